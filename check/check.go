@@ -1,0 +1,181 @@
+// Package check runs isocheck's pipeline on a history: build the
+// polygraph, prune its constraints, encode what is left and solve it, and
+// returns the verdict with the evidence of a violation.
+package check
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/isocheck/isocheck/encode"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/solver"
+)
+
+// Verdict is the answer to "does the history satisfy the level?".
+type Verdict int8
+
+const (
+	// NoVerdict: the check ran out of time or resources.
+	NoVerdict Verdict = iota
+	// Satisfied: the history satisfies the level.
+	Satisfied
+	// Violated: it does not; the Result holds the evidence.
+	Violated
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Satisfied:
+		return "satisfied"
+	case Violated:
+		return "violated"
+	}
+	return "no verdict"
+}
+
+// Stats describes the work of each stage.
+type Stats struct {
+	Construct, Prune, Encode, Solve time.Duration
+	// Txns counts the transactions considered committed.
+	Txns int
+	// KnownEdges counts known dependencies before pruning.
+	KnownEdges int
+	// Constraints and UnknownEdges count the constraints and their edges
+	// before pruning; the After fields what pruning left.
+	Constraints, ConstraintsAfter   int
+	UnknownEdges, UnknownEdgesAfter int
+	PruneRounds                     int
+	SolverRounds, SolverClauses     int
+}
+
+// Conflict is a constraint neither side of which can hold: each closes a
+// cycle with dependencies that are known (or forced).
+type Conflict struct {
+	Constraint  polygraph.Constraint
+	EitherCycle []polygraph.Edge
+	OrCycle     []polygraph.Edge
+}
+
+// Result is the outcome of a check.
+type Result struct {
+	Level   level.Level
+	Verdict Verdict
+	// Reason says why there is no verdict.
+	Reason    string
+	Polygraph *polygraph.Polygraph
+	// Anomalies found without cycles (thin-air reads, lost updates, ...).
+	Anomalies []polygraph.Anomaly
+	// Cycle is a cycle of dependencies every valid order would have.
+	Cycle []polygraph.Edge
+	// Conflict is a constraint with both sides impossible.
+	Conflict *Conflict
+	// Core holds cycles, at least one of which every choice of version
+	// order closes, when no single cycle shows the violation.
+	Core [][]polygraph.Edge
+	// Known holds the dependencies known after pruning.
+	Known []polygraph.Edge
+	Stats Stats
+}
+
+// Check decides whether h satisfies l. Input errors (such as a value
+// written twice to one key) are returned as *polygraph.InputError. When ctx
+// ends first, the Result has NoVerdict.
+func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
+	switch l {
+	case level.SER, level.SI, level.SSER:
+	default:
+		return nil, fmt.Errorf("check: level %v is not supported", l)
+	}
+	res := &Result{Level: l}
+	st := &res.Stats
+
+	t := time.Now()
+	p, err := polygraph.Build(h, polygraph.Options{RealTime: l == level.SSER})
+	if err != nil {
+		return nil, err
+	}
+	st.Construct = time.Since(t)
+	res.Polygraph = p
+	for _, in := range p.Included {
+		if in {
+			st.Txns++
+		}
+	}
+	if len(p.Anomalies) > 0 {
+		res.Verdict = Violated
+		res.Anomalies = p.Anomalies
+		return res, nil
+	}
+	st.KnownEdges = len(p.Known)
+	st.Constraints = len(p.Constraints)
+	for i := range p.Constraints {
+		st.UnknownEdges += len(p.Constraints[i].Either) + len(p.Constraints[i].Or)
+	}
+
+	t = time.Now()
+	pr, err := prune.Prune(ctx, p, l)
+	st.Prune = time.Since(t)
+	if err != nil {
+		return noVerdict(res, err)
+	}
+	st.PruneRounds = pr.Rounds
+	st.ConstraintsAfter = len(pr.Remaining)
+	for _, ci := range pr.Remaining {
+		st.UnknownEdgesAfter += len(p.Constraints[ci].Either) + len(p.Constraints[ci].Or)
+	}
+	res.Known = pr.Known
+	if v := pr.Violation; v != nil {
+		res.Verdict = Violated
+		if v.Constraint < 0 {
+			res.Cycle = v.Cycle
+		} else {
+			res.Conflict = &Conflict{Constraint: p.Constraints[v.Constraint], EitherCycle: v.EitherCycle, OrCycle: v.OrCycle}
+		}
+		return res, nil
+	}
+	if len(pr.Remaining) == 0 {
+		res.Verdict = Satisfied
+		return res, nil
+	}
+
+	t = time.Now()
+	enc := encode.Encode(p, l, pr.Known, pr.Remaining)
+	st.Encode = time.Since(t)
+
+	t = time.Now()
+	sol, err := solver.Solve(ctx, &enc.Problem)
+	st.Solve = time.Since(t)
+	if sol != nil {
+		st.SolverRounds, st.SolverClauses = sol.Rounds, sol.Clauses
+	}
+	if err != nil {
+		return noVerdict(res, err)
+	}
+	if sol.Sat {
+		res.Verdict = Satisfied
+		return res, nil
+	}
+	res.Verdict = Violated
+	for _, c := range sol.Core {
+		res.Core = append(res.Core, enc.Edges(c))
+	}
+	if len(res.Core) == 1 {
+		res.Cycle = res.Core[0]
+	}
+	return res, nil
+}
+
+func noVerdict(res *Result, err error) (*Result, error) {
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, solver.ErrGaveUp) {
+		res.Verdict = NoVerdict
+		res.Reason = "timed out"
+		return res, nil
+	}
+	return nil, err
+}

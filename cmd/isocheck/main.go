@@ -1,0 +1,20 @@
+// Command isocheck checks whether a recorded database history satisfies an
+// isolation level, and explains how it broke it when it does not.
+//
+// Usage:
+//
+//	isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] PATH
+//	isocheck stats [--format ...] PATH
+//	isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
+//
+// Exit status: 0 the history satisfies the level, 1 it violates it, 2 bad
+// input or usage, 3 no verdict (timeout or resource limit).
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

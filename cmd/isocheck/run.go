@@ -1,0 +1,296 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// Exit statuses.
+const (
+	exitSatisfied = 0
+	exitViolated  = 1
+	exitBadInput  = 2
+	exitNoVerdict = 3
+)
+
+const usage = `usage:
+  isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] PATH
+  isocheck stats [--format FORMAT] PATH
+  isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
+
+Exit status: 0 satisfied, 1 violated, 2 bad input or usage, 3 no verdict.
+`
+
+// run is the whole command, with its streams, for tests.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitBadInput
+	}
+	cmd, args := args[0], args[1:]
+	switch cmd {
+	case "check":
+		return runCheck(args, stdout, stderr)
+	case "stats":
+		return runStats(args, stdout, stderr)
+	case "convert":
+		return runConvert(args, stdout, stderr)
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitSatisfied
+	}
+	fmt.Fprintf(stderr, "isocheck: unknown command %q\n%s", cmd, usage)
+	return exitBadInput
+}
+
+// parse parses flags that may come before or after the positional
+// arguments, and returns the positional ones.
+func parse(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet("isocheck "+name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() { fmt.Fprint(stderr, usage) }
+	return fs
+}
+
+// readHistory reads PATH in the named format, timing it.
+func readHistory(path, formatName string) (*history.History, *format.Info, time.Duration, error) {
+	f, err := format.ParseFormat(formatName)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	start := time.Now()
+	h, info, err := format.ReadFileInfo(path, f)
+	return h, info, time.Since(start), err
+}
+
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("check", stderr)
+	levelName := fs.String("level", "si", "isolation level: ser, si or sser")
+	formatName := fs.String("format", "auto", "input format: auto, jsonl, text, dbcop or cobra")
+	asJSON := fs.Bool("json", false, "print one JSON object")
+	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit 3)")
+	stats := fs.Bool("stats", false, "print time per stage and the sizes of the problem")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "isocheck check: want one PATH, got %d\n%s", len(pos), usage)
+		return exitBadInput
+	}
+	lvl, err := level.Parse(*levelName)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck check: %v\n", err)
+		return exitBadInput
+	}
+	h, info, parseTime, err := readHistory(pos[0], *formatName)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
+	defer cancel()
+	res, err := check.Check(ctx, h, lvl)
+	if err != nil {
+		var in *polygraph.InputError
+		if errors.As(err, &in) {
+			fmt.Fprintf(stderr, "isocheck: %v\n", err)
+			return exitBadInput
+		}
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitNoVerdict
+	}
+	rep := interpret.Explain(res)
+	addFailedEventNotes(rep, res, info)
+	if *asJSON {
+		out := struct {
+			*interpret.Report
+			Stats map[string]any `json:"stats"`
+		}{rep, statsMap(res, parseTime)}
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(out); err != nil {
+			fmt.Fprintf(stderr, "isocheck: %v\n", err)
+			return exitBadInput
+		}
+	} else {
+		rep.WriteText(stdout)
+		if *stats {
+			writeStats(stdout, statsMap(res, parseTime))
+		}
+	}
+	switch res.Verdict {
+	case check.Satisfied:
+		return exitSatisfied
+	case check.Violated:
+		return exitViolated
+	}
+	return exitNoVerdict
+}
+
+// addFailedEventNotes says when a transaction of the counterexample had
+// failed events that were dropped: in dbcop histories those are the
+// likeliest cause of a reported violation (see the corpus README).
+func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.Info) {
+	if info == nil || len(info.FailedEvents) == 0 || res.Polygraph == nil {
+		return
+	}
+	h := res.Polygraph.History
+	for _, t := range rep.Txns {
+		for i := range h.Txns {
+			if h.Name(i) == t.Name && info.FailedEvents[i] > 0 {
+				rep.Notes = append(rep.Notes, fmt.Sprintf(
+					"transaction %s had %d failed event(s), dropped as dbcop and PolySI do; the database reported them failed inside a committed transaction, the likeliest cause of this violation",
+					t.Name, info.FailedEvents[i]))
+			}
+		}
+	}
+}
+
+func statsMap(res *check.Result, parseTime time.Duration) map[string]any {
+	s := res.Stats
+	ms := func(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+	return map[string]any{
+		"parse_ms":              ms(parseTime),
+		"construct_ms":          ms(s.Construct),
+		"prune_ms":              ms(s.Prune),
+		"encode_ms":             ms(s.Encode),
+		"solve_ms":              ms(s.Solve),
+		"transactions":          s.Txns,
+		"known_edges":           s.KnownEdges,
+		"constraints":           s.Constraints,
+		"constraints_pruned":    s.ConstraintsAfter,
+		"unknown_edges":         s.UnknownEdges,
+		"unknown_edges_pruned":  s.UnknownEdgesAfter,
+		"prune_rounds":          s.PruneRounds,
+		"solver_rounds":         s.SolverRounds,
+		"solver_cycles_blocked": s.SolverClauses,
+	}
+}
+
+func writeStats(w io.Writer, m map[string]any) {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	fmt.Fprintln(w, "stats:")
+	for _, k := range keys {
+		fmt.Fprintf(w, "  %-22s %v\n", k, m[k])
+	}
+}
+
+func runStats(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("stats", stderr)
+	formatName := fs.String("format", "auto", "input format")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(pos) != 1 {
+		fmt.Fprintf(stderr, "isocheck stats: want one PATH\n%s", usage)
+		return exitBadInput
+	}
+	h, info, parseTime, err := readHistory(pos[0], *formatName)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	counts := map[history.Status]int{}
+	reads, writes := 0, 0
+	for i := range h.Txns {
+		counts[h.Txns[i].Status]++
+	}
+	for _, op := range h.Ops {
+		if op.Kind == history.Read {
+			reads++
+		} else {
+			writes++
+		}
+	}
+	fmt.Fprintf(stdout, "format:       %s\n", info.Format)
+	fmt.Fprintf(stdout, "sessions:     %d\n", len(h.Sessions))
+	fmt.Fprintf(stdout, "transactions: %d (committed %d, aborted %d, unknown %d)\n",
+		len(h.Txns), counts[history.Committed], counts[history.Aborted], counts[history.Unknown])
+	fmt.Fprintf(stdout, "operations:   %d (reads %d, writes %d)\n", len(h.Ops), reads, writes)
+	fmt.Fprintf(stdout, "keys:         %d\n", h.NumKeys())
+	if n := len(info.FailedEvents); n > 0 {
+		total := 0
+		for _, c := range info.FailedEvents {
+			total += c
+		}
+		fmt.Fprintf(stdout, "failed events dropped: %d in %d transactions\n", total, n)
+	}
+	fmt.Fprintf(stdout, "parse time:   %v\n", parseTime.Round(time.Microsecond))
+	return exitSatisfied
+}
+
+func runConvert(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("convert", stderr)
+	from := fs.String("from", "auto", "input format")
+	to := fs.String("to", "", "output format: jsonl, text or dbcop")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	if len(pos) != 2 || *to == "" {
+		fmt.Fprintf(stderr, "isocheck convert: want --to FORMAT IN OUT\n%s", usage)
+		return exitBadInput
+	}
+	outFormat, err := format.ParseFormat(*to)
+	if err != nil || outFormat == format.Auto || outFormat == format.Cobra {
+		fmt.Fprintf(stderr, "isocheck convert: --to must be jsonl, text or dbcop, not %q\n", *to)
+		return exitBadInput
+	}
+	h, _, _, err := readHistory(pos[0], *from)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	out, err := os.Create(pos[1])
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	if err := format.Write(out, h, outFormat); err != nil {
+		out.Close()
+		os.Remove(pos[1])
+		fmt.Fprintf(stderr, "isocheck convert: %s: %v\n", strings.TrimSpace(pos[1]), err)
+		return exitBadInput
+	}
+	if err := out.Close(); err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	return exitSatisfied
+}

@@ -1,0 +1,95 @@
+// Package encode poses what pruning left of a polygraph as an acyclicity
+// problem for the solver (seed 002, Section 4.4): one boolean variable per
+// remaining constraint, true choosing its Either side; each side's edges,
+// lowered for the level, guarded by that variable's literal; the known
+// edges fixed. It also maps the solver's answer back to typed edges.
+package encode
+
+import (
+	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/solver"
+)
+
+// Encoding is a solver problem with the way back to the polygraph.
+type Encoding struct {
+	Problem solver.Problem
+	// Constraints[v-1] is the polygraph constraint of variable v.
+	Constraints []int
+	fixedFrom   []polygraph.Edge // typed edge of each fixed lowered edge
+	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
+}
+
+// Encode builds the problem for level l from the known edges and the
+// remaining constraints (indices into p.Constraints). The hint chooses, for
+// each constraint, the side that agrees with a topological order of the
+// known edges.
+func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) *Encoding {
+	lw := polygraph.NewLowering(l, p.NumNodes)
+	enc := &Encoding{Constraints: remaining}
+	pr := &enc.Problem
+	pr.Nodes = lw.Nodes()
+	var buf []digraph.Edge
+	for _, e := range known {
+		buf = lw.Lower(e, buf[:0])
+		for _, le := range buf {
+			pr.Fixed = append(pr.Fixed, le)
+			enc.fixedFrom = append(enc.fixedFrom, e)
+		}
+	}
+	pr.Vars = len(remaining)
+	addSide := func(side []polygraph.Edge, lit solver.Lit) {
+		for _, e := range side {
+			buf = lw.Lower(e, buf[:0])
+			for _, le := range buf {
+				pr.Cond = append(pr.Cond, solver.CondEdge{From: le.From, To: le.To, Lit: lit})
+				enc.condFrom = append(enc.condFrom, e)
+			}
+		}
+	}
+	for i, ci := range remaining {
+		c := &p.Constraints[ci]
+		v := solver.Lit(i + 1)
+		addSide(c.Either, v)
+		addSide(c.Or, -v)
+	}
+	pr.Hint = hint(p, known, remaining)
+	return enc
+}
+
+// hint orders each constraint's chains as a topological order of the known
+// edges orders their first transactions.
+func hint(p *polygraph.Polygraph, known []polygraph.Edge, remaining []int) []bool {
+	if len(remaining) == 0 {
+		return nil
+	}
+	edges := make([]digraph.Edge, len(known))
+	for i, e := range known {
+		edges[i] = digraph.Edge{From: e.From, To: e.To}
+	}
+	order, _ := digraph.New(p.NumNodes, edges).TopoOrder()
+	pos := make([]int32, p.NumNodes)
+	for i, u := range order {
+		pos[u] = int32(i)
+	}
+	h := make([]bool, len(remaining))
+	for i, ci := range remaining {
+		c := &p.Constraints[ci]
+		h[i] = pos[c.A] < pos[c.B]
+	}
+	return h
+}
+
+// Edges returns the typed edges of a solver cycle.
+func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
+	out := make([]polygraph.Edge, 0, len(c))
+	for _, id := range c {
+		if int(id) < len(enc.fixedFrom) {
+			out = append(out, enc.fixedFrom[id])
+		} else {
+			out = append(out, enc.condFrom[int(id)-len(enc.fixedFrom)])
+		}
+	}
+	return out
+}

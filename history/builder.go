@@ -1,0 +1,115 @@
+package history
+
+import "strconv"
+
+// A Builder assembles a History. Readers call Session, Key and Value to
+// intern names, then AddTxn once per transaction in input order; a
+// transaction's session order is the order of AddTxn calls for its session.
+type Builder struct {
+	h        History
+	keys     map[string]Key
+	intKeys  map[int64]Key
+	sessions map[string]int32
+	intSess  map[int64]int32
+	strVals  map[string]Value
+}
+
+// NewBuilder returns a Builder for a history whose initial transaction
+// writes init to every key, read from the named files.
+func NewBuilder(init Value, files ...string) *Builder {
+	return &Builder{
+		h:        History{Init: init, Files: files},
+		keys:     make(map[string]Key),
+		intKeys:  make(map[int64]Key),
+		sessions: make(map[string]int32),
+		intSess:  make(map[int64]int32),
+		strVals:  make(map[string]Value),
+	}
+}
+
+// SetPosIsOffset says positions are byte offsets rather than line numbers.
+func (b *Builder) SetPosIsOffset(v bool) { b.h.PosIsOffset = v }
+
+// AddFile adds an input file name and returns its index for Txn.File.
+func (b *Builder) AddFile(name string) int32 {
+	b.h.Files = append(b.h.Files, name)
+	return int32(len(b.h.Files) - 1)
+}
+
+// Key interns a key given by name.
+func (b *Builder) Key(name string) Key {
+	if k, ok := b.keys[name]; ok {
+		return k
+	}
+	k := Key(len(b.h.KeyNames))
+	b.keys[name] = k
+	b.h.KeyNames = append(b.h.KeyNames, name)
+	return k
+}
+
+// IntKey interns a key given by number; IntKey(5) and Key("5") are the same key.
+func (b *Builder) IntKey(n int64) Key {
+	if k, ok := b.intKeys[n]; ok {
+		return k
+	}
+	k := b.Key(strconv.FormatInt(n, 10))
+	b.intKeys[n] = k
+	return k
+}
+
+// Session interns a session given by name.
+func (b *Builder) Session(name string) int32 {
+	if s, ok := b.sessions[name]; ok {
+		return s
+	}
+	s := int32(len(b.h.Sessions))
+	b.sessions[name] = s
+	b.h.Sessions = append(b.h.Sessions, nil)
+	b.h.SessionNames = append(b.h.SessionNames, name)
+	return s
+}
+
+// IntSession interns a session given by number; IntSession(2) and
+// Session("2") are the same session.
+func (b *Builder) IntSession(n int64) int32 {
+	if s, ok := b.intSess[n]; ok {
+		return s
+	}
+	s := b.Session(strconv.FormatInt(n, 10))
+	b.intSess[n] = s
+	return s
+}
+
+// StringValue interns a string value.
+func (b *Builder) StringValue(s string) Value {
+	if v, ok := b.strVals[s]; ok {
+		return v
+	}
+	v := StringBase + Value(len(b.h.ValueNames))
+	b.strVals[s] = v
+	b.h.ValueNames = append(b.h.ValueNames, s)
+	return v
+}
+
+// NumTxns is the number of transactions added so far.
+func (b *Builder) NumTxns() int { return len(b.h.Txns) }
+
+// AddTxn appends a transaction with the given operations (copied) and
+// returns its index. t.OpStart and t.OpEnd are set by AddTxn.
+func (b *Builder) AddTxn(t Txn, ops []Op) int {
+	t.OpStart = int32(len(b.h.Ops))
+	b.h.Ops = append(b.h.Ops, ops...)
+	t.OpEnd = int32(len(b.h.Ops))
+	i := len(b.h.Txns)
+	b.h.Txns = append(b.h.Txns, t)
+	b.h.Sessions[t.Session] = append(b.h.Sessions[t.Session], int32(i))
+	return i
+}
+
+// History returns the history built so far. The Builder must not be used
+// afterwards.
+func (b *Builder) History() *History {
+	h := b.h
+	b.h = History{}
+	return &h
+}

@@ -1,0 +1,181 @@
+// Package history is isocheck's data model: transactions grouped in
+// sessions, each a list of reads and writes of interned keys and values.
+//
+// A History is built by a Builder (the format readers use one) and is
+// read-only afterwards. Keys are dense integers 0..NumKeys-1; values are
+// 64-bit integers whose meaning (a number, an interned string, null) is kept
+// by the History for printing only: the checker compares them, nothing more.
+package history
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+)
+
+// Status says whether a transaction committed.
+type Status uint8
+
+const (
+	// Committed transactions took effect.
+	Committed Status = iota
+	// Aborted transactions did not; nothing may read their writes.
+	Aborted
+	// Unknown transactions may or may not have committed (the client lost
+	// the answer). A read of one of their writes proves it committed.
+	Unknown
+)
+
+func (s Status) String() string {
+	switch s {
+	case Committed:
+		return "committed"
+	case Aborted:
+		return "aborted"
+	case Unknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// OpKind is a read or a write.
+type OpKind uint8
+
+const (
+	// Read returned Value for Key.
+	Read OpKind = iota
+	// Write wrote Value to Key.
+	Write
+)
+
+func (k OpKind) String() string {
+	if k == Write {
+		return "w"
+	}
+	return "r"
+}
+
+// Key is an interned key: an index into History.KeyNames.
+type Key int32
+
+// Value is a value read or written. Formats with integer values store them
+// as they are; formats with strings intern them (see History.FormatValue).
+// Null is the value of a key nobody has written yet in formats that say so.
+type Value int64
+
+// Null is the value a read returns when it saw no write, in formats that
+// distinguish it from every written value.
+const Null Value = math.MinInt64
+
+// Op is one read or write. It is 16 bytes: histories of 15M operations must
+// fit in memory comfortably.
+type Op struct {
+	Kind  OpKind
+	Key   Key
+	Value Value
+}
+
+func (o Op) String() string { return fmt.Sprintf("%s(%d,%d)", o.Kind, o.Key, o.Value) }
+
+// NoTime marks a transaction without a start or end time.
+const NoTime = math.MinInt64
+
+// Txn is one transaction. Its operations are History.Ops[OpStart:OpEnd], in
+// program order.
+type Txn struct {
+	ID      string // the user's name for it, for reports
+	Session int32  // index into History.Sessions
+	Status  Status
+	OpStart int32
+	OpEnd   int32
+	Start   int64 // NoTime when not recorded
+	End     int64 // NoTime when not recorded
+	File    int32 // index into History.Files
+	Pos     int64 // line (text formats) or byte offset (binary formats) in File
+}
+
+// HasTime reports whether both ends of the transaction's real-time interval
+// were recorded.
+func (t *Txn) HasTime() bool { return t.Start != NoTime && t.End != NoTime }
+
+// History is a recorded execution.
+type History struct {
+	Txns []Txn
+	Ops  []Op
+	// Sessions lists, per session, the indices of its transactions in session
+	// order.
+	Sessions     [][]int32
+	SessionNames []string
+	KeyNames     []string
+	// Init is the value the implicit initial transaction writes to every key:
+	// Null for the native format, 0 for dbcop, PolySI text and Cobra.
+	Init Value
+	// Files are the input files, for positions in messages.
+	Files []string
+	// PosIsOffset says Txn.Pos is a byte offset, not a line number.
+	PosIsOffset bool
+	// ValueNames maps interned string values back to their text: a value
+	// v >= StringBase is ValueNames[v-StringBase].
+	ValueNames []string
+}
+
+// StringBase is the first Value used for interned strings. Integer values in
+// the native format must stay below it.
+const StringBase Value = 1 << 62
+
+// NumKeys is the number of distinct keys.
+func (h *History) NumKeys() int { return len(h.KeyNames) }
+
+// OpsOf returns the operations of transaction t, in program order.
+func (h *History) OpsOf(t int) []Op {
+	tx := &h.Txns[t]
+	return h.Ops[tx.OpStart:tx.OpEnd]
+}
+
+// Where returns "file:line" or "file@offset" for transaction t.
+func (h *History) Where(t int) string {
+	tx := &h.Txns[t]
+	file := "<input>"
+	if int(tx.File) < len(h.Files) {
+		file = h.Files[tx.File]
+	}
+	if h.PosIsOffset {
+		return fmt.Sprintf("%s@%d", file, tx.Pos)
+	}
+	return fmt.Sprintf("%s:%d", file, tx.Pos)
+}
+
+// Name returns the user's id of transaction t, or "T<index>" when it has none.
+func (h *History) Name(t int) string {
+	if id := h.Txns[t].ID; id != "" {
+		return id
+	}
+	return "T" + strconv.Itoa(t)
+}
+
+// FormatKey returns the key's name as the input wrote it.
+func (h *History) FormatKey(k Key) string {
+	if int(k) >= 0 && int(k) < len(h.KeyNames) {
+		return h.KeyNames[k]
+	}
+	return fmt.Sprintf("key#%d", k)
+}
+
+// FormatValue returns the value as the input wrote it.
+func (h *History) FormatValue(v Value) string {
+	if v == Null {
+		return "null"
+	}
+	if v >= StringBase && int(v-StringBase) < len(h.ValueNames) {
+		return strconv.Quote(h.ValueNames[v-StringBase])
+	}
+	return strconv.FormatInt(int64(v), 10)
+}
+
+// SessionName returns the user's name of session s.
+func (h *History) SessionName(s int) string {
+	if s >= 0 && s < len(h.SessionNames) {
+		return h.SessionNames[s]
+	}
+	return strconv.Itoa(s)
+}

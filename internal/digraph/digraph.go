@@ -1,0 +1,278 @@
+// Package digraph holds the checker's hot graph structures: compressed
+// sparse row (CSR) adjacency, topological sorting, shortest cycles and
+// chain-clock reachability.
+//
+// They are hand-written rather than taken from a graph library on purpose:
+// the checker builds graphs of millions of nodes and edges many times per
+// run, and a map-based library costs ~300 bytes an edge and quadratic
+// sorting (see DESIGN.md, "Graph code"). Here an edge costs 4 bytes in each
+// direction and every algorithm is linear.
+package digraph
+
+// Edge is a directed edge between dense node ids.
+type Edge struct{ From, To int32 }
+
+// Graph is an immutable directed graph in CSR form. The out-neighbours of
+// node u are Out[OutStart[u]:OutStart[u+1]]; likewise In for in-neighbours.
+// OutID[i] is the index, in the list given to New, of the edge to Out[i].
+type Graph struct {
+	N        int
+	OutStart []int32
+	Out      []int32
+	OutID    []int32
+	InStart  []int32
+	In       []int32
+}
+
+// New builds a graph with n nodes from an edge list. Duplicate edges are
+// kept; they are harmless to every algorithm here.
+func New(n int, edges []Edge) *Graph {
+	g := &Graph{
+		N:        n,
+		OutStart: make([]int32, n+1),
+		Out:      make([]int32, len(edges)),
+		OutID:    make([]int32, len(edges)),
+		InStart:  make([]int32, n+1),
+		In:       make([]int32, len(edges)),
+	}
+	for _, e := range edges {
+		g.OutStart[e.From+1]++
+		g.InStart[e.To+1]++
+	}
+	for i := 0; i < n; i++ {
+		g.OutStart[i+1] += g.OutStart[i]
+		g.InStart[i+1] += g.InStart[i]
+	}
+	outPos := make([]int32, n)
+	inPos := make([]int32, n)
+	copy(outPos, g.OutStart[:n])
+	copy(inPos, g.InStart[:n])
+	for i, e := range edges {
+		g.Out[outPos[e.From]] = e.To
+		g.OutID[outPos[e.From]] = int32(i)
+		outPos[e.From]++
+		g.In[inPos[e.To]] = e.From
+		inPos[e.To]++
+	}
+	return g
+}
+
+// Succ returns the out-neighbours of u.
+func (g *Graph) Succ(u int32) []int32 { return g.Out[g.OutStart[u]:g.OutStart[u+1]] }
+
+// Pred returns the in-neighbours of u.
+func (g *Graph) Pred(u int32) []int32 { return g.In[g.InStart[u]:g.InStart[u+1]] }
+
+// TopoOrder returns the nodes in a topological order (Kahn's algorithm).
+// When the graph has a cycle, ok is false and order holds only the nodes
+// not on or behind a cycle.
+func (g *Graph) TopoOrder() (order []int32, ok bool) {
+	indeg := make([]int32, g.N)
+	for u := 0; u < g.N; u++ {
+		indeg[u] = g.InStart[u+1] - g.InStart[u]
+	}
+	order = make([]int32, 0, g.N)
+	for u := 0; u < g.N; u++ {
+		if indeg[u] == 0 {
+			order = append(order, int32(u))
+		}
+	}
+	for i := 0; i < len(order); i++ {
+		for _, v := range g.Succ(order[i]) {
+			indeg[v]--
+			if indeg[v] == 0 {
+				order = append(order, v)
+			}
+		}
+	}
+	return order, len(order) == g.N
+}
+
+// ShortestPath returns a shortest path from src to dst (both included), or
+// nil when there is none. allowed, when non-nil, restricts the nodes the
+// path may visit besides src.
+func (g *Graph) ShortestPath(src, dst int32, allowed func(int32) bool) []int32 {
+	return NewSearcher(g).ShortestPath(src, dst, allowed)
+}
+
+// FindCycle returns a short cycle as a node list [v0, v1, ..., vk] with an
+// edge from each node to the next and from vk back to v0, or nil when the
+// graph is acyclic. It looks for the shortest cycle through a few nodes of
+// the cyclic part, so the answer is short but not always the shortest.
+func (g *Graph) FindCycle() []int32 {
+	order, ok := g.TopoOrder()
+	if ok {
+		return nil
+	}
+	// Nodes left out of the order lie on or behind a cycle. Peel the ones
+	// behind (that reach no cycle) by a reverse Kahn pass.
+	inOrder := make([]bool, g.N)
+	for _, u := range order {
+		inOrder[u] = true
+	}
+	outdeg := make([]int32, g.N)
+	var stack []int32
+	for u := 0; u < g.N; u++ {
+		if inOrder[u] {
+			continue
+		}
+		for _, v := range g.Succ(int32(u)) {
+			if !inOrder[v] {
+				outdeg[u]++
+			}
+		}
+		if outdeg[u] == 0 {
+			stack = append(stack, int32(u))
+		}
+	}
+	removed := inOrder
+	for len(stack) > 0 {
+		u := stack[len(stack)-1]
+		stack = stack[:len(stack)-1]
+		removed[u] = true
+		for _, p := range g.Pred(u) {
+			if removed[p] {
+				continue
+			}
+			outdeg[p]--
+			if outdeg[p] == 0 {
+				stack = append(stack, p)
+			}
+		}
+	}
+	onCycle := func(v int32) bool { return !removed[v] }
+	var best []int32
+	tries := 0
+	for u := 0; u < g.N && tries < 16; u++ {
+		if removed[u] {
+			continue
+		}
+		tries++
+		if c := g.CycleThrough(int32(u), onCycle); c != nil && (best == nil || len(c) < len(best)) {
+			best = c
+		}
+	}
+	return best
+}
+
+// CycleThrough returns a shortest cycle through u as a node list starting
+// at u, or nil when u is on no cycle.
+func (g *Graph) CycleThrough(u int32, allowed func(int32) bool) []int32 {
+	return NewSearcher(g).CycleThrough(u, allowed)
+}
+
+// A Searcher runs breadth-first searches on one graph, reusing its scratch
+// space so that many searches cost only the nodes they visit.
+type Searcher struct {
+	g       *Graph
+	parent  []int32 // -2: unvisited
+	via     []int32 // edge id by which a node was first reached
+	touched []int32
+	queue   []int32
+}
+
+// NewSearcher returns a Searcher for g.
+func NewSearcher(g *Graph) *Searcher {
+	parent := make([]int32, g.N)
+	for i := range parent {
+		parent[i] = -2
+	}
+	return &Searcher{g: g, parent: parent, via: make([]int32, g.N)}
+}
+
+func (s *Searcher) reset() {
+	for _, v := range s.touched {
+		s.parent[v] = -2
+	}
+	s.touched = s.touched[:0]
+	s.queue = s.queue[:0]
+}
+
+func (s *Searcher) visit(v, from int32) {
+	s.parent[v] = from
+	s.touched = append(s.touched, v)
+	s.queue = append(s.queue, v)
+}
+
+// path returns the path ending at v, from the node whose parent is -1.
+func (s *Searcher) path(v int32) []int32 {
+	var p []int32
+	for w := v; w >= 0; w = s.parent[w] {
+		p = append(p, w)
+	}
+	for i, j := 0, len(p)-1; i < j; i, j = i+1, j-1 {
+		p[i], p[j] = p[j], p[i]
+	}
+	return p
+}
+
+// ShortestPath is Graph.ShortestPath with reused scratch space.
+func (s *Searcher) ShortestPath(src, dst int32, allowed func(int32) bool) []int32 {
+	defer s.reset()
+	if src == dst {
+		return []int32{src}
+	}
+	s.visit(src, -1)
+	for i := 0; i < len(s.queue); i++ {
+		u := s.queue[i]
+		for _, v := range s.g.Succ(u) {
+			if s.parent[v] != -2 || (allowed != nil && !allowed(v)) {
+				continue
+			}
+			s.visit(v, u)
+			if v == dst {
+				return s.path(v)
+			}
+		}
+	}
+	return nil
+}
+
+// CycleThrough is Graph.CycleThrough with reused scratch space.
+func (s *Searcher) CycleThrough(u int32, allowed func(int32) bool) []int32 {
+	defer s.reset()
+	s.visit(u, -1)
+	for i := 0; i < len(s.queue); i++ {
+		w := s.queue[i]
+		for _, v := range s.g.Succ(w) {
+			if v == u {
+				return s.path(w)
+			}
+			if s.parent[v] != -2 || (allowed != nil && !allowed(v)) {
+				continue
+			}
+			s.visit(v, w)
+		}
+	}
+	return nil
+}
+
+// CycleEdges returns the ids (indices in the list given to New) of the
+// edges of a shortest cycle through u, starting with the edge leaving u, or
+// nil when u is on no cycle. allowed, when non-nil, restricts the nodes.
+func (s *Searcher) CycleEdges(u int32, allowed func(int32) bool) []int32 {
+	defer s.reset()
+	s.visit(u, -1)
+	for i := 0; i < len(s.queue); i++ {
+		w := s.queue[i]
+		for j := s.g.OutStart[w]; j < s.g.OutStart[w+1]; j++ {
+			v := s.g.Out[j]
+			if v == u {
+				ids := []int32{s.g.OutID[j]}
+				for x := w; x != u; x = s.parent[x] {
+					ids = append(ids, s.via[x])
+				}
+				for a, b := 0, len(ids)-1; a < b; a, b = a+1, b-1 {
+					ids[a], ids[b] = ids[b], ids[a]
+				}
+				return ids
+			}
+			if s.parent[v] != -2 || (allowed != nil && !allowed(v)) {
+				continue
+			}
+			s.visit(v, w)
+			s.via[v] = s.g.OutID[j]
+		}
+	}
+	return nil
+}

@@ -1,0 +1,563 @@
+// Package polygraph turns a history into a generalized polygraph (seed 002,
+// Section 3): the dependencies every valid version order must have (known
+// edges) and, for each pair of write chains of a key whose order the history
+// does not fix, an either/or constraint.
+//
+// Building the polygraph also resolves every read to the transaction it read
+// from and reports the anomalies no version order can explain (seed 001,
+// Table I): thin-air, aborted, future, intermediate and non-repeatable reads,
+// reads that miss the transaction's own write, and divergent
+// read-modify-writes (a lost update).
+//
+// The polygraph is built for SER, SI and SSER, which share one fact used
+// throughout: a transaction T that reads key x from W and then writes x must
+// directly follow W in x's version order (any writer between them would be
+// a lost update). Such read-modify-write links form chains; only the order
+// between chains is left to constraints (DESIGN.md, "Generalized constraints").
+package polygraph
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+// EdgeKind is the kind of a dependency.
+type EdgeKind uint8
+
+const (
+	// SO is session order: From precedes To in the same session (or From is
+	// the initial transaction).
+	SO EdgeKind = iota
+	// WR is write-read: To read Key from From.
+	WR
+	// WW is write-write: From's write of Key precedes To's in version order.
+	WW
+	// RW is read-write (anti-dependency): From read a version of Key that To
+	// overwrote.
+	RW
+	// RT is real time: From ended before To started (one of them may be a
+	// time node, see Polygraph.TimeOf).
+	RT
+)
+
+func (k EdgeKind) String() string {
+	switch k {
+	case SO:
+		return "SO"
+	case WR:
+		return "WR"
+	case WW:
+		return "WW"
+	case RW:
+		return "RW"
+	case RT:
+		return "RT"
+	}
+	return fmt.Sprintf("EdgeKind(%d)", uint8(k))
+}
+
+// NoKey is the Key of edges that concern no key (SO, RT).
+const NoKey history.Key = -1
+
+// Edge is a dependency between two nodes.
+type Edge struct {
+	From, To int32
+	Kind     EdgeKind
+	Key      history.Key
+}
+
+// Constraint says that of two write chains of Key, one precedes the other
+// in version order: either chain A before chain B (the Either edges) or B
+// before A (the Or edges). A and B are the chains' first transactions.
+type Constraint struct {
+	Key    history.Key
+	A, B   int32
+	Either []Edge
+	Or     []Edge
+}
+
+// Options select what the polygraph contains.
+type Options struct {
+	// RealTime adds real-time edges between transactions with recorded
+	// times, for strict serializability.
+	RealTime bool
+}
+
+// Polygraph is a generalized polygraph over the transactions of a history.
+// Node i < len(History.Txns) is transaction i; node T0 is the implicit
+// initial transaction; nodes above it are time nodes (see TimeOf).
+type Polygraph struct {
+	History  *history.History
+	T0       int32
+	NumNodes int
+	// Included marks the transactions the check considers committed:
+	// the committed ones and the unknown ones some included transaction
+	// read from.
+	Included []bool
+	// ReadFrom gives, per external read operation (index into
+	// History.Ops), the transaction it read from; absent for other ops.
+	ReadFrom    map[int32]int32
+	Known       []Edge
+	Constraints []Constraint
+	// Chains cover the nodes with paths (sessions, the time line), for
+	// reachability by clocks.
+	Chains [][]int32
+	// Anomalies no version order can explain. When there are any, Known
+	// and Constraints are incomplete and must not be checked.
+	Anomalies []Anomaly
+	timeOf    []int64 // time of node T0+1+i
+}
+
+// IsTxn reports whether node u is a transaction of the history (not T0 or a
+// time node).
+func (p *Polygraph) IsTxn(u int32) bool { return u >= 0 && int(u) < len(p.History.Txns) }
+
+// TimeOf returns the end time a time node stands for: every transaction
+// that ended at or before it reaches the node, and the node reaches every
+// transaction that started after it.
+func (p *Polygraph) TimeOf(u int32) (int64, bool) {
+	i := int(u) - int(p.T0) - 1
+	if i < 0 || i >= len(p.timeOf) {
+		return 0, false
+	}
+	return p.timeOf[i], true
+}
+
+// NodeName names a node for messages: the transaction's name, "init" or
+// "time t".
+func (p *Polygraph) NodeName(u int32) string {
+	switch {
+	case p.IsTxn(u):
+		return p.History.Name(int(u))
+	case u == p.T0:
+		return "init"
+	}
+	t, _ := p.TimeOf(u)
+	return fmt.Sprintf("time %d", t)
+}
+
+// InputError is a history that breaks the rules of the input (such as two
+// writes of one value to one key), so no verdict can be given.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// writeRef locates a write: its transaction and the operation's index in
+// History.Ops.
+type writeRef struct{ txn, op int32 }
+
+type keyValue struct {
+	key   history.Key
+	value history.Value
+}
+
+// Build constructs the polygraph of h.
+func Build(h *history.History, opts Options) (*Polygraph, error) {
+	n := len(h.Txns)
+	p := &Polygraph{
+		History:  h,
+		T0:       int32(n),
+		NumNodes: n + 1,
+		Included: make([]bool, n),
+		ReadFrom: make(map[int32]int32),
+	}
+	writes, err := indexWrites(h)
+	if err != nil {
+		return nil, err
+	}
+	p.include(writes)
+	finalWrite := finalWrites(h, p.Included)
+	reads := p.resolveReads(writes, finalWrite)
+	if len(p.Anomalies) > 0 {
+		return p, nil
+	}
+	p.addSessionOrder()
+	p.addKeyDependencies(reads, finalWrite)
+	if len(p.Anomalies) > 0 {
+		return p, nil
+	}
+	if opts.RealTime {
+		p.addRealTime()
+	}
+	return p, nil
+}
+
+// indexWrites maps every (key, value) written, by any transaction, to its
+// write. Two writes of one value to one key, or a write of the initial
+// value, are input errors.
+func indexWrites(h *history.History) (map[keyValue]writeRef, error) {
+	writes := make(map[keyValue]writeRef, len(h.Ops)/2)
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := h.Ops[i]
+			if op.Kind != history.Write {
+				continue
+			}
+			if op.Value == h.Init {
+				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
+					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
+			}
+			kv := keyValue{op.Key, op.Value}
+			if prev, dup := writes[kv]; dup {
+				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
+					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
+			}
+			writes[kv] = writeRef{int32(t), i}
+		}
+	}
+	return writes, nil
+}
+
+// include marks the committed transactions, and then the unknown ones that
+// an included transaction read from: a read proves its writer committed.
+// The other unknown transactions are left out: leaving out a transaction
+// nobody read from removes constraints and never adds one, so if any choice
+// of unknown transactions passes, this one does.
+func (p *Polygraph) include(writes map[keyValue]writeRef) {
+	h := p.History
+	var work []int32
+	for t := range h.Txns {
+		if h.Txns[t].Status == history.Committed {
+			p.Included[t] = true
+			work = append(work, int32(t))
+		}
+	}
+	for len(work) > 0 {
+		t := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, op := range h.OpsOf(int(t)) {
+			if op.Kind != history.Read {
+				continue
+			}
+			w, ok := writes[keyValue{op.Key, op.Value}]
+			if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
+				p.Included[w.txn] = true
+				work = append(work, w.txn)
+			}
+		}
+	}
+}
+
+// finalWrites marks the operations that are their transaction's last write
+// of their key.
+func finalWrites(h *history.History, included []bool) []bool {
+	final := make([]bool, len(h.Ops))
+	seen := make(map[history.Key]bool)
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		clear(seen)
+		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
+			op := h.Ops[i]
+			if op.Kind == history.Write && !seen[op.Key] {
+				seen[op.Key] = true
+				final[i] = true
+			}
+		}
+	}
+	return final
+}
+
+// externalRead is a transaction's first read of a key it had not written:
+// Reader read Key from Writer (T0 for the initial value). RMW says Reader
+// later writes Key.
+type externalRead struct {
+	key    history.Key
+	writer int32
+	reader int32
+	rmw    bool
+}
+
+// resolveReads finds the writer of every read of the included transactions,
+// records the anomalies, and returns the external reads (one per
+// transaction and key).
+func (p *Polygraph) resolveReads(writes map[keyValue]writeRef, final []bool) []externalRead {
+	h := p.History
+	var reads []externalRead
+	type keyState struct {
+		key       history.Key
+		wrote     bool
+		lastWrite history.Value
+		readOp    int32 // first external read, -1 if none
+		readValue history.Value
+		readIndex int // index into reads
+	}
+	// Transactions are usually short: find a key's state by a linear scan,
+	// and through a map only in long transactions.
+	var states []keyState
+	index := make(map[history.Key]int)
+	for t := range h.Txns {
+		if !p.Included[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		states = states[:0]
+		long := tx.OpEnd-tx.OpStart > 16
+		if long {
+			clear(index)
+		}
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := h.Ops[i]
+			j := -1
+			if long {
+				if k, ok := index[op.Key]; ok {
+					j = k
+				}
+			} else {
+				for k := range states {
+					if states[k].key == op.Key {
+						j = k
+						break
+					}
+				}
+			}
+			if j < 0 {
+				j = len(states)
+				states = append(states, keyState{key: op.Key, readOp: -1})
+				if long {
+					index[op.Key] = j
+				}
+			}
+			st := &states[j]
+			if op.Kind == history.Write {
+				st.wrote = true
+				st.lastWrite = op.Value
+				if st.readOp >= 0 {
+					reads[st.readIndex].rmw = true
+				}
+				continue
+			}
+			if st.wrote {
+				if op.Value == st.lastWrite {
+					continue
+				}
+				w, ok := writes[keyValue{op.Key, op.Value}]
+				if !ok {
+					w = writeRef{-1, -1}
+				}
+				switch {
+				case ok && int(w.txn) == t && w.op > i:
+					p.anomaly(FutureRead, t, i, w)
+				case ok && int(w.txn) == t:
+					p.anomaly(NotMyLastWrite, t, i, w)
+				default:
+					p.anomaly(NotMyOwnWrite, t, i, w)
+				}
+				continue
+			}
+			if st.readOp >= 0 {
+				if op.Value != st.readValue {
+					p.Anomalies = append(p.Anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
+				}
+				continue
+			}
+			writer := p.T0
+			if op.Value != h.Init {
+				w, ok := writes[keyValue{op.Key, op.Value}]
+				switch {
+				case !ok:
+					p.anomaly(ThinAirRead, t, i, writeRef{-1, -1})
+					continue
+				case int(w.txn) == t:
+					p.anomaly(FutureRead, t, i, w)
+					continue
+				case !p.Included[w.txn]:
+					p.anomaly(AbortedRead, t, i, w)
+					continue
+				case !final[w.op]:
+					p.anomaly(IntermediateRead, t, i, w)
+					continue
+				}
+				writer = w.txn
+			}
+			st.readOp, st.readValue, st.readIndex = i, op.Value, len(reads)
+			p.ReadFrom[i] = writer
+			reads = append(reads, externalRead{key: op.Key, writer: writer, reader: int32(t)})
+		}
+	}
+	return reads
+}
+
+func (p *Polygraph) anomaly(kind AnomalyKind, t int, op int32, w writeRef) {
+	v := p.History.Ops[op]
+	p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
+}
+
+// addSessionOrder adds SO edges between consecutive included transactions
+// of each session, and from T0 to each session's first.
+func (p *Polygraph) addSessionOrder() {
+	h := p.History
+	p.Chains = append(p.Chains, []int32{p.T0})
+	for _, sess := range h.Sessions {
+		var chain []int32
+		prev := p.T0
+		for _, t := range sess {
+			if !p.Included[t] {
+				continue
+			}
+			p.Known = append(p.Known, Edge{prev, t, SO, NoKey})
+			prev = t
+			chain = append(chain, t)
+		}
+		if len(chain) > 0 {
+			p.Chains = append(p.Chains, chain)
+		}
+	}
+}
+
+// addKeyDependencies adds, key by key, the WR edges, the read-modify-write
+// chains with their WW and RW edges, the edges that put the chain of the
+// initial value first, and a constraint for every other pair of chains.
+func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
+	h := p.History
+	numKeys := h.NumKeys()
+	// Group final writes and external reads by key (counting sort).
+	writersByKey := make([][]int32, numKeys)
+	for t := range h.Txns {
+		if !p.Included[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if final[i] {
+				k := h.Ops[i].Key
+				writersByKey[k] = append(writersByKey[k], int32(t))
+			}
+		}
+	}
+	readsByKey := make([][]externalRead, numKeys)
+	for _, r := range reads {
+		readsByKey[r.key] = append(readsByKey[r.key], r)
+	}
+
+	// Scratch indexed by node: next is reset for the writers of each key,
+	// hasPrev holds the key it was set for.
+	nodes := p.NumNodes
+	next := make([]int32, nodes)
+	hasPrev := make([]int32, nodes)
+	for i := range hasPrev {
+		hasPrev[i] = -1
+	}
+	readers := make(map[int32][]int32)
+	for k := 0; k < numKeys; k++ {
+		key := history.Key(k)
+		writers := writersByKey[k]
+		rs := readsByKey[k]
+		if len(writers) == 0 && len(rs) == 0 {
+			continue
+		}
+		s := int32(k)
+		next[p.T0] = -1
+		for _, w := range writers {
+			next[w] = -1
+		}
+		clear(readers)
+		for _, r := range rs {
+			p.Known = append(p.Known, Edge{r.writer, r.reader, WR, key})
+			if !r.rmw {
+				readers[r.writer] = append(readers[r.writer], r.reader)
+				continue
+			}
+			if next[r.writer] >= 0 {
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: LostUpdate, Txn: r.reader, Op: -1, Writer: r.writer, OtherTxn: next[r.writer], Key: key})
+				continue
+			}
+			next[r.writer] = r.reader
+			hasPrev[r.reader] = s
+		}
+		// Chains from every head: T0 and the blind writers.
+		var heads, tails []int32
+		for _, head := range append([]int32{p.T0}, writers...) {
+			if head != p.T0 && hasPrev[head] == s {
+				continue
+			}
+			u := head
+			for next[u] >= 0 {
+				v := next[u]
+				p.Known = append(p.Known, Edge{u, v, WW, key})
+				for _, r := range readers[u] {
+					p.Known = append(p.Known, Edge{r, v, RW, key})
+				}
+				u = v
+			}
+			heads = append(heads, head)
+			tails = append(tails, u)
+		}
+		// Writers on no chain from a head read from each other in a
+		// cycle; their WR edges already make the known graph cyclic.
+
+		// The initial chain precedes every other.
+		for j := 1; j < len(heads); j++ {
+			p.Known = append(p.Known, p.chainBefore(key, tails[0], heads[j], readers)...)
+		}
+		for a := 1; a < len(heads); a++ {
+			for b := a + 1; b < len(heads); b++ {
+				p.Constraints = append(p.Constraints, Constraint{
+					Key:    key,
+					A:      heads[a],
+					B:      heads[b],
+					Either: p.chainBefore(key, tails[a], heads[b], readers),
+					Or:     p.chainBefore(key, tails[b], heads[a], readers),
+				})
+			}
+		}
+	}
+}
+
+// chainBefore returns the edges that putting the chain ending at tail
+// before the chain starting at head adds: tail's write is overwritten by
+// head's, and so everyone who read tail's version read before head.
+func (p *Polygraph) chainBefore(key history.Key, tail, head int32, readers map[int32][]int32) []Edge {
+	edges := make([]Edge, 0, 1+len(readers[tail]))
+	edges = append(edges, Edge{tail, head, WW, key})
+	for _, r := range readers[tail] {
+		edges = append(edges, Edge{r, head, RW, key})
+	}
+	return edges
+}
+
+// addRealTime adds real-time order without a quadratic number of edges:
+// one time node per distinct end time, chained in time order; each
+// transaction points to the node of its end, and the node of the latest
+// end before a transaction's start points to it. A path T → ... → S exists
+// exactly when T ended before S started.
+func (p *Polygraph) addRealTime() {
+	h := p.History
+	var ends []int64
+	for t := range h.Txns {
+		if p.Included[t] && h.Txns[t].HasTime() {
+			ends = append(ends, h.Txns[t].End)
+		}
+	}
+	slices.Sort(ends)
+	ends = slices.Compact(ends)
+	if len(ends) == 0 {
+		return
+	}
+	p.timeOf = ends
+	first := p.T0 + 1
+	p.NumNodes += len(ends)
+	chain := make([]int32, len(ends))
+	for i := range ends {
+		chain[i] = first + int32(i)
+		if i > 0 {
+			p.Known = append(p.Known, Edge{first + int32(i-1), first + int32(i), RT, NoKey})
+		}
+	}
+	p.Chains = append(p.Chains, chain)
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		if !p.Included[t] || !tx.HasTime() {
+			continue
+		}
+		e, _ := slices.BinarySearch(ends, tx.End)
+		p.Known = append(p.Known, Edge{int32(t), first + int32(e), RT, NoKey})
+		// The latest end strictly before the start.
+		s, _ := slices.BinarySearch(ends, tx.Start)
+		if s > 0 {
+			p.Known = append(p.Known, Edge{first + int32(s-1), int32(t), RT, NoKey})
+		}
+	}
+}

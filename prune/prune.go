@@ -1,0 +1,144 @@
+// Package prune resolves the constraints of a polygraph that reachability
+// alone decides (seed 002, Section 4.3, Algorithm 1): when one side of a
+// constraint would close a cycle with the known edges, the other side
+// becomes known. It repeats until nothing changes, and reports a violation
+// when the known edges already form a cycle or both sides of a constraint
+// close one.
+package prune
+
+import (
+	"context"
+
+	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// MaxClockEntries bounds the memory of reachability clocks (int32 entries):
+// past it, pruning is skipped and every constraint goes to the solver.
+const MaxClockEntries = 1 << 28
+
+// Resolution records why a constraint was decided by pruning.
+type Resolution struct {
+	Constraint int
+	// Either says the Either side became known (the Or side was
+	// impossible).
+	Either bool
+	// Blocked is the edge of the impossible side that closed a cycle with
+	// the known edges.
+	Blocked polygraph.Edge
+}
+
+// Violation is a proof found by pruning.
+type Violation struct {
+	// Cycle is a cycle of known edges (when Constraint is -1).
+	Cycle []polygraph.Edge
+	// Constraint, when not -1, is a constraint both of whose sides close a
+	// cycle with the known edges: EitherCycle and OrCycle show one each
+	// (the side's edge first, then known edges back to its start).
+	Constraint  int
+	EitherCycle []polygraph.Edge
+	OrCycle     []polygraph.Edge
+}
+
+// Result is what pruning leaves.
+type Result struct {
+	// Known holds the polygraph's known edges and those pruning added.
+	Known []polygraph.Edge
+	// Remaining lists the indices of the constraints left for the solver.
+	Remaining []int
+	Resolved  []Resolution
+	// Violation is non-nil when pruning alone proved a violation.
+	Violation *Violation
+	Rounds    int
+	// Skipped says the graph was too large for reachability clocks and
+	// nothing was pruned.
+	Skipped bool
+}
+
+// Prune resolves what it can of p's constraints for level l.
+func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
+	lw := polygraph.NewLowering(l, p.NumNodes)
+	res := &Result{Known: append([]polygraph.Edge(nil), p.Known...)}
+	remaining := make([]int, len(p.Constraints))
+	for i := range remaining {
+		remaining[i] = i
+	}
+	for {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		res.Rounds++
+		g := digraph.New(lw.Nodes(), lw.LowerAll(res.Known))
+		order, ok := g.TopoOrder()
+		if !ok {
+			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
+			res.Remaining = remaining
+			return res, nil
+		}
+		if len(remaining) == 0 {
+			break
+		}
+		if digraph.ClockEntries(g.N, len(p.Chains)) > MaxClockEntries {
+			res.Skipped = true
+			break
+		}
+		clocks := digraph.NewClocks(g, order, p.Chains)
+		kept := remaining[:0]
+		changed := false
+		for _, ci := range remaining {
+			c := &p.Constraints[ci]
+			eitherBad, eitherEdge := closesCycle(lw, clocks, c.Either)
+			orBad, orEdge := closesCycle(lw, clocks, c.Or)
+			switch {
+			case eitherBad && orBad:
+				res.Violation = &Violation{
+					Constraint:  ci,
+					EitherCycle: witness(lw, g, eitherEdge, res.Known),
+					OrCycle:     witness(lw, g, orEdge, res.Known),
+				}
+				res.Remaining = append(kept, ci)
+				return res, nil
+			case eitherBad:
+				res.Known = append(res.Known, c.Or...)
+				res.Resolved = append(res.Resolved, Resolution{ci, false, eitherEdge})
+				changed = true
+			case orBad:
+				res.Known = append(res.Known, c.Either...)
+				res.Resolved = append(res.Resolved, Resolution{ci, true, orEdge})
+				changed = true
+			default:
+				kept = append(kept, ci)
+			}
+		}
+		remaining = kept
+		if !changed {
+			break
+		}
+	}
+	res.Remaining = remaining
+	return res, nil
+}
+
+func closesCycle(lw polygraph.Lowering, c *digraph.Clocks, side []polygraph.Edge) (bool, polygraph.Edge) {
+	for _, e := range side {
+		if bad, _ := lw.ClosesCycle(c, e); bad {
+			return true, e
+		}
+	}
+	return false, polygraph.Edge{}
+}
+
+// witness returns the cycle that edge e closes with the known edges: e,
+// then a shortest known path back.
+func witness(lw polygraph.Lowering, g *digraph.Graph, e polygraph.Edge, known []polygraph.Edge) []polygraph.Edge {
+	var buf [2]digraph.Edge
+	for _, le := range lw.Lower(e, buf[:0]) {
+		path := g.ShortestPath(le.To, le.From, nil)
+		if path == nil {
+			continue
+		}
+		return append([]polygraph.Edge{e}, lw.RaisePath(path, known)...)
+	}
+	return []polygraph.Edge{e}
+}
