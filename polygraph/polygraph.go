@@ -96,9 +96,6 @@ type Polygraph struct {
 	// the committed ones and the unknown ones some included transaction
 	// read from.
 	Included []bool
-	// ReadFrom gives, per external read operation (index into
-	// History.Ops), the transaction it read from; absent for other ops.
-	ReadFrom    map[int32]int32
 	Known       []Edge
 	Constraints []Constraint
 	// Chains cover the nodes with paths (sessions, the time line), for
@@ -148,11 +145,6 @@ func (e *InputError) Error() string { return e.Msg }
 // History.Ops.
 type writeRef struct{ txn, op int32 }
 
-type keyValue struct {
-	key   history.Key
-	value history.Value
-}
-
 // Build constructs the polygraph of h.
 func Build(h *history.History, opts Options) (*Polygraph, error) {
 	n := len(h.Txns)
@@ -161,7 +153,6 @@ func Build(h *history.History, opts Options) (*Polygraph, error) {
 		T0:       int32(n),
 		NumNodes: n + 1,
 		Included: make([]bool, n),
-		ReadFrom: make(map[int32]int32),
 	}
 	writes, err := indexWrites(h)
 	if err != nil {
@@ -187,8 +178,8 @@ func Build(h *history.History, opts Options) (*Polygraph, error) {
 // indexWrites maps every (key, value) written, by any transaction, to its
 // write. Two writes of one value to one key, or a write of the initial
 // value, are input errors.
-func indexWrites(h *history.History) (map[keyValue]writeRef, error) {
-	writes := make(map[keyValue]writeRef, len(h.Ops)/2)
+func indexWrites(h *history.History) (*writeIndex, error) {
+	writes := newWriteIndex(len(h.Ops) / 2)
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
@@ -200,12 +191,10 @@ func indexWrites(h *history.History) (map[keyValue]writeRef, error) {
 				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
 					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
 			}
-			kv := keyValue{op.Key, op.Value}
-			if prev, dup := writes[kv]; dup {
+			if prev, dup := writes.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
 				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
 					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
 			}
-			writes[kv] = writeRef{int32(t), i}
 		}
 	}
 	return writes, nil
@@ -216,7 +205,7 @@ func indexWrites(h *history.History) (map[keyValue]writeRef, error) {
 // The other unknown transactions are left out: leaving out a transaction
 // nobody read from removes constraints and never adds one, so if any choice
 // of unknown transactions passes, this one does.
-func (p *Polygraph) include(writes map[keyValue]writeRef) {
+func (p *Polygraph) include(writes *writeIndex) {
 	h := p.History
 	var work []int32
 	for t := range h.Txns {
@@ -232,7 +221,7 @@ func (p *Polygraph) include(writes map[keyValue]writeRef) {
 			if op.Kind != history.Read {
 				continue
 			}
-			w, ok := writes[keyValue{op.Key, op.Value}]
+			w, ok := writes.get(op.Key, op.Value)
 			if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
 				p.Included[w.txn] = true
 				work = append(work, w.txn)
@@ -273,7 +262,7 @@ type externalRead struct {
 // resolveReads finds the writer of every read of the included transactions,
 // records the anomalies, and returns the external reads (one per
 // transaction and key).
-func (p *Polygraph) resolveReads(writes map[keyValue]writeRef, final []bool) []externalRead {
+func (p *Polygraph) resolveReads(writes *writeIndex, final []bool) []externalRead {
 	h := p.History
 	var reads []externalRead
 	type keyState struct {
@@ -333,7 +322,7 @@ func (p *Polygraph) resolveReads(writes map[keyValue]writeRef, final []bool) []e
 				if op.Value == st.lastWrite {
 					continue
 				}
-				w, ok := writes[keyValue{op.Key, op.Value}]
+				w, ok := writes.get(op.Key, op.Value)
 				if !ok {
 					w = writeRef{-1, -1}
 				}
@@ -355,7 +344,7 @@ func (p *Polygraph) resolveReads(writes map[keyValue]writeRef, final []bool) []e
 			}
 			writer := p.T0
 			if op.Value != h.Init {
-				w, ok := writes[keyValue{op.Key, op.Value}]
+				w, ok := writes.get(op.Key, op.Value)
 				switch {
 				case !ok:
 					p.anomaly(ThinAirRead, t, i, writeRef{-1, -1})
@@ -373,7 +362,6 @@ func (p *Polygraph) resolveReads(writes map[keyValue]writeRef, final []bool) []e
 				writer = w.txn
 			}
 			st.readOp, st.readValue, st.readIndex = i, op.Value, len(reads)
-			p.ReadFrom[i] = writer
 			reads = append(reads, externalRead{key: op.Key, writer: writer, reader: int32(t)})
 		}
 	}
@@ -427,6 +415,7 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 			}
 		}
 	}
+	p.Known = slices.Grow(p.Known, 2*len(reads)+len(h.Ops)-len(reads))
 	readsByKey := make([][]externalRead, numKeys)
 	for _, r := range reads {
 		readsByKey[r.key] = append(readsByKey[r.key], r)
@@ -440,7 +429,10 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 	for i := range hasPrev {
 		hasPrev[i] = -1
 	}
-	readers := make(map[int32][]int32)
+	// The readers of each version, as linked lists through the key's
+	// reads: readHead[w] is the first non-RMW read of w's version.
+	readHead := make([]int32, nodes)
+	var readNext []int32
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
 		writers := writersByKey[k]
@@ -449,15 +441,17 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 			continue
 		}
 		s := int32(k)
-		next[p.T0] = -1
+		next[p.T0], readHead[p.T0] = -1, -1
 		for _, w := range writers {
-			next[w] = -1
+			next[w], readHead[w] = -1, -1
 		}
-		clear(readers)
-		for _, r := range rs {
+		readNext = readNext[:0]
+		for i, r := range rs {
+			readNext = append(readNext, -1)
 			p.Known = append(p.Known, Edge{r.writer, r.reader, WR, key})
 			if !r.rmw {
-				readers[r.writer] = append(readers[r.writer], r.reader)
+				readNext[i] = readHead[r.writer]
+				readHead[r.writer] = int32(i)
 				continue
 			}
 			if next[r.writer] >= 0 {
@@ -467,6 +461,7 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 			next[r.writer] = r.reader
 			hasPrev[r.reader] = s
 		}
+		rd := readers{rs, readHead, readNext}
 		// Chains from every head: T0 and the blind writers.
 		var heads, tails []int32
 		for _, head := range append([]int32{p.T0}, writers...) {
@@ -477,8 +472,8 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 			for next[u] >= 0 {
 				v := next[u]
 				p.Known = append(p.Known, Edge{u, v, WW, key})
-				for _, r := range readers[u] {
-					p.Known = append(p.Known, Edge{r, v, RW, key})
+				for i := readHead[u]; i >= 0; i = readNext[i] {
+					p.Known = append(p.Known, Edge{rs[i].reader, v, RW, key})
 				}
 				u = v
 			}
@@ -490,7 +485,7 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 
 		// The initial chain precedes every other.
 		for j := 1; j < len(heads); j++ {
-			p.Known = append(p.Known, p.chainBefore(key, tails[0], heads[j], readers)...)
+			p.Known = rd.chainBefore(p.Known, key, tails[0], heads[j])
 		}
 		for a := 1; a < len(heads); a++ {
 			for b := a + 1; b < len(heads); b++ {
@@ -498,22 +493,28 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 					Key:    key,
 					A:      heads[a],
 					B:      heads[b],
-					Either: p.chainBefore(key, tails[a], heads[b], readers),
-					Or:     p.chainBefore(key, tails[b], heads[a], readers),
+					Either: rd.chainBefore(nil, key, tails[a], heads[b]),
+					Or:     rd.chainBefore(nil, key, tails[b], heads[a]),
 				})
 			}
 		}
 	}
 }
 
-// chainBefore returns the edges that putting the chain ending at tail
+// readers lists the non-RMW readers of each version of one key.
+type readers struct {
+	reads []externalRead
+	head  []int32
+	next  []int32
+}
+
+// chainBefore appends the edges that putting the chain ending at tail
 // before the chain starting at head adds: tail's write is overwritten by
 // head's, and so everyone who read tail's version read before head.
-func (p *Polygraph) chainBefore(key history.Key, tail, head int32, readers map[int32][]int32) []Edge {
-	edges := make([]Edge, 0, 1+len(readers[tail]))
+func (rd readers) chainBefore(edges []Edge, key history.Key, tail, head int32) []Edge {
 	edges = append(edges, Edge{tail, head, WW, key})
-	for _, r := range readers[tail] {
-		edges = append(edges, Edge{r, head, RW, key})
+	for i := rd.head[tail]; i >= 0; i = rd.next[i] {
+		edges = append(edges, Edge{rd.reads[i].reader, head, RW, key})
 	}
 	return edges
 }

@@ -1,0 +1,60 @@
+package bench
+
+import (
+	"context"
+	"path/filepath"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/level"
+)
+
+// corpusHistories are the PolySI paper's benchmark histories in the corpus.
+var corpusHistories = []struct{ name, path string }{
+	{"Default2k", "polysi/20_100_15_10000_0.5_zipf__hist-00000.bincode"},
+	{"RUBiS", "polysi/cobra-rubis"},
+	{"TPCC", "polysi/cobra-tpcc"},
+	{"Twitter", "polysi/cobra-twitter"},
+}
+
+func BenchmarkCorpus(b *testing.B) {
+	dir := corpus.Dir(b)
+	for _, c := range corpusHistories {
+		path := filepath.Join(dir, c.path)
+		b.Run(c.name+"/Parse", func(b *testing.B) {
+			for b.Loop() {
+				if _, err := format.ReadFile(path, format.Auto); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		h, err := format.ReadFile(path, format.Auto)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Run(c.name+"/CheckSI", func(b *testing.B) { benchCheck(b, h, level.SI, check.Satisfied) })
+		b.Run(c.name+"/CheckSER", func(b *testing.B) { benchCheck(b, h, level.SER, check.NoVerdict) })
+	}
+}
+
+// benchCheck checks h at l once per iteration; want, unless NoVerdict,
+// is the verdict every run must give.
+func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verdict) {
+	b.Helper()
+	var res *check.Result
+	for b.Loop() {
+		var err error
+		res, err = check.Check(context.Background(), h, l)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if want != check.NoVerdict && res.Verdict != want {
+			b.Fatalf("verdict %v, want %v", res.Verdict, want)
+		}
+	}
+	b.ReportMetric(float64(res.Stats.ConstraintsAfter), "constraints-left")
+	b.ReportMetric(float64(res.Stats.SolverRounds), "solver-rounds")
+}

@@ -1,0 +1,9 @@
+// Package bench holds isocheck's benchmarks: the corpus histories of the
+// PolySI paper's experiments (seed 002, Section 5: the default PostgreSQL
+// history and the RUBiS, TPC-C and Twitter Cobra histories) and generated
+// snapshot-isolation histories of 10k and 100k transactions.
+//
+// Run them with `make bench` (or go test -bench . ./bench) and compare runs
+// with benchstat. Each history is benchmarked twice, Parse and Check, so
+// that the ratio of checking to parsing can be read off one run.
+package bench
