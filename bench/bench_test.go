@@ -1,7 +1,9 @@
 package bench
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"path/filepath"
 	"testing"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/workload"
 )
 
 // corpusHistories are the PolySI paper's benchmark histories in the corpus.
@@ -57,4 +60,31 @@ func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verd
 	}
 	b.ReportMetric(float64(res.Stats.ConstraintsAfter), "constraints-left")
 	b.ReportMetric(float64(res.Stats.SolverRounds), "solver-rounds")
+}
+
+// generatedSI describes the generated snapshot-isolation histories: 20
+// sessions, 15 operations per transaction, half of them reads, keys drawn
+// zipfian over 10,000 keys, run by a simulated SI store with
+// first-committer-wins.
+func generatedSI(txns int) workload.LargeConfig {
+	return workload.LargeConfig{Sessions: 20, TxnsPerSession: txns / 20, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Zipf: true, Seed: 1, Store: workload.SnapshotIsolation}
+}
+
+func BenchmarkGenerated(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		h := workload.Large(generatedSI(n))
+		var buf bytes.Buffer
+		if err := format.Write(&buf, h, format.JSONL); err != nil {
+			b.Fatal(err)
+		}
+		b.Run(fmt.Sprintf("SI%dk/Parse", n/1000), func(b *testing.B) {
+			b.SetBytes(int64(buf.Len()))
+			for b.Loop() {
+				if _, err := format.Read(bytes.NewReader(buf.Bytes()), "generated.jsonl", format.JSONL); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+		b.Run(fmt.Sprintf("SI%dk/CheckSI", n/1000), func(b *testing.B) { benchCheck(b, h, level.SI, check.Satisfied) })
+	}
 }

@@ -96,7 +96,7 @@ func Check(ctx context.Context, h *history.History, l level.Level) (*Result, err
 	st := &res.Stats
 
 	t := time.Now()
-	p, err := polygraph.Build(h, polygraph.Options{RealTime: l == level.SSER})
+	p, err := polygraph.Build(h, polygraph.Options{Level: l})
 	if err != nil {
 		return nil, err
 	}

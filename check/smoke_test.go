@@ -13,8 +13,12 @@ type tx struct {
 	ops  []history.Op
 }
 
-func r(k history.Key, v history.Value) history.Op { return history.Op{Kind: history.Read, Key: k, Value: v} }
-func w(k history.Key, v history.Value) history.Op { return history.Op{Kind: history.Write, Key: k, Value: v} }
+func r(k history.Key, v history.Value) history.Op {
+	return history.Op{Kind: history.Read, Key: k, Value: v}
+}
+func w(k history.Key, v history.Value) history.Op {
+	return history.Op{Kind: history.Write, Key: k, Value: v}
+}
 
 func build(txs []tx) *history.History {
 	b := history.NewBuilder(0, "test")

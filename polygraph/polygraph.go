@@ -21,6 +21,7 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
 )
 
 // EdgeKind is the kind of a dependency.
@@ -80,9 +81,14 @@ type Constraint struct {
 
 // Options select what the polygraph contains.
 type Options struct {
-	// RealTime adds real-time edges between transactions with recorded
-	// times, for strict serializability.
-	RealTime bool
+	// Level is the level the polygraph is for (SER, SI or SSER): it
+	// decides which orders of writes reachability rules out, and SSER adds
+	// real-time edges between transactions with recorded times.
+	Level level.Level
+	// AllPairs makes a constraint for every pair of write chains of a key,
+	// as seed 002 does, instead of only for the pairs reachability leaves
+	// open. It is for tests and measurements.
+	AllPairs bool
 }
 
 // Polygraph is a generalized polygraph over the transactions of a history.
@@ -95,7 +101,7 @@ type Polygraph struct {
 	// Included marks the transactions the check considers committed:
 	// the committed ones and the unknown ones some included transaction
 	// read from.
-	Included []bool
+	Included    []bool
 	Known       []Edge
 	Constraints []Constraint
 	// Chains cover the nodes with paths (sessions, the time line), for
@@ -105,6 +111,7 @@ type Polygraph struct {
 	// and Constraints are incomplete and must not be checked.
 	Anomalies []Anomaly
 	timeOf    []int64 // time of node T0+1+i
+	level     level.Level
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -153,6 +160,7 @@ func Build(h *history.History, opts Options) (*Polygraph, error) {
 		T0:       int32(n),
 		NumNodes: n + 1,
 		Included: make([]bool, n),
+		level:    opts.Level,
 	}
 	writes, err := indexWrites(h)
 	if err != nil {
@@ -165,12 +173,15 @@ func Build(h *history.History, opts Options) (*Polygraph, error) {
 		return p, nil
 	}
 	p.addSessionOrder()
-	p.addKeyDependencies(reads, finalWrite)
+	keys := p.buildChains(reads, finalWrite)
 	if len(p.Anomalies) > 0 {
 		return p, nil
 	}
-	if opts.RealTime {
+	if opts.Level == level.SSER {
 		p.addRealTime()
+	}
+	if opts.AllPairs || !p.orderChains(keys) {
+		p.orderAllPairs(keys)
 	}
 	return p, nil
 }
@@ -395,10 +406,24 @@ func (p *Polygraph) addSessionOrder() {
 	}
 }
 
-// addKeyDependencies adds, key by key, the WR edges, the read-modify-write
-// chains with their WW and RW edges, the edges that put the chain of the
-// initial value first, and a constraint for every other pair of chains.
-func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
+// keyChains are the read-modify-write chains of one key. Chain 0 starts at
+// the initial transaction.
+type keyChains struct {
+	key    history.Key
+	chains []chain
+}
+
+// chain is a maximal sequence of writers of a key, each of which read the
+// key from the one before: head, ..., tail. Readers are the transactions
+// that read tail's version without writing the key.
+type chain struct {
+	head, tail int32
+	readers    []int32
+}
+
+// buildChains adds, key by key, the WR edges and the read-modify-write
+// chains with their WW and RW edges, and returns the chains.
+func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains {
 	h := p.History
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key (counting sort).
@@ -421,23 +446,27 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 		readsByKey[r.key] = append(readsByKey[r.key], r)
 	}
 
-	// Scratch indexed by node: next is reset for the writers of each key,
-	// hasPrev holds the key it was set for.
+	// Scratch indexed by node: next and readHead are reset for the
+	// writers of each key, hasPrev holds the key it was set for. The
+	// readers of each version are linked lists through the key's reads:
+	// readHead[w] is the first non-RMW read of w's version.
 	nodes := p.NumNodes
 	next := make([]int32, nodes)
 	hasPrev := make([]int32, nodes)
 	for i := range hasPrev {
 		hasPrev[i] = -1
 	}
-	// The readers of each version, as linked lists through the key's
-	// reads: readHead[w] is the first non-RMW read of w's version.
 	readHead := make([]int32, nodes)
 	var readNext []int32
+	var out []keyChains
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
 		writers := writersByKey[k]
 		rs := readsByKey[k]
-		if len(writers) == 0 && len(rs) == 0 {
+		if len(writers) == 0 {
+			for _, r := range rs {
+				p.Known = append(p.Known, Edge{r.writer, r.reader, WR, key})
+			}
 			continue
 		}
 		s := int32(k)
@@ -461,9 +490,8 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 			next[r.writer] = r.reader
 			hasPrev[r.reader] = s
 		}
-		rd := readers{rs, readHead, readNext}
 		// Chains from every head: T0 and the blind writers.
-		var heads, tails []int32
+		kc := keyChains{key: key}
 		for _, head := range append([]int32{p.T0}, writers...) {
 			if head != p.T0 && hasPrev[head] == s {
 				continue
@@ -477,46 +505,52 @@ func (p *Polygraph) addKeyDependencies(reads []externalRead, final []bool) {
 				}
 				u = v
 			}
-			heads = append(heads, head)
-			tails = append(tails, u)
+			c := chain{head: head, tail: u}
+			for i := readHead[u]; i >= 0; i = readNext[i] {
+				c.readers = append(c.readers, rs[i].reader)
+			}
+			kc.chains = append(kc.chains, c)
 		}
 		// Writers on no chain from a head read from each other in a
 		// cycle; their WR edges already make the known graph cyclic.
-
-		// The initial chain precedes every other.
-		for j := 1; j < len(heads); j++ {
-			p.Known = rd.chainBefore(p.Known, key, tails[0], heads[j])
+		if len(kc.chains) > 1 {
+			out = append(out, kc)
 		}
-		for a := 1; a < len(heads); a++ {
-			for b := a + 1; b < len(heads); b++ {
-				p.Constraints = append(p.Constraints, Constraint{
-					Key:    key,
-					A:      heads[a],
-					B:      heads[b],
-					Either: rd.chainBefore(nil, key, tails[a], heads[b]),
-					Or:     rd.chainBefore(nil, key, tails[b], heads[a]),
-				})
+	}
+	return out
+}
+
+// before appends the edges that putting chain a before chain b adds: a's
+// last write is overwritten by b's first, and so everyone who read a's
+// last version read before b.
+func before(edges []Edge, key history.Key, a, b *chain) []Edge {
+	edges = append(edges, Edge{a.tail, b.head, WW, key})
+	for _, r := range a.readers {
+		edges = append(edges, Edge{r, b.head, RW, key})
+	}
+	return edges
+}
+
+// constraint returns the constraint between chains a and b.
+func constraint(key history.Key, a, b *chain) Constraint {
+	return Constraint{Key: key, A: a.head, B: b.head, Either: before(nil, key, a, b), Or: before(nil, key, b, a)}
+}
+
+// orderAllPairs orders the chains of every key the way seed 002 does: the
+// initial chain before every other, and a constraint for every other pair.
+// It is quadratic in the writers of a key; orderChains is the fast path.
+func (p *Polygraph) orderAllPairs(keys []keyChains) {
+	for _, kc := range keys {
+		cs := kc.chains
+		for j := 1; j < len(cs); j++ {
+			p.Known = before(p.Known, kc.key, &cs[0], &cs[j])
+		}
+		for a := 1; a < len(cs); a++ {
+			for b := a + 1; b < len(cs); b++ {
+				p.Constraints = append(p.Constraints, constraint(kc.key, &cs[a], &cs[b]))
 			}
 		}
 	}
-}
-
-// readers lists the non-RMW readers of each version of one key.
-type readers struct {
-	reads []externalRead
-	head  []int32
-	next  []int32
-}
-
-// chainBefore appends the edges that putting the chain ending at tail
-// before the chain starting at head adds: tail's write is overwritten by
-// head's, and so everyone who read tail's version read before head.
-func (rd readers) chainBefore(edges []Edge, key history.Key, tail, head int32) []Edge {
-	edges = append(edges, Edge{tail, head, WW, key})
-	for i := rd.head[tail]; i >= 0; i = rd.next[i] {
-		edges = append(edges, Edge{rd.reads[i].reader, head, RW, key})
-	}
-	return edges
 }
 
 // addRealTime adds real-time order without a quadratic number of edges:

@@ -18,6 +18,10 @@ import (
 // past it, pruning is skipped and every constraint goes to the solver.
 const MaxClockEntries = 1 << 28
 
+// minDecidedPerRound is the fewest constraints a round of pruning must
+// decide for another round to follow.
+const minDecidedPerRound = 16
+
 // Resolution records why a constraint was decided by pruning.
 type Resolution struct {
 	Constraint int
@@ -64,7 +68,10 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 	for i := range remaining {
 		remaining[i] = i
 	}
-	for {
+	// Each round checks that the known edges are acyclic and, unless the
+	// last round said to stop, decides what it can; edges decided in a
+	// round are checked by the next.
+	for done := false; ; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
@@ -76,7 +83,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			res.Remaining = remaining
 			return res, nil
 		}
-		if len(remaining) == 0 {
+		if done || len(remaining) == 0 {
 			break
 		}
 		if digraph.ClockEntries(g.N, len(p.Chains)) > MaxClockEntries {
@@ -111,10 +118,15 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 				kept = append(kept, ci)
 			}
 		}
+		// Each round costs a pass over the whole graph: stop once a round
+		// decides too few constraints to pay for the next; the solver
+		// takes the rest.
+		decided := len(remaining) - len(kept)
 		remaining = kept
 		if !changed {
 			break
 		}
+		done = decided < minDecidedPerRound || decided < len(kept)/64
 	}
 	res.Remaining = remaining
 	return res, nil

@@ -70,20 +70,25 @@ type Result struct {
 	Clauses int
 }
 
-// maxCyclesPerRound bounds the cycles forbidden after one assignment.
-const maxCyclesPerRound = 256
-
 // ErrGaveUp is returned when the context ends before an answer.
 var ErrGaveUp = errors.New("solver: no answer before the deadline")
 
 // Solve answers p.
 func Solve(ctx context.Context, p *Problem) (*Result, error) {
-	s := newSession(p)
-	res := &Result{}
-	model := make([]bool, p.Vars)
-	if p.Hint != nil {
-		copy(model, p.Hint)
+	s, err := newSession(p)
+	if err != nil {
+		return nil, err
 	}
+	res := &Result{}
+	hint := make([]bool, p.Vars)
+	if p.Hint != nil {
+		copy(hint, p.Hint)
+	}
+	model := slices.Clone(hint)
+	// Variables that no clause mentions keep their hinted value; the
+	// others take gini's, which is asked to keep the hint where it can.
+	inClause := make([]bool, p.Vars)
+	var clauseVars []int
 	g := gini.New()
 	for i := 0; i < p.Vars; i++ {
 		g.Lit()
@@ -114,6 +119,10 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 			seen[k] = true
 			for _, l := range clause {
 				g.Add(z.Dimacs2Lit(int(l)))
+				if v := l.Var(); !inClause[v-1] {
+					inClause[v-1] = true
+					clauseVars = append(clauseVars, v)
+				}
 			}
 			g.Add(z.LitNull)
 			clauses = append(clauses, clause)
@@ -128,7 +137,7 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 			res.Core = core(p.Vars, clauses, cycles)
 			return res, nil
 		}
-		for v := 1; v <= p.Vars; v++ {
+		for _, v := range clauseVars {
 			model[v-1] = g.Value(z.Var(v).Pos())
 		}
 	}
@@ -187,24 +196,57 @@ func clauseKey(c []Lit) string {
 	return string(b)
 }
 
-// session holds the scratch space of the theory checks.
+// session is the theory: the fixed graph, the guarded edges the current
+// model chooses, and a topological order of both, kept up to date as edges
+// come and go with the dynamic topological sort of Pearce and Kelly. An
+// edge that agrees with the order costs nothing to add; one that does not
+// costs a search of the nodes between its ends in the order; removing an
+// edge never breaks the order. Successive models differ little, so the
+// order carries over from round to round and the checks stay local.
 type session struct {
-	p     *Problem
-	edges []digraph.Edge
-	ids   []int32 // ids[i]: the problem edge id of edges[i]
+	p       *Problem
+	fixed   *digraph.Graph
+	condOut [][]int32 // per node, the chosen guarded edges leaving it
+	condIn  [][]int32
+	slotOut []int32 // index of each chosen edge in condOut[From]
+	slotIn  []int32
+	active  []bool // per guarded edge: in the graph
+	ord     []int32
+	at      []int32 // at[i]: the node at position i
+
+	// Scratch of the searches.
+	mark    []int32 // search stamp per node
+	stamp   int32
+	parent  []int32 // edge id by which the forward search reached a node
+	queue   []int32
+	fwd     []int32
+	bwd     []int32
+	scratch []int32
 }
 
-func newSession(p *Problem) *session {
+func newSession(p *Problem) (*session, error) {
+	g := digraph.New(p.Nodes, p.Fixed)
+	order, ok := g.TopoOrder()
+	if !ok {
+		return nil, errors.New("solver: the fixed edges form a cycle")
+	}
 	s := &session{
-		p:     p,
-		edges: make([]digraph.Edge, len(p.Fixed), len(p.Fixed)+len(p.Cond)),
-		ids:   make([]int32, len(p.Fixed), len(p.Fixed)+len(p.Cond)),
+		p:       p,
+		fixed:   g,
+		condOut: make([][]int32, p.Nodes),
+		condIn:  make([][]int32, p.Nodes),
+		slotOut: make([]int32, len(p.Cond)),
+		slotIn:  make([]int32, len(p.Cond)),
+		active:  make([]bool, len(p.Cond)),
+		ord:     make([]int32, p.Nodes),
+		at:      order,
+		mark:    make([]int32, p.Nodes),
+		parent:  make([]int32, p.Nodes),
 	}
-	copy(s.edges, p.Fixed)
-	for i := range p.Fixed {
-		s.ids[i] = int32(i)
+	for i, u := range order {
+		s.ord[u] = int32(i)
 	}
-	return s
+	return s, nil
 }
 
 func (s *session) holds(l Lit, model []bool) bool {
@@ -214,61 +256,161 @@ func (s *session) holds(l Lit, model []bool) bool {
 	return !model[-l-1]
 }
 
-// cycles returns short cycles of the graph the model chooses, through
-// distinct nodes where it can, or nil when that graph is acyclic.
+// cycles brings the graph to the edges the model chooses and returns the
+// cycles that stopped some of them from being added, or nil when the
+// chosen graph is acyclic.
 func (s *session) cycles(model []bool) []Cycle {
 	p := s.p
-	s.edges = s.edges[:len(p.Fixed)]
-	s.ids = s.ids[:len(p.Fixed)]
 	for i, c := range p.Cond {
-		if s.holds(c.Lit, model) {
-			s.edges = append(s.edges, digraph.Edge{From: c.From, To: c.To})
-			s.ids = append(s.ids, int32(len(p.Fixed)+i))
+		if s.active[i] && !s.holds(c.Lit, model) {
+			s.remove(int32(i))
 		}
 	}
-	g := digraph.New(p.Nodes, s.edges)
-	if _, ok := g.TopoOrder(); ok {
-		return nil
-	}
-	// Every cycle lies inside one strongly connected component; search
-	// each only within its own.
-	comp, sizes := g.SCC()
 	var out []Cycle
-	search := digraph.NewSearcher(g)
-	used := make(map[int32]bool)
-	for i := len(p.Fixed); i < len(s.edges) && len(out) < maxCyclesPerRound; i++ {
-		e := s.edges[i]
-		c := comp[e.From]
-		if c != comp[e.To] || sizes[c] < 2 && e.From != e.To || used[e.From] || used[e.To] {
+	for i, c := range p.Cond {
+		if s.active[i] || !s.holds(c.Lit, model) {
 			continue
 		}
-		path := search.PathEdges(e.To, e.From, func(v int32) bool { return comp[v] == c })
-		cycle := make(Cycle, 0, 1+len(path))
-		cycle = append(cycle, s.ids[i])
-		for _, id := range path {
-			cycle = append(cycle, s.ids[id])
-			used[s.edges[id].From] = true
-		}
-		used[e.From] = true
-		out = append(out, cycle)
-	}
-	if len(out) == 0 {
-		// Every cycle's guarded edges touched nodes used above: take the
-		// first guarded edge inside a component regardless.
-		for i := len(p.Fixed); i < len(s.edges); i++ {
-			e := s.edges[i]
-			c := comp[e.From]
-			if c == comp[e.To] && (sizes[c] >= 2 || e.From == e.To) {
-				path := search.PathEdges(e.To, e.From, func(v int32) bool { return comp[v] == c })
-				cycle := Cycle{s.ids[i]}
-				for _, id := range path {
-					cycle = append(cycle, s.ids[id])
-				}
-				return []Cycle{cycle}
-			}
+		if cyc := s.insert(int32(i)); cyc != nil {
+			out = append(out, cyc)
 		}
 	}
 	return out
+}
+
+func (s *session) remove(i int32) {
+	c := s.p.Cond[i]
+	s.active[i] = false
+	drop := func(list [][]int32, slot []int32, u int32) {
+		l := list[u]
+		k := slot[i]
+		last := l[len(l)-1]
+		l[k] = last
+		slot[last] = k
+		list[u] = l[:len(l)-1]
+	}
+	drop(s.condOut, s.slotOut, c.From)
+	drop(s.condIn, s.slotIn, c.To)
+}
+
+func (s *session) add(i int32) {
+	c := s.p.Cond[i]
+	s.active[i] = true
+	s.slotOut[i] = int32(len(s.condOut[c.From]))
+	s.condOut[c.From] = append(s.condOut[c.From], i)
+	s.slotIn[i] = int32(len(s.condIn[c.To]))
+	s.condIn[c.To] = append(s.condIn[c.To], i)
+}
+
+// insert adds guarded edge i, or returns the cycle it would close (its
+// own id first, then a shortest path back).
+func (s *session) insert(i int32) Cycle {
+	c := s.p.Cond[i]
+	u, v := c.From, c.To
+	lb, ub := s.ord[v], s.ord[u]
+	if lb > ub {
+		s.add(i)
+		return nil
+	}
+	if u == v {
+		return Cycle{int32(len(s.p.Fixed)) + i}
+	}
+	// Forward from v, breadth first, through nodes not after u.
+	s.stamp++
+	fwdStamp := s.stamp
+	s.fwd = s.fwd[:0]
+	s.queue = append(s.queue[:0], v)
+	s.mark[v] = fwdStamp
+	s.parent[v] = -1
+	nf := int32(len(s.p.Fixed))
+	for q := 0; q < len(s.queue); q++ {
+		w := s.queue[q]
+		s.fwd = append(s.fwd, w)
+		visit := func(x, edge int32) bool {
+			if s.mark[x] == fwdStamp || s.ord[x] > ub {
+				return false
+			}
+			s.mark[x] = fwdStamp
+			s.parent[x] = edge
+			s.queue = append(s.queue, x)
+			return x == u
+		}
+		for j := s.fixed.OutStart[w]; j < s.fixed.OutStart[w+1]; j++ {
+			if visit(s.fixed.Out[j], s.fixed.OutID[j]) {
+				return s.cycleTo(i, u)
+			}
+		}
+		for _, e := range s.condOut[w] {
+			if visit(s.p.Cond[e].To, nf+e) {
+				return s.cycleTo(i, u)
+			}
+		}
+	}
+	// Backward from u through nodes not before v.
+	s.stamp++
+	bwdStamp := s.stamp
+	s.bwd = s.bwd[:0]
+	s.queue = append(s.queue[:0], u)
+	s.mark[u] = bwdStamp
+	for q := 0; q < len(s.queue); q++ {
+		w := s.queue[q]
+		s.bwd = append(s.bwd, w)
+		for _, x := range s.fixed.Pred(w) {
+			if s.mark[x] != bwdStamp && s.ord[x] >= lb {
+				s.mark[x] = bwdStamp
+				s.queue = append(s.queue, x)
+			}
+		}
+		for _, e := range s.condIn[w] {
+			if x := s.p.Cond[e].From; s.mark[x] != bwdStamp && s.ord[x] >= lb {
+				s.mark[x] = bwdStamp
+				s.queue = append(s.queue, x)
+			}
+		}
+	}
+	// Reorder: the backward set, then the forward set, into the positions
+	// they held, each keeping its relative order.
+	byOrd := func(a, b int32) int { return int(s.ord[a]) - int(s.ord[b]) }
+	slices.SortFunc(s.fwd, byOrd)
+	slices.SortFunc(s.bwd, byOrd)
+	s.scratch = s.scratch[:0]
+	for _, w := range s.bwd {
+		s.scratch = append(s.scratch, s.ord[w])
+	}
+	for _, w := range s.fwd {
+		s.scratch = append(s.scratch, s.ord[w])
+	}
+	slices.Sort(s.scratch)
+	k := 0
+	for _, list := range [][]int32{s.bwd, s.fwd} {
+		for _, w := range list {
+			s.ord[w] = s.scratch[k]
+			s.at[s.scratch[k]] = w
+			k++
+		}
+	}
+	s.add(i)
+	return nil
+}
+
+// cycleTo returns guarded edge i followed by the forward search's path
+// from its head to u, its tail.
+func (s *session) cycleTo(i, u int32) Cycle {
+	var path []int32
+	for w := u; s.parent[w] >= 0; {
+		id := s.parent[w]
+		path = append(path, id)
+		w = s.edgeFrom(id)
+	}
+	slices.Reverse(path)
+	return append(Cycle{int32(len(s.p.Fixed)) + i}, path...)
+}
+
+func (s *session) edgeFrom(id int32) int32 {
+	if int(id) < len(s.p.Fixed) {
+		return s.p.Fixed[id].From
+	}
+	return s.p.Cond[int(id)-len(s.p.Fixed)].From
 }
 
 // blockingClause is the clause "not all guarded edges of c": the negations

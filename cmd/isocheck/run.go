@@ -18,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/workload"
 )
 
 // Exit statuses.
@@ -32,6 +33,8 @@ const usage = `usage:
   isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] PATH
   isocheck stats [--format FORMAT] PATH
   isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
+  isocheck generate [--store si|ser|sser|si-no-fcw|causal|ra|rc|random] [--sessions 20] [--txns 100]
+                    [--ops 15] [--keys 10000] [--reads 0.5] [--zipf] [--seed 1] OUT.jsonl
 
 Exit status: 0 satisfied, 1 violated, 2 bad input or usage, 3 no verdict.
 `
@@ -50,6 +53,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runStats(args, stdout, stderr)
 	case "convert":
 		return runConvert(args, stdout, stderr)
+	case "generate":
+		return runGenerate(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitSatisfied
@@ -162,14 +167,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 // failed events that were dropped: in dbcop histories those are the
 // likeliest cause of a reported violation (see the corpus README).
 func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.Info) {
-	if info == nil || len(info.FailedEvents) == 0 || res.Polygraph == nil {
+	if info == nil || len(info.FailedEvents) == 0 || rep.Anomaly == nil {
 		return
 	}
 	h := res.Polygraph.History
-	for _, t := range rep.Txns {
+	for _, t := range rep.Anomaly.Txns {
 		for i := range h.Txns {
 			if h.Name(i) == t.Name && info.FailedEvents[i] > 0 {
-				rep.Notes = append(rep.Notes, fmt.Sprintf(
+				rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf(
 					"transaction %s had %d failed event(s), dropped as dbcop and PolySI do; the database reported them failed inside a committed transaction, the likeliest cause of this violation",
 					t.Name, info.FailedEvents[i]))
 			}
@@ -286,6 +291,60 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		out.Close()
 		os.Remove(pos[1])
 		fmt.Fprintf(stderr, "isocheck convert: %s: %v\n", strings.TrimSpace(pos[1]), err)
+		return exitBadInput
+	}
+	if err := out.Close(); err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	return exitSatisfied
+}
+
+var storeNames = map[string]workload.Store{
+	"si":        workload.SnapshotIsolation,
+	"ser":       workload.Serializable,
+	"sser":      workload.StrictSerializable,
+	"si-no-fcw": workload.SnapshotNoFCW,
+	"causal":    workload.Causal,
+	"ra":        workload.ReadAtomic,
+	"rc":        workload.ReadCommitted,
+	"random":    workload.Random,
+}
+
+func runGenerate(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("generate", stderr)
+	store := fs.String("store", "si", "simulated store: si, ser, sser, si-no-fcw, causal, ra, rc or random")
+	cfg := workload.LargeConfig{}
+	fs.IntVar(&cfg.Sessions, "sessions", 20, "sessions")
+	fs.IntVar(&cfg.TxnsPerSession, "txns", 100, "transactions per session")
+	fs.IntVar(&cfg.OpsPerTxn, "ops", 15, "operations per transaction")
+	fs.IntVar(&cfg.Keys, "keys", 10000, "keys")
+	fs.Float64Var(&cfg.ReadProportion, "reads", 0.5, "proportion of reads")
+	fs.BoolVar(&cfg.Zipf, "zipf", true, "draw keys zipfian (else uniform)")
+	fs.Int64Var(&cfg.Seed, "seed", 1, "random seed")
+	pos, err := parse(fs, args)
+	if err != nil {
+		return exitBadInput
+	}
+	st, ok := storeNames[*store]
+	if len(pos) != 1 || !ok {
+		fmt.Fprintf(stderr, "isocheck generate: want a known --store and one OUT\n%s", usage)
+		return exitBadInput
+	}
+	if cfg.Sessions <= 0 || cfg.TxnsPerSession <= 0 || cfg.OpsPerTxn <= 0 || cfg.Keys <= 0 || cfg.ReadProportion < 0 || cfg.ReadProportion > 1 {
+		fmt.Fprintf(stderr, "isocheck generate: sizes must be positive and --reads within [0,1]\n")
+		return exitBadInput
+	}
+	cfg.Store = st
+	h := workload.Large(cfg)
+	out, err := os.Create(pos[0])
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	if err := format.Write(out, h, format.JSONL); err != nil {
+		out.Close()
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
 	if err := out.Close(); err != nil {

@@ -87,3 +87,15 @@ func (c *Clocks) reaches(u, v int32, depth int) bool {
 	}
 	return false
 }
+
+// Chain returns the chain of node u and its position there, or -1, -1.
+func (c *Clocks) Chain(u int32) (chain, pos int32) {
+	if ch := c.chainOf[u]; ch >= 0 {
+		return ch, c.posOf[u]
+	}
+	return -1, -1
+}
+
+// Earliest returns the earliest position on chain ch that u reaches, or
+// math.MaxInt32 when it reaches none.
+func (c *Clocks) Earliest(u int32, ch int32) int32 { return c.clock[int(u)*c.chains+int(ch)] }

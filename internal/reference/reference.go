@@ -1,0 +1,518 @@
+// Package reference is the brute-force reference checker: the slow,
+// obviously correct oracle the real checker is tested against. It decides
+// the isolation levels of Biswas and Enea (OOPSLA 2019, seed 000, Figure 2)
+// literally, by enumerating the possible commit orders of a history, so it
+// only accepts small histories (at most MaxTxns transactions that committed
+// or may have committed).
+//
+// The definitions it implements are the project's:
+//
+//   - An implicit initial transaction T0 writes h.Init to every key and
+//     precedes every other transaction in session order and commit order.
+//   - Aborted transactions are ignored: their writes are invisible and their
+//     reads unchecked.
+//   - Unknown transactions may or may not have committed: h satisfies an
+//     axiom set iff, for some subset S of them, C = committed ∪ S does.
+//   - For a fixed C, in each transaction of C, in program order, a read of
+//     x after the transaction's own write of x (an internal read) must
+//     return its last preceding own write of x; any other read (an external
+//     read) must return h.Init, read from T0, or the final write of x of
+//     another transaction of C. That names the writer of every external
+//     read: the relation wr.
+//   - C ∪ {T0} then satisfies the axioms iff some strict total order co,
+//     T0 first, contains so and wr (and, with real time, the real-time order
+//     of transactions that both have times) and satisfies every chosen
+//     axiom of Figure 2.
+package reference
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+)
+
+// MaxTxns is the largest number of committed and unknown transactions
+// Check and CheckAxioms accept.
+const MaxTxns = 9
+
+// Axioms is a set of axioms of seed 000, Figure 2. Every axiom has the
+// shape
+//
+//	t1 ≠ t2 ∧ ⟨t1, α⟩ ∈ wr_x ∧ t2 writes x ∧ φ(t2, α) ⇒ ⟨t2, t1⟩ ∈ co
+//
+// where α is an external read of x in transaction t3 and t1, t2 range over
+// C ∪ {T0}; the axioms differ in φ.
+type Axioms uint8
+
+const (
+	// AxRC is Read Committed: φ = some read β before α in t3's program
+	// order reads from t2 (⟨t2, β⟩ ∈ wr ∧ ⟨β, α⟩ ∈ po).
+	AxRC Axioms = 1 << iota
+	// AxRA is Read Atomic: φ = ⟨t2, t3⟩ ∈ wr ∪ so.
+	AxRA
+	// AxCC is Causal: φ = ⟨t2, t3⟩ ∈ (wr ∪ so)⁺.
+	AxCC
+	// AxPrefix is Prefix: φ = ⟨t2, t3⟩ ∈ co* ; (wr ∪ so).
+	AxPrefix
+	// AxConflict is Conflict: φ = ∃ t4, y. ⟨t2, t4⟩ ∈ co* ∧ ⟨t4, t3⟩ ∈ co ∧
+	// t3 writes y ∧ t4 writes y.
+	AxConflict
+	// AxSer is Serializability: φ = ⟨t2, t3⟩ ∈ co.
+	AxSer
+)
+
+// The axiom sets of the levels.
+const (
+	RC  = AxRC
+	RA  = AxRA
+	CC  = AxCC
+	PC  = AxPrefix
+	SI  = AxPrefix | AxConflict
+	SER = AxSer
+)
+
+var axiomNames = []string{"RC", "RA", "CC", "Prefix", "Conflict", "Ser"}
+
+func (a Axioms) String() string {
+	if a == 0 {
+		return "none"
+	}
+	var parts []string
+	for i, n := range axiomNames {
+		if a&(1<<i) != 0 {
+			parts = append(parts, n)
+		}
+	}
+	if rest := a &^ (1<<len(axiomNames) - 1); rest != 0 {
+		parts = append(parts, fmt.Sprintf("%#x", uint8(rest)))
+	}
+	return strings.Join(parts, "|")
+}
+
+// LevelAxioms returns the axioms of level l and whether it also requires
+// the commit order to respect real time: SER is AxSer, SI is
+// AxPrefix|AxConflict, SSER is AxSer with real time.
+func LevelAxioms(l level.Level) (ax Axioms, realTime bool, err error) {
+	switch l {
+	case level.SER:
+		return SER, false, nil
+	case level.SI:
+		return SI, false, nil
+	case level.SSER:
+		return SER, true, nil
+	}
+	return 0, false, fmt.Errorf("reference: unsupported level %v", l)
+}
+
+// Check reports whether h satisfies l, by brute force. It returns an error
+// for histories with more than MaxTxns committed and unknown transactions,
+// for histories with duplicate writes (the same value written twice to the
+// same key by any transactions, aborted ones included, or a write of
+// h.Init), and for levels it does not know.
+func Check(h *history.History, l level.Level) (bool, error) {
+	ax, rt, err := LevelAxioms(l)
+	if err != nil {
+		return false, err
+	}
+	return CheckAxioms(h, ax, rt)
+}
+
+// CheckAxioms reports whether h satisfies the conjunction of axioms, with
+// the commit order also respecting real time if realTime is set: for
+// transactions T and S of C that both have times, T.End < S.Start puts T
+// before S. The empty set of axioms only asks that every read be valid and
+// so ∪ wr (∪ real time) be acyclic. Errors are those of Check.
+func CheckAxioms(h *history.History, axioms Axioms, realTime bool) (bool, error) {
+	if err := validate(h); err != nil {
+		return false, err
+	}
+	var unknown []int
+	for t := range h.Txns {
+		if h.Txns[t].Status == history.Unknown {
+			unknown = append(unknown, t)
+		}
+	}
+	in := make([]bool, len(h.Txns))
+	for mask := 0; mask < 1<<len(unknown); mask++ {
+		for t := range h.Txns {
+			in[t] = h.Txns[t].Status == history.Committed
+		}
+		for i, t := range unknown {
+			if mask&(1<<i) != 0 {
+				in[t] = true
+			}
+		}
+		c, ok := newInstance(h, in, axioms, realTime)
+		if ok && c.search() {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// validate checks the preconditions of CheckAxioms.
+func validate(h *history.History) error {
+	n := 0
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		switch tx.Status {
+		case history.Committed, history.Unknown:
+			n++
+		case history.Aborted:
+		default:
+			return fmt.Errorf("reference: transaction %s has invalid status %v", h.Name(t), tx.Status)
+		}
+		if tx.Session < 0 || int(tx.Session) >= len(h.Sessions) {
+			return fmt.Errorf("reference: transaction %s has invalid session %d", h.Name(t), tx.Session)
+		}
+		if tx.OpStart < 0 || tx.OpStart > tx.OpEnd || int(tx.OpEnd) > len(h.Ops) {
+			return fmt.Errorf("reference: transaction %s has invalid operations [%d,%d)", h.Name(t), tx.OpStart, tx.OpEnd)
+		}
+	}
+	if n > MaxTxns {
+		return fmt.Errorf("reference: %d committed and unknown transactions, at most %d supported", n, MaxTxns)
+	}
+	seen := 0
+	for s, txns := range h.Sessions {
+		for _, t := range txns {
+			if t < 0 || int(t) >= len(h.Txns) || int(h.Txns[t].Session) != s {
+				return fmt.Errorf("reference: session %s lists transaction %d, which is not in it", h.SessionName(s), t)
+			}
+			seen++
+		}
+	}
+	if seen != len(h.Txns) {
+		return fmt.Errorf("reference: sessions list %d transactions, history has %d", seen, len(h.Txns))
+	}
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	writer := make(map[kv]int)
+	for t := range h.Txns {
+		for _, op := range h.OpsOf(t) {
+			if op.Key < 0 || int(op.Key) >= h.NumKeys() {
+				return fmt.Errorf("reference: transaction %s uses unknown key %d", h.Name(t), op.Key)
+			}
+			switch op.Kind {
+			case history.Read:
+			case history.Write:
+				if op.Value == h.Init {
+					return fmt.Errorf("reference: transaction %s writes the initial value %s to %s",
+						h.Name(t), h.FormatValue(op.Value), h.FormatKey(op.Key))
+				}
+				if w, dup := writer[kv{op.Key, op.Value}]; dup {
+					return fmt.Errorf("reference: value %s written twice to %s (by %s and %s)",
+						h.FormatValue(op.Value), h.FormatKey(op.Key), h.Name(w), h.Name(t))
+				}
+				writer[kv{op.Key, op.Value}] = t
+			default:
+				return fmt.Errorf("reference: transaction %s has an operation of invalid kind %d", h.Name(t), op.Kind)
+			}
+		}
+	}
+	return nil
+}
+
+// extRead is an external read: its key and the node of its writer.
+type extRead struct {
+	key    history.Key
+	writer int
+}
+
+// instance is the problem for one choice C of committed transactions.
+// Node 0 is T0; nodes 1..n-1 are the transactions of C in history order.
+type instance struct {
+	ax    Axioms
+	n     int
+	reads [][]extRead // per node, its external reads in program order
+	// writers[x] lists the nodes writing x (T0 first), for keys written in
+	// C; T0 alone writes the other keys.
+	writers map[history.Key][]int
+	pred    []uint16 // nodes that must precede a node: so ∪ wr ∪ rt, and T0
+	wrso    [][]bool // ⟨a, b⟩ ∈ wr ∪ so, transaction level
+	causal  [][]bool // ⟨a, b⟩ ∈ (wr ∪ so)⁺
+	share   [][]bool // a and b write a common key
+}
+
+// newInstance builds the instance for C = {t | in[t]}. It reports false
+// when some read of C is invalid for this C (see the package comment).
+func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*instance, bool) {
+	node := make([]int, len(h.Txns))
+	txnOf := []int{-1}
+	for t := range h.Txns {
+		node[t] = -1
+		if in[t] {
+			node[t] = len(txnOf)
+			txnOf = append(txnOf, t)
+		}
+	}
+	n := len(txnOf)
+	c := &instance{
+		ax:      ax,
+		n:       n,
+		reads:   make([][]extRead, n),
+		writers: make(map[history.Key][]int),
+		pred:    make([]uint16, n),
+		wrso:    newMatrix(n),
+		causal:  newMatrix(n),
+		share:   newMatrix(n),
+	}
+
+	// Final writes of the transactions of C, and the keys each writes.
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	final := make(map[kv]int)
+	writes := make([]map[history.Key]bool, n)
+	for v := 1; v < n; v++ {
+		writes[v] = make(map[history.Key]bool)
+		last := make(map[history.Key]history.Value)
+		for _, op := range h.OpsOf(txnOf[v]) {
+			if op.Kind == history.Write {
+				last[op.Key] = op.Value
+				writes[v][op.Key] = true
+			}
+		}
+		for k, val := range last {
+			final[kv{k, val}] = v
+		}
+	}
+	for v := 1; v < n; v++ {
+		for k := range writes[v] {
+			if c.writers[k] == nil {
+				c.writers[k] = []int{0}
+			}
+			c.writers[k] = append(c.writers[k], v)
+		}
+	}
+	for _, ws := range c.writers {
+		sortInts(ws)
+	}
+
+	// Reads: internal ones checked here, external ones give wr.
+	for v := 1; v < n; v++ {
+		own := make(map[history.Key]history.Value)
+		for _, op := range h.OpsOf(txnOf[v]) {
+			if op.Kind == history.Write {
+				own[op.Key] = op.Value
+				continue
+			}
+			if val, ok := own[op.Key]; ok {
+				if op.Value != val {
+					return nil, false
+				}
+				continue
+			}
+			w := 0
+			if op.Value != h.Init {
+				var ok bool
+				w, ok = final[kv{op.Key, op.Value}]
+				if !ok || w == v {
+					return nil, false
+				}
+			}
+			c.reads[v] = append(c.reads[v], extRead{op.Key, w})
+			c.wrso[w][v] = true
+		}
+	}
+
+	// so: T0 precedes everything; then each session's members of C in order.
+	for v := 1; v < n; v++ {
+		c.wrso[0][v] = true
+	}
+	for _, txns := range h.Sessions {
+		var chain []int
+		for _, t := range txns {
+			if node[t] >= 0 {
+				chain = append(chain, node[t])
+			}
+		}
+		for i, a := range chain {
+			for _, b := range chain[i+1:] {
+				c.wrso[a][b] = true
+			}
+		}
+	}
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			if c.wrso[a][b] {
+				c.pred[b] |= 1 << a
+				c.causal[a][b] = true
+			}
+		}
+	}
+	if realTime {
+		for a := 1; a < n; a++ {
+			ta := &h.Txns[txnOf[a]]
+			for b := 1; b < n; b++ {
+				tb := &h.Txns[txnOf[b]]
+				if ta.HasTime() && tb.HasTime() && ta.End < tb.Start {
+					c.pred[b] |= 1 << a
+				}
+			}
+		}
+	}
+	// Transitive closure of wr ∪ so (Floyd–Warshall).
+	for m := 0; m < n; m++ {
+		for a := 0; a < n; a++ {
+			if !c.causal[a][m] {
+				continue
+			}
+			for b := 0; b < n; b++ {
+				if c.causal[m][b] {
+					c.causal[a][b] = true
+				}
+			}
+		}
+	}
+	// Write sharing; T0 writes every key.
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			switch {
+			case a == 0 && b == 0:
+				c.share[a][b] = true
+			case a == 0:
+				c.share[a][b] = len(writes[b]) > 0
+			case b == 0:
+				c.share[a][b] = len(writes[a]) > 0
+			default:
+				for k := range writes[a] {
+					if writes[b][k] {
+						c.share[a][b] = true
+						break
+					}
+				}
+			}
+		}
+	}
+	return c, true
+}
+
+func newMatrix(n int) [][]bool {
+	m := make([][]bool, n)
+	for i := range m {
+		m[i] = make([]bool, n)
+	}
+	return m
+}
+
+func sortInts(s []int) {
+	for i := 1; i < len(s); i++ {
+		for j := i; j > 0 && s[j] < s[j-1]; j-- {
+			s[j], s[j-1] = s[j-1], s[j]
+		}
+	}
+}
+
+// search reports whether some commit order satisfies the axioms. It
+// enumerates the linear extensions of pred depth first, T0 first, and
+// checks the axiom instances whose read α is in t3 when t3 is placed.
+//
+// That check is exact, not a heuristic: in every axiom the premise puts
+// t2 before t3 (φ implies ⟨t2, t3⟩ ∈ co, because so ∪ wr ⊆ co) and wr puts
+// t1 before t3, and every co-term of φ relates t2, t3 or a t4 with
+// ⟨t4, t3⟩ ∈ co to one another. When t3 is placed, the relative order of
+// all placed nodes is final and every unplaced node comes after all of
+// them, so evaluating co on the placed prefix (unplaced nodes after
+// everything) gives the value the instance has in every completion. Each
+// instance is therefore checked exactly once, with its final value, and a
+// complete order reached by the search satisfies every instance.
+func (c *instance) search() bool {
+	pos := make([]int, c.n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	pos[0] = 0
+	return c.extend(1, 1, pos)
+}
+
+func (c *instance) extend(placed uint16, k int, pos []int) bool {
+	if k == c.n {
+		return true
+	}
+	for v := 1; v < c.n; v++ {
+		if placed&(1<<v) != 0 || c.pred[v]&^placed != 0 {
+			continue
+		}
+		pos[v] = k
+		if c.holdsAt(v, pos) && c.extend(placed|1<<v, k+1, pos) {
+			return true
+		}
+		pos[v] = -1
+	}
+	return false
+}
+
+// before reports ⟨a, b⟩ ∈ co for the placed prefix described by pos
+// (-1: not placed yet, so after every placed node).
+func before(a, b int, pos []int) bool {
+	switch {
+	case pos[a] < 0:
+		return false
+	case pos[b] < 0:
+		return true
+	}
+	return pos[a] < pos[b]
+}
+
+// holdsAt reports whether every axiom instance whose read α is in t3 holds.
+func (c *instance) holdsAt(t3 int, pos []int) bool {
+	for i, r := range c.reads[t3] {
+		t1 := r.writer
+		for _, t2 := range c.writersOf(r.key) {
+			if t2 != t1 && c.premise(t2, t3, i, pos) && !before(t2, t1, pos) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// writersOf returns the nodes that write x: T0 and the writers in C.
+func (c *instance) writersOf(x history.Key) []int {
+	if ws, ok := c.writers[x]; ok {
+		return ws
+	}
+	return []int{0}
+}
+
+// premise reports whether φ(t2, α) holds for some chosen axiom, α being
+// the i-th external read of t3.
+func (c *instance) premise(t2, t3, i int, pos []int) bool {
+	coStar := func(a, b int) bool { return a == b || before(a, b, pos) }
+	if c.ax&AxRC != 0 {
+		for _, beta := range c.reads[t3][:i] {
+			if beta.writer == t2 {
+				return true
+			}
+		}
+	}
+	if c.ax&AxRA != 0 && c.wrso[t2][t3] {
+		return true
+	}
+	if c.ax&AxCC != 0 && c.causal[t2][t3] {
+		return true
+	}
+	if c.ax&AxPrefix != 0 {
+		for t4 := 0; t4 < c.n; t4++ {
+			if coStar(t2, t4) && c.wrso[t4][t3] {
+				return true
+			}
+		}
+	}
+	if c.ax&AxConflict != 0 {
+		for t4 := 0; t4 < c.n; t4++ {
+			if coStar(t2, t4) && before(t4, t3, pos) && c.share[t4][t3] {
+				return true
+			}
+		}
+	}
+	if c.ax&AxSer != 0 && before(t2, t3, pos) {
+		return true
+	}
+	return false
+}

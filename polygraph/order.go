@@ -1,0 +1,153 @@
+package polygraph
+
+import (
+	"slices"
+	"sort"
+
+	"github.com/isocheck/isocheck/internal/digraph"
+)
+
+// maxClockEntries bounds the memory of the reachability clocks that
+// orderChains uses (int32 entries); past it, Build falls back to all pairs.
+const maxClockEntries = 1 << 28
+
+// orderChains orders the write chains of each key with as few constraints
+// as reachability allows, instead of one per pair of chains (which is
+// quadratic in the writers of a key: 55k writers of one hot key make 1.5e9
+// pairs).
+//
+// Let chains be grouped by the session of their first transaction, each
+// group sorted by session position. Two facts make most pairs unnecessary:
+//
+//   - If A's last transaction reaches B's first (in the level's graph of
+//     known edges), B before A would close a cycle, so A precedes B; and
+//     then A precedes every later chain of B's group too, since session
+//     order puts B's first transaction before theirs.
+//   - Consecutive chains of one group are ordered by session order.
+//
+// So for each chain A and group G, only the first chain of G that A's tail
+// reaches gets A's edges (the others follow from the WW edges between
+// consecutive chains of G), and not even it when the first chain A reaches
+// in another group precedes it (its edges, and those after it, imply A's);
+// the chains of G before it get a constraint with A, scanning backwards
+// until one whose tail reaches A's head (it and all before it precede A). Every pair is thereby ordered by a known edge, a
+// constraint, or a path of them, in every acyclic choice. The property test
+// against the reference checker and the all-pairs mode (Options.AllPairs)
+// keep this honest.
+//
+// It returns false, having added nothing, when the clocks would take too
+// much memory.
+func (p *Polygraph) orderChains(keys []keyChains) bool {
+	if len(keys) == 0 {
+		return true
+	}
+	lw := NewLowering(p.level, p.NumNodes)
+	if digraph.ClockEntries(lw.Nodes(), len(p.Chains)) > maxClockEntries {
+		return false
+	}
+	g := digraph.New(lw.Nodes(), lw.LowerAll(p.Known))
+	order, ok := g.TopoOrder()
+	if !ok {
+		// The known edges already form a cycle, which pruning reports.
+		return true
+	}
+	clocks := digraph.NewClocks(g, order, p.Chains)
+	for _, kc := range keys {
+		p.orderKey(kc, clocks)
+	}
+	return true
+}
+
+// group is the chains of one key whose first transactions lie on one
+// session (clock chain), sorted by position.
+type group struct {
+	session int32
+	pos     []int32 // session position of each chain's head
+	chain   []int32 // index into keyChains.chains
+}
+
+func (p *Polygraph) orderKey(kc keyChains, clocks *digraph.Clocks) {
+	cs := kc.chains
+	bySession := make(map[int32]*group)
+	var groups []*group
+	for i := 1; i < len(cs); i++ {
+		s, pos := clocks.Chain(cs[i].head)
+		if s < 0 {
+			// A head on no session: order this key pair by pair.
+			p.orderAllPairs([]keyChains{kc})
+			return
+		}
+		g := bySession[s]
+		if g == nil {
+			g = &group{session: s}
+			bySession[s] = g
+			groups = append(groups, g)
+		}
+		g.pos = append(g.pos, pos)
+		g.chain = append(g.chain, int32(i))
+	}
+	for _, g := range groups {
+		if !slices.IsSorted(g.pos) {
+			idx := make([]int, len(g.pos))
+			for i := range idx {
+				idx[i] = i
+			}
+			sort.Slice(idx, func(a, b int) bool { return g.pos[idx[a]] < g.pos[idx[b]] })
+			pos, chain := make([]int32, len(idx)), make([]int32, len(idx))
+			for i, j := range idx {
+				pos[i], chain[i] = g.pos[j], g.chain[j]
+			}
+			g.pos, g.chain = pos, chain
+		}
+		// The initial chain precedes the first of each group, and so all.
+		p.Known = before(p.Known, kc.key, &cs[0], &cs[g.chain[0]])
+	}
+	seen := make(map[[2]int32]bool)
+	first := make([]int32, len(groups)) // per group, the first chain A precedes
+	for a := int32(1); a < int32(len(cs)); a++ {
+		A := &cs[a]
+		for gi, g := range groups {
+			earliest := clocks.Earliest(A.tail, g.session)
+			j, _ := slices.BinarySearch(g.pos, earliest)
+			if j < len(g.chain) && g.chain[j] == a {
+				j++
+			}
+			first[gi] = -1
+			if j < len(g.chain) {
+				first[gi] = g.chain[j]
+			}
+			for i := j - 1; i >= 0; i-- {
+				b := g.chain[i]
+				if b == a {
+					continue
+				}
+				if clocks.Reaches(cs[b].tail, A.head) {
+					break
+				}
+				pair := [2]int32{min(a, b), max(a, b)}
+				if !seen[pair] {
+					seen[pair] = true
+					p.Constraints = append(p.Constraints, constraint(kc.key, &cs[pair[0]], &cs[pair[1]]))
+				}
+			}
+		}
+		// A's edges go to the first chain it precedes in each group,
+		// except where another such chain already precedes that one: the
+		// edges of that one, and WW edges along a group, imply them.
+		for gi, b := range first {
+			if b < 0 {
+				continue
+			}
+			implied := false
+			for hi, c := range first {
+				if hi != gi && c >= 0 && clocks.Reaches(cs[c].tail, cs[b].head) {
+					implied = true
+					break
+				}
+			}
+			if !implied {
+				p.Known = before(p.Known, kc.key, A, &cs[b])
+			}
+		}
+	}
+}
