@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/digraph"
 )
 
@@ -53,9 +54,23 @@ func (p *Polygraph) orderChains(keys []keyChains) bool {
 	}
 	clocks := digraph.NewClocks(g, order, p.Chains)
 	for _, kc := range keys {
-		p.orderKey(kc, clocks)
+		p.orderKey(kc, lw, clocks)
 	}
 	return true
+}
+
+// sideCloses reports whether putting chain a before chain b closes a cycle
+// with the known edges the clocks were computed from.
+func sideCloses(lw Lowering, clocks *digraph.Clocks, key history.Key, a, b *chain) bool {
+	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, WW, key}); bad {
+		return true
+	}
+	for _, r := range a.readers {
+		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, RW, key}); bad {
+			return true
+		}
+	}
+	return false
 }
 
 // group is the chains of one key whose first transactions lie on one
@@ -66,7 +81,7 @@ type group struct {
 	chain   []int32 // index into keyChains.chains
 }
 
-func (p *Polygraph) orderKey(kc keyChains, clocks *digraph.Clocks) {
+func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks) {
 	cs := kc.chains
 	bySession := make(map[int32]*group)
 	var groups []*group
@@ -125,9 +140,21 @@ func (p *Polygraph) orderKey(kc keyChains, clocks *digraph.Clocks) {
 					break
 				}
 				pair := [2]int32{min(a, b), max(a, b)}
-				if !seen[pair] {
-					seen[pair] = true
-					p.Constraints = append(p.Constraints, constraint(kc.key, &cs[pair[0]], &cs[pair[1]]))
+				if seen[pair] {
+					continue
+				}
+				seen[pair] = true
+				// Decide now what pruning would decide first: a pair one
+				// of whose orders closes a cycle takes the other.
+				x, y := &cs[pair[0]], &cs[pair[1]]
+				xyBad, yxBad := sideCloses(lw, clocks, kc.key, x, y), sideCloses(lw, clocks, kc.key, y, x)
+				switch {
+				case xyBad && !yxBad:
+					p.Known = before(p.Known, kc.key, y, x)
+				case yxBad && !xyBad:
+					p.Known = before(p.Known, kc.key, x, y)
+				default:
+					p.Constraints = append(p.Constraints, constraint(kc.key, x, y))
 				}
 			}
 		}
