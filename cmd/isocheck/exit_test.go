@@ -1,0 +1,84 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/internal/corpus"
+)
+
+// TestExitStatus pins the command line's contract: scripts depend on the
+// exit status and on errors naming the file and line.
+func TestExitStatus(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	syntax := write("syntax.jsonl", "{\"session\": 0, \"ops\": [[\"r\",\"x\",null]]}\n{\"session\": 0, \"ops\": [[\"r\",\"x\"]]}\n")
+	dup := write("dup.jsonl", "{\"session\": 0, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 1, \"ops\": [[\"w\",\"x\",1]]}\n")
+	cases := []struct {
+		name       string
+		args       []string
+		status     int
+		wantStdout string
+		wantStderr string
+	}{
+		{"satisfied", []string{"check", "../../examples/serializable.jsonl"}, exitSatisfied, "SI: satisfied", ""},
+		{"violated", []string{"check", "../../examples/lost-update.jsonl"}, exitViolated, "LostUpdate", ""},
+		{"write skew is SI", []string{"check", "--level", "si", "../../examples/write-skew.jsonl"}, exitSatisfied, "satisfied", ""},
+		{"write skew is not SER", []string{"check", "../../examples/write-skew.jsonl", "--level", "ser"}, exitViolated, "WriteSkew", ""},
+		{"json", []string{"check", "--json", "../../examples/lost-update.jsonl"}, exitViolated, `"satisfied": false`, ""},
+		{"syntax error names the line", []string{"check", syntax}, exitBadInput, "", "syntax.jsonl:2:"},
+		{"duplicate write names both", []string{"check", dup}, exitBadInput, "", "dup.jsonl:1"},
+		{"missing file", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitBadInput, "", "nope.jsonl"},
+		{"unknown level", []string{"check", "--level", "xx", "../../examples/lost-update.jsonl"}, exitBadInput, "", "unknown isolation level"},
+		{"no path", []string{"check"}, exitBadInput, "", "want one PATH"},
+		{"unknown command", []string{"frobnicate"}, exitBadInput, "", "unknown command"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			if got := run(c.args, &stdout, &stderr); got != c.status {
+				t.Fatalf("exit status %d, want %d\nstdout: %s\nstderr: %s", got, c.status, stdout.String(), stderr.String())
+			}
+			if !strings.Contains(stdout.String(), c.wantStdout) {
+				t.Errorf("stdout %q does not contain %q", stdout.String(), c.wantStdout)
+			}
+			if !strings.Contains(stderr.String(), c.wantStderr) {
+				t.Errorf("stderr %q does not contain %q", stderr.String(), c.wantStderr)
+			}
+		})
+	}
+}
+
+// TestTimeoutGivesNoVerdict: a check that runs out of time exits 3.
+func TestTimeoutGivesNoVerdict(t *testing.T) {
+	path := filepath.Join(corpus.Dir(t), "polysi", "20_100_15_10000_0.5_zipf__hist-00000.bincode")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"check", "--timeout", "1ns", path}, &stdout, &stderr); got != exitNoVerdict {
+		t.Fatalf("exit status %d, want %d (stdout %q, stderr %q)", got, exitNoVerdict, stdout.String(), stderr.String())
+	}
+}
+
+// TestConvertRoundTrip converts a corpus history to the native format and
+// checks that both give the same verdict.
+func TestConvertRoundTrip(t *testing.T) {
+	src := filepath.Join(corpus.Dir(t), "polysi", "galera.txt")
+	out := filepath.Join(t.TempDir(), "galera.jsonl")
+	var stdout, stderr bytes.Buffer
+	if got := run([]string{"convert", "--to", "jsonl", src, out}, &stdout, &stderr); got != exitSatisfied {
+		t.Fatalf("convert: exit %d: %s", got, stderr.String())
+	}
+	for _, path := range []string{src, out} {
+		if got := run([]string{"check", path}, &stdout, &stderr); got != exitViolated {
+			t.Errorf("check %s: exit %d, want %d", path, got, exitViolated)
+		}
+	}
+}
