@@ -87,19 +87,41 @@ type Result struct {
 // written twice to one key) are returned as *polygraph.InputError. When ctx
 // ends first, the Result has NoVerdict.
 func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
-	switch l {
-	case level.SER, level.SI, level.SSER:
-	default:
-		return nil, fmt.Errorf("check: level %v is not supported", l)
-	}
-	res := &Result{Level: l}
-	st := &res.Stats
-
 	t := time.Now()
-	p, err := polygraph.Build(h, polygraph.Options{Level: l})
+	r, err := polygraph.Resolve(h)
 	if err != nil {
 		return nil, err
 	}
+	res, err := CheckResolved(ctx, r, l)
+	if res != nil {
+		res.Stats.Construct += time.Since(t) - res.Stats.total()
+	}
+	return res, err
+}
+
+func (s *Stats) total() time.Duration { return s.Construct + s.Prune + s.Encode + s.Solve }
+
+// CheckResolved is Check on a history whose reads Resolve has resolved:
+// checks of several levels share that work.
+func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+	switch l {
+	case level.SER, level.SI, level.SSER:
+		return checkCycles(ctx, r, l)
+	case level.PC:
+		return checkPrefix(ctx, r)
+	case level.RC, level.RA, level.CC:
+		return checkSaturated(ctx, r, l)
+	}
+	return nil, fmt.Errorf("check: level %v is not supported", l)
+}
+
+// checkCycles checks SER, SI and SSER: build the polygraph, prune, encode,
+// solve.
+func checkCycles(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+	res := &Result{Level: l}
+	st := &res.Stats
+	t := time.Now()
+	p := polygraph.BuildResolved(r, polygraph.Options{Level: l})
 	st.Construct = time.Since(t)
 	res.Polygraph = p
 	for _, in := range p.Included {

@@ -19,7 +19,7 @@ var propertyRuns = flag.Int("property.runs", 3000, "random histories per level i
 // checker and through the brute-force reference checker, and requires the
 // same verdict for every level. A disagreement is a bug in one of them.
 func TestAgreesWithReference(t *testing.T) {
-	levels := []level.Level{level.SER, level.SI, level.SSER}
+	levels := level.All()
 	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	violations := map[level.Level]int{}
 	for seed := 0; seed < *propertyRuns; seed++ {

@@ -1,4 +1,5 @@
-// Package level names the isolation levels isocheck checks.
+// Package level names the isolation levels isocheck checks and how they
+// relate.
 package level
 
 import (
@@ -9,24 +10,55 @@ import (
 // Level is an isolation level.
 type Level uint8
 
+// The levels, as defined over a commit order by seed 000 (Biswas and
+// Enea, Figure 2), with strong session guarantees throughout.
 const (
 	// SER is serializability: some total order of the committed
 	// transactions explains every read.
 	SER Level = iota + 1
-	// SI is (strong session) snapshot isolation, as in seed 002.
+	// SI is (strong session) snapshot isolation, as in seed 002: Prefix
+	// and Conflict.
 	SI
 	// SSER is strict serializability: SER whose order also respects real
 	// time (a transaction that ended before another started precedes it).
 	SSER
+	// PC is prefix consistency: every transaction sees a prefix of one
+	// commit order (SI without Conflict: lost updates are allowed).
+	PC
+	// CC is causal consistency: a transaction sees what its causal past
+	// saw, in the same order (long forks are allowed).
+	CC
+	// RA is read atomic: a transaction sees all of another's writes or
+	// none, and its own session's (fractured reads are not allowed).
+	RA
+	// RC is read committed: every read returns a committed value, and reads
+	// of a transaction do not go back in commit order.
+	RC
 )
 
-var names = map[Level]string{SER: "SER", SI: "SI", SSER: "SSER"}
+var names = map[Level]string{SER: "SER", SI: "SI", SSER: "SSER", PC: "PC", CC: "CC", RA: "RA", RC: "RC"}
 
 func (l Level) String() string {
 	if n, ok := names[l]; ok {
 		return n
 	}
 	return fmt.Sprintf("Level(%d)", uint8(l))
+}
+
+// All lists the levels from strongest to weakest: each implies the next.
+func All() []Level { return []Level{SSER, SER, SI, PC, CC, RA, RC} }
+
+// Implies reports whether every history that satisfies l satisfies m.
+func (l Level) Implies(m Level) bool {
+	rank := func(x Level) int {
+		for i, y := range All() {
+			if x == y {
+				return i
+			}
+		}
+		return -1
+	}
+	return rank(l) >= 0 && rank(m) >= 0 && rank(l) <= rank(m)
 }
 
 // Parse reads a level name such as "si" or "SER".
@@ -36,5 +68,5 @@ func Parse(s string) (Level, error) {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown isolation level %q (want ser, si or sser)", s)
+	return 0, fmt.Errorf("unknown isolation level %q (want sser, ser, si, pc, cc, ra or rc)", s)
 }

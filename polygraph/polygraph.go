@@ -142,40 +142,39 @@ func (p *Polygraph) NodeName(u int32) string {
 	return fmt.Sprintf("time %d", t)
 }
 
-// InputError is a history that breaks the rules of the input (such as two
-// writes of one value to one key), so no verdict can be given.
-type InputError struct{ Msg string }
-
-func (e *InputError) Error() string { return e.Msg }
-
-// writeRef locates a write: its transaction and the operation's index in
-// History.Ops.
-type writeRef struct{ txn, op int32 }
-
 // Build constructs the polygraph of h.
 func Build(h *history.History, opts Options) (*Polygraph, error) {
-	n := len(h.Txns)
-	p := &Polygraph{
-		History:  h,
-		T0:       int32(n),
-		NumNodes: n + 1,
-		Included: make([]bool, n),
-		level:    opts.Level,
-	}
-	writes, err := indexWrites(h)
+	res, err := Resolve(h)
 	if err != nil {
 		return nil, err
 	}
-	p.include(writes)
-	finalWrite := finalWrites(h, p.Included)
-	reads := p.resolveReads(writes, finalWrite)
+	return BuildResolved(res, opts), nil
+}
+
+// Bare returns the polygraph of res without edges or constraints: its
+// nodes and names, for reports of checks that need no more.
+func Bare(res *Resolution) *Polygraph {
+	n := len(res.History.Txns)
+	return &Polygraph{
+		History:   res.History,
+		T0:        int32(n),
+		NumNodes:  n + 1,
+		Included:  res.Included,
+		Anomalies: slices.Clone(res.Anomalies),
+	}
+}
+
+// BuildResolved constructs the polygraph of a resolved history.
+func BuildResolved(res *Resolution, opts Options) *Polygraph {
+	p := Bare(res)
+	p.level = opts.Level
 	if len(p.Anomalies) > 0 {
-		return p, nil
+		return p
 	}
 	p.addSessionOrder()
-	keys := p.buildChains(reads, finalWrite)
+	keys := p.buildChains(res.Reads, res.finalWrite)
 	if len(p.Anomalies) > 0 {
-		return p, nil
+		return p
 	}
 	if opts.Level == level.SSER {
 		p.addRealTime()
@@ -183,205 +182,7 @@ func Build(h *history.History, opts Options) (*Polygraph, error) {
 	if opts.AllPairs || !p.orderChains(keys) {
 		p.orderAllPairs(keys)
 	}
-	return p, nil
-}
-
-// indexWrites maps every (key, value) written, by any transaction, to its
-// write. Two writes of one value to one key, or a write of the initial
-// value, are input errors.
-func indexWrites(h *history.History) (*writeIndex, error) {
-	writes := newWriteIndex(len(h.Ops) / 2)
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			op := h.Ops[i]
-			if op.Kind != history.Write {
-				continue
-			}
-			if op.Value == h.Init {
-				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
-					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
-			}
-			if prev, dup := writes.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
-				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
-					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
-			}
-		}
-	}
-	return writes, nil
-}
-
-// include marks the committed transactions, and then the unknown ones that
-// an included transaction read from: a read proves its writer committed.
-// The other unknown transactions are left out: leaving out a transaction
-// nobody read from removes constraints and never adds one, so if any choice
-// of unknown transactions passes, this one does.
-func (p *Polygraph) include(writes *writeIndex) {
-	h := p.History
-	var work []int32
-	for t := range h.Txns {
-		if h.Txns[t].Status == history.Committed {
-			p.Included[t] = true
-			work = append(work, int32(t))
-		}
-	}
-	for len(work) > 0 {
-		t := work[len(work)-1]
-		work = work[:len(work)-1]
-		for _, op := range h.OpsOf(int(t)) {
-			if op.Kind != history.Read {
-				continue
-			}
-			w, ok := writes.get(op.Key, op.Value)
-			if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
-				p.Included[w.txn] = true
-				work = append(work, w.txn)
-			}
-		}
-	}
-}
-
-// finalWrites marks the operations that are their transaction's last write
-// of their key.
-func finalWrites(h *history.History, included []bool) []bool {
-	final := make([]bool, len(h.Ops))
-	seen := make(map[history.Key]bool)
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		clear(seen)
-		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
-			op := h.Ops[i]
-			if op.Kind == history.Write && !seen[op.Key] {
-				seen[op.Key] = true
-				final[i] = true
-			}
-		}
-	}
-	return final
-}
-
-// externalRead is a transaction's first read of a key it had not written:
-// Reader read Key from Writer (T0 for the initial value). RMW says Reader
-// later writes Key.
-type externalRead struct {
-	key    history.Key
-	writer int32
-	reader int32
-	rmw    bool
-}
-
-// resolveReads finds the writer of every read of the included transactions,
-// records the anomalies, and returns the external reads (one per
-// transaction and key).
-func (p *Polygraph) resolveReads(writes *writeIndex, final []bool) []externalRead {
-	h := p.History
-	var reads []externalRead
-	type keyState struct {
-		key       history.Key
-		wrote     bool
-		lastWrite history.Value
-		readOp    int32 // first external read, -1 if none
-		readValue history.Value
-		readIndex int // index into reads
-	}
-	// Transactions are usually short: find a key's state by a linear scan,
-	// and through a map only in long transactions.
-	var states []keyState
-	index := make(map[history.Key]int)
-	for t := range h.Txns {
-		if !p.Included[t] {
-			continue
-		}
-		tx := &h.Txns[t]
-		states = states[:0]
-		long := tx.OpEnd-tx.OpStart > 16
-		if long {
-			clear(index)
-		}
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			op := h.Ops[i]
-			j := -1
-			if long {
-				if k, ok := index[op.Key]; ok {
-					j = k
-				}
-			} else {
-				for k := range states {
-					if states[k].key == op.Key {
-						j = k
-						break
-					}
-				}
-			}
-			if j < 0 {
-				j = len(states)
-				states = append(states, keyState{key: op.Key, readOp: -1})
-				if long {
-					index[op.Key] = j
-				}
-			}
-			st := &states[j]
-			if op.Kind == history.Write {
-				st.wrote = true
-				st.lastWrite = op.Value
-				if st.readOp >= 0 {
-					reads[st.readIndex].rmw = true
-				}
-				continue
-			}
-			if st.wrote {
-				if op.Value == st.lastWrite {
-					continue
-				}
-				w, ok := writes.get(op.Key, op.Value)
-				if !ok {
-					w = writeRef{-1, -1}
-				}
-				switch {
-				case ok && int(w.txn) == t && w.op > i:
-					p.anomaly(FutureRead, t, i, w)
-				case ok && int(w.txn) == t:
-					p.anomaly(NotMyLastWrite, t, i, w)
-				default:
-					p.anomaly(NotMyOwnWrite, t, i, w)
-				}
-				continue
-			}
-			if st.readOp >= 0 {
-				if op.Value != st.readValue {
-					p.Anomalies = append(p.Anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
-				}
-				continue
-			}
-			writer := p.T0
-			if op.Value != h.Init {
-				w, ok := writes.get(op.Key, op.Value)
-				switch {
-				case !ok:
-					p.anomaly(ThinAirRead, t, i, writeRef{-1, -1})
-					continue
-				case int(w.txn) == t:
-					p.anomaly(FutureRead, t, i, w)
-					continue
-				case !p.Included[w.txn]:
-					p.anomaly(AbortedRead, t, i, w)
-					continue
-				case !final[w.op]:
-					p.anomaly(IntermediateRead, t, i, w)
-					continue
-				}
-				writer = w.txn
-			}
-			st.readOp, st.readValue, st.readIndex = i, op.Value, len(reads)
-			reads = append(reads, externalRead{key: op.Key, writer: writer, reader: int32(t)})
-		}
-	}
-	return reads
-}
-
-func (p *Polygraph) anomaly(kind AnomalyKind, t int, op int32, w writeRef) {
-	v := p.History.Ops[op]
-	p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
+	return p
 }
 
 // addSessionOrder adds SO edges between consecutive included transactions
@@ -423,7 +224,15 @@ type chain struct {
 
 // buildChains adds, key by key, the WR edges and the read-modify-write
 // chains with their WW and RW edges, and returns the chains.
-func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains {
+func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
+	// Only a transaction's first read of a key counts: a later one that
+	// differs is a NonRepeatableRead, reported already.
+	reads := make([]ExternalRead, 0, len(all))
+	for _, r := range all {
+		if !r.Repeat {
+			reads = append(reads, r)
+		}
+	}
 	h := p.History
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key (counting sort).
@@ -441,9 +250,9 @@ func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains 
 		}
 	}
 	p.Known = slices.Grow(p.Known, 2*len(reads)+len(h.Ops)-len(reads))
-	readsByKey := make([][]externalRead, numKeys)
+	readsByKey := make([][]ExternalRead, numKeys)
 	for _, r := range reads {
-		readsByKey[r.key] = append(readsByKey[r.key], r)
+		readsByKey[r.Key] = append(readsByKey[r.Key], r)
 	}
 
 	// Scratch indexed by node: next and readHead are reset for the
@@ -465,7 +274,7 @@ func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains 
 		rs := readsByKey[k]
 		if len(writers) == 0 {
 			for _, r := range rs {
-				p.Known = append(p.Known, Edge{r.writer, r.reader, WR, key})
+				p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})
 			}
 			continue
 		}
@@ -477,18 +286,18 @@ func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains 
 		readNext = readNext[:0]
 		for i, r := range rs {
 			readNext = append(readNext, -1)
-			p.Known = append(p.Known, Edge{r.writer, r.reader, WR, key})
-			if !r.rmw {
-				readNext[i] = readHead[r.writer]
-				readHead[r.writer] = int32(i)
+			p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})
+			if !r.RMW {
+				readNext[i] = readHead[r.Writer]
+				readHead[r.Writer] = int32(i)
 				continue
 			}
-			if next[r.writer] >= 0 {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: LostUpdate, Txn: r.reader, Op: -1, Writer: r.writer, OtherTxn: next[r.writer], Key: key})
+			if next[r.Writer] >= 0 {
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: LostUpdate, Txn: r.Reader, Op: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
 				continue
 			}
-			next[r.writer] = r.reader
-			hasPrev[r.reader] = s
+			next[r.Writer] = r.Reader
+			hasPrev[r.Reader] = s
 		}
 		// Chains from every head: T0 and the blind writers.
 		kc := keyChains{key: key}
@@ -501,13 +310,13 @@ func (p *Polygraph) buildChains(reads []externalRead, final []bool) []keyChains 
 				v := next[u]
 				p.Known = append(p.Known, Edge{u, v, WW, key})
 				for i := readHead[u]; i >= 0; i = readNext[i] {
-					p.Known = append(p.Known, Edge{rs[i].reader, v, RW, key})
+					p.Known = append(p.Known, Edge{rs[i].Reader, v, RW, key})
 				}
 				u = v
 			}
 			c := chain{head: head, tail: u}
 			for i := readHead[u]; i >= 0; i = readNext[i] {
-				c.readers = append(c.readers, rs[i].reader)
+				c.readers = append(c.readers, rs[i].Reader)
 			}
 			kc.chains = append(kc.chains, c)
 		}

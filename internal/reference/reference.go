@@ -93,7 +93,8 @@ func (a Axioms) String() string {
 
 // LevelAxioms returns the axioms of level l and whether it also requires
 // the commit order to respect real time: SER is AxSer, SI is
-// AxPrefix|AxConflict, SSER is AxSer with real time.
+// AxPrefix|AxConflict, SSER is AxSer with real time, PC is AxPrefix, CC
+// AxCC, RA AxRA and RC AxRC.
 func LevelAxioms(l level.Level) (ax Axioms, realTime bool, err error) {
 	switch l {
 	case level.SER:
@@ -102,6 +103,14 @@ func LevelAxioms(l level.Level) (ax Axioms, realTime bool, err error) {
 		return SI, false, nil
 	case level.SSER:
 		return SER, true, nil
+	case level.PC:
+		return PC, false, nil
+	case level.CC:
+		return CC, false, nil
+	case level.RA:
+		return RA, false, nil
+	case level.RC:
+		return RC, false, nil
 	}
 	return 0, false, fmt.Errorf("reference: unsupported level %v", l)
 }

@@ -1,0 +1,107 @@
+package check
+
+import (
+	"context"
+	"strconv"
+	"time"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/saturate"
+)
+
+// checkSaturated checks RC, RA and CC, which need no solver.
+func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+	res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+	t := time.Now()
+	sat, err := saturate.Check(ctx, r, l)
+	res.Stats.Construct = time.Since(t)
+	if err != nil {
+		return noVerdict(res, err)
+	}
+	for _, in := range r.Included {
+		if in {
+			res.Stats.Txns++
+		}
+	}
+	res.Stats.KnownEdges = sat.Edges
+	switch {
+	case len(sat.Anomalies) > 0:
+		res.Verdict = Violated
+		res.Anomalies = sat.Anomalies
+	case !sat.Satisfied:
+		res.Verdict = Violated
+		res.Cycle = sat.Cycle
+	default:
+		res.Verdict = Satisfied
+	}
+	return res, nil
+}
+
+// checkPrefix checks prefix consistency by the reduction of seed 000,
+// Section 4.2: split every transaction t into a transaction R(t) of its
+// reads followed, in its session, by a transaction W(t) of its writes; the
+// history is PC iff the split one is serializable. (No transaction of the
+// split history reads and writes one key, so no read-modify-write chain
+// forbids the lost updates PC allows.)
+//
+// The evidence of a violation names the halves "T/r" and "T/w".
+func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) {
+	if len(r.Anomalies) > 0 {
+		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Verdict: Violated, Anomalies: r.Anomalies}
+		return res, nil
+	}
+	split := splitReadsWrites(r)
+	sr, err := polygraph.Resolve(split)
+	if err != nil {
+		return nil, err
+	}
+	res, err := checkCycles(ctx, sr, level.SER)
+	if res != nil {
+		res.Level = level.PC
+	}
+	return res, err
+}
+
+// splitReadsWrites returns the history of the included transactions of r
+// with each split into its external reads and its final writes.
+func splitReadsWrites(r *polygraph.Resolution) *history.History {
+	h := r.History
+	b := history.NewBuilder(h.Init, h.Files...)
+	b.SetPosIsOffset(h.PosIsOffset)
+	for _, name := range h.KeyNames {
+		b.Key(name)
+	}
+	readsOf := make(map[int32][]history.Op)
+	for _, rd := range r.Reads {
+		if !rd.Repeat {
+			readsOf[rd.Reader] = append(readsOf[rd.Reader], h.Ops[rd.Op])
+		}
+	}
+	var writes []history.Op
+	for s, sess := range h.Sessions {
+		sid := b.Session(h.SessionName(s) + "\x00" + strconv.Itoa(s))
+		for _, t := range sess {
+			if !r.Included[t] {
+				continue
+			}
+			tx := h.Txns[t]
+			writes = writes[:0]
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				if r.IsFinalWrite(i) {
+					writes = append(writes, h.Ops[i])
+				}
+			}
+			half := history.Txn{Session: sid, Status: history.Committed, Start: history.NoTime, End: history.NoTime, File: tx.File, Pos: tx.Pos}
+			half.ID = h.Name(int(t)) + "/r"
+			b.AddTxn(half, readsOf[t])
+			half.ID = h.Name(int(t)) + "/w"
+			b.AddTxn(half, writes)
+		}
+	}
+	split := b.History()
+	split.ValueNames = h.ValueNames
+	split.SessionNames = h.SessionNames
+	return split
+}

@@ -1,0 +1,133 @@
+package format
+
+import (
+	"math"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+func TestReadCobra(t *testing.T) {
+	t1 := new(cobraLog).
+		S(0x10).W(100, 7, 0xabc).R(cobraInit, cobraInit, 8, 0).C(0x10).                                // at 0
+		S(0x11).R(0x10, 100, 7, 0xabc).R(cobraNull, cobraNull, 9, 0).R(0x10, math.MaxUint64, 1<<63, 1) // at 76, no commit
+	t2 := new(cobraLog).S(0x20).C(0x20)
+	dir := writeDir(t, map[string][]byte{
+		"T10.log":   nil,
+		"T2.log":    t2.b,
+		"T1.log":    t1.b,
+		"Tx.log":    t2.b,
+		"notes.txt": []byte("not a log"),
+	})
+	if f, err := Detect(dir); err != nil || f != Cobra {
+		t.Fatalf("Detect: %v, %v", f, err)
+	}
+	h, info, err := ReadFileInfo(dir, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	if info.Format != Cobra {
+		t.Errorf("format %v", info.Format)
+	}
+	want := `init 0
+session T1: 0 1
+session T2: 2
+session T10:
+session Tx: 3
+0 "0x10" sT1 committed: w(7,100) r(8,0)
+1 "0x11" sT1 unknown: r(7,100) r(9,0) r(-9223372036854775808,-1)
+2 "0x20" sT2 committed:
+3 "0x20" sTx committed:
+`
+	if got := dump(h, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	wantFiles := []string{filepath.Join(dir, "T1.log"), filepath.Join(dir, "T2.log"), filepath.Join(dir, "T10.log"), filepath.Join(dir, "Tx.log")}
+	if !equal(h.Files, wantFiles) {
+		t.Errorf("files %q, want %q", h.Files, wantFiles)
+	}
+	if !h.PosIsOffset || h.Txns[1].Pos != 76 || h.Txns[1].File != 0 || h.Txns[2].File != 1 || h.Txns[3].File != 3 {
+		t.Errorf("positions: %v %+v", h.PosIsOffset, h.Txns)
+	}
+
+	// A single log file is a one-session history.
+	one := filepath.Join(dir, "T2.log")
+	if f, err := Detect(one); err != nil || f != Cobra {
+		t.Fatalf("Detect(%s): %v, %v", one, f, err)
+	}
+	h, err = ReadFile(one, Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dump(h, false), "init 0\nsession T2: 0\n0 \"0x20\" sT2 committed:\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestReadCobraErrors(t *testing.T) {
+	c := func() *cobraLog { return new(cobraLog) }
+	tests := []struct {
+		name string
+		in   []byte
+		off  int64
+		msg  string
+	}{
+		{"unknown record", []byte("X"), 0, `unknown record type 'X' (want 'S', 'W', 'R' or 'C')`},
+		{"short record", c().S(1).W(5, 1, 1).b[:20], 9, "unexpected end of file in a W record: it needs 25 bytes, the file ends after 11"},
+		{"write outside", c().W(5, 1, 1).b, 0, "W record outside a transaction"},
+		{"commit outside", c().S(1).C(1).C(1).b, 18, "C record outside a transaction"},
+		{"nested start", c().S(1).W(5, 1, 1).S(2).b, 34, "transaction 0x2 starts before transaction 0x1 (at byte offset 0) commits"},
+		{"wrong commit", c().S(1).C(2).b, 9, "commit of transaction 0x2 inside transaction 0x1 (at byte offset 0)"},
+		{"write id 0", c().S(1).W(0, 1, 1).b, 9, "write id 0x0 is reserved"},
+		{"write id INIT", c().S(1).W(cobraInit, 1, 1).b, 9, "write id 0xbebeebee is reserved"},
+		{"read id 0", c().S(1).R(3, 0, 1, 1).b, 9, "read of write id 0x0, which is reserved"},
+		{"half INIT", c().S(1).R(cobraInit, 5, 1, 1).b, 9, "INIT (0xbebeebee) and NULL (0xdeadbeef) must be in both ids"},
+		{"INIT and NULL", c().S(1).R(cobraInit, cobraNull, 1, 1).b, 9, "must be in both ids"},
+	}
+	for _, tt := range tests {
+		dir := writeDir(t, map[string][]byte{"T1.log": tt.in})
+		_, err := ReadFile(dir, Cobra)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.name, tt.msg)
+			continue
+		}
+		e := checkError(t, err)
+		if want := filepath.Join(dir, "T1.log"); e.File != want || e.Line != 0 || e.Offset != tt.off || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("%s:\ngot  %v\nwant %s: byte offset %d: ...%s...", tt.name, err, want, tt.off, tt.msg)
+		}
+	}
+	dir := writeDir(t, map[string][]byte{"x.log": nil})
+	_, err := ReadFile(dir, Cobra)
+	if e := checkError(t, err); e.Offset != -1 || !strings.Contains(e.Msg, "no Cobra T*.log files") {
+		t.Errorf("empty directory: got %v", err)
+	}
+	if _, err := Read(strings.NewReader(""), "x", Cobra); err == nil {
+		t.Errorf("Read(Cobra) succeeded")
+	}
+}
+
+func TestCobraLogOrder(t *testing.T) {
+	dir := writeDir(t, map[string][]byte{"T9.log": nil, "T10.log": nil, "T100.log": nil, "T1.log": nil, "Tb.log": nil, "Ta.log": nil, "T.log": nil})
+	logs, err := cobraLogs(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"T1.log", "T9.log", "T10.log", "T100.log", "T.log", "Ta.log", "Tb.log"}
+	if !equal(logs, want) {
+		t.Errorf("got %q, want %q", logs, want)
+	}
+}
+
+// readCobraBytes reads one Cobra log as a one-session history.
+func readCobraBytes(data []byte) (*history.History, error) {
+	b := history.NewBuilder(0)
+	b.SetPosIsOffset(true)
+	r := &cobraReader{b: b}
+	if err := r.readLog(data, "T1.log", b.AddFile("T1.log"), b.Session("T1")); err != nil {
+		return nil, err
+	}
+	return b.History(), nil
+}

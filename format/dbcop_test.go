@@ -1,0 +1,196 @@
+package format
+
+import (
+	"bytes"
+	"io"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+// smallDBCop is a dbcop history with a failed event, an empty aborted
+// transaction and a value above MaxInt64.
+func smallDBCop() []byte {
+	e := new(bin).header(2, 3, 2, 3).u64(2)
+	e.u64(2)                                                                                  // session 0: 2 transactions
+	e.u64(3).event(true, 1, 5, true).event(false, 2, 0, true).event(false, 1, 7, false).u8(1) // at 88
+	e.u64(0).u8(0)                                                                            // at 151
+	e.u64(1)                                                                                  // session 1: 1 transaction
+	e.u64(2).event(false, 1, 5, true).event(true, 3, math.MaxUint64, true).u8(0)              // at 168
+	return e.b
+}
+
+func TestReadDBCop(t *testing.T) {
+	h, info, err := ReadInfo(bytes.NewReader(smallDBCop()), "d.bincode", DBCop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	want := `init 0
+session 0: 0 1
+session 1: 2
+0 "s0t0" s0 committed @d.bincode@88: w(1,5) r(2,0)
+1 "s0t1" s0 aborted @d.bincode@151:
+2 "s1t0" s1 aborted @d.bincode@168: r(1,5) w(3,-1)
+`
+	if got := dump(h, true); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	wantInfo := &Info{
+		Format:       DBCop,
+		FailedEvents: map[int]int{0: 1},
+		DBCop:        &DBCopHeader{Nodes: 2, Variables: 3, Transactions: 2, Events: 3, Info: "Test", Start: "t0", End: "t1"},
+	}
+	if !reflect.DeepEqual(info, wantInfo) {
+		t.Errorf("info %+v %+v, want %+v %+v", info, info.DBCop, wantInfo, wantInfo.DBCop)
+	}
+	if !h.PosIsOffset {
+		t.Errorf("PosIsOffset is false")
+	}
+}
+
+func TestReadDBCopErrors(t *testing.T) {
+	hdr := func() *bin { return new(bin).header(1, 1, 1, 1) } // 72 bytes
+	tests := []struct {
+		name string
+		in   []byte
+		off  int64
+		msg  string
+	}{
+		{"empty", nil, 0, "unexpected end of file in the header's id (the input ends at byte offset 0)"},
+		{"short header", make([]byte, 10), 8, "unexpected end of file in the header's n_node (the input ends at byte offset 10)"},
+		{"huge string", new(bin).u64(0, 1, 1, 1, 1, 1<<62).b, 40, "the header's info: string length 4611686018427387904 exceeds the remaining input (0 bytes)"},
+		{"long string", append(new(bin).u64(0, 1, 1, 1, 1, 10000).b, make([]byte, 5000)...), 40, "string length 10000 exceeds the remaining input (5000 bytes)"},
+		{"bad UTF-8", new(bin).u64(0, 1, 1, 1, 1).str("\xff").b, 40, "the header's info is not valid UTF-8"},
+		{"no body", hdr().b, 72, "unexpected end of file in the number of sessions"},
+		{"huge session count", hdr().u64(1 << 60).b, 80, "unexpected end of file in the number of transactions of session 0"},
+		{"huge event count", hdr().u64(1, 1, 1<<62).b, 96, "unexpected end of file in an event of transaction 0 of session 0 (the input ends at byte offset 96)"},
+		{"short event", append(hdr().u64(1, 1, 1).b, 1, 2, 3), 96, "unexpected end of file in an event of transaction 0 of session 0 (the input ends at byte offset 99)"},
+		{"bad write flag", hdr().u64(1, 1, 1).u8(2).u64(0, 0).u8(1).b, 96, "the write flag of an event of transaction 0 of session 0 is 2, want 0 or 1"},
+		{"bad success flag", hdr().u64(1, 1, 1).u8(1).u64(0, 0).u8(7).b, 113, "the success flag of an event of transaction 0 of session 0 is 7, want 0 or 1"},
+		{"missing txn flag", hdr().u64(1, 1, 0).b, 96, "unexpected end of file in the success flag of transaction 0 of session 0"},
+		{"bad txn flag", hdr().u64(1, 1, 0).u8(2).b, 96, "the success flag of transaction 0 of session 0 is 2, want 0 or 1"},
+		{"trailing data", hdr().u64(1, 1, 0).u8(1).u8(0).b, 97, "unexpected data after the end of the history"},
+	}
+	for _, tt := range tests {
+		_, err := Read(bytes.NewReader(tt.in), "bad.bincode", DBCop)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.name, tt.msg)
+			continue
+		}
+		e := checkError(t, err)
+		if e.File != "bad.bincode" || e.Line != 0 || e.Offset != tt.off || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("%s:\ngot  %v\nwant bad.bincode: byte offset %d: ...%s...", tt.name, err, tt.off, tt.msg)
+		}
+	}
+}
+
+func TestWriteDBCop(t *testing.T) {
+	h, err := Read(bytes.NewReader(smallDBCop()), "d.bincode", DBCop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, DBCop); err != nil {
+		t.Fatal(err)
+	}
+	h2, info, err := ReadInfo(bytes.NewReader(buf.Bytes()), "w.bincode", DBCop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := dump(h, false), dump(h2, false); a != b {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+	want := &DBCopHeader{Nodes: 2, Variables: 3, Transactions: 2, Events: 2, Info: "isocheck"}
+	if !reflect.DeepEqual(info.DBCop, want) || len(info.FailedEvents) != 0 {
+		t.Errorf("header %+v, failed events %v; want %+v and none", info.DBCop, info.FailedEvents, want)
+	}
+
+	// Random integer histories.
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 20; i++ {
+		b := history.NewBuilder(0)
+		for s := 0; s < 4; s++ {
+			b.IntSession(int64(s))
+		}
+		var ops []history.Op
+		for t := 0; t < 40; t++ {
+			ops = ops[:0]
+			for j := rng.IntN(6); j > 0; j-- {
+				ops = append(ops, history.Op{Kind: history.OpKind(rng.IntN(2)), Key: b.IntKey(rng.Int64() - rng.Int64()), Value: history.Value(rng.Int64N(50))})
+			}
+			b.AddTxn(history.Txn{Session: int32(rng.IntN(4)), Status: history.Status(rng.IntN(2))}, ops)
+		}
+		h := b.History()
+		h2 := roundTrip(t, h, DBCop)
+		checkConsistent(t, h2)
+		if !sameButIDs(h, h2) {
+			t.Fatalf("round trip changed the history:\n%s\nto\n%s", dump(h, false), dump(h2, false))
+		}
+	}
+}
+
+// sameButIDs reports whether a and b have the same contents apart from
+// transaction ids and positions, in session order.
+func sameButIDs(a, b *history.History) bool {
+	if len(a.Sessions) != len(b.Sessions) || a.Init != b.Init {
+		return false
+	}
+	for s := range a.Sessions {
+		if len(a.Sessions[s]) != len(b.Sessions[s]) {
+			return false
+		}
+		for i := range a.Sessions[s] {
+			ta, tb := int(a.Sessions[s][i]), int(b.Sessions[s][i])
+			if a.Txns[ta].Status != b.Txns[tb].Status {
+				return false
+			}
+			oa, ob := a.OpsOf(ta), b.OpsOf(tb)
+			if len(oa) != len(ob) {
+				return false
+			}
+			for j := range oa {
+				if oa[j].Kind != ob[j].Kind || oa[j].Value != ob[j].Value || a.FormatKey(oa[j].Key) != b.FormatKey(ob[j].Key) {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func TestWriteDBCopErrors(t *testing.T) {
+	build := func(init history.Value, f func(b *history.Builder)) *history.History {
+		b := history.NewBuilder(init)
+		f(b)
+		return b.History()
+	}
+	tests := []struct {
+		h   *history.History
+		msg string
+	}{
+		{build(history.Null, func(b *history.Builder) {}), "initial value 0, not null"},
+		{build(0, func(b *history.Builder) {
+			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Unknown}, nil)
+		}), "is unknown, which the dbcop format cannot represent"},
+		{build(0, func(b *history.Builder) {
+			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.Key("k"), Value: 1}})
+		}), `key "k" is not an integer`},
+		{build(0, func(b *history.Builder) {
+			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: history.Null}})
+		}), "value null of key 1 is not an integer"},
+		{build(0, func(b *history.Builder) {
+			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: b.StringValue("v")}})
+		}), `value "v" of key 1 is not an integer`},
+	}
+	for _, tt := range tests {
+		err := Write(io.Discard, tt.h, DBCop)
+		if err == nil || !strings.Contains(err.Error(), tt.msg) {
+			t.Errorf("got %v, want %q", err, tt.msg)
+		}
+	}
+}

@@ -1,0 +1,380 @@
+package format
+
+import (
+	"bufio"
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+func TestReadJSONL(t *testing.T) {
+	tests := []struct {
+		name, in, want string
+	}{
+		{
+			name: "full",
+			in: `{"session": 0, "id": "t7", "status": "committed", "ops": [["r","x",null],["w","x",5]], "start": 120, "end": 135}
+{"session": "alice", "ops": [["w", 3, "hello"], ["r", "3", -7]]}
+
+{"session": 0, "id": 9, "status": "aborted", "ops": []}
+{"session":1,"status":"unknown","ops":[["r","y","hello"]],"start":5}
+`,
+			want: `init null
+session 0: 0 2
+session alice: 1
+session 1: 3
+0 "t7" s0 committed [120,135] @in.jsonl:1: r(x,null) w(x,5)
+1 "2" salice committed @in.jsonl:2: w(3,"hello") r(3,-7)
+2 "9" s0 aborted @in.jsonl:4:
+3 "5" s1 unknown [5,-] @in.jsonl:5: r(y,"hello")
+`,
+		},
+		{
+			name: "whitespace, CRLF, no final newline, field order",
+			in:   "  \t\r\n \t{ \"ops\" : [ [ \"w\" , 1 , 2 ] ,[\"r\",1,2]] , \"session\" : 0 }  \r\n{\"end\":3,\"ops\":[],\"session\":0,\"start\":-3,\"id\":null}",
+			want: `init null
+session 0: 0 1
+0 "2" s0 committed @in.jsonl:2: w(1,2) r(1,2)
+1 "3" s0 committed [-3,3] @in.jsonl:3:
+`,
+		},
+		{
+			name: "byte order mark",
+			in:   "\xEF\xBB\xBF{\"session\":7,\"ops\":[[\"r\",\"k\",4611686018427387903],[\"r\",\"k\",-4611686018427387903]]}\n",
+			want: `init null
+session 7: 0
+0 "1" s7 committed @in.jsonl:1: r(k,4611686018427387903) r(k,-4611686018427387903)
+`,
+		},
+		{
+			name: "integer and string names are the same",
+			in: `{"session":1,"id":"a","ops":[["w",5,1]]}
+{"session":"1","id":"b","ops":[["r","5",1],["w","05",2]]}
+`,
+			want: `init null
+session 1: 0 1
+0 "a" s1 committed @in.jsonl:1: w(5,1)
+1 "b" s1 committed @in.jsonl:2: r(5,1) w(05,2)
+`,
+		},
+		{name: "empty", in: "\n\n  \n", want: "init null\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			h, err := Read(strings.NewReader(tt.in), "in.jsonl", JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkConsistent(t, h)
+			if got := dump(h, true); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+			if h.PosIsOffset || len(h.Files) != 1 || h.Files[0] != "in.jsonl" {
+				t.Errorf("PosIsOffset %v, Files %q", h.PosIsOffset, h.Files)
+			}
+		})
+	}
+}
+
+func TestReadJSONLStrings(t *testing.T) {
+	in := `{"session":"a\"b\\","id":"\t","ops":[["w","k\u00e9\n","\ud83d\ude00/\/"],["r","\ud83d","x\u0000y"]]}` + "\n" +
+		`{"session":"é","ops":[["w","ké` + "\n" + `","😀/\/"]]}` + "\n"
+	// The second line is cut by the raw newline in the string: an error.
+	_, err := Read(strings.NewReader(in), "s.jsonl", JSONL)
+	if e := checkError(t, err); e.Line != 2 || !strings.Contains(e.Msg, "unterminated string") {
+		t.Fatalf("got %v, want an unterminated string on line 2", err)
+	}
+	in = in[:strings.Index(in, "\n")+1]
+	h, err := Read(strings.NewReader(in), "s.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := h.SessionNames, []string{`a"b\`}; !equal(got, want) {
+		t.Errorf("sessions %q, want %q", got, want)
+	}
+	if got, want := h.KeyNames, []string{"ké\n", "\uFFFD"}; !equal(got, want) {
+		t.Errorf("keys %q, want %q", got, want)
+	}
+	if got, want := h.ValueNames, []string{"😀//", "x\x00y"}; !equal(got, want) {
+		t.Errorf("values %q, want %q", got, want)
+	}
+	if h.Txns[0].ID != "\t" {
+		t.Errorf("id %q", h.Txns[0].ID)
+	}
+	h2 := roundTrip(t, h, JSONL)
+	if a, b := dump(h, false), dump(h2, false); a != b {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+}
+
+func equal(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+func TestReadJSONLErrors(t *testing.T) {
+	const ok = `{"session":0,"ops":[]}` + "\n"
+	tests := []struct {
+		in   string
+		line int
+		msg  string
+	}{
+		{`{"session":0,"ops":[["r","x",null]]} extra`, 1, `column 38: unexpected "extra" after the transaction object`},
+		{`{"session":0,"opz":[]}`, 1, `column 14: unknown field "opz" (want session, id, status, ops, start or end)`},
+		{`{"ops":[]}`, 1, `missing field "session"`},
+		{`{"session":0}`, 1, `missing field "ops"`},
+		{`{}`, 1, `missing field "session"`},
+		{ok + `{"session":0,"ops":[],"status":"comitted"}`, 2, `column 32: unknown status "comitted" (want committed, aborted or unknown)`},
+		{`{"session":0,"ops":[],"status":1}`, 1, `"status" must be a string, got an integer`},
+		{`{"session":0,"ops":[["r","x"]]}`, 1, `ops[0] has 2 elements: want [kind, key, value]`},
+		{`{"session":0,"ops":[["r"]]}`, 1, `ops[0] has 1 element: want [kind, key, value]`},
+		{`{"session":0,"ops":[[]]}`, 1, `ops[0] is empty`},
+		{`{"session":0,"ops":[["w","x",1],["r","x",1,2]]}`, 1, `ops[1] has more than 3 elements`},
+		{`{"session":0,"ops":[["x","x",1]]}`, 1, `ops[0]: unknown operation "x" (want "r" or "w")`},
+		{`{"session":0,"ops":[[1,"x",1]]}`, 1, `ops[0]: operation must be "r" or "w", got an integer`},
+		{`{"session":0,"ops":[["w","x",null]]}`, 1, `ops[0]: a write cannot write null`},
+		{`{"session":0,"ops":[["w","x",4611686018427387904]]}`, 1, `ops[0]: value 4611686018427387904 out of range: integers must be between -(2^62-1) and 2^62-1; write larger values as strings`},
+		{`{"session":0,"ops":[["w","x",-4611686018427387904]]}`, 1, `out of range`},
+		{`{"session":0,"ops":[["w","x",99999999999999999999]]}`, 1, `column 30: number 99999999999999999999 out of range (not a 64-bit integer)`},
+		{`{"session":0,"ops":[["w","x",1.5]]}`, 1, `column 30: 1.5 is not an integer`},
+		{`{"session":0,"ops":[["w","x",1e3]]}`, 1, `1e3 is not an integer`},
+		{`{"session":0,"ops":[["w","x",01]]}`, 1, `invalid number 01: leading zero`},
+		{`{"session":0,"ops":[["w","x",-]]}`, 1, `expected a number`},
+		{`{"session":0,"ops":[["w","x",true]]}`, 1, `value must be an integer, a string or null, got a boolean`},
+		{`{"session":0,"ops":[["w",null,1]]}`, 1, `ops[0]: key must be a string or an integer, got null`},
+		{`{"session":0,"ops":[["w",[1],1]]}`, 1, `key must be a string or an integer, got an array`},
+		{`{"session":0,"ops":[],"start":1.5}`, 1, `1.5 is not an integer`},
+		{`{"session":0,"ops":[],"start":"1"}`, 1, `"start" must be an integer, got a string`},
+		{`{"session":0,"ops":[],"end":-9223372036854775808}`, 1, `"end" -9223372036854775808 out of range`},
+		{`{"session":0,"ops":[],"start":10,"end":5}`, 1, `end 5 is before start 10`},
+		{`{"session":0,"ops":[],"session":1}`, 1, `column 23: duplicate field "session"`},
+		{`{"session":true,"ops":[]}`, 1, `"session" must be an integer or a string, got a boolean`},
+		{`{"session":0,"id":{},"ops":[]}`, 1, `"id" must be a string or an integer, got an object`},
+		{`{"session":0,"ops":{}}`, 1, `"ops" must be an array`},
+		{`{"session":0,"ops":[1]}`, 1, `ops[0] must be an array [kind, key, value], got "1]}"`},
+		{`{"session":0,"ops":[["w","x\u12","a"]]}`, 1, `invalid \u escape`},
+		{`{"session":0,"ops":[["w","x\q","a"]]}`, 1, `invalid escape \q`},
+		{`{"session":0,"ops":[["w","x` + "\t" + `"]]}`, 1, `control character 0x09 in string`},
+		{`{"session":0,"ops":[["w","x","a`, 1, `unterminated string`},
+		{`{"session":0,"ops":[["w","x","a\`, 1, `unterminated string`},
+		{`{"session":0,"ops":[["w","` + "\xff" + `",1]]}`, 1, `not valid UTF-8`},
+		{`{"session":0,"ops":[["w","\n` + "\xff" + `",1]]}`, 1, `not valid UTF-8`},
+		{`{"session":0 "ops":[]}`, 1, `expected ',' or '}' after a field value, got "\"ops\":[]}"`},
+		{`{"session":0,"ops":[["w","x",1]`, 1, `expected ',' or ']' after ops[0], got end of line`},
+		{`{"session":0,"ops":[["w","x",1}]}`, 1, `expected ']' after ops[0]`},
+		{`{"session":0,"ops":[["w" "x",1]]}`, 1, `expected ',' in ops[0]`},
+		{`{"session" 0}`, 1, `expected ':' after field name`},
+		{`{session:0}`, 1, `expected a field name, got "session:0}"`},
+		{`{"session":nul}`, 1, `expected a JSON value, got "nul}"`},
+		{ok + ok + `[1,2]`, 3, `column 1: expected a JSON object`},
+		{ok + "\n" + `{"session":0,"ops":[["w","x",1]]`, 3, `column 33: expected ',' or '}' after a field value, got end of line`},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.in), "bad.jsonl", JSONL)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.in, tt.msg)
+			continue
+		}
+		e := checkError(t, err)
+		if e.File != "bad.jsonl" || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("%s:\ngot  %v\nwant bad.jsonl:%d: ...%s...", tt.in, err, tt.line, tt.msg)
+		}
+		if want := "bad.jsonl:" + strconv.Itoa(tt.line) + ": "; !strings.HasPrefix(err.Error(), want) {
+			t.Errorf("%q does not start with %q", err, want)
+		}
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	line := `{"session":0,"ops":[` + strings.Repeat(`["w","k",1],`, 100) + `["r","k",1]]}` + "\n"
+	for _, max := range []int{len(line) - 1, len(line), len(line) + 1, 10 * len(line)} {
+		for _, size := range []int{16, 100, 4096} {
+			for _, final := range []string{"", "\n"} {
+				in := "\n" + line + line[:len(line)-1] + final
+				r := &jsonlReader{b: history.NewBuilder(history.Null, "x"), name: "x",
+					keys: map[string]history.Key{}, vals: map[string]history.Value{}, sess: map[string]int32{}}
+				lr := newLineReader(bufio.NewReaderSize(strings.NewReader(in), size), "x")
+				lr.max = max
+				n := 0
+				var err error
+				for {
+					var l []byte
+					l, err = lr.next()
+					if err != nil {
+						break
+					}
+					if !isBlank(l) {
+						if err = r.parseLine(l, lr.line); err != nil {
+							break
+						}
+						n++
+					}
+				}
+				if max < len(line)-1 {
+					if e, ok := err.(*Error); !ok || e.Line != 2 || !strings.Contains(e.Msg, "line longer than") {
+						t.Errorf("max %d size %d: got %v, want a long line error on line 2", max, size, err)
+					}
+					continue
+				}
+				if err != io.EOF || n != 2 {
+					t.Errorf("max %d size %d: got %d transactions and %v", max, size, n, err)
+				}
+			}
+		}
+	}
+}
+
+func TestWriteJSONL(t *testing.T) {
+	b := history.NewBuilder(history.Null, "gen")
+	s0, s1 := b.Session("west"), b.IntSession(3)
+	x, y := b.Key("x"), b.IntKey(-12)
+	hello := b.StringValue("hel\"lo\n")
+	b.AddTxn(history.Txn{ID: "a", Session: s0, Start: 1, End: 2}, []history.Op{{Kind: history.Write, Key: x, Value: 1}, {Kind: history.Read, Key: y, Value: history.Null}})
+	b.AddTxn(history.Txn{ID: "", Session: s1, Status: history.Aborted, Start: history.NoTime, End: 9}, []history.Op{{Kind: history.Write, Key: y, Value: hello}})
+	b.AddTxn(history.Txn{ID: "7", Session: s0, Status: history.Unknown, Start: history.NoTime, End: history.NoTime}, nil)
+	h := b.History()
+	var buf bytes.Buffer
+	if err := Write(&buf, h, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"session":"west","id":"a","ops":[["w","x",1],["r",-12,null]],"start":1,"end":2}
+{"session":3,"id":"","status":"aborted","ops":[["w",-12,"hel\"lo\n"]],"end":9}
+{"session":"west","id":"7","status":"unknown","ops":[]}
+`
+	if got := buf.String(); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	h2 := roundTrip(t, h, JSONL)
+	if a, b := dump(h, false), dump(h2, false); a != b {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+}
+
+// randomHistory builds a random native history.
+func randomHistory(rng *rand.Rand, txns, ops int) *history.History {
+	b := history.NewBuilder(history.Null, "random")
+	var buf []history.Op
+	for i := 0; i < txns; i++ {
+		var s int32
+		if rng.IntN(2) == 0 {
+			s = b.IntSession(int64(rng.IntN(5)))
+		} else {
+			s = b.Session("s" + strconv.Itoa(rng.IntN(5)))
+		}
+		buf = buf[:0]
+		for j := rng.IntN(ops + 1); j > 0; j-- {
+			var op history.Op
+			if rng.IntN(2) == 0 {
+				op.Key = b.IntKey(rng.Int64N(100) - 50)
+			} else {
+				op.Key = b.Key("k\"\\é" + strconv.Itoa(rng.IntN(100)))
+			}
+			switch rng.IntN(4) {
+			case 0:
+				op.Value = history.Value(rng.Int64N(1<<62) - 1<<61)
+			case 1:
+				op.Value = b.StringValue("v\n" + strconv.Itoa(rng.IntN(1000)))
+			case 2:
+				op.Value = history.Null
+			default:
+				op.Value = history.Value(rng.IntN(10))
+			}
+			if op.Value != history.Null && rng.IntN(2) == 0 {
+				op.Kind = history.Write
+			}
+			buf = append(buf, op)
+		}
+		tx := history.Txn{ID: "t" + strconv.Itoa(i), Session: s, Status: history.Status(rng.IntN(3)), Start: history.NoTime, End: history.NoTime}
+		if rng.IntN(2) == 0 {
+			tx.Start = rng.Int64N(1000) - 500
+			tx.End = tx.Start + rng.Int64N(100)
+		}
+		b.AddTxn(tx, buf)
+	}
+	return b.History()
+}
+
+func TestJSONLRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for i := 0; i < 20; i++ {
+		h := randomHistory(rng, 50, 8)
+		var w1 bytes.Buffer
+		if err := Write(&w1, h, JSONL); err != nil {
+			t.Fatal(err)
+		}
+		h2, err := Read(bytes.NewReader(w1.Bytes()), "rt.jsonl", JSONL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkConsistent(t, h2)
+		if a, b := dump(h, false), dump(h2, false); a != b || !sameHistory(h, h2) {
+			t.Fatalf("round trip changed the history:\n%s\nto\n%s", a, b)
+		}
+		if h3 := randomHistory(rng, 50, 8); sameHistory(h, h3) {
+			t.Fatalf("different random histories are the same")
+		}
+		var w2 bytes.Buffer
+		if err := Write(&w2, h2, JSONL); err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(w1.Bytes(), w2.Bytes()) {
+			t.Fatalf("writing twice differs")
+		}
+	}
+}
+
+func TestWriteJSONLInitZero(t *testing.T) {
+	in := "w(1,1,0,0)\nr(1,0,0,1)\nr(2,1,1,2)\n"
+	h, err := Read(strings.NewReader(in), "t.txt", Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	want := `{"session":0,"id":"0","ops":[["w",1,1]]}
+{"session":0,"id":"1","ops":[["r",1,null]]}
+{"session":1,"id":"2","ops":[["r",2,1]]}
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	h, err = Read(strings.NewReader("w(1,0,0,0)\n"), "t.txt", Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Write(io.Discard, h, JSONL); err == nil || !strings.Contains(err.Error(), "writes the initial value 0") {
+		t.Errorf("writing the initial value: got %v", err)
+	}
+}
+
+func TestWriteJSONLErrors(t *testing.T) {
+	b := history.NewBuilder(history.Null)
+	b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.Key("k"), Value: history.Null}})
+	if err := Write(io.Discard, b.History(), JSONL); err == nil || !strings.Contains(err.Error(), "writes null") {
+		t.Errorf("write of null: got %v", err)
+	}
+	b = history.NewBuilder(history.Null)
+	b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.Key("k"), Value: 1 << 62}})
+	if err := Write(io.Discard, b.History(), JSONL); err == nil || !strings.Contains(err.Error(), "out of the range") {
+		t.Errorf("large value: got %v", err)
+	}
+	b = history.NewBuilder(history.Null)
+	b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.Key("\xff"), Value: 1}})
+	if err := Write(io.Discard, b.History(), JSONL); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("bad key: got %v", err)
+	}
+}

@@ -1,0 +1,257 @@
+package polygraph
+
+import (
+	"fmt"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+// Resolution is a history whose reads are resolved: which transactions
+// count as committed, which write every read saw, and the anomalies found
+// on the way. Every level's check starts from it.
+type Resolution struct {
+	History *history.History
+	// Included marks the transactions the check considers committed:
+	// the committed ones and the unknown ones some included transaction
+	// read from.
+	Included []bool
+	// Reads lists the external reads of the included transactions, in
+	// history order.
+	Reads []ExternalRead
+	// Anomalies are the reads no order of transactions explains (and
+	// NonRepeatableReads, which only the weakest level allows).
+	Anomalies []Anomaly
+
+	finalWrite []bool // per operation: its transaction's last write of its key
+}
+
+// Resolve resolves the reads of h. Input errors (a value written twice to
+// one key, a write of the initial value) are returned as *InputError.
+func Resolve(h *history.History) (*Resolution, error) {
+	writes, err := indexWrites(h)
+	if err != nil {
+		return nil, err
+	}
+	r := &Resolution{History: h, Included: make([]bool, len(h.Txns))}
+	r.include(writes)
+	r.finalWrite = finalWrites(h, r.Included)
+	r.Reads = r.resolveReads(writes, r.finalWrite)
+	return r, nil
+}
+
+// IsFinalWrite reports whether operation op is its transaction's last
+// write of its key.
+func (r *Resolution) IsFinalWrite(op int32) bool { return r.finalWrite[op] }
+
+// InputError is a history that breaks the rules of the input (such as two
+// writes of one value to one key), so no verdict can be given.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// writeRef locates a write: its transaction and the operation's index in
+// History.Ops.
+type writeRef struct{ txn, op int32 }
+
+// indexWrites maps every (key, value) written, by any transaction, to its
+// write. Two writes of one value to one key, or a write of the initial
+// value, are input errors.
+func indexWrites(h *history.History) (*writeIndex, error) {
+	writes := newWriteIndex(len(h.Ops) / 2)
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := h.Ops[i]
+			if op.Kind != history.Write {
+				continue
+			}
+			if op.Value == h.Init {
+				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
+					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
+			}
+			if prev, dup := writes.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
+				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
+					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
+			}
+		}
+	}
+	return writes, nil
+}
+
+// include marks the committed transactions, and then the unknown ones that
+// an included transaction read from: a read proves its writer committed.
+// The other unknown transactions are left out: leaving out a transaction
+// nobody read from removes constraints and never adds one, so if any choice
+// of unknown transactions passes, this one does.
+func (p *Resolution) include(writes *writeIndex) {
+	h := p.History
+	var work []int32
+	for t := range h.Txns {
+		if h.Txns[t].Status == history.Committed {
+			p.Included[t] = true
+			work = append(work, int32(t))
+		}
+	}
+	for len(work) > 0 {
+		t := work[len(work)-1]
+		work = work[:len(work)-1]
+		for _, op := range h.OpsOf(int(t)) {
+			if op.Kind != history.Read {
+				continue
+			}
+			w, ok := writes.get(op.Key, op.Value)
+			if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
+				p.Included[w.txn] = true
+				work = append(work, w.txn)
+			}
+		}
+	}
+}
+
+// finalWrites marks the operations that are their transaction's last write
+// of their key.
+func finalWrites(h *history.History, included []bool) []bool {
+	final := make([]bool, len(h.Ops))
+	seen := make(map[history.Key]bool)
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		clear(seen)
+		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
+			op := h.Ops[i]
+			if op.Kind == history.Write && !seen[op.Key] {
+				seen[op.Key] = true
+				final[i] = true
+			}
+		}
+	}
+	return final
+}
+
+// ExternalRead is a read of a key its transaction had not written yet:
+// Reader read Key from Writer (len(History.Txns), the initial transaction,
+// for the initial value).
+type ExternalRead struct {
+	Op     int32 // index in History.Ops
+	Key    history.Key
+	Writer int32
+	Reader int32
+	// RMW says Reader later writes Key (only on its first read of Key).
+	RMW bool
+	// Repeat says Reader read Key before; where the value differs from
+	// that of the previous read, a NonRepeatableRead is reported too.
+	Repeat bool
+}
+
+// resolveReads finds the writer of every read of the included transactions,
+// records the anomalies, and returns the external reads.
+func (p *Resolution) resolveReads(writes *writeIndex, final []bool) []ExternalRead {
+	h := p.History
+	var reads []ExternalRead
+	type keyState struct {
+		key       history.Key
+		wrote     bool
+		lastWrite history.Value
+		readOp    int32         // first external read, -1 if none
+		lastRead  history.Value // value of the latest external read
+		readIndex int           // index into reads
+	}
+	// Transactions are usually short: find a key's state by a linear scan,
+	// and through a map only in long transactions.
+	var states []keyState
+	index := make(map[history.Key]int)
+	for t := range h.Txns {
+		if !p.Included[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		states = states[:0]
+		long := tx.OpEnd-tx.OpStart > 16
+		if long {
+			clear(index)
+		}
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := h.Ops[i]
+			j := -1
+			if long {
+				if k, ok := index[op.Key]; ok {
+					j = k
+				}
+			} else {
+				for k := range states {
+					if states[k].key == op.Key {
+						j = k
+						break
+					}
+				}
+			}
+			if j < 0 {
+				j = len(states)
+				states = append(states, keyState{key: op.Key, readOp: -1})
+				if long {
+					index[op.Key] = j
+				}
+			}
+			st := &states[j]
+			if op.Kind == history.Write {
+				st.wrote = true
+				st.lastWrite = op.Value
+				if st.readOp >= 0 {
+					reads[st.readIndex].RMW = true
+				}
+				continue
+			}
+			if st.wrote {
+				if op.Value == st.lastWrite {
+					continue
+				}
+				w, ok := writes.get(op.Key, op.Value)
+				if !ok {
+					w = writeRef{-1, -1}
+				}
+				switch {
+				case ok && int(w.txn) == t && w.op > i:
+					p.anomaly(FutureRead, t, i, w)
+				case ok && int(w.txn) == t:
+					p.anomaly(NotMyLastWrite, t, i, w)
+				default:
+					p.anomaly(NotMyOwnWrite, t, i, w)
+				}
+				continue
+			}
+			repeat := st.readOp >= 0
+			if repeat && op.Value != st.lastRead {
+				st.lastRead = op.Value
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
+			}
+			writer := int32(len(h.Txns))
+			if op.Value != h.Init {
+				w, ok := writes.get(op.Key, op.Value)
+				switch {
+				case !ok:
+					p.anomaly(ThinAirRead, t, i, writeRef{-1, -1})
+					continue
+				case int(w.txn) == t:
+					p.anomaly(FutureRead, t, i, w)
+					continue
+				case !p.Included[w.txn]:
+					p.anomaly(AbortedRead, t, i, w)
+					continue
+				case !final[w.op]:
+					p.anomaly(IntermediateRead, t, i, w)
+					continue
+				}
+				writer = w.txn
+			}
+			if !repeat {
+				st.readOp, st.lastRead, st.readIndex = i, op.Value, len(reads)
+			}
+			reads = append(reads, ExternalRead{Op: i, Key: op.Key, Writer: writer, Reader: int32(t), Repeat: repeat})
+		}
+	}
+	return reads
+}
+
+func (p *Resolution) anomaly(kind AnomalyKind, t int, op int32, w writeRef) {
+	v := p.History.Ops[op]
+	p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
+}
