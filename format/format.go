@@ -222,6 +222,19 @@ const (
 	minReadBufSize = 4 << 10
 )
 
+// inputSize returns the size of r when it is known, or -1.
+func inputSize(r io.Reader) int64 {
+	switch r := r.(type) {
+	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
+		return int64(r.Len())
+	case *os.File:
+		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
+			return st.Size()
+		}
+	}
+	return -1
+}
+
 // bufSize returns the size of the read buffer for r.
 func bufSize(r io.Reader) int {
 	n := int64(readBufSize)
@@ -255,7 +268,7 @@ func read(r io.Reader, name string, f Format) (*history.History, *Info, error) {
 	)
 	switch f {
 	case JSONL:
-		h, err = readJSONL(br, name)
+		h, err = readJSONL(br, name, inputSize(r))
 	case Text:
 		h, err = readText(br, name)
 	case DBCop:

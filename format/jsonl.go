@@ -37,13 +37,20 @@ type jsonlReader struct {
 	sc   scanner
 }
 
-func readJSONL(br *bufio.Reader, name string) (*history.History, error) {
+// readJSONL reads a JSONL history; size, when not -1, is the input's size
+// in bytes, from which it estimates how much to allocate.
+func readJSONL(br *bufio.Reader, name string, size int64) (*history.History, error) {
 	r := &jsonlReader{
 		b:    history.NewBuilder(history.Null, name),
 		name: name,
 		keys: make(map[string]history.Key),
 		vals: make(map[string]history.Value),
 		sess: make(map[string]int32),
+	}
+	if size > 0 {
+		// Typical lines spend ~16-20 bytes an operation and ~250 a
+		// transaction: room for that costs about the input's size.
+		r.b.Grow(int(size/256), int(size/16))
 	}
 	lr := newLineReader(br, name)
 	for {

@@ -1,6 +1,9 @@
 package history
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // A Builder assembles a History. Readers call Session, Key and Value to
 // intern names, then AddTxn once per transaction in input order; a
@@ -89,6 +92,14 @@ func (b *Builder) StringValue(s string) Value {
 	b.strVals[s] = v
 	b.h.ValueNames = append(b.h.ValueNames, s)
 	return v
+}
+
+// Grow makes room for txns more transactions and ops more operations, so
+// that reading a large input does not copy them over and over. Readers
+// call it with an estimate from the input's size.
+func (b *Builder) Grow(txns, ops int) {
+	b.h.Txns = slices.Grow(b.h.Txns, max(txns, 0))
+	b.h.Ops = slices.Grow(b.h.Ops, max(ops, 0))
 }
 
 // NumTxns is the number of transactions added so far.
