@@ -91,6 +91,12 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 	return res, nil
 }
 
+// sessionWriters are the writers of a key in one session, in session order.
+type sessionWriters struct {
+	session int32
+	txns    []int32
+}
+
 // saturator holds the indexes the axioms need.
 type saturator struct {
 	r   *polygraph.Resolution
@@ -100,16 +106,19 @@ type saturator struct {
 	pos []int32
 	// writers[k] lists the included transactions that write key k, by
 	// session, in session order.
-	writers map[history.Key]map[int32][]int32
+	writers [][]sessionWriters
 	// readsOf[t] are the external reads of t, in program order.
 	readsOf [][]polygraph.ExternalRead
+	// keysWritten[t] are the keys t writes, sorted.
+	keysWritten [][]history.Key
 }
 
 func newSaturator(r *polygraph.Resolution) *saturator {
 	h := r.History
 	n := len(h.Txns)
 	s := &saturator{r: r, h: h, n: n, t0: int32(n), pos: make([]int32, n),
-		writers: make(map[history.Key]map[int32][]int32), readsOf: make([][]polygraph.ExternalRead, n)}
+		writers: make([][]sessionWriters, h.NumKeys()), readsOf: make([][]polygraph.ExternalRead, n),
+		keysWritten: make([][]history.Key, n)}
 	for _, sess := range h.Sessions {
 		for i, t := range sess {
 			s.pos[t] = int32(i)
@@ -124,15 +133,20 @@ func newSaturator(r *polygraph.Resolution) *saturator {
 			for i := tx.OpStart; i < tx.OpEnd; i++ {
 				if r.IsFinalWrite(i) {
 					k := h.Ops[i].Key
-					bySess := s.writers[k]
-					if bySess == nil {
-						bySess = make(map[int32][]int32)
-						s.writers[k] = bySess
+					ws := s.writers[k]
+					if len(ws) == 0 || ws[len(ws)-1].session != int32(sid) {
+						ws = append(ws, sessionWriters{session: int32(sid)})
 					}
-					bySess[int32(sid)] = append(bySess[int32(sid)], t)
+					last := &ws[len(ws)-1]
+					last.txns = append(last.txns, t)
+					s.writers[k] = ws
+					s.keysWritten[t] = append(s.keysWritten[t], k)
 				}
 			}
 		}
+	}
+	for _, ks := range s.keysWritten {
+		slices.Sort(ks)
 	}
 	for _, rd := range r.Reads {
 		s.readsOf[rd.Reader] = append(s.readsOf[rd.Reader], rd)
@@ -164,12 +178,8 @@ func (s *saturator) writes(t int32, k history.Key) bool {
 	if t == s.t0 {
 		return true
 	}
-	for _, op := range s.h.OpsOf(int(t)) {
-		if op.Kind == history.Write && op.Key == k {
-			return true
-		}
-	}
-	return false
+	_, found := slices.BinarySearch(s.keysWritten[t], k)
+	return found
 }
 
 // force appends the edge t2 → t1 on key k, forced by a read of k from t1
@@ -225,12 +235,17 @@ func (s *saturator) readAtomic(edges []polygraph.Edge) []polygraph.Edge {
 // lastWriterBefore returns the last included writer of k in session sess
 // at a position below p, or -1.
 func (s *saturator) lastWriterBefore(k history.Key, sess, p int32) int32 {
-	ws := s.writers[k][sess]
-	i, _ := slices.BinarySearchFunc(ws, p, func(t, p int32) int { return int(s.pos[t]) - int(p) })
-	if i == 0 {
-		return -1
+	for _, ws := range s.writers[k] {
+		if ws.session != sess {
+			continue
+		}
+		i, _ := slices.BinarySearchFunc(ws.txns, p, func(t, p int32) int { return int(s.pos[t]) - int(p) })
+		if i == 0 {
+			return -1
+		}
+		return ws.txns[i-1]
 	}
-	return ws[i-1]
+	return -1
 }
 
 // causal: a read of x from t1 in t3 must see a version no older than that
@@ -269,20 +284,39 @@ func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polyg
 			}
 		}
 	}
-	for t3, reads := range s.readsOf {
-		row := past[t3*sessions : t3*sessions+sessions]
-		for _, alpha := range reads {
-			for sess := range s.writers[alpha.Key] {
-				if row[sess] == 0 {
-					continue
+	// Reads in one session see a causal past that only grows along the
+	// session, so a cursor per (reader's session, key, writer's session)
+	// finds the last writer in the past without searching.
+	cursors := make(map[[2]int32][]int32)
+	for s3, sess := range s.h.Sessions {
+		clear(cursors)
+		for _, t3 := range sess {
+			row := past[int(t3)*sessions : int(t3)*sessions+sessions]
+			for _, alpha := range s.readsOf[t3] {
+				ws := s.writers[alpha.Key]
+				cur := cursors[[2]int32{int32(s3), int32(alpha.Key)}]
+				if cur == nil {
+					cur = make([]int32, len(ws))
+					cursors[[2]int32{int32(s3), int32(alpha.Key)}] = cur
 				}
-				w := s.lastWriterBefore(alpha.Key, sess, row[sess])
-				if w == alpha.Writer {
-					// t1 itself: the writers before it in its session
-					// precede it already.
-					continue
-				}
-				if w >= 0 {
+				for j := range ws {
+					txns, limit := ws[j].txns, row[ws[j].session]
+					c := cur[j]
+					for int(c) < len(txns) && s.pos[txns[c]] < limit {
+						c++
+					}
+					cur[j] = c
+					if c == 0 {
+						continue
+					}
+					// The last writer of x in that session within the
+					// past must precede t1 (those before it follow).
+					w := txns[c-1]
+					if w == alpha.Writer || alpha.Writer != s.t0 && s.pos[w] < past[int(alpha.Writer)*sessions+int(ws[j].session)] {
+						// t1 itself, or in t1's causal past already:
+						// the edge would add nothing.
+						continue
+					}
 					edges = s.force(edges, w, alpha.Writer, alpha.Key)
 				}
 			}
