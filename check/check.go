@@ -106,7 +106,7 @@ func (s *Stats) total() time.Duration { return s.Construct + s.Prune + s.Encode 
 func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
-		return checkCycles(ctx, r, l)
+		return checkCycles(ctx, r, polygraph.Options{Level: l})
 	case level.PC:
 		return checkPrefix(ctx, r)
 	case level.RC, level.RA, level.CC:
@@ -117,11 +117,12 @@ func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) 
 
 // checkCycles checks SER, SI and SSER: build the polygraph, prune, encode,
 // solve.
-func checkCycles(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Options) (*Result, error) {
+	l := opts.Level
 	res := &Result{Level: l}
 	st := &res.Stats
 	t := time.Now()
-	p := polygraph.BuildResolved(r, polygraph.Options{Level: l})
+	p := polygraph.BuildResolved(r, opts)
 	st.Construct = time.Since(t)
 	res.Polygraph = p
 	for _, in := range p.Included {

@@ -57,7 +57,7 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 	if err != nil {
 		return nil, err
 	}
-	res, err := checkCycles(ctx, sr, level.SER)
+	res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER})
 	if res != nil {
 		res.Level = level.PC
 	}
