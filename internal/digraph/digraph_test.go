@@ -1,0 +1,157 @@
+package digraph
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+func TestTopoOrderAndCycles(t *testing.T) {
+	cases := []struct {
+		name    string
+		n       int
+		edges   []Edge
+		acyclic bool
+	}{
+		{"empty", 3, nil, true},
+		{"chain", 3, []Edge{{0, 1}, {1, 2}}, true},
+		{"self loop", 2, []Edge{{1, 1}}, false},
+		{"two cycle", 3, []Edge{{0, 1}, {1, 0}, {1, 2}}, false},
+		{"cycle behind a tail", 4, []Edge{{0, 1}, {1, 2}, {2, 3}, {3, 1}}, false},
+		{"diamond", 4, []Edge{{0, 1}, {0, 2}, {1, 3}, {2, 3}}, true},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			g := New(c.n, c.edges)
+			order, ok := g.TopoOrder()
+			if ok != c.acyclic {
+				t.Fatalf("TopoOrder ok = %v, want %v", ok, c.acyclic)
+			}
+			cycle := g.FindCycle()
+			if c.acyclic {
+				if cycle != nil {
+					t.Fatalf("FindCycle on a DAG: %v", cycle)
+				}
+				pos := make([]int, c.n)
+				for i, u := range order {
+					pos[u] = i
+				}
+				for _, e := range c.edges {
+					if pos[e.From] >= pos[e.To] {
+						t.Fatalf("order %v puts %d before %d", order, e.To, e.From)
+					}
+				}
+				return
+			}
+			if len(cycle) == 0 {
+				t.Fatal("FindCycle found nothing on a cyclic graph")
+			}
+			for i, u := range cycle {
+				v := cycle[(i+1)%len(cycle)]
+				if !slices.Contains(g.Succ(u), v) {
+					t.Fatalf("cycle %v uses a missing edge %d->%d", cycle, u, v)
+				}
+			}
+		})
+	}
+}
+
+// randomDAG returns a random DAG whose nodes are numbered in a random
+// topological order, and chains that cover some of its paths.
+func randomDAG(rng *rand.Rand, n int) ([]Edge, [][]int32) {
+	perm := rng.Perm(n)
+	var edges []Edge
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if rng.IntN(4) == 0 {
+				edges = append(edges, Edge{int32(perm[i]), int32(perm[j])})
+			}
+		}
+	}
+	// Chains: runs of the topological order joined by edges.
+	var chains [][]int32
+	var cur []int32
+	for i := 0; i < n; i++ {
+		u := int32(perm[i])
+		if len(cur) > 0 && rng.IntN(3) == 0 {
+			edges = append(edges, Edge{cur[len(cur)-1], u})
+			cur = append(cur, u)
+			continue
+		}
+		if len(cur) > 0 {
+			chains = append(chains, cur)
+		}
+		cur = []int32{u}
+		if rng.IntN(4) == 0 { // some nodes on no chain
+			cur = nil
+		}
+	}
+	if len(cur) > 0 {
+		chains = append(chains, cur)
+	}
+	return edges, chains
+}
+
+func TestClocksAgreeWithSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + rng.IntN(25)
+		edges, chains := randomDAG(rng, n)
+		g := New(n, edges)
+		order, ok := g.TopoOrder()
+		if !ok {
+			t.Fatal("random DAG is cyclic")
+		}
+		c := NewClocks(g, order, chains)
+		for u := int32(0); u < int32(n); u++ {
+			for v := int32(0); v < int32(n); v++ {
+				want := g.ShortestPath(u, v, nil) != nil
+				if got := c.Reaches(u, v); got != want {
+					t.Fatalf("trial %d: Reaches(%d,%d) = %v, search says %v", trial, u, v, got, want)
+				}
+			}
+		}
+	}
+}
+
+func TestSCC(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for trial := 0; trial < 300; trial++ {
+		n := 1 + rng.IntN(15)
+		var edges []Edge
+		for i := 0; i < 2*n; i++ {
+			edges = append(edges, Edge{int32(rng.IntN(n)), int32(rng.IntN(n))})
+		}
+		g := New(n, edges)
+		comp, sizes := g.SCC()
+		total := int32(0)
+		for _, s := range sizes {
+			total += s
+		}
+		if int(total) != n {
+			t.Fatalf("component sizes add to %d, want %d", total, n)
+		}
+		for u := int32(0); u < int32(n); u++ {
+			for v := int32(0); v < int32(n); v++ {
+				same := g.ShortestPath(u, v, nil) != nil && g.ShortestPath(v, u, nil) != nil
+				if (comp[u] == comp[v]) != same {
+					t.Fatalf("trial %d: %d and %d in one component = %v, mutual reachability = %v", trial, u, v, comp[u] == comp[v], same)
+				}
+			}
+		}
+	}
+}
+
+func TestPathEdges(t *testing.T) {
+	edges := []Edge{{0, 1}, {1, 2}, {0, 2}, {2, 3}}
+	s := NewSearcher(New(4, edges))
+	if got := s.PathEdges(0, 3, nil); !slices.Equal(got, []int32{2, 3}) {
+		t.Errorf("PathEdges(0,3) = %v, want the shortest path's edges [2 3]", got)
+	}
+	if got := s.PathEdges(3, 0, nil); got != nil {
+		t.Errorf("PathEdges(3,0) = %v, want nil", got)
+	}
+	if got := s.CycleEdges(0, nil); got != nil {
+		t.Errorf("CycleEdges on a DAG = %v", got)
+	}
+}
