@@ -66,6 +66,9 @@ type Conflict struct {
 type Result struct {
 	Level   level.Level
 	Verdict Verdict
+	// ImpliedBy, when set, is the weaker level whose violation this one's
+	// follows from; the evidence is that level's.
+	ImpliedBy level.Level
 	// Reason says why there is no verdict.
 	Reason    string
 	Polygraph *polygraph.Polygraph

@@ -16,8 +16,9 @@ var propertyRuns = flag.Int("property.runs", 3000, "random histories per level i
 
 // TestAgreesWithReference runs random small histories, from simulated
 // stores of every isolation level and with injected faults, through the
-// checker and through the brute-force reference checker, and requires the
-// same verdict for every level. A disagreement is a bug in one of them.
+// checker (level by level, and all levels at once) and through the
+// brute-force reference checker, and requires the same verdict for every
+// level. A disagreement is a bug in one of them.
 func TestAgreesWithReference(t *testing.T) {
 	levels := level.All()
 	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
@@ -25,7 +26,11 @@ func TestAgreesWithReference(t *testing.T) {
 	for seed := 0; seed < *propertyRuns; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x15c0))
 		h := workload.Small(rng, cfg)
-		for _, l := range levels {
+		all, err := check.CheckAll(context.Background(), h)
+		if err != nil {
+			t.Fatalf("seed %d: CheckAll: %v\n%s", seed, err, workload.Describe(h))
+		}
+		for i, l := range levels {
 			want, err := reference.Check(h, l)
 			if err != nil {
 				t.Fatalf("seed %d: reference: %v\n%s", seed, err, workload.Describe(h))
@@ -36,6 +41,9 @@ func TestAgreesWithReference(t *testing.T) {
 			}
 			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
 				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
+			}
+			if got := all.Results[i].Verdict == check.Satisfied; got != want {
+				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, workload.Describe(h))
 			}
 			if !want {
 				violations[l]++
