@@ -1,346 +1,474 @@
 // Package interpret turns the evidence of a violation into a report a
-// database developer can read: the anomaly's name, the transactions
-// involved, and each dependency with its reason in words (seed 002,
-// Section 5.3).
+// database developer can read in a minute (seed 002, Section 5.3): the
+// anomaly's name, a minimal counterexample (the fewest transactions that
+// still violate the level on their own), and each dependency with its
+// reason in words, including why an inferred order of writes must hold.
+//
+// Explain reports the checker's evidence as it is, cheaply; Minimal first
+// shrinks the violation to a minimal counterexample (see package shrink)
+// and explains that. Reports print as text (WriteText), JSON (their
+// fields) and Graphviz DOT (WriteDOT).
 package interpret
 
 import (
+	"context"
 	"fmt"
-	"io"
 	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/shrink"
 )
 
 // Step is one dependency of a counterexample, explained.
 type Step struct {
-	From, To string // transaction names ("init" for the initial state)
-	Kind     string // SO, WR, WW, RW or RT
-	Key      string `json:",omitempty"`
-	Reason   string
+	From string `json:"from"` // transaction name ("init" for the initial state)
+	To   string `json:"to"`
+	Kind string `json:"kind"` // SO, WR, WW, RW or RT
+	Key  string `json:"key,omitempty"`
+	// FromValue and ToValue are the values involved: for WR the value
+	// written and read (both), for WW From's and To's writes, for RW the
+	// value From read and the value To overwrote it with.
+	FromValue string `json:"from_value,omitempty"`
+	ToValue   string `json:"to_value,omitempty"`
+	Reason    string `json:"reason"`
+	// Inferred says the history does not show the edge directly: it
+	// follows from the order of two writes, which Because justifies.
+	Inferred bool   `json:"inferred,omitempty"`
+	Because  string `json:"because,omitempty"`
+	// BecauseCycle is the cycle the other order of the writes would close.
+	BecauseCycle []Step `json:"because_cycle,omitempty"`
 }
 
 // Report explains a check's result.
 type Report struct {
-	Level     string
-	Satisfied *bool // nil: no verdict
-	// Anomaly names the violation: a non-cycle anomaly (ThinAirRead, ...)
+	Level     string `json:"level"`
+	Satisfied *bool  `json:"satisfied"` // nil: no verdict
+	// Reason says why there is no verdict.
+	Reason  string   `json:"reason,omitempty"`
+	Anomaly *Anomaly `json:"anomaly,omitempty"`
+}
+
+// Anomaly describes a violation.
+type Anomaly struct {
+	// Name names the violation: a non-cycle anomaly (ThinAirRead, ...)
 	// or the shape of the cycle (LostUpdate, WriteSkew, LongFork, ...).
-	Anomaly string `json:",omitempty"`
-	Summary string `json:",omitempty"`
+	Name string `json:"name"`
+	// Class is Adya's phenomenon (G0, G1a, G1b, G1c, G-single, G2-item,
+	// G2) when there is one.
+	Class string `json:"class,omitempty"`
+	// Description says what the anomaly means in general.
+	Description string `json:"description,omitempty"`
+	// Summary says what happened in this history.
+	Summary string `json:"summary"`
 	// Txns lists the transactions of the counterexample, with their
 	// places in the input.
-	Txns []TxnInfo `json:",omitempty"`
+	Txns []TxnInfo `json:"transactions"`
 	// Cycles are the dependency cycles that prove the violation: one, or
-	// one per side of an undecidable constraint, or a core of several.
-	Cycles [][]Step `json:",omitempty"`
+	// one per order of the writes in Constraint, or the solver's cycles.
+	Cycles [][]Step `json:"cycles,omitempty"`
+	// Constraint, when set, is the pair of writes that can be ordered
+	// neither way: Cycles[0] is closed by one order and Cycles[1] by the
+	// other.
+	Constraint *ConstraintInfo `json:"constraint,omitempty"`
+	// Edges are all the dependencies between the counterexample's
+	// transactions that the explanation uses (the cycles' and the reads
+	// behind them), once each.
+	Edges []Step `json:"edges,omitempty"`
+	// Minimal says Txns is a minimal counterexample: it violates the
+	// level on its own, and removing any one of its transactions (with
+	// the reads of that transaction's writes) makes it pass.
+	Minimal bool `json:"minimal"`
+	// HistoryTxns is the number of transactions of the whole history.
+	HistoryTxns int `json:"history_transactions,omitempty"`
 	// Notes add what helps find the cause (such as dropped failed events).
-	Notes []string `json:",omitempty"`
+	Notes []string `json:"notes,omitempty"`
+	// Counterexample is the minimal sub-history (for Minimal reports):
+	// write it with format.Write to reproduce the violation.
+	Counterexample *history.History `json:"-"`
+}
+
+// ConstraintInfo is a pair of writes of one key that no order explains.
+type ConstraintInfo struct {
+	Key string `json:"key"`
+	// A and B name the transactions whose writes of Key are ordered:
+	// Cycles[0] shows A's before B's, Cycles[1] B's before A's.
+	A string `json:"a"`
+	B string `json:"b"`
 }
 
 // TxnInfo shows a transaction as the user wrote it.
 type TxnInfo struct {
-	Name    string
-	Session string
-	Status  string
-	Ops     string
-	Where   string
+	Name    string `json:"id"`
+	Session string `json:"session"`
+	// Position is the transaction's place in its session, from 1.
+	Position int    `json:"position"`
+	Status   string `json:"status"`
+	// Ops are the operations that matter to the violation, in program
+	// order (all of them for reports that are not Minimal).
+	Ops string `json:"ops"`
+	// OmittedOps counts the transaction's other operations.
+	OmittedOps int    `json:"omitted_ops,omitempty"`
+	Where      string `json:"where"`
+	// Index is the transaction's index in the history (input order).
+	Index int    `json:"index"`
+	Start *int64 `json:"start,omitempty"`
+	End   *int64 `json:"end,omitempty"`
 }
 
-// Explain builds the report of res.
+// Explain builds the report of res from its own evidence, without
+// shrinking it: fast on any history, but the transactions are those of the
+// checker's cycle, which need not be minimal.
 func Explain(res *check.Result) *Report {
-	rep := &Report{Level: res.Level.String()}
-	switch res.Verdict {
-	case check.Satisfied:
-		t := true
-		rep.Satisfied = &t
-		return rep
-	case check.NoVerdict:
-		rep.Summary = "no verdict: " + res.Reason
+	rep, ok := verdict(res)
+	if !ok {
 		return rep
 	}
-	f := false
-	rep.Satisfied = &f
 	p := res.Polygraph
-	x := explainer{p: p, h: p.History}
+	d := newDescriber(p, nil, false)
+	an := rep.Anomaly
+	an.HistoryTxns = len(p.History.Txns)
 	txns := map[int32]bool{}
 	switch {
 	case len(res.Anomalies) > 0:
 		a := res.Anomalies[0]
-		rep.Anomaly = a.Kind.String()
-		rep.Summary = x.anomaly(a)
-		for _, t := range []int32{a.Txn, a.Writer, a.OtherTxn} {
-			if p.IsTxn(t) && (t != a.OtherTxn || a.Kind == polygraph.LostUpdate) {
-				txns[t] = true
-			}
-		}
+		an.Name = a.Kind.String()
+		an.Summary = d.anomaly(a)
+		anomalyTxns(p, a, txns)
 		if n := len(res.Anomalies); n > 1 {
-			rep.Notes = append(rep.Notes, fmt.Sprintf("%d more anomalies of this kind or others were found", n-1))
+			an.Notes = append(an.Notes, fmt.Sprintf("%d more anomalies of this kind or others were found", n-1))
 		}
 	case res.Cycle != nil:
-		rep.Anomaly = Name(res.Cycle)
-		rep.Cycles = [][]Step{x.cycle(res.Cycle, txns)}
-		rep.Summary = fmt.Sprintf("%s: a cycle of %d dependencies that every version order has", rep.Anomaly, len(res.Cycle))
+		an.Name = Name(d.fold(res.Cycle, true))
+		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
+		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
 	case res.Conflict != nil:
-		c := res.Conflict
-		rep.Anomaly = Name(c.EitherCycle)
-		rep.Cycles = [][]Step{x.cycle(c.EitherCycle, txns), x.cycle(c.OrCycle, txns)}
-		rep.Summary = fmt.Sprintf("%s: the writes of %s by %s and %s can be ordered neither way: each order closes a cycle",
-			rep.Anomaly, x.h.FormatKey(c.Constraint.Key), p.NodeName(c.Constraint.A), p.NodeName(c.Constraint.B))
+		conflict(d, an, res.Conflict, txns)
 	default:
-		rep.Anomaly = "G2"
-		for _, c := range res.Core {
-			rep.Cycles = append(rep.Cycles, x.cycle(c, txns))
-		}
-		rep.Summary = fmt.Sprintf("no version order avoids a cycle: each of the %d ways shown closes one", len(res.Core))
+		core(d, an, res.Core, txns)
 	}
+	finish(an, d, p.History, txns, nil, nil)
+	return rep
+}
+
+// verdict fills in the verdict; ok says there is a violation to explain.
+func verdict(res *check.Result) (rep *Report, ok bool) {
+	rep = &Report{Level: res.Level.String()}
+	switch res.Verdict {
+	case check.Satisfied:
+		t := true
+		rep.Satisfied = &t
+		return rep, false
+	case check.NoVerdict:
+		rep.Reason = res.Reason
+		return rep, false
+	}
+	f := false
+	rep.Satisfied = &f
+	rep.Anomaly = &Anomaly{}
+	return rep, true
+}
+
+func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]bool) {
+	for _, t := range []int32{a.Txn, a.Writer, a.OtherTxn} {
+		if p.IsTxn(t) && (t != a.OtherTxn || a.Kind == polygraph.LostUpdate) {
+			txns[t] = true
+		}
+	}
+}
+
+func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool) {
+	either, or := d.fold(c.EitherCycle, true), d.fold(c.OrCycle, true)
+	an.Name = moreSpecific(Name(either), Name(or))
+	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
+	x := d.keyName(c.Constraint.Key)
+	an.Constraint = &ConstraintInfo{Key: d.h.FormatKey(c.Constraint.Key), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
+	a, b := d.say(c.Constraint.A), d.say(c.Constraint.B)
+	an.Summary = fmt.Sprintf("the writes of %s by %s and %s can be ordered neither way: %s's first closes the cycle %s, and %s's first closes %s",
+		x, a, b, a, d.path(c.EitherCycle), b, d.path(c.OrCycle))
+	// Mark the edges each order assumes.
+	for i, side := range [][]polygraph.Edge{c.Constraint.Either, c.Constraint.Or} {
+		first, second := a, b
+		if i == 1 {
+			first, second = b, a
+		}
+		assumed := map[string]bool{}
+		for _, e := range side {
+			s := d.step(e, false)
+			assumed[stepKey(s)] = true
+		}
+		for j := range an.Cycles[i] {
+			s := &an.Cycles[i][j]
+			if assumed[stepKey(*s)] {
+				s.Inferred = true
+				s.Because = fmt.Sprintf("assumed: %s's write of %s came before %s's", first, x, second)
+			}
+		}
+	}
+}
+
+func stepKey(s Step) string { return s.From + "\x00" + s.To + "\x00" + s.Kind + "\x00" + s.Key }
+
+func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]bool) {
+	an.Name = ""
+	for _, c := range cycles {
+		an.Cycles = append(an.Cycles, d.cycle(c, txns))
+		an.Name = moreSpecific(an.Name, Name(d.fold(c, true)))
+	}
+	if an.Name == "" {
+		an.Name = G2
+	}
+	an.Summary = fmt.Sprintf("no order of the writes avoids a cycle: every choice closes one of the %d cycles shown", len(cycles))
+}
+
+// finish adds the name's class and description, the transactions and the
+// edges. orig maps the report's transactions to the original history's
+// (nil: the same); sel is the counterexample's selection, if any.
+func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, orig *history.History, sel *shrink.Selection) {
+	an.Class = Class(an.Name)
+	an.Description = Describe(an.Name)
 	ids := make([]int32, 0, len(txns))
 	for t := range txns {
 		ids = append(ids, t)
 	}
 	slices.Sort(ids)
 	for _, t := range ids {
-		rep.Txns = append(rep.Txns, x.txnInfo(int(t)))
+		an.Txns = append(an.Txns, txnInfo(h, int(t), orig, sel))
 	}
-	return rep
+	seen := map[string]bool{}
+	for _, s := range an.Edges {
+		seen[stepKey(s)] = true
+	}
+	add := func(s Step) {
+		if k := stepKey(s); !seen[k] {
+			seen[k] = true
+			an.Edges = append(an.Edges, s)
+		}
+	}
+	for _, c := range an.Cycles {
+		for _, s := range c {
+			add(s)
+		}
+	}
+	// The reads behind the anti-dependencies: who wrote what was read.
+	if d.full {
+		for _, c := range an.Cycles {
+			for _, s := range c {
+				if s.Kind != "RW" {
+					continue
+				}
+				for _, t := range ids {
+					if d.name(t) != s.From {
+						continue
+					}
+					for _, k := range keysNamed(d.h, s.Key) {
+						if w, ok := d.readFrom[txnKey{t, k}]; ok && d.p.IsTxn(w) {
+							add(d.step(polygraph.Edge{From: w, To: t, Kind: polygraph.WR, Key: k}, false))
+						}
+					}
+				}
+			}
+		}
+	}
 }
 
-type explainer struct {
-	p *polygraph.Polygraph
-	h *history.History
+func keysNamed(h *history.History, name string) []history.Key {
+	for k, n := range h.KeyNames {
+		if n == name {
+			return []history.Key{history.Key(k)}
+		}
+	}
+	return nil
 }
 
-func (x explainer) txnInfo(t int) TxnInfo {
+// txnInfo describes transaction t of h. When orig is set, h is a
+// sub-history of orig cut by sel and t's place is taken from orig.
+func txnInfo(h *history.History, t int, orig *history.History, sel *shrink.Selection) TxnInfo {
 	var ops []string
-	for _, op := range x.h.OpsOf(t) {
-		ops = append(ops, fmt.Sprintf("%s(%s,%s)", op.Kind, x.h.FormatKey(op.Key), x.h.FormatValue(op.Value)))
+	for _, op := range h.OpsOf(t) {
+		ops = append(ops, fmt.Sprintf("%s(%s,%s)", op.Kind, h.FormatKey(op.Key), h.FormatValue(op.Value)))
 	}
-	return TxnInfo{
-		Name:    x.h.Name(t),
-		Session: x.h.SessionName(int(x.h.Txns[t].Session)),
-		Status:  x.h.Txns[t].Status.String(),
+	tx := &h.Txns[t]
+	info := TxnInfo{
+		Name:    h.Name(t),
+		Session: h.SessionName(int(tx.Session)),
+		Status:  tx.Status.String(),
 		Ops:     strings.Join(ops, " "),
-		Where:   x.h.Where(t),
+		Where:   h.Where(t),
+		Index:   t,
+	}
+	if tx.Start != history.NoTime {
+		s := tx.Start
+		info.Start = &s
+	}
+	if tx.End != history.NoTime {
+		e := tx.End
+		info.End = &e
+	}
+	src, idx := h, t
+	if orig != nil && sel != nil {
+		src, idx = orig, int(sel.Txns[t])
+		info.Index = idx
+		info.OmittedOps = len(orig.OpsOf(idx)) - len(ops)
+	}
+	info.Position = slices.Index(src.Sessions[src.Txns[idx].Session], int32(idx)) + 1
+	return info
+}
+
+// Minimal shrinks res's violation to a minimal counterexample and
+// explains it: the smallest set of transactions (and of their operations)
+// found that still violates res.Level on its own, with a reason for every
+// edge, including the cycle that rules out the other order of each
+// inferred one. The report's Counterexample is that sub-history.
+//
+// Shrinking starts from the transactions of res's evidence and the writes
+// they read, and grows to the whole history only when those do not
+// violate the level on their own, so it costs about as much as checking
+// the few transactions involved.
+func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
+	rep, ok := verdict(res)
+	if !ok {
+		return rep, nil
+	}
+	h := res.Polygraph.History
+	seed, keys := evidence(res)
+	sel, subj, ok := shrink.Minimize(ctx, h, res.Level, seed, keys)
+	if !ok {
+		// Not reproducible on any sub-history (a timeout): report the
+		// evidence as it is.
+		return Explain(res), nil
+	}
+	m := subj.Sub(sel)
+	a, err := analyze(ctx, m, res.Level)
+	if err != nil {
+		return nil, err
+	}
+	an := rep.Anomaly
+	an.Minimal = true
+	an.HistoryTxns = len(h.Txns)
+	an.Counterexample = m
+	d := newDescriber(a.p, a.why, true)
+	txns := map[int32]bool{}
+	for t := range m.Txns {
+		txns[int32(t)] = true
+	}
+	switch {
+	case len(a.anomalies) > 0:
+		x := a.anomalies[0]
+		an.Name = x.Kind.String()
+		an.Summary = d.anomaly(x)
+		if x.Kind == polygraph.LostUpdate {
+			lostUpdate(d, an, x)
+		}
+	case a.cycle != nil:
+		f := d.fold(a.cycle, true)
+		an.Name = Name(f)
+		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
+		an.Summary = cycleSummary(d, an.Name, f)
+	case a.conflict != nil:
+		conflict(d, an, a.conflict, nil)
+	default:
+		core(d, an, a.core, nil)
+	}
+	finish(an, d, m, txns, h, &sel)
+	removed := len(h.Txns) - len(m.Txns)
+	if removed > 0 {
+		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions are left out: the %d shown violate %s on their own, and without any one of them the rest would not",
+			removed, len(h.Txns), len(m.Txns), res.Level))
+	}
+	return rep, nil
+}
+
+// lostUpdate shows a lost update as the two orders of its writes, each of
+// which closes a cycle (seed 002, Figure 4(c)).
+func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
+	a, b := x.OtherTxn, x.Txn
+	k := x.Key
+	ab := []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: k}, {From: b, To: a, Kind: polygraph.RW, Key: k}}
+	ba := []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: k}, {From: a, To: b, Kind: polygraph.RW, Key: k}}
+	an.Constraint = &ConstraintInfo{Key: d.h.FormatKey(k), A: d.name(a), B: d.name(b)}
+	an.Cycles = [][]Step{d.cycle(ab, nil), d.cycle(ba, nil)}
+	kx := d.keyName(k)
+	// The WW edges are hypotheses, the RW edges follow from them.
+	for i := range an.Cycles {
+		for j := range an.Cycles[i] {
+			s := &an.Cycles[i][j]
+			s.Inferred = true
+			if s.Kind == "WW" {
+				s.Reason = fmt.Sprintf("if %s's %s=%s was installed before %s's %s=%s", display(s.From), kx, s.FromValue, display(s.To), kx, s.ToValue)
+				s.Because = "one of the two orders of the writes must hold"
+			} else {
+				s.Because = fmt.Sprintf("%s read %s's version, which %s then overwrote: %s never saw %s's update", display(s.From), d.say(x.Writer), display(s.To), display(s.From), display(s.To))
+			}
+		}
+	}
+	w := polygraph.Edge{From: x.Writer, To: a, Kind: polygraph.WR, Key: k}
+	w2 := polygraph.Edge{From: x.Writer, To: b, Kind: polygraph.WR, Key: k}
+	if d.p.IsTxn(x.Writer) {
+		an.Edges = append(an.Edges, d.step(w, false), d.step(w2, false))
 	}
 }
 
-func (x explainer) anomaly(a polygraph.Anomaly) string {
-	h := x.h
-	reader := h.Name(int(a.Txn))
-	kv := fmt.Sprintf("%s=%s", h.FormatKey(a.Key), h.FormatValue(a.Value))
-	writer := func() string {
-		if x.p.IsTxn(a.Writer) {
-			return h.Name(int(a.Writer))
-		}
-		return "the initial state"
+// cycleSummary says in a sentence what a named cycle shows.
+func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
+	p := d.path(c)
+	switch name {
+	case WriteSkew:
+		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.say(c[0].From), d.say(c[0].To), p)
+	case LostUpdate:
+		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.say(c[0].From), d.say(c[0].To), d.keyName(c[0].Key), p)
 	}
-	switch a.Kind {
-	case polygraph.ThinAirRead:
-		return fmt.Sprintf("%s read %s, a value no transaction wrote", reader, kv)
-	case polygraph.AbortedRead:
-		return fmt.Sprintf("%s read %s, written by %s, which %s", reader, kv, writer(), h.Txns[a.Writer].Status)
-	case polygraph.FutureRead:
-		return fmt.Sprintf("%s read %s before writing that value itself", reader, kv)
-	case polygraph.NotMyOwnWrite:
-		return fmt.Sprintf("%s wrote %s and then read %s from someone else", reader, h.FormatKey(a.Key), kv)
-	case polygraph.NotMyLastWrite:
-		return fmt.Sprintf("%s read %s, its own earlier write, after overwriting it", reader, kv)
-	case polygraph.IntermediateRead:
-		return fmt.Sprintf("%s read %s, which %s overwrote before committing", reader, kv, writer())
-	case polygraph.NonRepeatableRead:
-		return fmt.Sprintf("%s read %s twice and got different values (the second %s)", reader, h.FormatKey(a.Key), kv)
-	case polygraph.LostUpdate:
-		return fmt.Sprintf("%s and %s both read %s from %s and both wrote it: one update is lost",
-			h.Name(int(a.OtherTxn)), reader, h.FormatKey(a.Key), x.p.NodeName(a.Writer))
-	}
-	return a.Kind.String()
+	return fmt.Sprintf("a cycle of %d dependencies that every order of the writes has: %s", len(c), p)
 }
 
-// cycle explains a cycle's edges, folding paths through time nodes into
-// one real-time step, and records its transactions.
-func (x explainer) cycle(edges []polygraph.Edge, txns map[int32]bool) []Step {
-	isTime := func(u int32) bool { return !x.p.IsTxn(u) && u != x.p.T0 }
-	// Start at an edge that leaves a transaction, so that every time path
-	// is whole.
-	start := 0
-	for i, e := range edges {
-		if !isTime(e.From) {
-			start = i
-			break
+// evidence returns the transactions and keys of res's evidence.
+func evidence(res *check.Result) ([]int32, []history.Key) {
+	p := res.Polygraph
+	txns := map[int32]bool{}
+	keys := map[history.Key]bool{}
+	addEdges := func(edges []polygraph.Edge) {
+		for _, e := range edges {
+			if e.Key != polygraph.NoKey {
+				keys[e.Key] = true
+			}
+			for _, t := range []int32{e.From, e.To} {
+				if p.IsTxn(t) {
+					txns[t] = true
+				}
+			}
 		}
 	}
-	rotated := append(slices.Clone(edges[start:]), edges[:start]...)
-	var steps []Step
-	for i := 0; i < len(rotated); i++ {
-		e := rotated[i]
-		for isTime(e.To) && i+1 < len(rotated) {
-			i++
-			e.To = rotated[i].To
-		}
-		for _, t := range []int32{e.From, e.To} {
-			if x.p.IsTxn(t) {
+	switch {
+	case len(res.Anomalies) > 0:
+		anomalyTxns(p, res.Anomalies[0], txns)
+		keys[res.Anomalies[0].Key] = true
+	case res.Cycle != nil:
+		addEdges(res.Cycle)
+	case res.Conflict != nil:
+		addEdges(res.Conflict.EitherCycle)
+		addEdges(res.Conflict.OrCycle)
+		keys[res.Conflict.Constraint.Key] = true
+		for _, t := range []int32{res.Conflict.Constraint.A, res.Conflict.Constraint.B} {
+			if p.IsTxn(t) {
 				txns[t] = true
 			}
 		}
-		steps = append(steps, x.step(e))
-	}
-	return steps
-}
-
-func (x explainer) step(e polygraph.Edge) Step {
-	h, p := x.h, x.p
-	from, to := p.NodeName(e.From), p.NodeName(e.To)
-	s := Step{From: from, To: to, Kind: e.Kind.String()}
-	if e.Key != polygraph.NoKey {
-		s.Key = h.FormatKey(e.Key)
-	}
-	switch e.Kind {
-	case polygraph.SO:
-		if e.From == p.T0 {
-			s.Reason = fmt.Sprintf("the initial state precedes %s", to)
-		} else {
-			s.Reason = fmt.Sprintf("%s precedes %s in session %s", from, to, h.SessionName(int(h.Txns[e.From].Session)))
-		}
-	case polygraph.WR:
-		s.Reason = fmt.Sprintf("%s read %s=%s written by %s", to, s.Key, x.written(e.From, e.Key), from)
-	case polygraph.WW:
-		s.Reason = fmt.Sprintf("%s's %s=%s was overwritten by %s's %s=%s", from, s.Key, x.written(e.From, e.Key), to, s.Key, x.written(e.To, e.Key))
-	case polygraph.RW:
-		s.Reason = fmt.Sprintf("%s read %s=%s, which %s overwrote with %s", from, s.Key, x.read(e.From, e.Key), to, x.written(e.To, e.Key))
-	case polygraph.RT:
-		s.Reason = fmt.Sprintf("%s ended (at %d) before %s started (at %d)", from, h.Txns[e.From].End, to, h.Txns[e.To].Start)
-	}
-	return s
-}
-
-// written returns the value node u last wrote to key.
-func (x explainer) written(u int32, key history.Key) string {
-	if !x.p.IsTxn(u) {
-		return x.h.FormatValue(x.h.Init)
-	}
-	ops := x.h.OpsOf(int(u))
-	for i := len(ops) - 1; i >= 0; i-- {
-		if ops[i].Kind == history.Write && ops[i].Key == key {
-			return x.h.FormatValue(ops[i].Value)
-		}
-	}
-	return "?"
-}
-
-// read returns the value transaction u first read of key.
-func (x explainer) read(u int32, key history.Key) string {
-	if !x.p.IsTxn(u) {
-		return x.h.FormatValue(x.h.Init)
-	}
-	for _, op := range x.h.OpsOf(int(u)) {
-		if op.Key == key {
-			if op.Kind == history.Read {
-				return x.h.FormatValue(op.Value)
-			}
-			break
-		}
-	}
-	return "?"
-}
-
-// Name names a cycle by its shape, after Adya's phenomena and the usual
-// names of SI anomalies.
-func Name(cycle []polygraph.Edge) string {
-	var ww, wr, rw, so, rt int
-	nodes := map[int32]bool{}
-	rwKeys := map[history.Key]bool{}
-	for _, e := range cycle {
-		nodes[e.From] = true
-		switch e.Kind {
-		case polygraph.WW:
-			ww++
-		case polygraph.WR:
-			wr++
-		case polygraph.RW:
-			rw++
-			rwKeys[e.Key] = true
-		case polygraph.SO:
-			so++
-		case polygraph.RT:
-			rt++
-		}
-	}
-	switch {
-	case rt > 0:
-		return "RealTimeViolation"
-	case rw == 0 && wr == 0 && so == 0:
-		return "G0" // write cycle
-	case rw == 0 && ww == 0 && wr == 0:
-		return "SessionCycle"
-	case rw == 0:
-		if ww == 0 {
-			return "CausalityViolation"
-		}
-		return "G1c"
-	case rw == 1:
-		if len(nodes) == 2 && ww == 1 && cycle[0].Key == cycle[len(cycle)-1].Key && sameKeys(cycle) {
-			return "LostUpdate"
-		}
-		return "G-single"
-	case rw == 2 && len(nodes) == 2 && len(rwKeys) == 2:
-		return "WriteSkew"
-	case rw == 2 && len(nodes) == 4 && !adjacentRW(cycle):
-		return "LongFork"
-	}
-	return "G2"
-}
-
-func sameKeys(cycle []polygraph.Edge) bool {
-	for _, e := range cycle {
-		if e.Key != cycle[0].Key {
-			return false
-		}
-	}
-	return true
-}
-
-func adjacentRW(cycle []polygraph.Edge) bool {
-	for i, e := range cycle {
-		if e.Kind == polygraph.RW && cycle[(i+1)%len(cycle)].Kind == polygraph.RW {
-			return true
-		}
-	}
-	return false
-}
-
-// WriteText prints the report for a terminal.
-func (r *Report) WriteText(w io.Writer) error {
-	var b strings.Builder
-	switch {
-	case r.Satisfied == nil:
-		fmt.Fprintf(&b, "%s: %s\n", r.Level, r.Summary)
-	case *r.Satisfied:
-		fmt.Fprintf(&b, "%s: satisfied\n", r.Level)
 	default:
-		fmt.Fprintf(&b, "%s: VIOLATED: %s\n  %s\n", r.Level, r.Anomaly, r.Summary)
-		for i, c := range r.Cycles {
-			if len(r.Cycles) > 1 {
-				fmt.Fprintf(&b, "cycle %d:\n", i+1)
-			} else {
-				fmt.Fprintf(&b, "cycle:\n")
-			}
-			for _, s := range c {
-				fmt.Fprintf(&b, "  %s -%s-> %s: %s\n", s.From, s.Kind, s.To, s.Reason)
-			}
-		}
-		if len(r.Txns) > 0 {
-			fmt.Fprintf(&b, "transactions:\n")
-			for _, t := range r.Txns {
-				fmt.Fprintf(&b, "  %s (session %s, %s) %s  [%s]\n", t.Name, t.Session, t.Status, t.Ops, t.Where)
-			}
-		}
-		for _, n := range r.Notes {
-			fmt.Fprintf(&b, "note: %s\n", n)
+		for _, c := range res.Core {
+			addEdges(c)
 		}
 	}
-	_, err := io.WriteString(w, b.String())
-	return err
+	out := make([]int32, 0, len(txns))
+	for t := range txns {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	ks := make([]history.Key, 0, len(keys))
+	for k := range keys {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	return out, ks
 }

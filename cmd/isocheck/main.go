@@ -3,9 +3,14 @@
 //
 // Usage:
 //
-//	isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] PATH
+//	isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] [--counterexample FILE] PATH
+//	isocheck explain [--level ...] [--json] [--color auto|always|never] [--counterexample FILE] [--dot FILE] [--svg FILE] [--png FILE] PATH
 //	isocheck stats [--format ...] PATH
 //	isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
+//
+// check prints the verdict, a one-paragraph summary and the checker's
+// cycle; explain shrinks the violation to a minimal counterexample and
+// explains it in full (see package interpret).
 //
 // Exit status: 0 the history satisfies the level, 1 it violates it, 2 bad
 // input or usage, 3 no verdict (timeout or resource limit).

@@ -30,7 +30,10 @@ const (
 )
 
 const usage = `usage:
-  isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] PATH
+  isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats]
+                 [--counterexample FILE] PATH
+  isocheck explain [--level ...] [--format ...] [--json] [--timeout 60s] [--color auto|always|never]
+                 [--counterexample FILE] [--dot FILE] [--svg FILE] [--png FILE] PATH
   isocheck stats [--format FORMAT] PATH
   isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
   isocheck generate [--store si|ser|sser|si-no-fcw|causal|ra|rc|random] [--sessions 20] [--txns 100]
@@ -48,7 +51,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd, args := args[0], args[1:]
 	switch cmd {
 	case "check":
-		return runCheck(args, stdout, stderr)
+		return runCheck(args, stdout, stderr, false)
+	case "explain":
+		return runCheck(args, stdout, stderr, true)
 	case "stats":
 		return runStats(args, stdout, stderr)
 	case "convert":
@@ -98,24 +103,43 @@ func readHistory(path, formatName string) (*history.History, *format.Info, time.
 	return h, info, time.Since(start), err
 }
 
-func runCheck(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("check", stderr)
+// runCheck runs check (a summary and the checker's cycle) or, with
+// explain, the full report on a minimal counterexample.
+func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
+	name := "check"
+	if explain {
+		name = "explain"
+	}
+	fs := newFlagSet(name, stderr)
 	levelName := fs.String("level", "si", "isolation level: ser, si or sser")
 	formatName := fs.String("format", "auto", "input format: auto, jsonl, text, dbcop or cobra")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit 3)")
 	stats := fs.Bool("stats", false, "print time per stage and the sizes of the problem")
+	cexFile := fs.String("counterexample", "", "write the minimal counterexample to FILE (native JSONL)")
+	colorMode := fs.String("color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
+	var dotFile, svgFile, pngFile *string
+	if explain {
+		dotFile = fs.String("dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
+		svgFile = fs.String("svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
+		pngFile = fs.String("png", "", "render the counterexample to a PNG FILE (needs Graphviz's dot)")
+	}
 	pos, err := parse(fs, args)
 	if err != nil {
 		return exitBadInput
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "isocheck check: want one PATH, got %d\n%s", len(pos), usage)
+		fmt.Fprintf(stderr, "isocheck %s: want one PATH, got %d\n%s", name, len(pos), usage)
 		return exitBadInput
 	}
 	lvl, err := level.Parse(*levelName)
 	if err != nil {
-		fmt.Fprintf(stderr, "isocheck check: %v\n", err)
+		fmt.Fprintf(stderr, "isocheck %s: %v\n", name, err)
+		return exitBadInput
+	}
+	color, ok := useColor(*colorMode, stdout)
+	if !ok {
+		fmt.Fprintf(stderr, "isocheck %s: --color must be auto, always or never, not %q\n", name, *colorMode)
 		return exitBadInput
 	}
 	h, info, parseTime, err := readHistory(pos[0], *formatName)
@@ -135,13 +159,54 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
 	}
+	start := time.Now()
 	rep := interpret.Explain(res)
+	if res.Verdict == check.Violated && (explain || *cexFile != "") {
+		min, err := interpret.Minimal(ctx, res)
+		if err != nil {
+			fmt.Fprintf(stderr, "isocheck: explaining the violation: %v\n", err)
+		} else if explain {
+			rep = min
+		} else {
+			rep.Anomaly.Counterexample = min.Anomaly.Counterexample
+		}
+	}
+	explainTime := time.Since(start)
 	addFailedEventNotes(rep, res, info)
+	status := exitViolated
+	switch res.Verdict {
+	case check.Satisfied:
+		status = exitSatisfied
+	case check.NoVerdict:
+		status = exitNoVerdict
+	}
+	if *cexFile != "" && !writeCounterexample(*cexFile, rep, stderr) {
+		status = exitBadInput
+	}
+	if explain && rep.Anomaly != nil {
+		if *dotFile != "" {
+			if err := writeFile(*dotFile, rep.WriteDOT); err != nil {
+				fmt.Fprintf(stderr, "isocheck: %v\n", err)
+				status = exitBadInput
+			}
+		}
+		for _, r := range []struct{ file, format string }{{*svgFile, "svg"}, {*pngFile, "png"}} {
+			if r.file == "" {
+				continue
+			}
+			if err := rep.Render(r.file, r.format); err != nil {
+				fmt.Fprintf(stderr, "isocheck: --%s %s: %v\n", r.format, r.file, err)
+				status = exitBadInput
+			}
+		}
+	}
 	if *asJSON {
+		sm := statsMap(res, parseTime)
+		sm["explain_ms"] = float64(explainTime.Microseconds()) / 1000
 		out := struct {
 			*interpret.Report
 			Stats map[string]any `json:"stats"`
-		}{rep, statsMap(res, parseTime)}
+		}{rep, sm}
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		if err := enc.Encode(out); err != nil {
@@ -149,18 +214,65 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 	} else {
-		rep.WriteText(stdout)
+		if explain {
+			rep.WriteExplanation(stdout, color)
+		} else {
+			rep.WriteTextColor(stdout, color)
+		}
 		if *stats {
-			writeStats(stdout, statsMap(res, parseTime))
+			sm := statsMap(res, parseTime)
+			sm["explain_ms"] = float64(explainTime.Microseconds()) / 1000
+			writeStats(stdout, sm)
 		}
 	}
-	switch res.Verdict {
-	case check.Satisfied:
-		return exitSatisfied
-	case check.Violated:
-		return exitViolated
+	return status
+}
+
+// useColor decides whether to colour text written to w.
+func useColor(mode string, w io.Writer) (color, ok bool) {
+	switch mode {
+	case "always":
+		return true, true
+	case "never":
+		return false, true
+	case "auto":
+		f, isFile := w.(*os.File)
+		if !isFile || os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" {
+			return false, true
+		}
+		st, err := f.Stat()
+		return err == nil && st.Mode()&os.ModeCharDevice != 0, true
 	}
-	return exitNoVerdict
+	return false, false
+}
+
+// writeCounterexample writes the report's minimal counterexample in the
+// native format; it reports success.
+func writeCounterexample(path string, rep *interpret.Report, stderr io.Writer) bool {
+	if rep.Anomaly == nil || rep.Anomaly.Counterexample == nil {
+		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", path)
+		return true
+	}
+	err := writeFile(path, func(w io.Writer) error { return format.Write(w, rep.Anomaly.Counterexample, format.JSONL) })
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
+		return false
+	}
+	return true
+}
+
+// writeFile creates path and writes it with write, removing it on error.
+func writeFile(path string, write func(io.Writer) error) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := write(f); err != nil {
+		f.Close()
+		os.Remove(path)
+		return fmt.Errorf("%s: %v", path, err)
+	}
+	return f.Close()
 }
 
 // addFailedEventNotes says when a transaction of the counterexample had
@@ -170,14 +282,11 @@ func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.
 	if info == nil || len(info.FailedEvents) == 0 || rep.Anomaly == nil {
 		return
 	}
-	h := res.Polygraph.History
 	for _, t := range rep.Anomaly.Txns {
-		for i := range h.Txns {
-			if h.Name(i) == t.Name && info.FailedEvents[i] > 0 {
-				rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf(
-					"transaction %s had %d failed event(s), dropped as dbcop and PolySI do; the database reported them failed inside a committed transaction, the likeliest cause of this violation",
-					t.Name, info.FailedEvents[i]))
-			}
+		if n := info.FailedEvents[t.Index]; n > 0 {
+			rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf(
+				"transaction %s had %d failed event(s), dropped as dbcop and PolySI do; the database reported them failed inside a committed transaction, the likeliest cause of this violation",
+				t.Name, n))
 		}
 	}
 }

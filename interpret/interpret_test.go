@@ -1,0 +1,382 @@
+package interpret_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+)
+
+func parse(t *testing.T, jsonl string) *history.History {
+	t.Helper()
+	h, err := format.Read(strings.NewReader(strings.TrimSpace(jsonl)+"\n"), "test.jsonl", format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func minimal(t *testing.T, h *history.History, l level.Level) (*interpret.Report, *check.Result) {
+	t.Helper()
+	res, err := check.Check(context.Background(), h, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != check.Violated {
+		t.Fatalf("%v: verdict %v, want violated", l, res.Verdict)
+	}
+	rep, err := interpret.Minimal(context.Background(), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, res
+}
+
+// edgeSet writes a report's cycle edges as "T1 -WR x-> T2", sorted.
+func edgeSet(a *interpret.Anomaly) []string {
+	var out []string
+	for _, c := range a.Cycles {
+		for _, s := range c {
+			label := s.Kind
+			if s.Key != "" {
+				label += " " + s.Key
+			}
+			out = append(out, s.From+" -"+label+"-> "+s.To)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// TestNamedAnomalies checks, for a small history showing each anomaly,
+// the name the report gives it, the transactions of the minimal
+// counterexample and the edges of its cycles.
+func TestNamedAnomalies(t *testing.T) {
+	tests := []struct {
+		name    string
+		level   level.Level
+		history string
+		want    string   // anomaly name
+		class   string   // Adya class
+		txns    []string // counterexample transactions
+		edges   []string // cycle edges (nil: no cycle)
+	}{
+		{
+			name: "MTC lost update", level: level.SI, want: "LostUpdate", class: "G-single",
+			history: `
+{"session": 1, "id": "T1", "ops": [["r", "x", null], ["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", null], ["w", "x", 2]]}
+{"session": 3, "id": "T3", "ops": [["r", "y", null]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -RW x-> T2", "T1 -WW x-> T2", "T2 -RW x-> T1", "T2 -WW x-> T1"},
+		},
+		{
+			name: "MTC write skew", level: level.SER, want: "WriteSkew", class: "G2-item",
+			history: `
+{"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "y", null], ["w", "y", 1]]}
+{"session": 3, "id": "T3", "ops": [["w", "z", 1]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -RW y-> T2", "T2 -RW x-> T1"},
+		},
+		{
+			name: "MTC long fork", level: level.SI, want: "LongFork", class: "G2",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["w", "y", 1]]}
+{"session": 3, "id": "T3", "ops": [["r", "x", 1], ["r", "y", null]]}
+{"session": 4, "id": "T4", "ops": [["r", "x", null], ["r", "y", 1]]}`,
+			txns:  []string{"T1", "T2", "T3", "T4"},
+			edges: []string{"T1 -WR x-> T3", "T2 -WR y-> T4", "T3 -RW y-> T2", "T4 -RW x-> T1"},
+		},
+		{
+			name: "MTC causality violation", level: level.SI, want: "CausalityViolation", class: "G-single",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["w", "y", 1]]}
+{"session": 3, "id": "T3", "ops": [["r", "y", 1], ["r", "x", null]]}`,
+			txns:  []string{"T1", "T2", "T3"},
+			edges: []string{"T1 -WR x-> T2", "T2 -WR y-> T3", "T3 -RW x-> T1"},
+		},
+		{
+			name: "MTC session guarantee (read your writes)", level: level.SI, want: "SessionGuaranteeViolation", class: "G-single",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T9", "ops": [["w", "z", 1]]}
+{"session": 1, "id": "T2", "ops": [["r", "x", null]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -SO-> T2", "T2 -RW x-> T1"},
+		},
+		{
+			name: "session guarantee (monotonic reads)", level: level.SI, want: "SessionGuaranteeViolation", class: "G-single",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "y", 1]]}
+{"session": 2, "id": "T3", "ops": [["r", "x", null]]}`,
+			txns:  []string{"T1", "T2", "T3"},
+			edges: []string{"T1 -WR y-> T2", "T2 -SO-> T3", "T3 -RW x-> T1"},
+		},
+		{
+			name: "fractured read", level: level.SI, want: "FracturedRead", class: "G-single",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -WR x-> T2", "T2 -RW y-> T1"},
+		},
+		{
+			name: "G1c circular information flow", level: level.SI, want: "G1c", class: "G1c",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["r", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["w", "y", 1], ["r", "x", 1]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -WR x-> T2", "T2 -WR y-> T1"},
+		},
+		{
+			name: "read from a later transaction of the session", level: level.SER, want: "CausalityViolation",
+			history: `
+{"session": 1, "id": "T1", "ops": [["r", "x", 1]]}
+{"session": 1, "id": "T2", "ops": [["w", "x", 1]]}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -SO-> T2", "T2 -WR x-> T1"},
+		},
+		{
+			name: "real-time violation", level: level.SSER, want: "RealTimeViolation",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]], "start": 0, "end": 10}
+{"session": 2, "id": "T2", "ops": [["r", "x", null]], "start": 20, "end": 30}`,
+			txns:  []string{"T1", "T2"},
+			edges: []string{"T1 -RT-> T2", "T2 -RW x-> T1"},
+		},
+		{
+			name: "thin-air read", level: level.SER, want: "ThinAirRead",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 5]]}`,
+			txns: []string{"T2"},
+		},
+		{
+			name: "G1a aborted read", level: level.SI, want: "AbortedRead", class: "G1a",
+			history: `
+{"session": 1, "id": "T1", "status": "aborted", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1]]}`,
+			txns: []string{"T1", "T2"},
+		},
+		{
+			name: "G1b intermediate read", level: level.SI, want: "IntermediateRead", class: "G1b",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "x", 2]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1]]}`,
+			txns: []string{"T1", "T2"},
+		},
+		{
+			name: "future read", level: level.SER, want: "FutureRead",
+			history: `{"session": 1, "id": "T1", "ops": [["r", "x", 1], ["w", "x", 1]]}`,
+			txns:    []string{"T1"},
+		},
+		{
+			name: "not my own write", level: level.SER, want: "NotMyOwnWrite",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["r", "x", 2]]}
+{"session": 2, "id": "T2", "ops": [["w", "x", 2]]}`,
+			txns: []string{"T1", "T2"},
+		},
+		{
+			name: "not my last write", level: level.SER, want: "NotMyLastWrite",
+			history: `{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "x", 2], ["r", "x", 1]]}`,
+			txns:    []string{"T1"},
+		},
+		{
+			name: "non-repeatable read", level: level.SER, want: "NonRepeatableRead",
+			history: `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "x", 1]]}`,
+			txns: []string{"T1", "T2"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rep, _ := minimal(t, parse(t, tt.history), tt.level)
+			a := rep.Anomaly
+			if a.Name != tt.want {
+				t.Errorf("name %q, want %q", a.Name, tt.want)
+			}
+			if tt.class != "" && a.Class != tt.class {
+				t.Errorf("class %q, want %q", a.Class, tt.class)
+			}
+			var txns []string
+			for _, x := range a.Txns {
+				txns = append(txns, x.Name)
+			}
+			if !slices.Equal(txns, tt.txns) {
+				t.Errorf("transactions %v, want %v", txns, tt.txns)
+			}
+			if got := edgeSet(a); !slices.Equal(got, tt.edges) {
+				t.Errorf("edges\n  %v\nwant\n  %v", got, tt.edges)
+			}
+			if !a.Minimal || a.Summary == "" || a.Description == "" {
+				t.Errorf("minimal %v, summary %q, description %q", a.Minimal, a.Summary, a.Description)
+			}
+			for _, c := range a.Cycles {
+				for _, s := range c {
+					if s.Reason == "" {
+						t.Errorf("edge %s -%s-> %s has no reason", s.From, s.Kind, s.To)
+					}
+				}
+			}
+			if t.Failed() {
+				var b bytes.Buffer
+				rep.WriteExplanation(&b, false)
+				t.Log("\n" + b.String())
+			}
+		})
+	}
+}
+
+// TestInferredEdge checks that an edge that follows from the order of two
+// writes says which cycle the other order would close.
+func TestInferredEdge(t *testing.T) {
+	// A long fork whose anti-dependencies are both inferred: session
+	// order puts A1's x before A2's and B1's y before B2's, so R2, which
+	// read A1's x, read before A2's write, and R1 read before B2's.
+	h := parse(t, `
+{"session": 1, "id": "A1", "ops": [["w", "x", 1]]}
+{"session": 1, "id": "A2", "ops": [["w", "x", 2]]}
+{"session": 2, "id": "B1", "ops": [["w", "y", 1]]}
+{"session": 2, "id": "B2", "ops": [["w", "y", 2]]}
+{"session": 3, "id": "R1", "ops": [["r", "x", 2], ["r", "y", 1]]}
+{"session": 4, "id": "R2", "ops": [["r", "x", 1], ["r", "y", 2]]}`)
+	rep, _ := minimal(t, h, level.SI)
+	a := rep.Anomaly
+	if a.Name != "LongFork" || len(a.Txns) != 6 {
+		t.Errorf("name %q with %d transactions, want LongFork with 6", a.Name, len(a.Txns))
+	}
+	var rw *interpret.Step
+	for i, s := range a.Cycles[0] {
+		if s.Kind == "RW" && s.From == "R2" {
+			rw = &a.Cycles[0][i]
+		}
+	}
+	if rw == nil {
+		t.Fatalf("no RW edge in %+v", a.Cycles[0])
+	}
+	want := "A1's write of x must come before A2's: the other order would close the cycle A2 -WW x-> A1 -SO-> A2"
+	if !rw.Inferred || rw.Because != want {
+		t.Errorf("RW edge: inferred %v, because %q\nwant %q", rw.Inferred, rw.Because, want)
+	}
+	if len(rw.BecauseCycle) != 2 {
+		t.Errorf("because cycle %+v, want 2 edges", rw.BecauseCycle)
+	}
+}
+
+// TestConflict checks a violation that no single cycle shows: the report
+// names the two writes and gives a cycle for each order.
+func TestConflict(t *testing.T) {
+	// T5, T6, T7 in one session: T7 read T5's x after T6 overwrote it
+	// (the yugabyte anomaly of the corpus, reduced).
+	h := parse(t, `
+{"session": 0, "id": "T5", "ops": [["w", "x", 2]]}
+{"session": 0, "id": "T6", "ops": [["w", "x", 3]]}
+{"session": 0, "id": "T7", "ops": [["r", "x", 2]]}`)
+	rep, _ := minimal(t, h, level.SI)
+	a := rep.Anomaly
+	if a.Name != "SessionGuaranteeViolation" || a.Constraint == nil || len(a.Cycles) != 2 {
+		t.Fatalf("name %q, constraint %+v, %d cycles; want SessionGuaranteeViolation with a constraint and 2 cycles", a.Name, a.Constraint, len(a.Cycles))
+	}
+	if c := a.Constraint; c.Key != "x" || c.A != "T5" || c.B != "T6" {
+		t.Errorf("constraint %+v, want x between T5 and T6", c)
+	}
+	assumed := 0
+	for _, c := range a.Cycles {
+		for _, s := range c {
+			if s.Inferred {
+				assumed++
+			}
+		}
+	}
+	if assumed != 2 {
+		t.Errorf("%d assumed edges, want one per cycle", assumed)
+	}
+}
+
+// TestExplainJSON checks the JSON shape: the fields of check --json stay,
+// and every edge has its kind, key, values and reason.
+func TestExplainJSON(t *testing.T) {
+	h := parse(t, `
+{"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "y", null], ["w", "y", 1]]}`)
+	rep, _ := minimal(t, h, level.SER)
+	b, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatal(err)
+	}
+	an, _ := m["anomaly"].(map[string]any)
+	for _, k := range []string{"name", "summary", "transactions", "cycles", "edges", "class", "minimal"} {
+		if _, ok := an[k]; !ok {
+			t.Errorf("anomaly has no %q: %s", k, b)
+		}
+	}
+	for _, e := range an["edges"].([]any) {
+		e := e.(map[string]any)
+		for _, k := range []string{"from", "to", "kind", "key", "from_value", "to_value", "reason"} {
+			if _, ok := e[k]; !ok {
+				t.Errorf("edge has no %q: %v", k, e)
+			}
+		}
+	}
+}
+
+// TestDOT checks that the picture has every transaction, styled edges and
+// the anomaly in its title.
+func TestDOT(t *testing.T) {
+	h := parse(t, `
+{"session": 1, "id": "T1", "ops": [["r", "x", null], ["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", null], ["w", "x", 2]]}
+{"session": 3, "id": "T3", "ops": [["w", "x", 3]]}`)
+	rep, _ := minimal(t, h, level.SI)
+	var b bytes.Buffer
+	if err := rep.WriteDOT(&b); err != nil {
+		t.Fatal(err)
+	}
+	dot := b.String()
+	for _, want := range []string{"digraph", `label="SI violated: LostUpdate`, `"T1" -> "T2"`, `"T2" -> "T1"`, "style=dashed", `color="red"`, `color="blue"`} {
+		if !strings.Contains(dot, want) {
+			t.Errorf("DOT lacks %q:\n%s", want, dot)
+		}
+	}
+}
+
+// TestExplainQuick checks the report built from the checker's evidence
+// alone, as check prints it.
+func TestExplainQuick(t *testing.T) {
+	h := parse(t, `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`)
+	res, err := check.Check(context.Background(), h, level.SI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := interpret.Explain(res)
+	if rep.Anomaly == nil || rep.Anomaly.Name != "FracturedRead" || len(rep.Anomaly.Cycles) != 1 {
+		t.Fatalf("report %+v", rep.Anomaly)
+	}
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	for _, want := range []string{"SI: VIOLATED: FracturedRead", "cycle:", "T2 read y=null, which T1 overwrote with 1", "transactions:"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+}

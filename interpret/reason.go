@@ -1,0 +1,340 @@
+package interpret
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// describer puts the edges of a polygraph into words.
+type describer struct {
+	p *polygraph.Polygraph
+	h *history.History
+	// why holds the reasons of inferred edges; nil when only the
+	// checker's evidence is known (no reasons beyond the data).
+	why map[edgeID]*inference
+	// readFrom maps (transaction, key) to the node the transaction read
+	// the key from before writing it, when full.
+	readFrom map[txnKey]int32
+	full     bool
+}
+
+type txnKey struct {
+	t int32
+	k history.Key
+}
+
+func newDescriber(p *polygraph.Polygraph, why map[edgeID]*inference, full bool) *describer {
+	d := &describer{p: p, h: p.History, why: why, full: full}
+	if full {
+		d.readFrom = make(map[txnKey]int32)
+		h := p.History
+		writer := make(map[[2]int64]int32)
+		for t := range h.Txns {
+			for _, op := range h.OpsOf(t) {
+				if op.Kind == history.Write {
+					writer[[2]int64{int64(op.Key), int64(op.Value)}] = int32(t)
+				}
+			}
+		}
+		for t := range h.Txns {
+			seen := map[history.Key]bool{}
+			for _, op := range h.OpsOf(t) {
+				if seen[op.Key] {
+					continue
+				}
+				seen[op.Key] = true
+				if op.Kind == history.Write {
+					continue
+				}
+				w := p.T0
+				if op.Value != h.Init {
+					var ok bool
+					if w, ok = writer[[2]int64{int64(op.Key), int64(op.Value)}]; !ok {
+						continue
+					}
+				}
+				d.readFrom[txnKey{int32(t), op.Key}] = w
+			}
+		}
+	}
+	return d
+}
+
+func (d *describer) name(u int32) string {
+	if u == d.p.T0 {
+		return "init"
+	}
+	return d.p.NodeName(u)
+}
+
+// say is a node's name in sentences: numeric ids get a T in front, so
+// that "T3 read key 0=4" does not mix transactions up with keys and values.
+func (d *describer) say(u int32) string { return display(d.name(u)) }
+
+// display returns a transaction's name for prose: "T3" for an id of
+// digits, the id itself otherwise.
+func display(name string) string {
+	if name == "" {
+		return name
+	}
+	for _, c := range name {
+		if c < '0' || c > '9' {
+			return name
+		}
+	}
+	return "T" + name
+}
+
+// keyName is a key's name in sentences: "key 7" for numeric keys.
+func (d *describer) keyName(k history.Key) string {
+	n := d.h.FormatKey(k)
+	if display(n) != n {
+		return "key " + n
+	}
+	return n
+}
+
+func (d *describer) isTime(u int32) bool { return !d.p.IsTxn(u) && u != d.p.T0 }
+
+// fold rotates a cycle to start at a transaction and merges paths through
+// time nodes into one real-time edge.
+func (d *describer) fold(edges []polygraph.Edge, closed bool) []polygraph.Edge {
+	start := 0
+	if closed {
+		for i, e := range edges {
+			if !d.isTime(e.From) {
+				start = i
+				break
+			}
+		}
+	}
+	rotated := append(slices.Clone(edges[start:]), edges[:start]...)
+	var out []polygraph.Edge
+	for i := 0; i < len(rotated); i++ {
+		e := rotated[i]
+		for d.isTime(e.To) && i+1 < len(rotated) {
+			i++
+			e.To = rotated[i].To
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// cycle explains a cycle's edges, folding time paths; txns collects its
+// transactions.
+func (d *describer) cycle(edges []polygraph.Edge, txns map[int32]bool) []Step {
+	var steps []Step
+	for _, e := range d.fold(edges, true) {
+		for _, t := range []int32{e.From, e.To} {
+			if d.p.IsTxn(t) && txns != nil {
+				txns[t] = true
+			}
+		}
+		steps = append(steps, d.step(e, true))
+	}
+	return steps
+}
+
+// path writes a cycle compactly: "A -WW x-> B -RW x-> A".
+func (d *describer) path(edges []polygraph.Edge) string {
+	f := d.fold(edges, true)
+	if len(f) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(d.say(f[0].From))
+	for _, e := range f {
+		if e.Key != polygraph.NoKey {
+			fmt.Fprintf(&b, " -%s %s-> %s", e.Kind, d.h.FormatKey(e.Key), d.say(e.To))
+		} else {
+			fmt.Fprintf(&b, " -%s-> %s", e.Kind, d.say(e.To))
+		}
+	}
+	return b.String()
+}
+
+// step explains one edge; withWhy adds the reasoning of inferred edges.
+func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
+	h, p := d.h, d.p
+	s := Step{From: d.name(e.From), To: d.name(e.To), Kind: e.Kind.String()}
+	from, to := d.say(e.From), d.say(e.To)
+	var x string
+	if e.Key != polygraph.NoKey {
+		s.Key = h.FormatKey(e.Key)
+		x = d.keyName(e.Key)
+	}
+	switch e.Kind {
+	case polygraph.SO:
+		if e.From == p.T0 {
+			s.Reason = fmt.Sprintf("the initial state precedes %s", to)
+		} else {
+			s.Reason = fmt.Sprintf("%s precedes %s in session %s", from, to, h.SessionName(int(h.Txns[e.From].Session)))
+		}
+	case polygraph.WR:
+		s.FromValue = d.written(e.From, e.Key)
+		s.ToValue = s.FromValue
+		if e.From == p.T0 {
+			s.Reason = fmt.Sprintf("%s read the initial %s=%s", to, x, s.FromValue)
+		} else {
+			s.Reason = fmt.Sprintf("%s read %s=%s written by %s", to, x, s.FromValue, from)
+		}
+	case polygraph.WW:
+		s.FromValue, s.ToValue = d.written(e.From, e.Key), d.written(e.To, e.Key)
+		switch src, ok := d.readFrom[txnKey{e.To, e.Key}]; {
+		case e.From == p.T0:
+			s.Reason = fmt.Sprintf("%s overwrote the initial %s=%s with %s", to, x, s.FromValue, s.ToValue)
+		case d.full && ok && src == e.From:
+			s.Reason = fmt.Sprintf("%s read %s=%s written by %s and overwrote it with %s", to, x, s.FromValue, from, s.ToValue)
+		default:
+			s.Reason = fmt.Sprintf("%s's %s=%s was overwritten by %s's %s=%s", from, x, s.FromValue, to, x, s.ToValue)
+			if withWhy {
+				d.because(&s, e, e.From)
+			}
+		}
+	case polygraph.RW:
+		s.FromValue, s.ToValue = d.read(e.From, e.Key), d.written(e.To, e.Key)
+		src, ok := d.readFrom[txnKey{e.From, e.Key}]
+		s.Reason = fmt.Sprintf("%s read %s=%s, which %s overwrote with %s", from, x, s.FromValue, to, s.ToValue)
+		if d.full && ok && src != p.T0 {
+			s.Reason = fmt.Sprintf("%s read %s=%s (written by %s), which %s overwrote with %s", from, x, s.FromValue, d.say(src), to, s.ToValue)
+		}
+		if osrc, ook := d.readFrom[txnKey{e.To, e.Key}]; d.full && ok && (src == p.T0 || ook && osrc == src) {
+			break // To overwrote the initial value, or updated the version From read
+		}
+		if withWhy && ok {
+			d.because(&s, e, src)
+		}
+	case polygraph.RT:
+		s.Reason = fmt.Sprintf("%s ended (at %d) before %s started (at %d)", from, h.Txns[e.From].End, to, h.Txns[e.To].Start)
+	}
+	return s
+}
+
+// because fills in why an edge inferred from the order of e.Key's writes
+// holds: writer's version of the key precedes e.To's.
+func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
+	if !d.full {
+		return
+	}
+	x := d.keyName(e.Key)
+	w, to := d.say(writer), d.say(e.To)
+	inf := d.why[idOf(e)]
+	switch {
+	case inf != nil && inf.Solver:
+		s.Inferred = true
+		s.Because = fmt.Sprintf("one order of the writes of %s the solver had to pick: every order closes one of the cycles shown", x)
+	case inf != nil:
+		s.Inferred = true
+		s.Because = fmt.Sprintf("%s's write of %s must come before %s's: the other order would close the cycle %s", w, x, to, d.path(inf.Cycle))
+		for _, ce := range d.fold(inf.Cycle, true) {
+			s.BecauseCycle = append(s.BecauseCycle, d.step(ce, false))
+		}
+	default:
+		// Build's rule: the read-modify-write chain that starts from the
+		// initial value precedes every write that read none of it.
+		head := d.chainHead(e.Key)
+		if head < 0 {
+			return
+		}
+		s.Inferred = true
+		h := d.say(head)
+		s.Because = fmt.Sprintf("%s did not read %s, and the writes of %s from the initial value up to %s's each read the one before: %s's write among them would lose an update (%s -WW %s-> %s -RW %s-> %s)",
+			to, x, x, w, to, to, x, h, x, to)
+		s.BecauseCycle = []Step{
+			{From: d.name(e.To), To: d.name(head), Kind: "WW", Key: d.h.FormatKey(e.Key), Reason: fmt.Sprintf("if %s's %s=%s came before %s's %s=%s", to, x, d.written(e.To, e.Key), h, x, d.written(head, e.Key))},
+			{From: d.name(head), To: d.name(e.To), Kind: "RW", Key: d.h.FormatKey(e.Key), Reason: fmt.Sprintf("%s read the initial %s, which %s would then have overwritten", h, x, to)},
+		}
+	}
+}
+
+// chainHead returns the first transaction that read key's initial value
+// and wrote the key, or -1.
+func (d *describer) chainHead(key history.Key) int32 {
+	for t := range d.h.Txns {
+		if src, ok := d.readFrom[txnKey{int32(t), key}]; ok && src == d.p.T0 && d.written(int32(t), key) != "?" {
+			return int32(t)
+		}
+	}
+	return -1
+}
+
+// written returns the value node u last wrote to key.
+func (d *describer) written(u int32, key history.Key) string {
+	if !d.p.IsTxn(u) {
+		return d.h.FormatValue(d.h.Init)
+	}
+	ops := d.h.OpsOf(int(u))
+	for i := len(ops) - 1; i >= 0; i-- {
+		if ops[i].Kind == history.Write && ops[i].Key == key {
+			return d.h.FormatValue(ops[i].Value)
+		}
+	}
+	return "?"
+}
+
+// read returns the value transaction u first read of key.
+func (d *describer) read(u int32, key history.Key) string {
+	if !d.p.IsTxn(u) {
+		return d.h.FormatValue(d.h.Init)
+	}
+	for _, op := range d.h.OpsOf(int(u)) {
+		if op.Key == key {
+			if op.Kind == history.Read {
+				return d.h.FormatValue(op.Value)
+			}
+			break
+		}
+	}
+	return "?"
+}
+
+// anomaly describes a non-cycle anomaly in a sentence.
+func (d *describer) anomaly(a polygraph.Anomaly) string {
+	h := d.h
+	reader := d.say(a.Txn)
+	kv := fmt.Sprintf("%s=%s", d.keyName(a.Key), h.FormatValue(a.Value))
+	writer := func() string {
+		if d.p.IsTxn(a.Writer) {
+			return d.say(a.Writer)
+		}
+		return "the initial state"
+	}
+	switch a.Kind {
+	case polygraph.ThinAirRead:
+		return fmt.Sprintf("%s read %s, a value no transaction wrote", reader, kv)
+	case polygraph.AbortedRead:
+		return fmt.Sprintf("%s read %s, written by %s, which %s", reader, kv, writer(), h.Txns[a.Writer].Status)
+	case polygraph.FutureRead:
+		return fmt.Sprintf("%s read %s before writing that value itself", reader, kv)
+	case polygraph.NotMyOwnWrite:
+		if d.p.IsTxn(a.Writer) {
+			return fmt.Sprintf("%s wrote %s and then read %s, written by %s", reader, d.keyName(a.Key), kv, writer())
+		}
+		return fmt.Sprintf("%s wrote %s and then read %s, which it did not write", reader, d.keyName(a.Key), kv)
+	case polygraph.NotMyLastWrite:
+		return fmt.Sprintf("%s read %s, its own earlier write, after overwriting it", reader, kv)
+	case polygraph.IntermediateRead:
+		return fmt.Sprintf("%s read %s, which %s overwrote before committing", reader, kv, writer())
+	case polygraph.NonRepeatableRead:
+		return fmt.Sprintf("%s read %s twice and got different values (the second %s)", reader, d.keyName(a.Key), kv)
+	case polygraph.LostUpdate:
+		x := d.keyName(a.Key)
+		first, second := d.say(a.OtherTxn), reader
+		return fmt.Sprintf("%s and %s both read %s=%s from %s and both wrote %s (%s and %s): whichever wrote second overwrote an update it never saw, so one update is lost",
+			first, second, x, d.written(a.Writer, a.Key), d.describeNode(a.Writer), x,
+			d.written(a.OtherTxn, a.Key), d.written(a.Txn, a.Key))
+	}
+	return a.Kind.String()
+}
+
+func (d *describer) describeNode(u int32) string {
+	if u == d.p.T0 {
+		return "the initial state"
+	}
+	return d.say(u)
+}

@@ -1,0 +1,238 @@
+package interpret
+
+import (
+	"fmt"
+	"io"
+	"strings"
+)
+
+// ANSI styles for terminals.
+const (
+	reset  = "\x1b[0m"
+	bold   = "\x1b[1m"
+	dim    = "\x1b[2m"
+	red    = "\x1b[31m"
+	green  = "\x1b[32m"
+	yellow = "\x1b[33m"
+	blue   = "\x1b[34m"
+	purple = "\x1b[35m"
+	cyan   = "\x1b[36m"
+)
+
+// kindColor is the colour of each edge kind, the same as in WriteDOT.
+var kindColor = map[string]string{"SO": dim, "WR": green, "WW": blue, "RW": red, "RT": purple}
+
+type styler bool
+
+func (s styler) with(style, text string) string {
+	if !s || style == "" {
+		return text
+	}
+	return style + text + reset
+}
+
+// WriteText prints the report's short form: the verdict, a one-paragraph
+// summary, the cycles and the transactions.
+func (r *Report) WriteText(w io.Writer) error { return r.writeText(w, false, false) }
+
+// WriteTextColor is WriteText with terminal colours when color is set.
+func (r *Report) WriteTextColor(w io.Writer, color bool) error { return r.writeText(w, color, false) }
+
+// WriteExplanation prints the full report: what the anomaly is, what
+// happened, the counterexample's transactions as the user wrote them,
+// every cycle with the reason of each edge and of each inferred order,
+// and notes. color adds terminal colours.
+func (r *Report) WriteExplanation(w io.Writer, color bool) error { return r.writeText(w, color, true) }
+
+func (r *Report) writeText(w io.Writer, color, full bool) error {
+	st := styler(color)
+	var b strings.Builder
+	switch {
+	case r.Satisfied == nil:
+		fmt.Fprintf(&b, "%s: %s: %s\n", r.Level, st.with(yellow, "no verdict"), r.Reason)
+	case *r.Satisfied:
+		fmt.Fprintf(&b, "%s: %s\n", r.Level, st.with(green, "satisfied"))
+	case full:
+		r.Anomaly.writeFull(&b, r.Level, st)
+	default:
+		r.Anomaly.writeShort(&b, r.Level, st)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+func (a *Anomaly) title(level string, st styler) string {
+	t := fmt.Sprintf("%s: %s: %s", level, st.with(bold+red, "VIOLATED"), st.with(bold, a.Name))
+	if a.Class != "" && a.Class != a.Name {
+		t += " (" + a.Class + ")"
+	}
+	return t
+}
+
+func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
+	fmt.Fprintf(b, "%s\n  %s\n", a.title(level, st), a.Summary)
+	for i, c := range a.Cycles {
+		switch {
+		case a.Constraint != nil:
+			fmt.Fprintf(b, "if %s:\n", a.order(i))
+		case len(a.Cycles) > 1:
+			fmt.Fprintf(b, "cycle %d:\n", i+1)
+		default:
+			fmt.Fprintf(b, "cycle:\n")
+		}
+		for _, s := range c {
+			fmt.Fprintf(b, "  %s: %s\n", s.arrow(st), s.Reason)
+		}
+	}
+	if len(a.Txns) > 0 {
+		fmt.Fprintf(b, "transactions:\n")
+		for _, t := range a.Txns {
+			fmt.Fprintf(b, "  %s (session %s, %s) %s  [%s]\n", t.Name, t.Session, t.Status, t.Ops, t.Where)
+		}
+	}
+	for _, n := range a.Notes {
+		fmt.Fprintf(b, "note: %s\n", n)
+	}
+}
+
+// order describes the order of writes that Cycles[i] assumes.
+func (a *Anomaly) order(i int) string {
+	c := a.Constraint
+	first, second := c.A, c.B
+	if i == 1 {
+		first, second = second, first
+	}
+	return fmt.Sprintf("%s's write of %s came before %s's", display(first), keyWord(c.Key), display(second))
+}
+
+func (s Step) arrow(st styler) string {
+	label := s.Kind
+	if s.Key != "" {
+		label += " " + s.Key
+	}
+	arrow := "-" + label + "->"
+	if s.Inferred {
+		arrow = "=" + label + "=>"
+	}
+	return fmt.Sprintf("%s %s %s", display(s.From), st.with(kindColor[s.Kind], arrow), display(s.To))
+}
+
+func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
+	fmt.Fprintf(b, "%s\n", a.title(level, st))
+	if a.Description != "" {
+		fmt.Fprintf(b, "  %s\n", st.with(dim, wrap(a.Description, 76, "  ")))
+	}
+	fmt.Fprintf(b, "\n%s\n  %s\n", st.with(bold, "What happened"), wrap(a.Summary, 76, "  "))
+
+	fmt.Fprintf(b, "\n%s", st.with(bold, "Counterexample"))
+	if a.Minimal {
+		fmt.Fprintf(b, ": %d of the history's %d transactions; without any one of them the rest satisfies %s", len(a.Txns), a.HistoryTxns, level)
+	}
+	b.WriteString("\n")
+	nameW, sessW := 0, 0
+	for _, t := range a.Txns {
+		nameW = max(nameW, len(display(t.Name)))
+		sessW = max(sessW, len(fmt.Sprintf("session %s #%d", t.Session, t.Position)))
+	}
+	for _, t := range a.Txns {
+		where := fmt.Sprintf("session %s #%d", t.Session, t.Position)
+		status := t.Status
+		if status != "committed" {
+			status = st.with(yellow, status)
+		}
+		ops := t.Ops
+		if t.OmittedOps > 0 {
+			ops += st.with(dim, fmt.Sprintf(" (+%d more)", t.OmittedOps))
+		}
+		times := ""
+		if t.Start != nil && t.End != nil {
+			times = fmt.Sprintf(" [%d,%d]", *t.Start, *t.End)
+		}
+		name := st.with(bold, display(t.Name)) + strings.Repeat(" ", nameW-len(display(t.Name)))
+		fmt.Fprintf(b, "  %s  %-*s  %s%s  %s  %s\n", name, sessW, where, status, times, ops, st.with(dim, t.Where))
+	}
+
+	if a.Constraint != nil && len(a.Cycles) == 2 {
+		c := a.Constraint
+		fmt.Fprintf(b, "\n%s\n", st.with(bold, fmt.Sprintf("Neither order of the writes of %s by %s and %s works", keyWord(c.Key), display(c.A), display(c.B))))
+	} else if len(a.Cycles) > 1 {
+		fmt.Fprintf(b, "\n%s\n", st.with(bold, "Every order of the writes closes one of these cycles"))
+	}
+	for i, c := range a.Cycles {
+		switch {
+		case a.Constraint != nil && len(a.Cycles) == 2:
+			fmt.Fprintf(b, "  if %s:\n", a.order(i))
+		case len(a.Cycles) > 1:
+			fmt.Fprintf(b, "  cycle %d:\n", i+1)
+		default:
+			fmt.Fprintf(b, "\n%s\n", st.with(bold, "The cycle"))
+		}
+		writeSteps(b, c, st, "    ")
+	}
+	var extra []Step
+	inCycle := map[string]bool{}
+	for _, c := range a.Cycles {
+		for _, s := range c {
+			inCycle[stepKey(s)] = true
+		}
+	}
+	for _, s := range a.Edges {
+		if !inCycle[stepKey(s)] {
+			extra = append(extra, s)
+		}
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(b, "\n%s\n", st.with(bold, "Where the values read came from"))
+		writeSteps(b, extra, st, "    ")
+	}
+	if len(a.Notes) > 0 {
+		b.WriteString("\n")
+		for _, n := range a.Notes {
+			fmt.Fprintf(b, "%s %s\n", st.with(yellow, "note:"), wrap(n, 76, "  "))
+		}
+	}
+}
+
+func writeSteps(b *strings.Builder, steps []Step, st styler, indent string) {
+	w := 0
+	for _, s := range steps {
+		w = max(w, len(s.arrow(false)))
+	}
+	for _, s := range steps {
+		pad := strings.Repeat(" ", w-len(s.arrow(false)))
+		fmt.Fprintf(b, "%s%s%s  %s\n", indent, s.arrow(st), pad, s.Reason)
+		if s.Because != "" {
+			fmt.Fprintf(b, "%s%s  %s\n", indent, strings.Repeat(" ", w), st.with(yellow, "why: ")+wrap(s.Because, 72, indent+strings.Repeat(" ", w+7)))
+		}
+	}
+}
+
+// keyWord is a key's name in prose: "key 7" for numeric keys.
+func keyWord(k string) string {
+	if display(k) != k {
+		return "key " + k
+	}
+	return k
+}
+
+// wrap breaks text into lines of at most width runes, indenting the
+// continuation lines.
+func wrap(text string, width int, indent string) string {
+	words := strings.Fields(text)
+	var b strings.Builder
+	n := 0
+	for i, w := range words {
+		if i > 0 {
+			if n+1+len(w) > width {
+				b.WriteString("\n" + indent)
+				n = 0
+			} else {
+				b.WriteString(" ")
+				n++
+			}
+		}
+		b.WriteString(w)
+		n += len(w)
+	}
+	return b.String()
+}

@@ -1,0 +1,400 @@
+// Package shrink reduces a history that violates an isolation level to a
+// minimal counterexample: a sub-history that still violates the level on
+// its own, and from which removing any one transaction makes it pass.
+//
+// A sub-history keeps a subset of the transactions, with their sessions,
+// session order, statuses, times, keys, values and names, and drops the
+// reads that saw a write that is no longer there (which would otherwise
+// read from nowhere). Shrinking is delta debugging by deletion: it removes
+// chunks, then single transactions, re-checking each candidate, until no
+// single removal keeps the violation. It can then drop operations the
+// violation does not need, which keeps reports short.
+package shrink
+
+import (
+	"context"
+	"slices"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+)
+
+// Selection picks a sub-history: the transactions kept (indices into the
+// original history, ascending) and, optionally, operations dropped from
+// them (indices into History.Ops).
+type Selection struct {
+	Txns    []int32
+	DropOps map[int32]bool
+}
+
+// Subject is a history with an index of its writes, from which
+// sub-histories are cut.
+type Subject struct {
+	H *history.History
+	// writer maps a (key, value) written to its write's operation index.
+	writer map[kv]int32
+	// txnOf maps an operation index to its transaction.
+	txnOf []int32
+}
+
+type kv struct {
+	k history.Key
+	v history.Value
+}
+
+// NewSubject indexes h's writes.
+func NewSubject(h *history.History) *Subject {
+	s := &Subject{H: h, writer: make(map[kv]int32), txnOf: make([]int32, len(h.Ops))}
+	for t := range h.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			s.txnOf[i] = int32(t)
+			if op := h.Ops[i]; op.Kind == history.Write {
+				// The first write wins; duplicates are input errors that
+				// the checker reports before shrinking is asked for.
+				if _, ok := s.writer[kv{op.Key, op.Value}]; !ok {
+					s.writer[kv{op.Key, op.Value}] = i
+				}
+			}
+		}
+	}
+	return s
+}
+
+// WriterOf returns the transaction that wrote the value read by operation
+// i, or -1 (the initial value, or a value nobody wrote).
+func (s *Subject) WriterOf(i int32) int32 {
+	op := s.H.Ops[i]
+	if op.Value == s.H.Init {
+		return -1
+	}
+	if w, ok := s.writer[kv{op.Key, op.Value}]; ok {
+		return s.txnOf[w]
+	}
+	return -1
+}
+
+// Sub builds the sub-history of sel. Its transaction i is sel.Txns[i] of
+// the original; it keeps the original's names (IDs), input positions and
+// initial value. A read is dropped when the write it saw is not kept
+// (its transaction was left out or its operation dropped).
+func (s *Subject) Sub(sel Selection) *history.History {
+	h := s.H
+	keep := make(map[int32]bool, len(sel.Txns))
+	for _, t := range sel.Txns {
+		keep[t] = true
+	}
+	b := history.NewBuilder(h.Init, h.Files...)
+	b.SetPosIsOffset(h.PosIsOffset)
+	var ops []history.Op
+	for _, t := range sel.Txns {
+		tx := h.Txns[t]
+		ops = ops[:0]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if sel.DropOps[i] {
+				continue
+			}
+			op := h.Ops[i]
+			if op.Kind == history.Read && op.Value != h.Init {
+				if w, ok := s.writer[kv{op.Key, op.Value}]; ok && (!keep[s.txnOf[w]] || sel.DropOps[w]) {
+					continue
+				}
+			}
+			op.Key = b.Key(h.FormatKey(op.Key))
+			if op.Value >= history.StringBase && int(op.Value-history.StringBase) < len(h.ValueNames) {
+				op.Value = b.StringValue(h.ValueNames[op.Value-history.StringBase])
+			}
+			ops = append(ops, op)
+		}
+		nt := tx
+		nt.ID = h.Name(int(t))
+		nt.Session = b.Session(h.SessionName(int(tx.Session)))
+		b.AddTxn(nt, ops)
+	}
+	return b.History()
+}
+
+// Verdict decides whether a sub-history still shows the violation.
+type Verdict func(*history.History) bool
+
+// Violates returns the Verdict "h violates l" (by check.Check under ctx; a
+// timeout counts as not violating).
+func Violates(ctx context.Context, l level.Level) Verdict {
+	return func(h *history.History) bool {
+		res, err := check.Check(ctx, h, l)
+		return err == nil && res.Verdict == check.Violated
+	}
+}
+
+// Transactions shrinks start, whose sub-history must satisfy ok, to a
+// subset no single transaction of which can be removed while ok still
+// holds. Transactions listed in keepLast are tried last, so that the
+// result stays close to them when several counterexamples exist. Dropped
+// operations in start are kept dropped.
+func (s *Subject) Transactions(start Selection, ok Verdict, keepLast []int32) Selection {
+	last := make(map[int32]bool, len(keepLast))
+	for _, t := range keepLast {
+		last[t] = true
+	}
+	// Order: others first, then the preferred ones; the selection is
+	// re-sorted for building.
+	items := make([]int32, 0, len(start.Txns))
+	for _, t := range start.Txns {
+		if !last[t] {
+			items = append(items, t)
+		}
+	}
+	for _, t := range start.Txns {
+		if last[t] {
+			items = append(items, t)
+		}
+	}
+	test := func(cand []int32) bool {
+		sorted := slices.Clone(cand)
+		slices.Sort(sorted)
+		return ok(s.Sub(Selection{Txns: sorted, DropOps: start.DropOps}))
+	}
+	items = reduce(items, test)
+	slices.Sort(items)
+	return Selection{Txns: items, DropOps: start.DropOps}
+}
+
+// Operations drops, from the transactions of sel, the operations the
+// violation does not need: all of a transaction's operations on one key at
+// a time, while ok still holds (dropping a write also drops the reads of
+// its value). Keeping or dropping a transaction's operations on a key
+// together keeps its read-modify-writes whole, so the dependencies left
+// are those the history shows directly. The result is 1-minimal in such
+// groups.
+func (s *Subject) Operations(sel Selection, ok Verdict) Selection {
+	type group struct {
+		t int32
+		k history.Key
+	}
+	var groups [][]int32
+	index := map[group]int{}
+	for _, t := range sel.Txns {
+		tx := &s.H.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if sel.DropOps[i] {
+				continue
+			}
+			g := group{t, s.H.Ops[i].Key}
+			j, seen := index[g]
+			if !seen {
+				j = len(groups)
+				index[g] = j
+				groups = append(groups, nil)
+			}
+			groups[j] = append(groups[j], i)
+		}
+	}
+	units := make([]int32, len(groups))
+	for i := range units {
+		units[i] = int32(i)
+	}
+	dropped := func(kept []int32) map[int32]bool {
+		d := maps(sel.DropOps)
+		keep := make([]bool, len(groups))
+		for _, u := range kept {
+			keep[u] = true
+		}
+		for u, ops := range groups {
+			if !keep[u] {
+				for _, i := range ops {
+					d[i] = true
+				}
+			}
+		}
+		return d
+	}
+	units = reduce(units, func(kept []int32) bool {
+		return ok(s.Sub(Selection{Txns: sel.Txns, DropOps: dropped(kept)}))
+	})
+	return Selection{Txns: sel.Txns, DropOps: dropped(units)}
+}
+
+func maps(m map[int32]bool) map[int32]bool {
+	out := make(map[int32]bool, len(m))
+	for k, v := range m {
+		if v {
+			out[k] = true
+		}
+	}
+	return out
+}
+
+// reduce removes items while test holds of what is left (test must hold
+// of items): first in halving chunks, then one at a time until no single
+// removal passes, so the result is 1-minimal.
+func reduce(items []int32, test func([]int32) bool) []int32 {
+	size := len(items) / 2
+	if size < 1 {
+		size = 1
+	}
+	for len(items) > 0 {
+		removed := false
+		for i := 0; i < len(items); {
+			end := min(i+size, len(items))
+			cand := append(slices.Clone(items[:i]), items[end:]...)
+			if test(cand) {
+				items = cand
+				removed = true
+			} else {
+				i = end
+			}
+		}
+		if size == 1 {
+			if !removed {
+				break
+			}
+			continue
+		}
+		size /= 2
+	}
+	return items
+}
+
+// Kind classifies a violation for Minimize: the kind of the first
+// non-cycle anomaly ("ThinAirRead", ...), or "cycle".
+func Kind(res *check.Result) string {
+	if len(res.Anomalies) > 0 {
+		return res.Anomalies[0].Kind.String()
+	}
+	return "cycle"
+}
+
+// sameKind returns the Verdict "violates l with a violation of kind".
+func sameKind(ctx context.Context, l level.Level, kind string) Verdict {
+	return func(h *history.History) bool {
+		res, err := check.Check(ctx, h, l)
+		if err != nil || res.Verdict != check.Violated {
+			return false
+		}
+		if kind == "cycle" {
+			return len(res.Anomalies) == 0
+		}
+		for _, a := range res.Anomalies {
+			if a.Kind.String() == kind {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// Minimize finds a minimal counterexample to h satisfying l, starting
+// from the transactions in seed and the keys in keys (those of the
+// violation's evidence). It first looks for a violating region: seed, then
+// seed with the writers its transactions read of keys, then with all the
+// writers they read from, then the whole history. It then tries the region
+// with only the operations on keys, shrinks the transactions to a
+// 1-minimal set, drops the operations the violation does not need (keeping
+// its kind, see Kind), and shrinks the transactions again. ok reports
+// whether h violates l at all.
+func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int32, keys []history.Key) (sel Selection, s *Subject, ok bool) {
+	s = NewSubject(h)
+	violates := Violates(ctx, l)
+	in := make(map[int32]bool)
+	for _, t := range seed {
+		if t >= 0 && int(t) < len(h.Txns) {
+			in[t] = true
+		}
+	}
+	onKey := make(map[history.Key]bool, len(keys))
+	for _, k := range keys {
+		onKey[k] = true
+	}
+	var start Selection
+	found := false
+	for step := 0; step < 3 && !found && len(in) > 0; step++ {
+		if step > 0 {
+			grown := false
+			for t := range maps(in) {
+				for _, i := range opRange(h, t) {
+					if step == 1 && !onKey[h.Ops[i].Key] {
+						continue
+					}
+					if w := s.WriterOf(i); w >= 0 && !in[w] {
+						in[w] = true
+						grown = true
+					}
+				}
+			}
+			if !grown {
+				continue
+			}
+		}
+		start = region(in)
+		found = violates(s.Sub(start))
+	}
+	if !found {
+		all := make([]int32, len(h.Txns))
+		for i := range all {
+			all[i] = int32(i)
+		}
+		start = Selection{Txns: all}
+		if !violates(s.Sub(start)) {
+			return Selection{}, s, false
+		}
+	}
+	res, err := check.Check(ctx, s.Sub(start), l)
+	if err != nil || res.Verdict != check.Violated {
+		return start, s, true
+	}
+	same := sameKind(ctx, l, Kind(res))
+	// Most operations of a large transaction are beside the point: try
+	// without those on keys that no other transaction of the region
+	// touches (they make no dependency) unless the evidence names them,
+	// which makes every later check cheap.
+	touched := make(map[history.Key]int32)
+	for _, t := range start.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			switch k := h.Ops[i].Key; touched[k] {
+			case 0:
+				touched[k] = t + 1
+			case t + 1, -1:
+			default:
+				touched[k] = -1 // by several
+			}
+		}
+	}
+	drop := make(map[int32]bool)
+	for _, t := range start.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if k := h.Ops[i].Key; touched[k] != -1 && !onKey[k] {
+				drop[i] = true
+			}
+		}
+	}
+	if narrow := (Selection{Txns: start.Txns, DropOps: drop}); len(drop) > 0 && same(s.Sub(narrow)) {
+		start = narrow
+	}
+	sel = s.Transactions(start, violates, seed)
+	sel = s.Operations(sel, same)
+	sel = s.Transactions(sel, violates, seed)
+	return sel, s, true
+}
+
+func region(txns map[int32]bool) Selection {
+	out := make([]int32, 0, len(txns))
+	for t := range txns {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return Selection{Txns: out}
+}
+
+func opRange(h *history.History, t int32) []int32 {
+	tx := &h.Txns[t]
+	out := make([]int32, 0, tx.OpEnd-tx.OpStart)
+	for i := tx.OpStart; i < tx.OpEnd; i++ {
+		if h.Ops[i].Kind == history.Read {
+			out = append(out, i)
+		}
+	}
+	return out
+}

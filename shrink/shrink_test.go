@@ -1,0 +1,86 @@
+package shrink
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/workload"
+)
+
+func parse(t *testing.T, jsonl string) *history.History {
+	t.Helper()
+	h, err := format.Read(strings.NewReader(strings.TrimSpace(jsonl)+"\n"), "test.jsonl", format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+// TestSub checks that a sub-history keeps names, sessions, statuses and
+// times, and drops exactly the reads of writes left out.
+func TestSub(t *testing.T) {
+	h := parse(t, `
+{"session": "a", "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]], "start": 1, "end": 2}
+{"session": "b", "id": "T2", "status": "unknown", "ops": [["r", "x", 1], ["r", "y", null], ["w", "y", 2], ["r", "y", 2]]}
+{"session": "a", "id": "T3", "ops": [["r", "y", 2], ["r", "z", 9]]}`)
+	s := NewSubject(h)
+	tests := []struct {
+		name string
+		sel  Selection
+		want string
+	}{
+		{"all", Selection{Txns: []int32{0, 1, 2}}, workload.Describe(h)},
+		{"without T1", Selection{Txns: []int32{1, 2}}, "init=null\nsb T2 unknown: r(y)=null w(y)=2 r(y)=2\nsa T3 committed: r(y)=2 r(z)=9\n"},
+		{"without T2", Selection{Txns: []int32{0, 2}}, "init=null\nsa T1 committed [1,2]: w(x)=1 w(y)=1\nsa T3 committed: r(z)=9\n"},
+		{"T2's write dropped", Selection{Txns: []int32{1, 2}, DropOps: map[int32]bool{4: true}}, "init=null\nsb T2 unknown: r(y)=null\nsa T3 committed: r(z)=9\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := workload.Describe(s.Sub(tt.sel)); got != tt.want {
+				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
+			}
+		})
+	}
+}
+
+// TestReduce checks that reduce finds a 1-minimal subset.
+func TestReduce(t *testing.T) {
+	items := []int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}
+	// Holds while 3 and 7 are both kept, or 5 is.
+	test := func(s []int32) bool {
+		return slices.Contains(s, 3) && slices.Contains(s, 7) || slices.Contains(s, 5)
+	}
+	got := reduce(items, test)
+	if !test(got) {
+		t.Fatalf("reduce returned %v, which fails the test", got)
+	}
+	for i := range got {
+		if test(append(slices.Clone(got[:i]), got[i+1:]...)) {
+			t.Errorf("%v is not 1-minimal: %d can go", got, got[i])
+		}
+	}
+}
+
+// TestMinimize shrinks a lost update hidden among unrelated transactions.
+func TestMinimize(t *testing.T) {
+	h := parse(t, `
+{"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
+{"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
+{"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
+{"session": 3, "id": "D", "ops": [["r", "x", 1], ["w", "x", 3]]}
+{"session": 3, "id": "E", "ops": [["r", "z", 1]]}`)
+	sel, s, ok := Minimize(context.Background(), h, level.SI, []int32{2, 3}, []history.Key{0})
+	if !ok {
+		t.Fatal("no violation found")
+	}
+	got := workload.Describe(s.Sub(sel))
+	want := "init=null\ns1 A committed: w(x)=1\ns1 C committed: r(x)=1 w(x)=2\ns3 D committed: r(x)=1 w(x)=3\n"
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
