@@ -175,6 +175,16 @@ func ReadFile(path string, f Format) (*history.History, error) {
 
 // ReadFileInfo is like ReadFile but also describes the input.
 func ReadFileInfo(path string, f Format) (*history.History, *Info, error) {
+	if f == Auto && !isRegularOrDir(path) {
+		// A pipe (such as /dev/stdin) can be read once only: detect the
+		// format from the buffered content instead of opening it twice.
+		file, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer file.Close()
+		return read(file, path, Auto)
+	}
 	if f == Auto {
 		var err error
 		if f, err = Detect(path); err != nil {
@@ -197,6 +207,11 @@ func ReadFileInfo(path string, f Format) (*history.History, *Info, error) {
 		return nil, nil, fileError(path, "is a directory, not a %s file", f)
 	}
 	return read(file, path, f)
+}
+
+func isRegularOrDir(path string) bool {
+	st, err := os.Stat(path)
+	return err != nil || st.Mode().IsRegular() || st.IsDir()
 }
 
 // Read reads a history in format f from r; name is the input's name for

@@ -30,8 +30,8 @@ const (
 )
 
 const usage = `usage:
-  isocheck check [--level ser|si|sser] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats]
-                 [--counterexample FILE] PATH
+  isocheck check [--level sser|ser|si|pc|cc|ra|rc|all] [--format auto|jsonl|text|dbcop|cobra] [--json]
+                 [--timeout 60s] [--stats] [--counterexample FILE] PATH
   isocheck explain [--level ...] [--format ...] [--json] [--timeout 60s] [--color auto|always|never]
                  [--counterexample FILE] [--dot FILE] [--svg FILE] [--png FILE] PATH
   isocheck stats [--format FORMAT] PATH
@@ -98,6 +98,9 @@ func readHistory(path, formatName string) (*history.History, *format.Info, time.
 	if err != nil {
 		return nil, nil, 0, err
 	}
+	if path == "-" {
+		path = "/dev/stdin"
+	}
 	start := time.Now()
 	h, info, err := format.ReadFileInfo(path, f)
 	return h, info, time.Since(start), err
@@ -111,7 +114,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		name = "explain"
 	}
 	fs := newFlagSet(name, stderr)
-	levelName := fs.String("level", "si", "isolation level: ser, si or sser")
+	levelName := fs.String("level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc, or (for check) all")
 	formatName := fs.String("format", "auto", "input format: auto, jsonl, text, dbcop or cobra")
 	asJSON := fs.Bool("json", false, "print one JSON object")
 	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit 3)")
@@ -132,14 +135,17 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		fmt.Fprintf(stderr, "isocheck %s: want one PATH, got %d\n%s", name, len(pos), usage)
 		return exitBadInput
 	}
-	lvl, err := level.Parse(*levelName)
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck %s: %v\n", name, err)
-		return exitBadInput
-	}
 	color, ok := useColor(*colorMode, stdout)
 	if !ok {
 		fmt.Fprintf(stderr, "isocheck %s: --color must be auto, always or never, not %q\n", name, *colorMode)
+		return exitBadInput
+	}
+	if strings.EqualFold(*levelName, "all") && !explain {
+		return runAll(pos[0], *formatName, *timeout, *asJSON, color, stdout, stderr)
+	}
+	lvl, err := level.Parse(*levelName)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck %s: %v\n", name, err)
 		return exitBadInput
 	}
 	h, info, parseTime, err := readHistory(pos[0], *formatName)
