@@ -14,8 +14,12 @@ import (
 func ExampleCheck() {
 	b := history.NewBuilder(history.Null)
 	alice, bob := b.Key("alice_on_call"), b.Key("bob_on_call")
-	read := func(k history.Key, v history.Value) history.Op { return history.Op{Kind: history.Read, Key: k, Value: v} }
-	write := func(k history.Key, v history.Value) history.Op { return history.Op{Kind: history.Write, Key: k, Value: v} }
+	read := func(k history.Key, v history.Value) history.Op {
+		return history.Op{Kind: history.Read, Key: k, Value: v}
+	}
+	write := func(k history.Key, v history.Value) history.Op {
+		return history.Op{Kind: history.Write, Key: k, Value: v}
+	}
 	txn := func(session string) history.Txn {
 		return history.Txn{Session: b.Session(session), Start: history.NoTime, End: history.NoTime}
 	}
