@@ -54,22 +54,26 @@ func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remai
 		addSide(c.Either, v)
 		addSide(c.Or, -v)
 	}
-	pr.Hint = hint(p, known, remaining)
+	// One graph of the fixed edges serves the hint and the solver.
+	pr.FixedGraph = digraph.New(pr.Nodes, pr.Fixed)
+	order, ok := pr.FixedGraph.TopoOrder()
+	if !ok {
+		// Pruning checked the known edges: the solver reports it.
+		pr.FixedGraph = nil
+		return enc
+	}
+	pr.FixedOrder = order
+	pr.Hint = hint(p, order, remaining)
 	return enc
 }
 
 // hint orders each constraint's chains as a topological order of the known
 // edges orders their first transactions.
-func hint(p *polygraph.Polygraph, known []polygraph.Edge, remaining []int) []bool {
+func hint(p *polygraph.Polygraph, order []int32, remaining []int) []bool {
 	if len(remaining) == 0 {
 		return nil
 	}
-	edges := make([]digraph.Edge, len(known))
-	for i, e := range known {
-		edges[i] = digraph.Edge{From: e.From, To: e.To}
-	}
-	order, _ := digraph.New(p.NumNodes, edges).TopoOrder()
-	pos := make([]int32, p.NumNodes)
+	pos := make([]int32, len(order))
 	for i, u := range order {
 		pos[u] = int32(i)
 	}

@@ -20,7 +20,7 @@ const MaxClockEntries = 1 << 28
 
 // minDecidedPerRound is the fewest constraints a round of pruning must
 // decide for another round to follow.
-const minDecidedPerRound = 16
+const minDecidedPerRound = 64
 
 // Resolution records why a constraint was decided by pruning.
 type Resolution struct {
@@ -126,7 +126,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		if !changed {
 			break
 		}
-		done = decided < minDecidedPerRound || decided < len(kept)/64
+		done = decided < minDecidedPerRound || decided < len(kept)/16
 	}
 	res.Remaining = remaining
 	return res, nil

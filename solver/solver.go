@@ -51,6 +51,11 @@ type Problem struct {
 	// Hint, when not nil, is a first assignment to try: Hint[v-1] for
 	// variable v.
 	Hint []bool
+	// FixedGraph and FixedOrder, when not nil, are the graph of the fixed
+	// edges (digraph.New(Nodes, Fixed)) and a topological order of it, if
+	// the caller has them already.
+	FixedGraph *digraph.Graph
+	FixedOrder []int32
 }
 
 // Cycle is a cycle of edges given by id: an id below len(Problem.Fixed)
@@ -225,10 +230,13 @@ type session struct {
 }
 
 func newSession(p *Problem) (*session, error) {
-	g := digraph.New(p.Nodes, p.Fixed)
-	order, ok := g.TopoOrder()
-	if !ok {
-		return nil, errors.New("solver: the fixed edges form a cycle")
+	g, order := p.FixedGraph, slices.Clone(p.FixedOrder)
+	if g == nil || len(order) != p.Nodes {
+		g = digraph.New(p.Nodes, p.Fixed)
+		var ok bool
+		if order, ok = g.TopoOrder(); !ok {
+			return nil, errors.New("solver: the fixed edges form a cycle")
+		}
 	}
 	s := &session{
 		p:       p,

@@ -48,13 +48,12 @@ func NewClocks(g *Graph, order []int32, chains [][]int32) *Clocks {
 	}
 	for i := len(order) - 1; i >= 0; i-- {
 		u := order[i]
-		row := c.clock[int(u)*k : int(u)*k+k]
+		row := c.clock[int(u)*k : int(u)*k+k : int(u)*k+k]
 		for _, v := range g.Succ(u) {
-			vrow := c.clock[int(v)*k : int(v)*k+k]
-			for j, x := range vrow {
-				if x < row[j] {
-					row[j] = x
-				}
+			vrow := c.clock[int(v)*k : int(v)*k+k : int(v)*k+k]
+			vrow = vrow[:len(row)]
+			for j := range row {
+				row[j] = min(row[j], vrow[j])
 			}
 		}
 		if ch := c.chainOf[u]; ch >= 0 {
