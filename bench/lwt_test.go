@@ -1,0 +1,123 @@
+package bench
+
+import (
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/anishathalye/porcupine"
+	"github.com/isocheck/isocheck/lwt"
+)
+
+// Linearizability of lightweight-transaction (CAS register) histories:
+// isocheck's lwt package (seed 001, Section IV-E) against Porcupine, on
+// generated histories of 10k operations at increasing concurrency, valid
+// and with one planted bug. Both must give the same verdict; Porcupine
+// gets porcupineTimeout per check and a timeout is reported (metric
+// "timeouts"), not failed.
+
+const (
+	lwtOps           = 10_000
+	porcupineTimeout = 10 * time.Second
+)
+
+var lwtConcurrency = []int{2, 4, 8, 16, 32}
+
+var lwtKinds = []lwt.Injection{lwt.NoInjection, lwt.StaleRead, lwt.LostCAS, lwt.WrongFailedCAS}
+
+func lwtHistory(b testing.TB, c int, inj lwt.Injection) []lwt.Op {
+	ops, at := lwt.Generate(lwt.GenConfig{Processes: c, Ops: lwtOps, Seed: uint64(c), ReadFrac: 0.4, CASHit: 0.5, Inject: inj})
+	if inj != lwt.NoInjection && at < 0 {
+		b.Fatalf("c%d: no place to inject %v", c, inj)
+	}
+	return ops
+}
+
+func BenchmarkLWT(b *testing.B) {
+	for _, checker := range []string{"isocheck", "porcupine"} {
+		for _, c := range lwtConcurrency {
+			for _, inj := range lwtKinds {
+				ops := lwtHistory(b, c, inj)
+				want := inj == lwt.NoInjection
+				if res := lwt.Check(ops); res.OK() != want || res.Searched != 0 {
+					b.Fatalf("c%d %v: isocheck says %v (searched %d keys)", c, inj, res, res.Searched)
+				}
+				name := fmt.Sprintf("%s/c%d/%v", checker, c, inj)
+				b.Run(name, func(b *testing.B) {
+					if checker == "isocheck" {
+						for b.Loop() {
+							if lwt.Check(ops).OK() != want {
+								b.Fatal("verdict changed")
+							}
+						}
+						return
+					}
+					h := toPorcupine(ops)
+					timeouts := 0
+					for b.Loop() {
+						switch porcupine.CheckOperationsTimeout(casRegister, h, porcupineTimeout) {
+						case porcupine.Unknown:
+							timeouts++
+						case porcupine.Ok:
+							if !want {
+								b.Fatal("Porcupine: linearizable; isocheck: not")
+							}
+						case porcupine.Illegal:
+							if want {
+								b.Fatal("Porcupine: not linearizable; isocheck: linearizable")
+							}
+						}
+					}
+					if timeouts > 0 {
+						b.Logf("Porcupine timed out (%v) on %s", porcupineTimeout, name)
+					}
+					b.ReportMetric(float64(timeouts), "timeouts")
+				})
+			}
+		}
+	}
+}
+
+// casRegister is Porcupine's model of one CAS register (Check's semantics:
+// Info writes and CAS may take effect any time after their call).
+var casRegister = porcupine.Model{
+	Init: func() any { return lwt.Nil },
+	Hash: func(state any) uint64 { return uint64(state.(int64)) },
+	Step: func(state, input, output any) (bool, any) {
+		st, in, out := state.(int64), input.(*lwt.Op), output.(*lwt.Op)
+		switch in.Kind {
+		case lwt.Read:
+			return out.Value == st, st
+		case lwt.Write:
+			return true, in.Value
+		}
+		switch out.Outcome {
+		case lwt.Ok:
+			return st == in.Old, in.New
+		case lwt.Fail:
+			return st != in.Old, st
+		}
+		if st == in.Old {
+			return true, in.New
+		}
+		return true, st
+	},
+}
+
+// toPorcupine drops what says nothing (failed reads and writes, Info reads)
+// and gives Info operations a return at the end of time.
+func toPorcupine(ops []lwt.Op) []porcupine.Operation {
+	var h []porcupine.Operation
+	for i := range ops {
+		o := &ops[i]
+		if (o.Kind == lwt.Read && o.Outcome != lwt.Ok) || (o.Kind == lwt.Write && o.Outcome == lwt.Fail) {
+			continue
+		}
+		r := o.Return
+		if o.Outcome == lwt.Info {
+			r = lwt.Never
+		}
+		h = append(h, porcupine.Operation{ClientId: o.Process, Input: o, Call: o.Call, Output: o, Return: r})
+	}
+	return h
+}

@@ -1,0 +1,358 @@
+// Package lwt decides whether a history of lightweight transactions — reads,
+// writes and compare-and-set (CAS) operations on registers — is
+// linearizable, and names the operation that breaks it when it is not.
+//
+// Linearizability is local, so each key (register) is checked on its own.
+// For a key whose written values are unique the check follows MTC's
+// algorithm for lightweight-transaction histories (seed 001, Section IV-E,
+// Algorithm 2), generalized to reads, blind writes, failed CAS and
+// indeterminate operations; it runs in O(n log n) per key (O(n) after
+// sorting). Keys whose written values repeat are decided by an exact
+// backtracking search (Wing–Gong with Lowe's memoization, as in Knossos and
+// Porcupine), so every verdict is exact; Result.Searched counts such keys.
+//
+// # The model
+//
+// A register starts at Nil (CheckInit takes another initial value). Read
+// returns the current value; Write sets it; CAS(old,new) sets it to new if it
+// holds old and otherwise fails without effect. An operation's outcome is Ok
+// (it took effect and returned what is recorded), Fail (it did not take
+// effect: a failed CAS saw a value other than old; a failed write or read is
+// ignored) or Info (unknown: a write or CAS may or may not have taken effect
+// at any point after its call; an Info read is ignored). Operation a precedes
+// b in real time iff a.Return < b.Call: intervals are closed, as in
+// Porcupine, so operations that touch at one instant are concurrent.
+//
+// # The fast path, and what is exact about it
+//
+// With unique values (no two Ok/Info writes or CAS of a key write the same
+// value, and none writes the initial value), each value names its writer:
+//
+//  1. An Info write or CAS whose value somebody observed (an Ok read of it, an
+//     Ok CAS from it, or an observed Info CAS from it) took effect; other Info
+//     operations are set aside (they can only matter to failed CAS, below).
+//  2. A successful CAS(a,b) reads a and writes b, so in the version order b
+//     comes directly after a (seed 001, Algorithm 2 line 8): two successful
+//     CAS from a are a lost update, a CAS from a value nobody wrote is a
+//     thin-air read. Following these links from the initial value and from
+//     each blind write gives chains (MTC has one: the insert); a value on no
+//     chain lies on a cycle of CAS and is a violation.
+//  3. Each version's writer, then the reads of that version, form groups in
+//     chain order; the chain is linearizable iff no operation was invoked
+//     after an operation of a later group returned (Algorithm 2, step 2,
+//     extended to reads). Exact.
+//  4. Chains other than the initial one are ordered by the zone argument of
+//     Gibbons and Korach: a chain's zone runs from the earliest return to the
+//     latest call among its operations; sorting by the zone's lower end (for
+//     a backward zone, its latest call) gives an order that fits real time
+//     iff any order does. Exact.
+//  5. A failed CAS(a,·) must be placed among the reads of some version other
+//     than a; the places allowed by real time form an interval of versions,
+//     and failed CAS that precede each other must be placed in order. A
+//     greedy sweep in invocation order (each takes the earliest allowed
+//     place) finds a placement iff one exists for the fixed chain order.
+//
+// A "linearizable" answer always comes with a witness and is exact. A
+// violation found in steps 1–4 is exact whatever the failed CAS and the
+// set-aside Info operations do. A violation found in step 5 is exact when
+// the chain order is forced (at most one chain besides the initial value's)
+// and no Info operation was set aside; otherwise the key is re-checked by
+// the exact search, as are keys without unique values.
+package lwt
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Kind is what an operation does.
+type Kind uint8
+
+const (
+	// Read returns the register's value.
+	Read Kind = iota
+	// Write sets the register to Value.
+	Write
+	// CAS sets the register to New if it holds Old.
+	CAS
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case CAS:
+		return "cas"
+	}
+	return fmt.Sprintf("Kind(%d)", uint8(k))
+}
+
+// Outcome is how an operation completed.
+type Outcome uint8
+
+const (
+	// Ok: the operation took effect (a CAS found Old and wrote New).
+	Ok Outcome = iota
+	// Fail: the operation did not take effect (a CAS found a value other
+	// than Old). Failed reads and writes say nothing and are ignored.
+	Fail
+	// Info: the client does not know; a write or CAS may have taken effect
+	// at any point after its call, or never. Info reads are ignored.
+	Info
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case Ok:
+		return "ok"
+	case Fail:
+		return "fail"
+	case Info:
+		return "info"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// Nil is the value of a register nobody has written (Jepsen's nil).
+const Nil int64 = math.MinInt64
+
+// Never is the return time of operations that never completed; the checker
+// treats the Return of every Info operation as Never.
+const Never int64 = math.MaxInt64
+
+// Op is one operation on one register.
+type Op struct {
+	Process int
+	Kind    Kind
+	// Key names the register; "" for histories of a single register.
+	Key string
+	// Value is the value read (Read; Nil for nil) or written (Write).
+	Value int64
+	// Old and New are CAS's arguments.
+	Old, New int64
+	// Call and Return are the invocation and completion times on one
+	// clock; Return is ignored for Info operations.
+	Call, Return int64
+	Outcome      Outcome
+	// Line is where the invocation was read (0 when not read from a file);
+	// RetLine where its completion was (0: none).
+	Line, RetLine int
+}
+
+// String describes the operation: "cas(3,4) ok by process 2 at [9,12]".
+func (o Op) String() string {
+	var b strings.Builder
+	switch o.Kind {
+	case Read:
+		b.WriteString("read")
+		if o.Outcome == Ok {
+			b.WriteString(" " + FormatValue(o.Value))
+		}
+	case Write:
+		b.WriteString("write " + FormatValue(o.Value))
+	case CAS:
+		b.WriteString("cas(" + FormatValue(o.Old) + "," + FormatValue(o.New) + ")")
+	default:
+		b.WriteString(o.Kind.String())
+	}
+	if o.Key != "" {
+		b.WriteString(" on " + strconv.Quote(o.Key))
+	}
+	b.WriteString(" " + o.Outcome.String())
+	fmt.Fprintf(&b, " by process %d at [%d,", o.Process, o.Call)
+	if o.Outcome == Info {
+		b.WriteString("never]")
+	} else {
+		fmt.Fprintf(&b, "%d]", o.Return)
+	}
+	if o.Line > 0 {
+		fmt.Fprintf(&b, " (line %d)", o.Line)
+	}
+	return b.String()
+}
+
+// FormatValue prints a value, Nil as "nil".
+func FormatValue(v int64) string {
+	if v == Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// Verdict is the answer of Check.
+type Verdict uint8
+
+const (
+	// Linearizable: some order of the operations, one per register, fits
+	// both real time and the register's specification.
+	Linearizable Verdict = iota
+	// NotLinearizable: no such order exists; Result.Violation says why.
+	NotLinearizable
+	// Unknown: the check was cancelled (CheckContext) before it decided.
+	Unknown
+)
+
+func (v Verdict) String() string {
+	switch v {
+	case Linearizable:
+		return "linearizable"
+	case NotLinearizable:
+		return "not linearizable"
+	case Unknown:
+		return "unknown"
+	}
+	return fmt.Sprintf("Verdict(%d)", uint8(v))
+}
+
+// Violation explains why a register's history is not linearizable.
+type Violation struct {
+	Key string
+	// Op is the index (in the slice given to Check) of the operation that
+	// cannot be linearized; Related are the other operations the reason
+	// names.
+	Op      int
+	Related []int
+	// Reason says why, in words, with times.
+	Reason string
+	// Searched is true when the exact search, not the fast path, found it.
+	Searched bool
+}
+
+// Result is the outcome of Check.
+type Result struct {
+	Verdict   Verdict
+	Violation *Violation // set when NotLinearizable
+	Keys      int        // registers checked
+	Ops       int        // operations that took part (failed reads and writes, and Info reads, do not)
+	Searched  int        // registers decided by the exact search
+}
+
+// OK reports whether the history is linearizable.
+func (r Result) OK() bool { return r.Verdict == Linearizable }
+
+// String is a one-paragraph report: the verdict and, for a violation, the
+// register, the operation and the reason.
+func (r Result) String() string {
+	if r.Violation == nil {
+		return r.Verdict.String()
+	}
+	v := r.Violation
+	key := ""
+	if v.Key != "" {
+		key = " on key " + strconv.Quote(v.Key)
+	}
+	return fmt.Sprintf("not linearizable%s: %s", key, v.Reason)
+}
+
+// Check decides whether ops, a history of operations on registers that all
+// start at Nil, is linearizable. The order of ops does not matter.
+func Check(ops []Op) Result { return CheckInit(ops, Nil) }
+
+// CheckInit is Check with registers starting at init.
+func CheckInit(ops []Op, init int64) Result {
+	r, _ := CheckContext(context.Background(), ops, init)
+	return r
+}
+
+// CheckContext is CheckInit that stops when ctx is done: then the verdict is
+// Unknown and the error is ctx's. Only the exact search can take long.
+func CheckContext(ctx context.Context, ops []Op, init int64) (Result, error) {
+	var res Result
+	keyIdx := map[string]int{}
+	var keys [][]int32
+	for i := range ops {
+		o := &ops[i]
+		if o.Outcome != Info && o.Return < o.Call {
+			res.Verdict = NotLinearizable
+			res.Violation = &Violation{Key: o.Key, Op: i,
+				Reason: fmt.Sprintf("%s returned before it was called", o)}
+			return res, nil
+		}
+		if !participates(o) {
+			continue
+		}
+		res.Ops++
+		k, ok := keyIdx[o.Key]
+		if !ok {
+			k = len(keys)
+			keyIdx[o.Key] = k
+			keys = append(keys, nil)
+		}
+		keys[k] = append(keys[k], int32(i))
+	}
+	res.Keys = len(keys)
+	for _, idx := range keys {
+		viol, searched, err := checkKey(ctx, ops, idx, init)
+		if searched {
+			res.Searched++
+		}
+		if err != nil {
+			res.Verdict = Unknown
+			return res, err
+		}
+		if viol != nil {
+			viol.Key = ops[viol.Op].Key
+			viol.Searched = searched
+			res.Verdict = NotLinearizable
+			res.Violation = viol
+			return res, nil
+		}
+	}
+	res.Verdict = Linearizable
+	return res, nil
+}
+
+// participates reports whether o constrains the register: failed reads and
+// writes and Info reads say nothing.
+func participates(o *Op) bool {
+	switch o.Kind {
+	case Read:
+		return o.Outcome == Ok
+	case Write:
+		return o.Outcome != Fail
+	case CAS:
+		return true
+	}
+	return false
+}
+
+// checkKey checks one register's operations (indices into ops).
+func checkKey(ctx context.Context, ops []Op, idx []int32, init int64) (*Violation, bool, error) {
+	v, exact := fastCheck(ops, idx, init)
+	if exact {
+		return v, false, nil
+	}
+	v, err := search(ctx, ops, idx, init)
+	return v, true, err
+}
+
+// ret is o's return time, Never for Info operations.
+func ret(o *Op) int64 {
+	if o.Outcome == Info {
+		return Never
+	}
+	return o.Return
+}
+
+// writes reports whether o writes a value when it takes effect, and which.
+func writes(o *Op) (int64, bool) {
+	switch {
+	case o.Kind == Write && o.Outcome != Fail:
+		return o.Value, true
+	case o.Kind == CAS && o.Outcome != Fail:
+		return o.New, true
+	}
+	return 0, false
+}
+
+func fmtTime(t int64) string {
+	if t == Never {
+		return "never"
+	}
+	return strconv.FormatInt(t, 10)
+}

@@ -1,0 +1,831 @@
+package lwt
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// Reading histories.
+//
+// Both formats carry Jepsen's event model: an :invoke event by a process,
+// then that process's completion (:ok, :fail or :info); an invocation never
+// completed is :info. :f is :read, :write or :cas; :value is the value read
+// (on the completion), written, or [old new] for :cas. Jepsen's
+// "independent" form, [key value] (for :cas [key [old new]]), names the
+// register. Events of non-integer processes (:nemesis) are skipped. Real
+// time is :time when every client event has one and they never decrease in
+// file order; otherwise it is the position of the event in the file (as
+// Knossos reads Jepsen histories).
+//
+//	EDN:   {:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
+//	JSONL: {"process":2,"type":"invoke","f":"cas","value":[3,4],"time":9}
+//
+// JSONL lines may also carry "key" instead of the [key value] form.
+
+// vkind is the kind of a parsed value.
+type vkind uint8
+
+const (
+	vNil vkind = iota
+	vInt
+	vKeyword
+	vString
+	vSymbol
+	vBool
+	vVec // vector, list or set
+	vMap // items alternate key, value
+	vOther
+	vDiscard // #_ form: skipped wherever it appears
+)
+
+// val is a parsed EDN or JSON value.
+type val struct {
+	line  int // where it starts
+	kind  vkind
+	i     int64
+	s     string
+	items []val
+}
+
+func (v *val) describe() string {
+	switch v.kind {
+	case vNil:
+		return "nil"
+	case vInt:
+		return strconv.FormatInt(v.i, 10)
+	case vKeyword:
+		return ":" + v.s
+	case vString:
+		return strconv.Quote(v.s)
+	case vSymbol:
+		return v.s
+	case vBool:
+		return strconv.FormatBool(v.i != 0)
+	case vVec:
+		return fmt.Sprintf("a vector of %d", len(v.items))
+	case vMap:
+		return "a map"
+	}
+	return "an unsupported value"
+}
+
+// event is one line of a history.
+type event struct {
+	process int
+	typ     string // invoke, ok, fail, info
+	f       string
+	value   val
+	key     *val // JSONL "key"
+	time    int64
+	hasTime bool
+	line    int
+}
+
+// LineError is an input error at a line.
+type LineError struct {
+	File string
+	Line int
+	Msg  string
+}
+
+func (e *LineError) Error() string {
+	f := e.File
+	if f == "" {
+		f = "<input>"
+	}
+	return fmt.Sprintf("%s:%d: %s", f, e.Line, e.Msg)
+}
+
+// ReadFile reads a history from a file in either format (see ReadHistory).
+func ReadFile(path string) ([]Op, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadHistory(f, path)
+}
+
+// ReadHistory reads a history in Jepsen EDN or native JSONL, telling them apart by
+// the first event: JSONL objects start with `{"`. name is used in errors.
+func ReadHistory(r io.Reader, name string) ([]Op, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, err
+	}
+	return ReadBytes(data, name)
+}
+
+// ReadBytes is ReadHistory on a byte slice.
+func ReadBytes(data []byte, name string) ([]Op, error) {
+	t := bytes.TrimLeft(data, " \t\r\n,")
+	if len(t) >= 2 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t\r\n"), []byte{'"'}) {
+		return ReadJSONL(data, name)
+	}
+	return ReadEDN(data, name)
+}
+
+// ReadEDN reads a Jepsen history: EDN maps, one per event, either at top
+// level or inside one vector or list.
+func ReadEDN(data []byte, name string) ([]Op, error) {
+	p := &ednParser{data: data, line: 1, file: name}
+	var evs []event
+	add := func(v val, line int) error {
+		if v.kind != vMap {
+			return &LineError{name, line, "an event must be a map, not " + v.describe()}
+		}
+		e, skip, err := eventFromMap(v, line, name)
+		if err != nil || skip {
+			return err
+		}
+		evs = append(evs, e)
+		return nil
+	}
+	first := true
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			break
+		}
+		line := p.line
+		v, err := p.parse(0)
+		if err != nil {
+			return nil, err
+		}
+		if v.kind == vDiscard {
+			continue
+		}
+		if first && v.kind == vVec {
+			for _, it := range v.items {
+				if err := add(it, it.line); err != nil {
+					return nil, err
+				}
+			}
+			p.skipSpace()
+			if p.pos < len(p.data) {
+				return nil, &LineError{name, p.line, "unexpected data after the history vector"}
+			}
+			break
+		}
+		first = false
+		if err := add(v, line); err != nil {
+			return nil, err
+		}
+	}
+	return assemble(evs, name)
+}
+
+// eventFromMap reads the fields of an event map. skip is true for events
+// of non-client processes.
+func eventFromMap(m val, line int, file string) (e event, skip bool, err error) {
+	e.line = line
+	seenProc := false
+	for j := 0; j+1 < len(m.items); j += 2 {
+		k, v := &m.items[j], m.items[j+1]
+		if k.kind != vKeyword && k.kind != vString {
+			continue
+		}
+		switch k.s {
+		case "process":
+			if v.kind != vInt {
+				return e, true, nil // :nemesis and friends
+			}
+			if v.i < 0 || v.i > 1<<40 {
+				return e, false, &LineError{file, line, "process out of range"}
+			}
+			e.process, seenProc = int(v.i), true
+		case "type":
+			if v.kind != vKeyword && v.kind != vString {
+				return e, false, &LineError{file, line, ":type must be a keyword, not " + v.describe()}
+			}
+			e.typ = v.s
+		case "f":
+			if v.kind != vKeyword && v.kind != vString {
+				return e, false, &LineError{file, line, ":f must be a keyword, not " + v.describe()}
+			}
+			e.f = v.s
+		case "value":
+			e.value = v
+		case "key":
+			kv := v
+			e.key = &kv
+		case "time":
+			if v.kind != vInt {
+				return e, false, &LineError{file, line, ":time must be an integer, not " + v.describe()}
+			}
+			e.time, e.hasTime = v.i, true
+		}
+	}
+	if !seenProc {
+		return e, false, &LineError{file, line, "event without :process"}
+	}
+	switch e.typ {
+	case "invoke", "ok", "fail", "info":
+	case "":
+		return e, false, &LineError{file, line, "event without :type"}
+	default:
+		return e, false, &LineError{file, line, fmt.Sprintf("unknown :type %q (want invoke, ok, fail or info)", e.typ)}
+	}
+	switch e.f {
+	case "read", "write", "cas":
+	case "":
+		return e, false, &LineError{file, line, "event without :f"}
+	default:
+		return e, false, &LineError{file, line, fmt.Sprintf("unsupported :f %q (want read, write or cas)", e.f)}
+	}
+	return e, false, nil
+}
+
+// assemble pairs invocations with completions and decodes the values.
+func assemble(evs []event, file string) ([]Op, error) {
+	useTime := true
+	var last int64
+	for j := range evs {
+		if !evs[j].hasTime || (j > 0 && evs[j].time < last) {
+			useTime = false
+			break
+		}
+		last = evs[j].time
+	}
+	var ops []Op
+	pending := map[int]int{} // process -> index into ops
+	invokes := map[int]*event{}
+	for j := range evs {
+		e := &evs[j]
+		t := int64(j)
+		if useTime {
+			t = e.time
+		}
+		if e.typ == "invoke" {
+			if k, busy := pending[e.process]; busy {
+				return nil, &LineError{file, e.line, fmt.Sprintf("process %d invoked again before its invocation at line %d completed", e.process, ops[k].Line)}
+			}
+			o := Op{Process: e.process, Call: t, Return: Never, Outcome: Info, Line: e.line}
+			switch e.f {
+			case "read":
+				o.Kind = Read
+			case "write":
+				o.Kind = Write
+			case "cas":
+				o.Kind = CAS
+			}
+			pending[e.process] = len(ops)
+			invokes[e.process] = e
+			ops = append(ops, o)
+			continue
+		}
+		k, busy := pending[e.process]
+		if !busy {
+			return nil, &LineError{file, e.line, fmt.Sprintf("process %d completes an operation it did not invoke", e.process)}
+		}
+		inv := invokes[e.process]
+		delete(pending, e.process)
+		delete(invokes, e.process)
+		if inv.f != e.f {
+			return nil, &LineError{file, e.line, fmt.Sprintf("completion :f %s does not match the invocation's :f %s at line %d", e.f, inv.f, inv.line)}
+		}
+		o := &ops[k]
+		o.RetLine = e.line
+		switch e.typ {
+		case "ok":
+			o.Outcome, o.Return = Ok, t
+		case "fail":
+			o.Outcome, o.Return = Fail, t
+		case "info":
+			o.Outcome, o.Return = Info, Never
+		}
+		if err := decodeValues(o, inv, e, file); err != nil {
+			return nil, err
+		}
+	}
+	for p, k := range pending {
+		if err := decodeValues(&ops[k], invokes[p], nil, file); err != nil {
+			return nil, err
+		}
+	}
+	return ops, nil
+}
+
+// decodeValues fills o's key and values from its invocation and completion
+// (nil when it never completed).
+func decodeValues(o *Op, inv, comp *event, file string) error {
+	bad := func(e *event, format string, args ...any) error {
+		return &LineError{file, e.line, fmt.Sprintf(format, args...)}
+	}
+	// The register, from "key" or the independent [key value] form.
+	var key *val
+	iv := inv.value
+	if inv.key != nil {
+		key = inv.key
+	}
+	independent := false
+	switch o.Kind {
+	case Read:
+		independent = isPair(&iv) || (iv.kind == vNil && comp != nil && isPair(&comp.value) && comp.key == nil && inv.key == nil)
+	case Write:
+		independent = iv.kind == vVec
+	case CAS:
+		independent = isPair(&iv) && iv.items[1].kind == vVec
+	}
+	if independent {
+		if !isPair(&iv) && !(o.Kind == Read && iv.kind == vNil) {
+			return bad(inv, ":value of an independent %s must be [key value], not %s", o.Kind, iv.describe())
+		}
+		switch {
+		case isPair(&iv):
+			k := iv.items[0]
+			key = &k
+			iv = iv.items[1]
+		case comp != nil && isPair(&comp.value): // a read invoked with nil
+			k := comp.value.items[0]
+			key = &k
+		}
+	}
+	if key != nil {
+		s, err := keyString(key)
+		if err != nil {
+			return bad(inv, "%v", err)
+		}
+		o.Key = s
+	}
+	var err error
+	switch o.Kind {
+	case Read:
+		if comp == nil || o.Outcome != Ok {
+			return nil
+		}
+		cv := comp.value
+		if independent {
+			if !isPair(&cv) {
+				return bad(comp, ":value of an independent read must be [key value], not %s", cv.describe())
+			}
+			if ks, err := keyString(&cv.items[0]); err != nil || ks != o.Key {
+				return bad(comp, "the read completes on key %s, invoked on %q", cv.items[0].describe(), o.Key)
+			}
+			cv = cv.items[1]
+		}
+		o.Value, err = scalar(&cv)
+		if err != nil {
+			return bad(comp, "read value: %v", err)
+		}
+	case Write:
+		o.Value, err = scalar(&iv)
+		if err != nil {
+			return bad(inv, "write value: %v", err)
+		}
+	case CAS:
+		if !isPair(&iv) {
+			return bad(inv, ":value of a cas must be [old new], not %s", iv.describe())
+		}
+		if o.Old, err = scalar(&iv.items[0]); err == nil {
+			o.New, err = scalar(&iv.items[1])
+		}
+		if err != nil {
+			return bad(inv, "cas value: %v", err)
+		}
+	}
+	return nil
+}
+
+func isPair(v *val) bool { return v.kind == vVec && len(v.items) == 2 }
+
+func scalar(v *val) (int64, error) {
+	switch v.kind {
+	case vNil:
+		return Nil, nil
+	case vInt:
+		if v.i == Nil {
+			return 0, fmt.Errorf("%d is reserved for nil", v.i)
+		}
+		return v.i, nil
+	}
+	return 0, fmt.Errorf("want an integer or nil, not %s", v.describe())
+}
+
+func keyString(v *val) (string, error) {
+	switch v.kind {
+	case vInt:
+		return strconv.FormatInt(v.i, 10), nil
+	case vString, vKeyword, vSymbol:
+		return v.s, nil
+	}
+	return "", fmt.Errorf("a key must be an integer, string or keyword, not %s", v.describe())
+}
+
+// ednParser reads the subset of EDN Jepsen histories use: maps, vectors,
+// lists, sets, keywords, symbols, integers, strings, nil, booleans, tagged
+// values (#jepsen.history.Op{...}: the tag is dropped), #_ discards and ;
+// comments. Floats and characters parse but are not valid values. Nesting
+// is limited, so memory is linear in the input.
+type ednParser struct {
+	data []byte
+	pos  int
+	line int
+	file string
+}
+
+const maxDepth = 64
+
+func (p *ednParser) errf(format string, args ...any) error {
+	return &LineError{p.file, p.line, fmt.Sprintf(format, args...)}
+}
+
+func (p *ednParser) skipSpace() {
+	for p.pos < len(p.data) {
+		switch c := p.data[p.pos]; c {
+		case '\n':
+			p.line++
+			p.pos++
+		case ' ', '\t', '\r', ',', '\f':
+			p.pos++
+		case ';':
+			for p.pos < len(p.data) && p.data[p.pos] != '\n' {
+				p.pos++
+			}
+		default:
+			return
+		}
+	}
+}
+
+func isDelim(c byte) bool {
+	switch c {
+	case ' ', '\t', '\r', '\n', ',', '\f', '(', ')', '[', ']', '{', '}', '"', ';':
+		return true
+	}
+	return false
+}
+
+func (p *ednParser) token() string {
+	start := p.pos
+	for p.pos < len(p.data) && !isDelim(p.data[p.pos]) {
+		p.pos++
+	}
+	return string(p.data[start:p.pos])
+}
+
+func (p *ednParser) parse(depth int) (val, error) {
+	if depth > maxDepth {
+		return val{}, p.errf("nested deeper than %d", maxDepth)
+	}
+	p.skipSpace()
+	line := p.line
+	v, err := p.parseValue(depth)
+	v.line = line
+	return v, err
+}
+
+func (p *ednParser) parseValue(depth int) (val, error) {
+	if p.pos >= len(p.data) {
+		return val{}, p.errf("unexpected end of input")
+	}
+	switch c := p.data[p.pos]; c {
+	case '{', '[', '(':
+		p.pos++
+		closer := map[byte]byte{'{': '}', '[': ']', '(': ')'}[c]
+		items, err := p.parseSeq(closer, depth)
+		if err != nil {
+			return val{}, err
+		}
+		if c == '{' {
+			if len(items)%2 != 0 {
+				return val{}, p.errf("a map needs an even number of forms")
+			}
+			return val{kind: vMap, items: items}, nil
+		}
+		return val{kind: vVec, items: items}, nil
+	case ')', ']', '}':
+		return val{}, p.errf("unexpected %q", c)
+	case '"':
+		return p.parseString()
+	case '#':
+		p.pos++
+		if p.pos < len(p.data) {
+			switch p.data[p.pos] {
+			case '{':
+				p.pos++
+				items, err := p.parseSeq('}', depth)
+				return val{kind: vVec, items: items}, err
+			case '_':
+				p.pos++
+				if _, err := p.parse(depth + 1); err != nil {
+					return val{}, err
+				}
+				return val{kind: vDiscard}, nil
+			}
+		}
+		if tag := p.token(); tag == "" {
+			return val{}, p.errf("# without a tag")
+		}
+		return p.parse(depth + 1)
+	case ':':
+		p.pos++
+		t := p.token()
+		if t == "" {
+			return val{}, p.errf("empty keyword")
+		}
+		return val{kind: vKeyword, s: t}, nil
+	case '\\':
+		p.pos++
+		if p.pos < len(p.data) {
+			p.pos++
+		}
+		p.token()
+		return val{kind: vOther}, nil
+	}
+	t := p.token()
+	if t == "" {
+		return val{}, p.errf("unexpected %q", p.data[p.pos])
+	}
+	switch t {
+	case "nil":
+		return val{kind: vNil}, nil
+	case "true":
+		return val{kind: vBool, i: 1}, nil
+	case "false":
+		return val{kind: vBool}, nil
+	}
+	c := t[0]
+	if c >= '0' && c <= '9' || ((c == '-' || c == '+') && len(t) > 1 && t[1] >= '0' && t[1] <= '9') {
+		n := strings.TrimSuffix(t, "N")
+		i, err := strconv.ParseInt(n, 10, 64)
+		if err == nil {
+			return val{kind: vInt, i: i}, nil
+		}
+		if _, ferr := strconv.ParseFloat(strings.TrimSuffix(t, "M"), 64); ferr == nil && strings.ContainsAny(t, ".eEM") {
+			return val{kind: vOther}, nil
+		}
+		return val{}, p.errf("bad number %q", t)
+	}
+	return val{kind: vSymbol, s: t}, nil
+}
+
+func (p *ednParser) parseSeq(closer byte, depth int) ([]val, error) {
+	var items []val
+	for {
+		p.skipSpace()
+		if p.pos >= len(p.data) {
+			return nil, p.errf("unexpected end of input: missing %q", closer)
+		}
+		if p.data[p.pos] == closer {
+			p.pos++
+			return items, nil
+		}
+		v, err := p.parse(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if v.kind != vDiscard {
+			items = append(items, v)
+		}
+	}
+}
+
+func (p *ednParser) parseString() (val, error) {
+	p.pos++ // opening quote
+	var b strings.Builder
+	for p.pos < len(p.data) {
+		c := p.data[p.pos]
+		p.pos++
+		switch c {
+		case '"':
+			return val{kind: vString, s: b.String()}, nil
+		case '\n':
+			p.line++
+			b.WriteByte(c)
+		case '\\':
+			if p.pos >= len(p.data) {
+				return val{}, p.errf("unterminated string")
+			}
+			e := p.data[p.pos]
+			p.pos++
+			switch e {
+			case 'n':
+				b.WriteByte('\n')
+			case 't':
+				b.WriteByte('\t')
+			case 'r':
+				b.WriteByte('\r')
+			default:
+				b.WriteByte(e)
+			}
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return val{}, p.errf("unterminated string")
+}
+
+// ReadJSONL reads the native form: one JSON event per line, blank lines
+// ignored.
+func ReadJSONL(data []byte, name string) ([]Op, error) {
+	var evs []event
+	sc := bufio.NewScanner(bytes.NewReader(data))
+	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		d := json.NewDecoder(bytes.NewReader(b))
+		d.UseNumber()
+		var raw any
+		if err := d.Decode(&raw); err != nil {
+			return nil, &LineError{name, line, "bad JSON: " + err.Error()}
+		}
+		if d.More() {
+			return nil, &LineError{name, line, "more than one JSON value on the line"}
+		}
+		v, err := fromJSON(raw, 0)
+		if err != nil {
+			return nil, &LineError{name, line, err.Error()}
+		}
+		if v.kind != vMap {
+			return nil, &LineError{name, line, "an event must be a JSON object"}
+		}
+		e, skip, err := eventFromMap(v, line, name)
+		if err != nil {
+			return nil, err
+		}
+		if !skip {
+			evs = append(evs, e)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, &LineError{name, line + 1, err.Error()}
+	}
+	return assemble(evs, name)
+}
+
+func fromJSON(x any, depth int) (val, error) {
+	if depth > maxDepth {
+		return val{}, fmt.Errorf("nested deeper than %d", maxDepth)
+	}
+	switch x := x.(type) {
+	case nil:
+		return val{kind: vNil}, nil
+	case bool:
+		if x {
+			return val{kind: vBool, i: 1}, nil
+		}
+		return val{kind: vBool}, nil
+	case json.Number:
+		i, err := strconv.ParseInt(string(x), 10, 64)
+		if err != nil {
+			return val{kind: vOther}, nil
+		}
+		return val{kind: vInt, i: i}, nil
+	case string:
+		return val{kind: vString, s: x}, nil
+	case []any:
+		items := make([]val, len(x))
+		for j := range x {
+			v, err := fromJSON(x[j], depth+1)
+			if err != nil {
+				return val{}, err
+			}
+			items[j] = v
+		}
+		return val{kind: vVec, items: items}, nil
+	case map[string]any:
+		items := make([]val, 0, 2*len(x))
+		for k, e := range x {
+			v, err := fromJSON(e, depth+1)
+			if err != nil {
+				return val{}, err
+			}
+			items = append(items, val{kind: vString, s: k}, v)
+		}
+		return val{kind: vMap, items: items}, nil
+	}
+	return val{kind: vOther}, nil
+}
+
+// WriteJSONL writes ops as native JSONL events in time order: each
+// operation's invocation and, unless it is Info, its completion (an Info
+// operation is left pending, which readers take as :info).
+func WriteJSONL(w io.Writer, ops []Op) error {
+	type ev struct {
+		t   int64
+		ret bool
+		op  int
+	}
+	evs := make([]ev, 0, 2*len(ops))
+	for i := range ops {
+		evs = append(evs, ev{ops[i].Call, false, i})
+		if ops[i].Outcome != Info {
+			evs = append(evs, ev{ops[i].Return, true, i})
+		}
+	}
+	sortEvents(evs, func(e ev) (int64, bool) { return e.t, e.ret })
+	bw := bufio.NewWriter(w)
+	for _, e := range evs {
+		o := &ops[e.op]
+		typ, value := "invoke", ""
+		switch o.Kind {
+		case Read:
+			value = "null"
+			if e.ret {
+				value = jsonValue(o.Value)
+			}
+		case Write:
+			value = jsonValue(o.Value)
+		case CAS:
+			value = "[" + jsonValue(o.Old) + "," + jsonValue(o.New) + "]"
+		}
+		if e.ret {
+			typ = o.Outcome.String()
+		}
+		key := ""
+		if o.Key != "" {
+			key = `"key":` + strconv.Quote(o.Key) + ","
+		}
+		fmt.Fprintf(bw, `{"process":%d,"type":%q,"f":%q,%s"value":%s,"time":%d}`+"\n", o.Process, typ, o.Kind.String(), key, value, e.t)
+	}
+	return bw.Flush()
+}
+
+// WriteEDN writes ops as a Jepsen history, one event map per line, in time
+// order; keyed operations use the independent [key value] form.
+func WriteEDN(w io.Writer, ops []Op) error {
+	type ev struct {
+		t   int64
+		ret bool
+		op  int
+	}
+	evs := make([]ev, 0, 2*len(ops))
+	for i := range ops {
+		evs = append(evs, ev{ops[i].Call, false, i})
+		if ops[i].Outcome != Info {
+			evs = append(evs, ev{ops[i].Return, true, i})
+		}
+	}
+	sortEvents(evs, func(e ev) (int64, bool) { return e.t, e.ret })
+	bw := bufio.NewWriter(w)
+	for _, e := range evs {
+		o := &ops[e.op]
+		var value string
+		switch o.Kind {
+		case Read:
+			value = "nil"
+			if e.ret {
+				value = ednValue(o.Value)
+			}
+		case Write:
+			value = ednValue(o.Value)
+		case CAS:
+			value = "[" + ednValue(o.Old) + " " + ednValue(o.New) + "]"
+		}
+		if o.Key != "" {
+			value = "[" + strconv.Quote(o.Key) + " " + value + "]"
+		}
+		typ := "invoke"
+		if e.ret {
+			typ = o.Outcome.String()
+		}
+		fmt.Fprintf(bw, "{:type :%s, :f :%s, :value %s, :time %d, :process %d}\n", typ, o.Kind, value, e.t, o.Process)
+	}
+	return bw.Flush()
+}
+
+func jsonValue(v int64) string {
+	if v == Nil {
+		return "null"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func ednValue(v int64) string {
+	if v == Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+// sortEvents sorts by time, invocations before completions at one instant
+// (touching intervals stay concurrent when read back).
+func sortEvents[E any](evs []E, key func(E) (int64, bool)) {
+	slices.SortStableFunc(evs, func(a, b E) int {
+		ta, ra := key(a)
+		tb, rb := key(b)
+		switch {
+		case ta != tb:
+			return cmp.Compare(ta, tb)
+		case ra == rb:
+			return 0
+		case !ra:
+			return -1
+		}
+		return 1
+	})
+}

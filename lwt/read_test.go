@@ -1,0 +1,219 @@
+package lwt
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+)
+
+const ednSample = `; a Jepsen cas-register history
+[{:type :invoke, :f :write, :value 1, :time 0, :process 0, :index 0}
+ {:type :ok, :f :write, :value 1, :time 5, :process 0, :index 1}
+ {:type :invoke, :f :cas, :value [1 2], :time 9, :process 2}
+ {:type :invoke, :f :read, :value nil, :time 10, :process 1}
+ {:type :info, :f :start, :value nil, :time 11, :process :nemesis}
+ #jepsen.history.Op{:type :ok, :f :read, :value 1, :time 12, :process 1}
+ {:type :ok, :f :cas, :value [1 2], :time 13, :process 2}
+ {:type :invoke, :f :cas, :value [1 3], :time 14, :process 1}
+ {:type :fail, :f :cas, :value [1 3], :time 15, :process 1}
+ {:type :invoke, :f :write, :value 4, :time 16, :process 0}
+ {:type :info, :f :write, :value 4, :time 17, :process 0, :error :timeout}
+ #_{:type :invoke :f :read :process 9}
+ {:type :invoke, :f :read, :value nil, :time 18, :process 3}]
+`
+
+const jsonlSample = `{"process":0,"type":"invoke","f":"write","value":1,"time":0}
+{"process":0,"type":"ok","f":"write","value":1,"time":5}
+{"process":2,"type":"invoke","f":"cas","value":[1,2],"time":9}
+{"process":1,"type":"invoke","f":"read","value":null,"time":10}
+{"process":"nemesis","type":"info","f":"start","time":11}
+{"process":1,"type":"ok","f":"read","value":1,"time":12}
+{"process":2,"type":"ok","f":"cas","value":[1,2],"time":13}
+{"process":1,"type":"invoke","f":"cas","value":[1,3],"time":14}
+{"process":1,"type":"fail","f":"cas","value":[1,3],"time":15}
+
+{"process":0,"type":"invoke","f":"write","value":4,"time":16}
+{"process":0,"type":"info","f":"write","value":4,"time":17}
+{"process":3,"type":"invoke","f":"read","value":null,"time":18}
+`
+
+var sampleOps = []Op{
+	{Process: 0, Kind: Write, Value: 1, Call: 0, Return: 5},
+	{Process: 2, Kind: CAS, Old: 1, New: 2, Call: 9, Return: 13},
+	{Process: 1, Kind: Read, Value: 1, Call: 10, Return: 12},
+	{Process: 1, Kind: CAS, Old: 1, New: 3, Call: 14, Return: 15, Outcome: Fail},
+	{Process: 0, Kind: Write, Value: 4, Call: 16, Return: Never, Outcome: Info},
+	{Process: 3, Kind: Read, Call: 18, Return: Never, Outcome: Info},
+}
+
+func stripLines(ops []Op) []Op {
+	out := append([]Op(nil), ops...)
+	for i := range out {
+		out[i].Line, out[i].RetLine = 0, 0
+	}
+	return out
+}
+
+func sameOps(t *testing.T, got, want []Op) {
+	t.Helper()
+	got = stripLines(got)
+	if len(got) != len(want) {
+		t.Fatalf("got %d ops, want %d:\n%s", len(got), len(want), dump(got))
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("op %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+}
+
+func TestReadSamples(t *testing.T) {
+	for name, src := range map[string]string{"edn": ednSample, "jsonl": jsonlSample} {
+		t.Run(name, func(t *testing.T) {
+			ops, err := ReadBytes([]byte(src), name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			sameOps(t, ops, sampleOps)
+			if res := Check(ops); !res.OK() {
+				t.Errorf("sample: %v", res)
+			}
+		})
+	}
+	ops, _ := ReadBytes([]byte(ednSample), "x")
+	if ops[1].Line != 4 || ops[1].RetLine != 8 {
+		t.Errorf("cas lines %d,%d; want 4,8", ops[1].Line, ops[1].RetLine)
+	}
+}
+
+func TestReadIndependent(t *testing.T) {
+	src := `{:type :invoke, :f :cas, :value [:x [nil 1]], :process 0}
+{:type :invoke, :f :read, :value [7 nil], :process 1}
+{:type :ok, :f :cas, :value [:x [nil 1]], :process 0}
+{:type :ok, :f :read, :value [7 nil], :process 1}
+{:type :invoke, :f :write, :value ["y" 5], :process 0}
+{:type :ok, :f :write, :value ["y" 5], :process 0}
+{:type :invoke, :f :read, :value nil, :process 1}
+{:type :ok, :f :read, :value [:x 1], :process 1}
+`
+	ops, err := ReadEDN([]byte(src), "ind.edn")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No :time: real time is the position of the event.
+	sameOps(t, ops, []Op{
+		{Process: 0, Kind: CAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 2},
+		{Process: 1, Kind: Read, Key: "7", Value: Nil, Call: 1, Return: 3},
+		{Process: 0, Kind: Write, Key: "y", Value: 5, Call: 4, Return: 5},
+		{Process: 1, Kind: Read, Key: "x", Value: 1, Call: 6, Return: 7},
+	})
+	if res := Check(ops); !res.OK() || res.Keys != 3 {
+		t.Errorf("got %v with %d keys", res, res.Keys)
+	}
+	j := `{"process":0,"type":"invoke","f":"cas","key":"x","value":[null,1]}
+{"process":0,"type":"ok","f":"cas","key":"x","value":[null,1]}
+{"process":1,"type":"invoke","f":"read","value":["x",null]}
+{"process":1,"type":"ok","f":"read","value":["x",1]}
+`
+	ops, err = ReadJSONL([]byte(j), "ind.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameOps(t, ops, []Op{
+		{Process: 0, Kind: CAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 1},
+		{Process: 1, Kind: Read, Key: "x", Value: 1, Call: 2, Return: 3},
+	})
+}
+
+func TestReadErrors(t *testing.T) {
+	tests := []struct{ src, line, msg string }{
+		{"{:type :invoke, :f :read, :process 0}\n{:type :ok :f :read :process 0 :value \"a\"}", ":2:", "want an integer or nil"},
+		{"{:type :invoke, :f :read, :process 0}\n\n{:type :invoke, :f :read, :process 0}", ":3:", "invoked again before its invocation at line 1"},
+		{"{:type :ok, :f :read, :process 0}", ":1:", "did not invoke"},
+		{"{:type :invoke, :f :add, :process 0}", ":1:", "unsupported :f"},
+		{"{:type :invoke, :f :cas, :value 3, :process 0}", ":1:", "[old new]"},
+		{"\n\n{:type :invoke, :f :cas, :value [1 2] :process 0", ":3:", "missing"},
+		{"{:type :invoke :f}", ":1:", "even number"},
+		{"{:f :read, :process 0}", ":1:", "without :type"},
+		{"{:type :invoke, :f :read}", ":1:", "without :process"},
+		{"{:type :invoke, :f :write, :value 99999999999999999999, :process 0}", ":1:", "bad number"},
+		{`{"process":0,"type":"invoke","f":"write","value":1}` + "\n" + `{"process":0,"type":"ok","f":"read"}`, ":2:", "does not match"},
+		{`{"process":0,"type":"invoke","f":"write","value":1}` + "\n" + `{"process":0, oops}`, ":2:", "bad JSON"},
+		{strings.Repeat("[", 100), ":1:", "nested deeper"},
+	}
+	for _, tc := range tests {
+		_, err := ReadBytes([]byte(tc.src), "h")
+		var le *LineError
+		if !errors.As(err, &le) || !strings.Contains(err.Error(), "h"+tc.line) || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%q: error %v, want %s ... %s", tc.src, err, tc.line, tc.msg)
+		}
+	}
+}
+
+// Writing and reading back gives the same operations and verdict.
+func TestRoundTrip(t *testing.T) {
+	for seed := range uint64(20) {
+		inj := Injection(seed % 4)
+		ops, _ := Generate(GenConfig{Processes: 5, Ops: 300, Keys: 1 + int(seed%3), Seed: seed, ReadFrac: 0.3, WriteFrac: 0.1, CASHit: 0.5, InfoFrac: 0.05, Inject: inj})
+		want := Check(ops)
+		for name, write := range map[string]func(*bytes.Buffer, []Op) error{
+			"edn":   func(b *bytes.Buffer, o []Op) error { return WriteEDN(b, o) },
+			"jsonl": func(b *bytes.Buffer, o []Op) error { return WriteJSONL(b, o) },
+		} {
+			var buf bytes.Buffer
+			if err := write(&buf, ops); err != nil {
+				t.Fatal(err)
+			}
+			back, err := ReadBytes(buf.Bytes(), name)
+			if err != nil {
+				t.Fatalf("%s seed %d: %v", name, seed, err)
+			}
+			if got := Check(back); got.OK() != want.OK() {
+				t.Errorf("%s seed %d: %v after the round trip, %v before", name, seed, got, want)
+			}
+			if len(back) != len(ops) {
+				t.Errorf("%s seed %d: %d ops back, %d written", name, seed, len(back), len(ops))
+			}
+		}
+	}
+}
+
+func fuzzSeeds(f *testing.F) {
+	f.Add([]byte(ednSample))
+	f.Add([]byte(jsonlSample))
+	f.Add([]byte(`{:type :invoke, :f :cas, :value [:x [nil 1]], :process 0} {:type :ok, :f :cas, :value [:x [nil 1]], :process 0}`))
+	f.Add([]byte(`#{1 2} #_ 3 \a "s\n" 1.5 -3N (1 2)`))
+}
+
+// fuzzCheck checks what was read when it is small (the exact search is
+// exponential in the worst case).
+func fuzzCheck(t *testing.T, ops []Op, err error) {
+	if err != nil {
+		var le *LineError
+		if !errors.As(err, &le) || le.Line < 1 {
+			t.Fatalf("error without a line: %v", err)
+		}
+		return
+	}
+	if len(ops) <= 12 {
+		res := Check(ops)
+		_ = res.String()
+	}
+}
+
+func FuzzReadEDN(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ops, err := ReadEDN(data, "fuzz")
+		fuzzCheck(t, ops, err)
+	})
+}
+
+func FuzzReadJSONL(f *testing.F) {
+	fuzzSeeds(f)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		ops, err := ReadJSONL(data, "fuzz")
+		fuzzCheck(t, ops, err)
+	})
+}
