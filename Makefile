@@ -21,6 +21,9 @@ bench:
 # A short fuzzing pass over every reader.
 FUZZTIME ?= 30s
 fuzz:
-	for f in FuzzJSONL FuzzText FuzzDBCop FuzzCobra; do \
+	for f in FuzzJSONL FuzzText FuzzDBCop FuzzCobra FuzzAuto; do \
 		$(GO) test ./format -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	done
+	for f in FuzzReadEDN FuzzReadJSONL; do \
+		$(GO) test ./lwt -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 	done

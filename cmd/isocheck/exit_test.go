@@ -43,6 +43,8 @@ func TestExitStatus(t *testing.T) {
 		{"missing file", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitBadInput, "", "nope.jsonl"},
 		{"unknown level", []string{"check", "--level", "xx", "../../examples/lost-update.jsonl"}, exitBadInput, "", "unknown isolation level"},
 		{"no path", []string{"check"}, exitBadInput, "", "want one PATH"},
+		{"lwt stale read", []string{"lwt", "../../examples/cas-stale-read.edn"}, exitViolated, "not linearizable", ""},
+		{"lwt bad input", []string{"lwt", syntax}, exitBadInput, "", "syntax.jsonl"},
 		{"unknown command", []string{"frobnicate"}, exitBadInput, "", "unknown command"},
 	}
 	for _, c := range cases {

@@ -38,6 +38,8 @@ const usage = `usage:
   isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
   isocheck generate [--store si|ser|sser|si-no-fcw|causal|ra|rc|random] [--sessions 20] [--txns 100]
                     [--ops 15] [--keys 10000] [--reads 0.5] [--zipf] [--seed 1] OUT.jsonl
+  isocheck lwt [--init N] [--timeout 60s] PATH   # linearizability of compare-and-set registers
+                                                 # (Jepsen EDN or JSONL events)
 
 Exit status: 0 satisfied, 1 violated, 2 bad input or usage, 3 no verdict.
 `
@@ -60,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runConvert(args, stdout, stderr)
 	case "generate":
 		return runGenerate(args, stdout, stderr)
+	case "lwt":
+		return runLWT(args, stdout, stderr)
 	case "help", "-h", "--help":
 		fmt.Fprint(stdout, usage)
 		return exitSatisfied
