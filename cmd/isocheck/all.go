@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -11,7 +10,6 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 )
 
 // levelReport is one level's line of `check --level all`.
@@ -35,13 +33,7 @@ func runAll(path, formatName string, timeout time.Duration, asJSON, color bool, 
 	defer cancel()
 	all, err := check.CheckAll(ctx, h)
 	if err != nil {
-		var in *polygraph.InputError
-		if errors.As(err, &in) {
-			fmt.Fprintf(stderr, "isocheck: %v\n", err)
-			return exitBadInput
-		}
-		fmt.Fprintf(stderr, "isocheck: %v\n", err)
-		return exitNoVerdict
+		return checkFailed(err, stderr)
 	}
 	status := exitSatisfied
 	reports := make([]levelReport, len(all.Results))

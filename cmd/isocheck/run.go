@@ -161,13 +161,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	defer cancel()
 	res, err := check.Check(ctx, h, lvl)
 	if err != nil {
-		var in *polygraph.InputError
-		if errors.As(err, &in) {
-			fmt.Fprintf(stderr, "isocheck: %v\n", err)
-			return exitBadInput
-		}
-		fmt.Fprintf(stderr, "isocheck: %v\n", err)
-		return exitNoVerdict
+		return checkFailed(err, stderr)
 	}
 	start := time.Now()
 	rep := interpret.Explain(res)
@@ -471,4 +465,15 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	return exitSatisfied
+}
+
+// checkFailed reports an error of the checker: bad input (exit 2), or
+// anything else, which leaves no verdict (exit 3).
+func checkFailed(err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "isocheck: %v\n", err)
+	var in *polygraph.InputError
+	if errors.As(err, &in) {
+		return exitBadInput
+	}
+	return exitNoVerdict
 }
