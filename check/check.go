@@ -1,6 +1,9 @@
-// Package check runs isocheck's pipeline on a history: build the
-// polygraph, prune its constraints, encode what is left and solve it, and
-// returns the verdict with the evidence of a violation.
+// Package check decides whether a history satisfies an isolation level and
+// returns the verdict with the evidence of a violation. It runs the stages
+// in order: resolve the reads; for SER, SI and SSER build the polygraph,
+// prune its constraints, encode what is left and solve it; for PC do the
+// same on the history split into reads and writes; for RC, RA and CC
+// saturate (package saturate). CheckAll does every level in one run.
 package check
 
 import (
