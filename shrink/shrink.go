@@ -288,7 +288,8 @@ func sameKind(ctx context.Context, l level.Level, kind string) Verdict {
 // from the transactions in seed and the keys in keys (those of the
 // violation's evidence). It first looks for a violating region: seed, then
 // seed with the writers its transactions read of keys, then with all the
-// writers they read from, then the whole history. It then tries the region
+// writers they read from, then with every transaction that touches keys,
+// then with the session order between them, and last the whole history. It then tries the region
 // with only the operations on keys, shrinks the transactions to a
 // 1-minimal set, drops the operations the violation does not need (keeping
 // its kind, see Kind), and shrinks the transactions again. ok reports
@@ -308,9 +309,10 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 	}
 	var start Selection
 	found := false
-	for step := 0; step < 3 && !found && len(in) > 0; step++ {
-		if step > 0 {
-			grown := false
+	for step := 0; step < 5 && !found && len(in) > 0; step++ {
+		grown := step == 0
+		switch step {
+		case 1, 2:
 			for t := range maps(in) {
 				for _, i := range opRange(h, t) {
 					if step == 1 && !onKey[h.Ops[i].Key] {
@@ -322,9 +324,43 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 					}
 				}
 			}
-			if !grown {
-				continue
+		case 3:
+			// Orders the checker inferred on the evidence's keys rest on
+			// the other transactions of those keys.
+			for t := range h.Txns {
+				if in[int32(t)] || h.Txns[t].Status == history.Aborted {
+					continue
+				}
+				for _, op := range h.OpsOf(t) {
+					if onKey[op.Key] {
+						in[int32(t)] = true
+						grown = true
+						break
+					}
+				}
 			}
+		case 4:
+			// ... and on the session order between them.
+			for _, sess := range h.Sessions {
+				first, last := -1, -1
+				for i, t := range sess {
+					if in[t] {
+						if first < 0 {
+							first = i
+						}
+						last = i
+					}
+				}
+				for i := first + 1; first >= 0 && i < last; i++ {
+					if !in[sess[i]] {
+						in[sess[i]] = true
+						grown = true
+					}
+				}
+			}
+		}
+		if !grown {
+			continue
 		}
 		start = region(in)
 		found = violates(s.Sub(start))
