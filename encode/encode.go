@@ -30,6 +30,8 @@ func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remai
 	enc := &Encoding{Constraints: remaining}
 	pr := &enc.Problem
 	pr.Nodes = lw.Nodes()
+	pr.Fixed = make([]digraph.Edge, 0, 2*len(known))
+	enc.fixedFrom = make([]polygraph.Edge, 0, 2*len(known))
 	var buf []digraph.Edge
 	for _, e := range known {
 		buf = lw.Lower(e, buf[:0])

@@ -64,6 +64,15 @@ type Result struct {
 func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	res := &Result{Known: append([]polygraph.Edge(nil), p.Known...)}
+	// The lowered known edges grow with Known, so each round lowers only
+	// what the last one added.
+	lowered := lw.LowerAll(res.Known)
+	know := func(side []polygraph.Edge) {
+		res.Known = append(res.Known, side...)
+		for _, e := range side {
+			lowered = lw.Lower(e, lowered)
+		}
+	}
 	remaining := make([]int, len(p.Constraints))
 	for i := range remaining {
 		remaining[i] = i
@@ -76,7 +85,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			return nil, err
 		}
 		res.Rounds++
-		g := digraph.New(lw.Nodes(), lw.LowerAll(res.Known))
+		g := digraph.New(lw.Nodes(), lowered)
 		order, ok := g.TopoOrder()
 		if !ok {
 			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
@@ -107,11 +116,11 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 				res.Remaining = append(kept, ci)
 				return res, nil
 			case eitherBad:
-				res.Known = append(res.Known, c.Or...)
+				know(c.Or)
 				res.Resolved = append(res.Resolved, Resolution{ci, false, eitherEdge})
 				changed = true
 			case orBad:
-				res.Known = append(res.Known, c.Either...)
+				know(c.Either)
 				res.Resolved = append(res.Resolved, Resolution{ci, true, orEdge})
 				changed = true
 			default:
