@@ -141,6 +141,15 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		res.Anomalies = p.Anomalies
 		return res, nil
 	}
+	if p.TooLarge {
+		res.Verdict = NoVerdict
+		limit := opts.MaxConstraintEdges
+		if limit <= 0 {
+			limit = polygraph.DefaultMaxConstraintEdges
+		}
+		res.Reason = fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", limit)
+		return res, nil
+	}
 	st.KnownEdges = len(p.Known)
 	st.Constraints = len(p.Constraints)
 	for i := range p.Constraints {

@@ -54,7 +54,9 @@ func (p *Polygraph) orderChains(keys []keyChains) bool {
 	}
 	clocks := digraph.NewClocks(g, order, p.Chains)
 	for _, kc := range keys {
-		p.orderKey(kc, lw, clocks)
+		if p.orderKey(kc, lw, clocks); p.TooLarge {
+			break
+		}
 	}
 	return true
 }
@@ -154,7 +156,10 @@ func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks) 
 				case yxBad && !xyBad:
 					p.Known = before(p.Known, kc.key, x, y)
 				default:
-					p.Constraints = append(p.Constraints, constraint(kc.key, x, y))
+					p.addConstraint(constraint(kc.key, x, y))
+					if p.TooLarge {
+						return
+					}
 				}
 			}
 		}

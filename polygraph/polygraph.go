@@ -89,7 +89,15 @@ type Options struct {
 	// as seed 002 does, instead of only for the pairs reachability leaves
 	// open. It is for tests and measurements.
 	AllPairs bool
+	// MaxConstraintEdges bounds the edges of all constraints together
+	// (0: DefaultMaxConstraintEdges). Past it, Build stops and sets
+	// TooLarge instead of exhausting memory.
+	MaxConstraintEdges int
 }
+
+// DefaultMaxConstraintEdges is the default bound on the edges of all
+// constraints: about 1 GB.
+const DefaultMaxConstraintEdges = 1 << 26
 
 // Polygraph is a generalized polygraph over the transactions of a history.
 // Node i < len(History.Txns) is transaction i; node T0 is the implicit
@@ -110,8 +118,13 @@ type Polygraph struct {
 	// Anomalies no version order can explain. When there are any, Known
 	// and Constraints are incomplete and must not be checked.
 	Anomalies []Anomaly
-	timeOf    []int64 // time of node T0+1+i
-	level     level.Level
+	// TooLarge says the constraints would exceed Options.MaxConstraintEdges:
+	// the polygraph is incomplete and no verdict can be drawn from it.
+	TooLarge bool
+	timeOf   []int64 // time of node T0+1+i
+	level    level.Level
+	// constraintEdges counts the edges of Constraints, against maxEdges.
+	constraintEdges, maxEdges int
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -168,6 +181,10 @@ func Bare(res *Resolution) *Polygraph {
 func BuildResolved(res *Resolution, opts Options) *Polygraph {
 	p := Bare(res)
 	p.level = opts.Level
+	p.maxEdges = opts.MaxConstraintEdges
+	if p.maxEdges <= 0 {
+		p.maxEdges = DefaultMaxConstraintEdges
+	}
 	if len(p.Anomalies) > 0 {
 		return p
 	}
@@ -351,14 +368,34 @@ func constraint(key history.Key, a, b *chain) Constraint {
 func (p *Polygraph) orderAllPairs(keys []keyChains) {
 	for _, kc := range keys {
 		cs := kc.chains
+		readers := 0
+		for i := range cs {
+			readers += len(cs[i].readers)
+		}
+		// Every pair has 2 WW edges and every reader of one side's tail an
+		// RW edge to the other's head: check the bound before allocating.
+		pairs := (len(cs) - 1) * (len(cs) - 2) / 2
+		if p.constraintEdges+2*pairs+readers*max(len(cs)-2, 0) > p.maxEdges {
+			p.TooLarge = true
+			return
+		}
 		for j := 1; j < len(cs); j++ {
 			p.Known = before(p.Known, kc.key, &cs[0], &cs[j])
 		}
 		for a := 1; a < len(cs); a++ {
 			for b := a + 1; b < len(cs); b++ {
-				p.Constraints = append(p.Constraints, constraint(kc.key, &cs[a], &cs[b]))
+				p.addConstraint(constraint(kc.key, &cs[a], &cs[b]))
 			}
 		}
+	}
+}
+
+// addConstraint adds c, counting its edges against the bound.
+func (p *Polygraph) addConstraint(c Constraint) {
+	p.Constraints = append(p.Constraints, c)
+	p.constraintEdges += len(c.Either) + len(c.Or)
+	if p.constraintEdges > p.maxEdges {
+		p.TooLarge = true
 	}
 }
 
