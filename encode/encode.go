@@ -17,7 +17,8 @@ type Encoding struct {
 	Problem solver.Problem
 	// Constraints[v-1] is the polygraph constraint of variable v.
 	Constraints []int
-	fixedFrom   []polygraph.Edge // typed edge of each fixed lowered edge
+	known       []polygraph.Edge
+	fixedFrom   []int32          // index in known of each fixed lowered edge
 	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
 }
 
@@ -27,17 +28,17 @@ type Encoding struct {
 // known edges.
 func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) *Encoding {
 	lw := polygraph.NewLowering(l, p.NumNodes)
-	enc := &Encoding{Constraints: remaining}
+	enc := &Encoding{Constraints: remaining, known: known}
 	pr := &enc.Problem
 	pr.Nodes = lw.Nodes()
 	pr.Fixed = make([]digraph.Edge, 0, 2*len(known))
-	enc.fixedFrom = make([]polygraph.Edge, 0, 2*len(known))
+	enc.fixedFrom = make([]int32, 0, 2*len(known))
 	var buf []digraph.Edge
-	for _, e := range known {
+	for i, e := range known {
 		buf = lw.Lower(e, buf[:0])
 		for _, le := range buf {
 			pr.Fixed = append(pr.Fixed, le)
-			enc.fixedFrom = append(enc.fixedFrom, e)
+			enc.fixedFrom = append(enc.fixedFrom, int32(i))
 		}
 	}
 	pr.Vars = len(remaining)
@@ -92,7 +93,7 @@ func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
 	out := make([]polygraph.Edge, 0, len(c))
 	for _, id := range c {
 		if int(id) < len(enc.fixedFrom) {
-			out = append(out, enc.fixedFrom[id])
+			out = append(out, enc.known[enc.fixedFrom[id]])
 		} else {
 			out = append(out, enc.condFrom[int(id)-len(enc.fixedFrom)])
 		}

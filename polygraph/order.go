@@ -2,7 +2,6 @@ package polygraph
 
 import (
 	"slices"
-	"sort"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/digraph"
@@ -53,8 +52,9 @@ func (p *Polygraph) orderChains(keys []keyChains) bool {
 		return true
 	}
 	clocks := digraph.NewClocks(g, order, p.Chains)
+	var sc orderScratch
 	for _, kc := range keys {
-		if p.orderKey(kc, lw, clocks); p.TooLarge {
+		if p.orderKey(kc, lw, clocks, &sc); p.TooLarge {
 			break
 		}
 	}
@@ -83,44 +83,65 @@ type group struct {
 	chain   []int32 // index into keyChains.chains
 }
 
-func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks) {
+// orderScratch is the memory orderKey reuses from key to key.
+type orderScratch struct {
+	idx    []int32 // chains 1..n-1, sorted by (session, position)
+	pos    []int32
+	chain  []int32
+	groups []group
+	first  []int32
+}
+
+func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) {
 	cs := kc.chains
-	bySession := make(map[int32]*group)
-	var groups []*group
+	sc.idx = sc.idx[:0]
 	for i := 1; i < len(cs); i++ {
-		s, pos := clocks.Chain(cs[i].head)
-		if s < 0 {
+		if s, _ := clocks.Chain(cs[i].head); s < 0 {
 			// A head on no session: order this key pair by pair.
 			p.orderAllPairs([]keyChains{kc})
 			return
 		}
-		g := bySession[s]
-		if g == nil {
-			g = &group{session: s}
-			bySession[s] = g
-			groups = append(groups, g)
-		}
-		g.pos = append(g.pos, pos)
-		g.chain = append(g.chain, int32(i))
+		sc.idx = append(sc.idx, int32(i))
 	}
-	for _, g := range groups {
-		if !slices.IsSorted(g.pos) {
-			idx := make([]int, len(g.pos))
-			for i := range idx {
-				idx[i] = i
-			}
-			sort.Slice(idx, func(a, b int) bool { return g.pos[idx[a]] < g.pos[idx[b]] })
-			pos, chain := make([]int32, len(idx)), make([]int32, len(idx))
-			for i, j := range idx {
-				pos[i], chain[i] = g.pos[j], g.chain[j]
-			}
-			g.pos, g.chain = pos, chain
+	slices.SortFunc(sc.idx, func(a, b int32) int {
+		sa, pa := clocks.Chain(cs[a].head)
+		sb, pb := clocks.Chain(cs[b].head)
+		if sa != sb {
+			return int(sa) - int(sb)
 		}
+		return int(pa) - int(pb)
+	})
+	sc.pos, sc.chain, sc.groups = sc.pos[:0], sc.chain[:0], sc.groups[:0]
+	for _, i := range sc.idx {
+		s, pos := clocks.Chain(cs[i].head)
+		sc.pos = append(sc.pos, pos)
+		sc.chain = append(sc.chain, i)
+		if n := len(sc.groups); n == 0 || sc.groups[n-1].session != s {
+			sc.groups = append(sc.groups, group{session: s})
+		}
+	}
+	// Cut the flat arrays into the groups' runs.
+	at := 0
+	for gi := range sc.groups {
+		g := &sc.groups[gi]
+		end := at
+		for end < len(sc.idx) {
+			if s, _ := clocks.Chain(cs[sc.idx[end]].head); s != g.session {
+				break
+			}
+			end++
+		}
+		g.pos, g.chain = sc.pos[at:end], sc.chain[at:end]
+		at = end
 		// The initial chain precedes the first of each group, and so all.
 		p.Known = before(p.Known, kc.key, &cs[0], &cs[g.chain[0]])
 	}
-	seen := make(map[[2]int32]bool)
-	first := make([]int32, len(groups)) // per group, the first chain A precedes
+	groups := sc.groups
+	var seen map[[2]int32]bool // pairs given a constraint or decided
+	if cap(sc.first) < len(groups) {
+		sc.first = make([]int32, len(groups))
+	}
+	first := sc.first[:len(groups)] // per group, the first chain A precedes
 	for a := int32(1); a < int32(len(cs)); a++ {
 		A := &cs[a]
 		for gi, g := range groups {
@@ -144,6 +165,9 @@ func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks) 
 				pair := [2]int32{min(a, b), max(a, b)}
 				if seen[pair] {
 					continue
+				}
+				if seen == nil {
+					seen = make(map[[2]int32]bool)
 				}
 				seen[pair] = true
 				// Decide now what pruning would decide first: a pair one

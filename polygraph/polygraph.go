@@ -242,18 +242,12 @@ type chain struct {
 // buildChains adds, key by key, the WR edges and the read-modify-write
 // chains with their WW and RW edges, and returns the chains.
 func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
-	// Only a transaction's first read of a key counts: a later one that
-	// differs is a NonRepeatableRead, reported already.
-	reads := make([]ExternalRead, 0, len(all))
-	for _, r := range all {
-		if !r.Repeat {
-			reads = append(reads, r)
-		}
-	}
 	h := p.History
 	numKeys := h.NumKeys()
-	// Group final writes and external reads by key (counting sort).
-	writersByKey := make([][]int32, numKeys)
+	// Group final writes and external reads by key: counting sorts into
+	// flat arrays, so that a history of many keys costs no allocation per
+	// key.
+	var writes, writeTxn []int32 // included final writes: op, transaction
 	for t := range h.Txns {
 		if !p.Included[t] {
 			continue
@@ -261,16 +255,47 @@ func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			if final[i] {
-				k := h.Ops[i].Key
-				writersByKey[k] = append(writersByKey[k], int32(t))
+				writes = append(writes, i)
+				writeTxn = append(writeTxn, int32(t))
 			}
 		}
 	}
-	p.Known = slices.Grow(p.Known, 2*len(reads)+len(h.Ops)-len(reads))
-	readsByKey := make([][]ExternalRead, numKeys)
-	for _, r := range reads {
-		readsByKey[r.Key] = append(readsByKey[r.Key], r)
+	writerStart := make([]int32, numKeys+1)
+	for _, i := range writes {
+		writerStart[h.Ops[i].Key+1]++
 	}
+	// Only a transaction's first read of a key counts: a later one that
+	// differs is a NonRepeatableRead, reported already.
+	readStart := make([]int32, numKeys+1)
+	numReads := 0
+	for _, r := range all {
+		if !r.Repeat {
+			readStart[r.Key+1]++
+			numReads++
+		}
+	}
+	for k := 0; k < numKeys; k++ {
+		writerStart[k+1] += writerStart[k]
+		readStart[k+1] += readStart[k]
+	}
+	writers := make([]int32, len(writes))
+	fill := slices.Clone(writerStart[:numKeys])
+	for j, i := range writes {
+		k := h.Ops[i].Key
+		writers[fill[k]] = writeTxn[j]
+		fill[k]++
+	}
+	byKey := make([]ExternalRead, numReads)
+	copy(fill, readStart[:numKeys])
+	for _, r := range all {
+		if !r.Repeat {
+			byKey[fill[r.Key]] = r
+			fill[r.Key]++
+		}
+	}
+	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
+	readsByKey := func(k int) []ExternalRead { return byKey[readStart[k]:readStart[k+1]] }
+	p.Known = slices.Grow(p.Known, numReads+len(h.Ops))
 
 	// Scratch indexed by node: next and readHead are reset for the
 	// writers of each key, hasPrev holds the key it was set for. The
@@ -287,8 +312,8 @@ func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
 	var out []keyChains
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
-		writers := writersByKey[k]
-		rs := readsByKey[k]
+		writers := writersByKey(k)
+		rs := readsByKey(k)
 		if len(writers) == 0 {
 			for _, r := range rs {
 				p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})

@@ -135,7 +135,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		if !changed {
 			break
 		}
-		done = decided < minDecidedPerRound || decided < len(kept)/16
+		done = decided < minDecidedPerRound || decided < len(kept)/8
 	}
 	res.Remaining = remaining
 	return res, nil
