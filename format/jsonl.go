@@ -54,18 +54,12 @@ func readJSONL(br *bufio.Reader, name string, size int64) (*history.History, err
 	}
 	lr := newLineReader(br, name)
 	for {
-		line, err := lr.next()
+		line, err := lr.nextContent()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		if lr.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-			line = line[3:] // byte order mark
-		}
-		if isBlank(line) {
-			continue
 		}
 		if err := r.parseLine(line, lr.line); err != nil {
 			return nil, err

@@ -58,6 +58,23 @@ func (lr *lineReader) next() ([]byte, error) {
 }
 
 // isBlank reports whether s holds only spaces, tabs and carriage returns.
+// nextContent returns the next line that is not blank, without a byte
+// order mark on the first line.
+func (lr *lineReader) nextContent() ([]byte, error) {
+	for {
+		line, err := lr.next()
+		if err != nil {
+			return nil, err
+		}
+		if lr.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
+			line = line[3:] // byte order mark
+		}
+		if !isBlank(line) {
+			return line, nil
+		}
+	}
+}
+
 func isBlank(s []byte) bool {
 	for _, c := range s {
 		if !isSpace(c) {

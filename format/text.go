@@ -31,18 +31,12 @@ func readText(br *bufio.Reader, name string) (*history.History, error) {
 	nops := 0
 	lr := newLineReader(br, name)
 	for {
-		line, err := lr.next()
+		line, err := lr.nextContent()
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
 			return nil, err
-		}
-		if lr.line == 1 && len(line) >= 3 && line[0] == 0xEF && line[1] == 0xBB && line[2] == 0xBF {
-			line = line[3:] // byte order mark
-		}
-		if isBlank(line) {
-			continue
 		}
 		kind, f, err := parseTextLine(line)
 		if err != nil {

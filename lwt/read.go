@@ -711,23 +711,32 @@ func fromJSON(x any, depth int) (val, error) {
 	return val{kind: vOther}, nil
 }
 
+// timelineEvent is an operation's invocation, or its completion (ret).
+type timelineEvent struct {
+	t   int64
+	ret bool
+	op  int
+}
+
+// timeline returns the invocations and completions of ops in time order;
+// Info operations have no completion.
+func timeline(ops []Op) []timelineEvent {
+	evs := make([]timelineEvent, 0, 2*len(ops))
+	for i := range ops {
+		evs = append(evs, timelineEvent{ops[i].Call, false, i})
+		if ops[i].Outcome != Info {
+			evs = append(evs, timelineEvent{ops[i].Return, true, i})
+		}
+	}
+	sortEvents(evs, func(e timelineEvent) (int64, bool) { return e.t, e.ret })
+	return evs
+}
+
 // WriteJSONL writes ops as native JSONL events in time order: each
 // operation's invocation and, unless it is Info, its completion (an Info
 // operation is left pending, which readers take as :info).
 func WriteJSONL(w io.Writer, ops []Op) error {
-	type ev struct {
-		t   int64
-		ret bool
-		op  int
-	}
-	evs := make([]ev, 0, 2*len(ops))
-	for i := range ops {
-		evs = append(evs, ev{ops[i].Call, false, i})
-		if ops[i].Outcome != Info {
-			evs = append(evs, ev{ops[i].Return, true, i})
-		}
-	}
-	sortEvents(evs, func(e ev) (int64, bool) { return e.t, e.ret })
+	evs := timeline(ops)
 	bw := bufio.NewWriter(w)
 	for _, e := range evs {
 		o := &ops[e.op]
@@ -758,19 +767,7 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 // WriteEDN writes ops as a Jepsen history, one event map per line, in time
 // order; keyed operations use the independent [key value] form.
 func WriteEDN(w io.Writer, ops []Op) error {
-	type ev struct {
-		t   int64
-		ret bool
-		op  int
-	}
-	evs := make([]ev, 0, 2*len(ops))
-	for i := range ops {
-		evs = append(evs, ev{ops[i].Call, false, i})
-		if ops[i].Outcome != Info {
-			evs = append(evs, ev{ops[i].Return, true, i})
-		}
-	}
-	sortEvents(evs, func(e ev) (int64, bool) { return e.t, e.ret })
+	evs := timeline(ops)
 	bw := bufio.NewWriter(w)
 	for _, e := range evs {
 		o := &ops[e.op]
