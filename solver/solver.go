@@ -6,10 +6,13 @@
 // The engine is lazy: the pure-Go SAT solver gini proposes an assignment,
 // the theory looks for cycles among the chosen edges, and each cycle found
 // becomes a clause forbidding its guarded edges together; this repeats until
-// an assignment is acyclic or the clauses are unsatisfiable. Rounds block
-// many short cycles at once (breadth-first, through distinct nodes), and the
-// first assignment tried is the caller's hint, so valid histories whose
-// hint is right need no SAT call at all.
+// an assignment is acyclic or the clauses are unsatisfiable. The theory
+// keeps a topological order of the chosen graph up to date as edges come
+// and go (Pearce-Kelly), so a round costs only the edges that changed and
+// the regions they reorder; every edge that would close a cycle yields a
+// shortest such cycle, so a round forbids many at once. The first
+// assignment tried is the caller's hint, and variables no clause mentions
+// keep it, so valid histories whose hint is right need no SAT call at all.
 package solver
 
 import (
