@@ -69,8 +69,10 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 	case level.RC:
 		edges = s.readCommitted(edges)
 	case level.RA:
+		s.indexWriters()
 		edges = s.readAtomic(edges)
 	case level.CC:
+		s.indexWriters()
 		edges, err = s.causal(ctx, edges)
 		if err != nil {
 			return nil, err
@@ -95,6 +97,7 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 type sessionWriters struct {
 	session int32
 	txns    []int32
+	pos     []int32 // pos[i]: session position of txns[i], kept beside it for locality
 }
 
 // saturator holds the indexes the axioms need.
@@ -105,53 +108,97 @@ type saturator struct {
 	t0  int32 // = n
 	pos []int32
 	// writers[k] lists the included transactions that write key k, by
-	// session, in session order.
+	// session, in session order (only for RA and CC: see indexWriters).
 	writers [][]sessionWriters
-	// readsOf[t] are the external reads of t, in program order.
-	readsOf [][]polygraph.ExternalRead
-	// keysWritten[t] are the keys t writes, sorted.
-	keysWritten [][]history.Key
+	// readStart[t]: r.Reads[readStart[t]:readStart[t+1]] are the external
+	// reads of t, in program order (Resolve lists them by transaction).
+	readStart []int32
+	// keys[keyStart[t]:keyStart[t+1]] are the keys t writes, sorted.
+	keys     []history.Key
+	keyStart []int32
 }
 
 func newSaturator(r *polygraph.Resolution) *saturator {
 	h := r.History
 	n := len(h.Txns)
 	s := &saturator{r: r, h: h, n: n, t0: int32(n), pos: make([]int32, n),
-		writers: make([][]sessionWriters, h.NumKeys()), readsOf: make([][]polygraph.ExternalRead, n),
-		keysWritten: make([][]history.Key, n)}
+		readStart: make([]int32, n+1),
+		keyStart:  make([]int32, n+1)}
 	for _, sess := range h.Sessions {
 		for i, t := range sess {
 			s.pos[t] = int32(i)
 		}
 	}
-	for sid, sess := range h.Sessions {
-		for _, t := range sess {
+	// Transactions' keys written and reads, as ranges of flat arrays.
+	for t := range h.Txns {
+		s.keyStart[t] = int32(len(s.keys))
+		if !r.Included[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if r.IsFinalWrite(i) {
+				s.keys = append(s.keys, h.Ops[i].Key)
+			}
+		}
+		slices.Sort(s.keys[s.keyStart[t]:])
+	}
+	s.keyStart[n] = int32(len(s.keys))
+	for _, rd := range r.Reads {
+		s.readStart[rd.Reader+1]++
+	}
+	for t := 0; t < n; t++ {
+		s.readStart[t+1] += s.readStart[t]
+	}
+	return s
+}
+
+// indexWriters fills s.writers, which RA and CC need. Everything lives in
+// a few flat arrays (a counting sort by key, in session order), so that a
+// history of a million transactions costs no allocation per key.
+func (s *saturator) indexWriters() {
+	h, r := s.h, s.r
+	numKeys := h.NumKeys()
+	start := make([]int32, numKeys+1)
+	for _, k := range s.keys {
+		start[k+1]++
+	}
+	for k := 0; k < numKeys; k++ {
+		start[k+1] += start[k]
+	}
+	fill := slices.Clone(start[:numKeys])
+	txns := make([]int32, len(s.keys))
+	sess := make([]int32, len(s.keys))
+	for sid, ts := range h.Sessions {
+		for _, t := range ts {
 			if !r.Included[t] {
 				continue
 			}
-			tx := &h.Txns[t]
-			for i := tx.OpStart; i < tx.OpEnd; i++ {
-				if r.IsFinalWrite(i) {
-					k := h.Ops[i].Key
-					ws := s.writers[k]
-					if len(ws) == 0 || ws[len(ws)-1].session != int32(sid) {
-						ws = append(ws, sessionWriters{session: int32(sid)})
-					}
-					last := &ws[len(ws)-1]
-					last.txns = append(last.txns, t)
-					s.writers[k] = ws
-					s.keysWritten[t] = append(s.keysWritten[t], k)
-				}
+			for _, k := range s.keys[s.keyStart[t]:s.keyStart[t+1]] {
+				txns[fill[k]], sess[fill[k]] = t, int32(sid)
+				fill[k]++
 			}
 		}
 	}
-	for _, ks := range s.keysWritten {
-		slices.Sort(ks)
+	pos := make([]int32, len(txns))
+	for i, t := range txns {
+		pos[i] = s.pos[t]
 	}
-	for _, rd := range r.Reads {
-		s.readsOf[rd.Reader] = append(s.readsOf[rd.Reader], rd)
+	// Cut each key's range into runs of one session.
+	groups := make([]sessionWriters, 0, numKeys)
+	s.writers = make([][]sessionWriters, numKeys)
+	for k := 0; k < numKeys; k++ {
+		first := len(groups)
+		for i := start[k]; i < start[k+1]; {
+			j := i
+			for j < start[k+1] && sess[j] == sess[i] {
+				j++
+			}
+			groups = append(groups, sessionWriters{session: sess[i], txns: txns[i:j], pos: pos[i:j]})
+			i = j
+		}
+		s.writers[k] = groups[first:len(groups):len(groups)]
 	}
-	return s
 }
 
 // base returns session order (from the initial transaction to each
@@ -173,12 +220,17 @@ func (s *saturator) base() []polygraph.Edge {
 	return edges
 }
 
+// readsOf returns the external reads of t, in program order.
+func (s *saturator) readsOf(t int) []polygraph.ExternalRead {
+	return s.r.Reads[s.readStart[t]:s.readStart[t+1]]
+}
+
 // writes reports whether included transaction t writes key k.
 func (s *saturator) writes(t int32, k history.Key) bool {
 	if t == s.t0 {
 		return true
 	}
-	_, found := slices.BinarySearch(s.keysWritten[t], k)
+	_, found := slices.BinarySearch(s.keys[s.keyStart[t]:s.keyStart[t+1]], k)
 	return found
 }
 
@@ -195,7 +247,8 @@ func (s *saturator) force(edges []polygraph.Edge, t2, t1 int32, k history.Key) [
 // of a writer of x that an earlier read of the transaction saw (seed 000,
 // Figure 2a).
 func (s *saturator) readCommitted(edges []polygraph.Edge) []polygraph.Edge {
-	for _, reads := range s.readsOf {
+	for t3 := range s.n {
+		reads := s.readsOf(t3)
 		for j, alpha := range reads {
 			for _, beta := range reads[:j] {
 				if s.writes(beta.Writer, alpha.Key) {
@@ -210,42 +263,69 @@ func (s *saturator) readCommitted(edges []polygraph.Edge) []polygraph.Edge {
 // readAtomic: a read of x from t1 in t3 must see a version no older than
 // that of any writer of x that t3 read from or that precedes t3 in its
 // session (Figure 2b).
+//
+// Sessions are walked in order, keeping the last writer of each key seen
+// so far in the session (the earlier ones precede it in session order);
+// the writers t3 read from are matched with the keys it read by merging
+// sorted lists.
 func (s *saturator) readAtomic(edges []polygraph.Edge) []polygraph.Edge {
-	for t3, reads := range s.readsOf {
-		if len(reads) == 0 {
-			continue
-		}
-		sess := s.h.Txns[t3].Session
-		for _, alpha := range reads {
-			for _, beta := range reads {
-				if s.writes(beta.Writer, alpha.Key) {
-					edges = s.force(edges, beta.Writer, alpha.Writer, alpha.Key)
+	numKeys := s.h.NumKeys()
+	lastWriter := make([]int32, numKeys)
+	lastSession := make([]int32, numKeys) // session+1 that set lastWriter
+	var byKey []polygraph.ExternalRead
+	var from []int32
+	for sid, sess := range s.h.Sessions {
+		for _, t3 := range sess {
+			if !s.r.Included[t3] {
+				continue
+			}
+			reads := s.readsOf(int(t3))
+			for _, alpha := range reads {
+				if k := alpha.Key; lastSession[k] == int32(sid)+1 {
+					edges = s.force(edges, lastWriter[k], alpha.Writer, k)
 				}
 			}
-			// The last writer of x before t3 in its session: the earlier
-			// ones precede it in session order.
-			if w := s.lastWriterBefore(alpha.Key, sess, s.pos[t3]); w >= 0 {
-				edges = s.force(edges, w, alpha.Writer, alpha.Key)
+			if len(reads) > 0 {
+				byKey = append(byKey[:0], reads...)
+				slices.SortFunc(byKey, func(a, b polygraph.ExternalRead) int { return int(a.Key) - int(b.Key) })
+				from = from[:0]
+				for _, r := range reads {
+					from = append(from, r.Writer)
+				}
+				slices.Sort(from)
+				from = slices.Compact(from)
+				for _, w := range from {
+					if w == s.t0 {
+						continue // precedes everything already
+					}
+					edges = s.forceOnCommonKeys(edges, w, byKey)
+				}
+			}
+			for _, k := range s.keys[s.keyStart[t3]:s.keyStart[t3+1]] {
+				lastWriter[k], lastSession[k] = t3, int32(sid)+1
 			}
 		}
 	}
 	return edges
 }
 
-// lastWriterBefore returns the last included writer of k in session sess
-// at a position below p, or -1.
-func (s *saturator) lastWriterBefore(k history.Key, sess, p int32) int32 {
-	for _, ws := range s.writers[k] {
-		if ws.session != sess {
-			continue
+// forceOnCommonKeys forces w before the writer of every read in reads
+// (sorted by key) of a key w writes.
+func (s *saturator) forceOnCommonKeys(edges []polygraph.Edge, w int32, reads []polygraph.ExternalRead) []polygraph.Edge {
+	keys := s.keys[s.keyStart[w]:s.keyStart[w+1]]
+	i, j := 0, 0
+	for i < len(keys) && j < len(reads) {
+		switch {
+		case keys[i] < reads[j].Key:
+			i++
+		case keys[i] > reads[j].Key:
+			j++
+		default:
+			edges = s.force(edges, w, reads[j].Writer, reads[j].Key)
+			j++
 		}
-		i, _ := slices.BinarySearchFunc(ws.txns, p, func(t, p int32) int { return int(s.pos[t]) - int(p) })
-		if i == 0 {
-			return -1
-		}
-		return ws.txns[i-1]
 	}
-	return -1
+	return edges
 }
 
 // causal: a read of x from t1 in t3 must see a version no older than that
@@ -292,17 +372,21 @@ func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polyg
 		clear(cursors)
 		for _, t3 := range sess {
 			row := past[int(t3)*sessions : int(t3)*sessions+sessions]
-			for _, alpha := range s.readsOf[t3] {
+			for _, alpha := range s.readsOf(int(t3)) {
 				ws := s.writers[alpha.Key]
 				cur := cursors[[2]int32{int32(s3), int32(alpha.Key)}]
 				if cur == nil {
 					cur = make([]int32, len(ws))
 					cursors[[2]int32{int32(s3), int32(alpha.Key)}] = cur
 				}
+				var t1row []int32 // t1's causal past (none for the initial state)
+				if alpha.Writer != s.t0 {
+					t1row = past[int(alpha.Writer)*sessions : int(alpha.Writer)*sessions+sessions]
+				}
 				for j := range ws {
-					txns, limit := ws[j].txns, row[ws[j].session]
+					pos, limit := ws[j].pos, row[ws[j].session]
 					c := cur[j]
-					for int(c) < len(txns) && s.pos[txns[c]] < limit {
+					for int(c) < len(pos) && pos[c] < limit {
 						c++
 					}
 					cur[j] = c
@@ -311,8 +395,8 @@ func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polyg
 					}
 					// The last writer of x in that session within the
 					// past must precede t1 (those before it follow).
-					w := txns[c-1]
-					if w == alpha.Writer || alpha.Writer != s.t0 && s.pos[w] < past[int(alpha.Writer)*sessions+int(ws[j].session)] {
+					w := ws[j].txns[c-1]
+					if w == alpha.Writer || t1row != nil && pos[c-1] < t1row[ws[j].session] {
 						// t1 itself, or in t1's causal past already:
 						// the edge would add nothing.
 						continue
