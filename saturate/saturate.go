@@ -367,18 +367,26 @@ func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polyg
 	// Reads in one session see a causal past that only grows along the
 	// session, so a cursor per (reader's session, key, writer's session)
 	// finds the last writer in the past without searching.
-	cursors := make(map[[2]int32][]int32)
+	// The cursors of the keys a session reads live in one pool, reset per
+	// session: curAt[k] is key k's place in it, valid when curSession[k]
+	// is the session (plus one).
+	numKeys := s.h.NumKeys()
+	curAt := make([]int32, numKeys)
+	curSession := make([]int32, numKeys)
+	var pool []int32
 	for s3, sess := range s.h.Sessions {
-		clear(cursors)
+		pool = pool[:0]
 		for _, t3 := range sess {
 			row := past[int(t3)*sessions : int(t3)*sessions+sessions]
 			for _, alpha := range s.readsOf(int(t3)) {
 				ws := s.writers[alpha.Key]
-				cur := cursors[[2]int32{int32(s3), int32(alpha.Key)}]
-				if cur == nil {
-					cur = make([]int32, len(ws))
-					cursors[[2]int32{int32(s3), int32(alpha.Key)}] = cur
+				if curSession[alpha.Key] != int32(s3)+1 {
+					curSession[alpha.Key], curAt[alpha.Key] = int32(s3)+1, int32(len(pool))
+					for range ws {
+						pool = append(pool, 0)
+					}
 				}
+				cur := pool[curAt[alpha.Key] : int(curAt[alpha.Key])+len(ws)]
 				var t1row []int32 // t1's causal past (none for the initial state)
 				if alpha.Writer != s.t0 {
 					t1row = past[int(alpha.Writer)*sessions : int(alpha.Writer)*sessions+sessions]
