@@ -1,0 +1,52 @@
+package history
+
+import "testing"
+
+func TestBuilderInterns(t *testing.T) {
+	b := NewBuilder(Null, "h.jsonl")
+	if b.Key("x") != b.Key("x") || b.Key("x") == b.Key("y") {
+		t.Error("Key does not intern by name")
+	}
+	if b.IntKey(5) != b.Key("5") {
+		t.Error("IntKey(5) and Key(\"5\") differ")
+	}
+	if b.IntSession(2) != b.Session("2") || b.Session("a") == b.Session("b") {
+		t.Error("sessions are not interned by name")
+	}
+	v := b.StringValue("hello")
+	if v < StringBase || b.StringValue("hello") != v {
+		t.Errorf("StringValue = %d, want a stable value >= StringBase", v)
+	}
+	b.Grow(10, 100)
+	s := b.Session("a")
+	t1 := b.AddTxn(Txn{ID: "t1", Session: s, Start: NoTime, End: NoTime, Pos: 3}, []Op{{Kind: Write, Key: b.Key("x"), Value: v}})
+	t2 := b.AddTxn(Txn{Session: s, Start: 1, End: 2, Pos: 4}, []Op{{Kind: Read, Key: b.Key("x"), Value: Null}})
+	h := b.History()
+
+	cases := []struct{ got, want string }{
+		{h.Name(t1), "t1"},
+		{h.Name(t2), "T1"},
+		{h.Where(t1), "h.jsonl:3"},
+		{h.FormatKey(0), "x"},
+		{h.FormatValue(v), `"hello"`},
+		{h.FormatValue(Null), "null"},
+		{h.FormatValue(42), "42"},
+		{h.SessionName(int(s)), "a"},
+		{h.OpsOf(t1)[0].String(), "w(0,4611686018427387904)"},
+	}
+	for _, c := range cases {
+		if c.got != c.want {
+			t.Errorf("got %q, want %q", c.got, c.want)
+		}
+	}
+	if len(h.Sessions[s]) != 2 || h.Sessions[s][0] != int32(t1) || h.Sessions[s][1] != int32(t2) {
+		t.Errorf("session order %v, want [%d %d]", h.Sessions[s], t1, t2)
+	}
+	if h.Txns[t1].HasTime() || !h.Txns[t2].HasTime() {
+		t.Error("HasTime wrong")
+	}
+	h.PosIsOffset = true
+	if got := h.Where(t2); got != "h.jsonl@4" {
+		t.Errorf("Where with offsets = %q", got)
+	}
+}
