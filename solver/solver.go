@@ -97,10 +97,9 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 	// others take gini's, which is asked to keep the hint where it can.
 	inClause := make([]bool, p.Vars)
 	var clauseVars []int
-	g := gini.New()
-	for i := 0; i < p.Vars; i++ {
-		g.Lit()
-	}
+	// gini is made only when the hint fails: it is the costliest part of
+	// solving the small problems that shrinking a counterexample poses.
+	var g *gini.Gini
 	seen := make(map[string]bool)
 	var clauses [][]Lit
 	var cycles []Cycle
@@ -118,6 +117,12 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 		added := 0
 		// The model satisfies every clause so far, so at least the first
 		// cycle found is new.
+		if g == nil {
+			g = gini.New()
+			for i := 0; i < p.Vars; i++ {
+				g.Lit()
+			}
+		}
 		for _, c := range found {
 			clause := s.blockingClause(c)
 			k := clauseKey(clause)
