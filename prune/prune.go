@@ -80,12 +80,13 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 	// Each round checks that the known edges are acyclic and, unless the
 	// last round said to stop, decides what it can; edges decided in a
 	// round are checked by the next.
+	g, clocks := &digraph.Graph{}, &digraph.Clocks{}
 	for done := false; ; {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		res.Rounds++
-		g := digraph.New(lw.Nodes(), lowered)
+		g.Reset(lw.Nodes(), lowered)
 		order, ok := g.TopoOrder()
 		if !ok {
 			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
@@ -99,7 +100,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			res.Skipped = true
 			break
 		}
-		clocks := digraph.NewClocks(g, order, p.Chains)
+		clocks.Reset(g, order, p.Chains)
 		kept := remaining[:0]
 		changed := false
 		for _, ci := range remaining {

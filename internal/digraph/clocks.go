@@ -26,13 +26,17 @@ func ClockEntries(n, chains int) int64 { return int64(n) * int64(chains) }
 // order and chains of nodes such that each node of a chain reaches the next.
 // A node may be on at most one chain.
 func NewClocks(g *Graph, order []int32, chains [][]int32) *Clocks {
-	c := &Clocks{
-		g:       g,
-		chains:  len(chains),
-		chainOf: make([]int32, g.N),
-		posOf:   make([]int32, g.N),
-		clock:   make([]int32, g.N*len(chains)),
-	}
+	c := &Clocks{}
+	c.Reset(g, order, chains)
+	return c
+}
+
+// Reset recomputes c for a new graph, reusing its memory.
+func (c *Clocks) Reset(g *Graph, order []int32, chains [][]int32) {
+	c.g, c.chains = g, len(chains)
+	c.chainOf = resize(c.chainOf, g.N)
+	c.posOf = resize(c.posOf, g.N)
+	c.clock = resize(c.clock, g.N*len(chains))
 	for i := range c.chainOf {
 		c.chainOf[i] = -1
 	}
@@ -60,7 +64,6 @@ func NewClocks(g *Graph, order []int32, chains [][]int32) *Clocks {
 			row[ch] = c.posOf[u]
 		}
 	}
-	return c
 }
 
 // Reaches reports whether there is a path from u to v (u reaches itself).

@@ -27,14 +27,20 @@ type Graph struct {
 // New builds a graph with n nodes from an edge list. Duplicate edges are
 // kept; they are harmless to every algorithm here.
 func New(n int, edges []Edge) *Graph {
-	g := &Graph{
-		N:        n,
-		OutStart: make([]int32, n+1),
-		Out:      make([]int32, len(edges)),
-		OutID:    make([]int32, len(edges)),
-		InStart:  make([]int32, n+1),
-		In:       make([]int32, len(edges)),
-	}
+	g := &Graph{}
+	g.Reset(n, edges)
+	return g
+}
+
+// Reset rebuilds g from an edge list, reusing its memory where it can:
+// checks that rebuild a graph round after round allocate once.
+func (g *Graph) Reset(n int, edges []Edge) {
+	g.N = n
+	g.OutStart = zeroed(g.OutStart, n+1)
+	g.InStart = zeroed(g.InStart, n+1)
+	g.Out = resize(g.Out, len(edges))
+	g.OutID = resize(g.OutID, len(edges))
+	g.In = resize(g.In, len(edges))
 	for _, e := range edges {
 		g.OutStart[e.From+1]++
 		g.InStart[e.To+1]++
@@ -43,18 +49,34 @@ func New(n int, edges []Edge) *Graph {
 		g.OutStart[i+1] += g.OutStart[i]
 		g.InStart[i+1] += g.InStart[i]
 	}
-	outPos := make([]int32, n)
-	inPos := make([]int32, n)
-	copy(outPos, g.OutStart[:n])
-	copy(inPos, g.InStart[:n])
-	for i, e := range edges {
-		g.Out[outPos[e.From]] = e.To
-		g.OutID[outPos[e.From]] = int32(i)
-		outPos[e.From]++
-		g.In[inPos[e.To]] = e.From
-		inPos[e.To]++
+	// Fill from the back, decrementing the ends: no position arrays.
+	for i := len(edges) - 1; i >= 0; i-- {
+		e := edges[i]
+		g.OutStart[e.From+1]--
+		j := g.OutStart[e.From+1]
+		g.Out[j], g.OutID[j] = e.To, int32(i)
+		g.InStart[e.To+1]--
+		g.In[g.InStart[e.To+1]] = e.From
 	}
-	return g
+	// The decrements shifted each start down by one node: shift back.
+	copy(g.OutStart, g.OutStart[1:])
+	copy(g.InStart, g.InStart[1:])
+	g.OutStart[n], g.InStart[n] = int32(len(edges)), int32(len(edges))
+}
+
+// resize returns s with length n, reusing its array when it is big enough.
+func resize(s []int32, n int) []int32 {
+	if cap(s) < n {
+		return make([]int32, n)
+	}
+	return s[:n]
+}
+
+// zeroed is resize with every element zero.
+func zeroed(s []int32, n int) []int32 {
+	s = resize(s, n)
+	clear(s)
+	return s
 }
 
 // Succ returns the out-neighbours of u.
