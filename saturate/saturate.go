@@ -364,53 +364,32 @@ func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polyg
 			}
 		}
 	}
-	// Reads in one session see a causal past that only grows along the
-	// session, so a cursor per (reader's session, key, writer's session)
-	// finds the last writer in the past without searching.
-	// The cursors of the keys a session reads live in one pool, reset per
-	// session: curAt[k] is key k's place in it, valid when curSession[k]
-	// is the session (plus one).
-	numKeys := s.h.NumKeys()
-	curAt := make([]int32, numKeys)
-	curSession := make([]int32, numKeys)
-	var pool []int32
-	for s3, sess := range s.h.Sessions {
-		pool = pool[:0]
-		for _, t3 := range sess {
-			row := past[int(t3)*sessions : int(t3)*sessions+sessions]
-			for _, alpha := range s.readsOf(int(t3)) {
-				ws := s.writers[alpha.Key]
-				if curSession[alpha.Key] != int32(s3)+1 {
-					curSession[alpha.Key], curAt[alpha.Key] = int32(s3)+1, int32(len(pool))
-					for range ws {
-						pool = append(pool, 0)
-					}
+	// Only writers in t3's causal past but not in t1's can add anything
+	// (those in t1's precede it already), so for each session the two
+	// clock rows bound the positions to look at, and most sessions are
+	// skipped without touching the writers.
+	for t3 := range s.n {
+		row := past[t3*sessions : t3*sessions+sessions]
+		for _, alpha := range s.readsOf(t3) {
+			var t1row []int32 // t1's causal past (none for the initial state)
+			if alpha.Writer != s.t0 {
+				t1row = past[int(alpha.Writer)*sessions : int(alpha.Writer)*sessions+sessions]
+			}
+			for _, ws := range s.writers[alpha.Key] {
+				limit, seen := row[ws.session], int32(0)
+				if t1row != nil {
+					seen = t1row[ws.session]
 				}
-				cur := pool[curAt[alpha.Key] : int(curAt[alpha.Key])+len(ws)]
-				var t1row []int32 // t1's causal past (none for the initial state)
-				if alpha.Writer != s.t0 {
-					t1row = past[int(alpha.Writer)*sessions : int(alpha.Writer)*sessions+sessions]
+				if limit <= seen {
+					continue
 				}
-				for j := range ws {
-					pos, limit := ws[j].pos, row[ws[j].session]
-					c := cur[j]
-					for int(c) < len(pos) && pos[c] < limit {
-						c++
-					}
-					cur[j] = c
-					if c == 0 {
-						continue
-					}
-					// The last writer of x in that session within the
-					// past must precede t1 (those before it follow).
-					w := ws[j].txns[c-1]
-					if w == alpha.Writer || t1row != nil && pos[c-1] < t1row[ws[j].session] {
-						// t1 itself, or in t1's causal past already:
-						// the edge would add nothing.
-						continue
-					}
-					edges = s.force(edges, w, alpha.Writer, alpha.Key)
+				// The last writer of x in that session within t3's past
+				// must precede t1 (those before it follow).
+				c, _ := slices.BinarySearch(ws.pos, limit)
+				if c == 0 || ws.pos[c-1] < seen || ws.txns[c-1] == alpha.Writer {
+					continue
 				}
+				edges = s.force(edges, ws.txns[c-1], alpha.Writer, alpha.Key)
 			}
 		}
 	}
