@@ -137,6 +137,16 @@ func CheckAxioms(h *history.History, axioms Axioms, realTime bool) (bool, error)
 	if err := validate(h); err != nil {
 		return false, err
 	}
+	return anyCommitSet(h, func(in []bool) bool {
+		c, ok := newInstance(h, in, axioms, realTime)
+		return ok && c.search()
+	}), nil
+}
+
+// anyCommitSet reports whether f holds for some set of transactions taken
+// as committed: the committed ones and any subset of the unknown ones. in
+// marks the set; f must not keep it.
+func anyCommitSet(h *history.History, f func(in []bool) bool) bool {
 	var unknown []int
 	for t := range h.Txns {
 		if h.Txns[t].Status == history.Unknown {
@@ -149,16 +159,13 @@ func CheckAxioms(h *history.History, axioms Axioms, realTime bool) (bool, error)
 			in[t] = h.Txns[t].Status == history.Committed
 		}
 		for i, t := range unknown {
-			if mask&(1<<i) != 0 {
-				in[t] = true
-			}
+			in[t] = mask&(1<<i) != 0
 		}
-		c, ok := newInstance(h, in, axioms, realTime)
-		if ok && c.search() {
-			return true, nil
+		if f(in) {
+			return true
 		}
 	}
-	return false, nil
+	return false
 }
 
 // validate checks the preconditions of CheckAxioms.

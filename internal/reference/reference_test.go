@@ -566,30 +566,16 @@ func TestMonotone(t *testing.T) {
 // checkExhaustive is CheckAxioms without pruning: it tries every
 // permutation of C and checks every axiom instance on the complete order.
 func checkExhaustive(h *history.History, ax Axioms, realTime bool) bool {
-	var unknown []int
-	for t := range h.Txns {
-		if h.Txns[t].Status == history.Unknown {
-			unknown = append(unknown, t)
-		}
-	}
-	in := make([]bool, len(h.Txns))
-	for mask := 0; mask < 1<<len(unknown); mask++ {
-		for t := range h.Txns {
-			in[t] = h.Txns[t].Status == history.Committed
-		}
-		for i, t := range unknown {
-			in[t] = mask&(1<<i) != 0
-		}
+	return anyCommitSet(h, func(in []bool) bool {
 		c, ok := newInstance(h, in, ax, realTime)
 		if !ok {
-			continue
+			return false
 		}
-		found := false
 		perm := make([]int, c.n-1)
 		for i := range perm {
 			perm[i] = i + 1
 		}
-		permute(perm, 0, func(p []int) bool {
+		return permute(perm, 0, func(p []int) bool {
 			pos := make([]int, c.n)
 			for i, v := range p {
 				pos[v] = i + 1
@@ -606,14 +592,9 @@ func checkExhaustive(h *history.History, ax Axioms, realTime bool) bool {
 					return false
 				}
 			}
-			found = true
 			return true
 		})
-		if found {
-			return true
-		}
-	}
-	return false
+	})
 }
 
 // permute calls f on every permutation of p[k:] (with p[:k] fixed) until f
