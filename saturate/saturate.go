@@ -17,8 +17,11 @@ package saturate
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/digraph"
@@ -45,6 +48,12 @@ const MaxClockEntries = 1 << 28
 // Check decides whether the resolved history r satisfies l, one of RC, RA
 // and CC.
 func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+	return check(ctx, r, l, 0)
+}
+
+// check is Check on the given number of goroutines (0: as many as
+// GOMAXPROCS, where the history is large enough to gain from them).
+func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int) (*Result, error) {
 	switch l {
 	case level.RC, level.RA, level.CC:
 	default:
@@ -63,41 +72,72 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 		return res, nil
 	}
 	s := newSaturator(r)
-	edges := s.base()
+	s.workers = workers
+	o := newOrderer(s)
+	var forced [][]forcedEdge
 	var err error
 	switch l {
 	case level.RC:
-		edges = s.readCommitted(edges)
+		forced, err = s.parallel(ctx, s.readCommitted)
 	case level.RA:
-		s.indexWriters()
-		edges = s.readAtomic(edges)
+		forced, err = s.parallel(ctx, s.readAtomic)
 	case level.CC:
-		s.indexWriters()
-		edges, err = s.causal(ctx, edges)
+		s.indexGroups()
+		var acyclic bool
+		acyclic, err = s.clocks(ctx, o)
 		if err != nil {
 			return nil, err
 		}
+		if !acyclic {
+			// so ∪ wr is cyclic already.
+			res.Edges, res.Cycle = s.cycle(nil)
+			return res, nil
+		}
+		forced, err = s.parallel(ctx, s.causal)
 	}
-	res.Edges = len(edges)
+	if err != nil {
+		return nil, err
+	}
+	res.Edges = o.baseEdges()
+	for _, f := range forced {
+		res.Edges += len(f)
+	}
+	if o.setForced(forced) && o.order(nil) {
+		res.Satisfied = true
+		return res, nil
+	}
+	res.Edges, res.Cycle = s.cycle(forced)
+	return res, nil
+}
+
+// cycle finds a cycle of so ∪ wr ∪ forced, which must have one, by
+// building the graph in full, with the kind and key of every edge. It
+// returns the number of edges too.
+func (s *saturator) cycle(forced [][]forcedEdge) (int, []polygraph.Edge) {
+	edges := s.base()
+	for _, f := range forced {
+		for _, e := range f {
+			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: history.Key(e.key)})
+		}
+	}
 	plain := make([]digraph.Edge, len(edges))
 	for i, e := range edges {
 		plain[i] = digraph.Edge{From: e.From, To: e.To}
 	}
 	g := digraph.New(s.n+1, plain)
-	if _, ok := g.TopoOrder(); ok {
-		res.Satisfied = true
-		return res, nil
-	}
 	lw := polygraph.NewLowering(level.SER, s.n+1)
-	res.Cycle = lw.Raise(g.FindCycle(), edges)
-	return res, nil
+	return len(edges), lw.Raise(g.FindCycle(), edges)
 }
 
-// sessionWriters are the writers of a key in one session, in session order.
-type sessionWriters struct {
-	session int32
-	txns    []int32
-	pos     []int32 // pos[i]: session position of txns[i], kept beside it for locality
+// baseEdges counts the edges of so ∪ wr.
+func (o *orderer) baseEdges() int {
+	n := len(o.s.r.Reads)
+	for _, in := range o.s.r.Included {
+		if in {
+			n++
+		}
+	}
+	return n
 }
 
 // saturator holds the indexes the axioms need.
@@ -107,9 +147,16 @@ type saturator struct {
 	n   int   // transactions; node n is the initial transaction
 	t0  int32 // = n
 	pos []int32
-	// writers[k] lists the included transactions that write key k, by
-	// session, in session order (only for RA and CC: see indexWriters).
-	writers [][]sessionWriters
+	// Only for CC (see indexGroups): the groups of writers of key k, one
+	// per session writing it, are groupStart[k] up to groupStart[k+1];
+	// group g is of session groupSession[g]; the write of keys[i] is in
+	// group keyGroup[i].
+	groupStart, groupSession, keyGroup []int32
+	// workers is the number of goroutines forcing edges (0: automatic).
+	workers int
+	// past holds CC's clocks, a row of sessions entries per transaction.
+	past     []int32
+	sessions int
 	// readStart[t]: r.Reads[readStart[t]:readStart[t+1]] are the external
 	// reads of t, in program order (Resolve lists them by transaction).
 	readStart []int32
@@ -153,58 +200,58 @@ func newSaturator(r *polygraph.Resolution) *saturator {
 	return s
 }
 
-// indexWriters fills s.writers, which RA and CC need. Everything lives in
-// a few flat arrays (a counting sort by key, in session order), so that a
-// history of a million transactions costs no allocation per key.
-func (s *saturator) indexWriters() {
+// indexGroups fills the groups of writers that causal needs: one per key
+// and session that writes it, numbered by key and then by session.
+// Everything lives in a few flat arrays, so that a history of a million
+// transactions costs no allocation per key.
+func (s *saturator) indexGroups() {
 	h, r := s.h, s.r
 	numKeys := h.NumKeys()
-	start := make([]int32, numKeys+1)
-	for _, k := range s.keys {
-		start[k+1]++
-	}
-	for k := 0; k < numKeys; k++ {
-		start[k+1] += start[k]
-	}
-	fill := slices.Clone(start[:numKeys])
-	txns := make([]int32, len(s.keys))
-	sess := make([]int32, len(s.keys))
+	s.groupStart = make([]int32, numKeys+1)
+	current := make([]int32, numKeys) // the last session, plus one, seen writing a key
 	for sid, ts := range h.Sessions {
 		for _, t := range ts {
 			if !r.Included[t] {
 				continue
 			}
 			for _, k := range s.keys[s.keyStart[t]:s.keyStart[t+1]] {
-				txns[fill[k]], sess[fill[k]] = t, int32(sid)
-				fill[k]++
+				if current[k] != int32(sid)+1 {
+					current[k] = int32(sid) + 1
+					s.groupStart[k+1]++
+				}
 			}
 		}
 	}
-	pos := make([]int32, len(txns))
-	for i, t := range txns {
-		pos[i] = s.pos[t]
-	}
-	// Cut each key's range into runs of one session.
-	groups := make([]sessionWriters, 0, numKeys)
-	s.writers = make([][]sessionWriters, numKeys)
 	for k := 0; k < numKeys; k++ {
-		first := len(groups)
-		for i := start[k]; i < start[k+1]; {
-			j := i
-			for j < start[k+1] && sess[j] == sess[i] {
-				j++
+		s.groupStart[k+1] += s.groupStart[k]
+	}
+	fill := slices.Clone(s.groupStart[:numKeys])
+	s.groupSession = make([]int32, s.groupStart[numKeys])
+	s.keyGroup = make([]int32, len(s.keys))
+	clear(current)
+	for sid, ts := range h.Sessions {
+		for _, t := range ts {
+			if !r.Included[t] {
+				continue
 			}
-			groups = append(groups, sessionWriters{session: sess[i], txns: txns[i:j], pos: pos[i:j]})
-			i = j
+			for i := s.keyStart[t]; i < s.keyStart[t+1]; i++ {
+				k := s.keys[i]
+				if current[k] != int32(sid)+1 {
+					current[k] = int32(sid) + 1
+					s.groupSession[fill[k]] = int32(sid)
+					fill[k]++
+				}
+				s.keyGroup[i] = fill[k] - 1
+			}
 		}
-		s.writers[k] = groups[first:len(groups):len(groups)]
 	}
 }
 
 // base returns session order (from the initial transaction to each
-// session's first) and write-read order.
+// session's first) and write-read order, in full; only a violation needs
+// them so.
 func (s *saturator) base() []polygraph.Edge {
-	var edges []polygraph.Edge
+	edges := make([]polygraph.Edge, 0, s.n+len(s.r.Reads))
 	for _, sess := range s.h.Sessions {
 		prev := s.t0
 		for _, t := range sess {
@@ -221,7 +268,7 @@ func (s *saturator) base() []polygraph.Edge {
 }
 
 // readsOf returns the external reads of t, in program order.
-func (s *saturator) readsOf(t int) []polygraph.ExternalRead {
+func (s *saturator) readsOf(t int32) []polygraph.ExternalRead {
 	return s.r.Reads[s.readStart[t]:s.readStart[t+1]]
 }
 
@@ -234,30 +281,121 @@ func (s *saturator) writes(t int32, k history.Key) bool {
 	return found
 }
 
-// force appends the edge t2 → t1 on key k, forced by a read of k from t1
-// that had observed t2. The initial transaction precedes everything already.
-func (s *saturator) force(edges []polygraph.Edge, t2, t1 int32, k history.Key) []polygraph.Edge {
-	if t2 == t1 || t2 == s.t0 {
-		return edges
+// worker is one goroutine of the forcing pass: the edges it forced, and
+// scratch arrays the axioms keep per worker.
+type worker struct {
+	t0 int32
+	// edges holds the forced edges in blocks of edgeBlock, so that
+	// growing never copies them.
+	edges [][]forcedEdge
+	// readAtomic: the last writer of each key in the session so far (with
+	// the session, plus one, that set it), and the writer t3 read each
+	// key from (with t3, plus one, that read it).
+	lastWriter, lastSession []int32
+	readWriter, readStamp   []int32
+	from                    []int32
+}
+
+// edgeBlock is the number of edges in a block of worker.edges.
+const edgeBlock = 1 << 15
+
+// force records the edge t2 → t1 on key k, forced by a read of k from t1
+// that had observed t2. The initial transaction precedes everything
+// already.
+func (w *worker) force(t2, t1 int32, k history.Key) {
+	if t2 == t1 || t2 == w.t0 {
+		return
 	}
-	return append(edges, polygraph.Edge{From: t2, To: t1, Kind: polygraph.WW, Key: k})
+	last := len(w.edges) - 1
+	if last < 0 || len(w.edges[last]) == edgeBlock {
+		w.edges = append(w.edges, make([]forcedEdge, 0, edgeBlock))
+		last++
+	}
+	w.edges[last] = append(w.edges[last], forcedEdge{from: t2, to: t1, key: int32(k)})
+}
+
+// minParallel is the number of transactions below which the forcing pass
+// runs on one goroutine: starting more costs more than it saves.
+const minParallel = 1 << 14
+
+// parallel runs an axiom over the sessions, split into contiguous runs of
+// about equal numbers of transactions, one per goroutine, and returns the
+// edges each forced.
+func (s *saturator) parallel(ctx context.Context, axiom func(ctx context.Context, w *worker, sessions [][]int32, first int) error) ([][]forcedEdge, error) {
+	sessions := s.h.Sessions
+	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
+	if s.workers > 0 {
+		workers = s.workers
+	}
+	workers = min(workers, len(sessions))
+	if workers <= 1 {
+		w := &worker{t0: s.t0}
+		err := axiom(ctx, w, sessions, 0)
+		return w.edges, err
+	}
+	// Cut the sessions where the running count of transactions passes
+	// each worker's share.
+	cuts := []int{0}
+	seen := 0
+	for i, sess := range sessions {
+		seen += len(sess)
+		if len(cuts) < workers && seen*workers >= len(cuts)*s.n {
+			cuts = append(cuts, i+1)
+		}
+	}
+	if cuts[len(cuts)-1] != len(sessions) {
+		cuts = append(cuts, len(sessions))
+	}
+	ws := make([]*worker, len(cuts)-1)
+	errs := make([]error, len(ws))
+	var wg sync.WaitGroup
+	for i := range ws {
+		ws[i] = &worker{t0: s.t0}
+		wg.Go(func() {
+			errs[i] = axiom(ctx, ws[i], sessions[cuts[i]:cuts[i+1]], cuts[i])
+		})
+	}
+	wg.Wait()
+	var blocks [][]forcedEdge
+	for _, w := range ws {
+		blocks = append(blocks, w.edges...)
+	}
+	return blocks, errors.Join(errs...)
+}
+
+// every4096 returns ctx's error once every 4096 calls, counted by *i.
+func every4096(ctx context.Context, i *int) error {
+	*i++
+	if *i&4095 == 0 {
+		return ctx.Err()
+	}
+	return nil
 }
 
 // readCommitted: a read of x from t1 must not see a version older than that
 // of a writer of x that an earlier read of the transaction saw (seed 000,
 // Figure 2a).
-func (s *saturator) readCommitted(edges []polygraph.Edge) []polygraph.Edge {
-	for t3 := range s.n {
-		reads := s.readsOf(t3)
-		for j, alpha := range reads {
-			for _, beta := range reads[:j] {
-				if s.writes(beta.Writer, alpha.Key) {
-					edges = s.force(edges, beta.Writer, alpha.Writer, alpha.Key)
+func (s *saturator) readCommitted(ctx context.Context, w *worker, sessions [][]int32, _ int) error {
+	ticks := 0
+	for _, sess := range sessions {
+		for _, t3 := range sess {
+			if err := every4096(ctx, &ticks); err != nil {
+				return err
+			}
+			if !s.r.Included[t3] {
+				continue
+			}
+			reads := s.readsOf(t3)
+			for j, alpha := range reads {
+				for _, beta := range reads[:j] {
+					if beta.Writer != alpha.Writer && s.writes(beta.Writer, alpha.Key) {
+						w.force(beta.Writer, alpha.Writer, alpha.Key)
+					}
 				}
 			}
 		}
 	}
-	return edges
+	return nil
 }
 
 // readAtomic: a read of x from t1 in t3 must see a version no older than
@@ -265,133 +403,157 @@ func (s *saturator) readCommitted(edges []polygraph.Edge) []polygraph.Edge {
 // session (Figure 2b).
 //
 // Sessions are walked in order, keeping the last writer of each key seen
-// so far in the session (the earlier ones precede it in session order);
-// the writers t3 read from are matched with the keys it read by merging
-// sorted lists.
-func (s *saturator) readAtomic(edges []polygraph.Edge) []polygraph.Edge {
+// so far in the session (the earlier ones precede it in session order).
+// For the writers t3 read from, the keys t3 read are stamped in an array
+// by key, so that each writer's keys are matched by one lookup each.
+// (Every read of a key in t3 has one writer here: reads that differ are a
+// non-repeatable read, reported before.)
+func (s *saturator) readAtomic(ctx context.Context, w *worker, sessions [][]int32, first int) error {
 	numKeys := s.h.NumKeys()
-	lastWriter := make([]int32, numKeys)
-	lastSession := make([]int32, numKeys) // session+1 that set lastWriter
-	var byKey []polygraph.ExternalRead
-	var from []int32
-	for sid, sess := range s.h.Sessions {
+	w.lastWriter = make([]int32, numKeys)
+	w.lastSession = make([]int32, numKeys)
+	w.readWriter = make([]int32, numKeys)
+	w.readStamp = make([]int32, numKeys)
+	ticks := 0
+	for i, sess := range sessions {
+		sid := int32(first+i) + 1
 		for _, t3 := range sess {
+			if err := every4096(ctx, &ticks); err != nil {
+				return err
+			}
 			if !s.r.Included[t3] {
 				continue
 			}
-			reads := s.readsOf(int(t3))
-			for _, alpha := range reads {
-				if k := alpha.Key; lastSession[k] == int32(sid)+1 {
-					edges = s.force(edges, lastWriter[k], alpha.Writer, k)
-				}
-			}
+			reads := s.readsOf(t3)
 			if len(reads) > 0 {
-				byKey = append(byKey[:0], reads...)
-				slices.SortFunc(byKey, func(a, b polygraph.ExternalRead) int { return int(a.Key) - int(b.Key) })
-				from = from[:0]
-				for _, r := range reads {
-					from = append(from, r.Writer)
-				}
-				slices.Sort(from)
-				from = slices.Compact(from)
-				for _, w := range from {
-					if w == s.t0 {
-						continue // precedes everything already
+				w.from = w.from[:0]
+				for _, alpha := range reads {
+					k := alpha.Key
+					if w.lastSession[k] == sid {
+						w.force(w.lastWriter[k], alpha.Writer, k)
 					}
-					edges = s.forceOnCommonKeys(edges, w, byKey)
+					w.readWriter[k], w.readStamp[k] = alpha.Writer, t3+1
+					if alpha.Writer != s.t0 {
+						w.from = append(w.from, alpha.Writer)
+					}
+				}
+				slices.Sort(w.from)
+				for j, t2 := range w.from {
+					if j > 0 && t2 == w.from[j-1] {
+						continue
+					}
+					for _, k := range s.keys[s.keyStart[t2]:s.keyStart[t2+1]] {
+						if w.readStamp[k] == t3+1 {
+							w.force(t2, w.readWriter[k], k)
+						}
+					}
 				}
 			}
 			for _, k := range s.keys[s.keyStart[t3]:s.keyStart[t3+1]] {
-				lastWriter[k], lastSession[k] = t3, int32(sid)+1
+				w.lastWriter[k], w.lastSession[k] = t3, sid
 			}
 		}
 	}
-	return edges
+	return nil
 }
 
-// forceOnCommonKeys forces w before the writer of every read in reads
-// (sorted by key) of a key w writes.
-func (s *saturator) forceOnCommonKeys(edges []polygraph.Edge, w int32, reads []polygraph.ExternalRead) []polygraph.Edge {
-	keys := s.keys[s.keyStart[w]:s.keyStart[w+1]]
-	i, j := 0, 0
-	for i < len(keys) && j < len(reads) {
-		switch {
-		case keys[i] < reads[j].Key:
-			i++
-		case keys[i] > reads[j].Key:
-			j++
-		default:
-			edges = s.force(edges, w, reads[j].Writer, reads[j].Key)
-			j++
-		}
+// clocks computes every transaction's causal past, (so ∪ wr)+, as a vector
+// clock: past[t*sessions+s] is one more than the last position of session
+// s in t's past (0: none). It reports false if so ∪ wr is cyclic.
+func (s *saturator) clocks(ctx context.Context, o *orderer) (bool, error) {
+	sessions := len(s.h.Sessions)
+	if int64(s.n+1)*int64(sessions) > MaxClockEntries {
+		return false, fmt.Errorf("saturate: %d transactions in %d sessions need too much memory for causal clocks", s.n, sessions)
 	}
-	return edges
+	s.sessions = sessions
+	s.past = make([]int32, (s.n+1)*sessions)
+	ticks := 0
+	var err error
+	acyclic := o.order(func(u int32) {
+		if err != nil {
+			return
+		}
+		if err = every4096(ctx, &ticks); err != nil {
+			return
+		}
+		row := s.row(u)
+		if p := o.prev[u]; p != s.t0 {
+			copy(row, s.row(p))
+			row[s.h.Txns[p].Session] = s.pos[p] + 1
+		}
+		for _, rd := range s.readsOf(u) {
+			p := rd.Writer
+			if p == s.t0 {
+				continue
+			}
+			for j, x := range s.row(p) {
+				row[j] = max(row[j], x)
+			}
+			ps := s.h.Txns[p].Session
+			row[ps] = max(row[ps], s.pos[p]+1)
+		}
+	})
+	return acyclic, err
+}
+
+// row returns t's clock.
+func (s *saturator) row(t int32) []int32 {
+	return s.past[int(t)*s.sessions : int(t+1)*s.sessions]
 }
 
 // causal: a read of x from t1 in t3 must see a version no older than that
 // of any writer of x in t3's causal past, (so ∪ wr)+ (Figure 2c).
-func (s *saturator) causal(ctx context.Context, edges []polygraph.Edge) ([]polygraph.Edge, error) {
-	sessions := len(s.h.Sessions)
-	if int64(s.n+1)*int64(sessions) > MaxClockEntries {
-		return nil, fmt.Errorf("saturate: %d transactions in %d sessions need too much memory for causal clocks", s.n, sessions)
-	}
-	plain := make([]digraph.Edge, len(edges))
-	for i, e := range edges {
-		plain[i] = digraph.Edge{From: e.From, To: e.To}
-	}
-	g := digraph.New(s.n+1, plain)
-	order, ok := g.TopoOrder()
-	if !ok {
-		// so ∪ wr is cyclic: the caller finds the cycle.
-		return edges, nil
-	}
-	// past[t*sessions+s] is one more than the last position of session s
-	// in t's causal past (0: none).
-	past := make([]int32, (s.n+1)*sessions)
-	for i, u := range order {
-		if i%4096 == 0 && ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
-		row := past[int(u)*sessions : int(u)*sessions+sessions]
-		for _, p := range g.Pred(u) {
-			prow := past[int(p)*sessions : int(p)*sessions+sessions]
-			for j, x := range prow {
-				row[j] = max(row[j], x)
+//
+// Of the writers of x in t3's past, only the last of each session can add
+// anything (session order puts the others before it), and only if it is
+// not in t1's past too (then it precedes t1 already). So each reading
+// session is walked in order keeping a frontier: for every key and
+// session writing it, the last writer in the current transaction's past.
+// The past only grows along the session, so the frontier moves forward by
+// replaying each session's writes once, in order, as the clock passes
+// them; a read then looks at one entry per session writing its key.
+func (s *saturator) causal(ctx context.Context, w *worker, sessions [][]int32, first int) error {
+	type entry struct{ session, pos, txn int32 } // session: reading session plus one
+	frontier := make([]entry, len(s.groupSession))
+	replayed := make([]int32, s.sessions) // positions of each session replayed
+	ticks := 0
+	for i, sess := range sessions {
+		sid := int32(first+i) + 1
+		clear(replayed)
+		for _, t3 := range sess {
+			if err := every4096(ctx, &ticks); err != nil {
+				return err
 			}
-			if int(p) < s.n {
-				ps := s.h.Txns[p].Session
-				row[ps] = max(row[ps], s.pos[p]+1)
+			if !s.r.Included[t3] {
+				continue
 			}
-		}
-	}
-	// Only writers in t3's causal past but not in t1's can add anything
-	// (those in t1's precede it already), so for each session the two
-	// clock rows bound the positions to look at, and most sessions are
-	// skipped without touching the writers.
-	for t3 := range s.n {
-		row := past[t3*sessions : t3*sessions+sessions]
-		for _, alpha := range s.readsOf(t3) {
-			var t1row []int32 // t1's causal past (none for the initial state)
-			if alpha.Writer != s.t0 {
-				t1row = past[int(alpha.Writer)*sessions : int(alpha.Writer)*sessions+sessions]
+			row := s.row(t3)
+			for ws, upto := range row {
+				for p := replayed[ws]; p < upto; p++ {
+					u := s.h.Sessions[ws][p]
+					for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
+						frontier[s.keyGroup[i]] = entry{sid, p, u}
+					}
+				}
+				replayed[ws] = max(replayed[ws], upto)
 			}
-			for _, ws := range s.writers[alpha.Key] {
-				limit, seen := row[ws.session], int32(0)
-				if t1row != nil {
-					seen = t1row[ws.session]
+			for _, alpha := range s.readsOf(t3) {
+				var t1row []int32 // t1's causal past (none for the initial state)
+				if alpha.Writer != s.t0 {
+					t1row = s.row(alpha.Writer)
 				}
-				if limit <= seen {
-					continue
+				for g := s.groupStart[alpha.Key]; g < s.groupStart[alpha.Key+1]; g++ {
+					f := frontier[g]
+					if f.session != sid || f.txn == alpha.Writer {
+						continue
+					}
+					if t1row != nil && f.pos < t1row[s.groupSession[g]] {
+						continue
+					}
+					w.force(f.txn, alpha.Writer, alpha.Key)
 				}
-				// The last writer of x in that session within t3's past
-				// must precede t1 (those before it follow).
-				c, _ := slices.BinarySearch(ws.pos, limit)
-				if c == 0 || ws.pos[c-1] < seen || ws.txns[c-1] == alpha.Writer {
-					continue
-				}
-				edges = s.force(edges, ws.txns[c-1], alpha.Writer, alpha.Key)
 			}
 		}
 	}
-	return edges, nil
+	return nil
 }
