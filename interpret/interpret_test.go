@@ -9,20 +9,11 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
-
-func parse(t *testing.T, jsonl string) *history.History {
-	t.Helper()
-	h, err := format.Read(strings.NewReader(strings.TrimSpace(jsonl)+"\n"), "test.jsonl", format.JSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
 
 func minimal(t *testing.T, h *history.History, l level.Level) (*interpret.Report, *check.Result) {
 	t.Helper()
@@ -204,7 +195,7 @@ func TestNamedAnomalies(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			rep, _ := minimal(t, parse(t, tt.history), tt.level)
+			rep, _ := minimal(t, historytest.JSONL(t, tt.history), tt.level)
 			a := rep.Anomaly
 			if a.Name != tt.want {
 				t.Errorf("name %q, want %q", a.Name, tt.want)
@@ -247,7 +238,7 @@ func TestInferredEdge(t *testing.T) {
 	// A long fork whose anti-dependencies are both inferred: session
 	// order puts A1's x before A2's and B1's y before B2's, so R2, which
 	// read A1's x, read before A2's write, and R1 read before B2's.
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 1, "id": "A1", "ops": [["w", "x", 1]]}
 {"session": 1, "id": "A2", "ops": [["w", "x", 2]]}
 {"session": 2, "id": "B1", "ops": [["w", "y", 1]]}
@@ -282,7 +273,7 @@ func TestInferredEdge(t *testing.T) {
 func TestConflict(t *testing.T) {
 	// T5, T6, T7 in one session: T7 read T5's x after T6 overwrote it
 	// (the yugabyte anomaly of the corpus, reduced).
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 0, "id": "T5", "ops": [["w", "x", 2]]}
 {"session": 0, "id": "T6", "ops": [["w", "x", 3]]}
 {"session": 0, "id": "T7", "ops": [["r", "x", 2]]}`)
@@ -310,7 +301,7 @@ func TestConflict(t *testing.T) {
 // TestExplainJSON checks the JSON shape: the fields of check --json stay,
 // and every edge has its kind, key, values and reason.
 func TestExplainJSON(t *testing.T) {
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "y", null], ["w", "y", 1]]}`)
 	rep, _ := minimal(t, h, level.SER)
@@ -341,7 +332,7 @@ func TestExplainJSON(t *testing.T) {
 // TestDOT checks that the picture has every transaction, styled edges and
 // the anomaly in its title.
 func TestDOT(t *testing.T) {
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["w", "x", 2]]}
 {"session": 3, "id": "T3", "ops": [["w", "x", 3]]}`)
@@ -361,7 +352,7 @@ func TestDOT(t *testing.T) {
 // TestExplainQuick checks the report built from the checker's evidence
 // alone, as check prints it.
 func TestExplainQuick(t *testing.T) {
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`)
 	res, err := check.Check(context.Background(), h, level.SI)

@@ -3,28 +3,18 @@ package shrink
 import (
 	"context"
 	"slices"
-	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/workload"
 )
 
-func parse(t *testing.T, jsonl string) *history.History {
-	t.Helper()
-	h, err := format.Read(strings.NewReader(strings.TrimSpace(jsonl)+"\n"), "test.jsonl", format.JSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return h
-}
-
 // TestSub checks that a sub-history keeps names, sessions, statuses and
 // times, and drops exactly the reads of writes left out.
 func TestSub(t *testing.T) {
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": "a", "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]], "start": 1, "end": 2}
 {"session": "b", "id": "T2", "status": "unknown", "ops": [["r", "x", 1], ["r", "y", null], ["w", "y", 2], ["r", "y", 2]]}
 {"session": "a", "id": "T3", "ops": [["r", "y", 2], ["r", "z", 9]]}`)
@@ -68,7 +58,7 @@ func TestReduce(t *testing.T) {
 
 // TestMinimize shrinks a lost update hidden among unrelated transactions.
 func TestMinimize(t *testing.T) {
-	h := parse(t, `
+	h := historytest.JSONL(t, `
 {"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
 {"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
 {"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
