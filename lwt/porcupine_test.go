@@ -215,7 +215,6 @@ func dump(ops []Op) string {
 	return s
 }
 
-var _ = time.Second
 
 // uniqueHistory is randomHistory with unique written values, so the fast
 // path applies.
@@ -306,4 +305,40 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 		}
 	}
 	t.Logf("%v", counts)
+}
+
+// TestGeneratedAgreesWithPorcupine compares verdicts on generated
+// histories of 1000 operations on one register, valid and with each kind
+// of planted bug, at every concurrency at which Porcupine answers (it
+// gives no verdict at 32 clients, even on 500 operations in 20 s; there
+// BenchmarkLWT compares with the generator's ground truth). Both
+// checkers must answer and agree with how the history was built.
+func TestGeneratedAgreesWithPorcupine(t *testing.T) {
+	for _, c := range []int{2, 4, 8, 16} {
+		for inj := range Injection(4) {
+			for seed := range uint64(2) {
+				ops, at := Generate(GenConfig{Processes: c, Ops: 1000, Seed: seed, ReadFrac: 0.4, CASHit: 0.5, Inject: inj})
+				if inj != NoInjection && at < 0 {
+					t.Fatalf("c%d %v seed %d: nowhere to plant the bug", c, inj, seed)
+				}
+				want := inj == NoInjection
+				res := Check(ops)
+				if res.OK() != want || res.Searched != 0 {
+					t.Errorf("c%d %v seed %d: Check says %v (searched %d keys)", c, inj, seed, res.Verdict, res.Searched)
+				}
+				switch porcupineCheck(ops, time.Minute) {
+				case porcupine.Unknown:
+					t.Errorf("c%d %v seed %d: Porcupine gave no verdict in a minute", c, inj, seed)
+				case porcupine.Ok:
+					if !want {
+						t.Errorf("c%d %v seed %d: Porcupine says linearizable, Check says %v", c, inj, seed, res.Verdict)
+					}
+				case porcupine.Illegal:
+					if want {
+						t.Errorf("c%d %v seed %d: Porcupine says not linearizable, Check says %v", c, inj, seed, res.Verdict)
+					}
+				}
+			}
+		}
+	}
 }
