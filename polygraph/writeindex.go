@@ -7,11 +7,18 @@ import "github.com/isocheck/isocheck/history"
 // structure of polygraph construction (one probe per operation): a Go map
 // with a struct key costs several times more per lookup here.
 type writeIndex struct {
-	keys  []history.Key
-	vals  []history.Value
-	refs  []writeRef // txn -1: empty slot
+	// slots hold key, value and write side by side, so that a probe
+	// touches one cache line: the table of a million-transaction history
+	// is far larger than the caches, and a lookup is one miss.
+	slots []writeSlot // ref.txn -1: empty
 	mask  uint64
 	count int
+}
+
+type writeSlot struct {
+	v   history.Value
+	k   history.Key
+	ref writeRef
 }
 
 func newWriteIndex(capacity int) *writeIndex {
@@ -19,14 +26,9 @@ func newWriteIndex(capacity int) *writeIndex {
 	for size < 2*capacity {
 		size *= 2
 	}
-	ix := &writeIndex{
-		keys: make([]history.Key, size),
-		vals: make([]history.Value, size),
-		refs: make([]writeRef, size),
-		mask: uint64(size - 1),
-	}
-	for i := range ix.refs {
-		ix.refs[i].txn = -1
+	ix := &writeIndex{slots: make([]writeSlot, size), mask: uint64(size - 1)}
+	for i := range ix.slots {
+		ix.slots[i].ref.txn = -1
 	}
 	return ix
 }
@@ -41,40 +43,40 @@ func hashKV(k history.Key, v history.Value) uint64 {
 // get returns the write of v to k.
 func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
 	for i := hashKV(k, v) & ix.mask; ; i = (i + 1) & ix.mask {
-		r := ix.refs[i]
-		if r.txn < 0 {
+		sl := &ix.slots[i]
+		if sl.ref.txn < 0 {
 			return writeRef{}, false
 		}
-		if ix.keys[i] == k && ix.vals[i] == v {
-			return r, true
+		if sl.k == k && sl.v == v {
+			return sl.ref, true
 		}
 	}
 }
 
 // put records the write r of v to k, or returns the write already there.
 func (ix *writeIndex) put(k history.Key, v history.Value, r writeRef) (writeRef, bool) {
-	if 2*(ix.count+1) > len(ix.refs) {
+	if 2*(ix.count+1) > len(ix.slots) {
 		ix.grow()
 	}
 	for i := hashKV(k, v) & ix.mask; ; i = (i + 1) & ix.mask {
-		old := ix.refs[i]
-		if old.txn < 0 {
-			ix.keys[i], ix.vals[i], ix.refs[i] = k, v, r
+		sl := &ix.slots[i]
+		if sl.ref.txn < 0 {
+			*sl = writeSlot{v: v, k: k, ref: r}
 			ix.count++
 			return writeRef{}, false
 		}
-		if ix.keys[i] == k && ix.vals[i] == v {
-			return old, true
+		if sl.k == k && sl.v == v {
+			return sl.ref, true
 		}
 	}
 }
 
 func (ix *writeIndex) grow() {
-	old := *ix
-	*ix = *newWriteIndex(len(old.refs))
-	for i, r := range old.refs {
-		if r.txn >= 0 {
-			ix.put(old.keys[i], old.vals[i], r)
+	old := ix.slots
+	*ix = *newWriteIndex(len(old))
+	for _, sl := range old {
+		if sl.ref.txn >= 0 {
+			ix.put(sl.k, sl.v, sl.ref)
 		}
 	}
 }
