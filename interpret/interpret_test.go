@@ -350,24 +350,52 @@ func TestDOT(t *testing.T) {
 }
 
 // TestExplainQuick checks the report built from the checker's evidence
-// alone, as check prints it.
+// alone, as check prints it: the classic anomalies are named from the
+// first cycle the checker finds, at the strong levels and at the weak
+// ones (whose checker infers write orders into the initial state).
 func TestExplainQuick(t *testing.T) {
-	h := historytest.JSONL(t, `
+	fractured := `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
-{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`)
-	res, err := check.Check(context.Background(), h, level.SI)
-	if err != nil {
-		t.Fatal(err)
+{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`
+	cases := []struct {
+		history string
+		level   level.Level
+		name    string
+		text    []string
+	}{
+		{fractured, level.SI, "FracturedRead", []string{"SI: VIOLATED: FracturedRead", "T2 read y=null, which T1 overwrote with 1"}},
+		{fractured, level.RA, "FracturedRead", []string{"RA: VIOLATED: FracturedRead", "T1 -WR x-> T2", "T2 read y=null, which T1 overwrote with 1"}},
+		{`
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 1, "id": "T2", "ops": [["r", "x", null]]}`, level.RA, "SessionGuaranteeViolation",
+			[]string{"T1 -SO-> T2", "T2 read x=null, which T1 overwrote with 1"}},
+		{`
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["w", "y", 1]]}
+{"session": 3, "id": "T3", "ops": [["r", "y", 1], ["r", "x", null]]}`, level.CC, "CausalityViolation",
+			[]string{"T1 -WR x-> T2", "T2 -WR y-> T3", "T3 read x=null, which T1 overwrote with 1"}},
+		{`
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["r", "y", 1], ["r", "x", null]]}`, level.RC, "",
+			[]string{"RC: VIOLATED", "T1 -WR y-> T2", "T2 read x=null, which T1 overwrote with 1"}},
 	}
-	rep := interpret.Explain(res)
-	if rep.Anomaly == nil || rep.Anomaly.Name != "FracturedRead" || len(rep.Anomaly.Cycles) != 1 {
-		t.Fatalf("report %+v", rep.Anomaly)
-	}
-	var b bytes.Buffer
-	rep.WriteText(&b)
-	for _, want := range []string{"SI: VIOLATED: FracturedRead", "cycle:", "T2 read y=null, which T1 overwrote with 1", "transactions:"} {
-		if !strings.Contains(b.String(), want) {
-			t.Errorf("text lacks %q:\n%s", want, b.String())
+	for _, c := range cases {
+		h := historytest.JSONL(t, c.history)
+		res, err := check.Check(context.Background(), h, c.level)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rep := interpret.Explain(res)
+		if rep.Anomaly == nil || len(rep.Anomaly.Cycles) != 1 || (c.name != "" && rep.Anomaly.Name != c.name) {
+			t.Errorf("%v: report %+v, want %s", c.level, rep.Anomaly, c.name)
+			continue
+		}
+		var b bytes.Buffer
+		rep.WriteText(&b)
+		for _, want := range append(c.text, "cycle:", "transactions:") {
+			if !strings.Contains(b.String(), want) {
+				t.Errorf("%v: text lacks %q:\n%s", c.level, want, b.String())
+			}
 		}
 	}
 }

@@ -1,5 +1,7 @@
 package saturate
 
+import "github.com/isocheck/isocheck/history"
+
 // This file orders the graph so ∪ wr ∪ forced topologically without
 // building it: session order and write-read order are read from the
 // resolution's own arrays (the session predecessor of each transaction
@@ -11,7 +13,7 @@ package saturate
 // because of a read of key from to.
 type forcedEdge struct {
 	from, to int32
-	key      int32
+	key      history.Key
 }
 
 // orderer finds a topological order of so ∪ wr ∪ forced by Kahn's

@@ -46,6 +46,11 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 				if !got.Satisfied && len(got.Cycle) == 0 && len(got.Anomalies) == 0 {
 					t.Fatalf("seed %d, %v, %d workers: violated without evidence", seed, l, workers)
 				}
+				for i, e := range got.Cycle {
+					if next := got.Cycle[(i+1)%len(got.Cycle)]; e.To != next.From {
+						t.Fatalf("seed %d, %v: the cycle %v breaks after edge %d", seed, l, got.Cycle, i)
+					}
+				}
 			}
 			if !want {
 				violated[l]++

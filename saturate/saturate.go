@@ -12,7 +12,10 @@
 //
 // The causal past is kept as per-session vector clocks, and only the last
 // writer of x per session in it gets an edge (session order implies the
-// rest), so the pass is near-linear: O(reads × sessions) for CC.
+// rest), so the pass is near-linear: O(reads × sessions) for CC. The
+// pass runs on one goroutine per share of the sessions; the graph is then
+// ordered without being built (order.go), and built in full only to
+// report a cycle.
 package saturate
 
 import (
@@ -90,7 +93,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		}
 		if !acyclic {
 			// so ∪ wr is cyclic already.
-			res.Edges, res.Cycle = s.cycle(nil)
+			res.Edges, res.Cycle = s.cycle(l, nil)
 			return res, nil
 		}
 		forced, err = s.parallel(ctx, s.causal)
@@ -98,7 +101,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if err != nil {
 		return nil, err
 	}
-	res.Edges = o.baseEdges()
+	res.Edges = s.baseEdges()
 	for _, f := range forced {
 		res.Edges += len(f)
 	}
@@ -106,18 +109,19 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		res.Satisfied = true
 		return res, nil
 	}
-	res.Edges, res.Cycle = s.cycle(forced)
+	res.Edges, res.Cycle = s.cycle(l, forced)
 	return res, nil
 }
 
 // cycle finds a cycle of so ∪ wr ∪ forced, which must have one, by
 // building the graph in full, with the kind and key of every edge. It
 // returns the number of edges too.
-func (s *saturator) cycle(forced [][]forcedEdge) (int, []polygraph.Edge) {
+func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygraph.Edge) {
 	edges := s.base()
+	base := len(edges)
 	for _, f := range forced {
 		for _, e := range f {
-			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: history.Key(e.key)})
+			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: e.key})
 		}
 	}
 	plain := make([]digraph.Edge, len(edges))
@@ -126,13 +130,63 @@ func (s *saturator) cycle(forced [][]forcedEdge) (int, []polygraph.Edge) {
 	}
 	g := digraph.New(s.n+1, plain)
 	lw := polygraph.NewLowering(level.SER, s.n+1)
-	return len(edges), lw.Raise(g.FindCycle(), edges)
+	cycle := lw.Raise(g.FindCycle(), edges)
+	for _, e := range cycle {
+		if e.Kind == polygraph.WW && e.To == s.t0 {
+			if c := s.readCycle(l, e, edges[:base], plain[:base]); c != nil {
+				return len(edges), c
+			}
+		}
+	}
+	return len(edges), cycle
+}
+
+// readCycle restates a cycle through a forced edge t2 → init on key x in
+// the terms of Adya's dependency graphs: a transaction t3 observed t2 and
+// yet read x from the initial state, which t2 overwrote. The cycle is t3's
+// observation of t2 (an earlier read for RC; that, or session order, for
+// RA; a path of both for CC) and the anti-dependency t3 → t2; the
+// initial version precedes every other, so it needs no other edge. That
+// is how read-your-writes, fractured reads and causality violations look.
+// It returns nil if no read witnesses the edge, which cannot happen.
+func (s *saturator) readCycle(l level.Level, forced polygraph.Edge, base []polygraph.Edge, plain []digraph.Edge) []polygraph.Edge {
+	t2, x := forced.From, forced.Key
+	var searcher *digraph.Searcher
+	for _, rd := range s.r.Reads {
+		if rd.Key != x || rd.Writer != s.t0 {
+			continue
+		}
+		t3 := rd.Reader
+		var seen []polygraph.Edge
+		for _, beta := range s.readsOf(t3) {
+			if beta.Writer == t2 && (l != level.RC || beta.Op < rd.Op) {
+				seen = []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.WR, Key: beta.Key}}
+				break
+			}
+		}
+		switch {
+		case seen != nil:
+		case l != level.RC && s.h.Txns[t2].Session == s.h.Txns[t3].Session && s.pos[t2] < s.pos[t3]:
+			seen = []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.SO, Key: polygraph.NoKey}}
+		case l == level.CC:
+			if searcher == nil {
+				searcher = digraph.NewSearcher(digraph.New(s.n+1, plain))
+			}
+			for _, id := range searcher.PathEdges(t2, t3, nil) {
+				seen = append(seen, base[id])
+			}
+		}
+		if seen != nil {
+			return append(seen, polygraph.Edge{From: t3, To: t2, Kind: polygraph.RW, Key: x})
+		}
+	}
+	return nil
 }
 
 // baseEdges counts the edges of so ∪ wr.
-func (o *orderer) baseEdges() int {
-	n := len(o.s.r.Reads)
-	for _, in := range o.s.r.Included {
+func (s *saturator) baseEdges() int {
+	n := len(s.r.Reads)
+	for _, in := range s.r.Included {
 		if in {
 			n++
 		}
@@ -311,7 +365,7 @@ func (w *worker) force(t2, t1 int32, k history.Key) {
 		w.edges = append(w.edges, make([]forcedEdge, 0, edgeBlock))
 		last++
 	}
-	w.edges[last] = append(w.edges[last], forcedEdge{from: t2, to: t1, key: int32(k)})
+	w.edges[last] = append(w.edges[last], forcedEdge{from: t2, to: t1, key: k})
 }
 
 // minParallel is the number of transactions below which the forcing pass
