@@ -215,7 +215,6 @@ func dump(ops []Op) string {
 	return s
 }
 
-
 // uniqueHistory is randomHistory with unique written values, so the fast
 // path applies.
 func uniqueHistory(r *rand.Rand) []Op {
