@@ -37,6 +37,8 @@ func TestExitStatus(t *testing.T) {
 		{"json", []string{"check", "--json", "../../examples/lost-update.jsonl"}, exitViolated, `"satisfied": false`, ""},
 		{"all levels", []string{"check", "--level", "all", "../../examples/write-skew.jsonl"}, exitViolated, "strongest level kept: SI; weakest level broken: SER", ""},
 		{"all levels kept", []string{"check", "--level", "all", "../../examples/serializable.jsonl"}, exitSatisfied, "strongest level kept: SSER; weakest level broken: none", ""},
+		{"causality violation", []string{"check", "--level", "cc", "../../examples/causality-violation.jsonl"}, exitViolated, "read-thread read post:1=null, which post overwrote", ""},
+		{"all levels, causality violation", []string{"check", "--level", "all", "../../examples/causality-violation.jsonl"}, exitViolated, "strongest level kept: RA; weakest level broken: CC", ""},
 		{"all levels, long fork", []string{"check", "--level", "all", "--json", "../../examples/long-fork.jsonl"}, exitViolated, `"weakest_broken": "PC"`, ""},
 		{"syntax error names the line", []string{"check", syntax}, exitBadInput, "", "syntax.jsonl:2:"},
 		{"duplicate write names both", []string{"check", dup}, exitBadInput, "", "dup.jsonl:1"},
