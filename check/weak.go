@@ -30,6 +30,9 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level)
 	case len(sat.Anomalies) > 0:
 		res.Verdict = Violated
 		res.Anomalies = sat.Anomalies
+	case !sat.Satisfied && sat.Conflict != nil:
+		res.Verdict = Violated
+		res.Conflict = &Conflict{Constraint: sat.Conflict.Constraint, EitherCycle: sat.Conflict.EitherCycle, OrCycle: sat.Conflict.OrCycle}
 	case !sat.Satisfied:
 		res.Verdict = Violated
 		res.Cycle = sat.Cycle

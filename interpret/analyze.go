@@ -58,6 +58,9 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 		a.anomalies = p.Anomalies
 		return a, nil
 	}
+	if a.fromSaturation(ctx, h) {
+		return a, nil
+	}
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	known := slices.Clone(p.Known)
 	decided := make([]bool, len(p.Constraints))
@@ -120,6 +123,32 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 		}
 	}
 	return a, nil
+}
+
+// fromSaturation takes the evidence of the weak levels' checker where it
+// speaks of reads alone: a cycle of session order, reads and
+// anti-dependencies on the initial state, or two writers each order of
+// which a read contradicts. Those need no inferred order of writes. It
+// reports whether it did.
+func (a *analysis) fromSaturation(ctx context.Context, h *history.History) bool {
+	if a.l != level.RC && a.l != level.RA && a.l != level.CC {
+		return false
+	}
+	res, err := check.Check(ctx, h, a.l)
+	if err != nil || res.Verdict != check.Violated || len(res.Anomalies) > 0 {
+		return false
+	}
+	if res.Conflict != nil {
+		a.conflict = res.Conflict
+		return true
+	}
+	for _, e := range res.Cycle {
+		if e.Kind == polygraph.WW {
+			return false
+		}
+	}
+	a.cycle = res.Cycle
+	return res.Cycle != nil
 }
 
 // decide makes the edges of a constraint's side known, because the other

@@ -3,6 +3,7 @@ package saturate
 import (
 	"context"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/isocheck/isocheck/internal/reference"
@@ -43,12 +44,21 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 				if got.Satisfied != want {
 					t.Fatalf("seed %d, %v, %d workers: satisfied = %v, reference says %v\n%s", seed, l, workers, got.Satisfied, want, workload.Describe(h))
 				}
-				if !got.Satisfied && len(got.Cycle) == 0 && len(got.Anomalies) == 0 {
+				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && len(got.Anomalies) == 0 {
 					t.Fatalf("seed %d, %v, %d workers: violated without evidence", seed, l, workers)
 				}
-				for i, e := range got.Cycle {
-					if next := got.Cycle[(i+1)%len(got.Cycle)]; e.To != next.From {
-						t.Fatalf("seed %d, %v: the cycle %v breaks after edge %d", seed, l, got.Cycle, i)
+				cycles := [][]polygraph.Edge{got.Cycle}
+				if c := got.Conflict; c != nil {
+					cycles = [][]polygraph.Edge{c.EitherCycle, c.OrCycle}
+				}
+				for _, cycle := range cycles {
+					for i, e := range cycle {
+						if next := cycle[(i+1)%len(cycle)]; e.To != next.From {
+							t.Fatalf("seed %d, %v: the cycle %v breaks after edge %d", seed, l, cycle, i)
+						}
+						if !holds(r, e) {
+							t.Fatalf("seed %d, %v: the cycle %v has edge %v, which the history does not show\n%s", seed, l, cycle, e, workload.Describe(h))
+						}
 					}
 				}
 			}
@@ -103,4 +113,47 @@ func TestWorkersAgree(t *testing.T) {
 		t.Error("no history violated a level: the split was never tested on a cycle")
 	}
 	t.Logf("%d of %d checks violated", violated, len(stores)*4*len(weakLevels))
+}
+
+// holds reports whether the history shows edge e: session order, a read
+// of e.From's write, an anti-dependency (a read of Key from another writer,
+// which e.To overwrote) or a forced order of two writers of Key.
+func holds(r *polygraph.Resolution, e polygraph.Edge) bool {
+	h := r.History
+	t0 := int32(len(h.Txns))
+	writes := func(t int32) bool {
+		if t == t0 {
+			return true
+		}
+		tx := h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if r.IsFinalWrite(i) && h.Ops[i].Key == e.Key {
+				return true
+			}
+		}
+		return false
+	}
+	switch e.Kind {
+	case polygraph.SO:
+		if e.From == t0 {
+			return true
+		}
+		a, b := h.Txns[e.From], h.Txns[e.To]
+		return a.Session == b.Session && slices.Index(h.Sessions[a.Session], e.From) < slices.Index(h.Sessions[a.Session], e.To)
+	case polygraph.WR:
+		for _, rd := range r.Reads {
+			if rd.Writer == e.From && rd.Reader == e.To && rd.Key == e.Key {
+				return true
+			}
+		}
+	case polygraph.RW:
+		for _, rd := range r.Reads {
+			if rd.Reader == e.From && rd.Key == e.Key && rd.Writer != e.To && writes(e.To) {
+				return true
+			}
+		}
+	case polygraph.WW:
+		return writes(e.From) && writes(e.To)
+	}
+	return false
 }

@@ -41,8 +41,19 @@ type Result struct {
 	// edges have kind WW: the writer the reader had observed must precede
 	// the writer it read, on the key read.
 	Cycle []polygraph.Edge
+	// Conflict, instead of Cycle, is a pair of transactions the level
+	// forces each before the other (two forced edges in a cycle): it
+	// holds the cycle each order closes.
+	Conflict *Conflict
 	// Edges counts the edges of the saturated graph.
 	Edges int
+}
+
+// Conflict says that neither of Constraint's orders can hold: Either's
+// closes EitherCycle and Or's closes OrCycle.
+type Conflict struct {
+	Constraint           polygraph.Constraint
+	EitherCycle, OrCycle []polygraph.Edge
 }
 
 // MaxClockEntries bounds the memory of CC's vector clocks (int32 entries).
@@ -93,7 +104,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		}
 		if !acyclic {
 			// so ∪ wr is cyclic already.
-			res.Edges, res.Cycle = s.cycle(l, nil)
+			res.Edges, res.Cycle, res.Conflict = s.cycle(l, nil)
 			return res, nil
 		}
 		forced, err = s.parallel(ctx, s.causal)
@@ -109,14 +120,15 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		res.Satisfied = true
 		return res, nil
 	}
-	res.Edges, res.Cycle = s.cycle(l, forced)
+	res.Edges, res.Cycle, res.Conflict = s.cycle(l, forced)
 	return res, nil
 }
 
 // cycle finds a cycle of so ∪ wr ∪ forced, which must have one, by
-// building the graph in full, with the kind and key of every edge. It
-// returns the number of edges too.
-func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygraph.Edge) {
+// building the graph in full, with the kind and key of every edge, and
+// restates it in terms of reads where it can (see readCycle and
+// conflict). It returns the number of edges too.
+func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygraph.Edge, *Conflict) {
 	edges := s.base()
 	base := len(edges)
 	for _, f := range forced {
@@ -131,56 +143,103 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygrap
 	g := digraph.New(s.n+1, plain)
 	lw := polygraph.NewLowering(level.SER, s.n+1)
 	cycle := lw.Raise(g.FindCycle(), edges)
+	w := witnesses{s: s, l: l, base: edges[:base], plain: plain[:base]}
 	for _, e := range cycle {
 		if e.Kind == polygraph.WW && e.To == s.t0 {
-			if c := s.readCycle(l, e, edges[:base], plain[:base]); c != nil {
-				return len(edges), c
+			if c := w.readCycle(e); c != nil {
+				return len(edges), c, nil
 			}
 		}
 	}
-	return len(edges), cycle
+	if len(cycle) == 2 && cycle[0].Kind == polygraph.WW && cycle[1].Kind == polygraph.WW {
+		if c := w.conflict(cycle[0], cycle[1]); c != nil {
+			return len(edges), nil, c
+		}
+	}
+	return len(edges), cycle, nil
+}
+
+// witnesses finds why an edge was forced: the read that had observed a
+// writer and yet read an older version.
+type witnesses struct {
+	s        *saturator
+	l        level.Level
+	base     []polygraph.Edge // so ∪ wr
+	plain    []digraph.Edge
+	searcher *digraph.Searcher
+}
+
+// of returns a read of the key of the forced edge t2 → t1 from t1 whose
+// transaction t3 had observed t2, and how: an earlier read from t2 (RC),
+// that or session order (RA), or a path of both (CC). It returns nil if
+// there is none, which cannot happen.
+func (w *witnesses) of(forced polygraph.Edge) (rd polygraph.ExternalRead, observed []polygraph.Edge) {
+	s, l := w.s, w.l
+	t2, t1, x := forced.From, forced.To, forced.Key
+	for _, rd := range s.r.Reads {
+		if rd.Key != x || rd.Writer != t1 {
+			continue
+		}
+		t3 := rd.Reader
+		for _, beta := range s.readsOf(t3) {
+			if beta.Writer == t2 && (l != level.RC || beta.Op < rd.Op) {
+				return rd, []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.WR, Key: beta.Key}}
+			}
+		}
+		switch {
+		case l != level.RC && s.h.Txns[t2].Session == s.h.Txns[t3].Session && s.pos[t2] < s.pos[t3]:
+			return rd, []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.SO, Key: polygraph.NoKey}}
+		case l == level.CC:
+			if w.searcher == nil {
+				w.searcher = digraph.NewSearcher(digraph.New(s.n+1, w.plain))
+			}
+			var path []polygraph.Edge
+			for _, id := range w.searcher.PathEdges(t2, t3, nil) {
+				path = append(path, w.base[id])
+			}
+			if path != nil {
+				return rd, path
+			}
+		}
+	}
+	return polygraph.ExternalRead{}, nil
 }
 
 // readCycle restates a cycle through a forced edge t2 → init on key x in
 // the terms of Adya's dependency graphs: a transaction t3 observed t2 and
 // yet read x from the initial state, which t2 overwrote. The cycle is t3's
-// observation of t2 (an earlier read for RC; that, or session order, for
-// RA; a path of both for CC) and the anti-dependency t3 → t2; the
-// initial version precedes every other, so it needs no other edge. That
-// is how read-your-writes, fractured reads and causality violations look.
-// It returns nil if no read witnesses the edge, which cannot happen.
-func (s *saturator) readCycle(l level.Level, forced polygraph.Edge, base []polygraph.Edge, plain []digraph.Edge) []polygraph.Edge {
-	t2, x := forced.From, forced.Key
-	var searcher *digraph.Searcher
-	for _, rd := range s.r.Reads {
-		if rd.Key != x || rd.Writer != s.t0 {
-			continue
-		}
-		t3 := rd.Reader
-		var seen []polygraph.Edge
-		for _, beta := range s.readsOf(t3) {
-			if beta.Writer == t2 && (l != level.RC || beta.Op < rd.Op) {
-				seen = []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.WR, Key: beta.Key}}
-				break
-			}
-		}
-		switch {
-		case seen != nil:
-		case l != level.RC && s.h.Txns[t2].Session == s.h.Txns[t3].Session && s.pos[t2] < s.pos[t3]:
-			seen = []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.SO, Key: polygraph.NoKey}}
-		case l == level.CC:
-			if searcher == nil {
-				searcher = digraph.NewSearcher(digraph.New(s.n+1, plain))
-			}
-			for _, id := range searcher.PathEdges(t2, t3, nil) {
-				seen = append(seen, base[id])
-			}
-		}
-		if seen != nil {
-			return append(seen, polygraph.Edge{From: t3, To: t2, Kind: polygraph.RW, Key: x})
-		}
+// observation of t2 and the anti-dependency t3 → t2; the initial version
+// precedes every other, so it needs no other edge. That is how
+// read-your-writes, fractured reads and causality violations look.
+func (w *witnesses) readCycle(forced polygraph.Edge) []polygraph.Edge {
+	rd, observed := w.of(forced)
+	if observed == nil {
+		return nil
 	}
-	return nil
+	return append(observed, polygraph.Edge{From: rd.Reader, To: forced.From, Kind: polygraph.RW, Key: forced.Key})
+}
+
+// conflict restates a cycle of two forced edges, a → b and b → a, as the
+// two orders of a and b, each of which some read contradicts: if b came
+// first, the read that forced a → b observed a and yet read the older
+// version of b (an anti-dependency back to a), and the other way round.
+// That is how fractured reads and causality violations between two
+// writers look.
+func (w *witnesses) conflict(ab, ba polygraph.Edge) *Conflict {
+	a, b := ab.From, ab.To
+	rdAB, obsA := w.of(ab)
+	rdBA, obsB := w.of(ba)
+	if obsA == nil || obsB == nil {
+		return nil
+	}
+	return &Conflict{
+		Constraint: polygraph.Constraint{Key: ab.Key, A: a, B: b,
+			Either: []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: ab.Key}},
+			Or:     []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: ab.Key}}},
+		// a first breaks b → a: its reader observed b and read a's older version.
+		EitherCycle: append(obsB, polygraph.Edge{From: rdBA.Reader, To: b, Kind: polygraph.RW, Key: ba.Key}),
+		OrCycle:     append(obsA, polygraph.Edge{From: rdAB.Reader, To: a, Kind: polygraph.RW, Key: ab.Key}),
+	}
 }
 
 // baseEdges counts the edges of so ∪ wr.
