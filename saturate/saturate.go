@@ -144,8 +144,14 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygrap
 	lw := polygraph.NewLowering(level.SER, s.n+1)
 	cycle := lw.Raise(g.FindCycle(), edges)
 	w := witnesses{s: s, l: l, base: edges[:base], plain: plain[:base]}
+	forcedInCycle := 0
 	for _, e := range cycle {
-		if e.Kind == polygraph.WW && e.To == s.t0 {
+		if e.Kind == polygraph.WW {
+			forcedInCycle++
+		}
+	}
+	for _, e := range cycle {
+		if e.Kind == polygraph.WW && (e.To == s.t0 || forcedInCycle == 1) {
 			if c := w.readCycle(e); c != nil {
 				return len(edges), c, nil
 			}
@@ -205,12 +211,14 @@ func (w *witnesses) of(forced polygraph.Edge) (rd polygraph.ExternalRead, observ
 	return polygraph.ExternalRead{}, nil
 }
 
-// readCycle restates a cycle through a forced edge t2 → init on key x in
+// readCycle restates a cycle through a forced edge t2 → t1 on key x in
 // the terms of Adya's dependency graphs: a transaction t3 observed t2 and
-// yet read x from the initial state, which t2 overwrote. The cycle is t3's
-// observation of t2 and the anti-dependency t3 → t2; the initial version
-// precedes every other, so it needs no other edge. That is how
-// read-your-writes, fractured reads and causality violations look.
+// yet read x from t1, whose version t2 overwrote. The cycle is t3's
+// observation of t2 and the anti-dependency t3 → t2. That t2's version is
+// the newer needs no more edges when t1 is the initial state, whose
+// version precedes every other, or when the rest of the cycle, session
+// order and reads alone, puts t1 before t2. That is how read-your-writes,
+// fractured reads and causality violations look.
 func (w *witnesses) readCycle(forced polygraph.Edge) []polygraph.Edge {
 	rd, observed := w.of(forced)
 	if observed == nil {
