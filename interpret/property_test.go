@@ -25,7 +25,7 @@ var propertyRuns = flag.Int("explain.runs", 3000, "random histories per level in
 // of its transactions (with the reads of its writes) makes it pass; the
 // brute-force reference checker confirms both verdicts.
 func TestCounterexampleMinimal(t *testing.T) {
-	levels := []level.Level{level.SER, level.SI, level.SSER}
+	levels := level.All()
 	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	explained := map[level.Level]int{}
 	names := map[string]int{}
