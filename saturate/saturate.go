@@ -275,9 +275,10 @@ type saturator struct {
 	groupStart, groupSession, keyGroup []int32
 	// workers is the number of goroutines forcing edges (0: automatic).
 	workers int
-	// past holds CC's clocks, a row of sessions entries per transaction.
+	// past holds CC's clocks, a row of one entry per session for each
+	// transaction.
 	past     []int32
-	sessions int
+	sessions int // len(h.Sessions)
 	// readStart[t]: r.Reads[readStart[t]:readStart[t+1]] are the external
 	// reads of t, in program order (Resolve lists them by transaction).
 	readStart []int32
@@ -290,6 +291,7 @@ func newSaturator(r *polygraph.Resolution) *saturator {
 	h := r.History
 	n := len(h.Txns)
 	s := &saturator{r: r, h: h, n: n, t0: int32(n), pos: make([]int32, n),
+		sessions:  len(h.Sessions),
 		readStart: make([]int32, n+1),
 		keyStart:  make([]int32, n+1)}
 	for _, sess := range h.Sessions {
@@ -586,7 +588,6 @@ func (s *saturator) clocks(ctx context.Context, o *orderer) (bool, error) {
 	if int64(s.n+1)*int64(sessions) > MaxClockEntries {
 		return false, fmt.Errorf("saturate: %d transactions in %d sessions need too much memory for causal clocks", s.n, sessions)
 	}
-	s.sessions = sessions
 	s.past = make([]int32, (s.n+1)*sessions)
 	ticks := 0
 	var err error
