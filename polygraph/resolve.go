@@ -86,11 +86,18 @@ func indexWrites(h *history.History) (*writeIndex, error) {
 func (p *Resolution) include(writes *writeIndex) {
 	h := p.History
 	var work []int32
+	unknown := false
 	for t := range h.Txns {
-		if h.Txns[t].Status == history.Committed {
+		switch h.Txns[t].Status {
+		case history.Committed:
 			p.Included[t] = true
 			work = append(work, int32(t))
+		case history.Unknown:
+			unknown = true
 		}
+	}
+	if !unknown {
+		return // no read can pull in a transaction of unknown outcome
 	}
 	for len(work) > 0 {
 		t := work[len(work)-1]
@@ -115,6 +122,23 @@ func finalWrites(h *history.History, included []bool) []bool {
 	seen := make(map[history.Key]bool)
 	for t := range h.Txns {
 		tx := &h.Txns[t]
+		if tx.OpEnd-tx.OpStart <= 16 {
+			// Short transactions: look for a later write of the key.
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				op := h.Ops[i]
+				if op.Kind != history.Write {
+					continue
+				}
+				final[i] = true
+				for j := i + 1; j < tx.OpEnd; j++ {
+					if later := h.Ops[j]; later.Kind == history.Write && later.Key == op.Key {
+						final[i] = false
+						break
+					}
+				}
+			}
+			continue
+		}
 		clear(seen)
 		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
 			op := h.Ops[i]
@@ -146,7 +170,19 @@ type ExternalRead struct {
 // records the anomalies, and returns the external reads.
 func (p *Resolution) resolveReads(writes *writeIndex, final []bool) []ExternalRead {
 	h := p.History
-	var reads []ExternalRead
+	// Most reads are external: size the list once rather than copy it
+	// as it grows (a million transactions make millions of reads).
+	n := 0
+	for t := range h.Txns {
+		if p.Included[t] {
+			for _, op := range h.OpsOf(t) {
+				if op.Kind == history.Read {
+					n++
+				}
+			}
+		}
+	}
+	reads := make([]ExternalRead, 0, n)
 	type keyState struct {
 		key       history.Key
 		wrote     bool

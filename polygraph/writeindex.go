@@ -10,27 +10,28 @@ type writeIndex struct {
 	// slots hold key, value and write side by side, so that a probe
 	// touches one cache line: the table of a million-transaction history
 	// is far larger than the caches, and a lookup is one miss.
-	slots []writeSlot // ref.txn -1: empty
+	slots []writeSlot
 	mask  uint64
 	count int
 }
 
+// writeSlot is one entry; the zero slot is empty, so a new table needs no
+// pass to mark its slots empty.
 type writeSlot struct {
-	v   history.Value
-	k   history.Key
-	ref writeRef
+	v    history.Value
+	k    history.Key
+	txn1 int32 // the writing transaction plus one; 0: empty
+	op   int32
 }
+
+func (sl *writeSlot) ref() writeRef { return writeRef{txn: sl.txn1 - 1, op: sl.op} }
 
 func newWriteIndex(capacity int) *writeIndex {
 	size := 16
 	for size < 2*capacity {
 		size *= 2
 	}
-	ix := &writeIndex{slots: make([]writeSlot, size), mask: uint64(size - 1)}
-	for i := range ix.slots {
-		ix.slots[i].ref.txn = -1
-	}
-	return ix
+	return &writeIndex{slots: make([]writeSlot, size), mask: uint64(size - 1)}
 }
 
 func hashKV(k history.Key, v history.Value) uint64 {
@@ -44,11 +45,11 @@ func hashKV(k history.Key, v history.Value) uint64 {
 func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
 	for i := hashKV(k, v) & ix.mask; ; i = (i + 1) & ix.mask {
 		sl := &ix.slots[i]
-		if sl.ref.txn < 0 {
+		if sl.txn1 == 0 {
 			return writeRef{}, false
 		}
 		if sl.k == k && sl.v == v {
-			return sl.ref, true
+			return sl.ref(), true
 		}
 	}
 }
@@ -60,13 +61,13 @@ func (ix *writeIndex) put(k history.Key, v history.Value, r writeRef) (writeRef,
 	}
 	for i := hashKV(k, v) & ix.mask; ; i = (i + 1) & ix.mask {
 		sl := &ix.slots[i]
-		if sl.ref.txn < 0 {
-			*sl = writeSlot{v: v, k: k, ref: r}
+		if sl.txn1 == 0 {
+			*sl = writeSlot{v: v, k: k, txn1: r.txn + 1, op: r.op}
 			ix.count++
 			return writeRef{}, false
 		}
 		if sl.k == k && sl.v == v {
-			return sl.ref, true
+			return sl.ref(), true
 		}
 	}
 }
@@ -74,9 +75,9 @@ func (ix *writeIndex) put(k history.Key, v history.Value, r writeRef) (writeRef,
 func (ix *writeIndex) grow() {
 	old := ix.slots
 	*ix = *newWriteIndex(len(old))
-	for _, sl := range old {
-		if sl.ref.txn >= 0 {
-			ix.put(sl.k, sl.v, sl.ref)
+	for i := range old {
+		if sl := &old[i]; sl.txn1 != 0 {
+			ix.put(sl.k, sl.v, sl.ref())
 		}
 	}
 }
