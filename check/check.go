@@ -183,7 +183,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	enc := encode.Encode(p, l, pr.Known, pr.Remaining)
+	enc := encode.EncodeGraph(p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	st.Encode = time.Since(t)
 
 	t = time.Now()

@@ -27,6 +27,13 @@ type Encoding struct {
 // each constraint, the side that agrees with a topological order of the
 // known edges.
 func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) *Encoding {
+	return EncodeGraph(p, l, known, remaining, nil, nil)
+}
+
+// EncodeGraph is Encode given the graph of the known edges, lowered for l
+// in their order, and a topological order of it, as pruning leaves them;
+// with g nil it builds them.
+func EncodeGraph(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) *Encoding {
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	enc := &Encoding{Constraints: remaining, known: known}
 	pr := &enc.Problem
@@ -58,13 +65,15 @@ func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remai
 		addSide(c.Or, -v)
 	}
 	// One graph of the fixed edges serves the hint and the solver.
-	pr.FixedGraph = digraph.New(pr.Nodes, pr.Fixed)
-	order, ok := pr.FixedGraph.TopoOrder()
-	if !ok {
-		// Pruning checked the known edges: the solver reports it.
-		pr.FixedGraph = nil
-		return enc
+	if g == nil || g.N != pr.Nodes || len(g.Out) != len(pr.Fixed) || len(order) != pr.Nodes {
+		g = digraph.New(pr.Nodes, pr.Fixed)
+		var ok bool
+		if order, ok = g.TopoOrder(); !ok {
+			// Pruning checked the known edges: the solver reports it.
+			return enc
+		}
 	}
+	pr.FixedGraph = g
 	pr.FixedOrder = order
 	pr.Hint = hint(p, order, remaining)
 	return enc

@@ -58,6 +58,11 @@ type Result struct {
 	// Skipped says the graph was too large for reachability clocks and
 	// nothing was pruned.
 	Skipped bool
+	// Graph is the graph of Known lowered for the level (each edge's
+	// lowering in Known's order) and Order a topological order of it,
+	// when there is no Violation: the encoding reuses them.
+	Graph *digraph.Graph
+	Order []int32
 }
 
 // Prune resolves what it can of p's constraints for level l.
@@ -93,6 +98,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			res.Remaining = remaining
 			return res, nil
 		}
+		res.Graph, res.Order = g, order
 		if done || len(remaining) == 0 {
 			break
 		}
