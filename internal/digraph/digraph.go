@@ -9,6 +9,8 @@
 // direction and every algorithm is linear.
 package digraph
 
+import "sync"
+
 // Edge is a directed edge between dense node ids.
 type Edge struct{ From, To int32 }
 
@@ -33,7 +35,9 @@ func New(n int, edges []Edge) *Graph {
 }
 
 // Reset rebuilds g from an edge list, reusing its memory where it can:
-// checks that rebuild a graph round after round allocate once.
+// checks that rebuild a graph round after round allocate once. The out-
+// and in-adjacency are independent, so a large graph builds them on two
+// goroutines.
 func (g *Graph) Reset(n int, edges []Edge) {
 	g.N = n
 	g.OutStart = zeroed(g.OutStart, n+1)
@@ -41,27 +45,57 @@ func (g *Graph) Reset(n int, edges []Edge) {
 	g.Out = resize(g.Out, len(edges))
 	g.OutID = resize(g.OutID, len(edges))
 	g.In = resize(g.In, len(edges))
-	for _, e := range edges {
-		g.OutStart[e.From+1]++
-		g.InStart[e.To+1]++
+	if len(edges) < minParallelEdges {
+		fillOut(g.OutStart, g.Out, g.OutID, edges)
+		fillIn(g.InStart, g.In, edges)
+		return
 	}
-	for i := 0; i < n; i++ {
-		g.OutStart[i+1] += g.OutStart[i]
-		g.InStart[i+1] += g.InStart[i]
+	var wg sync.WaitGroup
+	wg.Go(func() { fillIn(g.InStart, g.In, edges) })
+	fillOut(g.OutStart, g.Out, g.OutID, edges)
+	wg.Wait()
+}
+
+// minParallelEdges is the size from which Reset builds the two directions
+// at once.
+const minParallelEdges = 1 << 16
+
+// fillOut fills the out-adjacency (start must be zero, of length n+1) by
+// a counting sort of the edges by tail.
+func fillOut(start, out, id []int32, edges []Edge) {
+	for _, e := range edges {
+		start[e.From+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
 	}
 	// Fill from the back, decrementing the ends: no position arrays.
 	for i := len(edges) - 1; i >= 0; i-- {
 		e := edges[i]
-		g.OutStart[e.From+1]--
-		j := g.OutStart[e.From+1]
-		g.Out[j], g.OutID[j] = e.To, int32(i)
-		g.InStart[e.To+1]--
-		g.In[g.InStart[e.To+1]] = e.From
+		start[e.From+1]--
+		j := start[e.From+1]
+		out[j], id[j] = e.To, int32(i)
 	}
 	// The decrements shifted each start down by one node: shift back.
-	copy(g.OutStart, g.OutStart[1:])
-	copy(g.InStart, g.InStart[1:])
-	g.OutStart[n], g.InStart[n] = int32(len(edges)), int32(len(edges))
+	copy(start, start[1:])
+	start[len(start)-1] = int32(len(edges))
+}
+
+// fillIn is fillOut for the in-adjacency, without edge ids.
+func fillIn(start, in []int32, edges []Edge) {
+	for _, e := range edges {
+		start[e.To+1]++
+	}
+	for i := 1; i < len(start); i++ {
+		start[i] += start[i-1]
+	}
+	for i := len(edges) - 1; i >= 0; i-- {
+		e := edges[i]
+		start[e.To+1]--
+		in[start[e.To+1]] = e.From
+	}
+	copy(start, start[1:])
+	start[len(start)-1] = int32(len(edges))
 }
 
 // resize returns s with length n, reusing its array when it is big enough.

@@ -155,3 +155,42 @@ func TestPathEdges(t *testing.T) {
 		t.Errorf("CycleEdges on a DAG = %v", got)
 	}
 }
+
+// TestResetAdjacency checks the CSR Reset builds against the edge list, on
+// graphs below and above the size from which it builds the two directions
+// on two goroutines, and when it reuses a larger graph's memory.
+func TestResetAdjacency(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 7))
+	g := &Graph{}
+	for _, size := range []struct{ n, m int }{{50, 300}, {5000, 3 * minParallelEdges}, {20, 40}} {
+		edges := make([]Edge, size.m)
+		for i := range edges {
+			edges[i] = Edge{rng.Int32N(int32(size.n)), rng.Int32N(int32(size.n))}
+		}
+		g.Reset(size.n, edges)
+		out := make([][]Edge, size.n)
+		in := make([][]int32, size.n)
+		for u := range int32(size.n) {
+			for i, v := range g.Succ(u) {
+				id := g.OutID[g.OutStart[u]+int32(i)]
+				if edges[id] != (Edge{u, v}) {
+					t.Fatalf("n=%d: out-edge %d→%d has id %d, which is %v", size.n, u, v, id, edges[id])
+				}
+				out[u] = append(out[u], edges[id])
+			}
+			in[u] = append(in[u], g.Pred(u)...)
+		}
+		wantOut := make([][]Edge, size.n)
+		wantIn := make([][]int32, size.n)
+		for _, e := range edges {
+			wantOut[e.From] = append(wantOut[e.From], e)
+			wantIn[e.To] = append(wantIn[e.To], e.From)
+		}
+		for u := range size.n {
+			// Both directions keep the edge list's order.
+			if !slices.Equal(out[u], wantOut[u]) || !slices.Equal(in[u], wantIn[u]) {
+				t.Fatalf("n=%d, node %d: out %v in %v, want out %v in %v", size.n, u, out[u], in[u], wantOut[u], wantIn[u])
+			}
+		}
+	}
+}
