@@ -34,7 +34,7 @@ func Resolve(h *history.History) (*Resolution, error) {
 	}
 	r := &Resolution{History: h, Included: make([]bool, len(h.Txns))}
 	r.include(writes)
-	r.finalWrite = finalWrites(h, r.Included)
+	r.finalWrite = finalWrites(h)
 	r.Reads = r.resolveReads(writes, r.finalWrite)
 	return r, nil
 }
@@ -117,7 +117,7 @@ func (p *Resolution) include(writes *writeIndex) {
 
 // finalWrites marks the operations that are their transaction's last write
 // of their key.
-func finalWrites(h *history.History, included []bool) []bool {
+func finalWrites(h *history.History) []bool {
 	final := make([]bool, len(h.Ops))
 	seen := make(map[history.Key]bool)
 	for t := range h.Txns {
