@@ -30,6 +30,9 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level)
 	case len(sat.Anomalies) > 0:
 		res.Verdict = Violated
 		res.Anomalies = sat.Anomalies
+	case !sat.Satisfied && sat.Core != nil:
+		res.Verdict = Violated
+		res.Core = sat.Core
 	case !sat.Satisfied && sat.Conflict != nil:
 		res.Verdict = Violated
 		res.Conflict = &Conflict{Constraint: sat.Conflict.Constraint, EitherCycle: sat.Conflict.EitherCycle, OrCycle: sat.Conflict.OrCycle}

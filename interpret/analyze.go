@@ -126,10 +126,10 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 }
 
 // fromSaturation takes the evidence of the weak levels' checker where it
-// speaks of reads alone: a cycle of session order, reads and
-// anti-dependencies on the initial state, or two writers each order of
-// which a read contradicts. Those need no inferred order of writes. It
-// reports whether it did.
+// speaks of reads alone: a cycle of session order, reads and an
+// anti-dependency, two writers each order of which a read contradicts, or
+// cycles one of which every commit order closes. Those need no inferred
+// order of writes. It reports whether it did.
 func (a *analysis) fromSaturation(ctx context.Context, h *history.History) bool {
 	if a.l != level.RC && a.l != level.RA && a.l != level.CC {
 		return false
@@ -140,6 +140,10 @@ func (a *analysis) fromSaturation(ctx context.Context, h *history.History) bool 
 	}
 	if res.Conflict != nil {
 		a.conflict = res.Conflict
+		return true
+	}
+	if res.Core != nil {
+		a.core = res.Core
 		return true
 	}
 	for _, e := range res.Cycle {

@@ -378,6 +378,16 @@ func TestExplainQuick(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "y", 1], ["r", "x", null]]}`, level.RC, "",
 			[]string{"RC: VIOLATED", "T1 -WR y-> T2", "T2 read x=null, which T1 overwrote with 1"}},
+		// Three writers forced in a circle by three readers: whatever
+		// their commit order, one reader missed a write it had observed.
+		{`
+{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": 2, "id": "T2", "ops": [["w", "y", 2], ["w", "z", 2]]}
+{"session": 3, "id": "T3", "ops": [["w", "z", 3], ["w", "x", 3]]}
+{"session": 4, "id": "Ra", "ops": [["r", "x", 1], ["r", "y", 2]]}
+{"session": 5, "id": "Rb", "ops": [["r", "y", 2], ["r", "z", 3]]}
+{"session": 6, "id": "Rc", "ops": [["r", "z", 3], ["r", "x", 1]]}`, level.RC, "FracturedRead",
+			[]string{"every choice closes one of the 3 cycles", "cycle 3:", "Ra read y=2, which T1 overwrote with 1", "Rc read x=1, which T3 overwrote with 3"}},
 	}
 	for _, c := range cases {
 		h := historytest.JSONL(t, c.history)
@@ -386,7 +396,7 @@ func TestExplainQuick(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := interpret.Explain(res)
-		if rep.Anomaly == nil || len(rep.Anomaly.Cycles) != 1 || (c.name != "" && rep.Anomaly.Name != c.name) {
+		if rep.Anomaly == nil || len(rep.Anomaly.Cycles) == 0 || (c.name != "" && rep.Anomaly.Name != c.name) {
 			t.Errorf("%v: report %+v, want %s", c.level, rep.Anomaly, c.name)
 			continue
 		}

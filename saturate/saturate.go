@@ -45,6 +45,9 @@ type Result struct {
 	// forces each before the other (two forced edges in a cycle): it
 	// holds the cycle each order closes.
 	Conflict *Conflict
+	// Core, instead of Cycle, holds cycles at least one of which every
+	// commit order closes: one per forced edge of a cycle with several.
+	Core [][]polygraph.Edge
 	// Edges counts the edges of the saturated graph.
 	Edges int
 }
@@ -104,7 +107,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		}
 		if !acyclic {
 			// so ∪ wr is cyclic already.
-			res.Edges, res.Cycle, res.Conflict = s.cycle(l, nil)
+			res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, nil)
 			return res, nil
 		}
 		forced, err = s.parallel(ctx, s.causal)
@@ -120,15 +123,15 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 		res.Satisfied = true
 		return res, nil
 	}
-	res.Edges, res.Cycle, res.Conflict = s.cycle(l, forced)
+	res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, forced)
 	return res, nil
 }
 
 // cycle finds a cycle of so ∪ wr ∪ forced, which must have one, by
 // building the graph in full, with the kind and key of every edge, and
-// restates it in terms of reads where it can (see readCycle and
-// conflict). It returns the number of edges too.
-func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygraph.Edge, *Conflict) {
+// restates it in terms of reads where it can (see readCycle, conflict and
+// alternatives). It returns the number of edges too.
+func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (edgeCount int, cycle []polygraph.Edge, conflict *Conflict, core [][]polygraph.Edge) {
 	edges := s.base()
 	base := len(edges)
 	for _, f := range forced {
@@ -142,27 +145,32 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (int, []polygrap
 	}
 	g := digraph.New(s.n+1, plain)
 	lw := polygraph.NewLowering(level.SER, s.n+1)
-	cycle := lw.Raise(g.FindCycle(), edges)
+	cycle = lw.Raise(g.FindCycle(), edges)
 	w := witnesses{s: s, l: l, base: edges[:base], plain: plain[:base]}
-	forcedInCycle := 0
+	var forcedInCycle []polygraph.Edge
 	for _, e := range cycle {
 		if e.Kind == polygraph.WW {
-			forcedInCycle++
+			forcedInCycle = append(forcedInCycle, e)
 		}
 	}
-	for _, e := range cycle {
-		if e.Kind == polygraph.WW && (e.To == s.t0 || forcedInCycle == 1) {
+	for _, e := range forcedInCycle {
+		if e.To == s.t0 || len(forcedInCycle) == 1 {
 			if c := w.readCycle(e); c != nil {
-				return len(edges), c, nil
+				return len(edges), c, nil, nil
 			}
 		}
 	}
-	if len(cycle) == 2 && cycle[0].Kind == polygraph.WW && cycle[1].Kind == polygraph.WW {
+	switch {
+	case len(cycle) == 2 && len(forcedInCycle) == 2:
 		if c := w.conflict(cycle[0], cycle[1]); c != nil {
-			return len(edges), nil, c
+			return len(edges), nil, c, nil
+		}
+	case len(forcedInCycle) > 1:
+		if core := w.alternatives(forcedInCycle); core != nil {
+			return len(edges), nil, nil, core
 		}
 	}
-	return len(edges), cycle, nil
+	return len(edges), cycle, nil, nil
 }
 
 // witnesses finds why an edge was forced: the read that had observed a
@@ -248,6 +256,25 @@ func (w *witnesses) conflict(ab, ba polygraph.Edge) *Conflict {
 		EitherCycle: append(obsB, polygraph.Edge{From: rdBA.Reader, To: b, Kind: polygraph.RW, Key: ba.Key}),
 		OrCycle:     append(obsA, polygraph.Edge{From: rdAB.Reader, To: a, Kind: polygraph.RW, Key: ab.Key}),
 	}
+}
+
+// alternatives restates a cycle with several forced edges: the commit
+// order must put some forced edge a → b of it the other way round, since
+// session order and reads, its other edges, only go forward. Then the read
+// that forced a → b observed a and yet read the version of b, older than
+// a's: an anti-dependency back to a, closing a cycle with the
+// observation. It returns that cycle for each forced edge, at least one of
+// which every commit order closes, or nil if a witness is missing.
+func (w *witnesses) alternatives(forced []polygraph.Edge) [][]polygraph.Edge {
+	var core [][]polygraph.Edge
+	for _, f := range forced {
+		rd, observed := w.of(f)
+		if observed == nil {
+			return nil
+		}
+		core = append(core, append(observed, polygraph.Edge{From: rd.Reader, To: f.From, Kind: polygraph.RW, Key: f.Key}))
+	}
+	return core
 }
 
 // baseEdges counts the edges of so ∪ wr.

@@ -81,7 +81,7 @@ func TestLevels(t *testing.T) {
 				if got.Satisfied != lc.want {
 					t.Errorf("%v: satisfied = %v, want %v (cycle %v, anomalies %v)", lc.l, got.Satisfied, lc.want, got.Cycle, got.Anomalies)
 				}
-				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && len(got.Anomalies) == 0 {
+				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
 					t.Errorf("%v: violated without evidence", lc.l)
 				}
 			}
