@@ -161,4 +161,3 @@ func (w *witnesses) alternatives(forced []polygraph.Edge) [][]polygraph.Edge {
 	}
 	return core
 }
-
