@@ -15,7 +15,7 @@
 // rest), so the pass is near-linear: O(reads × sessions) for CC. The
 // pass runs on one goroutine per share of the sessions; the graph is then
 // ordered without being built (order.go), and built in full only to
-// report a cycle.
+// report a cycle, restated as the reads that forced it (evidence.go).
 package saturate
 
 import (
