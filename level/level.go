@@ -61,12 +61,36 @@ func (l Level) Implies(m Level) bool {
 	return rank(l) >= 0 && rank(m) >= 0 && rank(l) <= rank(m)
 }
 
-// Parse reads a level name such as "si" or "SER".
+// longNames are the names the levels go by in full, in the papers and in
+// databases' own documentation, with the words joined by '-' or '_' or
+// nothing.
+var longNames = map[string]Level{
+	"serializable": SER, "serializability": SER,
+	"snapshot": SI, "snapshotisolation": SI,
+	"strictserializable": SSER, "strictserializability": SSER, "strongserializable": SSER,
+	"prefix": PC, "prefixconsistency": PC, "prefixconsistent": PC,
+	"causal": CC, "causalconsistency": CC, "causallyconsistent": CC,
+	"readatomic": RA, "readcommitted": RC,
+}
+
+// Parse reads a level name: the short name in any case ("si", "SER") or
+// the long one ("snapshot-isolation", "serializable", "read_committed",
+// "Strict Serializable").
 func Parse(s string) (Level, error) {
 	for l, n := range names {
 		if strings.EqualFold(s, n) {
 			return l, nil
 		}
 	}
-	return 0, fmt.Errorf("unknown isolation level %q (want sser, ser, si, pc, cc, ra or rc)", s)
+	folded := strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', ' ':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
+	if l, ok := longNames[folded]; ok {
+		return l, nil
+	}
+	return 0, fmt.Errorf("unknown isolation level %q (want sser, ser, si, pc, cc, ra or rc, or a long name such as serializable or read-committed)", s)
 }
