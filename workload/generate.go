@@ -1,6 +1,7 @@
 package workload
 
 import (
+	"fmt"
 	"math/rand/v2"
 	"strings"
 
@@ -361,8 +362,9 @@ type LargeConfig struct {
 	Keys           int // keys [10000]
 	// ReadProportion is the probability that an operation is a read.
 	ReadProportion float64
-	// Zipf draws keys from a Zipf distribution (key 0 the most frequent)
-	// instead of uniformly.
+	// Dist is the distribution of keys; the zero value is Uniform.
+	Dist Distribution
+	// Zipf is shorthand for Dist: Zipf.
 	Zipf bool
 	// Seed seeds the generator.
 	Seed int64
@@ -372,6 +374,100 @@ type LargeConfig struct {
 	// SnapshotIsolation aborts), marked aborted, in the history; by
 	// default they are left out.
 	KeepAborted bool
+}
+
+// Distribution is how a workload draws the key of an operation.
+type Distribution uint8
+
+const (
+	// Uniform draws every key with the same probability.
+	Uniform Distribution = iota
+	// Zipf draws keys from a Zipf distribution, key 0 the most frequent.
+	Zipf
+	// Hotspot puts 80% of the operations on the first 20% of the keys,
+	// uniformly within each part.
+	Hotspot
+)
+
+var distNames = [...]string{Uniform: "uniform", Zipf: "zipf", Hotspot: "hotspot"}
+
+func (d Distribution) String() string {
+	if int(d) < len(distNames) {
+		return distNames[d]
+	}
+	return fmt.Sprintf("Distribution(%d)", uint8(d))
+}
+
+// ParseDistribution reads "uniform", "zipf" (or "zipfian") or "hotspot".
+func ParseDistribution(s string) (Distribution, error) {
+	for d, n := range distNames {
+		if s == n {
+			return Distribution(d), nil
+		}
+	}
+	if s == "zipfian" {
+		return Zipf, nil
+	}
+	return 0, fmt.Errorf("unknown key distribution %q (want uniform, zipf or hotspot)", s)
+}
+
+// Size limits of a generated history: keys and operations are numbered
+// with 32-bit integers.
+const (
+	MaxKeys = 1<<31 - 1
+	MaxOps  = 1<<31 - 1
+)
+
+// Validate says whether the generator can make the history cfg describes
+// (zero sizes take their defaults).
+func (cfg LargeConfig) Validate() error {
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"sessions", cfg.Sessions}, {"transactions per session", cfg.TxnsPerSession}, {"operations per transaction", cfg.OpsPerTxn}, {"keys", cfg.Keys}} {
+		if f.v < 0 {
+			return fmt.Errorf("%s must be positive, not %d", f.name, f.v)
+		}
+	}
+	cfg.withDefaults()
+	if cfg.Keys > MaxKeys {
+		return fmt.Errorf("%d keys is more than the %d a history can have", cfg.Keys, MaxKeys)
+	}
+	if ops := float64(cfg.Sessions) * float64(cfg.TxnsPerSession) * float64(cfg.OpsPerTxn); ops > MaxOps {
+		return fmt.Errorf("%d sessions × %d transactions × %d operations is %.3g operations, more than the %d a history can have",
+			cfg.Sessions, cfg.TxnsPerSession, cfg.OpsPerTxn, ops, MaxOps)
+	}
+	if p := cfg.ReadProportion; !(p >= 0 && p <= 1) {
+		return fmt.Errorf("the proportion of reads must be within [0, 1], not %v", p)
+	}
+	if cfg.Dist > Hotspot {
+		return fmt.Errorf("unknown key distribution %v", cfg.Dist)
+	}
+	return nil
+}
+
+// MemoryEstimate is about how many bytes Large needs for cfg, at most:
+// the history (its operations and transactions) and the store's versions
+// of every key.
+func (cfg LargeConfig) MemoryEstimate() int64 {
+	cfg.withDefaults()
+	txns := int64(cfg.Sessions) * int64(cfg.TxnsPerSession)
+	return int64(cfg.Keys)*64 + txns*int64(cfg.OpsPerTxn)*48 + txns*160
+}
+
+func (cfg *LargeConfig) withDefaults() {
+	def := func(v *int, d int) {
+		if *v <= 0 {
+			*v = d
+		}
+	}
+	def(&cfg.Sessions, 20)
+	def(&cfg.TxnsPerSession, 100)
+	def(&cfg.OpsPerTxn, 15)
+	def(&cfg.Keys, 10000)
+	if cfg.Zipf {
+		cfg.Dist = Zipf
+	}
 }
 
 // zipfS is the exponent of the Zipf key distribution. rand.Zipf needs
@@ -394,21 +490,22 @@ func Large(cfg LargeConfig) *history.History { return large(cfg, true) }
 // large is Large, with the stores dropping versions no running
 // transaction can read (compaction) or not.
 func large(cfg LargeConfig, compaction bool) *history.History {
-	def := func(v *int, d int) {
-		if *v <= 0 {
-			*v = d
-		}
-	}
-	def(&cfg.Sessions, 20)
-	def(&cfg.TxnsPerSession, 100)
-	def(&cfg.OpsPerTxn, 15)
-	def(&cfg.Keys, 10000)
+	cfg.withDefaults()
 	seed := uint64(cfg.Seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
 	key := func() history.Key { return history.Key(rng.IntN(cfg.Keys)) }
-	if cfg.Zipf && cfg.Keys > 1 {
+	switch {
+	case cfg.Dist == Zipf && cfg.Keys > 1:
 		z := rand.NewZipf(rng, zipfS, 1, uint64(cfg.Keys-1))
 		key = func() history.Key { return history.Key(z.Uint64()) }
+	case cfg.Dist == Hotspot && cfg.Keys >= 5:
+		hot := cfg.Keys / 5
+		key = func() history.Key {
+			if rng.Float64() < 0.8 {
+				return history.Key(rng.IntN(hot))
+			}
+			return history.Key(hot + rng.IntN(cfg.Keys-hot))
+		}
 	}
 	st := newStore(rng, cfg.Store, cfg.Keys, cfg.Sessions)
 	s := newSim(rng, cfg.Keys, cfg.Sessions, st)

@@ -1,6 +1,7 @@
 package workload_test
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -462,5 +463,57 @@ func TestDescribe(t *testing.T) {
 func BenchmarkLarge(b *testing.B) {
 	for b.Loop() {
 		workload.Large(workload.LargeConfig{ReadProportion: 0.5, Zipf: true})
+	}
+}
+
+func TestLargeDistributions(t *testing.T) {
+	share := func(d workload.Distribution) float64 {
+		h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 200, OpsPerTxn: 5, Keys: 100, ReadProportion: 0.5, Dist: d, Seed: 2, Store: workload.Serializable})
+		hot := 0
+		for _, op := range h.Ops {
+			if op.Key < 20 {
+				hot++
+			}
+		}
+		return float64(hot) / float64(len(h.Ops))
+	}
+	if s := share(workload.Uniform); s > 0.3 {
+		t.Errorf("uniform: %.2f of the operations on the first 20%% of the keys, want about 0.2", s)
+	}
+	if s := share(workload.Hotspot); s < 0.7 || s > 0.9 {
+		t.Errorf("hotspot: %.2f of the operations on the first 20%% of the keys, want about 0.8", s)
+	}
+	if s := share(workload.Zipf); s < 0.5 {
+		t.Errorf("zipf: %.2f of the operations on the first 20%% of the keys, want most", s)
+	}
+}
+
+func TestLargeConfigValidate(t *testing.T) {
+	bad := []workload.LargeConfig{
+		{Keys: 2_000_000_000_0},
+		{OpsPerTxn: 2_000_000_000},
+		{Sessions: -1},
+		{ReadProportion: math.NaN()},
+		{ReadProportion: 1.5},
+	}
+	for _, c := range bad {
+		if err := c.Validate(); err == nil {
+			t.Errorf("Validate(%+v) accepted it", c)
+		}
+	}
+	if err := (workload.LargeConfig{ReadProportion: 0.5}).Validate(); err != nil {
+		t.Errorf("the default config: %v", err)
+	}
+	small := workload.LargeConfig{Sessions: 2, TxnsPerSession: 2, OpsPerTxn: 2, Keys: 2}
+	if big := (workload.LargeConfig{Keys: 2_000_000_000}); big.MemoryEstimate() < 64*small.MemoryEstimate() || big.MemoryEstimate() < 1<<36 {
+		t.Errorf("2e9 keys estimated at %d bytes", big.MemoryEstimate())
+	}
+	for _, d := range []string{"uniform", "zipf", "hotspot"} {
+		if got, err := workload.ParseDistribution(d); err != nil || got.String() != d {
+			t.Errorf("ParseDistribution(%q) = %v, %v", d, got, err)
+		}
+	}
+	if _, err := workload.ParseDistribution("gaussian"); err == nil {
+		t.Error("ParseDistribution accepted gaussian")
 	}
 }
