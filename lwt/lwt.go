@@ -58,6 +58,26 @@
 // the chain order is forced (at most one chain besides the initial value's)
 // and no Info operation was set aside; otherwise the key is re-checked by
 // the exact search, as are keys without unique values.
+//
+// # Real time
+//
+// ReadFile and the other readers take an operation's interval from the
+// times of its invocation and its completion, paired in file order per
+// process, on one of three clocks:
+//
+//   - :time ("time" in JSONL), when every client event has one and no
+//     completion's time is before its invocation's. The order of the events
+//     in the file does not matter: times that decrease from one line to the
+//     next (clients that write their events late) are fine.
+//   - :index, when :time is missing on some events or runs backwards within
+//     an operation, and every event has an :index that does not.
+//   - The position of the event in the file (as Knossos reads Jepsen
+//     histories), when no event has :time and not every one has :index.
+//
+// Otherwise (:time on some events only, or a completion before its
+// invocation, with no :index to fall back on) the reader returns a
+// *LineError naming the line: a verdict on a clock the history did not give
+// could be wrong either way.
 package lwt
 
 import (

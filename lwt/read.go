@@ -21,9 +21,8 @@ import (
 // (on the completion), written, or [old new] for :cas. Jepsen's
 // "independent" form, [key value] (for :cas [key [old new]]), names the
 // register. Events of non-integer processes (:nemesis) are skipped. Real
-// time is :time when every client event has one and they never decrease in
-// file order; otherwise it is the position of the event in the file (as
-// Knossos reads Jepsen histories).
+// time is read from :time, :index or the position of the event in the file
+// as the package comment says ("Real time").
 //
 //	EDN:   {:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
 //	JSONL: {"process":2,"type":"invoke","f":"cas","value":[3,4],"time":9}
@@ -79,14 +78,16 @@ func (v *val) describe() string {
 
 // event is one line of a history.
 type event struct {
-	process int
-	typ     string // invoke, ok, fail, info
-	f       string
-	value   val
-	key     *val // JSONL "key"
-	time    int64
-	hasTime bool
-	line    int
+	process  int
+	typ      string // invoke, ok, fail, info
+	f        string
+	value    val
+	key      *val // JSONL "key"
+	time     int64
+	hasTime  bool
+	index    int64
+	hasIndex bool
+	line     int
 }
 
 // LineError is an input error at a line.
@@ -222,6 +223,11 @@ func eventFromMap(m val, line int, file string) (e event, skip bool, err error) 
 				return e, false, &LineError{file, line, ":time must be an integer, not " + v.describe()}
 			}
 			e.time, e.hasTime = v.i, true
+		case "index":
+			if v.kind != vInt {
+				return e, false, &LineError{file, line, ":index must be an integer, not " + v.describe()}
+			}
+			e.index, e.hasIndex = v.i, true
 		}
 	}
 	if !seenProc {
@@ -244,16 +250,87 @@ func eventFromMap(m val, line int, file string) (e event, skip bool, err error) 
 	return e, false, nil
 }
 
+// clock says which times an event uses (see the package comment, "Real
+// time").
+type clock uint8
+
+const (
+	clockPosition clock = iota // the position of the event in the file
+	clockTime                  // :time
+	clockIndex                 // :index
+)
+
+// chooseClock picks the clock of evs: :time when every event has one and
+// every completion comes no earlier than its invocation; otherwise :index
+// when every event has one (and it orders completions after invocations);
+// the position in the file when no event has :time nor every one :index.
+// Otherwise real time is unknown, and the error says where.
+func chooseClock(evs []event, file string) (clock, error) {
+	allTime, allIndex := true, true
+	var noTime, withTime *event
+	for j := range evs {
+		e := &evs[j]
+		if e.hasTime {
+			if withTime == nil {
+				withTime = e
+			}
+		} else if noTime == nil {
+			noTime = e
+			allTime = false
+		}
+		allIndex = allIndex && e.hasIndex
+	}
+	var timeErr error
+	switch {
+	case allTime:
+		inv, comp := backwards(evs, func(e *event) int64 { return e.time })
+		if inv == nil {
+			return clockTime, nil
+		}
+		timeErr = &LineError{file, comp.line, fmt.Sprintf("the completion's :time %d is before its invocation's :time %d at line %d, so :time is not a clock that real time can be read from", comp.time, inv.time, inv.line)}
+	case withTime != nil:
+		timeErr = &LineError{file, noTime.line, fmt.Sprintf("event without :time, though others have one (line %d); real time needs :time on every event, or else :index on every event", withTime.line)}
+	}
+	if allIndex {
+		inv, comp := backwards(evs, func(e *event) int64 { return e.index })
+		if inv == nil {
+			return clockIndex, nil
+		}
+		if timeErr == nil {
+			return 0, &LineError{file, comp.line, fmt.Sprintf("the completion's :index %d is before its invocation's :index %d at line %d", comp.index, inv.index, inv.line)}
+		}
+	}
+	if timeErr != nil {
+		return 0, timeErr
+	}
+	return clockPosition, nil
+}
+
+// backwards returns the first completion, in file order, whose time t is
+// before its invocation's, and that invocation; nil when there is none.
+func backwards(evs []event, t func(*event) int64) (inv, comp *event) {
+	open := map[int]*event{}
+	for j := range evs {
+		e := &evs[j]
+		if e.typ == "invoke" {
+			open[e.process] = e
+			continue
+		}
+		if i, ok := open[e.process]; ok {
+			delete(open, e.process)
+			if t(e) < t(i) {
+				return i, e
+			}
+		}
+	}
+	return nil, nil
+}
+
 // assemble pairs invocations with completions and decodes the values.
 func assemble(evs []event, file string) ([]Op, error) {
-	useTime := true
-	var last int64
-	for j := range evs {
-		if !evs[j].hasTime || (j > 0 && evs[j].time < last) {
-			useTime = false
-			break
-		}
-		last = evs[j].time
+	clk, err := chooseClock(evs, file)
+	if err != nil {
+		return nil, err
 	}
 	var ops []Op
 	pending := map[int]int{} // process -> index into ops
@@ -261,8 +338,11 @@ func assemble(evs []event, file string) ([]Op, error) {
 	for j := range evs {
 		e := &evs[j]
 		t := int64(j)
-		if useTime {
+		switch clk {
+		case clockTime:
 			t = e.time
+		case clockIndex:
+			t = e.index
 		}
 		if e.typ == "invoke" {
 			if k, busy := pending[e.process]; busy {

@@ -217,3 +217,95 @@ func FuzzReadJSONL(f *testing.F) {
 		fuzzCheck(t, ops, err)
 	})
 }
+
+// Real time comes from :time whatever the order of the events in the file
+// (issue 8): here the read's events come first in the file but last in
+// time, which is linearizable; in file order it would not be.
+func TestReadTimeOutOfFileOrder(t *testing.T) {
+	for name, src := range map[string]string{
+		"edn": `{:type :invoke, :f :read, :value nil, :time 20, :process 1}
+{:type :ok, :f :read, :value 1, :time 21, :process 1}
+{:type :invoke, :f :write, :value 1, :time 0, :process 0}
+{:type :ok, :f :write, :value 1, :time 5, :process 0}
+`,
+		"jsonl": `{"process":1,"type":"invoke","f":"read","value":null,"time":20}
+{"process":1,"type":"ok","f":"read","value":1,"time":21}
+{"process":0,"type":"invoke","f":"write","value":1,"time":0}
+{"process":0,"type":"ok","f":"write","value":1,"time":5}
+`,
+	} {
+		ops, err := ReadBytes([]byte(src), name)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		sameOps(t, ops, []Op{
+			{Process: 1, Kind: Read, Value: 1, Call: 20, Return: 21},
+			{Process: 0, Kind: Write, Value: 1, Call: 0, Return: 5},
+		})
+		if res := Check(ops); !res.OK() {
+			t.Errorf("%s: %v, want linearizable", name, res)
+		}
+	}
+}
+
+// Unusable times are an input error naming the line, unless every event
+// has an :index to order by.
+func TestReadClock(t *testing.T) {
+	const (
+		w0 = "{:type :invoke, :f :write, :value 1, :process 0"
+		w1 = "{:type :ok, :f :write, :value 1, :process 0"
+		r0 = "{:type :invoke, :f :read, :process 1"
+		r1 = "{:type :ok, :f :read, :value 1, :process 1"
+	)
+	tests := []struct {
+		name string
+		src  string
+		err  string     // in the error, or "" for none
+		want [][2]int64 // Call, Return of each op
+	}{
+		{"time missing on one event",
+			w0 + " :time 1}\n" + w1 + " :time 2}\n" + r0 + "}\n" + r1 + " :time 9}\n",
+			"h:3: event without :time, though others have one (line 1)", nil},
+		{"completion before invocation",
+			w0 + " :time 5}\n" + w1 + " :time 3}\n",
+			"h:2: the completion's :time 3 is before its invocation's :time 5 at line 1", nil},
+		{"index when time is missing",
+			w0 + " :time 1, :index 0}\n" + w1 + " :index 1}\n" + r0 + " :time 7, :index 2}\n" + r1 + " :time 8, :index 3}\n",
+			"", [][2]int64{{0, 1}, {2, 3}}},
+		{"index when time runs backwards",
+			w0 + " :time 5, :index 0}\n" + w1 + " :time 3, :index 1}\n",
+			"", [][2]int64{{0, 1}}},
+		{"index runs backwards too",
+			w0 + " :index 4}\n" + w1 + " :index 1, :time 1}\n",
+			"h:1: event without :time, though others have one (line 2)", nil},
+		{"index alone runs backwards",
+			w0 + " :index 4}\n" + w1 + " :index 1}\n",
+			"h:2: the completion's :index 1 is before its invocation's :index 4 at line 1", nil},
+		{"no clock: file positions",
+			w0 + "}\n" + r0 + "}\n" + w1 + "}\n" + r1 + "}\n",
+			"", [][2]int64{{0, 2}, {1, 3}}},
+	}
+	for _, tc := range tests {
+		ops, err := ReadEDN([]byte(tc.src), "h")
+		if tc.err != "" {
+			var le *LineError
+			if !errors.As(err, &le) || !strings.Contains(err.Error(), tc.err) {
+				t.Errorf("%s: error %v, want %q", tc.name, err, tc.err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if len(ops) != len(tc.want) {
+			t.Errorf("%s: %d ops, want %d", tc.name, len(ops), len(tc.want))
+			continue
+		}
+		for i, w := range tc.want {
+			if ops[i].Call != w[0] || ops[i].Return != w[1] {
+				t.Errorf("%s: op %d at [%d,%d], want %v", tc.name, i, ops[i].Call, ops[i].Return, w)
+			}
+		}
+	}
+}
