@@ -1,6 +1,10 @@
 package digraph
 
-import "math"
+import (
+	"math"
+
+	"github.com/isocheck/isocheck/internal/progress"
+)
 
 // Clocks answers reachability queries on a DAG whose nodes are (mostly)
 // covered by chains: paths such as a session's transactions in session
@@ -33,6 +37,14 @@ func NewClocks(g *Graph, order []int32, chains [][]int32) *Clocks {
 
 // Reset recomputes c for a new graph, reusing its memory.
 func (c *Clocks) Reset(g *Graph, order []int32, chains [][]int32) {
+	c.ResetMeter(nil, g, order, chains)
+}
+
+// ResetMeter is Reset that stops, leaving c unusable, once m reports an
+// error (the context of its stage ended), and returns the error. The
+// clocks of a large graph take the longest of the checker's passes over
+// it. A nil m never stops.
+func (c *Clocks) ResetMeter(m *progress.Meter, g *Graph, order []int32, chains [][]int32) error {
 	c.g, c.chains = g, len(chains)
 	c.chainOf = resize(c.chainOf, g.N)
 	c.posOf = resize(c.posOf, g.N)
@@ -50,7 +62,17 @@ func (c *Clocks) Reset(g *Graph, order []int32, chains [][]int32) {
 	for i := range c.clock {
 		c.clock[i] = noReach
 	}
+	// Check m about every progress.Every row updates.
+	work := 0
 	for i := len(order) - 1; i >= 0; i-- {
+		if m != nil {
+			if work += len(g.Succ(order[i])) + 1; work*k >= progress.Every*8 {
+				work = 0
+				if err := m.Err(); err != nil {
+					return err
+				}
+			}
+		}
 		u := order[i]
 		row := c.clock[int(u)*k : int(u)*k+k : int(u)*k+k]
 		for _, v := range g.Succ(u) {
@@ -64,6 +86,7 @@ func (c *Clocks) Reset(g *Graph, order []int32, chains [][]int32) {
 			row[ch] = c.posOf[u]
 		}
 	}
+	return nil
 }
 
 // Reaches reports whether there is a path from u to v (u reaches itself).
