@@ -18,14 +18,14 @@ import (
 func BenchmarkWeak(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		h := workload.Large(generatedSI(n))
-		r, err := polygraph.Resolve(h)
+		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
 			b.Fatal(err)
 		}
 		// Resolving reads is the part every level shares.
 		b.Run(fmt.Sprintf("%dk/Resolve", n/1000), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := polygraph.Resolve(h); err != nil {
+				if _, err := polygraph.Resolve(context.Background(), h); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -23,22 +23,42 @@ type Report struct {
 // CheckAll checks h at every level. It resolves the reads once and goes
 // from the weakest level up: once a level is broken, every stronger one is
 // too, with the same counterexample, and is not checked again.
+//
+// Only the result of a broken level keeps its evidence in full: the
+// results of the others keep a polygraph of nodes only (no edges, no
+// constraints) and no Known edges, so that each level's graphs are free
+// once it is done. When ctx ends, the level running and every level not
+// yet checked have NoVerdict, with the reason.
 func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
-	t := time.Now()
-	r, err := polygraph.Resolve(h)
-	if err != nil {
-		return nil, err
-	}
-	resolve := time.Since(t)
 	levels := level.All()
 	rep := &Report{Results: make([]*Result, len(levels))}
-	var broken *Result
+	t := time.Now()
+	r, err := polygraph.Resolve(ctx, h)
+	if err != nil {
+		stopped, err := stoppedBefore(ctx, h, levels[len(levels)-1], time.Since(t), err)
+		if err != nil {
+			return nil, err
+		}
+		for i, l := range levels {
+			res := *stopped
+			res.Level = l
+			rep.Results[i] = &res
+		}
+		return rep, nil
+	}
+	resolve := time.Since(t)
+	bare := polygraph.Bare(r)
+	var broken, stopped *Result
 	for i := len(levels) - 1; i >= 0; i-- {
 		l := levels[i]
-		if broken != nil {
+		switch {
+		case broken != nil:
 			implied := *broken
 			implied.Level, implied.ImpliedBy = l, broken.Level
 			rep.Results[i] = &implied
+			continue
+		case stopped != nil:
+			rep.Results[i] = &Result{Level: l, Reason: stopped.Reason, Polygraph: bare}
 			continue
 		}
 		res, err := CheckResolved(ctx, r, l)
@@ -47,10 +67,17 @@ func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
 		}
 		res.Stats.Construct += resolve
 		rep.Results[i] = res
-		if res.Verdict == Violated {
+		switch res.Verdict {
+		case Violated:
 			broken = res
 			rep.Weakest = l
+			continue
+		case NoVerdict:
+			if ctx.Err() != nil {
+				stopped = res
+			}
 		}
+		res.Polygraph, res.Known = bare, nil
 	}
 	for i, res := range rep.Results {
 		if res.Verdict == Satisfied {

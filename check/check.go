@@ -14,6 +14,7 @@ import (
 
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
@@ -91,12 +92,15 @@ type Result struct {
 
 // Check decides whether h satisfies l. Input errors (such as a value
 // written twice to one key) are returned as *polygraph.InputError. When ctx
-// ends first, the Result has NoVerdict.
+// ends first, the Result has NoVerdict, the Reason says why ("timed out",
+// or the message of the cause of a context cancelled for a resource limit,
+// see progress.ErrResourceLimit), and Stats count the work done so far.
+// Every stage reports to the progress.Tracker of ctx, if any.
 func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
 	t := time.Now()
-	r, err := polygraph.Resolve(h)
+	r, err := polygraph.Resolve(ctx, h)
 	if err != nil {
-		return nil, err
+		return stoppedBefore(ctx, h, l, time.Since(t), err)
 	}
 	res, err := CheckResolved(ctx, r, l)
 	if res != nil {
@@ -106,6 +110,18 @@ func Check(ctx context.Context, h *history.History, l level.Level) (*Result, err
 }
 
 func (s *Stats) total() time.Duration { return s.Construct + s.Prune + s.Encode + s.Solve }
+
+// stoppedBefore is the Result of a check of h at l stopped by err before
+// its reads were resolved, after d; other errors are returned as they are.
+func stoppedBefore(ctx context.Context, h *history.History, l level.Level, d time.Duration, err error) (*Result, error) {
+	if !progress.Stopped(err) {
+		return nil, err
+	}
+	n := len(h.Txns)
+	res := &Result{Level: l, Polygraph: &polygraph.Polygraph{History: h, T0: int32(n), NumNodes: n + 1}}
+	res.Stats.Construct = d
+	return noVerdict(ctx, res, err)
+}
 
 // CheckResolved is Check on a history whose reads Resolve has resolved:
 // checks of several levels share that work.
@@ -127,14 +143,18 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	l := opts.Level
 	res := &Result{Level: l}
 	st := &res.Stats
+	st.Txns = count(r.Included)
 	t := time.Now()
-	p := polygraph.BuildResolved(r, opts)
+	p, err := polygraph.BuildResolved(ctx, r, opts)
 	st.Construct = time.Since(t)
 	res.Polygraph = p
-	for _, in := range p.Included {
-		if in {
-			st.Txns++
-		}
+	st.KnownEdges = len(p.Known)
+	st.Constraints = len(p.Constraints)
+	for i := range p.Constraints {
+		st.UnknownEdges += len(p.Constraints[i].Either) + len(p.Constraints[i].Or)
+	}
+	if err != nil {
+		return noVerdict(ctx, res, err)
 	}
 	if len(p.Anomalies) > 0 {
 		res.Verdict = Violated
@@ -150,19 +170,19 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		res.Reason = fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", limit)
 		return res, nil
 	}
-	st.KnownEdges = len(p.Known)
-	st.Constraints = len(p.Constraints)
-	for i := range p.Constraints {
-		st.UnknownEdges += len(p.Constraints[i].Either) + len(p.Constraints[i].Or)
-	}
 
 	t = time.Now()
 	pr, err := prune.Prune(ctx, p, l)
 	st.Prune = time.Since(t)
-	if err != nil {
-		return noVerdict(res, err)
+	if pr != nil {
+		st.PruneRounds = pr.Rounds
 	}
-	st.PruneRounds = pr.Rounds
+	if err != nil {
+		return noVerdict(ctx, res, err)
+	}
+	// The known edges pruning returns begin with the polygraph's: share
+	// them rather than keep two copies.
+	p.Known = pr.Known[:len(p.Known):len(p.Known)]
 	st.ConstraintsAfter = len(pr.Remaining)
 	for _, ci := range pr.Remaining {
 		st.UnknownEdgesAfter += len(p.Constraints[ci].Either) + len(p.Constraints[ci].Or)
@@ -183,8 +203,12 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	enc := encode.EncodeGraph(p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	st.Encode = time.Since(t)
+	if err != nil {
+		return noVerdict(ctx, res, err)
+	}
+	pr = nil // the encoding holds what the solver needs of it
 
 	t = time.Now()
 	sol, err := solver.Solve(ctx, &enc.Problem)
@@ -193,7 +217,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		st.SolverRounds, st.SolverClauses = sol.Rounds, sol.Clauses
 	}
 	if err != nil {
-		return noVerdict(res, err)
+		return noVerdict(ctx, res, err)
 	}
 	if sol.Sat {
 		res.Verdict = Satisfied
@@ -209,11 +233,24 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	return res, nil
 }
 
-func noVerdict(res *Result, err error) (*Result, error) {
-	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled) || errors.Is(err, solver.ErrGaveUp) {
-		res.Verdict = NoVerdict
-		res.Reason = "timed out"
-		return res, nil
+// noVerdict turns err into a Result without a verdict when it says the
+// check was stopped from outside (progress.Stopped) or the solver gave up,
+// and returns other errors as they are. The Reason is the message of a
+// resource limit that ended ctx, and otherwise says the time ran out.
+func noVerdict(ctx context.Context, res *Result, err error) (*Result, error) {
+	if !progress.Stopped(err) && !errors.Is(err, solver.ErrGaveUp) {
+		return nil, err
 	}
-	return nil, err
+	res.Verdict = NoVerdict
+	res.Reason = "timed out"
+	cause := context.Cause(ctx)
+	switch {
+	case errors.Is(cause, progress.ErrResourceLimit):
+		res.Reason = cause.Error()
+	case errors.Is(err, progress.ErrResourceLimit):
+		res.Reason = err.Error()
+	case errors.Is(cause, context.Canceled):
+		res.Reason = "cancelled"
+	}
+	return res, nil
 }

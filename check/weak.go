@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/saturate"
@@ -14,16 +15,12 @@ import (
 // checkSaturated checks RC, RA and CC, which need no solver.
 func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
 	res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+	res.Stats.Txns = count(r.Included)
 	t := time.Now()
 	sat, err := saturate.Check(ctx, r, l)
 	res.Stats.Construct = time.Since(t)
 	if err != nil {
-		return noVerdict(res, err)
-	}
-	for _, in := range r.Included {
-		if in {
-			res.Stats.Txns++
-		}
+		return noVerdict(ctx, res, err)
 	}
 	res.Stats.KnownEdges = sat.Edges
 	switch {
@@ -58,37 +55,66 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Verdict: Violated, Anomalies: r.Anomalies}
 		return res, nil
 	}
-	split := splitReadsWrites(r)
-	sr, err := polygraph.Resolve(split)
-	if err != nil {
-		return nil, err
+	split, err := splitReadsWrites(ctx, r)
+	if err == nil {
+		var sr *polygraph.Resolution
+		if sr, err = polygraph.Resolve(ctx, split); err == nil {
+			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER})
+			if res != nil {
+				res.Level = level.PC
+			}
+			return res, err
+		}
 	}
-	res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER})
-	if res != nil {
-		res.Level = level.PC
+	res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r)}
+	res.Stats.Txns = count(r.Included)
+	return noVerdict(ctx, res, err)
+}
+
+// count returns the number of true elements of bs.
+func count(bs []bool) int {
+	n := 0
+	for _, b := range bs {
+		if b {
+			n++
+		}
 	}
-	return res, err
+	return n
 }
 
 // splitReadsWrites returns the history of the included transactions of r
-// with each split into its external reads and its final writes.
-func splitReadsWrites(r *polygraph.Resolution) *history.History {
+// with each split into its external reads and its final writes. It runs
+// as the stage "split for PC", counting transactions, and returns the
+// reason (context.Cause) if ctx ends first.
+func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.History, error) {
 	h := r.History
+	m := progress.Start(ctx, "split for PC", int64(len(h.Txns)), "transactions")
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
 	for _, name := range h.KeyNames {
 		b.Key(name)
 	}
 	readsOf := make(map[int32][]history.Op)
-	for _, rd := range r.Reads {
+	for i, rd := range r.Reads {
+		if i&(progress.Every-1) == progress.Every-1 {
+			if err := m.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if !rd.Repeat {
 			readsOf[rd.Reader] = append(readsOf[rd.Reader], h.Ops[rd.Op])
 		}
 	}
 	var writes []history.Op
+	done := 0
 	for s, sess := range h.Sessions {
 		sid := b.Session(h.SessionName(s) + "\x00" + strconv.Itoa(s))
 		for _, t := range sess {
+			if done++; done&(progress.Every-1) == 0 {
+				if err := m.Add(progress.Every); err != nil {
+					return nil, err
+				}
+			}
 			if !r.Included[t] {
 				continue
 			}
@@ -109,5 +135,5 @@ func splitReadsWrites(r *polygraph.Resolution) *history.History {
 	split := b.History()
 	split.ValueNames = h.ValueNames
 	split.SessionNames = h.SessionNames
-	return split
+	return split, nil
 }

@@ -6,7 +6,10 @@
 package encode
 
 import (
+	"context"
+
 	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/solver"
@@ -25,15 +28,18 @@ type Encoding struct {
 // Encode builds the problem for level l from the known edges and the
 // remaining constraints (indices into p.Constraints). The hint chooses, for
 // each constraint, the side that agrees with a topological order of the
-// known edges.
-func Encode(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) *Encoding {
-	return EncodeGraph(p, l, known, remaining, nil, nil)
+// known edges. It runs as the stage "encode", counting the known edges and
+// constraints done, and returns the reason (context.Cause) if ctx ends
+// first.
+func Encode(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) (*Encoding, error) {
+	return EncodeGraph(ctx, p, l, known, remaining, nil, nil)
 }
 
 // EncodeGraph is Encode given the graph of the known edges, lowered for l
 // in their order, and a topological order of it, as pruning leaves them;
 // with g nil it builds them.
-func EncodeGraph(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) *Encoding {
+func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) (*Encoding, error) {
+	m := progress.Start(ctx, "encode", int64(len(known)+len(remaining)), "known edges and constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	enc := &Encoding{Constraints: remaining, known: known}
 	pr := &enc.Problem
@@ -42,6 +48,11 @@ func EncodeGraph(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, 
 	enc.fixedFrom = make([]int32, 0, 2*len(known))
 	var buf []digraph.Edge
 	for i, e := range known {
+		if i&(progress.Every-1) == progress.Every-1 {
+			if err := m.Add(progress.Every); err != nil {
+				return nil, err
+			}
+		}
 		buf = lw.Lower(e, buf[:0])
 		for _, le := range buf {
 			pr.Fixed = append(pr.Fixed, le)
@@ -58,25 +69,40 @@ func EncodeGraph(p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, 
 			}
 		}
 	}
+	if err := m.Set(int64(len(known))); err != nil {
+		return nil, err
+	}
 	for i, ci := range remaining {
+		if i&(progress.Every/16-1) == progress.Every/16-1 {
+			if err := m.Add(progress.Every / 16); err != nil {
+				return nil, err
+			}
+		}
 		c := &p.Constraints[ci]
 		v := solver.Lit(i + 1)
 		addSide(c.Either, v)
 		addSide(c.Or, -v)
 	}
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
 	// One graph of the fixed edges serves the hint and the solver.
 	if g == nil || g.N != pr.Nodes || len(g.Out) != len(pr.Fixed) || len(order) != pr.Nodes {
 		g = digraph.New(pr.Nodes, pr.Fixed)
+		if err := m.Err(); err != nil {
+			return nil, err
+		}
 		var ok bool
 		if order, ok = g.TopoOrder(); !ok {
 			// Pruning checked the known edges: the solver reports it.
-			return enc
+			return enc, nil
 		}
 	}
 	pr.FixedGraph = g
 	pr.FixedOrder = order
 	pr.Hint = hint(p, order, remaining)
-	return enc
+	m.Set(int64(len(known) + len(remaining)))
+	return enc, nil
 }
 
 // hint orders each constraint's chains as a topological order of the known

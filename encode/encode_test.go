@@ -1,6 +1,7 @@
 package encode
 
 import (
+	"context"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
@@ -27,7 +28,7 @@ func makeHistory() *history.History {
 func TestEncodeConstraint(t *testing.T) {
 	const x history.Key = 0
 	for _, l := range []level.Level{level.SER, level.SI} {
-		p, err := polygraph.Build(makeHistory(), polygraph.Options{Level: l, AllPairs: true})
+		p, err := polygraph.Build(context.Background(), makeHistory(), polygraph.Options{Level: l, AllPairs: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -35,7 +36,10 @@ func TestEncodeConstraint(t *testing.T) {
 		if len(p.Constraints) != 1 {
 			t.Fatalf("%v: %d constraints, want 1", l, len(p.Constraints))
 		}
-		enc := Encode(p, l, p.Known, []int{0})
+		enc, err := Encode(context.Background(), p, l, p.Known, []int{0})
+		if err != nil {
+			t.Fatal(err)
+		}
 		pr := &enc.Problem
 		if pr.Vars != 1 || len(enc.Constraints) != 1 {
 			t.Fatalf("%v: %d variables", l, pr.Vars)

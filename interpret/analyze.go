@@ -49,7 +49,7 @@ type analysis struct {
 // pruning does (an order that would close a cycle is ruled out) but
 // recording, for each decided order, the cycle that ruled the other out.
 func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis, error) {
-	p, err := polygraph.Build(h, polygraph.Options{Level: l, AllPairs: true})
+	p, err := polygraph.Build(ctx, h, polygraph.Options{Level: l, AllPairs: true})
 	if err != nil {
 		return nil, err
 	}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // maxClockEntries bounds the memory of the reachability clocks that
@@ -36,29 +37,40 @@ const maxClockEntries = 1 << 28
 // keep this honest.
 //
 // It returns false, having added nothing, when the clocks would take too
-// much memory.
-func (p *Polygraph) orderChains(keys []keyChains) bool {
+// much memory. It counts the keys done on m, and returns m's error once
+// there is one.
+func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, error) {
 	if len(keys) == 0 {
-		return true
+		return true, nil
 	}
 	lw := NewLowering(p.level, p.NumNodes)
 	if digraph.ClockEntries(lw.Nodes(), len(p.Chains)) > maxClockEntries {
-		return false
+		return false, nil
 	}
 	g := digraph.New(lw.Nodes(), lw.LowerAll(p.Known))
+	if err := m.Err(); err != nil {
+		return true, err
+	}
 	order, ok := g.TopoOrder()
 	if !ok {
 		// The known edges already form a cycle, which pruning reports.
-		return true
+		return true, nil
+	}
+	if err := m.Err(); err != nil {
+		return true, err
 	}
 	clocks := digraph.NewClocks(g, order, p.Chains)
 	var sc orderScratch
+	work := keyWork{m: m}
 	for _, kc := range keys {
-		if p.orderKey(kc, lw, clocks, &sc); p.TooLarge {
+		if err := work.done(len(kc.chains)); err != nil {
+			return true, err
+		}
+		if p.orderKey(m, kc, lw, clocks, &sc); p.TooLarge {
 			break
 		}
 	}
-	return true
+	return true, nil
 }
 
 // sideCloses reports whether putting chain a before chain b closes a cycle
@@ -92,13 +104,14 @@ type orderScratch struct {
 	first  []int32
 }
 
-func (p *Polygraph) orderKey(kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) {
+func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) {
 	cs := kc.chains
 	sc.idx = sc.idx[:0]
 	for i := 1; i < len(cs); i++ {
 		if s, _ := clocks.Chain(cs[i].head); s < 0 {
-			// A head on no session: order this key pair by pair.
-			p.orderAllPairs([]keyChains{kc})
+			// A head on no session: order this key pair by pair (the
+			// caller sees m's error, if any, before the next key).
+			p.orderAllPairs(m, []keyChains{kc})
 			return
 		}
 		sc.idx = append(sc.idx, int32(i))

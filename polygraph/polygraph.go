@@ -17,10 +17,12 @@
 package polygraph
 
 import (
+	"context"
 	"fmt"
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -155,13 +157,13 @@ func (p *Polygraph) NodeName(u int32) string {
 	return fmt.Sprintf("time %d", t)
 }
 
-// Build constructs the polygraph of h.
-func Build(h *history.History, opts Options) (*Polygraph, error) {
-	res, err := Resolve(h)
+// Build constructs the polygraph of h: Resolve, then BuildResolved.
+func Build(ctx context.Context, h *history.History, opts Options) (*Polygraph, error) {
+	res, err := Resolve(ctx, h)
 	if err != nil {
 		return nil, err
 	}
-	return BuildResolved(res, opts), nil
+	return BuildResolved(ctx, res, opts)
 }
 
 // Bare returns the polygraph of res without edges or constraints: its
@@ -177,8 +179,12 @@ func Bare(res *Resolution) *Polygraph {
 	}
 }
 
-// BuildResolved constructs the polygraph of a resolved history.
-func BuildResolved(res *Resolution, opts Options) *Polygraph {
+// BuildResolved constructs the polygraph of a resolved history. It runs
+// as two stages: "build polygraph" (the known edges, key by key) and
+// "order writes" (the constraints, key by key). When ctx ends first, it
+// returns the polygraph built so far, incomplete, with the reason
+// (context.Cause).
+func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygraph, error) {
 	p := Bare(res)
 	p.level = opts.Level
 	p.maxEdges = opts.MaxConstraintEdges
@@ -186,20 +192,53 @@ func BuildResolved(res *Resolution, opts Options) *Polygraph {
 		p.maxEdges = DefaultMaxConstraintEdges
 	}
 	if len(p.Anomalies) > 0 {
-		return p
+		return p, nil
 	}
+	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
 	p.addSessionOrder()
-	keys := p.buildChains(res.Reads, res.finalWrite)
-	if len(p.Anomalies) > 0 {
-		return p
+	keys, err := p.buildChains(m, res.Reads, res.finalWrite)
+	if err != nil || len(p.Anomalies) > 0 {
+		return p, err
 	}
 	if opts.Level == level.SSER {
-		p.addRealTime()
+		if err := p.addRealTime(m); err != nil {
+			return p, err
+		}
 	}
-	if opts.AllPairs || !p.orderChains(keys) {
-		p.orderAllPairs(keys)
+	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
+	ordered := false
+	if !opts.AllPairs {
+		if ordered, err = p.orderChains(m, keys); err != nil {
+			return p, err
+		}
 	}
-	return p
+	if !ordered {
+		err = p.orderAllPairs(m, keys)
+	}
+	return p, err
+}
+
+// keyWork counts work done key by key for a Meter: Add is called once
+// some progress.Every items (reads, writers, pairs) have been done, so
+// that a history of many small keys pays for it no more than one of a
+// few large ones.
+type keyWork struct {
+	m           *progress.Meter
+	keys, items int
+}
+
+// done records key k (of items items) as done, and returns the Meter's
+// error when it reports.
+func (w *keyWork) done(items int) error {
+	w.keys++
+	w.items += items + 1
+	if w.items < progress.Every {
+		return nil
+	}
+	w.items = 0
+	n := w.keys
+	w.keys = 0
+	return w.m.Add(int64(n))
 }
 
 // addSessionOrder adds SO edges between consecutive included transactions
@@ -241,7 +280,7 @@ type chain struct {
 
 // buildChains adds, key by key, the WR edges and the read-modify-write
 // chains with their WW and RW edges, and returns the chains.
-func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
+func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []bool) ([]keyChains, error) {
 	h := p.History
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key: counting sorts into
@@ -249,6 +288,9 @@ func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
 	// key.
 	var writes, writeTxn []int32 // included final writes: op, transaction
 	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return nil, err
+		}
 		if !p.Included[t] {
 			continue
 		}
@@ -310,10 +352,14 @@ func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
 	readHead := make([]int32, nodes)
 	var readNext []int32
 	var out []keyChains
+	work := keyWork{m: m}
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
 		writers := writersByKey(k)
 		rs := readsByKey(k)
+		if err := work.done(len(writers) + len(rs)); err != nil {
+			return out, err
+		}
 		if len(writers) == 0 {
 			for _, r := range rs {
 				p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})
@@ -368,7 +414,7 @@ func (p *Polygraph) buildChains(all []ExternalRead, final []bool) []keyChains {
 			out = append(out, kc)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // before appends the edges that putting chain a before chain b adds: a's
@@ -390,9 +436,14 @@ func constraint(key history.Key, a, b *chain) Constraint {
 // orderAllPairs orders the chains of every key the way seed 002 does: the
 // initial chain before every other, and a constraint for every other pair.
 // It is quadratic in the writers of a key; orderChains is the fast path.
-func (p *Polygraph) orderAllPairs(keys []keyChains) {
+// It counts the keys done on m.
+func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
+	work := keyWork{m: m}
 	for _, kc := range keys {
 		cs := kc.chains
+		if err := work.done(len(cs)); err != nil {
+			return err
+		}
 		readers := 0
 		for i := range cs {
 			readers += len(cs[i].readers)
@@ -402,17 +453,21 @@ func (p *Polygraph) orderAllPairs(keys []keyChains) {
 		pairs := (len(cs) - 1) * (len(cs) - 2) / 2
 		if p.constraintEdges+2*pairs+readers*max(len(cs)-2, 0) > p.maxEdges {
 			p.TooLarge = true
-			return
+			return nil
 		}
 		for j := 1; j < len(cs); j++ {
 			p.Known = before(p.Known, kc.key, &cs[0], &cs[j])
 		}
 		for a := 1; a < len(cs); a++ {
+			if err := tick(m, a, false); err != nil {
+				return err
+			}
 			for b := a + 1; b < len(cs); b++ {
 				p.addConstraint(constraint(kc.key, &cs[a], &cs[b]))
 			}
 		}
 	}
+	return nil
 }
 
 // addConstraint adds c, counting its edges against the bound.
@@ -429,7 +484,7 @@ func (p *Polygraph) addConstraint(c Constraint) {
 // transaction points to the node of its end, and the node of the latest
 // end before a transaction's start points to it. A path T → ... → S exists
 // exactly when T ended before S started.
-func (p *Polygraph) addRealTime() {
+func (p *Polygraph) addRealTime(m *progress.Meter) error {
 	h := p.History
 	var ends []int64
 	for t := range h.Txns {
@@ -437,10 +492,16 @@ func (p *Polygraph) addRealTime() {
 			ends = append(ends, h.Txns[t].End)
 		}
 	}
+	if err := m.Err(); err != nil {
+		return err
+	}
 	slices.Sort(ends)
 	ends = slices.Compact(ends)
 	if len(ends) == 0 {
-		return
+		return nil
+	}
+	if err := m.Err(); err != nil {
+		return err
 	}
 	p.timeOf = ends
 	first := p.T0 + 1
@@ -454,6 +515,9 @@ func (p *Polygraph) addRealTime() {
 	}
 	p.Chains = append(p.Chains, chain)
 	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return err
+		}
 		tx := &h.Txns[t]
 		if !p.Included[t] || !tx.HasTime() {
 			continue
@@ -466,4 +530,5 @@ func (p *Polygraph) addRealTime() {
 			p.Known = append(p.Known, Edge{first + int32(s-1), int32(t), RT, NoKey})
 		}
 	}
+	return nil
 }

@@ -1,9 +1,11 @@
 package polygraph
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // Resolution is a history whose reads are resolved: which transactions
@@ -27,16 +29,41 @@ type Resolution struct {
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
 // one key, a write of the initial value) are returned as *InputError.
-func Resolve(h *history.History) (*Resolution, error) {
-	writes, err := indexWrites(h)
+// It runs as two stages, "index writes" and "resolve reads", each counting
+// transactions; when ctx ends first it returns the reason
+// (context.Cause).
+func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
+	m := progress.Start(ctx, "index writes", int64(len(h.Txns)), "transactions")
+	writes, err := indexWrites(m, h)
 	if err != nil {
 		return nil, err
 	}
+	m = progress.Start(ctx, "resolve reads", int64(len(h.Txns)), "transactions")
 	r := &Resolution{History: h, Included: make([]bool, len(h.Txns))}
-	r.include(writes)
-	r.finalWrite = finalWrites(h)
-	r.Reads = r.resolveReads(writes, r.finalWrite)
+	if err := r.include(m, writes); err != nil {
+		return nil, err
+	}
+	if r.finalWrite, err = finalWrites(m, h); err != nil {
+		return nil, err
+	}
+	if r.Reads, err = r.resolveReads(m, writes, r.finalWrite); err != nil {
+		return nil, err
+	}
 	return r, nil
+}
+
+// tick reports m's error every progress.Every transactions: t is the
+// index of the transaction about to be visited. With add set, the
+// transactions count as done on m; a pass that only prepares a stage's
+// main one leaves the count alone.
+func tick(m *progress.Meter, t int, add bool) error {
+	if t&(progress.Every-1) != 0 || t == 0 {
+		return nil
+	}
+	if add {
+		return m.Add(progress.Every)
+	}
+	return m.Err()
 }
 
 // IsFinalWrite reports whether operation op is its transaction's last
@@ -56,9 +83,12 @@ type writeRef struct{ txn, op int32 }
 // indexWrites maps every (key, value) written, by any transaction, to its
 // write. Two writes of one value to one key, or a write of the initial
 // value, are input errors.
-func indexWrites(h *history.History) (*writeIndex, error) {
+func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
 	writes := newWriteIndex(len(h.Ops) / 2)
 	for t := range h.Txns {
+		if err := tick(m, t, true); err != nil {
+			return nil, err
+		}
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			op := h.Ops[i]
@@ -83,11 +113,14 @@ func indexWrites(h *history.History) (*writeIndex, error) {
 // The other unknown transactions are left out: leaving out a transaction
 // nobody read from removes constraints and never adds one, so if any choice
 // of unknown transactions passes, this one does.
-func (p *Resolution) include(writes *writeIndex) {
+func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
 	h := p.History
 	var work []int32
 	unknown := false
 	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return err
+		}
 		switch h.Txns[t].Status {
 		case history.Committed:
 			p.Included[t] = true
@@ -97,9 +130,12 @@ func (p *Resolution) include(writes *writeIndex) {
 		}
 	}
 	if !unknown {
-		return // no read can pull in a transaction of unknown outcome
+		return nil // no read can pull in a transaction of unknown outcome
 	}
-	for len(work) > 0 {
+	for visited := 1; len(work) > 0; visited++ {
+		if err := tick(m, visited, false); err != nil {
+			return err
+		}
 		t := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, op := range h.OpsOf(int(t)) {
@@ -113,14 +149,18 @@ func (p *Resolution) include(writes *writeIndex) {
 			}
 		}
 	}
+	return nil
 }
 
 // finalWrites marks the operations that are their transaction's last write
 // of their key.
-func finalWrites(h *history.History) []bool {
+func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
 	final := make([]bool, len(h.Ops))
 	seen := make(map[history.Key]bool)
 	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return nil, err
+		}
 		tx := &h.Txns[t]
 		if tx.OpEnd-tx.OpStart <= 16 {
 			// Short transactions: look for a later write of the key.
@@ -148,7 +188,7 @@ func finalWrites(h *history.History) []bool {
 			}
 		}
 	}
-	return final
+	return final, nil
 }
 
 // ExternalRead is a read of a key its transaction had not written yet:
@@ -167,13 +207,17 @@ type ExternalRead struct {
 }
 
 // resolveReads finds the writer of every read of the included transactions,
-// records the anomalies, and returns the external reads.
-func (p *Resolution) resolveReads(writes *writeIndex, final []bool) []ExternalRead {
+// records the anomalies, and returns the external reads. It counts the
+// transactions done on m.
+func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final []bool) ([]ExternalRead, error) {
 	h := p.History
 	// Most reads are external: size the list once rather than copy it
 	// as it grows (a million transactions make millions of reads).
 	n := 0
 	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return nil, err
+		}
 		if p.Included[t] {
 			for _, op := range h.OpsOf(t) {
 				if op.Kind == history.Read {
@@ -196,6 +240,9 @@ func (p *Resolution) resolveReads(writes *writeIndex, final []bool) []ExternalRe
 	var states []keyState
 	index := make(map[history.Key]int)
 	for t := range h.Txns {
+		if err := tick(m, t, true); err != nil {
+			return nil, err
+		}
 		if !p.Included[t] {
 			continue
 		}
@@ -284,7 +331,7 @@ func (p *Resolution) resolveReads(writes *writeIndex, final []bool) []ExternalRe
 			reads = append(reads, ExternalRead{Op: i, Key: op.Key, Writer: writer, Reader: int32(t), Repeat: repeat})
 		}
 	}
-	return reads
+	return reads, nil
 }
 
 func (p *Resolution) anomaly(kind AnomalyKind, t int, op int32, w writeRef) {

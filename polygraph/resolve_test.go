@@ -1,6 +1,7 @@
 package polygraph
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -54,7 +55,7 @@ func TestResolveAnomalies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			res, err := Resolve(makeHistory(c.txns...))
+			res, err := Resolve(context.Background(), makeHistory(c.txns...))
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -80,7 +81,7 @@ func TestResolveInputErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Resolve(makeHistory(c.txns...))
+			_, err := Resolve(context.Background(), makeHistory(c.txns...))
 			var in *InputError
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want an InputError mentioning %q", err, c.want)
@@ -94,7 +95,7 @@ func TestLostUpdateIsFoundWhileBuilding(t *testing.T) {
 		txn{"a", history.Committed, []history.Op{r(x, history.Null), w(x, 1)}},
 		txn{"b", history.Committed, []history.Op{r(x, history.Null), w(x, 2)}},
 	)
-	p, err := Build(h, Options{})
+	p, err := Build(context.Background(), h, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

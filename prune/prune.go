@@ -10,6 +10,7 @@ import (
 	"context"
 
 	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
@@ -65,8 +66,12 @@ type Result struct {
 	Order []int32
 }
 
-// Prune resolves what it can of p's constraints for level l.
+// Prune resolves what it can of p's constraints for level l. It runs as
+// the stage "prune", counting the constraints decided; when ctx ends
+// first, it returns the Result so far (Rounds, Resolved) with the reason
+// (context.Cause).
 func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
+	m := progress.Start(ctx, "prune", int64(len(p.Constraints)), "constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	res := &Result{Known: append([]polygraph.Edge(nil), p.Known...)}
 	// The lowered known edges grow with Known, so each round lowers only
@@ -87,11 +92,14 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 	// round are checked by the next.
 	g, clocks := &digraph.Graph{}, &digraph.Clocks{}
 	for done := false; ; {
-		if err := ctx.Err(); err != nil {
-			return nil, err
+		if err := m.Set(int64(len(p.Constraints) - len(remaining))); err != nil {
+			return res, err
 		}
 		res.Rounds++
 		g.Reset(lw.Nodes(), lowered)
+		if err := m.Err(); err != nil {
+			return res, err
+		}
 		order, ok := g.TopoOrder()
 		if !ok {
 			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
@@ -106,10 +114,20 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			res.Skipped = true
 			break
 		}
-		clocks.Reset(g, order, p.Chains)
+		if err := m.Err(); err != nil {
+			return res, err
+		}
+		if err := clocks.ResetMeter(m, g, order, p.Chains); err != nil {
+			return res, err
+		}
 		kept := remaining[:0]
 		changed := false
-		for _, ci := range remaining {
+		for i, ci := range remaining {
+			if i&(progress.Every-1) == progress.Every-1 {
+				if err := m.Err(); err != nil {
+					return res, err
+				}
+			}
 			c := &p.Constraints[ci]
 			eitherBad, eitherEdge := closesCycle(lw, clocks, c.Either)
 			orBad, orEdge := closesCycle(lw, clocks, c.Or)

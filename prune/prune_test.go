@@ -23,7 +23,7 @@ func build(t *testing.T, sessions []string, txns [][]history.Op) *polygraph.Poly
 	for i, ops := range txns {
 		b.AddTxn(history.Txn{Session: b.Session(sessions[i]), Start: history.NoTime, End: history.NoTime}, ops)
 	}
-	p, err := polygraph.Build(b.History(), polygraph.Options{Level: level.SER, AllPairs: true})
+	p, err := polygraph.Build(context.Background(), b.History(), polygraph.Options{Level: level.SER, AllPairs: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,6 +1,9 @@
 package saturate
 
-import "github.com/isocheck/isocheck/history"
+import (
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
+)
 
 // This file orders the graph so ∪ wr ∪ forced topologically without
 // building it: session order and write-read order are read from the
@@ -111,6 +114,13 @@ func (o *orderer) pred(t int32, i int32) (int32, bool) {
 // all its predecessors. It reports false if the graph has a cycle, in
 // which case some transactions were never visited.
 func (o *orderer) order(visit func(t int32)) bool {
+	ok, _ := o.orderMeter(nil, visit)
+	return ok
+}
+
+// orderMeter is order counting the transactions ordered on m (unless m is
+// nil); once m reports an error, it stops and returns it.
+func (o *orderer) orderMeter(m *progress.Meter, visit func(t int32)) (bool, error) {
 	s := o.s
 	n := s.n
 	o.done = zeroed(o.done, n+1)
@@ -140,6 +150,11 @@ func (o *orderer) order(visit func(t int32)) bool {
 			}
 			o.done[u] = true
 			ordered++
+			if m != nil && ordered&(progress.Every-1) == 0 {
+				if err := m.Add(progress.Every); err != nil {
+					return false, err
+				}
+			}
 			if visit != nil {
 				visit(u)
 			}
@@ -150,7 +165,7 @@ func (o *orderer) order(visit func(t int32)) bool {
 			o.waitHead[u] = -1
 		}
 	}
-	return ordered == included
+	return ordered == included, nil
 }
 
 // block advances u's cursor past its ordered predecessors; at the first

@@ -28,7 +28,7 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x5a7))
 		h := workload.Small(rng, cfg)
-		r, err := polygraph.Resolve(h)
+		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, workload.Describe(h))
 		}
@@ -85,7 +85,7 @@ func TestWorkersAgree(t *testing.T) {
 	for _, store := range stores {
 		for seed := range 4 {
 			h := workload.Large(workload.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Zipf: true, Seed: int64(seed), Store: store})
-			r, err := polygraph.Resolve(h)
+			r, err := polygraph.Resolve(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -179,7 +179,7 @@ func TestCore(t *testing.T) {
 	} {
 		b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
 	}
-	res, err := polygraph.Resolve(b.History())
+	res, err := polygraph.Resolve(context.Background(), b.History())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,13 +20,13 @@ package saturate
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"slices"
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
@@ -62,7 +62,9 @@ type Conflict struct {
 const MaxClockEntries = 1 << 28
 
 // Check decides whether the resolved history r satisfies l, one of RC, RA
-// and CC.
+// and CC. It runs as the stages "causal clocks" (CC only), "saturate RC"
+// (or RA, CC) and "order RC" (or RA, CC), each counting transactions, and
+// returns the reason (context.Cause) if ctx ends first.
 func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
 	return check(ctx, r, l, 0)
 }
@@ -87,6 +89,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if len(res.Anomalies) > 0 {
 		return res, nil
 	}
+	n := int64(len(r.History.Txns))
 	s := newSaturator(r)
 	s.workers = workers
 	o := newOrderer(s)
@@ -94,13 +97,13 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	var err error
 	switch l {
 	case level.RC:
-		forced, err = s.parallel(ctx, s.readCommitted)
+		forced, err = s.parallel(progress.Start(ctx, "saturate RC", n, "transactions"), s.readCommitted)
 	case level.RA:
-		forced, err = s.parallel(ctx, s.readAtomic)
+		forced, err = s.parallel(progress.Start(ctx, "saturate RA", n, "transactions"), s.readAtomic)
 	case level.CC:
 		s.indexGroups()
 		var acyclic bool
-		acyclic, err = s.clocks(ctx, o)
+		acyclic, err = s.clocks(progress.Start(ctx, "causal clocks", n, "transactions"), o)
 		if err != nil {
 			return nil, err
 		}
@@ -109,7 +112,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 			res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, nil)
 			return res, nil
 		}
-		forced, err = s.parallel(ctx, s.causal)
+		forced, err = s.parallel(progress.Start(ctx, "saturate CC", n, "transactions"), s.causal)
 	}
 	if err != nil {
 		return nil, err
@@ -118,7 +121,17 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	for _, f := range forced {
 		res.Edges += len(f)
 	}
-	if o.setForced(forced) && o.order(nil) {
+	m := progress.Start(ctx, "order "+l.String(), n, "transactions")
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
+	acyclic := o.setForced(forced)
+	if acyclic {
+		if acyclic, err = o.orderMeter(m, nil); err != nil {
+			return nil, err
+		}
+	}
+	if acyclic {
 		res.Satisfied = true
 		return res, nil
 	}
@@ -318,9 +331,9 @@ func (w *worker) force(t2, t1 int32, k history.Key) {
 const minParallel = 1 << 14
 
 // parallel runs an axiom over the sessions, split into contiguous runs of
-// about equal numbers of transactions, one per goroutine, and returns the
-// edges each forced.
-func (s *saturator) parallel(ctx context.Context, axiom func(ctx context.Context, w *worker, sessions [][]int32, first int) error) ([][]forcedEdge, error) {
+// about equal numbers of transactions, one per goroutine, which count the
+// transactions done on m, and returns the edges each forced.
+func (s *saturator) parallel(m *progress.Meter, axiom func(m *progress.Meter, w *worker, sessions [][]int32, first int) error) ([][]forcedEdge, error) {
 	sessions := s.h.Sessions
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
 	if s.workers > 0 {
@@ -329,7 +342,7 @@ func (s *saturator) parallel(ctx context.Context, axiom func(ctx context.Context
 	workers = min(workers, len(sessions))
 	if workers <= 1 {
 		w := &worker{t0: s.t0}
-		err := axiom(ctx, w, sessions, 0)
+		err := axiom(m, w, sessions, 0)
 		return w.edges, err
 	}
 	// Cut the sessions where the running count of transactions passes
@@ -351,7 +364,7 @@ func (s *saturator) parallel(ctx context.Context, axiom func(ctx context.Context
 	for i := range ws {
 		ws[i] = &worker{t0: s.t0}
 		wg.Go(func() {
-			errs[i] = axiom(ctx, ws[i], sessions[cuts[i]:cuts[i+1]], cuts[i])
+			errs[i] = axiom(m, ws[i], sessions[cuts[i]:cuts[i+1]], cuts[i])
 		})
 	}
 	wg.Wait()
@@ -359,14 +372,21 @@ func (s *saturator) parallel(ctx context.Context, axiom func(ctx context.Context
 	for _, w := range ws {
 		blocks = append(blocks, w.edges...)
 	}
-	return blocks, errors.Join(errs...)
+	// Every worker stops with the same reason: report it once.
+	for _, err := range errs {
+		if err != nil {
+			return blocks, err
+		}
+	}
+	return blocks, nil
 }
 
-// every4096 returns ctx's error once every 4096 calls, counted by *i.
-func every4096(ctx context.Context, i *int) error {
+// tick counts one more transaction in *i and, every progress.Every, adds
+// them to m and returns m's error.
+func tick(m *progress.Meter, i *int) error {
 	*i++
-	if *i&4095 == 0 {
-		return ctx.Err()
+	if *i&(progress.Every-1) == 0 {
+		return m.Add(progress.Every)
 	}
 	return nil
 }
@@ -374,11 +394,11 @@ func every4096(ctx context.Context, i *int) error {
 // readCommitted: a read of x from t1 must not see a version older than that
 // of a writer of x that an earlier read of the transaction saw (seed 000,
 // Figure 2a).
-func (s *saturator) readCommitted(ctx context.Context, w *worker, sessions [][]int32, _ int) error {
+func (s *saturator) readCommitted(m *progress.Meter, w *worker, sessions [][]int32, _ int) error {
 	ticks := 0
 	for _, sess := range sessions {
 		for _, t3 := range sess {
-			if err := every4096(ctx, &ticks); err != nil {
+			if err := tick(m, &ticks); err != nil {
 				return err
 			}
 			if !s.r.Included[t3] {
@@ -407,7 +427,7 @@ func (s *saturator) readCommitted(ctx context.Context, w *worker, sessions [][]i
 // by key, so that each writer's keys are matched by one lookup each.
 // (Every read of a key in t3 has one writer here: reads that differ are a
 // non-repeatable read, reported before.)
-func (s *saturator) readAtomic(ctx context.Context, w *worker, sessions [][]int32, first int) error {
+func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32, first int) error {
 	numKeys := s.h.NumKeys()
 	w.lastWriter = make([]int32, numKeys)
 	w.lastSession = make([]int32, numKeys)
@@ -417,7 +437,7 @@ func (s *saturator) readAtomic(ctx context.Context, w *worker, sessions [][]int3
 	for i, sess := range sessions {
 		sid := int32(first+i) + 1
 		for _, t3 := range sess {
-			if err := every4096(ctx, &ticks); err != nil {
+			if err := tick(m, &ticks); err != nil {
 				return err
 			}
 			if !s.r.Included[t3] {
@@ -459,21 +479,13 @@ func (s *saturator) readAtomic(ctx context.Context, w *worker, sessions [][]int3
 // clocks computes every transaction's causal past, (so ∪ wr)+, as a vector
 // clock: past[t*sessions+s] is one more than the last position of session
 // s in t's past (0: none). It reports false if so ∪ wr is cyclic.
-func (s *saturator) clocks(ctx context.Context, o *orderer) (bool, error) {
+func (s *saturator) clocks(m *progress.Meter, o *orderer) (bool, error) {
 	sessions := len(s.h.Sessions)
 	if int64(s.n+1)*int64(sessions) > MaxClockEntries {
 		return false, fmt.Errorf("saturate: %d transactions in %d sessions need too much memory for causal clocks", s.n, sessions)
 	}
 	s.past = make([]int32, (s.n+1)*sessions)
-	ticks := 0
-	var err error
-	acyclic := o.order(func(u int32) {
-		if err != nil {
-			return
-		}
-		if err = every4096(ctx, &ticks); err != nil {
-			return
-		}
+	return o.orderMeter(m, func(u int32) {
 		row := s.row(u)
 		if p := o.prev[u]; p != s.t0 {
 			copy(row, s.row(p))
@@ -491,7 +503,6 @@ func (s *saturator) clocks(ctx context.Context, o *orderer) (bool, error) {
 			row[ps] = max(row[ps], s.pos[p]+1)
 		}
 	})
-	return acyclic, err
 }
 
 // row returns t's clock.
@@ -510,7 +521,7 @@ func (s *saturator) row(t int32) []int32 {
 // The past only grows along the session, so the frontier moves forward by
 // replaying each session's writes once, in order, as the clock passes
 // them; a read then looks at one entry per session writing its key.
-func (s *saturator) causal(ctx context.Context, w *worker, sessions [][]int32, first int) error {
+func (s *saturator) causal(m *progress.Meter, w *worker, sessions [][]int32, first int) error {
 	type entry struct{ session, pos, txn int32 } // session: reading session plus one
 	frontier := make([]entry, len(s.groupSession))
 	replayed := make([]int32, s.sessions) // positions of each session replayed
@@ -519,7 +530,7 @@ func (s *saturator) causal(ctx context.Context, w *worker, sessions [][]int32, f
 		sid := int32(first+i) + 1
 		clear(replayed)
 		for _, t3 := range sess {
-			if err := every4096(ctx, &ticks); err != nil {
+			if err := tick(m, &ticks); err != nil {
 				return err
 			}
 			if !s.r.Included[t3] {

@@ -66,7 +66,7 @@ func TestLevels(t *testing.T) {
 			for _, tx := range c.txns {
 				b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
 			}
-			res, err := polygraph.Resolve(b.History())
+			res, err := polygraph.Resolve(context.Background(), b.History())
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -17,6 +17,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -36,6 +37,9 @@ type Subject struct {
 	writer map[kv]int32
 	// txnOf maps an operation index to its transaction.
 	txnOf []int32
+	// stopped, when set, tells Transactions and Operations to stop and
+	// return what they have.
+	stopped func() bool
 }
 
 type kv struct {
@@ -155,7 +159,7 @@ func (s *Subject) Transactions(start Selection, ok Verdict, keepLast []int32) Se
 		slices.Sort(sorted)
 		return ok(s.Sub(Selection{Txns: sorted, DropOps: start.DropOps}))
 	}
-	items = reduce(items, test)
+	items = reduce(items, test, s.stopped)
 	slices.Sort(items)
 	return Selection{Txns: items, DropOps: start.DropOps}
 }
@@ -211,7 +215,7 @@ func (s *Subject) Operations(sel Selection, ok Verdict) Selection {
 	}
 	units = reduce(units, func(kept []int32) bool {
 		return ok(s.Sub(Selection{Txns: sel.Txns, DropOps: dropped(kept)}))
-	})
+	}, s.stopped)
 	return Selection{Txns: sel.Txns, DropOps: dropped(units)}
 }
 
@@ -227,8 +231,10 @@ func maps(m map[int32]bool) map[int32]bool {
 
 // reduce removes items while test holds of what is left (test must hold
 // of items): first in halving chunks, then one at a time until no single
-// removal passes, so the result is 1-minimal.
-func reduce(items []int32, test func([]int32) bool) []int32 {
+// removal passes, so the result is 1-minimal. Once stopped (if not nil)
+// reports true, it returns what is left: test holds of it, but it need
+// not be minimal.
+func reduce(items []int32, test func([]int32) bool, stopped func() bool) []int32 {
 	size := len(items) / 2
 	if size < 1 {
 		size = 1
@@ -236,6 +242,9 @@ func reduce(items []int32, test func([]int32) bool) []int32 {
 	for len(items) > 0 {
 		removed := false
 		for i := 0; i < len(items); {
+			if stopped != nil && stopped() {
+				return items
+			}
 			end := min(i+size, len(items))
 			cand := append(slices.Clone(items[:i]), items[end:]...)
 			if test(cand) {
@@ -294,9 +303,27 @@ func sameKind(ctx context.Context, l level.Level, kind string) Verdict {
 // 1-minimal set, drops the operations the violation does not need (keeping
 // its kind, see Kind), and shrinks the transactions again. ok reports
 // whether h violates l at all.
+//
+// Minimize runs as the stage "shrink", counting the checks it makes (the
+// stages of each check are not reported). When ctx ends, it returns the
+// smallest violating selection found so far, or ok false if it had found
+// none.
 func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int32, keys []history.Key) (sel Selection, s *Subject, ok bool) {
+	m := progress.Start(ctx, "shrink", 0, "checks")
+	stopped := func() bool { return m.Err() != nil }
+	// The checks report to no tracker: the stage is shrinking.
+	ctx = progress.WithTracker(ctx, nil)
 	s = NewSubject(h)
-	violates := Violates(ctx, l)
+	s.stopped = stopped
+	counted := func(v Verdict) Verdict {
+		return func(h *history.History) bool {
+			if m.Add(1) != nil {
+				return false
+			}
+			return v(h)
+		}
+	}
+	violates := counted(Violates(ctx, l))
 	in := make(map[int32]bool)
 	for _, t := range seed {
 		if t >= 0 && int(t) < len(h.Txns) {
@@ -309,7 +336,7 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 	}
 	var start Selection
 	found := false
-	for step := 0; step < 5 && !found && len(in) > 0; step++ {
+	for step := 0; step < 5 && !found && len(in) > 0 && !stopped(); step++ {
 		grown := step == 0
 		switch step {
 		case 1, 2:
@@ -365,6 +392,9 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 		start = region(in)
 		found = violates(s.Sub(start))
 	}
+	if !found && stopped() {
+		return Selection{}, s, false
+	}
 	if !found {
 		all := make([]int32, len(h.Txns))
 		for i := range all {
@@ -379,7 +409,7 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 	if err != nil || res.Verdict != check.Violated {
 		return start, s, true
 	}
-	same := sameKind(ctx, l, Kind(res))
+	same := counted(sameKind(ctx, l, Kind(res)))
 	// Most operations of a large transaction are beside the point: try
 	// without those on keys that no other transaction of the region
 	// touches (they make no dependency) unless the evidence names them,

@@ -45,7 +45,7 @@ func TestReduce(t *testing.T) {
 	test := func(s []int32) bool {
 		return slices.Contains(s, 3) && slices.Contains(s, 7) || slices.Contains(s, 5)
 	}
-	got := reduce(items, test)
+	got := reduce(items, test, nil)
 	if !test(got) {
 		t.Fatalf("reduce returned %v, which fails the test", got)
 	}

@@ -18,6 +18,7 @@ package solver
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"time"
 
@@ -25,6 +26,7 @@ import (
 	"github.com/go-air/gini/z"
 
 	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // Lit is a literal in DIMACS form: v or -v for a variable v ≥ 1.
@@ -78,11 +80,21 @@ type Result struct {
 	Clauses int
 }
 
-// ErrGaveUp is returned when the context ends before an answer.
+// ErrGaveUp is returned when the context ends before an answer; the error
+// returned wraps the context's reason (context.Cause) too.
 var ErrGaveUp = errors.New("solver: no answer before the deadline")
 
-// Solve answers p.
+// gaveUp returns ErrGaveUp wrapping the reason m's context ended.
+func gaveUp(m *progress.Meter) error {
+	if err := m.Err(); err != nil {
+		return fmt.Errorf("%w: %w", ErrGaveUp, err)
+	}
+	return ErrGaveUp
+}
+
+// Solve answers p. It runs as the stage "solve", counting its rounds.
 func Solve(ctx context.Context, p *Problem) (*Result, error) {
+	m := progress.Start(ctx, "solve", 0, "rounds")
 	s, err := newSession(p)
 	if err != nil {
 		return nil, err
@@ -104,11 +116,14 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 	var clauses [][]Lit
 	var cycles []Cycle
 	for {
-		if err := ctx.Err(); err != nil {
-			return res, ErrGaveUp
+		if err := m.Add(1); err != nil {
+			return res, gaveUp(m)
 		}
 		res.Rounds++
-		found := s.cycles(model)
+		found, err := s.cycles(m, model)
+		if err != nil {
+			return res, gaveUp(m)
+		}
 		if len(found) == 0 {
 			res.Sat = true
 			res.Model = model
@@ -145,7 +160,7 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 		res.Clauses += added
 		switch solve(ctx, g) {
 		case 0:
-			return res, ErrGaveUp
+			return res, gaveUp(m)
 		case -1:
 			res.Core = core(p.Vars, clauses, cycles)
 			return res, nil
@@ -156,15 +171,34 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 	}
 }
 
+// solve runs gini until it answers (1 or -1) or ctx ends (0). A deadline
+// is gini's own (it stops there; a cancellation before it is seen at the
+// next round); a context that can only be cancelled is watched from here
+// while gini runs on its goroutine.
 func solve(ctx context.Context, g *gini.Gini) int {
-	if dl, ok := ctx.Deadline(); ok {
-		d := time.Until(dl)
-		if d <= 0 {
-			return 0
-		}
-		return g.Try(d)
+	if ctx.Err() != nil {
+		return 0
 	}
-	return g.Solve()
+	if dl, ok := ctx.Deadline(); ok {
+		return g.Try(time.Until(dl))
+	}
+	if ctx.Done() == nil {
+		return g.Solve()
+	}
+	sv := g.GoSolve()
+	// Poll, at growing intervals: most problems here take microseconds,
+	// and a blocking wait cannot be stopped safely.
+	wait := 20 * time.Microsecond
+	for {
+		if r, ok := sv.Test(); ok {
+			return r
+		}
+		if ctx.Err() != nil {
+			return sv.Stop()
+		}
+		time.Sleep(wait)
+		wait = min(2*wait, 5*time.Millisecond)
+	}
 }
 
 // core finds the cycles that an unsatisfiable set of blocking clauses
@@ -274,8 +308,8 @@ func (s *session) holds(l Lit, model []bool) bool {
 
 // cycles brings the graph to the edges the model chooses and returns the
 // cycles that stopped some of them from being added, or nil when the
-// chosen graph is acyclic.
-func (s *session) cycles(model []bool) []Cycle {
+// chosen graph is acyclic. It returns m's error once there is one.
+func (s *session) cycles(m *progress.Meter, model []bool) ([]Cycle, error) {
 	p := s.p
 	for i, c := range p.Cond {
 		if s.active[i] && !s.holds(c.Lit, model) {
@@ -284,6 +318,11 @@ func (s *session) cycles(model []bool) []Cycle {
 	}
 	var out []Cycle
 	for i, c := range p.Cond {
+		if i&(progress.Every-1) == progress.Every-1 {
+			if err := m.Err(); err != nil {
+				return nil, err
+			}
+		}
 		if s.active[i] || !s.holds(c.Lit, model) {
 			continue
 		}
@@ -291,7 +330,7 @@ func (s *session) cycles(model []bool) []Cycle {
 			out = append(out, cyc)
 		}
 	}
-	return out
+	return out, nil
 }
 
 func (s *session) remove(i int32) {
