@@ -4,13 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // Reading histories.
@@ -105,31 +109,103 @@ func (e *LineError) Error() string {
 	return fmt.Sprintf("%s:%d: %s", f, e.Line, e.Msg)
 }
 
+// MaxForm is the longest EDN form (an event, or any form at top level) and
+// the longest JSONL line the readers accept, in bytes. Longer ones are an
+// input error: they are not events, and reading them would take memory
+// without bound (as reading /dev/zero would).
+const MaxForm = 64 << 20
+
+// readChunk is how much a reader asks for at a time.
+const readChunk = 64 << 10
+
 // ReadFile reads a history from a file in either format (see ReadHistory).
 func ReadFile(path string) ([]Op, error) {
+	return ReadFileContext(context.Background(), path)
+}
+
+// ReadFileContext is ReadFile that reports its progress (in bytes) on a
+// progress.Meter of ctx and stops when ctx ends; the error then satisfies
+// progress.Stopped. The file is read as a stream, so memory does not grow
+// with its size beyond the events it holds.
+func ReadFileContext(ctx context.Context, path string) ([]Op, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadHistory(f, path)
+	var size int64
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		size = fi.Size()
+	}
+	m := progress.Start(ctx, "reading", size, "bytes")
+	return readHistory(progress.Reader(m, f), path)
 }
 
-// ReadHistory reads a history in Jepsen EDN or native JSONL, telling them apart by
-// the first event: JSONL objects start with `{"`. name is used in errors.
+// ReadHistory reads a history in Jepsen EDN or native JSONL, telling them
+// apart by the first event: JSONL objects start with `{"`. name is used in
+// errors. r is read as a stream (see MaxForm).
 func ReadHistory(r io.Reader, name string) ([]Op, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, err
+	return ReadHistoryContext(context.Background(), r, name)
+}
+
+// ReadHistoryContext is ReadHistory that reports its progress on a
+// progress.Meter of ctx and stops when ctx ends (see ReadFileContext).
+func ReadHistoryContext(ctx context.Context, r io.Reader, name string) ([]Op, error) {
+	m := progress.Start(ctx, "reading", 0, "bytes")
+	return readHistory(progress.Reader(m, r), name)
+}
+
+func readHistory(r io.Reader, name string) ([]Op, error) {
+	br := bufio.NewReaderSize(r, readChunk)
+	// Skip blank space, then look at the first event.
+	line, off := 1, int64(0)
+	for {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return assemble(nil, name)
+		}
+		if err != nil {
+			return nil, readError(name, err)
+		}
+		if !isSpace(c) {
+			br.UnreadByte()
+			break
+		}
+		if c == '\n' {
+			line++
+		}
+		off++
 	}
-	return ReadBytes(data, name)
+	head, _ := br.Peek(256)
+	if isJSONL(head) {
+		return readJSONL(br, name, line, off)
+	}
+	p := &ednParser{r: br, line: line, off: off, file: name}
+	return p.read()
+}
+
+func readError(name string, err error) error {
+	return fmt.Errorf("%s: %w", name, err)
+}
+
+// isSpace reports whether c is blank space before the first event.
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == ','
+}
+
+// isJSONL reports whether t, the start of a history after blank space, is
+// a JSON object.
+func isJSONL(t []byte) bool {
+	return len(t) >= 2 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t\r\n"), []byte{'"'})
 }
 
 // ReadBytes is ReadHistory on a byte slice.
 func ReadBytes(data []byte, name string) ([]Op, error) {
 	t := bytes.TrimLeft(data, " \t\r\n,")
-	if len(t) >= 2 && t[0] == '{' && bytes.HasPrefix(bytes.TrimLeft(t[1:], " \t\r\n"), []byte{'"'}) {
-		return ReadJSONL(data, name)
+	if isJSONL(t) {
+		skip := data[:len(data)-len(t)]
+		br := bufio.NewReaderSize(bytes.NewReader(t), readChunk)
+		return readJSONL(br, name, 1+bytes.Count(skip, []byte{'\n'}), int64(len(skip)))
 	}
 	return ReadEDN(data, name)
 }
@@ -137,7 +213,14 @@ func ReadBytes(data []byte, name string) ([]Op, error) {
 // ReadEDN reads a Jepsen history: EDN maps, one per event, either at top
 // level or inside one vector or list.
 func ReadEDN(data []byte, name string) ([]Op, error) {
-	p := &ednParser{data: data, line: 1, file: name}
+	p := &ednParser{buf: data, line: 1, file: name}
+	return p.read()
+}
+
+// read reads the events of a history, one top-level form (or one element
+// of a top-level vector or list) at a time.
+func (p *ednParser) read() ([]Op, error) {
+	name := p.file
 	var evs []event
 	add := func(v val, line int) error {
 		if v.kind != vMap {
@@ -151,13 +234,45 @@ func ReadEDN(data []byte, name string) ([]Op, error) {
 		return nil
 	}
 	first := true
+	inVec := false
+	var closer byte
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if p.err != nil {
+			return nil, p.err
+		}
+		if !p.more() {
+			if p.err != nil {
+				return nil, p.err
+			}
+			if inVec {
+				return nil, p.errf("unexpected end of input: missing %q", closer)
+			}
+			break
+		}
+		if first && (p.buf[p.pos] == '[' || p.buf[p.pos] == '(') {
+			// The history vector: read its elements one at a time.
+			closer = map[byte]byte{'[': ']', '(': ')'}[p.buf[p.pos]]
+			p.pos++
+			first, inVec = false, true
+			continue
+		}
+		if inVec && p.buf[p.pos] == closer {
+			p.pos++
+			p.skipSpace()
+			if p.err != nil {
+				return nil, p.err
+			}
+			if p.more() {
+				return nil, p.errf("unexpected data after the history vector")
+			}
+			if p.err != nil {
+				return nil, p.err
+			}
 			break
 		}
 		line := p.line
-		v, err := p.parse(0)
+		v, err := p.form()
 		if err != nil {
 			return nil, err
 		}
@@ -170,9 +285,16 @@ func ReadEDN(data []byte, name string) ([]Op, error) {
 					return nil, err
 				}
 			}
+			first = false
 			p.skipSpace()
-			if p.pos < len(p.data) {
-				return nil, &LineError{name, p.line, "unexpected data after the history vector"}
+			if p.err != nil {
+				return nil, p.err
+			}
+			if p.more() {
+				return nil, p.errf("unexpected data after the history vector")
+			}
+			if p.err != nil {
+				return nil, p.err
 			}
 			break
 		}
@@ -189,6 +311,12 @@ func ReadEDN(data []byte, name string) ([]Op, error) {
 func eventFromMap(m val, line int, file string) (e event, skip bool, err error) {
 	e.line = line
 	seenProc := false
+	for j := 0; j+1 < len(m.items); j += 2 {
+		k, v := &m.items[j], &m.items[j+1]
+		if (k.kind == vKeyword || k.kind == vString) && k.s == "process" && v.kind != vInt {
+			return e, true, nil // :nemesis and friends, whatever else they say
+		}
+	}
 	for j := 0; j+1 < len(m.items); j += 2 {
 		k, v := &m.items[j], m.items[j+1]
 		if k.kind != vKeyword && k.kind != vString {
@@ -505,11 +633,22 @@ func keyString(v *val) (string, error) {
 // values (#jepsen.history.Op{...}: the tag is dropped), #_ discards and ;
 // comments. Floats and characters parse but are not valid values. Nesting
 // is limited, so memory is linear in the input.
+//
+// The parser reads from r (nil when buf holds all the input) a chunk at a
+// time; between top-level forms it drops what it has read, so it holds one
+// form (at most MaxForm bytes) in memory.
 type ednParser struct {
-	data []byte
-	pos  int
-	line int
-	file string
+	r      io.Reader
+	buf    []byte
+	pos    int
+	off    int64 // the input offset of buf[0]
+	inForm bool  // reading a form, which starts at buf[start]
+	start  int
+	eof    bool
+	err    error // a read error or a form longer than MaxForm; sticky
+	line   int
+	file   string
+	max    int // MaxForm, or less in tests
 }
 
 const maxDepth = 64
@@ -518,16 +657,84 @@ func (p *ednParser) errf(format string, args ...any) error {
 	return &LineError{p.file, p.line, fmt.Sprintf(format, args...)}
 }
 
+// more reports whether there is a byte at p.pos, reading more if need be.
+// At the end of the input, after a read error, or when the form being read
+// is longer than the limit, it returns false and p.err says which.
+func (p *ednParser) more() bool {
+	for p.pos >= len(p.buf) {
+		if p.r == nil || p.eof || p.err != nil {
+			return false
+		}
+		p.fill()
+	}
+	return true
+}
+
+func (p *ednParser) limit() int {
+	if p.max > 0 {
+		return p.max
+	}
+	return MaxForm
+}
+
+// fill reads the next chunk of input.
+func (p *ednParser) fill() {
+	if !p.inForm && p.pos > 0 {
+		// Nothing before pos is needed any more.
+		n := copy(p.buf, p.buf[p.pos:])
+		p.buf = p.buf[:n]
+		p.off += int64(p.pos)
+		p.pos = 0
+	}
+	if p.inForm && len(p.buf)-p.start >= p.limit() {
+		p.err = p.tooLong()
+		return
+	}
+	if cap(p.buf)-len(p.buf) < readChunk/2 {
+		// Indices into buf are live while a form is read: grow, never
+		// shift.
+		nb := make([]byte, len(p.buf), max(2*cap(p.buf), readChunk))
+		copy(nb, p.buf)
+		p.buf = nb
+	}
+	n, err := p.r.Read(p.buf[len(p.buf):cap(p.buf)])
+	p.buf = p.buf[:len(p.buf)+n]
+	switch {
+	case err == io.EOF:
+		p.eof = true
+	case err != nil:
+		p.err = readError(p.file, err)
+	}
+}
+
+func (p *ednParser) tooLong() error {
+	return p.errf("an EDN form longer than %d bytes, from byte %d on", p.limit(), p.off+int64(p.start))
+}
+
+// form parses one top-level form.
+func (p *ednParser) form() (val, error) {
+	p.inForm, p.start = true, p.pos
+	v, err := p.parse(0)
+	p.inForm = false
+	if p.err != nil {
+		return val{}, p.err
+	}
+	if p.pos-p.start > p.limit() {
+		err = p.tooLong()
+	}
+	return v, err
+}
+
 func (p *ednParser) skipSpace() {
-	for p.pos < len(p.data) {
-		switch c := p.data[p.pos]; c {
+	for p.more() {
+		switch c := p.buf[p.pos]; c {
 		case '\n':
 			p.line++
 			p.pos++
 		case ' ', '\t', '\r', ',', '\f':
 			p.pos++
 		case ';':
-			for p.pos < len(p.data) && p.data[p.pos] != '\n' {
+			for p.more() && p.buf[p.pos] != '\n' {
 				p.pos++
 			}
 		default:
@@ -546,10 +753,20 @@ func isDelim(c byte) bool {
 
 func (p *ednParser) token() string {
 	start := p.pos
-	for p.pos < len(p.data) && !isDelim(p.data[p.pos]) {
-		p.pos++
+	for p.more() {
+		i := p.pos
+		for i < len(p.buf) && !isDelim(p.buf[i]) {
+			i++
+		}
+		p.pos = i
+		if i < len(p.buf) {
+			break
+		}
 	}
-	return string(p.data[start:p.pos])
+	if p.err != nil {
+		return "" // the caller returns p.err
+	}
+	return string(p.buf[start:p.pos])
 }
 
 func (p *ednParser) parse(depth int) (val, error) {
@@ -564,10 +781,10 @@ func (p *ednParser) parse(depth int) (val, error) {
 }
 
 func (p *ednParser) parseValue(depth int) (val, error) {
-	if p.pos >= len(p.data) {
+	if !p.more() {
 		return val{}, p.errf("unexpected end of input")
 	}
-	switch c := p.data[p.pos]; c {
+	switch c := p.buf[p.pos]; c {
 	case '{', '[', '(':
 		p.pos++
 		closer := map[byte]byte{'{': '}', '[': ']', '(': ')'}[c]
@@ -588,8 +805,8 @@ func (p *ednParser) parseValue(depth int) (val, error) {
 		return p.parseString()
 	case '#':
 		p.pos++
-		if p.pos < len(p.data) {
-			switch p.data[p.pos] {
+		if p.more() {
+			switch p.buf[p.pos] {
 			case '{':
 				p.pos++
 				items, err := p.parseSeq('}', depth)
@@ -602,28 +819,36 @@ func (p *ednParser) parseValue(depth int) (val, error) {
 				return val{kind: vDiscard}, nil
 			}
 		}
-		if tag := p.token(); tag == "" {
+		if tag := p.token(); p.err != nil {
+			return val{}, p.err
+		} else if tag == "" {
 			return val{}, p.errf("# without a tag")
 		}
 		return p.parse(depth + 1)
 	case ':':
 		p.pos++
 		t := p.token()
+		if p.err != nil {
+			return val{}, p.err
+		}
 		if t == "" {
 			return val{}, p.errf("empty keyword")
 		}
 		return val{kind: vKeyword, s: t}, nil
 	case '\\':
 		p.pos++
-		if p.pos < len(p.data) {
+		if p.more() {
 			p.pos++
 		}
 		p.token()
 		return val{kind: vOther}, nil
 	}
 	t := p.token()
+	if p.err != nil {
+		return val{}, p.err
+	}
 	if t == "" {
-		return val{}, p.errf("unexpected %q", p.data[p.pos])
+		return val{}, p.errf("unexpected %q", p.buf[p.pos])
 	}
 	switch t {
 	case "nil":
@@ -652,10 +877,10 @@ func (p *ednParser) parseSeq(closer byte, depth int) ([]val, error) {
 	var items []val
 	for {
 		p.skipSpace()
-		if p.pos >= len(p.data) {
+		if !p.more() {
 			return nil, p.errf("unexpected end of input: missing %q", closer)
 		}
-		if p.data[p.pos] == closer {
+		if p.buf[p.pos] == closer {
 			p.pos++
 			return items, nil
 		}
@@ -672,8 +897,8 @@ func (p *ednParser) parseSeq(closer byte, depth int) ([]val, error) {
 func (p *ednParser) parseString() (val, error) {
 	p.pos++ // opening quote
 	var b strings.Builder
-	for p.pos < len(p.data) {
-		c := p.data[p.pos]
+	for p.more() {
+		c := p.buf[p.pos]
 		p.pos++
 		switch c {
 		case '"':
@@ -682,10 +907,10 @@ func (p *ednParser) parseString() (val, error) {
 			p.line++
 			b.WriteByte(c)
 		case '\\':
-			if p.pos >= len(p.data) {
+			if !p.more() {
 				return val{}, p.errf("unterminated string")
 			}
-			e := p.data[p.pos]
+			e := p.buf[p.pos]
 			p.pos++
 			switch e {
 			case 'n':
@@ -707,13 +932,29 @@ func (p *ednParser) parseString() (val, error) {
 // ReadJSONL reads the native form: one JSON event per line, blank lines
 // ignored.
 func ReadJSONL(data []byte, name string) ([]Op, error) {
+	return readJSONL(bufio.NewReaderSize(bytes.NewReader(data), readChunk), name, 1, 0)
+}
+
+// readJSONL reads JSONL from br, whose first line is line number line at
+// byte offset off.
+func readJSONL(br *bufio.Reader, name string, line int, off int64) ([]Op, error) {
+	lr := &lineReader{br: br, name: name, line: line - 1, off: off, max: MaxForm}
+	return lr.readJSONL()
+}
+
+func (lr *lineReader) readJSONL() ([]Op, error) {
+	name := lr.name
 	var evs []event
-	sc := bufio.NewScanner(bytes.NewReader(data))
-	sc.Buffer(make([]byte, 0, 64*1024), len(data)+1)
-	line := 0
-	for sc.Scan() {
-		line++
-		b := bytes.TrimSpace(sc.Bytes())
+	for {
+		b, err := lr.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		line := lr.line
+		b = bytes.TrimSpace(b)
 		if len(b) == 0 {
 			continue
 		}
@@ -741,10 +982,49 @@ func ReadJSONL(data []byte, name string) ([]Op, error) {
 			evs = append(evs, e)
 		}
 	}
-	if err := sc.Err(); err != nil {
-		return nil, &LineError{name, line + 1, err.Error()}
-	}
 	return assemble(evs, name)
+}
+
+// lineReader reads lines of at most max bytes.
+type lineReader struct {
+	br   *bufio.Reader
+	name string
+	line int   // the line last returned
+	off  int64 // the input offset of the next line
+	max  int
+	long []byte // a line longer than br's buffer
+}
+
+// next returns the next line, valid until the following call, or io.EOF.
+func (lr *lineReader) next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		s, err := lr.br.ReadSlice('\n')
+		n := len(lr.long) + len(s)
+		if err == nil {
+			n-- // the '\n'
+		}
+		if n > lr.max {
+			return nil, &LineError{lr.name, lr.line + 1, fmt.Sprintf("a line longer than %d bytes, from byte %d on", lr.max, lr.off)}
+		}
+		if err == bufio.ErrBufferFull {
+			lr.long = append(lr.long, s...)
+			continue
+		}
+		if len(lr.long) > 0 {
+			lr.long = append(lr.long, s...)
+			s = lr.long
+		}
+		if err == io.EOF && len(s) == 0 {
+			return nil, io.EOF
+		}
+		if err != nil && err != io.EOF {
+			return nil, readError(lr.name, err)
+		}
+		lr.line++
+		lr.off += int64(len(s))
+		return bytes.TrimSuffix(s, []byte{'\n'}), nil
+	}
 }
 
 func fromJSON(x any, depth int) (val, error) {
@@ -779,8 +1059,8 @@ func fromJSON(x any, depth int) (val, error) {
 		return val{kind: vVec, items: items}, nil
 	case map[string]any:
 		items := make([]val, 0, 2*len(x))
-		for k, e := range x {
-			v, err := fromJSON(e, depth+1)
+		for _, k := range slices.Sorted(maps.Keys(x)) { // errors in a fixed order
+			v, err := fromJSON(x[k], depth+1)
 			if err != nil {
 				return val{}, err
 			}

@@ -1,10 +1,18 @@
 package lwt
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+	"testing/iotest"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 const ednSample = `; a Jepsen cas-register history
@@ -308,4 +316,108 @@ func TestReadClock(t *testing.T) {
 			}
 		}
 	}
+}
+
+// zeros reads as an endless run of zero bytes, like /dev/zero.
+type zeros struct{ n int64 }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// Reading an endless input stops at the first form or line longer than
+// MaxForm (issue 8: isocheck lwt /dev/zero ran out of memory).
+func TestReadEndless(t *testing.T) {
+	z := &zeros{}
+	_, err := ReadHistory(z, "zero")
+	var le *LineError
+	if !errors.As(err, &le) || !strings.Contains(err.Error(), "zero:1: an EDN form longer than 67108864 bytes, from byte 0 on") {
+		t.Errorf("got %v", err)
+	}
+	if z.n > 2*MaxForm {
+		t.Errorf("read %d bytes", z.n)
+	}
+	if testing.Short() {
+		return
+	}
+	if _, err := os.Stat("/dev/zero"); err == nil {
+		if _, err := ReadFile("/dev/zero"); err == nil || !strings.Contains(err.Error(), "longer than") {
+			t.Errorf("/dev/zero: got %v", err)
+		}
+	}
+}
+
+// Forms and lines longer than the limit are errors with their line and
+// byte offset; forms and lines before them are read one at a time.
+func TestReadLimit(t *testing.T) {
+	ev := "{:type :invoke, :f :read, :process 0}\n"
+	src := "[" + strings.Repeat(ev, 100) + "\n{:type :invoke, :f :write, :value " + strings.Repeat("1", 200) + "}]"
+	p := &ednParser{r: iotest.HalfReader(strings.NewReader(src)), line: 1, file: "h", max: 100}
+	_, err := p.read()
+	want := fmt.Sprintf("h:102: an EDN form longer than 100 bytes, from byte %d on", 1+100*len(ev)+1)
+	if err == nil || err.Error() != want {
+		t.Errorf("EDN: got %v, want %s", err, want)
+	}
+	if cap(p.buf) > 4*readChunk {
+		t.Errorf("EDN: buffer of %d bytes", cap(p.buf))
+	}
+	jev := `{"process":0,"type":"invoke","f":"read"}` + "\n"
+	jsrc := strings.Repeat(jev, 3) + "\n" + `{"process":0,"type":"ok","f":"read","value":` + strings.Repeat("1", 200) + "}\n"
+	lr := &lineReader{br: bufio.NewReaderSize(strings.NewReader(jsrc), 16), name: "j", max: 100}
+	_, err = lr.readJSONL()
+	want = fmt.Sprintf("j:5: a line longer than 100 bytes, from byte %d on", 3*len(jev)+1)
+	if err == nil || err.Error() != want {
+		t.Errorf("JSONL: got %v, want %s", err, want)
+	}
+}
+
+// A reader stops once its context ends, with an error that says so.
+func TestReadContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := ReadHistoryContext(ctx, &zeros{}, "z")
+	if !progress.Stopped(err) {
+		t.Errorf("got %v, want a stop", err)
+	}
+	path := filepath.Join(t.TempDir(), "h.edn")
+	if err := os.WriteFile(path, []byte(ednSample), 0o666); err != nil {
+		t.Fatal(err)
+	}
+	tr := progress.NewTracker()
+	ops, err := ReadFileContext(progress.WithTracker(context.Background(), tr), path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sameOps(t, ops, sampleOps)
+	if s := tr.Snapshot(); s.Stage != "reading" || s.Done != int64(len(ednSample)) || s.Total != s.Done {
+		t.Errorf("progress %+v", s)
+	}
+	if _, err := ReadFileContext(ctx, path); !progress.Stopped(err) {
+		t.Errorf("got %v, want a stop", err)
+	}
+}
+
+// FuzzReadHistory checks that reading a stream a byte at a time gives what
+// reading it whole does.
+func FuzzReadHistory(f *testing.F) {
+	fuzzSeeds(f)
+	f.Add([]byte("\n\n  " + jsonlSample))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		want, werr := ReadBytes(data, "fuzz")
+		got, err := ReadHistory(iotest.OneByteReader(bytes.NewReader(data)), "fuzz")
+		fuzzCheck(t, got, err)
+		if (err == nil) != (werr == nil) || err != nil && err.Error() != werr.Error() {
+			t.Fatalf("streamed: %v; whole: %v", err, werr)
+		}
+		if len(got) != len(want) {
+			t.Fatalf("streamed %d ops, whole %d", len(got), len(want))
+		}
+		for i := range got {
+			if got[i] != want[i] {
+				t.Fatalf("op %d: streamed %+v, whole %+v", i, got[i], want[i])
+			}
+		}
+	})
 }
