@@ -47,8 +47,8 @@ func (r *Report) WriteDOT(w io.Writer) error {
 	fmt.Fprintf(&b, "  label=%s;\n", dotLines(title, wrapPlain(a.Summary, 90)))
 
 	// Transactions, grouped by session.
-	var sessions []string
-	bySession := map[string][]TxnInfo{}
+	var sessions []ID
+	bySession := map[ID][]TxnInfo{}
 	for _, t := range a.Txns {
 		if _, ok := bySession[t.Session]; !ok {
 			sessions = append(sessions, t.Session)
@@ -57,11 +57,11 @@ func (r *Report) WriteDOT(w io.Writer) error {
 	}
 	named := map[string]bool{}
 	for i, s := range sessions {
-		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s; style=dashed; color=gray70; fontsize=11;\n", i, dotQuote("session "+s))
+		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s; style=dashed; color=gray70; fontsize=11;\n", i, dotQuote("session "+string(s)))
 		for _, t := range bySession[s] {
 			named[t.Name] = true
 			lines := []string{fmt.Sprintf("#%d in session, %s", t.Position, filepath.Base(t.Where))}
-			lines = append(lines, wrapPlain(t.Ops, 40)...)
+			lines = append(lines, wrapPlain(t.opsText(), 40)...)
 			if t.OmittedOps > 0 {
 				lines = append(lines, fmt.Sprintf("(+%d more ops)", t.OmittedOps))
 			}
@@ -72,7 +72,7 @@ func (r *Report) WriteDOT(w io.Writer) error {
 			if t.Status != "committed" {
 				attrs = `, color="orange"`
 			}
-			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotQuote(t.Name), dotLines(display(t.Name), lines), attrs)
+			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotQuote(t.Name), dotLines(t.Name, lines), attrs)
 		}
 		b.WriteString("  }\n")
 	}
@@ -80,12 +80,12 @@ func (r *Report) WriteDOT(w io.Writer) error {
 		for _, n := range []string{s.From, s.To} {
 			if !named[n] {
 				named[n] = true
-				fmt.Fprintf(&b, "  %s [label=%s, style=\"rounded,dashed\"];\n", dotQuote(n), dotQuote(display(n)))
+				fmt.Fprintf(&b, "  %s [label=%s, style=\"rounded,dashed\"];\n", dotQuote(n), dotQuote(n))
 			}
 		}
 		label := s.Kind
 		if s.Key != "" {
-			label += " " + s.Key
+			label += " " + string(s.Key)
 		}
 		style := dotStyle[s.Kind]
 		if s.Inferred {

@@ -22,32 +22,31 @@ import (
 	"github.com/isocheck/isocheck/shrink"
 )
 
-// Step is one dependency of a counterexample, explained.
-type Step struct {
-	From string `json:"from"` // transaction name ("init" for the initial state)
-	To   string `json:"to"`
-	Kind string `json:"kind"` // SO, WR, WW, RW or RT
-	Key  string `json:"key,omitempty"`
-	// FromValue and ToValue are the values involved: for WR the value
-	// written and read (both), for WW From's and To's writes, for RW the
-	// value From read and the value To overwrote it with.
-	FromValue string `json:"from_value,omitempty"`
-	ToValue   string `json:"to_value,omitempty"`
-	Reason    string `json:"reason"`
-	// Inferred says the history does not show the edge directly: it
-	// follows from the order of two writes, which Because justifies.
-	Inferred bool   `json:"inferred,omitempty"`
-	Because  string `json:"because,omitempty"`
-	// BecauseCycle is the cycle the other order of the writes would close.
-	BecauseCycle []Step `json:"because_cycle,omitempty"`
-}
-
-// Report explains a check's result.
+// Report explains a check's result. Its JSON encoding is the output of
+// isocheck's --json; the JSON names of the fields of Report, Anomaly,
+// Step, ConstraintInfo, TxnInfo and Op are its schema. Values are typed
+// (see Value), and so are the input's ids of sessions, keys and
+// transactions (see ID).
+//
+// A report names each transaction the same way everywhere: in its text,
+// its JSON and its picture. The name is the input's id, with a T in front
+// of an id of digits (id 7 is T7, so that "T7 read key 0=4" mixes no
+// transaction up with keys and values), or T<index> for a transaction
+// without one. "init" names the initial state, which writes every key
+// before any transaction and is not listed among the transactions. A
+// name that would be "init", or would be shared by two transactions of
+// the report, is followed by "#" and the transaction's index (init#0).
+// Every Step's From and To, and Constraint's A and B, are the Name of a
+// transaction in Anomaly.Txns, or "init".
 type Report struct {
-	Level     string `json:"level"`
-	Satisfied *bool  `json:"satisfied"` // nil: no verdict
-	// Reason says why there is no verdict.
-	Reason  string   `json:"reason,omitempty"`
+	// Level is the isolation level checked, by its short name (SER).
+	Level string `json:"level"`
+	// Satisfied is the verdict: true or false, or nil (JSON null) when
+	// there is none.
+	Satisfied *bool `json:"satisfied"`
+	// Reason says why there is no verdict (such as a timeout).
+	Reason string `json:"reason,omitempty"`
+	// Anomaly explains the violation, when Satisfied is false.
 	Anomaly *Anomaly `json:"anomaly,omitempty"`
 }
 
@@ -63,11 +62,12 @@ type Anomaly struct {
 	Description string `json:"description,omitempty"`
 	// Summary says what happened in this history.
 	Summary string `json:"summary"`
-	// Txns lists the transactions of the counterexample, with their
-	// places in the input.
+	// Txns lists the transactions of the counterexample in input order,
+	// with their places in the input.
 	Txns []TxnInfo `json:"transactions"`
 	// Cycles are the dependency cycles that prove the violation: one, or
-	// one per order of the writes in Constraint, or the solver's cycles.
+	// one per order of the writes in Constraint, or one per choice the
+	// solver had. Each cycle's last step leads back to its first.
 	Cycles [][]Step `json:"cycles,omitempty"`
 	// Constraint, when set, is the pair of writes that can be ordered
 	// neither way: Cycles[0] is closed by one order and Cycles[1] by the
@@ -90,9 +90,39 @@ type Anomaly struct {
 	Counterexample *history.History `json:"-"`
 }
 
+// Step is one dependency of a counterexample, explained: From must come
+// before To.
+type Step struct {
+	// From and To name transactions of Anomaly.Txns, or "init".
+	From string `json:"from"`
+	To   string `json:"to"`
+	// Kind is the dependency's kind: SO (session order), WR (To read
+	// From's write), WW (To overwrote From's write), RW (To overwrote
+	// the version From read) or RT (From ended before To started).
+	Kind string `json:"kind"`
+	// Key is the key of a WR, WW or RW dependency.
+	Key ID `json:"key,omitempty"`
+	// FromValue and ToValue are the values of From's and To's
+	// operations on Key: for WR the value written and read (both), for
+	// WW From's and To's writes, for RW the value From read and the
+	// value To overwrote it with. They are left out for SO and RT.
+	FromValue Value `json:"from_value,omitzero"`
+	ToValue   Value `json:"to_value,omitzero"`
+	// Reason says in a sentence why the dependency holds.
+	Reason string `json:"reason"`
+	// Inferred says the history does not show the edge directly: it
+	// follows from an order of two writes, which Because justifies. In
+	// the cycles of a Constraint, it marks the edges that the cycle's
+	// order of the writes assumes.
+	Inferred bool   `json:"inferred,omitempty"`
+	Because  string `json:"because,omitempty"`
+	// BecauseCycle is the cycle the other order of the writes would close.
+	BecauseCycle []Step `json:"because_cycle,omitempty"`
+}
+
 // ConstraintInfo is a pair of writes of one key that no order explains.
 type ConstraintInfo struct {
-	Key string `json:"key"`
+	Key ID `json:"key"`
 	// A and B name the transactions whose writes of Key are ordered:
 	// Cycles[0] shows A's before B's, Cycles[1] B's before A's.
 	A string `json:"a"`
@@ -101,21 +131,39 @@ type ConstraintInfo struct {
 
 // TxnInfo shows a transaction as the user wrote it.
 type TxnInfo struct {
-	Name    string `json:"id"`
-	Session string `json:"session"`
+	// Name is the transaction's name in the report (see Report).
+	Name string `json:"name"`
+	// ID is the input's id of the transaction, if it has one.
+	ID ID `json:"id,omitempty"`
+	// Session is the input's name of the transaction's session.
+	Session ID `json:"session"`
 	// Position is the transaction's place in its session, from 1.
-	Position int    `json:"position"`
-	Status   string `json:"status"`
+	Position int `json:"session_position"`
+	// Status is committed, aborted or unknown.
+	Status string `json:"status"`
 	// Ops are the operations that matter to the violation, in program
 	// order (all of them for reports that are not Minimal).
-	Ops string `json:"ops"`
+	Ops []Op `json:"ops"`
 	// OmittedOps counts the transaction's other operations.
-	OmittedOps int    `json:"omitted_ops,omitempty"`
-	Where      string `json:"where"`
-	// Index is the transaction's index in the history (input order).
-	Index int    `json:"index"`
+	OmittedOps int `json:"omitted_ops,omitempty"`
+	// Where is the transaction's place in the input: "file:line", or
+	// "file@offset" in binary formats.
+	Where string `json:"source"`
+	// Index is the transaction's index in the history (input order,
+	// from 0).
+	Index int `json:"index"`
+	// Start and End are the transaction's times, when recorded.
 	Start *int64 `json:"start,omitempty"`
 	End   *int64 `json:"end,omitempty"`
+}
+
+// opsText writes t's operations as the text reports do: r(x,1) w(x,2).
+func (t *TxnInfo) opsText() string {
+	ops := make([]string, len(t.Ops))
+	for i, op := range t.Ops {
+		ops[i] = op.String()
+	}
+	return strings.Join(ops, " ")
 }
 
 // Explain builds the report of res from its own evidence, without
@@ -127,7 +175,8 @@ func Explain(res *check.Result) *Report {
 		return rep
 	}
 	p := res.Polygraph
-	d := newDescriber(p, nil, false)
+	seed, _ := evidence(res)
+	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
 	an := rep.Anomaly
 	an.HistoryTxns = len(p.History.Txns)
 	txns := map[int32]bool{}
@@ -184,8 +233,8 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 	an.Name = moreSpecific(Name(either), Name(or))
 	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
 	x := d.keyName(c.Constraint.Key)
-	an.Constraint = &ConstraintInfo{Key: d.h.FormatKey(c.Constraint.Key), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
-	a, b := d.say(c.Constraint.A), d.say(c.Constraint.B)
+	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(c.Constraint.Key)), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
+	a, b := d.name(c.Constraint.A), d.name(c.Constraint.B)
 	an.Summary = fmt.Sprintf("the writes of %s by %s and %s can be ordered neither way: %s's first closes the cycle %s, and %s's first closes %s",
 		x, a, b, a, d.path(c.EitherCycle), b, d.path(c.OrCycle))
 	// Mark the edges each order assumes.
@@ -209,7 +258,7 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 	}
 }
 
-func stepKey(s Step) string { return s.From + "\x00" + s.To + "\x00" + s.Kind + "\x00" + s.Key }
+func stepKey(s Step) string { return s.From + "\x00" + s.To + "\x00" + s.Kind + "\x00" + string(s.Key) }
 
 func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]bool) {
 	an.Name = ""
@@ -235,7 +284,7 @@ func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, 
 	}
 	slices.Sort(ids)
 	for _, t := range ids {
-		an.Txns = append(an.Txns, txnInfo(h, int(t), orig, sel))
+		an.Txns = append(an.Txns, txnInfo(h, int(t), d.name(t), orig, sel))
 	}
 	seen := map[string]bool{}
 	for _, s := range an.Edges {
@@ -274,30 +323,28 @@ func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, 
 	}
 }
 
-func keysNamed(h *history.History, name string) []history.Key {
+func keysNamed(h *history.History, name ID) []history.Key {
 	for k, n := range h.KeyNames {
-		if n == name {
+		if ID(n) == name {
 			return []history.Key{history.Key(k)}
 		}
 	}
 	return nil
 }
 
-// txnInfo describes transaction t of h. When orig is set, h is a
-// sub-history of orig cut by sel and t's place is taken from orig.
-func txnInfo(h *history.History, t int, orig *history.History, sel *shrink.Selection) TxnInfo {
-	var ops []string
-	for _, op := range h.OpsOf(t) {
-		ops = append(ops, fmt.Sprintf("%s(%s,%s)", op.Kind, h.FormatKey(op.Key), h.FormatValue(op.Value)))
-	}
+// txnInfo describes transaction t of h, named name. When orig is set, h
+// is a sub-history of orig cut by sel and t's place is taken from orig.
+func txnInfo(h *history.History, t int, name string, orig *history.History, sel *shrink.Selection) TxnInfo {
 	tx := &h.Txns[t]
 	info := TxnInfo{
-		Name:    h.Name(t),
-		Session: h.SessionName(int(tx.Session)),
+		Name:    name,
+		Session: ID(h.SessionName(int(tx.Session))),
 		Status:  tx.Status.String(),
-		Ops:     strings.Join(ops, " "),
 		Where:   h.Where(t),
 		Index:   t,
+	}
+	for _, op := range h.OpsOf(t) {
+		info.Ops = append(info.Ops, Op{Kind: op.Kind.String(), Key: ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value)})
 	}
 	if tx.Start != history.NoTime {
 		s := tx.Start
@@ -311,8 +358,9 @@ func txnInfo(h *history.History, t int, orig *history.History, sel *shrink.Selec
 	if orig != nil && sel != nil {
 		src, idx = orig, int(sel.Txns[t])
 		info.Index = idx
-		info.OmittedOps = len(orig.OpsOf(idx)) - len(ops)
+		info.OmittedOps = len(orig.OpsOf(idx)) - len(info.Ops)
 	}
+	info.ID = ID(src.Txns[idx].ID)
 	info.Position = slices.Index(src.Sessions[src.Txns[idx].Session], int32(idx)) + 1
 	return info
 }
@@ -349,11 +397,13 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	an.Minimal = true
 	an.HistoryTxns = len(h.Txns)
 	an.Counterexample = m
-	d := newDescriber(a.p, a.why, true)
 	txns := map[int32]bool{}
+	all := make([]int32, len(m.Txns))
 	for t := range m.Txns {
 		txns[int32(t)] = true
+		all[t] = int32(t)
 	}
+	d := newDescriber(a.p, a.why, true, nameTxns(m, all, func(t int32) int { return int(sel.Txns[t]) }))
 	switch {
 	case len(a.anomalies) > 0:
 		x := a.anomalies[0]
@@ -388,7 +438,7 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 	k := x.Key
 	ab := []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: k}, {From: b, To: a, Kind: polygraph.RW, Key: k}}
 	ba := []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: k}, {From: a, To: b, Kind: polygraph.RW, Key: k}}
-	an.Constraint = &ConstraintInfo{Key: d.h.FormatKey(k), A: d.name(a), B: d.name(b)}
+	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(k)), A: d.name(a), B: d.name(b)}
 	an.Cycles = [][]Step{d.cycle(ab, nil), d.cycle(ba, nil)}
 	kx := d.keyName(k)
 	// The WW edges are hypotheses, the RW edges follow from them.
@@ -397,10 +447,10 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 			s := &an.Cycles[i][j]
 			s.Inferred = true
 			if s.Kind == "WW" {
-				s.Reason = fmt.Sprintf("if %s's %s=%s was installed before %s's %s=%s", display(s.From), kx, s.FromValue, display(s.To), kx, s.ToValue)
+				s.Reason = fmt.Sprintf("if %s's %s=%s was installed before %s's %s=%s", s.From, kx, s.FromValue, s.To, kx, s.ToValue)
 				s.Because = "one of the two orders of the writes must hold"
 			} else {
-				s.Because = fmt.Sprintf("%s read %s's version, which %s then overwrote: %s never saw %s's update", display(s.From), d.say(x.Writer), display(s.To), display(s.From), display(s.To))
+				s.Because = fmt.Sprintf("%s read %s's version, which %s then overwrote: %s never saw %s's update", s.From, d.name(x.Writer), s.To, s.From, s.To)
 			}
 		}
 	}
@@ -416,9 +466,9 @@ func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
 	p := d.path(c)
 	switch name {
 	case WriteSkew:
-		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.say(c[0].From), d.say(c[0].To), p)
+		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.name(c[0].From), d.name(c[0].To), p)
 	case LostUpdate:
-		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.say(c[0].From), d.say(c[0].To), d.keyName(c[0].Key), p)
+		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[0].Key), p)
 	}
 	return fmt.Sprintf("a cycle of %d dependencies that every order of the writes has: %s", len(c), p)
 }

@@ -38,7 +38,7 @@ func edgeSet(a *interpret.Anomaly) []string {
 		for _, s := range c {
 			label := s.Kind
 			if s.Key != "" {
-				label += " " + s.Key
+				label += " " + string(s.Key)
 			}
 			out = append(out, s.From+" -"+label+"-> "+s.To)
 		}

@@ -3,6 +3,7 @@ package interpret
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/isocheck/isocheck/history"
@@ -20,6 +21,8 @@ type describer struct {
 	// the key from before writing it, when full.
 	readFrom map[txnKey]int32
 	full     bool
+	// names are the report's names of its transactions (see Report).
+	names map[int32]string
 }
 
 type txnKey struct {
@@ -27,8 +30,8 @@ type txnKey struct {
 	k history.Key
 }
 
-func newDescriber(p *polygraph.Polygraph, why map[edgeID]*inference, full bool) *describer {
-	d := &describer{p: p, h: p.History, why: why, full: full}
+func newDescriber(p *polygraph.Polygraph, why map[edgeID]*inference, full bool, names map[int32]string) *describer {
+	d := &describer{p: p, h: p.History, why: why, full: full, names: names}
 	if full {
 		d.readFrom = make(map[txnKey]int32)
 		h := p.History
@@ -64,38 +67,80 @@ func newDescriber(p *polygraph.Polygraph, why map[edgeID]*inference, full bool) 
 	return d
 }
 
+// name returns the report's name of node u: a transaction's name (see
+// Report), "init" for the initial state, "time t" for a time node.
 func (d *describer) name(u int32) string {
-	if u == d.p.T0 {
+	switch {
+	case u == d.p.T0:
 		return "init"
+	case !d.p.IsTxn(u):
+		return d.p.NodeName(u)
 	}
-	return d.p.NodeName(u)
+	if n, ok := d.names[u]; ok {
+		return n
+	}
+	return baseName(d.h, int(u))
 }
 
-// say is a node's name in sentences: numeric ids get a T in front, so
-// that "T3 read key 0=4" does not mix transactions up with keys and values.
-func (d *describer) say(u int32) string { return display(d.name(u)) }
+// say is a node's name in sentences.
+func (d *describer) say(u int32) string { return d.name(u) }
 
-// display returns a transaction's name for prose: "T3" for an id of
-// digits, the id itself otherwise.
-func display(name string) string {
-	if name == "" {
-		return name
+// baseName is transaction t's name before the report makes names unique:
+// its id, with a T in front of an id of digits, or T<index> without one.
+func baseName(h *history.History, t int) string {
+	id := h.Txns[t].ID
+	switch {
+	case id == "":
+		return "T" + strconv.Itoa(t)
+	case isDigits(id):
+		return "T" + id
 	}
-	for _, c := range name {
+	return id
+}
+
+// nameTxns names the transactions txns of h as a report does (see
+// Report): unique among them, and none "init". index gives a
+// transaction's index in the input (nil: its index in h).
+func nameTxns(h *history.History, txns []int32, index func(int32) int) map[int32]string {
+	if index == nil {
+		index = func(t int32) int { return int(t) }
+	}
+	count := make(map[string]int, len(txns))
+	for _, t := range txns {
+		count[baseName(h, int(t))]++
+	}
+	names := make(map[int32]string, len(txns))
+	for _, t := range txns {
+		n := baseName(h, int(t))
+		if n == "init" || count[n] > 1 {
+			suffixed := n + "#" + strconv.Itoa(index(t))
+			for count[suffixed] > 0 {
+				suffixed += "#"
+			}
+			count[suffixed]++
+			n = suffixed
+		}
+		names[t] = n
+	}
+	return names
+}
+
+// isDigits reports whether s is a non-empty string of ASCII digits.
+func isDigits(s string) bool {
+	if s == "" {
+		return false
+	}
+	for _, c := range s {
 		if c < '0' || c > '9' {
-			return name
+			return false
 		}
 	}
-	return "T" + name
+	return true
 }
 
 // keyName is a key's name in sentences: "key 7" for numeric keys.
 func (d *describer) keyName(k history.Key) string {
-	n := d.h.FormatKey(k)
-	if display(n) != n {
-		return "key " + n
-	}
-	return n
+	return keyWord(ID(d.h.FormatKey(k)))
 }
 
 func (d *describer) isTime(u int32) bool { return !d.p.IsTxn(u) && u != d.p.T0 }
@@ -147,12 +192,12 @@ func (d *describer) path(edges []polygraph.Edge) string {
 		return ""
 	}
 	var b strings.Builder
-	b.WriteString(d.say(f[0].From))
+	b.WriteString(d.name(f[0].From))
 	for _, e := range f {
 		if e.Key != polygraph.NoKey {
-			fmt.Fprintf(&b, " -%s %s-> %s", e.Kind, d.h.FormatKey(e.Key), d.say(e.To))
+			fmt.Fprintf(&b, " -%s %s-> %s", e.Kind, d.h.FormatKey(e.Key), d.name(e.To))
 		} else {
-			fmt.Fprintf(&b, " -%s-> %s", e.Kind, d.say(e.To))
+			fmt.Fprintf(&b, " -%s-> %s", e.Kind, d.name(e.To))
 		}
 	}
 	return b.String()
@@ -162,10 +207,10 @@ func (d *describer) path(edges []polygraph.Edge) string {
 func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 	h, p := d.h, d.p
 	s := Step{From: d.name(e.From), To: d.name(e.To), Kind: e.Kind.String()}
-	from, to := d.say(e.From), d.say(e.To)
+	from, to := d.name(e.From), d.name(e.To)
 	var x string
 	if e.Key != polygraph.NoKey {
-		s.Key = h.FormatKey(e.Key)
+		s.Key = ID(h.FormatKey(e.Key))
 		x = d.keyName(e.Key)
 	}
 	switch e.Kind {
@@ -201,7 +246,7 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 		src, ok := d.readFrom[txnKey{e.From, e.Key}]
 		s.Reason = fmt.Sprintf("%s read %s=%s, which %s overwrote with %s", from, x, s.FromValue, to, s.ToValue)
 		if d.full && ok && src != p.T0 {
-			s.Reason = fmt.Sprintf("%s read %s=%s (written by %s), which %s overwrote with %s", from, x, s.FromValue, d.say(src), to, s.ToValue)
+			s.Reason = fmt.Sprintf("%s read %s=%s (written by %s), which %s overwrote with %s", from, x, s.FromValue, d.name(src), to, s.ToValue)
 		}
 		if osrc, ook := d.readFrom[txnKey{e.To, e.Key}]; d.full && ok && (src == p.T0 || ook && osrc == src) {
 			break // To overwrote the initial value, or updated the version From read
@@ -222,7 +267,7 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 		return
 	}
 	x := d.keyName(e.Key)
-	w, to := d.say(writer), d.say(e.To)
+	w, to := d.name(writer), d.name(e.To)
 	inf := d.why[idOf(e)]
 	switch {
 	case inf != nil && inf.Solver:
@@ -242,12 +287,12 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 			return
 		}
 		s.Inferred = true
-		h := d.say(head)
+		h := d.name(head)
 		s.Because = fmt.Sprintf("%s did not read %s, and the writes of %s from the initial value up to %s's each read the one before: %s's write among them would lose an update (%s -WW %s-> %s -RW %s-> %s)",
 			to, x, x, w, to, to, x, h, x, to)
 		s.BecauseCycle = []Step{
-			{From: d.name(e.To), To: d.name(head), Kind: "WW", Key: d.h.FormatKey(e.Key), Reason: fmt.Sprintf("if %s's %s=%s came before %s's %s=%s", to, x, d.written(e.To, e.Key), h, x, d.written(head, e.Key))},
-			{From: d.name(head), To: d.name(e.To), Kind: "RW", Key: d.h.FormatKey(e.Key), Reason: fmt.Sprintf("%s read the initial %s, which %s would then have overwritten", h, x, to)},
+			{From: d.name(e.To), To: d.name(head), Kind: "WW", Key: ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("if %s's %s=%s came before %s's %s=%s", to, x, d.written(e.To, e.Key), h, x, d.written(head, e.Key))},
+			{From: d.name(head), To: d.name(e.To), Kind: "RW", Key: ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("%s read the initial %s, which %s would then have overwritten", h, x, to)},
 		}
 	}
 }
@@ -256,51 +301,51 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 // and wrote the key, or -1.
 func (d *describer) chainHead(key history.Key) int32 {
 	for t := range d.h.Txns {
-		if src, ok := d.readFrom[txnKey{int32(t), key}]; ok && src == d.p.T0 && d.written(int32(t), key) != "?" {
+		if src, ok := d.readFrom[txnKey{int32(t), key}]; ok && src == d.p.T0 && !d.written(int32(t), key).IsZero() {
 			return int32(t)
 		}
 	}
 	return -1
 }
 
-// written returns the value node u last wrote to key.
-func (d *describer) written(u int32, key history.Key) string {
+// written returns the value node u last wrote to key, or no value.
+func (d *describer) written(u int32, key history.Key) Value {
 	if !d.p.IsTxn(u) {
-		return d.h.FormatValue(d.h.Init)
+		return valueOf(d.h, d.h.Init)
 	}
 	ops := d.h.OpsOf(int(u))
 	for i := len(ops) - 1; i >= 0; i-- {
 		if ops[i].Kind == history.Write && ops[i].Key == key {
-			return d.h.FormatValue(ops[i].Value)
+			return valueOf(d.h, ops[i].Value)
 		}
 	}
-	return "?"
+	return Value{}
 }
 
-// read returns the value transaction u first read of key.
-func (d *describer) read(u int32, key history.Key) string {
+// read returns the value transaction u first read of key, or no value.
+func (d *describer) read(u int32, key history.Key) Value {
 	if !d.p.IsTxn(u) {
-		return d.h.FormatValue(d.h.Init)
+		return valueOf(d.h, d.h.Init)
 	}
 	for _, op := range d.h.OpsOf(int(u)) {
 		if op.Key == key {
 			if op.Kind == history.Read {
-				return d.h.FormatValue(op.Value)
+				return valueOf(d.h, op.Value)
 			}
 			break
 		}
 	}
-	return "?"
+	return Value{}
 }
 
 // anomaly describes a non-cycle anomaly in a sentence.
 func (d *describer) anomaly(a polygraph.Anomaly) string {
 	h := d.h
-	reader := d.say(a.Txn)
-	kv := fmt.Sprintf("%s=%s", d.keyName(a.Key), h.FormatValue(a.Value))
+	reader := d.name(a.Txn)
+	kv := fmt.Sprintf("%s=%s", d.keyName(a.Key), valueOf(h, a.Value))
 	writer := func() string {
 		if d.p.IsTxn(a.Writer) {
-			return d.say(a.Writer)
+			return d.name(a.Writer)
 		}
 		return "the initial state"
 	}
@@ -324,7 +369,7 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 		return fmt.Sprintf("%s read %s twice and got different values (the second %s)", reader, d.keyName(a.Key), kv)
 	case polygraph.LostUpdate:
 		x := d.keyName(a.Key)
-		first, second := d.say(a.OtherTxn), reader
+		first, second := d.name(a.OtherTxn), reader
 		return fmt.Sprintf("%s and %s both read %s=%s from %s and both wrote %s (%s and %s): whichever wrote second overwrote an update it never saw, so one update is lost",
 			first, second, x, d.written(a.Writer, a.Key), d.describeNode(a.Writer), x,
 			d.written(a.OtherTxn, a.Key), d.written(a.Txn, a.Key))
@@ -336,5 +381,5 @@ func (d *describer) describeNode(u int32) string {
 	if u == d.p.T0 {
 		return "the initial state"
 	}
-	return d.say(u)
+	return d.name(u)
 }

@@ -87,7 +87,7 @@ func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
 	if len(a.Txns) > 0 {
 		fmt.Fprintf(b, "transactions:\n")
 		for _, t := range a.Txns {
-			fmt.Fprintf(b, "  %s (session %s, %s) %s  [%s]\n", t.Name, t.Session, t.Status, t.Ops, t.Where)
+			fmt.Fprintf(b, "  %s (session %s, %s) %s  [%s]\n", t.Name, t.Session, t.Status, t.opsText(), t.Where)
 		}
 	}
 	for _, n := range a.Notes {
@@ -102,19 +102,19 @@ func (a *Anomaly) order(i int) string {
 	if i == 1 {
 		first, second = second, first
 	}
-	return fmt.Sprintf("%s's write of %s came before %s's", display(first), keyWord(c.Key), display(second))
+	return fmt.Sprintf("%s's write of %s came before %s's", first, keyWord(c.Key), second)
 }
 
 func (s Step) arrow(st styler) string {
 	label := s.Kind
 	if s.Key != "" {
-		label += " " + s.Key
+		label += " " + string(s.Key)
 	}
 	arrow := "-" + label + "->"
 	if s.Inferred {
 		arrow = "=" + label + "=>"
 	}
-	return fmt.Sprintf("%s %s %s", display(s.From), st.with(kindColor[s.Kind], arrow), display(s.To))
+	return fmt.Sprintf("%s %s %s", s.From, st.with(kindColor[s.Kind], arrow), s.To)
 }
 
 func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
@@ -131,7 +131,7 @@ func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
 	b.WriteString("\n")
 	nameW, sessW := 0, 0
 	for _, t := range a.Txns {
-		nameW = max(nameW, len(display(t.Name)))
+		nameW = max(nameW, len(t.Name))
 		sessW = max(sessW, len(fmt.Sprintf("session %s #%d", t.Session, t.Position)))
 	}
 	for _, t := range a.Txns {
@@ -140,7 +140,7 @@ func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
 		if status != "committed" {
 			status = st.with(yellow, status)
 		}
-		ops := t.Ops
+		ops := t.opsText()
 		if t.OmittedOps > 0 {
 			ops += st.with(dim, fmt.Sprintf(" (+%d more)", t.OmittedOps))
 		}
@@ -148,13 +148,13 @@ func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
 		if t.Start != nil && t.End != nil {
 			times = fmt.Sprintf(" [%d,%d]", *t.Start, *t.End)
 		}
-		name := st.with(bold, display(t.Name)) + strings.Repeat(" ", nameW-len(display(t.Name)))
+		name := st.with(bold, t.Name) + strings.Repeat(" ", nameW-len(t.Name))
 		fmt.Fprintf(b, "  %s  %-*s  %s%s  %s  %s\n", name, sessW, where, status, times, ops, st.with(dim, t.Where))
 	}
 
 	if a.Constraint != nil && len(a.Cycles) == 2 {
 		c := a.Constraint
-		fmt.Fprintf(b, "\n%s\n", st.with(bold, fmt.Sprintf("Neither order of the writes of %s by %s and %s works", keyWord(c.Key), display(c.A), display(c.B))))
+		fmt.Fprintf(b, "\n%s\n", st.with(bold, fmt.Sprintf("Neither order of the writes of %s by %s and %s works", keyWord(c.Key), c.A, c.B)))
 	} else if len(a.Cycles) > 1 {
 		fmt.Fprintf(b, "\n%s\n", st.with(bold, "Every order of the writes closes one of these cycles"))
 	}
@@ -208,11 +208,11 @@ func writeSteps(b *strings.Builder, steps []Step, st styler, indent string) {
 }
 
 // keyWord is a key's name in prose: "key 7" for numeric keys.
-func keyWord(k string) string {
-	if display(k) != k {
-		return "key " + k
+func keyWord(k ID) string {
+	if isDigits(string(k)) {
+		return "key " + string(k)
 	}
-	return k
+	return string(k)
 }
 
 // wrap breaks text into lines of at most width runes, indenting the

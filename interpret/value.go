@@ -1,0 +1,165 @@
+package interpret
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+// An ID is a name the input gave a session, a key or a transaction. In
+// JSON it is a number when it is the canonical decimal form of an integer
+// (inputs with integer sessions, keys or ids are read that way; the
+// history does not tell 5 from "5") and a string otherwise.
+type ID string
+
+// MarshalJSON writes id as a JSON number or string.
+func (id ID) MarshalJSON() ([]byte, error) {
+	if isInt(string(id)) {
+		return []byte(id), nil
+	}
+	return json.Marshal(string(id))
+}
+
+// UnmarshalJSON reads a JSON number or string.
+func (id *ID) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	if len(b) > 0 && b[0] == '"' {
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*id = ID(s)
+		return nil
+	}
+	if !isInt(string(b)) {
+		return fmt.Errorf("interpret: id %s is neither an integer nor a string", b)
+	}
+	*id = ID(b)
+	return nil
+}
+
+// isInt reports whether s is the canonical decimal form of an int64.
+func isInt(s string) bool {
+	n, err := strconv.ParseInt(s, 10, 64)
+	return err == nil && strconv.FormatInt(n, 10) == s
+}
+
+// A ValueKind says what a Value holds.
+type ValueKind uint8
+
+// The kinds of values.
+const (
+	KindNone   ValueKind = iota // no value: the zero Value
+	KindNull                    // null: what a read returns when it saw no write
+	KindInt                     // an integer
+	KindString                  // a string
+)
+
+// A Value is a value read or written, as the input wrote it: an integer,
+// a string or null. It marshals as that JSON value; the zero Value, which
+// stands for no value, is left out of JSON objects (omitzero).
+type Value struct {
+	kind ValueKind
+	n    int64
+	s    string
+}
+
+// IntValue returns a Value for an integer.
+func IntValue(n int64) Value { return Value{kind: KindInt, n: n} }
+
+// StringValue returns a Value for a string.
+func StringValue(s string) Value { return Value{kind: KindString, s: s} }
+
+// NullValue returns the null Value.
+func NullValue() Value { return Value{kind: KindNull} }
+
+// valueOf returns h's value v as a Value.
+func valueOf(h *history.History, v history.Value) Value {
+	switch {
+	case v == history.Null:
+		return NullValue()
+	case v >= history.StringBase && int(v-history.StringBase) < len(h.ValueNames):
+		return StringValue(h.ValueNames[v-history.StringBase])
+	}
+	return IntValue(int64(v))
+}
+
+// Kind returns the kind of v.
+func (v Value) Kind() ValueKind { return v.kind }
+
+// Any returns v as an int64, a string or nil (for null and no value).
+func (v Value) Any() any {
+	switch v.kind {
+	case KindInt:
+		return v.n
+	case KindString:
+		return v.s
+	}
+	return nil
+}
+
+// IsZero reports whether v holds no value.
+func (v Value) IsZero() bool { return v.kind == KindNone }
+
+// String formats v as the text reports write it: 7, "yes" (quoted), null,
+// or ? for no value.
+func (v Value) String() string {
+	switch v.kind {
+	case KindNull:
+		return "null"
+	case KindInt:
+		return strconv.FormatInt(v.n, 10)
+	case KindString:
+		return strconv.Quote(v.s)
+	}
+	return "?"
+}
+
+// MarshalJSON writes v as a JSON number, string or null (also for no
+// value, which omitzero leaves out).
+func (v Value) MarshalJSON() ([]byte, error) {
+	switch v.kind {
+	case KindInt:
+		return strconv.AppendInt(nil, v.n, 10), nil
+	case KindString:
+		return json.Marshal(v.s)
+	}
+	return []byte("null"), nil
+}
+
+// UnmarshalJSON reads a JSON integer, string or null.
+func (v *Value) UnmarshalJSON(b []byte) error {
+	b = bytes.TrimSpace(b)
+	switch {
+	case string(b) == "null":
+		*v = NullValue()
+	case len(b) > 0 && b[0] == '"':
+		var s string
+		if err := json.Unmarshal(b, &s); err != nil {
+			return err
+		}
+		*v = StringValue(s)
+	default:
+		n, err := strconv.ParseInt(string(b), 10, 64)
+		if err != nil {
+			return fmt.Errorf("interpret: value %s is neither an integer, a string nor null", b)
+		}
+		*v = IntValue(n)
+	}
+	return nil
+}
+
+// An Op is one operation of a transaction.
+type Op struct {
+	Kind string `json:"kind"` // "r" (read) or "w" (write)
+	Key  ID     `json:"key"`
+	// Value is the value read or written; a read that saw no write
+	// (in formats that say so) read null.
+	Value Value `json:"value"`
+}
+
+// String formats o as the text reports write it: r(x,1).
+func (o Op) String() string { return fmt.Sprintf("%s(%s,%s)", o.Kind, o.Key, o.Value) }
