@@ -181,7 +181,7 @@ func (o Op) String() string {
 		b.WriteString(o.Kind.String())
 	}
 	if o.Key != "" {
-		b.WriteString(" on " + strconv.Quote(o.Key))
+		b.WriteString(" on " + quote(o.Key))
 	}
 	b.WriteString(" " + o.Outcome.String())
 	fmt.Fprintf(&b, " by process %d at [%d,", o.Process, o.Call)
@@ -264,7 +264,7 @@ func (r Result) String() string {
 	v := r.Violation
 	key := ""
 	if v.Key != "" {
-		key = " on key " + strconv.Quote(v.Key)
+		key = " on key " + quote(v.Key)
 	}
 	return fmt.Sprintf("not linearizable%s: %s", key, v.Reason)
 }

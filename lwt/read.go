@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/internal/progress"
 )
@@ -65,19 +66,52 @@ func (v *val) describe() string {
 	case vInt:
 		return strconv.FormatInt(v.i, 10)
 	case vKeyword:
-		return ":" + v.s
+		return ":" + clip(v.s)
 	case vString:
-		return strconv.Quote(v.s)
+		return quote(v.s)
 	case vSymbol:
-		return v.s
+		return clip(v.s)
 	case vBool:
 		return strconv.FormatBool(v.i != 0)
 	case vVec:
 		return fmt.Sprintf("a vector of %d", len(v.items))
 	case vMap:
 		return "a map"
+	case vOther:
+		if v.s != "" {
+			return clip(v.s)
+		}
 	}
 	return "an unsupported value"
+}
+
+// clipLen is the length beyond which error messages cut a token.
+const clipLen = 40
+
+// clip returns s, or when it is long its start, "…" and its length, so
+// that a huge token makes a short message.
+func clip(s string) string {
+	if len(s) <= clipLen {
+		return s
+	}
+	return cut(s) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// quote is strconv.Quote of clip(s).
+func quote(s string) string {
+	if len(s) <= clipLen {
+		return strconv.Quote(s)
+	}
+	return strconv.Quote(cut(s)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// cut returns the first runes of s, less than clipLen bytes.
+func cut(s string) string {
+	n := clipLen - utf8.UTFMax
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // event is one line of a history.
@@ -366,14 +400,14 @@ func eventFromMap(m val, line int, file string) (e event, skip bool, err error) 
 	case "":
 		return e, false, &LineError{file, line, "event without :type"}
 	default:
-		return e, false, &LineError{file, line, fmt.Sprintf("unknown :type %q (want invoke, ok, fail or info)", e.typ)}
+		return e, false, &LineError{file, line, fmt.Sprintf("unknown :type %s (want invoke, ok, fail or info)", quote(e.typ))}
 	}
 	switch e.f {
 	case "read", "write", "cas":
 	case "":
 		return e, false, &LineError{file, line, "event without :f"}
 	default:
-		return e, false, &LineError{file, line, fmt.Sprintf("unsupported :f %q (want read, write or cas)", e.f)}
+		return e, false, &LineError{file, line, fmt.Sprintf("unsupported :f %s (want read, write or cas)", quote(e.f))}
 	}
 	return e, false, nil
 }
@@ -576,7 +610,7 @@ func decodeValues(o *Op, inv, comp *event, file string) error {
 				return bad(comp, ":value of an independent read must be [key value], not %s", cv.describe())
 			}
 			if ks, err := keyString(&cv.items[0]); err != nil || ks != o.Key {
-				return bad(comp, "the read completes on key %s, invoked on %q", cv.items[0].describe(), o.Key)
+				return bad(comp, "the read completes on key %s, invoked on %s", cv.items[0].describe(), quote(o.Key))
 			}
 			cv = cv.items[1]
 		}
@@ -866,9 +900,9 @@ func (p *ednParser) parseValue(depth int) (val, error) {
 			return val{kind: vInt, i: i}, nil
 		}
 		if _, ferr := strconv.ParseFloat(strings.TrimSuffix(t, "M"), 64); ferr == nil && strings.ContainsAny(t, ".eEM") {
-			return val{kind: vOther}, nil
+			return val{kind: vOther, s: t}, nil
 		}
-		return val{}, p.errf("bad number %q", t)
+		return val{}, p.errf("bad number %s", quote(t))
 	}
 	return val{kind: vSymbol, s: t}, nil
 }
@@ -1042,7 +1076,7 @@ func fromJSON(x any, depth int) (val, error) {
 	case json.Number:
 		i, err := strconv.ParseInt(string(x), 10, 64)
 		if err != nil {
-			return val{kind: vOther}, nil
+			return val{kind: vOther, s: string(x)}, nil
 		}
 		return val{kind: vInt, i: i}, nil
 	case string:

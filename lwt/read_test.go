@@ -421,3 +421,30 @@ func FuzzReadHistory(f *testing.F) {
 		}
 	})
 }
+
+// Error messages cut huge tokens short (issue 8: a 50 MB number made a
+// 52 MB message).
+func TestReadHugeToken(t *testing.T) {
+	huge := strings.Repeat("7", 8<<20)
+	word := strings.Repeat("é", 4<<20)
+	tests := []struct{ name, src, msg string }{
+		{"EDN number", "{:type :invoke, :f :write, :value " + huge + ", :process 0}", `bad number "777777777777777777777777777777777777"… (8388608 bytes)`},
+		{"EDN float", "{:type :invoke, :f :write, :value 0." + huge + ", :process 0}", "write value: want an integer or nil, not 0.7777777777777777777777777777777777… (8388610 bytes)"},
+		{"EDN keyword", "{:type :" + word + ", :f :write, :value 1, :process 0}", `unknown :type "éééééééééééééééééé"… (8388608 bytes)`},
+		{"EDN symbol", word, "an event must be a map, not éééééééééééééééééé… (8388608 bytes)"},
+		{"EDN string", `{:type :invoke, :f :write, :value "` + word + `", :process 0}`, `write value: want an integer or nil, not "éééééééééééééééééé"… (8388608 bytes)`},
+		{"EDN key", `{:type :invoke, :f :read, :value nil, :process 0} {:type :ok, :f :read, :value [1 2], :process 0} {:type :invoke, :f :read, :value ["` + word + `" nil], :process 0} {:type :ok, :f :read, :value [1 2], :process 0}`, `the read completes on key 1, invoked on "éééééééééééééééééé"… (8388608 bytes)`},
+		{"JSON number", `{"process":0,"type":"invoke","f":"write","value":` + huge + `}`, "write value: want an integer or nil, not 777777777777777777777777777777777777… (8388608 bytes)"},
+		{"JSON string", `{"process":0,"type":"invoke","f":"` + word + `","value":1}`, `unsupported :f "éééééééééééééééééé"… (8388608 bytes)`},
+	}
+	for _, tc := range tests {
+		_, err := ReadBytes([]byte(tc.src), "h")
+		if err == nil || len(err.Error()) > 200 || !strings.Contains(err.Error(), tc.msg) {
+			s := fmt.Sprint(err)
+			if len(s) > 200 {
+				s = s[:200] + fmt.Sprintf("... (%d bytes)", len(s))
+			}
+			t.Errorf("%s: got %s, want %s", tc.name, s, tc.msg)
+		}
+	}
+}
