@@ -1,14 +1,19 @@
 package format
 
 import (
+	"bufio"
+	"context"
 	"encoding/binary"
+	"io"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // A Cobra history is a directory with one T<n>.log file per session. Each
@@ -29,8 +34,11 @@ const (
 )
 
 // readCobra reads a Cobra log directory, or a single log file as a
-// one-session history.
-func readCobra(path string) (*history.History, *Info, error) {
+// one-session history. The logs of a directory must be regular files.
+func readCobra(ctx context.Context, path string) (*history.History, *Info, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, stopError(path, 0, context.Cause(ctx))
+	}
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, nil, err
@@ -50,21 +58,102 @@ func readCobra(path string) (*history.History, *Info, error) {
 	} else {
 		files = []string{path}
 	}
-	b := history.NewBuilder(0)
-	b.SetPosIsOffset(true)
-	cr := &cobraReader{b: b}
+	// Open every log first, so that a bad one is reported before any
+	// reading, and the meter knows the total size.
+	opened := make([]*os.File, 0, len(files))
+	defer func() {
+		for _, f := range opened {
+			f.Close()
+		}
+	}()
+	var total int64
 	for _, name := range files {
-		data, err := os.ReadFile(name)
+		f, size, err := openLog(name, st.IsDir())
 		if err != nil {
 			return nil, nil, err
 		}
+		opened = append(opened, f)
+		total += max(size, 0)
+	}
+	m := progress.Start(ctx, "parse", total, "bytes")
+	b := newCobraBuilder()
+	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
+	var br *bufio.Reader
+	for i, name := range files {
+		sr := newStopReader(m, opened[i])
+		if br == nil {
+			br = bufio.NewReaderSize(sr, bufSize(total))
+		} else {
+			br.Reset(sr)
+		}
 		file := b.AddFile(name)
-		sess := b.Session(strings.TrimSuffix(filepath.Base(name), ".log"))
-		if err := cr.readLog(data, name, file, sess); err != nil {
-			return nil, nil, err
+		if err := cr.readLog(br, name, file, b.Session(cobraSession(name))); err != nil {
+			return nil, nil, stopped(name, sr, err)
+		}
+		if err := m.Err(); err != nil {
+			return nil, nil, stopError(name, sr.n, err)
 		}
 	}
 	return b.History(), &Info{Format: Cobra}, nil
+}
+
+// openLog opens a Cobra log and returns its size, or -1 if it is not a
+// regular file. Unless regular is false, it must be one: the log of a
+// directory that is a FIFO, a device (such as /dev/zero) or a directory
+// is an error. The file is opened without blocking, so that opening a FIFO
+// does not wait for a writer.
+func openLog(name string, regular bool) (*os.File, int64, error) {
+	flag := os.O_RDONLY
+	if regular {
+		flag |= syscall.O_NONBLOCK
+	}
+	f, err := os.OpenFile(name, flag, 0)
+	if err != nil {
+		return nil, 0, err
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	if st.Mode().IsRegular() {
+		return f, st.Size(), nil
+	}
+	if regular || st.IsDir() {
+		f.Close()
+		return nil, 0, fileError(name, "not a regular file (%s): a Cobra log must be one", fileKind(st.Mode()))
+	}
+	return f, -1, nil
+}
+
+// fileKind names the type of a file that is not regular.
+func fileKind(mode os.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&os.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&os.ModeCharDevice != 0:
+		return "a character device"
+	case mode&os.ModeDevice != 0:
+		return "a device"
+	case mode&os.ModeSocket != 0:
+		return "a socket"
+	}
+	return "mode " + mode.String()
+}
+
+// newCobraBuilder returns a Builder for a Cobra history.
+func newCobraBuilder() *history.Builder {
+	b := history.NewBuilder(0)
+	b.SetPosIsOffset(true)
+	return b
+}
+
+// cobraSession returns the session name of the log at path: its base name
+// without ".log".
+func cobraSession(path string) string {
+	return strings.TrimSuffix(filepath.Base(path), ".log")
 }
 
 // cobraLogs returns the names of the T*.log files in dir, sorted by the
@@ -77,7 +166,7 @@ func cobraLogs(dir string) ([]string, error) {
 	var logs []string
 	for _, e := range entries {
 		name := e.Name()
-		if !strings.HasPrefix(name, "T") || !strings.HasSuffix(name, ".log") || e.IsDir() {
+		if !strings.HasPrefix(name, "T") || !strings.HasSuffix(name, ".log") {
 			continue
 		}
 		logs = append(logs, name)
@@ -105,12 +194,25 @@ type cobraReader struct {
 	b    *history.Builder
 	ops  []history.Op
 	nops int
+	// ids maps the id of every transaction read so far to where it starts.
+	ids map[uint64]cobraPlace
+}
+
+// cobraPlace is where a transaction starts.
+type cobraPlace struct {
+	file string
+	off  int64
 }
 
 func hexID(id uint64) string { return "0x" + strconv.FormatUint(id, 16) }
 
 // readLog reads the log of one session.
-func (r *cobraReader) readLog(data []byte, name string, file, sess int32) error {
+func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) error {
+	if blank, err := skipBlank(br, name, "a Cobra log"); err != nil {
+		return err
+	} else if blank {
+		return nil
+	}
 	inTxn := false
 	var txnID uint64
 	var txnPos int64
@@ -126,8 +228,15 @@ func (r *cobraReader) readLog(data []byte, name string, file, sess int32) error 
 		}, r.ops)
 	}
 	var f [4]uint64
-	for off := 0; off < len(data); {
-		tag := data[off]
+	for off := int64(0); ; {
+		rec, err := br.Peek(1 + 8*4)
+		if len(rec) == 0 {
+			if err == io.EOF {
+				break
+			}
+			return &Error{File: name, Offset: off, Msg: "read error: " + err.Error(), Err: err}
+		}
+		tag := rec[0]
 		var n int
 		switch tag {
 		case 'S', 'C':
@@ -137,55 +246,64 @@ func (r *cobraReader) readLog(data []byte, name string, file, sess int32) error 
 		case 'R':
 			n = 4
 		default:
-			return offsetError(name, int64(off), "unknown record type %q (want 'S', 'W', 'R' or 'C')", tag)
+			return offsetError(name, off, "unknown record type %q (want 'S', 'W', 'R' or 'C')", tag)
 		}
-		if len(data)-off-1 < 8*n {
-			return offsetError(name, int64(off), "unexpected end of file in a %c record: it needs %d bytes, the file ends after %d", tag, 1+8*n, len(data)-off)
+		if len(rec)-1 < 8*n {
+			if err != nil && err != io.EOF {
+				return &Error{File: name, Offset: off + int64(len(rec)), Msg: "read error: " + err.Error(), Err: err}
+			}
+			return offsetError(name, off, "unexpected end of file in a %c record: it needs %d bytes, the file ends after %d", tag, 1+8*n, len(rec))
 		}
 		for i := range n {
-			f[i] = binary.BigEndian.Uint64(data[off+1+8*i:])
+			f[i] = binary.BigEndian.Uint64(rec[1+8*i:])
 		}
 		if tag != 'S' && !inTxn {
-			return offsetError(name, int64(off), "%c record outside a transaction (no 'S' record before it)", tag)
+			return offsetError(name, off, "%c record outside a transaction (no 'S' record before it)", tag)
 		}
 		switch tag {
 		case 'S':
 			if inTxn {
-				return offsetError(name, int64(off), "transaction %s starts before transaction %s (at byte offset %d) commits", hexID(f[0]), hexID(txnID), txnPos)
+				return offsetError(name, off, "transaction %s starts before transaction %s (at byte offset %d) commits", hexID(f[0]), hexID(txnID), txnPos)
 			}
-			inTxn, txnID, txnPos = true, f[0], int64(off)
+			if p, ok := r.ids[f[0]]; ok {
+				return offsetError(name, off, "duplicate transaction id %s: the transaction at %s: byte offset %d has it too", hexID(f[0]), p.file, p.off)
+			}
+			r.ids[f[0]] = cobraPlace{name, off}
+			inTxn, txnID, txnPos = true, f[0], off
 			r.ops = r.ops[:0]
 		case 'W':
 			switch id := f[0]; id {
 			case 0, cobraInit, cobraNull, 1 << 63:
-				return offsetError(name, int64(off), "write id %s is reserved (it would be ambiguous)", hexID(id))
+				return offsetError(name, off, "write id %s is reserved (it would be ambiguous)", hexID(id))
 			}
-			if err := r.addOp(name, off, history.Op{Kind: history.Write, Key: r.b.IntKey(int64(f[1])), Value: history.Value(int64(f[0]))}); err != nil {
+			if err := r.addOp(name, off, history.Op{Kind: history.Write, Key: uintKey(r.b, f[1]), Value: uintValue(r.b, f[0])}); err != nil {
 				return err
 			}
 		case 'R':
 			wtxn, wid := f[0], f[1]
-			v := history.Value(int64(wid))
+			var v history.Value
 			switch {
 			case wid == cobraInit || wid == cobraNull || wtxn == cobraInit || wtxn == cobraNull:
 				if wtxn != wid {
-					return offsetError(name, int64(off), "read of write %s of transaction %s: INIT (0xbebeebee) and NULL (0xdeadbeef) must be in both ids", hexID(wid), hexID(wtxn))
+					return offsetError(name, off, "read of write %s of transaction %s: INIT (0xbebeebee) and NULL (0xdeadbeef) must be in both ids", hexID(wid), hexID(wtxn))
 				}
-				v = 0
 			case wid == 0 || wid == 1<<63:
-				return offsetError(name, int64(off), "read of write id %s, which is reserved (it would be ambiguous)", hexID(wid))
+				return offsetError(name, off, "read of write id %s, which is reserved (it would be ambiguous)", hexID(wid))
+			default:
+				v = uintValue(r.b, wid)
 			}
-			if err := r.addOp(name, off, history.Op{Kind: history.Read, Key: r.b.IntKey(int64(f[2])), Value: v}); err != nil {
+			if err := r.addOp(name, off, history.Op{Kind: history.Read, Key: uintKey(r.b, f[2]), Value: v}); err != nil {
 				return err
 			}
 		case 'C':
 			if f[0] != txnID {
-				return offsetError(name, int64(off), "commit of transaction %s inside transaction %s (at byte offset %d)", hexID(f[0]), hexID(txnID), txnPos)
+				return offsetError(name, off, "commit of transaction %s inside transaction %s (at byte offset %d)", hexID(f[0]), hexID(txnID), txnPos)
 			}
 			add(history.Committed)
 			inTxn = false
 		}
-		off += 1 + 8*n
+		br.Discard(1 + 8*n)
+		off += int64(1 + 8*n)
 	}
 	if inTxn {
 		add(history.Unknown)
@@ -193,9 +311,9 @@ func (r *cobraReader) readLog(data []byte, name string, file, sess int32) error 
 	return nil
 }
 
-func (r *cobraReader) addOp(name string, off int, op history.Op) error {
+func (r *cobraReader) addOp(name string, off int64, op history.Op) error {
 	if r.nops == maxOps {
-		return offsetError(name, int64(off), "too many operations (the limit is %d)", maxOps)
+		return offsetError(name, off, "too many operations (the limit is %d)", maxOps)
 	}
 	r.nops++
 	r.ops = append(r.ops, op)

@@ -1,6 +1,8 @@
 package format
 
 import (
+	"bufio"
+	"bytes"
 	"math"
 	"path/filepath"
 	"strings"
@@ -14,11 +16,12 @@ func TestReadCobra(t *testing.T) {
 		S(0x10).W(100, 7, 0xabc).R(cobraInit, cobraInit, 8, 0).C(0x10).                                // at 0
 		S(0x11).R(0x10, 100, 7, 0xabc).R(cobraNull, cobraNull, 9, 0).R(0x10, math.MaxUint64, 1<<63, 1) // at 76, no commit
 	t2 := new(cobraLog).S(0x20).C(0x20)
+	tx := new(cobraLog).S(0x30).C(0x30)
 	dir := writeDir(t, map[string][]byte{
 		"T10.log":   nil,
 		"T2.log":    t2.b,
 		"T1.log":    t1.b,
-		"Tx.log":    t2.b,
+		"Tx.log":    tx.b,
 		"notes.txt": []byte("not a log"),
 	})
 	if f, err := Detect(dir); err != nil || f != Cobra {
@@ -38,9 +41,9 @@ session T2: 2
 session T10:
 session Tx: 3
 0 "0x10" sT1 committed: w(7,100) r(8,0)
-1 "0x11" sT1 unknown: r(7,100) r(9,0) r(-9223372036854775808,-1)
+1 "0x11" sT1 unknown: r(7,100) r(9,0) r(9223372036854775808,-1)
 2 "0x20" sT2 committed:
-3 "0x20" sTx committed:
+3 "0x30" sTx committed:
 `
 	if got := dump(h, false); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
@@ -123,10 +126,9 @@ func TestCobraLogOrder(t *testing.T) {
 
 // readCobraBytes reads one Cobra log as a one-session history.
 func readCobraBytes(data []byte) (*history.History, error) {
-	b := history.NewBuilder(0)
-	b.SetPosIsOffset(true)
-	r := &cobraReader{b: b}
-	if err := r.readLog(data, "T1.log", b.AddFile("T1.log"), b.Session("T1")); err != nil {
+	b := newCobraBuilder()
+	r := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
+	if err := r.readLog(bufio.NewReader(bytes.NewReader(data)), "T1.log", b.AddFile("T1.log"), b.Session("T1")); err != nil {
 		return nil, err
 	}
 	return b.History(), nil

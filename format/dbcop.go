@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // The dbcop bincode format (all integers little-endian, u64 is 8 bytes, a
@@ -51,7 +52,24 @@ type binReader struct {
 	br   *bufio.Reader
 	name string
 	off  int64
+	size int64 // the input's size, -1 if unknown
 	str  []byte
+}
+
+// checkCount checks a count n read at offset off of items of at least
+// itemLen bytes each against the rest of the input, when its size is known,
+// and against limit: a hostile count must not make the reader allocate
+// or loop for nothing.
+func (r *binReader) checkCount(n uint64, itemLen int64, limit uint64, off int64, what place) error {
+	if r.size >= 0 {
+		if rest := uint64(max(r.size-r.off, 0)); n > rest/uint64(itemLen) {
+			return offsetError(r.name, off, "%s is %d, but only %d bytes remain (at least %d each)", what, n, rest, itemLen)
+		}
+	}
+	if n > limit {
+		return offsetError(r.name, off, "%s is %d, more than the limit of %d", what, n, limit)
+	}
+	return nil
 }
 
 // next returns the next n bytes (n at most the buffer size), valid until
@@ -96,11 +114,14 @@ func (r *binReader) checkBool(c byte, off int64, what place) (bool, error) {
 }
 
 // string reads a length-prefixed UTF-8 string, reading incrementally so
-// that a huge length cannot exhaust memory.
+// that a length larger than the input cannot exhaust memory.
 func (r *binReader) string(what string) (string, error) {
 	start := r.off
 	n, err := r.u64(at("the length of " + what))
 	if err != nil {
+		return "", err
+	}
+	if err := r.checkCount(n, 1, maxLineLen, start, at("the length of "+what)); err != nil {
 		return "", err
 	}
 	r.str = r.str[:0]
@@ -124,8 +145,56 @@ func (r *binReader) string(what string) (string, error) {
 	return string(r.str), nil
 }
 
-func readDBCop(br *bufio.Reader, name string) (*history.History, *Info, error) {
-	r := &binReader{br: br, name: name}
+// Limits on the counts of a dbcop input.
+const (
+	// maxDBCopSessions bounds the number of sessions of an input whose
+	// size is unknown (dbcop histories have tens).
+	maxDBCopSessions = 1 << 20
+	// dbcopEventLen is the length of an encoded event.
+	dbcopEventLen = 18
+)
+
+// skipBlank reports whether the binary input in br is empty or blank (see
+// "Empty inputs" in the package documentation). It consumes the input only
+// when it is, or when it starts with more blank bytes than a what (such as
+// "a dbcop file") can: then it is an error.
+func skipBlank(br *bufio.Reader, name, what string) (bool, error) {
+	head, err := br.Peek(br.Size())
+	if err != nil && err != io.EOF {
+		return false, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
+	}
+	if !isBlankInput(head) {
+		return false, nil
+	}
+	if len(head) < br.Size() {
+		return true, nil
+	}
+	// Blank bytes at the start of a dbcop input must end before the
+	// length of the header's info string (at offset 40), which would
+	// otherwise be above 2^59; a Cobra log starts with an 'S'.
+	for off := int64(0); ; off++ {
+		c, err := br.ReadByte()
+		if err == io.EOF {
+			return true, nil
+		}
+		if err != nil {
+			return false, &Error{File: name, Offset: off, Msg: "read error: " + err.Error(), Err: err}
+		}
+		if !isSpace(c) && !(off < 3 && c == "\xEF\xBB\xBF"[off]) {
+			return false, offsetError(name, off, "not %s: it starts with %d blank bytes", what, off)
+		}
+	}
+}
+
+func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *Info, error) {
+	if blank, err := skipBlank(br, name, "a dbcop file"); err != nil {
+		return nil, nil, err
+	} else if blank {
+		b := history.NewBuilder(0, name)
+		b.SetPosIsOffset(true)
+		return b.History(), &Info{Format: DBCop}, nil
+	}
+	r := &binReader{br: br, name: name, size: size}
 	hdr := &DBCopHeader{}
 	info := &Info{Format: DBCop, FailedEvents: make(map[int]int), DBCop: hdr}
 	for _, f := range []struct {
@@ -165,16 +234,23 @@ func readDBCop(br *bufio.Reader, name string) (*history.History, *Info, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	limit := uint64(maxDBCopSessions)
+	if r.size >= 0 {
+		limit = math.MaxInt32 // and the input's size
+	}
+	if err := r.checkCount(nSessions, 8, limit, r.off-8, at("the number of sessions")); err != nil {
+		return nil, nil, err
+	}
 	var ops []history.Op
 	nops := 0
 	for s := uint64(0); s < nSessions; s++ {
-		if s > math.MaxInt32 {
-			return nil, nil, offsetError(name, r.off, "too many sessions")
-		}
 		sess := b.IntSession(int64(s))
 		sname := strconv.FormatUint(s, 10)
 		nTxns, err := r.u64(place{"the number of transactions", int64(s), -1})
 		if err != nil {
+			return nil, nil, err
+		}
+		if err := r.checkCount(nTxns, 9, math.MaxInt32-uint64(b.NumTxns()), r.off-8, place{"the number of transactions", int64(s), -1}); err != nil {
 			return nil, nil, err
 		}
 		for t := uint64(0); t < nTxns; t++ {
@@ -184,14 +260,17 @@ func readDBCop(br *bufio.Reader, name string) (*history.History, *Info, error) {
 			if err != nil {
 				return nil, nil, err
 			}
+			if err := r.checkCount(nEvents, dbcopEventLen, maxLineLen/dbcopEventLen, pos, where("the number of events")); err != nil {
+				return nil, nil, err
+			}
 			ops = ops[:0]
 			failed := 0
 			for e := uint64(0); e < nEvents; e++ {
-				ev, err := r.next(18, where("an event"))
+				ev, err := r.next(dbcopEventLen, where("an event"))
 				if err != nil {
 					return nil, nil, err
 				}
-				evOff := r.off - 18
+				evOff := r.off - dbcopEventLen
 				write, err := r.checkBool(ev[0], evOff, where("the write flag of an event"))
 				if err != nil {
 					return nil, nil, err
@@ -206,8 +285,8 @@ func readDBCop(br *bufio.Reader, name string) (*history.History, *Info, error) {
 				}
 				op := history.Op{
 					Kind:  history.Read,
-					Key:   b.IntKey(int64(binary.LittleEndian.Uint64(ev[1:]))),
-					Value: history.Value(int64(binary.LittleEndian.Uint64(ev[9:]))),
+					Key:   uintKey(b, binary.LittleEndian.Uint64(ev[1:])),
+					Value: uintValue(b, binary.LittleEndian.Uint64(ev[9:])),
 				}
 				if write {
 					op.Kind = history.Write
@@ -242,6 +321,9 @@ func readDBCop(br *bufio.Reader, name string) (*history.History, *Info, error) {
 	if b, _ := r.br.Peek(1); len(b) > 0 {
 		return nil, nil, offsetError(name, r.off, "unexpected data after the end of the history")
 	}
+	if err := m.Err(); err != nil {
+		return nil, nil, err
+	}
 	return b.History(), info, nil
 }
 
@@ -273,13 +355,11 @@ func looksLikeDBCop(head []byte) bool {
 
 // writeDBCop writes h in dbcop's bincode format.
 func writeDBCop(w *bufio.Writer, h *history.History) error {
-	if h.Init != 0 {
-		return fmt.Errorf("the dbcop format needs initial value 0, not %s", h.FormatValue(h.Init))
-	}
 	keys, err := integerKeys(h, true)
 	if err != nil {
-		return fmt.Errorf("the dbcop format needs integer keys: %w", err)
+		return fmt.Errorf("the dbcop format needs integer keys from 0 to 2^64-1: %w", err)
 	}
+	values := newIntValues(h)
 	maxTxns, maxEvents := 0, 0
 	for _, s := range h.Sessions {
 		maxTxns = max(maxTxns, len(s))
@@ -314,16 +394,17 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 				if op.Key < 0 || int(op.Key) >= len(keys) {
 					return fmt.Errorf("transaction %s: key %d out of range", h.Name(int(t)), op.Key)
 				}
-				if op.Value == history.Null || op.Value >= history.StringBase && int64(op.Value-history.StringBase) < int64(len(h.ValueNames)) {
-					return fmt.Errorf("transaction %s: value %s of key %s is not an integer, as the dbcop format needs", h.Name(int(t)), h.FormatValue(op.Value), h.FormatKey(op.Key))
+				v, ok := values.bits(op)
+				if !ok {
+					return fmt.Errorf("transaction %s: value %s of key %s is not an integer, as the dbcop format needs", h.Name(int(t)), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
 				}
 				if op.Kind == history.Write {
 					buf = append(buf, 1)
 				} else {
 					buf = append(buf, 0)
 				}
-				u64(uint64(keys[op.Key]))
-				u64(uint64(op.Value))
+				u64(keys[op.Key])
+				u64(v)
 				buf = append(buf, 1)
 			}
 			switch tx.Status {

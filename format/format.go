@@ -49,15 +49,17 @@ package format
 
 import (
 	"bufio"
-	"errors"
+	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // Format names a history format.
@@ -75,6 +77,10 @@ const (
 	DBCop Format = "dbcop"
 	// Cobra is a directory of Cobra T*.log files, one per session.
 	Cobra Format = "cobra"
+	// Empty is the Info.Format of an input read with Auto that is empty or
+	// blank (see "Empty inputs" in the package documentation): there was
+	// nothing to tell its format by. It is not a format to read with.
+	Empty Format = "empty"
 )
 
 // ParseFormat returns the Format named by s. Besides the names of the
@@ -144,7 +150,9 @@ func fileError(file string, format string, args ...any) *Error {
 
 // Info describes how a history was read.
 type Info struct {
-	// Format is the format the history was read in (never Auto).
+	// Format is the format the history was read in: the one asked for, or
+	// the one detected, or Empty when Auto met an empty or blank input.
+	// It is never Auto.
 	Format Format
 	// FailedEvents maps the index of a DBCop transaction to the number of
 	// its events that had success = 0 and were dropped. Transactions without
@@ -167,67 +175,91 @@ type DBCopHeader struct {
 }
 
 // ReadFile reads the history in the file or (for Cobra) directory at path.
-// If f is Auto, it detects the format with Detect.
+// If f is Auto, it detects the format from the content (see Detect).
 func ReadFile(path string, f Format) (*history.History, error) {
-	h, _, err := ReadFileInfo(path, f)
+	h, _, err := ReadFileContext(context.Background(), path, f)
 	return h, err
 }
 
 // ReadFileInfo is like ReadFile but also describes the input.
 func ReadFileInfo(path string, f Format) (*history.History, *Info, error) {
-	if f == Auto && !isRegularOrDir(path) {
-		// A pipe (such as /dev/stdin) can be read once only: detect the
-		// format from the buffered content instead of opening it twice.
-		file, err := os.Open(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		defer file.Close()
-		return read(file, path, Auto)
-	}
-	if f == Auto {
-		var err error
-		if f, err = Detect(path); err != nil {
-			return nil, nil, err
-		}
+	return ReadFileContext(context.Background(), path, f)
+}
+
+// ReadFileContext is like ReadFileInfo, but stops soon after ctx ends: it
+// measures its work on a progress meter (stage "parse", in bytes) and, once
+// ctx has ended, returns an error that wraps the reason (context.Cause), so
+// that progress.Stopped reports true for it. Such an error is never an
+// *Error.
+//
+// Inputs that are not regular files (pipes, /dev/stdin) are read as
+// streams, once; the files of a Cobra directory must be regular files.
+func ReadFileContext(ctx context.Context, path string, f Format) (*history.History, *Info, error) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	switch f {
-	case JSONL, Text, DBCop:
+	case Auto, JSONL, Text, DBCop:
 	case Cobra:
-		return readCobra(path)
+		return readCobra(ctx, path)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", path, f)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, stopError(path, 0, context.Cause(ctx))
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.IsDir() {
+		if f == Auto {
+			return readCobra(ctx, path)
+		}
+		return nil, nil, fileError(path, "is a directory, not a %s file", f)
 	}
 	file, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer file.Close()
-	if st, err := file.Stat(); err == nil && st.IsDir() {
-		return nil, nil, fileError(path, "is a directory, not a %s file", f)
+	size := int64(-1)
+	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
 	}
-	return read(file, path, f)
-}
-
-func isRegularOrDir(path string) bool {
-	st, err := os.Stat(path)
-	return err != nil || st.Mode().IsRegular() || st.IsDir()
+	// A read blocked on a pipe ends when ctx does, where the file supports
+	// deadlines.
+	defer context.AfterFunc(ctx, func() { file.SetReadDeadline(time.Now()) })()
+	return readStream(ctx, file, path, f, size)
 }
 
 // Read reads a history in format f from r; name is the input's name for
 // messages and History.Files. If f is Auto, Read detects the format from
 // the content (see Detect). Read cannot read Cobra directories; use ReadFile.
 func Read(r io.Reader, name string, f Format) (*history.History, error) {
-	h, _, err := ReadInfo(r, name, f)
+	h, _, err := ReadContext(context.Background(), r, name, f)
 	return h, err
 }
 
 // ReadInfo is like Read but also describes the input.
 func ReadInfo(r io.Reader, name string, f Format) (*history.History, *Info, error) {
-	if f == Cobra {
-		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
+	return ReadContext(context.Background(), r, name, f)
+}
+
+// ReadContext is like ReadInfo, but stops soon after ctx ends, as
+// ReadFileContext does.
+func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*history.History, *Info, error) {
+	if ctx == nil {
+		ctx = context.Background()
 	}
-	return read(r, name, f)
+	switch f {
+	case Auto, JSONL, Text, DBCop:
+	case Cobra:
+		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
+	default:
+		return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
+	}
+	return readStream(ctx, r, name, f, inputSize(r))
 }
 
 // readBufSize is the size of the read buffer for large or unknown inputs;
@@ -250,54 +282,156 @@ func inputSize(r io.Reader) int64 {
 	return -1
 }
 
-// bufSize returns the size of the read buffer for r.
-func bufSize(r io.Reader) int {
+// bufSize returns the size of the read buffer for an input of size bytes
+// (-1 if unknown).
+func bufSize(size int64) int {
 	n := int64(readBufSize)
-	switch r := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		n = int64(r.Len()) + 1
-	case *os.File:
-		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
-			n = st.Size() + 1
-		}
+	if size >= 0 {
+		n = size + 1
 	}
 	return int(min(max(n, minReadBufSize), readBufSize))
 }
 
-func read(r io.Reader, name string, f Format) (*history.History, *Info, error) {
-	br := bufio.NewReaderSize(r, bufSize(r))
-	if f == Auto {
-		head, err := br.Peek(sniffLen)
-		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
-			return nil, nil, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
-		}
-		f, err = sniff(name, head, false)
-		if err != nil {
-			return nil, nil, err
+// stopReader reads through a progress meter, so that reading fails with
+// the meter's reason once its context has ended, and counts the bytes read.
+type stopReader struct {
+	m *progress.Meter
+	r io.Reader
+	n int64
+}
+
+func newStopReader(m *progress.Meter, r io.Reader) *stopReader {
+	return &stopReader{m: m, r: progress.Reader(m, r)}
+}
+
+func (s *stopReader) Read(p []byte) (int, error) {
+	n, err := s.r.Read(p)
+	s.n += int64(n)
+	if err != nil && err != io.EOF {
+		// A read interrupted by the deadline set when ctx ended fails
+		// with os.ErrDeadlineExceeded: report the context's reason.
+		if stop := s.m.Err(); stop != nil {
+			err = stop
 		}
 	}
-	var (
-		h    *history.History
-		info = &Info{Format: f}
-		err  error
-	)
-	switch f {
-	case JSONL:
-		h, err = readJSONL(br, name, inputSize(r))
-	case Text:
-		h, err = readText(br, name)
-	case DBCop:
-		h, info, err = readDBCop(br, name)
-	case Cobra:
-		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
-	default:
-		return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
+	return n, err
+}
+
+// stopError is the error of a read stopped from outside after n bytes.
+func stopError(name string, n int64, cause error) error {
+	return fmt.Errorf("read %s: stopped after %d bytes: %w", name, n, cause)
+}
+
+// stopped returns err, or a stop error if the reading was stopped from
+// outside.
+func stopped(name string, sr *stopReader, err error) error {
+	if cause := sr.m.Err(); cause != nil {
+		return stopError(name, sr.n, cause)
 	}
+	if progress.Stopped(err) {
+		return stopError(name, sr.n, err)
+	}
+	return err
+}
+
+// readStream reads a history in format f (not Cobra) from r, an input of
+// size bytes (-1 if unknown).
+func readStream(ctx context.Context, r io.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
+	m := progress.Start(ctx, "parse", max(size, 0), "bytes")
+	sr := newStopReader(m, r)
+	h, info, err := readBuffered(m, bufio.NewReaderSize(sr, bufSize(size)), name, f, size)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, stopped(name, sr, err)
+	}
+	if err := m.Err(); err != nil {
+		return nil, nil, stopError(name, sr.n, err)
 	}
 	return h, info, nil
 }
+
+func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
+	var lr *lineReader
+	if f == Auto {
+		var err error
+		if f, lr, err = detectStream(br, name); err != nil {
+			return nil, nil, err
+		}
+	}
+	switch f {
+	case Empty:
+		return emptyHistory(name), &Info{Format: Empty}, nil
+	case JSONL, Text:
+		if lr == nil {
+			lr = newLineReader(br, name)
+		}
+		var (
+			h   *history.History
+			err error
+		)
+		if f == JSONL {
+			h, err = readJSONL(m, lr, size)
+		} else {
+			h, err = readText(m, lr)
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, &Info{Format: f}, nil
+	case DBCop:
+		return readDBCop(m, br, name, size)
+	case Cobra: // a single log, detected
+		b := newCobraBuilder()
+		cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
+		if err := cr.readLog(br, name, b.AddFile(name), b.Session(cobraSession(name))); err != nil {
+			return nil, nil, err
+		}
+		return b.History(), &Info{Format: Cobra}, nil
+	}
+	return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
+}
+
+// emptyHistory returns a history of no transaction read from name.
+func emptyHistory(name string) *history.History {
+	return history.NewBuilder(history.Null, name).History()
+}
+
+// detectStream detects the format of the input in br from its first bytes.
+// When they are all blank, it reads on to the first line that is not and
+// returns the line reader positioned on it.
+func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
+	n := min(sniffLen, br.Size())
+	head, err := br.Peek(n)
+	if err != nil && err != io.EOF {
+		return "", nil, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
+	}
+	if !isBlankInput(head) {
+		f, err := sniff(name, head, isLogName(name))
+		return f, nil, err
+	}
+	if len(head) < n {
+		return Empty, nil, nil // all of the input is blank
+	}
+	// A long run of blank lines: only text formats start that way.
+	lr := newLineReader(br, name)
+	line, err := lr.nextContent()
+	if err == io.EOF {
+		return Empty, nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	lr.unread()
+	f, err := sniff(name, line, false)
+	if err != nil {
+		return "", nil, err
+	}
+	if f != JSONL && f != Text {
+		return "", nil, lineError(name, lr.line, "cannot detect the format: a %s input cannot start with blank lines", f)
+	}
+	return f, lr, nil
+}
+
+func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name), ".log") }
 
 // Write writes h to w in format f, which must be JSONL, Text or DBCop.
 //
@@ -336,6 +470,8 @@ const sniffLen = 64 << 10
 // content:
 //
 //   - a directory holding T*.log files is Cobra;
+//   - a file that is empty or blank (see "Empty inputs" in the package
+//     documentation) is Empty;
 //   - a file whose first bytes parse as a dbcop header (sane little-endian
 //     counts followed by length-prefixed UTF-8 strings) is DBCop;
 //   - a file whose first non-blank line starts with "{" is JSONL;
@@ -364,20 +500,13 @@ func Detect(path string) (Format, error) {
 		return "", err
 	}
 	defer file.Close()
-	head := make([]byte, sniffLen)
-	n, err := io.ReadFull(file, head)
-	if err != nil && err != io.EOF && !errors.Is(err, io.ErrUnexpectedEOF) {
-		return "", &Error{File: path, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
-	}
-	return sniff(path, head[:n], strings.HasSuffix(filepath.Base(path), ".log"))
+	f, _, err := detectStream(bufio.NewReaderSize(file, sniffLen), path)
+	return f, err
 }
 
 // sniff guesses the format of an input from its first bytes. A Cobra log
 // is recognised only if isLog.
 func sniff(name string, head []byte, isLog bool) (Format, error) {
-	if len(head) == 0 {
-		return "", fileError(name, "cannot detect the format of an empty input")
-	}
 	if looksLikeDBCop(head) {
 		return DBCop, nil
 	}
@@ -407,6 +536,15 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 		}
 	}
 	return "", fileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object nor r(...)/w(...); give the format explicitly")
+}
+
+// isBlankInput reports whether s holds only blanks, after an optional
+// UTF-8 byte order mark.
+func isBlankInput(s []byte) bool {
+	if len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
+		s = s[3:]
+	}
+	return isBlank(s)
 }
 
 func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }

@@ -63,6 +63,7 @@ func TestDetect(t *testing.T) {
 		"h.jsonl":    []byte("\n  {\"session\":0,\"ops\":[]}\n"),
 		"h.txt":      []byte("\r\n w (1,2,3,4)\n"),
 		"empty":      nil,
+		"blank":      []byte("\xEF\xBB\xBF \r\n\t\n"),
 		"junk":       []byte("hello"),
 		"S.bin":      []byte("S\x00\x00\x00\x00\x00\x00\x00\x01C"),
 		"short.log":  []byte("S\x00\x00\x00"),
@@ -75,13 +76,15 @@ func TestDetect(t *testing.T) {
 		{filepath.Join(dir, "h.jsonl"), JSONL},
 		{filepath.Join(dir, "h.txt"), Text},
 		{filepath.Join(dir, "tiny.dbcop"), DBCop},
+		{filepath.Join(dir, "empty"), Empty},
+		{filepath.Join(dir, "blank"), Empty},
 	}...)
 	for _, tt := range tests {
 		if got, err := Detect(tt.path); err != nil || got != tt.want {
 			t.Errorf("Detect(%s) = %q, %v; want %q", tt.path, got, err, tt.want)
 		}
 	}
-	for _, name := range []string{"empty", "junk", "S.bin", "short.log", "."} {
+	for _, name := range []string{"junk", "S.bin", "short.log", "."} {
 		path := filepath.Join(dir, name)
 		f, err := Detect(path)
 		if err == nil {

@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // The native JSONL format holds one transaction per line:
@@ -35,24 +37,29 @@ type jsonlReader struct {
 	ops  []history.Op
 	nops int
 	sc   scanner
+	// ids maps the transaction ids given in the input to their lines;
+	// defaults lists, in increasing order, the lines of the transactions
+	// without one, whose id is their line number.
+	ids      map[string]int
+	defaults []int
 }
 
 // readJSONL reads a JSONL history; size, when not -1, is the input's size
 // in bytes, from which it estimates how much to allocate.
-func readJSONL(br *bufio.Reader, name string, size int64) (*history.History, error) {
+func readJSONL(m *progress.Meter, lr *lineReader, size int64) (*history.History, error) {
 	r := &jsonlReader{
-		b:    history.NewBuilder(history.Null, name),
-		name: name,
+		b:    history.NewBuilder(history.Null, lr.name),
+		name: lr.name,
 		keys: make(map[string]history.Key),
 		vals: make(map[string]history.Value),
 		sess: make(map[string]int32),
+		ids:  make(map[string]int),
 	}
 	if size > 0 {
 		// Typical lines spend ~16-20 bytes an operation and ~250 a
 		// transaction: room for that costs about the input's size.
 		r.b.Grow(int(size/256), int(size/16))
 	}
-	lr := newLineReader(br, name)
 	for {
 		line, err := lr.nextContent()
 		if err == io.EOF {
@@ -64,6 +71,9 @@ func readJSONL(br *bufio.Reader, name string, size int64) (*history.History, err
 		if err := r.parseLine(line, lr.line); err != nil {
 			return nil, err
 		}
+	}
+	if err := m.Err(); err != nil {
+		return nil, err
 	}
 	return r.b.History(), nil
 }
@@ -133,10 +143,10 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 			}
 			bit := fieldBit(name)
 			if bit == 0 {
-				return &syntaxError{nameCol, fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end)", strconv.Quote(string(name)))}
+				return &syntaxError{nameCol, fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end)", snippet(name))}
 			}
 			if seen&bit != 0 {
-				return &syntaxError{nameCol, fmt.Sprintf("duplicate field %s", strconv.Quote(string(name)))}
+				return &syntaxError{nameCol, fmt.Sprintf("duplicate field %s", snippet(name))}
 			}
 			seen |= bit
 			p.ws()
@@ -170,14 +180,41 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 	if t.Start != history.NoTime && t.End != history.NoTime && t.End < t.Start {
 		return lineError(r.name, lineNo, "end %d is before start %d", t.End, t.Start)
 	}
-	if !idSet {
-		t.ID = strconv.Itoa(lineNo)
+	if err := r.checkID(&t, idSet, lineNo); err != nil {
+		return err
 	}
 	if len(r.ops) > maxOps-r.nops {
 		return lineError(r.name, lineNo, "too many operations (the limit is %d)", maxOps)
 	}
 	r.nops += len(r.ops)
 	r.b.AddTxn(t, r.ops)
+	return nil
+}
+
+// checkID gives t its default id (its line) if it has none, and checks
+// that no other transaction has its id. An empty id means none, as it does
+// in History.Name; transactions without an id are exempt.
+func (r *jsonlReader) checkID(t *history.Txn, idSet bool, lineNo int) error {
+	if !idSet {
+		t.ID = strconv.Itoa(lineNo)
+		if other, ok := r.ids[t.ID]; ok {
+			return lineError(r.name, lineNo, "transaction id %s (by default, the line number) is also the id of the transaction at %s:%d", quote(t.ID), r.name, other)
+		}
+		r.defaults = append(r.defaults, lineNo)
+		return nil
+	}
+	if t.ID == "" {
+		return nil
+	}
+	if other, ok := r.ids[t.ID]; ok {
+		return lineError(r.name, lineNo, "duplicate transaction id %s: the transaction at %s:%d has it too", quote(t.ID), r.name, other)
+	}
+	if n, ok := canonicalNonNeg(t.ID); ok && n < int64(lineNo) {
+		if _, found := slices.BinarySearch(r.defaults, int(n)); found {
+			return lineError(r.name, lineNo, "transaction id %s is also the id (by default, the line number) of the transaction at %s:%d", quote(t.ID), r.name, n)
+		}
+	}
+	r.ids[t.ID] = lineNo
 	return nil
 }
 
@@ -233,7 +270,7 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		case "unknown":
 			t.Status = history.Unknown
 		default:
-			return &syntaxError{col, fmt.Sprintf("unknown status %s (want committed, aborted or unknown)", strconv.Quote(string(s)))}
+			return &syntaxError{col, fmt.Sprintf("unknown status %s (want committed, aborted or unknown)", snippet(s))}
 		}
 	case fStart, fEnd:
 		field := "start"
@@ -311,7 +348,7 @@ func (r *jsonlReader) parseOp(i int) error {
 	case kind == tokString && len(s) == 1 && s[0] == 'w':
 		op.Kind = history.Write
 	case kind == tokString:
-		return &syntaxError{col, fmt.Sprintf("ops[%d]: unknown operation %s (want \"r\" or \"w\")", i, strconv.Quote(string(s)))}
+		return &syntaxError{col, fmt.Sprintf("ops[%d]: unknown operation %s (want \"r\" or \"w\")", i, snippet(s))}
 	default:
 		return &syntaxError{col, fmt.Sprintf("ops[%d]: operation must be \"r\" or \"w\", got %s", i, kind)}
 	}
@@ -476,7 +513,7 @@ func (p *scanner) describe() string {
 	}
 	rest := p.s[p.i:]
 	if len(rest) > 20 {
-		return strconv.Quote(string(rest[:20])) + "..."
+		return strconv.Quote(string(rest[:20])) + "…"
 	}
 	return strconv.Quote(string(rest))
 }
@@ -553,7 +590,7 @@ func (p *scanner) integer() (int64, error) {
 	}
 	switch {
 	case overflow, !neg && u > math.MaxInt64, neg && u > 1<<63:
-		text := string(p.s[start:p.i])
+		text := cut(string(p.s[start:p.i]))
 		p.i = start
 		return 0, p.errorf("number %s out of range (not a 64-bit integer)", text)
 	case neg:
@@ -563,13 +600,13 @@ func (p *scanner) integer() (int64, error) {
 }
 
 // numberText returns the number starting at start, with any fraction and
-// exponent.
+// exponent, cut for a message.
 func (p *scanner) numberText(start int) string {
 	j := start
 	for j < len(p.s) && (p.s[j] >= '0' && p.s[j] <= '9' || p.s[j] == '-' || p.s[j] == '+' || p.s[j] == '.' || p.s[j] == 'e' || p.s[j] == 'E') {
 		j++
 	}
-	return string(p.s[start:j])
+	return cut(string(p.s[start:j]))
 }
 
 // str scans a JSON string and returns its decoded bytes, which are valid
@@ -718,7 +755,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 	}
 	for i, name := range h.ValueNames {
 		if !utf8.ValidString(name) {
-			return fmt.Errorf("value %d: %q is not valid UTF-8", i, name)
+			return fmt.Errorf("value %d: %s is not valid UTF-8", i, quote(name))
 		}
 	}
 	var line []byte
@@ -728,7 +765,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 			return fmt.Errorf("transaction %s: session %d out of range", h.Name(t), tx.Session)
 		}
 		if !utf8.ValidString(tx.ID) {
-			return fmt.Errorf("transaction %d: id %q is not valid UTF-8", t, tx.ID)
+			return fmt.Errorf("transaction %d: id %s is not valid UTF-8", t, quote(tx.ID))
 		}
 		line = append(line[:0], `{"session":`...)
 		line = append(line, sessions[tx.Session]...)
@@ -804,7 +841,7 @@ func appendJSONName(b []byte, name string) ([]byte, error) {
 		return strconv.AppendInt(b, n, 10), nil
 	}
 	if !utf8.ValidString(name) {
-		return nil, fmt.Errorf("name %q is not valid UTF-8", name)
+		return nil, fmt.Errorf("name %s is not valid UTF-8", quote(name))
 	}
 	return appendJSONString(b, name), nil
 }

@@ -4,23 +4,36 @@ import (
 	"bufio"
 	"io"
 	"strconv"
+	"unicode/utf8"
 )
 
-// maxLineLen caps the length of one line of a text format.
+// maxLineLen caps the length of one line of a text format, and of one
+// record of a binary format: a longer one is an error, so that no input,
+// however hostile (such as /dev/zero), makes a reader hold more than about
+// this much beyond the history it builds.
 const maxLineLen = 64 << 20
 
 // lineReader reads the lines of a text input without copying them, except
 // lines longer than its buffer.
 type lineReader struct {
-	br   *bufio.Reader
-	name string
-	line int    // number of the line last returned
-	max  int    // longest line accepted, in bytes
-	long []byte // holds a line longer than br's buffer
+	br      *bufio.Reader
+	name    string
+	line    int    // number of the line last returned
+	off     int64  // byte offset of the line last returned
+	nextOff int64  // byte offset of the next line
+	max     int    // longest line accepted, in bytes
+	long    []byte // holds a line longer than br's buffer
+	last    []byte // the line nextContent returned last
+	pending bool   // nextContent returns last again
 }
 
 func newLineReader(br *bufio.Reader, name string) *lineReader {
 	return &lineReader{br: br, name: name, max: maxLineLen}
+}
+
+// tooLong is the error of a line longer than lr.max.
+func (lr *lineReader) tooLong() error {
+	return lineError(lr.name, lr.line+1, "line longer than %d bytes (it starts at byte offset %d)", lr.max, lr.nextOff)
 }
 
 // next returns the next line without its '\n', valid until the next call,
@@ -31,7 +44,7 @@ func (lr *lineReader) next() ([]byte, error) {
 		s, err := lr.br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			if len(lr.long)+len(s) > lr.max {
-				return nil, lineError(lr.name, lr.line+1, "line longer than %d bytes", lr.max)
+				return nil, lr.tooLong()
 			}
 			lr.long = append(lr.long, s...)
 			continue
@@ -46,21 +59,27 @@ func (lr *lineReader) next() ([]byte, error) {
 		if err == io.EOF && len(s) == 0 {
 			return nil, io.EOF
 		}
-		lr.line++
+		n := len(s)
 		if err == nil {
 			s = s[:len(s)-1]
 		}
 		if len(s) > lr.max {
-			return nil, lineError(lr.name, lr.line, "line longer than %d bytes", lr.max)
+			return nil, lr.tooLong()
 		}
+		lr.line++
+		lr.off = lr.nextOff
+		lr.nextOff += int64(n)
 		return s, nil
 	}
 }
 
-// isBlank reports whether s holds only spaces, tabs and carriage returns.
 // nextContent returns the next line that is not blank, without a byte
 // order mark on the first line.
 func (lr *lineReader) nextContent() ([]byte, error) {
+	if lr.pending {
+		lr.pending = false
+		return lr.last, nil
+	}
 	for {
 		line, err := lr.next()
 		if err != nil {
@@ -70,11 +89,18 @@ func (lr *lineReader) nextContent() ([]byte, error) {
 			line = line[3:] // byte order mark
 		}
 		if !isBlank(line) {
+			lr.last = line
 			return line, nil
 		}
 	}
 }
 
+// unread makes the next call of nextContent return the line the last one
+// returned.
+func (lr *lineReader) unread() { lr.pending = true }
+
+// isBlank reports whether s holds only spaces, tabs, carriage returns and
+// newlines.
 func isBlank(s []byte) bool {
 	for _, c := range s {
 		if !isSpace(c) {
@@ -84,11 +110,43 @@ func isBlank(s []byte) bool {
 	return true
 }
 
-// snippet quotes the start of s for an error message.
+// maxQuote is how many bytes of a token or snippet an error message quotes.
+const maxQuote = 40
+
+// snippet quotes s for an error message: whole if it is short, else its
+// first bytes followed by "…" and its length.
 func snippet(s []byte) string {
-	const max = 60
-	if len(s) > max {
-		return strconv.Quote(string(s[:max])) + "..."
+	if len(s) <= maxQuote {
+		return strconv.Quote(string(s))
 	}
-	return strconv.Quote(string(s))
+	cut := maxQuote
+	for cut > maxQuote-utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(string(s[:cut])) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// quote is snippet for a string.
+func quote(s string) string {
+	if len(s) <= maxQuote {
+		return strconv.Quote(s)
+	}
+	cut := maxQuote
+	for cut > maxQuote-utf8.UTFMax && cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return strconv.Quote(s[:cut]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+}
+
+// cut is snippet without the quotes, for text that needs none (numbers,
+// values and keys already formatted).
+func cut(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	n := maxQuote
+	for n > maxQuote-utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }

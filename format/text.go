@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // PolySI's text format holds one operation per line, r(key,value,session,txn)
@@ -24,12 +25,12 @@ type textTxn struct {
 	ops     []history.Op
 }
 
-func readText(br *bufio.Reader, name string) (*history.History, error) {
+func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
+	name := lr.name
 	b := history.NewBuilder(0, name)
 	var txns []*textTxn
 	index := make(map[int64]*textTxn)
 	nops := 0
-	lr := newLineReader(br, name)
 	for {
 		line, err := lr.nextContent()
 		if err == io.EOF {
@@ -55,9 +56,14 @@ func readText(br *bufio.Reader, name string) (*history.History, error) {
 			return nil, lineError(name, lr.line, "too many operations (the limit is %d)", maxOps)
 		}
 		nops++
-		t.ops = append(t.ops, history.Op{Kind: kind, Key: b.IntKey(key), Value: history.Value(value)})
+		t.ops = append(t.ops, history.Op{Kind: kind, Key: b.IntKey(key), Value: uintValue(b, uint64(value))})
 	}
-	for _, t := range txns {
+	for i, t := range txns {
+		if i%progress.Every == 0 {
+			if err := m.Err(); err != nil {
+				return nil, err
+			}
+		}
 		b.AddTxn(history.Txn{
 			ID:      strconv.FormatInt(t.id, 10),
 			Session: b.IntSession(t.session),
@@ -120,7 +126,7 @@ func parseTextLine(s []byte) (history.OpKind, [4]int64, error) {
 			return bad(fmt.Sprintf(" (bad %s)", names[n]))
 		}
 		if overflow {
-			return 0, f, fmt.Errorf("%s %s out of range (the largest is %d)", names[n], s[start:i], int64(math.MaxInt64))
+			return 0, f, fmt.Errorf("%s %s out of range (the largest is %d)", names[n], cut(string(s[start:i])), int64(math.MaxInt64))
 		}
 		f[n] = int64(u)
 		skip()
@@ -156,13 +162,11 @@ func scanNumber(s []byte, i int) int {
 
 // writeText writes h in PolySI's text format.
 func writeText(w *bufio.Writer, h *history.History) error {
-	if h.Init != 0 {
-		return fmt.Errorf("the text format needs initial value 0, not %s", h.FormatValue(h.Init))
-	}
 	keys, err := integerKeys(h, false)
 	if err != nil {
-		return fmt.Errorf("the text format needs non-negative integer keys: %w", err)
+		return fmt.Errorf("the text format needs integer keys from 0 to 2^63-1: %w", err)
 	}
+	values := newIntValues(h)
 	// Sessions and transactions keep their numbers when all are
 	// non-negative integers (and, for transactions, distinct).
 	sessions := make([]int64, len(h.Sessions))
@@ -210,14 +214,15 @@ func writeText(w *bufio.Writer, h *history.History) error {
 			if op.Key < 0 || int(op.Key) >= len(keys) {
 				return fmt.Errorf("transaction %s: key %d out of range", h.Name(t), op.Key)
 			}
-			if op.Value < 0 || op.Value >= history.StringBase && int64(op.Value-history.StringBase) < int64(len(h.ValueNames)) {
-				return fmt.Errorf("transaction %s: value %s of key %s is not a non-negative integer, as the text format needs", h.Name(t), h.FormatValue(op.Value), h.FormatKey(op.Key))
+			v, ok := values.bits(op)
+			if !ok || v > math.MaxInt64 {
+				return fmt.Errorf("transaction %s: value %s of key %s is not an integer from 0 to 2^63-1, as the text format needs", h.Name(t), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
 			}
 			line = append(line[:0], op.Kind.String()...)
 			line = append(line, '(')
-			line = strconv.AppendInt(line, keys[op.Key], 10)
+			line = strconv.AppendUint(line, keys[op.Key], 10)
 			line = append(line, ',')
-			line = strconv.AppendInt(line, int64(op.Value), 10)
+			line = strconv.AppendUint(line, v, 10)
 			line = append(line, ',')
 			line = strconv.AppendInt(line, sessions[tx.Session], 10)
 			line = append(line, ',')
@@ -241,27 +246,17 @@ func canonicalNonNeg(s string) (int64, bool) {
 	return n, true
 }
 
-// integerKeys returns the integer named by each key of h. Unless negOK,
-// keys must be non-negative. Keys above MaxInt64 (which the dbcop reader
-// names by their negative bit pattern) are accepted as unsigned.
-func integerKeys(h *history.History, negOK bool) ([]int64, error) {
-	keys := make([]int64, len(h.KeyNames))
+// integerKeys returns the integer each key of h stands for (see keyBits):
+// a key must be named by an integer from 0 to 2^63-1, or, if unsigned, to
+// 2^64-1, in canonical decimal form.
+func integerKeys(h *history.History, unsigned bool) ([]uint64, error) {
+	keys := make([]uint64, len(h.KeyNames))
 	for k, name := range h.KeyNames {
-		n, err := strconv.ParseInt(name, 10, 64)
-		if err != nil {
-			u, uerr := strconv.ParseUint(name, 10, 64)
-			if uerr != nil {
-				return nil, fmt.Errorf("key %q is not an integer", name)
-			}
-			if !negOK {
-				return nil, fmt.Errorf("key %q is out of range", name)
-			}
-			n = int64(u)
+		u, ok := keyBits(name, unsigned)
+		if !ok {
+			return nil, fmt.Errorf("key %s is not one", quote(name))
 		}
-		if n < 0 && !negOK {
-			return nil, fmt.Errorf("key %q is negative", name)
-		}
-		keys[k] = n
+		keys[k] = u
 	}
 	return keys, nil
 }

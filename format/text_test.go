@@ -29,7 +29,7 @@ session 0: 2
 			in:   "\xEF\xBB\xBFr(9223372036854775807,9223372036854775807,9223372036854775807,9223372036854775807)\n",
 			want: `init 0
 session 9223372036854775807: 0
-0 "9223372036854775807" s9223372036854775807 committed @t.txt:1: r(9223372036854775807,9223372036854775807)
+0 "9223372036854775807" s9223372036854775807 committed @t.txt:1: r(9223372036854775807,"9223372036854775807")
 `,
 		},
 		{name: "empty", in: "", want: "init 0\n"},
@@ -124,22 +124,21 @@ func TestWriteTextErrors(t *testing.T) {
 		h   *history.History
 		msg string
 	}{
-		{build(history.Null, func(b *history.Builder) {}), "initial value 0, not null"},
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Aborted}, nil)
 		}), "is aborted: the text format holds only committed transactions"},
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.Key("k"), Value: 1}})
-		}), `key "k" is not an integer`},
+		}), `needs integer keys from 0 to 2^63-1: key "k" is not one`},
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(-1), Value: 1}})
-		}), `key "-1" is negative`},
+		}), `key "-1" is not one`},
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: history.Null}})
-		}), "value null of key 1 is not a non-negative integer"},
+		}), "value null of key 1 is not an integer from 0 to 2^63-1"},
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: b.StringValue("v")}})
-		}), `value "v" of key 1 is not a non-negative integer`},
+		}), `value "v" of key 1 is not an integer from 0 to 2^63-1`},
 	}
 	for _, tt := range tests {
 		err := Write(io.Discard, tt.h, Text)
