@@ -50,3 +50,31 @@ func TestBuilderInterns(t *testing.T) {
 		t.Errorf("Where with offsets = %q", got)
 	}
 }
+
+func TestBuilderGrow(t *testing.T) {
+	tests := []struct {
+		name      string
+		txns, ops int
+	}{
+		{"none", 0, 0},
+		{"negative", -5, -1},
+		{"some", 3, 10},
+		{"large", 1 << 16, 1 << 20},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := NewBuilder(Null)
+			s := b.Session("a")
+			b.AddTxn(Txn{Session: s}, []Op{{Kind: Write, Key: b.Key("x"), Value: 1}})
+			b.Grow(tt.txns, tt.ops)
+			b.AddTxn(Txn{Session: s}, []Op{{Kind: Read, Key: b.Key("x"), Value: 1}})
+			h := b.History()
+			if cap(h.Txns) < min(tt.txns, 0)+1 || cap(h.Ops)-1 < tt.ops {
+				t.Errorf("capacity %d txns, %d ops after Grow(%d, %d)", cap(h.Txns), cap(h.Ops), tt.txns, tt.ops)
+			}
+			if len(h.Txns) != 2 || len(h.Ops) != 2 || h.Ops[0].Kind != Write || h.Ops[1].Kind != Read || h.Ops[1].Value != 1 {
+				t.Errorf("contents changed: %+v %+v", h.Txns, h.Ops)
+			}
+		})
+	}
+}

@@ -1,0 +1,197 @@
+package format
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/internal/progress"
+)
+
+// endless repeats line forever.
+type endless struct {
+	line []byte
+	off  int
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	n := 0
+	for n < len(p) {
+		c := copy(p[n:], e.line[e.off:])
+		n += c
+		e.off = (e.off + c) % len(e.line)
+	}
+	return n, nil
+}
+
+// checkStopped checks that err reports a stop from outside, not bad input.
+func checkStopped(t *testing.T, err error) {
+	t.Helper()
+	if err == nil {
+		t.Fatal("no error, want a stop")
+	}
+	if !progress.Stopped(err) {
+		t.Fatalf("progress.Stopped(%v) is false", err)
+	}
+	var e *Error
+	if errors.As(err, &e) {
+		t.Fatalf("a stop is reported as an input error: %v", err)
+	}
+}
+
+// TestReadContextStops reads endless inputs of every format: each must stop
+// soon after the deadline.
+func TestReadContextStops(t *testing.T) {
+	dbcopPrefix := new(bin).header(1, 1, 1, 1).u64(1, 1<<30).b
+	tests := []struct {
+		f    Format
+		line string
+	}{
+		{JSONL, `{"session":1,"ops":[["w","x",1],["r","y",null]]}` + "\n"},
+		{Text, "w(1,1,1,1)\n"},
+		{Auto, "w(1,1,1,1)\n"},
+		{Auto, "\n"},
+		{JSONL, "\n"},
+		{DBCop, string(new(bin).u64(1).event(true, 1, 1, true).u8(1).b)},
+	}
+	for _, tt := range tests {
+		t.Run(string(tt.f), func(t *testing.T) {
+			var r io.Reader = &endless{line: []byte(tt.line)}
+			if tt.f == DBCop {
+				r = io.MultiReader(bytes.NewReader(dbcopPrefix), r)
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			_, _, err := ReadContext(ctx, r, "endless", tt.f)
+			if d := time.Since(start); d > time.Second {
+				t.Errorf("returned %v after the start, want about 100ms", d)
+			}
+			checkStopped(t, err)
+			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "endless") {
+				t.Errorf("error %v", err)
+			}
+		})
+	}
+}
+
+// math64 is a transaction count larger than any input.
+const math64 = 1 << 62
+
+// cancelAtEOF cancels a context when its reader reaches the end.
+type cancelAtEOF struct {
+	r      io.Reader
+	cancel context.CancelFunc
+}
+
+func (c *cancelAtEOF) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		c.cancel()
+	}
+	return n, err
+}
+
+// TestReadContextStopsAfterReading cancels the context as the input ends:
+// the passes after reading must notice.
+func TestReadContextStopsAfterReading(t *testing.T) {
+	var text, jsonl bytes.Buffer
+	for i := range 10000 {
+		text.WriteString("w(1," + itoa(i) + ",1," + itoa(i) + ")\n")
+		jsonl.WriteString(`{"session":1,"ops":[["w",1,` + itoa(i) + "]]}\n")
+	}
+	inputs := map[Format][]byte{Text: text.Bytes(), JSONL: jsonl.Bytes(), DBCop: smallDBCop()}
+	for f, in := range inputs {
+		ctx, cancel := context.WithCancel(context.Background())
+		_, _, err := ReadContext(ctx, &cancelAtEOF{bytes.NewReader(in), cancel}, "in", f)
+		t.Run(string(f), func(t *testing.T) { checkStopped(t, err) })
+		cancel()
+	}
+}
+
+func itoa(i int) string { return string(appendInt(nil, i)) }
+
+func appendInt(b []byte, i int) []byte {
+	if i >= 10 {
+		b = appendInt(b, i/10)
+	}
+	return append(b, byte('0'+i%10))
+}
+
+func TestReadFileContextCancelled(t *testing.T) {
+	dir := writeDir(t, map[string][]byte{"h.jsonl": []byte(`{"session":1,"ops":[]}`), "T1.log": nil})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, tt := range []struct {
+		path string
+		f    Format
+	}{
+		{filepath.Join(dir, "h.jsonl"), Auto},
+		{filepath.Join(dir, "h.jsonl"), JSONL},
+		{dir, Auto},
+		{dir, Cobra},
+	} {
+		_, _, err := ReadFileContext(ctx, tt.path, tt.f)
+		checkStopped(t, err)
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("%s, %s: %v", tt.path, tt.f, err)
+		}
+	}
+	_, _, err := ReadContext(ctx, strings.NewReader(""), "x", Auto)
+	checkStopped(t, err)
+}
+
+// TestReadFileContextPipe reads a FIFO whose writer writes nothing: the read
+// blocks until the deadline, which must end it.
+func TestReadFileContextPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "h.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("mkfifo: %v", err)
+	}
+	w, err := os.OpenFile(fifo, os.O_RDWR, 0) // a writer, so that opening does not block
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if _, err := w.WriteString(`{"session":1,"ops":[]}` + "\n"); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{JSONL, Auto} {
+		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+		start := time.Now()
+		_, _, err := ReadFileContext(ctx, fifo, f)
+		cancel()
+		if d := time.Since(start); d > time.Second {
+			t.Errorf("%s: returned after %v", f, d)
+		}
+		checkStopped(t, err)
+	}
+}
+
+// TestReadFileContextBig measures how soon reading a large file stops after
+// the deadline. It needs a large JSONL file in $ISOCHECK_BIG_JSONL.
+func TestReadFileContextBig(t *testing.T) {
+	path := os.Getenv("ISOCHECK_BIG_JSONL")
+	if path == "" {
+		t.Skip("set ISOCHECK_BIG_JSONL to a large JSONL history")
+	}
+	for _, after := range []time.Duration{100 * time.Millisecond, time.Second} {
+		ctx, cancel := context.WithTimeout(context.Background(), after)
+		start := time.Now()
+		_, _, err := ReadFileContext(ctx, path, Auto)
+		d := time.Since(start)
+		cancel()
+		checkStopped(t, err)
+		t.Logf("deadline %v: returned after %v (%v late): %v", after, d, d-after, err)
+		if d-after > 100*time.Millisecond {
+			t.Errorf("deadline %v: returned %v late", after, d-after)
+		}
+	}
+}
