@@ -46,11 +46,11 @@ func (lr *lineReader) next() ([]byte, error) {
 			if len(lr.long)+len(s) > lr.max {
 				return nil, lr.tooLong()
 			}
-			lr.long = append(lr.long, s...)
+			lr.long = appendLong(lr.long, s, lr.max)
 			continue
 		}
 		if len(lr.long) > 0 {
-			lr.long = append(lr.long, s...)
+			lr.long = appendLong(lr.long, s, lr.max+1)
 			s = lr.long
 		}
 		if err != nil && err != io.EOF {
@@ -71,6 +71,17 @@ func (lr *lineReader) next() ([]byte, error) {
 		lr.nextOff += int64(n)
 		return s, nil
 	}
+}
+
+// appendLong appends s to long, doubling its capacity (up to limit) when it
+// needs room: append grows large slices by a quarter, which would allocate
+// five times the longest line in all.
+func appendLong(long, s []byte, limit int) []byte {
+	if n := len(long) + len(s); n > cap(long) {
+		c := min(max(2*cap(long), n, 4096), max(limit, n))
+		long = append(make([]byte, 0, c), long...)
+	}
+	return append(long, s...)
 }
 
 // nextContent returns the next line that is not blank, without a byte

@@ -69,7 +69,7 @@ func TestBuilderGrow(t *testing.T) {
 			b.Grow(tt.txns, tt.ops)
 			b.AddTxn(Txn{Session: s}, []Op{{Kind: Read, Key: b.Key("x"), Value: 1}})
 			h := b.History()
-			if cap(h.Txns) < min(tt.txns, 0)+1 || cap(h.Ops)-1 < tt.ops {
+			if cap(h.Txns) < 1+max(tt.txns, 0) || cap(h.Ops) < 1+max(tt.ops, 0) {
 				t.Errorf("capacity %d txns, %d ops after Grow(%d, %d)", cap(h.Txns), cap(h.Ops), tt.txns, tt.ops)
 			}
 			if len(h.Txns) != 2 || len(h.Ops) != 2 || h.Ops[0].Kind != Write || h.Ops[1].Kind != Read || h.Ops[1].Value != 1 {
