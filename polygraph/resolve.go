@@ -34,6 +34,9 @@ type Resolution struct {
 // (context.Cause).
 func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
 	m := progress.Start(ctx, "index writes", int64(len(h.Txns)), "transactions")
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
 	writes, err := indexWrites(m, h)
 	if err != nil {
 		return nil, err

@@ -1,0 +1,170 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/level"
+)
+
+// TestStopLatency measures, for every level and every stage of its check
+// that takes long enough to land in, how long the check takes to return
+// once its context ends mid-stage. It needs a large history, named by
+// $ISOCHECK_LATENCY_HISTORY (such as a generated one of a million
+// transactions), and $ISOCHECK_LATENCY_LEVELS may list the levels
+// (rc,ra,cc,pc,si,ser,sser,all; default all of them).
+//
+// For each level it runs the check once to time its stages, then once per
+// stage, cancelling (with the cause context.DeadlineExceeded, as a
+// deadline would) half-way through it.
+func TestStopLatency(t *testing.T) {
+	path := os.Getenv("ISOCHECK_LATENCY_HISTORY")
+	if path == "" {
+		t.Skip("set ISOCHECK_LATENCY_HISTORY to a large history")
+	}
+	h, err := format.ReadFile(path, format.Auto)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := "rc,ra,cc,pc,si,ser,sser,all"
+	if s := os.Getenv("ISOCHECK_LATENCY_LEVELS"); s != "" {
+		names = s
+	}
+	for _, name := range strings.Split(names, ",") {
+		run := func(ctx context.Context) (check.Verdict, string) {
+			if name == "all" {
+				rep, err := check.CheckAll(ctx, h)
+				if err != nil {
+					t.Fatal(err)
+				}
+				v, reason := check.Satisfied, ""
+				for _, res := range rep.Results {
+					if res.Verdict == check.NoVerdict {
+						v, reason = check.NoVerdict, res.Reason
+					}
+				}
+				return v, reason
+			}
+			l, err := level.Parse(name)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := check.Check(ctx, h, l)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return res.Verdict, res.Reason
+		}
+		stages, total := timeStages(run)
+		t.Logf("%s: %v in all; stages %v", name, total.Round(time.Millisecond), stages)
+		for i, st := range stages {
+			if st.d < 20*time.Millisecond {
+				continue
+			}
+			nth := 0
+			for _, before := range stages[:i] {
+				if before.name == st.name {
+					nth++
+				}
+			}
+			lat, v, reason := stopIn(run, st.name, nth, st.d/2)
+			t.Logf("%-4s %-16s (%8v) stopped after %8v: returned in %8v (%v, %q)",
+				name, st.name, st.d.Round(time.Millisecond), (st.d / 2).Round(time.Millisecond), lat.Round(10*time.Microsecond), v, reason)
+			if v != check.NoVerdict {
+				t.Errorf("%s: stopped in %s, verdict %v", name, st.name, v)
+			}
+		}
+	}
+}
+
+// stage is one stage of a run: its name and how long it took.
+type stage struct {
+	name string
+	d    time.Duration
+}
+
+func (s stage) String() string { return fmt.Sprintf("%s %v", s.name, s.d.Round(time.Millisecond)) }
+
+// timeStages runs run to the end, polling its Tracker, and returns the
+// stages it went through.
+func timeStages(run func(context.Context) (check.Verdict, string)) ([]stage, time.Duration) {
+	tr := progress.NewTracker()
+	ctx := progress.WithTracker(context.Background(), tr)
+	done := make(chan struct{})
+	var stages []stage
+	var starts []time.Duration
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	var m *progress.Snapshot
+	for {
+		select {
+		case <-done:
+			end := tr.Snapshot().Elapsed
+			for i := range stages {
+				next := end
+				if i+1 < len(starts) {
+					next = starts[i+1]
+				}
+				stages[i].d = next - starts[i]
+			}
+			return stages, end
+		default:
+		}
+		s := tr.Snapshot()
+		if s.Stage != "" && (m == nil || s.Stage != m.Stage || s.StageElapsed < m.StageElapsed) {
+			stages = append(stages, stage{name: s.Stage})
+			starts = append(starts, s.Elapsed-s.StageElapsed)
+		}
+		m = &s
+		time.Sleep(100 * time.Microsecond)
+	}
+}
+
+// stopIn runs run and cancels it once it has spent after in the stage
+// name's run number nth (from 0); it returns the time from the
+// cancellation to the return (-1 if it returned first).
+func stopIn(run func(context.Context) (check.Verdict, string), name string, nth int, after time.Duration) (time.Duration, check.Verdict, string) {
+	tr := progress.NewTracker()
+	ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
+	defer cancel(nil)
+	type out struct {
+		v      check.Verdict
+		reason string
+		at     time.Time
+	}
+	done := make(chan out, 1)
+	go func() {
+		v, reason := run(ctx)
+		done <- out{v, reason, time.Now()}
+	}()
+	seen := -1
+	var last progress.Snapshot
+	for {
+		select {
+		case o := <-done:
+			return -1, o.v, o.reason
+		default:
+		}
+		s := tr.Snapshot()
+		if s.Stage == name && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
+			seen++
+		}
+		last = s
+		if seen == nth && s.Stage == name && s.StageElapsed >= after {
+			at := time.Now()
+			cancel(context.DeadlineExceeded)
+			o := <-done
+			return o.at.Sub(at), o.v, o.reason
+		}
+		time.Sleep(100 * time.Microsecond)
+	}
+}

@@ -1,0 +1,198 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/workload"
+)
+
+// stopHistory is a generated history large enough that every stage of
+// every level takes a while: 40,000 transactions of a simulated SI store.
+func stopHistory(t *testing.T) *history.History {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("large history")
+	}
+	return workload.Large(workload.LargeConfig{Sessions: 20, TxnsPerSession: 2000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Zipf: true, Seed: 1, Store: workload.SnapshotIsolation})
+}
+
+// stopLevels are the levels to stop, "all" standing for CheckAll.
+var stopLevels = []string{"rc", "ra", "cc", "pc", "si", "ser", "sser", "all"}
+
+// runLevel checks h at the level named name (or all of them) and returns
+// the verdict (NoVerdict if any level has none), the reason and the Stats
+// of the level without a verdict.
+func runLevel(t *testing.T, ctx context.Context, h *history.History, name string) (Verdict, string, Stats) {
+	if name == "all" {
+		rep, err := CheckAll(ctx, h)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The weakest level without a verdict is the one stopped; the
+		// stronger ones were not begun.
+		for i := len(rep.Results) - 1; i >= 0; i-- {
+			if res := rep.Results[i]; res.Verdict == NoVerdict {
+				return NoVerdict, res.Reason, res.Stats
+			}
+		}
+		return rep.Results[0].Verdict, "", Stats{}
+	}
+	l, err := level.Parse(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Check(ctx, h, l)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res.Verdict, res.Reason, res.Stats
+}
+
+// TestStopBeforeStart: a check whose context has ended gives no verdict,
+// says why, and does no work.
+func TestStopBeforeStart(t *testing.T) {
+	h := stopHistory(t)
+	limit := fmt.Errorf("%w: memory above 4 GiB", progress.ErrResourceLimit)
+	for _, name := range stopLevels {
+		begin := time.Now()
+		if v, _, _ := runLevel(t, context.Background(), h, name); v == NoVerdict {
+			t.Fatalf("%s: no verdict without a deadline", name)
+		}
+		full := time.Since(begin)
+		for _, c := range []struct {
+			cause  error
+			reason string
+		}{{context.DeadlineExceeded, "timed out"}, {limit, limit.Error()}, {nil, "cancelled"}} {
+			ctx, cancel := context.WithCancelCause(context.Background())
+			cancel(c.cause)
+			begin := time.Now()
+			v, reason, _ := runLevel(t, ctx, h, name)
+			took := time.Since(begin)
+			if v != NoVerdict || reason != c.reason {
+				t.Errorf("%s, cancelled with %v: verdict %v (%q), want no verdict (%q)", name, c.cause, v, reason, c.reason)
+			}
+			if took > full/4 {
+				t.Errorf("%s, cancelled with %v: took %v, a quarter of the full check's %v at most", name, c.cause, took, full)
+			}
+		}
+	}
+}
+
+// TestStopInEveryStage cancels the check of every level in each of its
+// stages that lasts long enough to be caught, once a goroutine watching
+// the progress Tracker sees the stage begin. The check must give no
+// verdict (unless the stage had found the verdict before it looked) and
+// return within a fraction of what the rest of the stage would have
+// taken.
+func TestStopInEveryStage(t *testing.T) {
+	h := stopHistory(t)
+	for _, name := range stopLevels {
+		var want Verdict
+		stages := timeStages(func(ctx context.Context) { want, _, _ = runLevel(t, ctx, h, name) })
+		for i, st := range stages {
+			if st.d < 20*time.Millisecond {
+				continue
+			}
+			nth := 0
+			for _, before := range stages[:i] {
+				if before.name == st.name {
+					nth++
+				}
+			}
+			tr := progress.NewTracker()
+			ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
+			stopped := make(chan time.Time, 1)
+			go func() {
+				for seen, last := -1, (progress.Snapshot{}); ; {
+					s := tr.Snapshot()
+					if s.Stage == st.name && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
+						seen++
+					}
+					last = s
+					if seen == nth || ctx.Err() != nil {
+						at := time.Now()
+						cancel(context.DeadlineExceeded)
+						stopped <- at
+						return
+					}
+					time.Sleep(20 * time.Microsecond)
+				}
+			}()
+			v, reason, stats := runLevel(t, ctx, h, name)
+			end := time.Now()
+			cancel(nil) // stops the watcher if it missed the stage
+			at := <-stopped
+			if at.After(end) {
+				t.Logf("%s: the check ended before %s was seen", name, st.name)
+				continue
+			}
+			if v != want && (v != NoVerdict || reason != "timed out") {
+				t.Errorf("%s, stopped in %s: verdict %v (%q), want no verdict (timed out)", name, st.name, v, reason)
+				continue
+			}
+			if v != NoVerdict {
+				continue
+			}
+			if now := tr.Snapshot().Stage; now != st.name {
+				t.Errorf("%s, stopped in %s: went on to %s", name, st.name, now)
+			}
+			// Shorter stages are mostly the allocation of their tables,
+			// which no meter interrupts.
+			if took := end.Sub(at); st.d >= 100*time.Millisecond && took > st.d/3 {
+				t.Errorf("%s, stopped in %s (which takes %v): returned after %v", name, st.name, st.d, took)
+			}
+			if st.name != "index writes" && st.name != "resolve reads" && stats.Txns == 0 {
+				t.Errorf("%s, stopped in %s: no transactions counted", name, st.name)
+			}
+		}
+	}
+}
+
+// stage is one stage of a check: its name and how long it took.
+type stage struct {
+	name string
+	d    time.Duration
+}
+
+// timeStages runs run to its end under a Tracker, watching it, and returns
+// the stages it went through.
+func timeStages(run func(context.Context)) []stage {
+	tr := progress.NewTracker()
+	ctx := progress.WithTracker(context.Background(), tr)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		run(ctx)
+	}()
+	var stages []stage
+	var starts []time.Duration
+	var last progress.Snapshot
+	for {
+		select {
+		case <-done:
+			end := tr.Snapshot().Elapsed
+			for i := range stages {
+				next := end
+				if i+1 < len(starts) {
+					next = starts[i+1]
+				}
+				stages[i].d = next - starts[i]
+			}
+			return stages
+		default:
+		}
+		s := tr.Snapshot()
+		if s.Stage != "" && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
+			stages = append(stages, stage{name: s.Stage})
+			starts = append(starts, s.Elapsed-s.StageElapsed)
+		}
+		last = s
+		time.Sleep(20 * time.Microsecond)
+	}
+}
