@@ -13,8 +13,14 @@
 //     failed inside a transaction are dropped, as PolySI and dbcop do, and
 //     counted in [Info.FailedEvents].
 //   - [Cobra], the log directories of the Cobra checker: one T<n>.log file
-//     per session. Writes and reads get the write's unique id as their
-//     value, so that reads-from is exact; the initial value is 0.
+//     per session, each a regular file. Writes and reads get the write's
+//     unique id as their value, so that reads-from is exact; the initial
+//     value is 0. Transaction ids must be unique across the directory.
+//
+// Integers of the text and binary formats that the native format cannot
+// hold as integers (|v| >= 2^62) are read as named values, the decimal
+// number as a string, and written back as integers; keys above 2^63-1 are
+// named keys, their name the decimal number.
 //
 // # The native format
 //
@@ -27,7 +33,9 @@
 //
 //   - session (required): an integer or a string; 1 and "1" are the same.
 //   - id: a string or an integer naming the transaction in reports; by
-//     default its line number.
+//     default its line number. No two transactions may have the same id
+//     (given, or by default); "" and null mean no id at all, and then the
+//     transaction is named by its index in reports.
 //   - status: "committed" (the default), "aborted" or "unknown".
 //   - ops (required): the operations in program order, each ["r", key,
 //     value] (a read that returned value) or ["w", key, value]. A key is a
@@ -39,6 +47,25 @@
 //     end must not be before start.
 //
 // Blank lines are ignored; unknown fields are errors.
+//
+// # Empty inputs
+//
+// An input that is empty or blank (only spaces, tabs, carriage returns and
+// newlines, after an optional UTF-8 byte order mark) is a history of no
+// transaction in every format, binary ones included (no dbcop file or Cobra
+// log can be blank), and also when the format is detected: then
+// Info.Format is [Empty]. So is a Cobra directory whose logs are all empty
+// or blank (its sessions have no transaction), but a directory without any
+// T*.log file is an error.
+//
+// # Limits
+//
+// Readers hold no more than they must of inputs, which may be hostile: a
+// line of a text format, a transaction of a dbcop file and a string of a
+// dbcop header are at most 64 MiB, counts of a dbcop file are checked
+// against the rest of the input (or, when its size is unknown, a bound)
+// before the reader relies on them, and the logs of a Cobra directory must
+// be regular files (not FIFOs, devices or directories).
 //
 // # Errors
 //
@@ -423,7 +450,9 @@ func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
 	lr.unread()
 	f, err := sniff(name, line, false)
 	if err != nil {
-		return "", nil, err
+		e := err.(*Error)
+		e.Line = lr.line
+		return "", nil, e
 	}
 	if f != JSONL && f != Text {
 		return "", nil, lineError(name, lr.line, "cannot detect the format: a %s input cannot start with blank lines", f)
@@ -435,15 +464,31 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 
 // Write writes h to w in format f, which must be JSONL, Text or DBCop.
 //
-// JSONL represents every history a reader of this package produces, except
-// sessions without transactions, which it drops. When h.Init is not
-// history.Null, reads of h.Init are written as null reads, and a write of
-// h.Init is an error.
+// The formats differ in the initial state: null in JSONL, 0 in Text and
+// DBCop. Write maps one to the other, key by key, so that the history
+// written checks the same as h at every level:
 //
-// Text and DBCop represent only histories with integer keys and values whose
-// initial value is 0. Text also requires every transaction to have
-// committed; it drops transactions without operations. DBCop cannot
-// represent transactions of unknown status.
+//   - To JSONL, when h.Init is not history.Null, reads of h.Init are
+//     written as reads of null. A write of h.Init is an error (the checker
+//     rejects it too: reads of it would be ambiguous).
+//   - To Text and DBCop, when h.Init is not 0 (a JSONL history), reads of
+//     h.Init are written as reads of 0; if a key also has the value 0 (read
+//     or written), that 0 is written as the smallest positive integer that
+//     no operation on the key has. Reading the result back as JSONL gives
+//     h with that renaming.
+//
+// JSONL represents every history a reader of this package produces, except
+// sessions without transactions, which it drops.
+//
+// Text and DBCop represent only histories with integer keys and values
+// (including named ones that are integers, see the package documentation):
+// keys from 0 to 2^63-1 (Text) or 2^64-1 (DBCop), values from 0 to 2^63-1
+// (Text) or any 64-bit integer (DBCop). Text also requires every
+// transaction to have committed; it drops transactions without operations.
+// DBCop cannot represent transactions of unknown status. Neither has real
+// time: start and end times are dropped, so that the history written
+// cannot violate strict serializability (SSER) other than as it violates
+// serializability.
 func Write(w io.Writer, h *history.History, f Format) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error

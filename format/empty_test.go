@@ -1,0 +1,116 @@
+package format
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestReadEmpty reads empty and blank inputs in every format: each is a
+// history of no transaction, read without error.
+func TestReadEmpty(t *testing.T) {
+	inputs := map[string]string{
+		"empty":           "",
+		"newlines":        "\n\n\n",
+		"blanks":          " \t\r\n  \n",
+		"byte order mark": "\xEF\xBB\xBF",
+		"mark and blanks": "\xEF\xBB\xBF \n\r\n",
+		"long blank":      strings.Repeat(" \n", 100<<10),
+	}
+	formats := []Format{Auto, JSONL, Text, DBCop}
+	for name, in := range inputs {
+		for _, f := range formats {
+			want := f
+			if f == Auto {
+				want = Empty
+			}
+			h, info, err := ReadInfo(strings.NewReader(in), "e", f)
+			if err != nil {
+				t.Errorf("%s, %s: %v", name, f, err)
+				continue
+			}
+			checkConsistent(t, h)
+			if len(h.Txns) != 0 || info.Format != want {
+				t.Errorf("%s, %s: %d transactions, format %s; want 0 and %s", name, f, len(h.Txns), info.Format, want)
+			}
+			// The same as a file, and as a Cobra log file.
+			for _, file := range []string{"e.in", "T1.log"} {
+				path := filepath.Join(t.TempDir(), file)
+				if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				fs := []Format{f}
+				if file == "T1.log" {
+					fs = append(fs, Cobra)
+				}
+				for _, f := range fs {
+					h, info, err := ReadFileInfo(path, f)
+					if err != nil {
+						t.Errorf("%s, %s, file %s: %v", name, f, file, err)
+						continue
+					}
+					if want := f; len(h.Txns) != 0 || info.Format != want && !(f == Auto && info.Format == Empty) {
+						t.Errorf("%s, %s, file %s: %d transactions, format %s", name, f, file, len(h.Txns), info.Format)
+					}
+				}
+				if got, err := Detect(path); err != nil || got != Empty {
+					t.Errorf("%s: Detect = %s, %v; want empty", name, got, err)
+				}
+			}
+		}
+	}
+	// A blank prefix longer than the detection window is followed by a
+	// history in a text format, or an error in the others.
+	long := strings.Repeat("\n", 100<<10)
+	h, info, err := ReadInfo(strings.NewReader(long+`{"session":1,"ops":[["w",1,1]]}`), "e", Auto)
+	if err != nil || info.Format != JSONL || len(h.Txns) != 1 || h.Txns[0].Pos != 100<<10+1 {
+		t.Errorf("blank lines, then JSONL: %v, %+v, %v", info, h, err)
+	}
+	h, info, err = ReadInfo(strings.NewReader(long+"w(1,1,1,1)\n"), "e", Auto)
+	if err != nil || info.Format != Text || len(h.Txns) != 1 {
+		t.Errorf("blank lines, then text: %v, %v", info, err)
+	}
+	_, err = Read(strings.NewReader(long+"hello"), "e", Auto)
+	if e := checkError(t, err); e.Line != 100<<10+1 || !strings.Contains(e.Msg, "cannot detect the format") {
+		t.Errorf("blank lines, then junk: %v", err)
+	}
+	_, err = Read(io.MultiReader(strings.NewReader(strings.Repeat("\n", 2<<20)+"x")), "e", DBCop)
+	if e := checkError(t, err); e.Offset != 2<<20 || !strings.Contains(e.Msg, "not a dbcop file: it starts with 2097152 blank bytes") {
+		t.Errorf("blank lines, then a byte, as dbcop: %v", err)
+	}
+	// A dbcop file may start with a blank byte.
+	d := new(bin).u64(' ').u64(1, 1, 1, 1).str("").str("").str("").u64(0).b
+	if h, err := Read(bytes.NewReader(d), "d", Auto); err != nil || len(h.Txns) != 0 {
+		t.Errorf("dbcop file with id ' ': %v", err)
+	}
+}
+
+// TestReadEmptyCobra reads Cobra directories of empty logs.
+func TestReadEmptyCobra(t *testing.T) {
+	for _, logs := range []map[string][]byte{
+		{"T1.log": nil},
+		{"T1.log": nil, "T2.log": []byte("\n"), "other.txt": []byte("x")},
+	} {
+		dir := writeDir(t, logs)
+		for _, f := range []Format{Auto, Cobra} {
+			h, info, err := ReadFileInfo(dir, f)
+			if err != nil {
+				t.Errorf("%v, %s: %v", logs, f, err)
+				continue
+			}
+			checkConsistent(t, h)
+			if len(h.Txns) != 0 || info.Format != Cobra {
+				t.Errorf("%v, %s: %d transactions, format %s", logs, f, len(h.Txns), info.Format)
+			}
+		}
+	}
+	dir := writeDir(t, map[string][]byte{"other.txt": nil})
+	for _, f := range []Format{Auto, Cobra} {
+		if _, err := ReadFile(dir, f); err == nil || !strings.Contains(err.Error(), "T*.log") {
+			t.Errorf("directory without logs, %s: %v", f, err)
+		}
+	}
+}
