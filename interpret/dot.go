@@ -7,27 +7,34 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 )
 
-// dotStyle is the Graphviz style of each edge kind: colours match the
-// terminal's; session order is bold grey, real time dotted.
-var dotStyle = map[string]string{
-	"SO": `color="gray40", fontcolor="gray40", penwidth=2`,
-	"WR": `color="darkgreen", fontcolor="darkgreen"`,
-	"WW": `color="blue", fontcolor="blue"`,
-	"RW": `color="red", fontcolor="red"`,
-	"RT": `color="purple", fontcolor="purple", style=dotted`,
+// dotKinds are the edge kinds in the legend's order, with their colours,
+// line styles and meanings.
+var dotKinds = []struct {
+	kind, color, style, meaning string
+}{
+	{"SO", "gray40", "bold", "session order: A ran before B in their session"},
+	{"WR", "darkgreen", "solid", "B read A's write"},
+	{"WW", "blue", "solid", "B overwrote A's write"},
+	{"RW", "red", "solid", "B overwrote the version A read"},
+	{"RT", "purple", "dotted", "real time: A ended before B started"},
 }
 
-// WriteDOT draws the violation as a Graphviz graph: one box per
-// transaction (grouped by session, with its operations), one arrow per
-// dependency, coloured by kind (WR green, WW blue, RW red, SO bold grey,
-// RT dotted purple), inferred ones dashed, and the anomaly in the title.
+// WriteDOT draws the violation as a Graphviz graph: the anomaly and what
+// happened in the title, one box per transaction (with its session and
+// operations), one arrow per dependency coloured by kind (SO bold grey,
+// WR green, WW blue, RW red, RT dotted purple) and labelled with its kind
+// and key, and a legend below. Forced dependencies are solid; those that
+// hold only under one order of the writes (Step.Assumed) are dashed and
+// say which order (the legend spells the orders out).
 func (r *Report) WriteDOT(w io.Writer) error {
 	var b strings.Builder
 	b.WriteString("digraph counterexample {\n")
-	b.WriteString("  graph [fontname=\"Helvetica\", labelloc=t, fontsize=16, rankdir=TB, nodesep=0.6, ranksep=0.7];\n")
+	b.WriteString("  graph [fontname=\"Helvetica\", fontsize=11, rankdir=TB, nodesep=0.8, ranksep=0.8];\n")
 	b.WriteString("  node [shape=box, style=\"rounded\", fontname=\"Helvetica\", fontsize=11];\n")
 	b.WriteString("  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	a := r.Anomaly
@@ -36,66 +43,180 @@ func (r *Report) WriteDOT(w io.Writer) error {
 		if r.Satisfied != nil && *r.Satisfied {
 			status = "satisfied"
 		}
-		fmt.Fprintf(&b, "  label=%s;\n}\n", dotQuote(r.Level+": "+status))
+		fmt.Fprintf(&b, "  label=%s; labelloc=t; fontsize=16;\n}\n", dotQuote(r.Level+": "+status))
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
+
+	// The orders of the writes that assumed edges hold under: order i+1
+	// is Cycles[i]'s.
+	orders := map[string][]int{}
+	for i, c := range a.Cycles {
+		for _, s := range c {
+			if k := stepKey(s); s.Assumed && !slices.Contains(orders[k], i+1) {
+				orders[k] = append(orders[k], i+1)
+			}
+		}
+	}
+	// The legend, below the picture.
+	if len(a.Edges) > 0 {
+		fmt.Fprintf(&b, "  label=<%s>; labelloc=b; labeljust=l;\n", a.legend(orders))
+	}
+	// The title, above it: the graph's label is the legend, so the
+	// title is the label of a borderless cluster around everything.
 	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
 	if a.Class != "" && a.Class != a.Name {
 		title += " (" + a.Class + ")"
 	}
-	fmt.Fprintf(&b, "  label=%s;\n", dotLines(title, wrapPlain(a.Summary, 90)))
-
-	// Transactions, grouped by session.
-	var sessions []ID
-	bySession := map[ID][]TxnInfo{}
-	for _, t := range a.Txns {
-		if _, ok := bySession[t.Session]; !ok {
-			sessions = append(sessions, t.Session)
-		}
-		bySession[t.Session] = append(bySession[t.Session], t)
+	var t strings.Builder
+	fmt.Fprintf(&t, "<b>%s</b>", html(title))
+	for _, l := range wrapPlain(a.Summary, 90) {
+		fmt.Fprintf(&t, `<br/><font point-size="12">%s</font>`, html(l))
 	}
+	fmt.Fprintf(&b, "  subgraph cluster_report {\n  label=<%s>; labelloc=t; fontsize=16; peripheries=0; margin=16;\n", t.String())
+
+	// Transactions. They are not grouped by session in clusters: Graphviz
+	// draws two opposite edges between two clusters on top of each other,
+	// their labels at one point.
 	named := map[string]bool{}
-	for i, s := range sessions {
-		fmt.Fprintf(&b, "  subgraph cluster_%d {\n    label=%s; style=dashed; color=gray70; fontsize=11;\n", i, dotQuote("session "+string(s)))
-		for _, t := range bySession[s] {
-			named[t.Name] = true
-			lines := []string{fmt.Sprintf("#%d in session, %s", t.Position, filepath.Base(t.Where))}
-			lines = append(lines, wrapPlain(t.opsText(), 40)...)
-			if t.OmittedOps > 0 {
-				lines = append(lines, fmt.Sprintf("(+%d more ops)", t.OmittedOps))
-			}
-			if t.Status != "committed" {
-				lines = append(lines, t.Status)
-			}
-			attrs := ""
-			if t.Status != "committed" {
-				attrs = `, color="orange"`
-			}
-			fmt.Fprintf(&b, "    %s [label=%s%s];\n", dotQuote(t.Name), dotLines(t.Name, lines), attrs)
+	for _, t := range a.Txns {
+		named[t.Name] = true
+		var l strings.Builder
+		fmt.Fprintf(&l, "<b>%s</b>", html(t.Name))
+		fmt.Fprintf(&l, `<br/><font point-size="9" color="gray35">session %s #%d, %s</font>`, html(string(t.Session)), t.Position, html(filepath.Base(t.Where)))
+		for _, line := range wrapPlain(t.opsText(), 40) {
+			fmt.Fprintf(&l, "<br/>%s", html(line))
 		}
-		b.WriteString("  }\n")
+		if t.OmittedOps > 0 {
+			fmt.Fprintf(&l, `<br/><font point-size="9" color="gray35">(+%d more ops)</font>`, t.OmittedOps)
+		}
+		attrs := ""
+		if t.Status != "committed" {
+			fmt.Fprintf(&l, `<br/><font color="darkorange3">%s</font>`, html(t.Status))
+			attrs = `, color="darkorange"`
+		}
+		fmt.Fprintf(&b, "  %s [label=<%s>%s];\n", dotQuote(t.Name), l.String(), attrs)
 	}
 	for _, s := range a.Edges {
 		for _, n := range []string{s.From, s.To} {
-			if !named[n] {
-				named[n] = true
-				fmt.Fprintf(&b, "  %s [label=%s, style=\"rounded,dashed\"];\n", dotQuote(n), dotQuote(n))
+			if named[n] {
+				continue
 			}
+			named[n] = true
+			label := html(n)
+			if n == "init" {
+				label = `<b>init</b><br/><font point-size="9" color="gray35">the initial state</font>`
+			}
+			fmt.Fprintf(&b, "  %s [label=<%s>, style=\"rounded,dashed\"];\n", dotQuote(n), label)
 		}
+	}
+
+	// Dependencies.
+	for _, s := range a.Edges {
 		label := s.Kind
 		if s.Key != "" {
 			label += " " + string(s.Key)
 		}
-		style := dotStyle[s.Kind]
-		if s.Inferred {
-			style += ", style=dashed"
+		label = html(label)
+		attrs := dotEdgeStyle(s.Kind)
+		if o := orders[stepKey(s)]; len(o) > 0 {
+			attrs += ", style=dashed"
+			label += "<br/>" + orderNames(o)
+		} else if s.Inferred {
+			label += "<br/><i>inferred</i>"
 		}
-		fmt.Fprintf(&b, "  %s -> %s [label=%s, tooltip=%s, %s];\n", dotQuote(s.From), dotQuote(s.To), dotQuote(label), dotQuote(s.Reason), style)
+		tip := s.Reason
+		if s.Because != "" {
+			tip += "; " + s.Because
+		}
+		fmt.Fprintf(&b, "  %s -> %s [label=<%s>, tooltip=%s, %s];\n", dotQuote(s.From), dotQuote(s.To), label, dotQuote(tip), attrs)
 	}
-	b.WriteString("}\n")
+	b.WriteString("  }\n}\n")
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// dotEdgeStyle returns the Graphviz attributes of an edge of the kind.
+func dotEdgeStyle(kind string) string {
+	for _, k := range dotKinds {
+		if k.kind == kind {
+			attrs := fmt.Sprintf("color=%q, fontcolor=%q", k.color, k.color)
+			switch k.style {
+			case "bold":
+				attrs += ", penwidth=2"
+			case "dotted":
+				attrs += ", style=dotted"
+			}
+			return attrs
+		}
+	}
+	return `color="black"`
+}
+
+// orderNames names the orders of the writes an edge holds under.
+func orderNames(orders []int) string {
+	s := make([]string, len(orders))
+	for i, o := range orders {
+		s[i] = strconv.Itoa(o)
+	}
+	if len(s) == 1 {
+		return "if order " + s[0]
+	}
+	return "if order " + strings.Join(s, " or ")
+}
+
+// legend returns an HTML-like table that says what the picture's edge
+// colours and line styles mean, for the kinds the picture has.
+func (a *Anomaly) legend(orders map[string][]int) string {
+	used := map[string]bool{}
+	inferred := false
+	for _, s := range a.Edges {
+		used[s.Kind] = true
+		inferred = inferred || s.Inferred && len(orders[stepKey(s)]) == 0
+	}
+	var b strings.Builder
+	b.WriteString(`<table border="0" cellborder="0" cellspacing="0" cellpadding="2">`)
+	b.WriteString(`<tr><td align="left" colspan="3"><b>legend</b> (an arrow A → B: A comes before B)</td></tr>`)
+	for _, k := range dotKinds {
+		if !used[k.kind] {
+			continue
+		}
+		line := "───▶"
+		switch k.style {
+		case "bold":
+			line = "<b>━━━▶</b>"
+		case "dotted":
+			line = "┈┈┈▶"
+		}
+		fmt.Fprintf(&b, `<tr><td align="left"><font color="%s">%s</font></td><td align="left"><font color="%s"><b>%s</b></font></td><td align="left">%s</td></tr>`,
+			k.color, line, k.color, k.kind, html(k.meaning))
+	}
+	b.WriteString(`<tr><td align="left">───▶</td><td align="left">solid</td><td align="left">forced: holds whatever the order of the writes</td></tr>`)
+	if inferred {
+		b.WriteString(`<tr><td></td><td></td><td align="left"><i>inferred</i>: forced by an order of writes the history implies (the text says why)</td></tr>`)
+	}
+	if len(orders) > 0 {
+		var what []string
+		for i := range a.Cycles {
+			switch {
+			case a.Constraint != nil && len(a.Cycles) == 2:
+				what = append(what, fmt.Sprintf("order %d: %s", i+1, a.order(i)))
+			default:
+				what = append(what, fmt.Sprintf("order %d: the order of the writes that cycle %d assumes", i+1, i+1))
+			}
+		}
+		b.WriteString(`<tr><td align="left">╌╌╌▶</td><td align="left">dashed</td><td align="left">holds only under one order of the writes, and every order closes a cycle:</td></tr>`)
+		for _, w := range what {
+			fmt.Fprintf(&b, `<tr><td></td><td></td><td align="left">%s</td></tr>`, html(w))
+		}
+	}
+	b.WriteString(`</table>`)
+	return b.String()
+}
+
+// html escapes s for an HTML-like Graphviz label.
+func html(s string) string {
+	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
 }
 
 // ErrNoGraphviz is returned by Render when Graphviz's dot is not installed.

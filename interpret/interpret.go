@@ -114,8 +114,13 @@ type Step struct {
 	// follows from an order of two writes, which Because justifies. In
 	// the cycles of a Constraint, it marks the edges that the cycle's
 	// order of the writes assumes.
-	Inferred bool   `json:"inferred,omitempty"`
-	Because  string `json:"because,omitempty"`
+	Inferred bool `json:"inferred,omitempty"`
+	// Assumed says the edge holds only under the order of writes that
+	// its cycle assumes: one side of Constraint, or one of the orders
+	// the solver had to pick from. Pictures draw it dashed. Every other
+	// edge is forced: it holds whatever the order of the writes.
+	Assumed bool   `json:"assumed,omitempty"`
+	Because string `json:"because,omitempty"`
 	// BecauseCycle is the cycle the other order of the writes would close.
 	BecauseCycle []Step `json:"because_cycle,omitempty"`
 }
@@ -251,7 +256,7 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 		for j := range an.Cycles[i] {
 			s := &an.Cycles[i][j]
 			if assumed[stepKey(*s)] {
-				s.Inferred = true
+				s.Inferred, s.Assumed = true, true
 				s.Because = fmt.Sprintf("assumed: %s's write of %s came before %s's", first, x, second)
 			}
 		}
@@ -263,8 +268,18 @@ func stepKey(s Step) string { return s.From + "\x00" + s.To + "\x00" + s.Kind + 
 func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]bool) {
 	an.Name = ""
 	for _, c := range cycles {
-		an.Cycles = append(an.Cycles, d.cycle(c, txns))
-		an.Name = moreSpecific(an.Name, Name(d.fold(c, true)))
+		steps := d.cycle(c, txns)
+		f := d.fold(c, true)
+		for i := range steps {
+			// What the history does not show, and no reasoning forces,
+			// is the order of the writes this cycle assumes.
+			if s := &steps[i]; d.full && !s.Inferred && !d.direct(f[i]) {
+				s.Inferred, s.Assumed = true, true
+				s.Because = fmt.Sprintf("one order of the writes of %s, which the history leaves open: every order closes one of the cycles shown", d.keyName(f[i].Key))
+			}
+		}
+		an.Cycles = append(an.Cycles, steps)
+		an.Name = moreSpecific(an.Name, Name(f))
 	}
 	if an.Name == "" {
 		an.Name = G2
@@ -441,12 +456,14 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(k)), A: d.name(a), B: d.name(b)}
 	an.Cycles = [][]Step{d.cycle(ab, nil), d.cycle(ba, nil)}
 	kx := d.keyName(k)
-	// The WW edges are hypotheses, the RW edges follow from them.
+	// The WW edges are hypotheses. The RW edges are forced: each reader
+	// read the version the other writer overwrote.
 	for i := range an.Cycles {
 		for j := range an.Cycles[i] {
 			s := &an.Cycles[i][j]
 			s.Inferred = true
 			if s.Kind == "WW" {
+				s.Assumed = true
 				s.Reason = fmt.Sprintf("if %s's %s=%s was installed before %s's %s=%s", s.From, kx, s.FromValue, s.To, kx, s.ToValue)
 				s.Because = "one of the two orders of the writes must hold"
 			} else {

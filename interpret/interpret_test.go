@@ -342,7 +342,7 @@ func TestDOT(t *testing.T) {
 		t.Fatal(err)
 	}
 	dot := b.String()
-	for _, want := range []string{"digraph", `label="SI violated: LostUpdate`, `"T1" -> "T2"`, `"T2" -> "T1"`, "style=dashed", `color="red"`, `color="blue"`} {
+	for _, want := range []string{"digraph", `<b>SI violated: LostUpdate`, `"T1" -> "T2"`, `"T2" -> "T1"`, "style=dashed", `color="red"`, `color="blue"`} {
 		if !strings.Contains(dot, want) {
 			t.Errorf("DOT lacks %q:\n%s", want, dot)
 		}

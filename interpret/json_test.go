@@ -247,11 +247,9 @@ func TestNames(t *testing.T) {
 {"session": 1, "id": "r", "ops": [["r", "x", 1], ["r", "y", null]]}
 {"session": 1, "id": "w", "ops": [["w", "y", 1]]}
 {"session": 2, "id": "s", "ops": [["r", "y", 1], ["r", "x", null]]}`, nil},
-		{"one id twice, and T2 for 2", level.SER, `
-{"session": 1, "id": "a", "ops": [["r", "x", null], ["w", "y", 1]]}
-{"session": 2, "id": "a", "ops": [["r", "y", null], ["w", "x", 1]]}
+		{"ids T2 and 2", level.SER, `
 {"session": 3, "id": "T2", "ops": [["r", "z", null], ["w", "u", 1]]}
-{"session": 4, "id": 2, "ops": [["r", "u", null], ["w", "z", 1]]}`, nil},
+{"session": 4, "id": 2, "ops": [["r", "u", null], ["w", "z", 1]]}`, []string{"T2#0", "T2#1"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -318,7 +316,7 @@ func checkNames(t *testing.T, kind string, rep *interpret.Report) {
 		if !strings.Contains(full.String(), "\n  "+n+" ") {
 			t.Errorf("%s: the explanation lists no %q:\n%s", kind, n, full.String())
 		}
-		if !strings.Contains(dot.String(), "label=<"+n) && !strings.Contains(dot.String(), `label="`+n) {
+		if !strings.Contains(dot.String(), "label=<<b>"+n+"</b>") {
 			t.Errorf("%s: the picture has no %q:\n%s", kind, n, dot.String())
 		}
 	}

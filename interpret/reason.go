@@ -260,6 +260,40 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 	return s
 }
 
+// direct reports whether the history shows e without any order of writes
+// being chosen (when d is full): a read, session order or real time, a
+// write after the version its writer's chain of read-modify-writes
+// started from, or an anti-dependency from a read of such a version.
+func (d *describer) direct(e polygraph.Edge) bool {
+	switch e.Kind {
+	case polygraph.WW:
+		return e.From == d.p.T0 || d.follows(e.To, e.From, e.Key)
+	case polygraph.RW:
+		src, ok := d.readFrom[txnKey{e.From, e.Key}]
+		return ok && (src == d.p.T0 || d.follows(e.To, src, e.Key))
+	}
+	return true
+}
+
+// follows reports whether transaction t's write of key follows w's in a
+// chain of read-modify-writes: t read w's version, or the version of a
+// writer that did, and so on.
+func (d *describer) follows(t, w int32, key history.Key) bool {
+	for range len(d.h.Txns) {
+		src, ok := d.readFrom[txnKey{t, key}]
+		switch {
+		case !ok:
+			return false
+		case src == w:
+			return true
+		case !d.p.IsTxn(src):
+			return false
+		}
+		t = src
+	}
+	return false
+}
+
 // because fills in why an edge inferred from the order of e.Key's writes
 // holds: writer's version of the key precedes e.To's.
 func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
@@ -271,7 +305,7 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 	inf := d.why[idOf(e)]
 	switch {
 	case inf != nil && inf.Solver:
-		s.Inferred = true
+		s.Inferred, s.Assumed = true, true
 		s.Because = fmt.Sprintf("one order of the writes of %s the solver had to pick: every order closes one of the cycles shown", x)
 	case inf != nil:
 		s.Inferred = true
