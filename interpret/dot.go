@@ -249,16 +249,6 @@ func dotQuote(s string) string {
 	return `"` + r.Replace(s) + `"`
 }
 
-// dotLines quotes a title and lines as a centred multi-line label.
-func dotLines(title string, lines []string) string {
-	parts := append([]string{title}, lines...)
-	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
-	for i := range parts {
-		parts[i] = r.Replace(parts[i])
-	}
-	return `"` + strings.Join(parts, `\n`) + `"`
-}
-
 func wrapPlain(text string, width int) []string {
 	if text == "" {
 		return nil

@@ -32,6 +32,9 @@ var pictures = []struct {
 {"session": "alice", "id": "deposit-1", "ops": [["w", "balance", 100]]}
 {"session": "alice", "id": "deposit-2", "ops": [["r", "balance", 100], ["w", "balance", 150]]}
 {"session": "bob", "id": "withdraw", "ops": [["r", "balance", 100], ["w", "balance", 70]]}`, true},
+	{"names to escape", level.SER, `
+{"session": "<s> & \"t\"", "id": "a \"b\" <c> & \\d", "ops": [["r", "k<1>", null], ["w", "k&2", "v<&>\"\n"]]}
+{"session": "é", "id": "]]> \\n", "ops": [["r", "k&2", null], ["w", "k<1>", 1]]}`, false},
 	{"session guarantee", level.SI, `
 {"session": 0, "id": 5, "ops": [["w", "x", 2]]}
 {"session": 0, "id": 6, "ops": [["w", "x", 3]]}
