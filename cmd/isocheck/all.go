@@ -1,46 +1,56 @@
 package main
 
 import (
-	"context"
-	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
 
-// levelReport is one level's line of `check --level all`.
+// levelReport is one level's entry of `--level all`.
 type levelReport struct {
 	*interpret.Report
 	// ImpliedBy names the weaker level whose violation implies this one's.
 	ImpliedBy string `json:"implied_by,omitempty"`
+	Stats     stats  `json:"stats"`
 }
 
 // runAll checks every level, from SSER down to RC, and reports the
 // strongest kept and the weakest broken, each broken level with its
-// counterexample. It exits 1 if any level is broken, 3 if none is but some
-// gave no verdict, and 0 if all are kept.
-func runAll(path, formatName string, timeout time.Duration, asJSON, color bool, stdout, stderr io.Writer) int {
-	h, info, _, err := readHistory(path, formatName)
+// evidence; explain (and --counterexample, and the pictures) take the
+// weakest broken level, whose anomaly is the root of every other. It exits
+// 1 if any level is broken, 3 if none is but some gave no verdict, and 0
+// if all are kept.
+func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, parseTime time.Duration, explain, color bool, stdout, stderr io.Writer) int {
+	all, err := check.CheckAll(j.ctx, h)
 	if err != nil {
-		fmt.Fprintf(stderr, "isocheck: %v\n", err)
-		return exitBadInput
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	all, err := check.CheckAll(ctx, h)
-	if err != nil {
+		j.stop()
 		return checkFailed(err, stderr)
 	}
 	status := exitSatisfied
 	reports := make([]levelReport, len(all.Results))
+	weakest := -1
 	for i, res := range all.Results {
-		rep := interpret.Explain(res)
-		addFailedEventNotes(rep, res, info)
-		reports[i] = levelReport{Report: rep}
+		if res.Verdict == check.Violated && res.ImpliedBy == 0 {
+			weakest = i
+		}
+	}
+	for i, res := range all.Results {
+		start := time.Now()
+		var rep *interpret.Report
+		if i == weakest {
+			rep = cf.report(j, res, info, explain, stderr)
+		} else {
+			rep = interpret.Explain(res)
+			addFailedEventNotes(rep, res, info)
+		}
+		reports[i] = levelReport{Report: rep, Stats: newStats(res, parseTime, time.Since(start))}
 		if res.ImpliedBy != 0 {
 			reports[i].ImpliedBy = res.ImpliedBy.String()
 		}
@@ -53,43 +63,73 @@ func runAll(path, formatName string, timeout time.Duration, asJSON, color bool, 
 			}
 		}
 	}
+	j.stop()
+	for i, res := range all.Results {
+		if res.Verdict == check.NoVerdict {
+			reports[i].Reason = j.stopReason(errors.New(res.Reason))
+			reports[i].Stats.stopped(j)
+		}
+	}
+	if weakest >= 0 {
+		cf.writeFiles(reports[weakest].Report, explain, stdout, stderr)
+	} else if cf.cexFile != "" {
+		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", cf.cexFile)
+	}
 	name := func(l level.Level) string {
 		if l == 0 {
 			return "none"
 		}
 		return l.String()
 	}
-	if asJSON {
-		out := struct {
+	if cf.asJSON {
+		return encodeJSON(stdout, stderr, status, struct {
 			Levels    []levelReport `json:"levels"`
 			Strongest string        `json:"strongest_kept"`
 			Weakest   string        `json:"weakest_broken"`
-		}{reports, name(all.Strongest), name(all.Weakest)}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(out); err != nil {
-			fmt.Fprintf(stderr, "isocheck: %v\n", err)
-			return exitBadInput
-		}
-		return status
+		}{reports, name(all.Strongest), name(all.Weakest)})
+	}
+	if len(h.Txns) == 0 {
+		fmt.Fprintln(stdout, "0 transactions (an empty history)")
 	}
 	fmt.Fprintf(stdout, "%-5s %-10s %s\n", "level", "verdict", "anomaly")
 	for i, res := range all.Results {
-		anomaly := ""
-		if a := reports[i].Anomaly; a != nil {
-			anomaly = a.Name
+		detail := ""
+		switch {
+		case res.ImpliedBy != 0:
+			detail = "as " + res.ImpliedBy.String()
+		case reports[i].Anomaly != nil:
+			detail = reports[i].Anomaly.Name
+		case res.Verdict == check.NoVerdict:
+			detail = reports[i].Reason
 		}
-		if res.ImpliedBy != 0 {
-			anomaly = "as " + res.ImpliedBy.String()
-		}
-		fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, anomaly)
+		fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, detail)
 	}
 	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))
 	for i, res := range all.Results {
-		if res.Verdict == check.Violated && res.ImpliedBy == 0 {
-			fmt.Fprintln(stdout)
+		if res.Verdict != check.Violated || res.ImpliedBy != 0 {
+			continue
+		}
+		fmt.Fprintln(stdout)
+		if explain && i == weakest {
+			reports[i].WriteExplanation(stdout, color)
+		} else {
 			reports[i].WriteTextColor(stdout, color)
 		}
 	}
+	if cf.stats {
+		writeLevelStats(stdout, reports)
+	}
 	return status
+}
+
+// writeLevelStats prints the stats of every level checked, one row each.
+func writeLevelStats(w io.Writer, reports []levelReport) {
+	fmt.Fprintf(w, "\nstats:\n  %-5s %10s %10s %10s %10s %10s %12s %10s\n", "level", "parse_ms", "construct", "prune", "encode", "solve", "constraints", "remaining")
+	for _, r := range reports {
+		if r.ImpliedBy != "" {
+			continue
+		}
+		s := r.Stats
+		fmt.Fprintf(w, "  %-5s %10.1f %10.1f %10.1f %10.1f %10.1f %12s %10s\n", r.Level, s.ParseMS, s.ConstructMS, s.PruneMS, s.EncodeMS, s.SolveMS, count(int64(s.Constraints)), count(int64(s.ConstraintsRemaining)))
+	}
 }

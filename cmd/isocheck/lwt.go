@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/isocheck/isocheck/lwt"
 )
@@ -14,15 +13,14 @@ import (
 // compare-and-sets on registers) for linearizability.
 func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lwt", stderr)
-	timeout := fs.Duration("timeout", 60*time.Second, "give up after this long (exit 3)")
 	init := fs.Int64("init", lwt.Nil, "the registers' initial value (default: nil)")
-	pos, err := parse(fs, args)
+	lim := addLimitFlags(fs)
+	pos, help, err := parse(fs, args)
 	if err != nil {
-		return exitBadInput
+		return parseStatus(help)
 	}
 	if len(pos) != 1 {
-		fmt.Fprintf(stderr, "isocheck lwt: want one PATH\n%s", usage)
-		return exitBadInput
+		return usageError(stderr, "lwt", "want one PATH, got %d", len(pos))
 	}
 	path := pos[0]
 	if path == "-" {
@@ -33,9 +31,10 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), *timeout)
-	defer cancel()
-	res, err := lwt.CheckContext(ctx, ops, *init)
+	j := lim.start(stderr)
+	defer j.stop()
+	res, err := lwt.CheckContext(j.ctx, ops, *init)
+	j.stop()
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict

@@ -3,25 +3,44 @@
 //
 // Usage:
 //
-//	isocheck check [--level sser|ser|si|pc|cc|ra|rc|all] [--format auto|jsonl|text|dbcop|cobra] [--json] [--timeout 60s] [--stats] [--counterexample FILE] PATH
-//	isocheck explain [--level ...] [--json] [--color auto|always|never] [--counterexample FILE] [--dot FILE] [--svg FILE] [--png FILE] PATH
+//	isocheck check [--level sser|ser|si|pc|cc|ra|rc|all] [--format ...] [--json] [--stats] [--counterexample FILE] PATH
+//	isocheck explain [--level ...] [--json] [--color auto|always|never] [--dot FILE] [--svg FILE] [--png FILE] PATH
 //	isocheck stats [--format ...] PATH
 //	isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
-//	isocheck generate [--store ...] [--sessions N] [--txns N] [--ops N] [--keys N] [--reads P] [--zipf] [--seed N] OUT
-//	isocheck lwt [--init N] [--timeout 60s] PATH
+//	isocheck generate [--store ...] [--sessions N] [--txns N] [--ops N] [--keys N] [--reads P] [--dist uniform|zipf|hotspot] [--seed N] OUT
+//	isocheck lwt [--init N] PATH
+//	isocheck help [COMMAND]
+//	isocheck version
+//
+// Every command that reads a history takes --timeout, --max-memory and
+// --progress. `isocheck help COMMAND` lists a command's flags.
 //
 // check prints the verdict, a one-paragraph summary and the checker's
 // cycle; explain shrinks the violation to a minimal counterexample and
 // explains it in full (see package interpret).
 //
 // Exit status: 0 the history satisfies the level, 1 it violates it, 2 bad
-// input or usage, 3 no verdict (timeout or resource limit).
+// input or usage, 3 no verdict (timeout or resource limit), 4 isocheck
+// crashed (a bug). The work runs in a supervised child process so that a
+// crash of the Go runtime, which exits 2, is never taken for bad input.
 package main
 
 import (
 	"os"
+	"os/exec"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	if os.Getenv(childEnv) != "" {
+		serveChild(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) })
+		return
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		// Without a path to ourselves, run unsupervised.
+		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	cmd := exec.Command(exe, os.Args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
+	os.Exit(supervise(cmd, os.Stderr))
 }

@@ -1,0 +1,292 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// inputFlags are the flags of every command that reads a history.
+type inputFlags struct {
+	format     string
+	allowEmpty bool
+	limits     *limits
+}
+
+func addInputFlags(fs *flag.FlagSet) *inputFlags {
+	in := &inputFlags{}
+	fs.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, text, dbcop or cobra")
+	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "accept a history of 0 transactions (by default an error: an empty file is more often a crashed recorder than a test)")
+	in.limits = addLimitFlags(fs)
+	return in
+}
+
+// read reads PATH ("-": standard input) within the job's limits, timing
+// it. A history of no transactions is an error unless allowed.
+func (in *inputFlags) read(j *job, path string) (*history.History, *format.Info, time.Duration, error) {
+	f, err := format.ParseFormat(in.format)
+	if err != nil {
+		return nil, nil, 0, err
+	}
+	if path == "-" {
+		path = "/dev/stdin"
+	}
+	start := time.Now()
+	// The reader measures its own progress once it knows the input's size;
+	// until then (opening it, detecting its format) this is the stage.
+	progress.Start(j.ctx, "parse", 0, "bytes")
+	h, info, err := format.ReadFileContext(j.ctx, path, f)
+	if err == nil && len(h.Txns) == 0 && !in.allowEmpty {
+		err = fmt.Errorf("%s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)", path)
+	}
+	return h, info, time.Since(start), err
+}
+
+// checkFlags are the flags of check and explain.
+type checkFlags struct {
+	input                     *inputFlags
+	level                     string
+	asJSON, stats             bool
+	cexFile, colorMode        string
+	dotFile, svgFile, pngFile string
+}
+
+// runCheck runs check (a summary and the checker's cycle) or, with
+// explain, the full report on a minimal counterexample.
+func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
+	name := "check"
+	if explain {
+		name = "explain"
+	}
+	fs := newFlagSet(name, stderr)
+	var cf checkFlags
+	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all")
+	cf.input = addInputFlags(fs)
+	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
+	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
+	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's; - is stdout)")
+	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
+	if explain {
+		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
+		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
+		fs.StringVar(&cf.pngFile, "png", "", "render the counterexample to a PNG FILE (needs Graphviz's dot)")
+	}
+	pos, help, err := parse(fs, args)
+	if err != nil {
+		return parseStatus(help)
+	}
+	if len(pos) != 1 {
+		return usageError(stderr, name, "want one PATH, got %d", len(pos))
+	}
+	color, ok := useColor(cf.colorMode, stdout)
+	if !ok {
+		return usageError(stderr, name, "--color must be auto, always or never, not %q", cf.colorMode)
+	}
+	all := strings.EqualFold(cf.level, "all")
+	var lvl level.Level
+	if !all {
+		if lvl, err = level.Parse(cf.level); err != nil {
+			return usageError(stderr, name, "%v", err)
+		}
+	}
+	j := cf.input.limits.start(stderr)
+	defer j.stop()
+	h, info, parseTime, err := cf.input.read(j, pos[0])
+	if err != nil {
+		j.stop()
+		if progress.Stopped(err) {
+			return cf.printStopped(j, stdout, stderr, lvl, all, err, parseTime)
+		}
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	if all {
+		return cf.runAll(j, h, info, parseTime, explain, color, stdout, stderr)
+	}
+	res, err := check.Check(j.ctx, h, lvl)
+	if err != nil {
+		j.stop()
+		return checkFailed(err, stderr)
+	}
+	start := time.Now()
+	rep := cf.report(j, res, info, explain, stderr)
+	explainTime := time.Since(start)
+	j.stop()
+	st := newStats(res, parseTime, explainTime)
+	if res.Verdict == check.NoVerdict {
+		rep.Reason = j.stopReason(errors.New(res.Reason))
+		st.stopped(j)
+	}
+	status := verdictStatus(res.Verdict)
+	cf.writeFiles(rep, explain, stdout, stderr)
+	if cf.asJSON {
+		return encodeJSON(stdout, stderr, status, struct {
+			*interpret.Report
+			Stats stats `json:"stats"`
+		}{rep, st})
+	}
+	if len(h.Txns) == 0 {
+		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", pos[0])
+	}
+	if explain {
+		rep.WriteExplanation(stdout, color)
+	} else {
+		rep.WriteTextColor(stdout, color)
+	}
+	if cf.stats {
+		st.write(stdout)
+	}
+	return status
+}
+
+// report explains res: in full, on a minimal counterexample, for explain;
+// for check the checker's own evidence, with the minimal counterexample
+// only when --counterexample asks for it.
+func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full bool, stderr io.Writer) *interpret.Report {
+	rep := interpret.Explain(res)
+	if res.Verdict == check.Violated && (full || cf.cexFile != "") {
+		min, err := interpret.Minimal(j.ctx, res)
+		switch {
+		case err != nil:
+			fmt.Fprintf(stderr, "isocheck: shrinking the violation to a minimal counterexample: %v (the report shows the checker's evidence)\n", err)
+		case full:
+			rep = min
+		default:
+			rep.Anomaly.Counterexample = min.Anomaly.Counterexample
+		}
+	}
+	addFailedEventNotes(rep, res, info)
+	return rep
+}
+
+// writeFiles writes the counterexample and the pictures asked for. A
+// failure is reported on stderr but does not change the exit status: the
+// verdict stands.
+func (cf *checkFlags) writeFiles(rep *interpret.Report, explain bool, stdout, stderr io.Writer) {
+	if cf.cexFile != "" {
+		writeCounterexample(cf.cexFile, rep, stdout, stderr)
+	}
+	if !explain || rep.Anomaly == nil {
+		return
+	}
+	if cf.dotFile != "" {
+		if err := writeFile(cf.dotFile, stdout, rep.WriteDOT); err != nil {
+			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
+		}
+	}
+	for _, r := range []struct{ file, format string }{{cf.svgFile, "svg"}, {cf.pngFile, "png"}} {
+		if r.file == "" {
+			continue
+		}
+		if err := rep.Render(r.file, r.format); err != nil {
+			fmt.Fprintf(stderr, "isocheck: --%s %s: %v\n", r.format, r.file, err)
+		}
+	}
+}
+
+// printStopped reports a run stopped while parsing: no verdict, with the
+// stage reached.
+func (cf *checkFlags) printStopped(j *job, stdout, stderr io.Writer, lvl level.Level, all bool, err error, parseTime time.Duration) int {
+	name := lvl.String()
+	if all {
+		name = "all levels"
+	}
+	reason := j.stopReason(err)
+	if cf.asJSON {
+		st := stats{ParseMS: ms(parseTime)}
+		st.stopped(j)
+		return encodeJSON(stdout, stderr, exitNoVerdict, struct {
+			Level     string `json:"level"`
+			Satisfied *bool  `json:"satisfied"`
+			Reason    string `json:"reason"`
+			Stats     stats  `json:"stats"`
+		}{name, nil, reason, st})
+	}
+	fmt.Fprintf(stdout, "%s: no verdict: %s\n", name, reason)
+	return exitNoVerdict
+}
+
+func verdictStatus(v check.Verdict) int {
+	switch v {
+	case check.Satisfied:
+		return exitSatisfied
+	case check.NoVerdict:
+		return exitNoVerdict
+	}
+	return exitViolated
+}
+
+func encodeJSON(stdout, stderr io.Writer, status int, v any) int {
+	enc := json.NewEncoder(stdout)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	return status
+}
+
+// useColor decides whether to colour text written to w.
+func useColor(mode string, w io.Writer) (color, ok bool) {
+	switch mode {
+	case "always":
+		return true, true
+	case "never":
+		return false, true
+	case "auto":
+		return isTerminal(w) && !noColor(), true
+	}
+	return false, false
+}
+
+// writeCounterexample writes the report's minimal counterexample in the
+// native format.
+func writeCounterexample(path string, rep *interpret.Report, stdout, stderr io.Writer) {
+	if rep.Anomaly == nil || rep.Anomaly.Counterexample == nil {
+		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", path)
+		return
+	}
+	err := writeFile(path, stdout, func(w io.Writer) error { return format.Write(w, rep.Anomaly.Counterexample, format.JSONL) })
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
+	}
+}
+
+// addFailedEventNotes says when a transaction of the counterexample had
+// failed events that were dropped: in dbcop histories those are the
+// likeliest cause of a reported violation (see the corpus README).
+func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.Info) {
+	if info == nil || len(info.FailedEvents) == 0 || rep.Anomaly == nil {
+		return
+	}
+	for _, t := range rep.Anomaly.Txns {
+		if n := info.FailedEvents[t.Index]; n > 0 {
+			rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf(
+				"transaction %s had %d failed event(s), dropped as dbcop and PolySI do; the database reported them failed inside a committed transaction, the likeliest cause of this violation",
+				t.Name, n))
+		}
+	}
+}
+
+// checkFailed reports an error of the checker: bad input (exit 2), or
+// anything else, which leaves no verdict (exit 3).
+func checkFailed(err error, stderr io.Writer) int {
+	fmt.Fprintf(stderr, "isocheck: %v\n", err)
+	var in *polygraph.InputError
+	if errors.As(err, &in) {
+		return exitBadInput
+	}
+	return exitNoVerdict
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"testing"
+	"time"
+)
+
+func TestTimeoutValue(t *testing.T) {
+	cases := []struct {
+		in   string
+		want time.Duration
+		ok   bool
+	}{
+		{"5", 5 * time.Second, true},
+		{"2.5", 2500 * time.Millisecond, true},
+		{"0", 0, true},
+		{"90s", 90 * time.Second, true},
+		{"10m", 10 * time.Minute, true},
+		{"1h30m", 90 * time.Minute, true},
+		{"-1", 0, false},
+		{"-3s", 0, false},
+		{"soon", 0, false},
+		{"NaN", 0, false},
+	}
+	for _, c := range cases {
+		var v timeoutValue
+		err := v.Set(c.in)
+		if (err == nil) != c.ok || c.ok && time.Duration(v) != c.want {
+			t.Errorf("--timeout %s = %v, %v; want %v (ok %v)", c.in, time.Duration(v), err, c.want, c.ok)
+		}
+	}
+}
+
+func TestByteSize(t *testing.T) {
+	cases := []struct {
+		in   string
+		want int64
+		ok   bool
+	}{
+		{"4GiB", 4 << 30, true},
+		{"4gib", 4 << 30, true},
+		{"500MB", 500e6, true},
+		{"1.5G", 3 << 29, true},
+		{"1048576", 1 << 20, true},
+		{"0", 0, true},
+		{"-1GB", 0, false},
+		{"lots", 0, false},
+		{"1e30TB", 0, false},
+	}
+	for _, c := range cases {
+		var b byteSize
+		err := b.Set(c.in)
+		if (err == nil) != c.ok || c.ok && int64(b) != c.want {
+			t.Errorf("--max-memory %s = %d, %v; want %d (ok %v)", c.in, int64(b), err, c.want, c.ok)
+		}
+	}
+}
+
+func TestCount(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 999: "999", 1000: "1,000", 1234567: "1,234,567", -1234: "-1,234"} {
+		if got := count(n); got != want {
+			t.Errorf("count(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+func TestShortDuration(t *testing.T) {
+	for d, want := range map[time.Duration]string{time.Minute: "1m", 2 * time.Hour: "2h", 90 * time.Second: "1m30s", 3 * time.Second: "3s"} {
+		if got := shortDuration(d); got != want {
+			t.Errorf("shortDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+}
