@@ -74,7 +74,9 @@ type Result struct {
 	// follows from; the evidence is that level's.
 	ImpliedBy level.Level
 	// Reason says why there is no verdict.
-	Reason    string
+	Reason string
+	// Polygraph is the polygraph checked (its nodes only, for RC, RA and
+	// CC; without its constraints once the solver was called).
 	Polygraph *polygraph.Polygraph
 	// Anomalies found without cycles (thin-air reads, lost updates, ...).
 	Anomalies []polygraph.Anomaly
@@ -203,12 +205,15 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Lowered, pr.Graph, pr.Order)
 	st.Encode = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)
 	}
-	pr = nil // the encoding holds what the solver needs of it
+	// The encoding holds what the solver needs: let the constraints go,
+	// which take as much memory as the known edges.
+	pr = nil
+	p.Constraints = nil
 
 	t = time.Now()
 	sol, err := solver.Solve(ctx, &enc.Problem)

@@ -20,8 +20,9 @@ type Encoding struct {
 	Problem solver.Problem
 	// Constraints[v-1] is the polygraph constraint of variable v.
 	Constraints []int
+	lw          polygraph.Lowering
 	known       []polygraph.Edge
-	fixedFrom   []int32          // index in known of each fixed lowered edge
+	fixedFrom   []int32          // index in known of each fixed lowered edge; made by Edges
 	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
 }
 
@@ -32,33 +33,33 @@ type Encoding struct {
 // constraints done, and returns the reason (context.Cause) if ctx ends
 // first.
 func Encode(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) (*Encoding, error) {
-	return EncodeGraph(ctx, p, l, known, remaining, nil, nil)
+	return EncodeGraph(ctx, p, l, known, remaining, nil, nil, nil)
 }
 
-// EncodeGraph is Encode given the graph of the known edges, lowered for l
-// in their order, and a topological order of it, as pruning leaves them;
-// with g nil it builds them.
-func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) (*Encoding, error) {
+// EncodeGraph is Encode given the known edges lowered for l in their
+// order (as Lowering.LowerAll gives them), the graph of those and a
+// topological order of it, as pruning leaves them: the problem's fixed
+// edges are then lowered itself, not a copy. With lowered nil it lowers
+// the known edges, and with g nil it builds the graph.
+func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, lowered []digraph.Edge, g *digraph.Graph, order []int32) (*Encoding, error) {
 	m := progress.Start(ctx, "encode", int64(len(known)+len(remaining)), "known edges and constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
-	enc := &Encoding{Constraints: remaining, known: known}
+	enc := &Encoding{Constraints: remaining, lw: lw, known: known}
 	pr := &enc.Problem
 	pr.Nodes = lw.Nodes()
-	pr.Fixed = make([]digraph.Edge, 0, 2*len(known))
-	enc.fixedFrom = make([]int32, 0, 2*len(known))
-	var buf []digraph.Edge
-	for i, e := range known {
-		if i&(progress.Every-1) == progress.Every-1 {
-			if err := m.Add(progress.Every); err != nil {
-				return nil, err
+	pr.Fixed = lowered
+	if lowered == nil {
+		pr.Fixed = make([]digraph.Edge, 0, 2*len(known))
+		for i, e := range known {
+			if i&(progress.Every-1) == progress.Every-1 {
+				if err := m.Add(progress.Every); err != nil {
+					return nil, err
+				}
 			}
-		}
-		buf = lw.Lower(e, buf[:0])
-		for _, le := range buf {
-			pr.Fixed = append(pr.Fixed, le)
-			enc.fixedFrom = append(enc.fixedFrom, int32(i))
+			pr.Fixed = lw.Lower(e, pr.Fixed)
 		}
 	}
+	var buf []digraph.Edge
 	pr.Vars = len(remaining)
 	addSide := func(side []polygraph.Edge, lit solver.Lit) {
 		for _, e := range side {
@@ -125,6 +126,17 @@ func hint(p *polygraph.Polygraph, order []int32, remaining []int) []bool {
 
 // Edges returns the typed edges of a solver cycle.
 func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
+	if enc.fixedFrom == nil {
+		// Map each fixed edge to the known edge it lowers, once: only
+		// the evidence of a violation needs it.
+		enc.fixedFrom = make([]int32, 0, len(enc.Problem.Fixed))
+		var buf [2]digraph.Edge
+		for i, e := range enc.known {
+			for range enc.lw.Lower(e, buf[:0]) {
+				enc.fixedFrom = append(enc.fixedFrom, int32(i))
+			}
+		}
+	}
 	out := make([]polygraph.Edge, 0, len(c))
 	for _, id := range c {
 		if int(id) < len(enc.fixedFrom) {

@@ -49,6 +49,8 @@ type Violation struct {
 // Result is what pruning leaves.
 type Result struct {
 	// Known holds the polygraph's known edges and those pruning added.
+	// It extends p.Known in place where its array has room, so appending
+	// to p.Known afterwards would overwrite it.
 	Known []polygraph.Edge
 	// Remaining lists the indices of the constraints left for the solver.
 	Remaining []int
@@ -59,11 +61,13 @@ type Result struct {
 	// Skipped says the graph was too large for reachability clocks and
 	// nothing was pruned.
 	Skipped bool
-	// Graph is the graph of Known lowered for the level (each edge's
-	// lowering in Known's order) and Order a topological order of it,
-	// when there is no Violation: the encoding reuses them.
-	Graph *digraph.Graph
-	Order []int32
+	// Lowered is Known lowered for the level (each edge's lowering in
+	// Known's order, as Lowering.LowerAll gives it), Graph the graph of
+	// Lowered and Order a topological order of it, when there is no
+	// Violation: the encoding reuses them.
+	Lowered []digraph.Edge
+	Graph   *digraph.Graph
+	Order   []int32
 }
 
 // Prune resolves what it can of p's constraints for level l. It runs as
@@ -73,12 +77,17 @@ type Result struct {
 func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
 	m := progress.Start(ctx, "prune", int64(len(p.Constraints)), "constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
-	res := &Result{Known: append([]polygraph.Edge(nil), p.Known...)}
-	// The lowered known edges grow with Known, so each round lowers only
-	// what the last one added.
-	lowered := lw.LowerAll(res.Known)
+	res := &Result{}
+	// The edges pruning decides are kept apart from the polygraph's until
+	// the end, so that the two are never both copied (a million
+	// transactions make tens of millions of known edges); known joins
+	// them for the evidence of a violation. The lowered known edges grow
+	// with them, so each round lowers only what the last one added.
+	var added []polygraph.Edge
+	known := func() []polygraph.Edge { return append(p.Known[:len(p.Known)], added...) }
+	lowered := lw.LowerAll(p.Known)
 	know := func(side []polygraph.Edge) {
-		res.Known = append(res.Known, side...)
+		added = append(added, side...)
 		for _, e := range side {
 			lowered = lw.Lower(e, lowered)
 		}
@@ -102,11 +111,12 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		}
 		order, ok := g.TopoOrder()
 		if !ok {
+			res.Known = known()
 			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
 			res.Remaining = remaining
 			return res, nil
 		}
-		res.Graph, res.Order = g, order
+		res.Lowered, res.Graph, res.Order = lowered, g, order
 		if done || len(remaining) == 0 {
 			break
 		}
@@ -133,6 +143,8 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			orBad, orEdge := closesCycle(lw, clocks, c.Or)
 			switch {
 			case eitherBad && orBad:
+				res.Known = known()
+				res.Lowered, res.Graph, res.Order = nil, nil, nil
 				res.Violation = &Violation{
 					Constraint:  ci,
 					EitherCycle: witness(lw, g, eitherEdge, res.Known),
@@ -164,6 +176,8 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		}
 		done = decided < minDecidedPerRound || decided < len(kept)/2
 	}
+	clocks = nil
+	res.Known = known()
 	res.Remaining = remaining
 	return res, nil
 }
