@@ -5,6 +5,8 @@ import (
 	"math"
 	"sort"
 	"strings"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // noOp marks the initial value's writer, which has no operation.
@@ -26,17 +28,48 @@ type chainState struct {
 	// pos is a version's place in the chosen version order.
 	pos   []int32
 	order []int32 // versions in the chosen version order
+	w     *watch
+}
+
+// watch looks at a meter every progress.Every calls of tick, which
+// reports whether to go on; err is the meter's error once it stops.
+type watch struct {
+	m   *progress.Meter
+	n   int
+	err error
+}
+
+func (w *watch) tick() bool {
+	if w.n++; w.n >= progress.Every {
+		w.n = 0
+		w.err = w.m.Err()
+	}
+	return w.err == nil
 }
 
 // fastCheck runs the fast path on one register. exact is false when the
 // answer must come from the exact search instead (the package comment says
-// when).
-func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) {
-	s := &chainState{ops: ops, init: init}
+// when). It stops with m's error once m's context ends.
+func fastCheck(m *progress.Meter, ops []Op, idx []int32, init int64) (viol *Violation, exact bool, err error) {
+	w := &watch{m: m}
+	viol, exact = fastCheckWatch(w, ops, idx, init)
+	if w.err != nil {
+		return nil, false, w.err
+	}
+	return viol, exact, nil
+}
+
+// fastCheckWatch is fastCheck; when w stops it returns early, with any
+// answer.
+func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violation, exact bool) {
+	s := &chainState{ops: ops, init: init, w: w}
 	// Step 1: writers, unique values, observed Info operations.
 	writerOf := make(map[int64]int32, len(idx))
 	nInfo := 0
 	for _, i := range idx {
+		if !w.tick() {
+			return nil, false
+		}
 		o := &ops[i]
 		v, ok := writes(o)
 		if !ok {
@@ -65,6 +98,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 		}
 	}
 	for _, i := range idx {
+		if !w.tick() {
+			return nil, false
+		}
 		o := &ops[i]
 		if o.Outcome != Ok {
 			continue
@@ -77,6 +113,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 		}
 	}
 	for len(work) > 0 {
+		if !w.tick() {
+			return nil, false
+		}
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
 		if w := &ops[writerOf[v]]; w.Kind == CAS {
@@ -90,6 +129,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 	s.version = make(map[int64]int32, len(writerOf)+1)
 	s.addVersion(init, noOp)
 	for _, i := range idx {
+		if !w.tick() {
+			return nil, false
+		}
 		o := &ops[i]
 		v, ok := writes(o)
 		if !ok || (o.Outcome == Info && !observed[v]) {
@@ -100,6 +142,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 
 	// Step 2: CAS links, and reads of values nobody wrote.
 	for k := 1; k < len(s.value); k++ {
+		if !w.tick() {
+			return nil, false
+		}
 		w := &ops[s.writer[k]]
 		if w.Kind != CAS {
 			continue
@@ -115,6 +160,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 	}
 	s.readers = make([][]int32, len(s.value))
 	for _, i := range idx {
+		if !w.tick() {
+			return nil, false
+		}
 		o := &ops[i]
 		if o.Kind != Read || o.Outcome != Ok {
 			continue
@@ -130,6 +178,9 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 	var chains [][]int32
 	visited := 0
 	for k := range s.value {
+		if !w.tick() {
+			return nil, false
+		}
 		if k != 0 && ops[s.writer[k]].Kind != Write {
 			continue
 		}
@@ -146,18 +197,18 @@ func fastCheck(ops []Op, idx []int32, init int64) (viol *Violation, exact bool) 
 
 	// Step 3: each chain on its own.
 	for _, c := range chains {
-		if v := s.checkChain(c); v != nil {
+		if v := s.checkChain(c); v != nil || w.err != nil {
 			return v, true
 		}
 	}
 
 	// Step 4: an order of the chains.
-	if v := s.orderChains(chains); v != nil {
+	if v := s.orderChains(chains); v != nil || w.err != nil {
 		return v, true
 	}
 
 	// Step 5: failed CAS.
-	if v := s.placeFails(); v != nil {
+	if v := s.placeFails(); v != nil && w.err == nil {
 		// The initial value's chain is first in every order, so with at
 		// most one other chain the order is forced.
 		if s.setAside || len(chains) > 2 {
@@ -195,6 +246,9 @@ func (s *chainState) forGroup(k int32, w bool, f func(i int32)) {
 func (s *chainState) checkChain(c []int32) *Violation {
 	minRet, arg := Never, noOp
 	for j := len(c) - 1; j >= 0; j-- {
+		if !s.w.tick() {
+			return nil
+		}
 		for _, w := range []bool{false, true} {
 			var bad, badArg int32 = noOp, noOp
 			s.forGroup(c[j], w, func(i int32) {
@@ -254,6 +308,9 @@ func (s *chainState) spanOf(c []int32, initial bool) span {
 func (s *chainState) orderChains(chains [][]int32) *Violation {
 	spans := make([]span, len(chains))
 	for j, c := range chains {
+		if !s.w.tick() {
+			return nil
+		}
 		spans[j] = s.spanOf(c, j == 0)
 	}
 	rest := spans[1:]
@@ -407,6 +464,9 @@ func (s *chainState) placeFails() *Violation {
 	place := make([]int, len(s.fails))
 	low, lowArg := 0, noOp // the latest place of a failed CAS that returned
 	for _, e := range ev {
+		if !s.w.tick() {
+			return nil
+		}
 		i := s.fails[e.fail]
 		if e.ret {
 			if place[e.fail] > low {

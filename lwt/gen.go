@@ -56,12 +56,17 @@ type GenConfig struct {
 	// Latency bounds the time from invocation to the atomic step and from
 	// there to the completion (default 100).
 	Latency int64
-	Inject  Injection
+	// Values, when positive, draws every value written from 1 to Values,
+	// so that values repeat and keys go to the exact search. Inject is
+	// then ignored (the bugs it plants rely on unique values).
+	Values int64
+	Inject Injection
 }
 
 // Generate simulates an atomic register (one per key) under concurrent
 // clients with random latencies, so the history is linearizable, and then
-// plants cfg.Inject. Written values are unique. It returns the history and
+// plants cfg.Inject. Written values are unique unless cfg.Values is set.
+// It returns the history and
 // the index of the operation changed by the injection (-1: none, either
 // because none was asked or because the history had no place for it).
 func Generate(cfg GenConfig) ([]Op, int) {
@@ -127,6 +132,13 @@ func Generate(cfg GenConfig) ([]Op, int) {
 	}
 	hist := map[string][]version{}
 	fresh := int64(0)
+	value := func() int64 {
+		if cfg.Values > 0 {
+			return 1 + r.Int64N(cfg.Values)
+		}
+		fresh++
+		return fresh
+	}
 	for _, i := range order {
 		o := &ops[i]
 		h, ok := hist[o.Key]
@@ -139,14 +151,12 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		case Read:
 			o.Value = c
 		case Write:
-			fresh++
-			o.Value = fresh
+			o.Value = value()
 			if effect {
-				h = append(h, version{fresh, i})
+				h = append(h, version{o.Value, i})
 			}
 		case CAS:
-			fresh++
-			o.New = fresh
+			o.New = value()
 			o.Old = c
 			if len(h) >= 2 && r.Float64() >= cfg.CASHit {
 				o.Old = h[r.IntN(len(h)-1)].value // an older value: fails
@@ -157,7 +167,7 @@ func Generate(cfg GenConfig) ([]Op, int) {
 					o.Outcome = Fail
 				}
 			case effect:
-				h = append(h, version{fresh, i})
+				h = append(h, version{o.New, i})
 			}
 		}
 		hist[o.Key] = h
@@ -167,7 +177,7 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			ops[i].Return = Never
 		}
 	}
-	if cfg.Inject == NoInjection {
+	if cfg.Inject == NoInjection || cfg.Values > 0 {
 		return ops, -1
 	}
 

@@ -10,6 +10,10 @@
 // sorting). Keys whose written values repeat are decided by an exact
 // backtracking search (Wing–Gong with Lowe's memoization, as in Knossos and
 // Porcupine), so every verdict is exact; Result.Searched counts such keys.
+// The search can take time and memory exponential in the concurrency: its
+// cache of explored states is bounded (Options.SearchMemory, 1 GiB by
+// default), and past that bound, or when the context ends, the verdict is
+// Unknown and Result.Reason says where the check stopped.
 //
 // # The model
 //
@@ -82,10 +86,13 @@ package lwt
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // Kind is what an operation does.
@@ -213,7 +220,9 @@ const (
 	Linearizable Verdict = iota
 	// NotLinearizable: no such order exists; Result.Violation says why.
 	NotLinearizable
-	// Unknown: the check was cancelled (CheckContext) before it decided.
+	// Unknown: the check stopped before it decided (CheckContext: its
+	// context ended, or the exact search went past its memory bound);
+	// Result.Reason says why.
 	Unknown
 )
 
@@ -247,17 +256,24 @@ type Violation struct {
 type Result struct {
 	Verdict   Verdict
 	Violation *Violation // set when NotLinearizable
-	Keys      int        // registers checked
-	Ops       int        // operations that took part (failed reads and writes, and Info reads, do not)
-	Searched  int        // registers decided by the exact search
+	// Reason says why the verdict is Unknown: "timed out in the exact
+	// search of key "x" after 120000 states", or "resource limit: the exact
+	// search of key "x" needed more than 5592405 states (~1024 MiB)".
+	Reason   string
+	Keys     int // registers checked
+	Ops      int // operations that took part (failed reads and writes, and Info reads, do not)
+	Searched int // registers decided (or being decided) by the exact search
 }
 
 // OK reports whether the history is linearizable.
 func (r Result) OK() bool { return r.Verdict == Linearizable }
 
 // String is a one-paragraph report: the verdict and, for a violation, the
-// register, the operation and the reason.
+// register, the operation and the reason; for Unknown, why.
 func (r Result) String() string {
+	if r.Verdict == Unknown && r.Reason != "" {
+		return "unknown: " + r.Reason
+	}
 	if r.Violation == nil {
 		return r.Verdict.String()
 	}
@@ -279,9 +295,39 @@ func CheckInit(ops []Op, init int64) Result {
 	return r
 }
 
-// CheckContext is CheckInit that stops when ctx is done: then the verdict is
-// Unknown and the error is ctx's. Only the exact search can take long.
+// DefaultSearchMemory is the default bound on the memory of the exact
+// search (Options.SearchMemory).
+const DefaultSearchMemory = 1 << 30
+
+// Options adjust CheckOptions.
+type Options struct {
+	// SearchMemory bounds the memory, in bytes, of the exact search's cache
+	// of explored states, for each register; past it the check stops with
+	// Unknown. 0 means DefaultSearchMemory; a negative value, no bound.
+	SearchMemory int64
+}
+
+// CheckContext is CheckInit that stops when ctx ends; it is CheckOptions
+// with the default options.
 func CheckContext(ctx context.Context, ops []Op, init int64) (Result, error) {
+	return CheckOptions(ctx, ops, init, Options{})
+}
+
+// CheckOptions is CheckInit that reports its progress on progress meters
+// of ctx and stops when ctx ends or the exact search goes past
+// opts.SearchMemory. Then the verdict is Unknown, Result.Reason says where
+// the check stopped and why, and the error, whose text is that reason,
+// satisfies progress.Stopped: it wraps ctx's cause (context.Cause), or
+// progress.ErrResourceLimit when the search went past its bound.
+//
+// The fast path runs on every register before the exact search runs on
+// any, so that a violation it finds is reported even when a search would
+// not finish.
+func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Result, error) {
+	limit := opts.SearchMemory
+	if limit == 0 {
+		limit = DefaultSearchMemory
+	}
 	var res Result
 	keyIdx := map[string]int{}
 	var keys [][]int32
@@ -306,26 +352,70 @@ func CheckContext(ctx context.Context, ops []Op, init int64) (Result, error) {
 		keys[k] = append(keys[k], int32(i))
 	}
 	res.Keys = len(keys)
+	stop := func(err error) (Result, error) {
+		res.Verdict = Unknown
+		res.Reason = err.Error()
+		return res, err
+	}
+	violation := func(viol *Violation, searched bool) (Result, error) {
+		viol.Key = ops[viol.Op].Key
+		viol.Searched = searched
+		res.Verdict = NotLinearizable
+		res.Violation = viol
+		return res, nil
+	}
+	m := progress.Start(ctx, "linearizability", int64(res.Ops), "operations")
+	var hard [][]int32 // keys for the exact search
+	done := 0
 	for _, idx := range keys {
-		viol, searched, err := checkKey(ctx, ops, idx, init)
-		if searched {
-			res.Searched++
-		}
+		viol, exact, err := fastCheck(m, ops, idx, init)
 		if err != nil {
-			res.Verdict = Unknown
-			return res, err
+			return stop(stopError{err, fmt.Sprintf("the fast check after %d of %d operations", done, res.Ops)})
+		}
+		done += len(idx)
+		if err := m.Add(int64(len(idx))); err != nil {
+			return stop(stopError{err, fmt.Sprintf("the fast check after %d of %d operations", done, res.Ops)})
+		}
+		switch {
+		case !exact:
+			hard = append(hard, idx)
+		case viol != nil:
+			return violation(viol, false)
+		}
+	}
+	for _, idx := range hard {
+		res.Searched++
+		sm := progress.Start(ctx, "exact search", 0, "states")
+		viol, err := search(sm, ops, idx, init, limit)
+		if err != nil {
+			return stop(err)
 		}
 		if viol != nil {
-			viol.Key = ops[viol.Op].Key
-			viol.Searched = searched
-			res.Verdict = NotLinearizable
-			res.Violation = viol
-			return res, nil
+			return violation(viol, true)
 		}
 	}
 	res.Verdict = Linearizable
 	return res, nil
 }
+
+// stopError is the reason the context of a check ended, and where the
+// check was then: "timed out in the exact search after 81920 states".
+type stopError struct {
+	err   error
+	where string
+}
+
+func (e stopError) Error() string {
+	switch {
+	case errors.Is(e.err, context.DeadlineExceeded):
+		return "timed out in " + e.where
+	case errors.Is(e.err, context.Canceled):
+		return "cancelled in " + e.where
+	}
+	return e.err.Error() + " in " + e.where
+}
+
+func (e stopError) Unwrap() error { return e.err }
 
 // participates reports whether o constrains the register: failed reads and
 // writes and Info reads say nothing.
@@ -339,16 +429,6 @@ func participates(o *Op) bool {
 		return true
 	}
 	return false
-}
-
-// checkKey checks one register's operations (indices into ops).
-func checkKey(ctx context.Context, ops []Op, idx []int32, init int64) (*Violation, bool, error) {
-	v, exact := fastCheck(ops, idx, init)
-	if exact {
-		return v, false, nil
-	}
-	v, err := search(ctx, ops, idx, init)
-	return v, true, err
 }
 
 // ret is o's return time, Never for Info operations.

@@ -1,8 +1,14 @@
 package lwt
 
 import (
+	"context"
+	"errors"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 func rd(p int, v int64, call, ret int64) Op {
@@ -146,5 +152,58 @@ func TestGenerated(t *testing.T) {
 		if res := Check(ops); !res.OK() {
 			t.Errorf("seed %d: valid history with writes and info rejected: %v", seed, res)
 		}
+	}
+}
+
+// blowUp is a history whose exact search needs millions of states (issue
+// 8: 9.4 GB in 60 s before the search had a memory bound).
+func blowUp() []Op {
+	ops, _ := Generate(GenConfig{Processes: 32, Ops: 12000, Values: 2, Seed: 1, ReadFrac: 0.4, WriteFrac: 0.1, CASHit: 0.5})
+	return ops
+}
+
+// The exact search stops at its memory bound, with a reason, and its
+// memory stays near the bound.
+func TestSearchMemory(t *testing.T) {
+	ops := blowUp()
+	const limit = 8 << 20
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	res, err := CheckOptions(context.Background(), ops, Nil, Options{SearchMemory: limit})
+	runtime.ReadMemStats(&after)
+	if res.Verdict != Unknown || !errors.Is(err, progress.ErrResourceLimit) || !progress.Stopped(err) {
+		t.Fatalf("got %v, %v; want a resource limit", res, err)
+	}
+	want := "unknown: resource limit: the exact search needed more than "
+	if s := res.String(); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, " states (~8 MiB)") || res.Reason != err.Error() {
+		t.Errorf("got %q (error %q), want %q... states (~8 MiB)", s, err, want)
+	}
+	if res.Searched != 1 {
+		t.Errorf("searched %d keys", res.Searched)
+	}
+	// All the memory the check allocated, garbage included.
+	if n := after.TotalAlloc - before.TotalAlloc; n > 3*limit {
+		t.Errorf("the check allocated %d bytes, bound %d", n, limit)
+	}
+	t.Logf("%v; %d bytes allocated", res, after.TotalAlloc-before.TotalAlloc)
+}
+
+// The check stops when its context ends, in the fast path or the search,
+// and says where.
+func TestCheckStops(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	res, err := CheckContext(ctx, blowUp(), Nil)
+	if res.Verdict != Unknown || !errors.Is(err, context.DeadlineExceeded) ||
+		!strings.HasPrefix(res.String(), "unknown: timed out in the exact search after ") || !strings.HasSuffix(res.Reason, " states") {
+		t.Errorf("got %v, %v", res, err)
+	}
+	ctx, cancel = context.WithCancel(context.Background())
+	cancel()
+	ops, _ := Generate(GenConfig{Processes: 8, Ops: 100000, Keys: 2, Seed: 1, ReadFrac: 0.4, CASHit: 0.5})
+	res, err = CheckContext(ctx, ops, Nil)
+	if res.Verdict != Unknown || !errors.Is(err, context.Canceled) || res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
+		t.Errorf("got %v, %v", res, err)
 	}
 }

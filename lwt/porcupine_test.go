@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // The reference: Porcupine with a register model. Failed reads and writes
@@ -281,12 +283,13 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 			continue
 		}
 		for _, idx := range byKey {
-			fv, exact := fastCheck(ops, idx, Nil)
+			m := progress.Start(t.Context(), "test", 0, "")
+			fv, exact, _ := fastCheck(m, ops, idx, Nil)
 			if !exact {
 				counts["deferred"]++
 				continue
 			}
-			sv, _ := search(t.Context(), ops, idx, Nil)
+			sv, _ := search(m, ops, idx, Nil, -1)
 			if (fv == nil) != (sv == nil) {
 				t.Fatalf("history %d: fast path says %v, search says %v\n%s", n, fv, sv, dump(ops))
 			}
