@@ -392,11 +392,11 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 			u64(uint64(len(ops)))
 			for _, op := range ops {
 				if op.Key < 0 || int(op.Key) >= len(keys) {
-					return fmt.Errorf("transaction %s: key %d out of range", h.Name(int(t)), op.Key)
+					return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(int(t))), op.Key)
 				}
 				v, ok := values.bits(op)
 				if !ok {
-					return fmt.Errorf("transaction %s: value %s of key %s is not an integer, as the dbcop format needs", h.Name(int(t)), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
+					return fmt.Errorf("transaction %s: value %s of key %s is not an integer, as the dbcop format needs", cut(h.Name(int(t))), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
 				}
 				if op.Kind == history.Write {
 					buf = append(buf, 1)
@@ -413,7 +413,7 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 			case history.Aborted:
 				buf = append(buf, 0)
 			default:
-				return fmt.Errorf("transaction %s is %v, which the dbcop format cannot represent", h.Name(int(t)), tx.Status)
+				return fmt.Errorf("transaction %s is %v, which the dbcop format cannot represent", cut(h.Name(int(t))), tx.Status)
 			}
 			if len(buf) >= 1<<16 {
 				if err := flush(); err != nil {

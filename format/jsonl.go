@@ -511,11 +511,7 @@ func (p *scanner) describe() string {
 	if p.i >= len(p.s) {
 		return "end of line"
 	}
-	rest := p.s[p.i:]
-	if len(rest) > 20 {
-		return strconv.Quote(string(rest[:20])) + "…"
-	}
-	return strconv.Quote(string(rest))
+	return snippet(p.s[p.i:])
 }
 
 // scalar scans a JSON value. For strings it returns the decoded bytes, valid
@@ -762,7 +758,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		if int(tx.Session) >= len(sessions) || tx.Session < 0 {
-			return fmt.Errorf("transaction %s: session %d out of range", h.Name(t), tx.Session)
+			return fmt.Errorf("transaction %s: session %d out of range", cut(h.Name(t)), tx.Session)
 		}
 		if !utf8.ValidString(tx.ID) {
 			return fmt.Errorf("transaction %d: id %s is not valid UTF-8", t, quote(tx.ID))
@@ -778,7 +774,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 			line = append(line, tx.Status.String()...)
 			line = append(line, '"')
 		default:
-			return fmt.Errorf("transaction %s: invalid status %v", h.Name(t), tx.Status)
+			return fmt.Errorf("transaction %s: invalid status %v", cut(h.Name(t)), tx.Status)
 		}
 		line = append(line, `,"ops":[`...)
 		for j, op := range h.OpsOf(t) {
@@ -791,21 +787,21 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 				line = append(line, `["r",`...)
 			}
 			if op.Key < 0 || int(op.Key) >= len(keys) {
-				return fmt.Errorf("transaction %s: key %d out of range", h.Name(t), op.Key)
+				return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(t)), op.Key)
 			}
 			line = append(line, keys[op.Key]...)
 			line = append(line, ',')
 			v := op.Value
 			if h.Init != history.Null && v == h.Init {
 				if op.Kind == history.Write {
-					return fmt.Errorf("transaction %s writes the initial value %s to key %s, which JSONL cannot represent", h.Name(t), h.FormatValue(v), h.FormatKey(op.Key))
+					return fmt.Errorf("transaction %s writes the initial value %s to key %s, which JSONL cannot represent", cut(h.Name(t)), cut(h.FormatValue(v)), cut(h.FormatKey(op.Key)))
 				}
 				v = history.Null
 			}
 			switch {
 			case v == history.Null:
 				if op.Kind == history.Write {
-					return fmt.Errorf("transaction %s writes null to key %s", h.Name(t), h.FormatKey(op.Key))
+					return fmt.Errorf("transaction %s writes null to key %s", cut(h.Name(t)), cut(h.FormatKey(op.Key)))
 				}
 				line = append(line, "null"...)
 			case v >= history.StringBase && int64(v-history.StringBase) < int64(len(h.ValueNames)):
@@ -813,7 +809,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 			case v < maxNativeInt && v > -maxNativeInt:
 				line = strconv.AppendInt(line, int64(v), 10)
 			default:
-				return fmt.Errorf("transaction %s: value %d out of the range of JSONL integers (|v| < 2^62)", h.Name(t), int64(v))
+				return fmt.Errorf("transaction %s: value %d out of the range of JSONL integers (|v| < 2^62)", cut(h.Name(t)), int64(v))
 			}
 			line = append(line, ']')
 		}

@@ -205,18 +205,18 @@ func writeText(w *bufio.Writer, h *history.History) error {
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		if tx.Status != history.Committed {
-			return fmt.Errorf("transaction %s is %v: the text format holds only committed transactions", h.Name(t), tx.Status)
+			return fmt.Errorf("transaction %s is %v: the text format holds only committed transactions", cut(h.Name(t)), tx.Status)
 		}
 		if tx.Session < 0 || int(tx.Session) >= len(sessions) {
-			return fmt.Errorf("transaction %s: session %d out of range", h.Name(t), tx.Session)
+			return fmt.Errorf("transaction %s: session %d out of range", cut(h.Name(t)), tx.Session)
 		}
 		for _, op := range h.OpsOf(t) {
 			if op.Key < 0 || int(op.Key) >= len(keys) {
-				return fmt.Errorf("transaction %s: key %d out of range", h.Name(t), op.Key)
+				return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(t)), op.Key)
 			}
 			v, ok := values.bits(op)
 			if !ok || v > math.MaxInt64 {
-				return fmt.Errorf("transaction %s: value %s of key %s is not an integer from 0 to 2^63-1, as the text format needs", h.Name(t), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
+				return fmt.Errorf("transaction %s: value %s of key %s is not an integer from 0 to 2^63-1, as the text format needs", cut(h.Name(t)), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
 			}
 			line = append(line[:0], op.Kind.String()...)
 			line = append(line, '(')
