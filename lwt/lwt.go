@@ -385,7 +385,7 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	}
 	for _, idx := range hard {
 		res.Searched++
-		sm := progress.Start(ctx, "exact search", 0, "states")
+		sm := progress.Start(ctx, "exact search", 0, "steps")
 		viol, err := search(sm, ops, idx, init, limit)
 		if err != nil {
 			return stop(err)

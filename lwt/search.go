@@ -110,18 +110,28 @@ func step(o *Op, v int64) (bool, int64) {
 	return false, v
 }
 
+// tick counts a step of the search (a state visited or looked up) on the
+// meter every progress.Every steps, and reports whether to go on.
+func (sr *searcher) tick() bool {
+	if sr.steps++; sr.steps < progress.Every {
+		return true
+	}
+	sr.steps = 0
+	if err := sr.m.Add(progress.Every); err != nil {
+		sr.err = stopError{err, fmt.Sprintf("%s after %d states", searchName(sr.key), sr.cache.entries)}
+		return false
+	}
+	return true
+}
+
 // dfs extends the linearization, in which the register holds v and every
 // operation before s[from] is done.
 func (sr *searcher) dfs(v int64, from int) bool {
 	if sr.left == 0 {
 		return true
 	}
-	if sr.steps++; sr.steps == progress.Every {
-		sr.steps = 0
-		if err := sr.m.Add(progress.Every); err != nil {
-			sr.err = stopError{err, fmt.Sprintf("%s after %d states", searchName(sr.key), sr.cache.entries)}
-			return false
-		}
+	if !sr.tick() {
+		return false
 	}
 	// The candidates: operations invoked before every pending required
 	// operation returned.
@@ -154,6 +164,9 @@ func (sr *searcher) dfs(v int64, from int) bool {
 		ok, nv := step(&sr.ops[e.i], v)
 		if !ok {
 			continue
+		}
+		if !sr.tick() {
+			return false
 		}
 		sr.flip(j)
 		isNew, err := sr.cache.add(sr.done, first>>6, nv)
