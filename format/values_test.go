@@ -1,0 +1,136 @@
+package format
+
+import (
+	"bytes"
+	"math"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/history"
+)
+
+// edgeInts are 64-bit integers around the limits of the native format and
+// of history.Null (not 0, the initial value, which a JSONL history cannot
+// write).
+var edgeInts = []uint64{
+	1, 1<<62 - 1, 1 << 62, 1<<62 + 1, math.MaxInt64, 1 << 63, 1<<63 + 1,
+	1<<64 - 1<<62 - 1, 1<<64 - 1<<62, 1<<64 - 1<<62 + 1, math.MaxUint64 - 1, math.MaxUint64,
+}
+
+// TestDBCopIntegers reads dbcop values and keys at the edges, and checks
+// that none is null and that they survive dbcop → JSONL → dbcop.
+func TestDBCopIntegers(t *testing.T) {
+	e := new(bin).header(1, uint64(len(edgeInts)), 1, uint64(len(edgeInts))).u64(1, 1, uint64(len(edgeInts)))
+	for _, u := range edgeInts {
+		e.event(true, u, u, true)
+	}
+	e.u8(1)
+	h, err := Read(bytes.NewReader(e.b), "edge.bincode", DBCop)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, h *history.History) {
+		t.Helper()
+		ops := h.OpsOf(0)
+		if len(ops) != len(edgeInts) {
+			t.Fatalf("%s: %d operations", what, len(ops))
+		}
+		for i, op := range ops {
+			u := edgeInts[i]
+			if op.Value == history.Null {
+				t.Errorf("%s: value %d is null", what, u)
+			}
+			if got, ok := valueBits(h, op.Value); !ok || got != u {
+				t.Errorf("%s: value %d read as %s", what, u, h.FormatValue(op.Value))
+			}
+			if got, want := h.FormatKey(op.Key), strconv.FormatUint(u, 10); got != want {
+				t.Errorf("%s: key %d read as %s", what, u, got)
+			}
+		}
+	}
+	check("dbcop", h)
+	j := roundTrip(t, h, JSONL)
+	check("dbcop → JSONL", j)
+	var buf bytes.Buffer
+	if err := Write(&buf, j, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"18446744073709551615"`, `"9223372036854775808"`, `-1]`, `"4611686018427387904"`} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("JSONL lacks %s:\n%s", want, buf.String())
+		}
+	}
+	check("dbcop → JSONL → dbcop", roundTrip(t, j, DBCop))
+	check("dbcop → dbcop", roundTrip(t, h, DBCop))
+}
+
+// TestTextIntegers does the same for text values and keys up to 2^63-1.
+func TestTextIntegers(t *testing.T) {
+	var in strings.Builder
+	var ints []uint64
+	for i, u := range edgeInts {
+		if u <= math.MaxInt64 {
+			ints = append(ints, u)
+			in.WriteString("w(" + strconv.FormatUint(u, 10) + "," + strconv.FormatUint(u, 10) + ",0," + strconv.Itoa(i) + ")\n")
+		}
+	}
+	h, err := Read(strings.NewReader(in.String()), "edge.txt", Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	check := func(what string, h *history.History) {
+		t.Helper()
+		if len(h.Ops) != len(ints) {
+			t.Fatalf("%s: %d operations", what, len(h.Ops))
+		}
+		for i, op := range h.Ops {
+			if got, ok := valueBits(h, op.Value); !ok || got != ints[i] || op.Value == history.Null {
+				t.Errorf("%s: value %d read as %s", what, ints[i], h.FormatValue(op.Value))
+			}
+			if got, want := h.FormatKey(op.Key), strconv.FormatUint(ints[i], 10); got != want {
+				t.Errorf("%s: key %d read as %s", what, ints[i], got)
+			}
+		}
+	}
+	check("text", h)
+	j := roundTrip(t, h, JSONL)
+	check("text → JSONL", j)
+	check("text → JSONL → text", roundTrip(t, j, Text))
+	check("text → JSONL → dbcop", roundTrip(t, j, DBCop))
+}
+
+// TestNamedIntegersDistinct checks that a JSONL string that names a small
+// integer stays a string: it is not the integer.
+func TestNamedIntegersDistinct(t *testing.T) {
+	h, err := Read(strings.NewReader(`{"session":0,"ops":[["w",1,5],["w",2,"5"]]}`), "s.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []Format{Text, DBCop} {
+		var buf bytes.Buffer
+		if err := Write(&buf, h, f); err == nil || !strings.Contains(err.Error(), `value "5" of key 2 is not an integer`) {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}
+
+// TestCobraIntegers reads Cobra write ids and keys above 2^62.
+func TestCobraIntegers(t *testing.T) {
+	log := new(cobraLog).S(1).W(math.MaxUint64, math.MaxUint64, 1).W(1<<62, 1<<63, 1).C(1).
+		S(2).R(1, math.MaxUint64, math.MaxUint64, 1).R(1, 1<<62, 1<<63, 1).C(2)
+	dir := writeDir(t, map[string][]byte{"T1.log": log.b})
+	h, err := ReadFile(dir, Cobra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := dump(h, false)
+	want := `init 0
+session T1: 0 1
+0 "0x1" sT1 committed: w(18446744073709551615,-1) w(9223372036854775808,"4611686018427387904")
+1 "0x2" sT1 committed: r(18446744073709551615,-1) r(9223372036854775808,"4611686018427387904")
+`
+	if got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
