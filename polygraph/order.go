@@ -193,7 +193,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				case yxBad && !xyBad:
 					p.Known = before(p.Known, kc.key, x, y)
 				default:
-					p.addConstraint(constraint(kc.key, x, y))
+					p.addConstraint(p.constraint(kc.key, x, y))
 					if p.TooLarge {
 						return
 					}

@@ -127,6 +127,8 @@ type Polygraph struct {
 	level    level.Level
 	// constraintEdges counts the edges of Constraints, against maxEdges.
 	constraintEdges, maxEdges int
+	// arena holds the edges of the constraints.
+	arena edgeArena
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -428,9 +430,35 @@ func before(edges []Edge, key history.Key, a, b *chain) []Edge {
 	return edges
 }
 
-// constraint returns the constraint between chains a and b.
-func constraint(key history.Key, a, b *chain) Constraint {
-	return Constraint{Key: key, A: a.head, B: b.head, Either: before(nil, key, a, b), Or: before(nil, key, b, a)}
+// constraint returns the constraint between chains a and b, its edges
+// cut from p's arena.
+func (p *Polygraph) constraint(key history.Key, a, b *chain) Constraint {
+	return Constraint{Key: key, A: a.head, B: b.head,
+		Either: before(p.arena.alloc(1+len(a.readers)), key, a, b),
+		Or:     before(p.arena.alloc(1+len(b.readers)), key, b, a)}
+}
+
+// edgeArena hands out room for edges cut from large blocks, so that
+// millions of constraints cost no allocation each (a 1M-transaction
+// history has millions, and their small slices half again their size in
+// allocation overhead).
+type edgeArena struct{ block []Edge }
+
+// arenaBlock is the number of edges of a block of an edgeArena.
+const arenaBlock = 1 << 16
+
+// alloc returns an empty slice with room for exactly n edges: appending
+// more reallocates it rather than run into its neighbour's.
+func (a *edgeArena) alloc(n int) []Edge {
+	if cap(a.block)-len(a.block) < n {
+		if n > arenaBlock/8 {
+			return make([]Edge, 0, n)
+		}
+		a.block = make([]Edge, 0, arenaBlock)
+	}
+	at := len(a.block)
+	a.block = a.block[:at+n]
+	return a.block[at : at : at+n]
 }
 
 // orderAllPairs orders the chains of every key the way seed 002 does: the
@@ -463,7 +491,7 @@ func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
 				return err
 			}
 			for b := a + 1; b < len(cs); b++ {
-				p.addConstraint(constraint(kc.key, &cs[a], &cs[b]))
+				p.addConstraint(p.constraint(kc.key, &cs[a], &cs[b]))
 			}
 		}
 	}
