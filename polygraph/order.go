@@ -66,8 +66,8 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 		if err := work.done(len(kc.chains)); err != nil {
 			return true, err
 		}
-		if p.orderKey(m, kc, lw, clocks, &sc); p.TooLarge {
-			break
+		if err := p.orderKey(m, kc, lw, clocks, &sc); err != nil || p.TooLarge {
+			return true, err
 		}
 	}
 	return true, nil
@@ -104,15 +104,15 @@ type orderScratch struct {
 	first  []int32
 }
 
-func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) {
+// orderKey orders the chains of one key (see orderChains). A key of many
+// writers takes long, so it returns m's error once there is one.
+func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) error {
 	cs := kc.chains
 	sc.idx = sc.idx[:0]
 	for i := 1; i < len(cs); i++ {
 		if s, _ := clocks.Chain(cs[i].head); s < 0 {
-			// A head on no session: order this key pair by pair (the
-			// caller sees m's error, if any, before the next key).
-			p.orderAllPairs(m, []keyChains{kc})
-			return
+			// A head on no session: order this key pair by pair.
+			return p.orderAllPairs(m, []keyChains{kc})
 		}
 		sc.idx = append(sc.idx, int32(i))
 	}
@@ -156,6 +156,11 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 	}
 	first := sc.first[:len(groups)] // per group, the first chain A precedes
 	for a := int32(1); a < int32(len(cs)); a++ {
+		if a&63 == 0 {
+			if err := m.Err(); err != nil {
+				return err
+			}
+		}
 		A := &cs[a]
 		for gi, g := range groups {
 			earliest := clocks.Earliest(A.tail, g.session)
@@ -195,7 +200,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				default:
 					p.addConstraint(p.constraint(kc.key, x, y))
 					if p.TooLarge {
-						return
+						return nil
 					}
 				}
 			}
@@ -219,4 +224,5 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 			}
 		}
 	}
+	return nil
 }

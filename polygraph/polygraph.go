@@ -486,9 +486,13 @@ func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
 		for j := 1; j < len(cs); j++ {
 			p.Known = before(p.Known, kc.key, &cs[0], &cs[j])
 		}
-		for a := 1; a < len(cs); a++ {
-			if err := tick(m, a, false); err != nil {
-				return err
+		for a, pairs := 1, 0; a < len(cs); a++ {
+			// A key of many writers makes millions of pairs.
+			if pairs += len(cs) - a; pairs >= progress.Every {
+				pairs = 0
+				if err := m.Err(); err != nil {
+					return err
+				}
 			}
 			for b := a + 1; b < len(cs); b++ {
 				p.addConstraint(p.constraint(kc.key, &cs[a], &cs[b]))

@@ -162,7 +162,7 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 		case 0:
 			return res, gaveUp(m)
 		case -1:
-			res.Core = core(p.Vars, clauses, cycles)
+			res.Core = core(ctx, p.Vars, clauses, cycles)
 			return res, nil
 		}
 		for _, v := range clauseVars {
@@ -203,8 +203,9 @@ func solve(ctx context.Context, g *gini.Gini) int {
 
 // core finds the cycles that an unsatisfiable set of blocking clauses
 // needs, by solving again with each clause guarded by an assumption and
-// asking gini which assumptions failed.
-func core(vars int, clauses [][]Lit, cycles []Cycle) []Cycle {
+// asking gini which assumptions failed. If ctx ends first, it returns them
+// all.
+func core(ctx context.Context, vars int, clauses [][]Lit, cycles []Cycle) []Cycle {
 	g := gini.New()
 	for i := 0; i < vars; i++ {
 		g.Lit()
@@ -219,7 +220,7 @@ func core(vars int, clauses [][]Lit, cycles []Cycle) []Cycle {
 		g.Add(z.LitNull)
 	}
 	g.Assume(acts...)
-	if g.Solve() != -1 {
+	if solve(ctx, g) != -1 {
 		return cycles
 	}
 	failed := make(map[z.Lit]bool)
@@ -318,7 +319,8 @@ func (s *session) cycles(m *progress.Meter, model []bool) ([]Cycle, error) {
 	}
 	var out []Cycle
 	for i, c := range p.Cond {
-		if i&(progress.Every-1) == progress.Every-1 {
+		// An insertion may search a large part of the graph: look often.
+		if i&63 == 63 {
 			if err := m.Err(); err != nil {
 				return nil, err
 			}
