@@ -3,6 +3,7 @@ package lwt
 import (
 	"context"
 	"errors"
+	"fmt"
 	"runtime"
 	"strings"
 	"testing"
@@ -206,4 +207,41 @@ func TestCheckStops(t *testing.T) {
 	if res.Verdict != Unknown || !errors.Is(err, context.Canceled) || res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
 		t.Errorf("got %v, %v", res, err)
 	}
+}
+
+// FuzzStateCache checks the exact search's cache against a map of whole
+// sets: data is a sequence of (bit to flip, value) steps over a set of 200
+// operations, each step adding the set.
+func FuzzStateCache(f *testing.F) {
+	f.Add([]byte{0, 1, 0, 1, 64, 2, 64, 2, 199, 0, 0, 1})
+	f.Add([]byte{1, 0, 2, 0, 1, 0, 2, 0, 0, 0, 0, 0})
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var c stateCache
+		c.init(-1)
+		done := make([]uint64, 4)
+		seen := map[string]bool{}
+		for k := 0; k+1 < len(data); k += 2 {
+			j := int(data[k]) % 200
+			done[j>>6] ^= 1 << (j & 63)
+			v := int64(data[k+1]%3) - 1
+			// The search's hint: a word before which all are ones.
+			lo := 0
+			for lo < len(done) && done[lo] == ^uint64(0) {
+				lo++
+			}
+			lo = min(lo, int(data[k])%4)
+			isNew, err := c.add(done, lo, v)
+			if err != nil {
+				t.Fatal(err)
+			}
+			key := fmt.Sprint(done, v)
+			if isNew == seen[key] {
+				t.Fatalf("step %d: add says new %v for %s, seen %v", k/2, isNew, key, seen[key])
+			}
+			seen[key] = true
+		}
+		if c.entries != int64(len(seen)) {
+			t.Fatalf("%d entries, %d sets", c.entries, len(seen))
+		}
+	})
 }
