@@ -355,11 +355,8 @@ func looksLikeDBCop(head []byte) bool {
 
 // writeDBCop writes h in dbcop's bincode format.
 func writeDBCop(w *bufio.Writer, h *history.History) error {
-	keys, err := integerKeys(h, true)
-	if err != nil {
-		return fmt.Errorf("the dbcop format needs integer keys from 0 to 2^64-1: %w", err)
-	}
-	values := newIntValues(h)
+	keys := integerKeys(h, math.MaxUint64)
+	values := newIntValues(h, math.MaxUint64)
 	maxTxns, maxEvents := 0, 0
 	for _, s := range h.Sessions {
 		maxTxns = max(maxTxns, len(s))
@@ -394,10 +391,7 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 				if op.Key < 0 || int(op.Key) >= len(keys) {
 					return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(int(t))), op.Key)
 				}
-				v, ok := values.bits(op)
-				if !ok {
-					return fmt.Errorf("transaction %s: value %s of key %s is not an integer, as the dbcop format needs", cut(h.Name(int(t))), cut(h.FormatValue(op.Value)), cut(h.FormatKey(op.Key)))
-				}
+				v := values.bits(op)
 				if op.Kind == history.Write {
 					buf = append(buf, 1)
 				} else {

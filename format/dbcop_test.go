@@ -186,15 +186,6 @@ func TestWriteDBCopErrors(t *testing.T) {
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Unknown}, nil)
 		}), "is unknown, which the dbcop format cannot represent"},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.Key("k"), Value: 1}})
-		}), `needs integer keys from 0 to 2^64-1: key "k" is not one`},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: history.Null}})
-		}), "value null of key 1 is not an integer"},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: b.StringValue("v")}})
-		}), `value "v" of key 1 is not an integer`},
 	}
 	for _, tt := range tests {
 		err := Write(io.Discard, tt.h, DBCop)

@@ -471,24 +471,30 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 //   - To JSONL, when h.Init is not history.Null, reads of h.Init are
 //     written as reads of null. A write of h.Init is an error (the checker
 //     rejects it too: reads of it would be ambiguous).
-//   - To Text and DBCop, when h.Init is not 0 (a JSONL history), reads of
-//     h.Init are written as reads of 0; if a key also has the value 0 (read
-//     or written), that 0 is written as the smallest positive integer that
-//     no operation on the key has. Reading the result back as JSONL gives
-//     h with that renaming.
+//   - To Text and DBCop, whose keys and values are integers (from 0 to
+//     2^63-1 in Text, to 2^64-1 in DBCop), h.Init is written as 0, and
+//     every value that is an integer the format holds (other than 0 when
+//     h.Init is not 0) as itself. Each other value of a key (a string, an
+//     integer out of range, 0 when h.Init is not 0) is written, in order of
+//     first appearance, as the smallest positive integer that no operation
+//     on the key has. Likewise keys named by an integer the format holds
+//     keep it, and the others get the smallest integers no key has.
+//
+// These mappings are one-to-one on each key and keep the initial state, so
+// that the result checks the same as h at every level; reading it back
+// gives h with values and keys renamed where needed. Integers named as
+// strings because the native format cannot hold them (see the package
+// documentation) are written as the integers they name.
 //
 // JSONL represents every history a reader of this package produces, except
 // sessions without transactions, which it drops.
 //
-// Text and DBCop represent only histories with integer keys and values
-// (including named ones that are integers, see the package documentation):
-// keys from 0 to 2^63-1 (Text) or 2^64-1 (DBCop), values from 0 to 2^63-1
-// (Text) or any 64-bit integer (DBCop). Text also requires every
-// transaction to have committed; it drops transactions without operations.
-// DBCop cannot represent transactions of unknown status. Neither has real
-// time: start and end times are dropped, so that the history written
-// cannot violate strict serializability (SSER) other than as it violates
-// serializability.
+// Text requires every transaction to have committed; it drops transactions
+// without operations, and numbers sessions and transactions afresh unless
+// their names are distinct non-negative integers. DBCop cannot represent
+// transactions of unknown status. Neither has real time: start and end
+// times are dropped, so that the history written cannot violate strict
+// serializability (SSER) other than as it violates serializability.
 func Write(w io.Writer, h *history.History, f Format) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error

@@ -127,18 +127,6 @@ func TestWriteTextErrors(t *testing.T) {
 		{build(0, func(b *history.Builder) {
 			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Aborted}, nil)
 		}), "is aborted: the text format holds only committed transactions"},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.Key("k"), Value: 1}})
-		}), `needs integer keys from 0 to 2^63-1: key "k" is not one`},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(-1), Value: 1}})
-		}), `key "-1" is not one`},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: history.Null}})
-		}), "value null of key 1 is not an integer from 0 to 2^63-1"},
-		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Key: b.IntKey(1), Value: b.StringValue("v")}})
-		}), `value "v" of key 1 is not an integer from 0 to 2^63-1`},
 	}
 	for _, tt := range tests {
 		err := Write(io.Discard, tt.h, Text)

@@ -57,74 +57,123 @@ func valueBits(h *history.History, v history.Value) (uint64, bool) {
 }
 
 // keyBits returns the 64-bit integer a key named name stands for: its
-// canonical decimal form, at most math.MaxInt64 unless unsigned.
-func keyBits(name string, unsigned bool) (uint64, bool) {
+// canonical decimal form.
+func keyBits(name string) (uint64, bool) {
 	u, err := strconv.ParseUint(name, 10, 64)
-	if err != nil || strconv.FormatUint(u, 10) != name || !unsigned && u > math.MaxInt64 {
+	if err != nil || strconv.FormatUint(u, 10) != name {
 		return 0, false
 	}
 	return u, true
 }
 
-// intValues maps the values of a history to the integers of a format
-// whose initial value is 0 (text, dbcop). The rule, per key k:
+// integerKeys returns the integer of each key of h in a format whose keys
+// are the integers from 0 to limit: a key named by one of them (in canonical
+// decimal form) is that integer; the others, in order, are the smallest
+// integers no key is named by.
+func integerKeys(h *history.History, limit uint64) []uint64 {
+	keys := make([]uint64, len(h.KeyNames))
+	used := make(map[uint64]bool, len(h.KeyNames))
+	var others []int
+	for k, name := range h.KeyNames {
+		if u, ok := keyBits(name); ok && u <= limit {
+			keys[k] = u
+			used[u] = true
+		} else {
+			others = append(others, k)
+		}
+	}
+	next := uint64(0)
+	for _, k := range others {
+		for used[next] {
+			next++
+		}
+		keys[k] = next
+		next++
+	}
+	return keys
+}
+
+// intValues maps the values of a history to the integers from 0 to limit of
+// a format whose initial value is 0 (text, dbcop). The rule, per key:
 //
 //   - the history's initial value (null for JSONL) is 0;
-//   - when the initial value is not 0 and k has value 0 (read or written),
-//     that 0 is renamed to the smallest positive integer no operation on k
-//     has;
-//   - every other value is its own integer (see valueBits).
+//   - a value that is an integer from 1 to limit (see valueBits), or 0 when
+//     0 is the initial value, is that integer;
+//   - every other value (a string, an integer out of range, 0 when the
+//     initial value is not 0) is, in order of first appearance, the
+//     smallest positive integer that no operation on the key has.
 //
 // The mapping is one-to-one on each key and keeps the initial state, so
 // the history checks the same at every level.
 type intValues struct {
-	h    *history.History
-	zero map[history.Key]uint64 // what 0 is renamed to, per key
+	h       *history.History
+	renamed map[history.Key]map[history.Value]uint64
 }
 
-func newIntValues(h *history.History) *intValues {
+func newIntValues(h *history.History, limit uint64) *intValues {
 	iv := &intValues{h: h}
-	if h.Init == 0 {
-		return iv
+	keep := func(v history.Value) (uint64, bool) {
+		if v == h.Init {
+			return 0, true
+		}
+		u, ok := valueBits(h, v)
+		return u, ok && u <= limit && u != 0
 	}
-	var used map[history.Key]map[uint64]bool
 	for _, op := range h.Ops {
-		if op.Value == 0 {
-			if used == nil {
-				used = make(map[history.Key]map[uint64]bool)
+		if _, ok := keep(op.Value); !ok {
+			if iv.renamed == nil {
+				iv.renamed = make(map[history.Key]map[history.Value]uint64)
 			}
-			used[op.Key] = make(map[uint64]bool)
+			iv.renamed[op.Key] = nil
 		}
 	}
-	if used == nil {
+	if iv.renamed == nil {
 		return iv
 	}
+	used := make(map[history.Key]map[uint64]bool, len(iv.renamed))
+	for k := range iv.renamed {
+		iv.renamed[k] = make(map[history.Value]uint64)
+		used[k] = make(map[uint64]bool)
+	}
 	for _, op := range h.Ops {
-		if u := used[op.Key]; u != nil && op.Value != h.Init {
-			if bits, ok := valueBits(h, op.Value); ok {
+		if u := used[op.Key]; u != nil {
+			if bits, ok := keep(op.Value); ok {
 				u[bits] = true
 			}
 		}
 	}
-	iv.zero = make(map[history.Key]uint64, len(used))
-	for k, u := range used {
-		z := uint64(1)
-		for u[z] {
-			z++
+	next := make(map[history.Key]uint64, len(iv.renamed))
+	for _, op := range h.Ops {
+		m := iv.renamed[op.Key]
+		if m == nil {
+			continue
 		}
-		iv.zero[k] = z
+		if _, ok := keep(op.Value); ok {
+			continue
+		}
+		if _, ok := m[op.Value]; ok {
+			continue
+		}
+		n := max(next[op.Key], 1)
+		for used[op.Key][n] {
+			n++
+		}
+		m[op.Value] = n
+		next[op.Key] = n + 1
 	}
 	return iv
 }
 
-// bits returns the integer of op's value, or false if it has none.
-func (iv *intValues) bits(op history.Op) (uint64, bool) {
-	switch {
-	case iv.h.Init == 0:
-	case op.Value == iv.h.Init:
-		return 0, true
-	case op.Value == 0:
-		return iv.zero[op.Key], true
+// bits returns the integer of op's value.
+func (iv *intValues) bits(op history.Op) uint64 {
+	if op.Value == iv.h.Init {
+		return 0
 	}
-	return valueBits(iv.h, op.Value)
+	if m := iv.renamed[op.Key]; m != nil {
+		if u, ok := m[op.Value]; ok {
+			return u
+		}
+	}
+	u, _ := valueBits(iv.h, op.Value)
+	return u
 }

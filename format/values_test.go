@@ -100,21 +100,6 @@ func TestTextIntegers(t *testing.T) {
 	check("text → JSONL → dbcop", roundTrip(t, j, DBCop))
 }
 
-// TestNamedIntegersDistinct checks that a JSONL string that names a small
-// integer stays a string: it is not the integer.
-func TestNamedIntegersDistinct(t *testing.T) {
-	h, err := Read(strings.NewReader(`{"session":0,"ops":[["w",1,5],["w",2,"5"]]}`), "s.jsonl", JSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, f := range []Format{Text, DBCop} {
-		var buf bytes.Buffer
-		if err := Write(&buf, h, f); err == nil || !strings.Contains(err.Error(), `value "5" of key 2 is not an integer`) {
-			t.Errorf("%s: %v", f, err)
-		}
-	}
-}
-
 // TestCobraIntegers reads Cobra write ids and keys above 2^62.
 func TestCobraIntegers(t *testing.T) {
 	log := new(cobraLog).S(1).W(math.MaxUint64, math.MaxUint64, 1).W(1<<62, 1<<63, 1).C(1).
@@ -132,5 +117,50 @@ session T1: 0 1
 `
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+}
+
+// TestWriteRenames checks the mapping of the initial state, values and keys
+// to the integers of the text and dbcop formats.
+func TestWriteRenames(t *testing.T) {
+	in := `{"session":0,"id":"a","ops":[["r","x",null],["w","x",0],["w","y","hello"],["w",5,-3]]}
+{"session":1,"id":"b","ops":[["r","x",0],["r","y",null],["r",5,-3],["w",2,1],["w","x",7],["w","y",1]]}
+`
+	h, err := Read(strings.NewReader(in), "h.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, Text); err != nil {
+		t.Fatal(err)
+	}
+	// x: null is 0, and 0 is 1; y: null is 0, "hello" is 2 (1 is
+	// written); 5: -3 is 1; 2: 1 is 1. Keys x and y are 0 and 1.
+	want := `r(0,0,0,0)
+w(0,1,0,0)
+w(1,2,0,0)
+w(5,1,0,0)
+r(0,1,1,1)
+r(1,0,1,1)
+r(5,1,1,1)
+w(2,1,1,1)
+w(0,7,1,1)
+w(1,1,1,1)
+`
+	if buf.String() != want {
+		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
+	}
+	d := roundTrip(t, h, DBCop)
+	back := roundTrip(t, d, JSONL)
+	buf.Reset()
+	if err := Write(&buf, back, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	// dbcop holds -3.
+	wantJSONL := `{"session":0,"id":"s0t0","ops":[["r",0,null],["w",0,1],["w",1,2],["w",5,-3]]}
+{"session":1,"id":"s1t0","ops":[["r",0,1],["r",1,null],["r",5,-3],["w",2,1],["w",0,7],["w",1,1]]}
+`
+	if buf.String() != wantJSONL {
+		t.Errorf("JSONL → dbcop → JSONL: got\n%s\nwant\n%s", buf.String(), wantJSONL)
 	}
 }
