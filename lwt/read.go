@@ -33,6 +33,12 @@ import (
 //	JSONL: {"process":2,"type":"invoke","f":"cas","value":[3,4],"time":9}
 //
 // JSONL lines may also carry "key" instead of the [key value] form.
+//
+// The readers take their input as a stream, one event (an EDN form at top
+// level or in the history vector, or a JSONL line) at a time, so their
+// memory grows with the events, not with the bytes read; an event longer
+// than MaxForm is an error giving its line and byte offset. Error messages
+// cut long tokens short.
 
 // vkind is the kind of a parsed value.
 type vkind uint8
