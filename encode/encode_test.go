@@ -2,6 +2,7 @@ package encode
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
@@ -74,5 +75,18 @@ func TestEncodeConstraint(t *testing.T) {
 		if pr.Hint == nil || pr.FixedGraph == nil {
 			t.Errorf("%v: no hint or fixed graph", l)
 		}
+	}
+}
+
+// TestStopped: on a context that has ended, Encode returns its cause.
+func TestStopped(t *testing.T) {
+	p, err := polygraph.Build(context.Background(), makeHistory(), polygraph.Options{Level: level.SER, AllPairs: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Encode(ctx, p, level.SER, p.Known, []int{0}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Encode: %v, want %v", err, context.Canceled)
 	}
 }

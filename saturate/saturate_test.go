@@ -2,11 +2,13 @@ package saturate
 
 import (
 	"context"
+	"errors"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/workload"
 )
 
 type txn struct {
@@ -86,5 +88,22 @@ func TestLevels(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestStopped: on a context that has ended, Check returns its cause.
+func TestStopped(t *testing.T) {
+	h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: workload.SnapshotIsolation})
+	r, err := polygraph.Resolve(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := errors.New("limit")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(limit)
+	for _, l := range []level.Level{level.RC, level.RA, level.CC} {
+		if _, err := Check(ctx, r, l); !errors.Is(err, limit) {
+			t.Errorf("%v: %v, want %v", l, err, limit)
+		}
 	}
 }

@@ -74,3 +74,19 @@ func TestMinimize(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
+
+// TestMinimizeStopped: on a context that has ended, Minimize makes no
+// check and says it found no violation.
+func TestMinimizeStopped(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": "a", "id": "T1", "ops": [["w", "x", 1]]}
+{"session": "b", "id": "T2", "ops": [["r", "x", 7]]}`)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if sel, _, ok := Minimize(ctx, h, level.SER, []int32{1}, nil); ok || len(sel.Txns) != 0 {
+		t.Errorf("Minimize on a cancelled context: %v, %v", sel, ok)
+	}
+	if _, _, ok := Minimize(context.Background(), h, level.SER, []int32{1}, nil); !ok {
+		t.Errorf("Minimize found no violation")
+	}
+}

@@ -2,6 +2,7 @@ package solver
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
 	"testing"
 
@@ -114,5 +115,17 @@ func TestFixedCycleIsAnError(t *testing.T) {
 	p := &Problem{Nodes: 2, Fixed: []digraph.Edge{{From: 0, To: 1}, {From: 1, To: 0}}}
 	if _, err := Solve(context.Background(), p); err == nil {
 		t.Error("Solve accepted cyclic fixed edges")
+	}
+}
+
+// TestStopped: on a context that has ended, Solve gives up with the
+// context's cause.
+func TestStopped(t *testing.T) {
+	p := &Problem{Nodes: 2, Vars: 1, Cond: []CondEdge{{From: 0, To: 1, Lit: 1}, {From: 1, To: 0, Lit: -1}}}
+	limit := errors.New("limit")
+	ctx, cancel := context.WithCancelCause(context.Background())
+	cancel(limit)
+	if _, err := Solve(ctx, p); !errors.Is(err, ErrGaveUp) || !errors.Is(err, limit) {
+		t.Errorf("Solve: %v, want %v wrapping %v", err, ErrGaveUp, limit)
 	}
 }

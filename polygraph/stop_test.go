@@ -1,0 +1,43 @@
+package polygraph
+
+import (
+	"context"
+	"errors"
+	"testing"
+
+	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/workload"
+)
+
+// TestStopped: resolving and building on a context that has ended return
+// its cause, and each reports its stage to the Tracker.
+func TestStopped(t *testing.T) {
+	h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: workload.SnapshotIsolation})
+	limit := errors.New("limit")
+	tr := progress.NewTracker()
+	ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
+	cancel(limit)
+	if _, err := Resolve(ctx, h); !errors.Is(err, limit) {
+		t.Errorf("Resolve: %v, want %v", err, limit)
+	}
+	if s := tr.Snapshot(); s.Stage != "index writes" || s.Total != int64(len(h.Txns)) {
+		t.Errorf("Resolve reported %+v", s)
+	}
+	r, err := Resolve(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, l := range []level.Level{level.SER, level.SI, level.SSER} {
+		p, err := BuildResolved(ctx, r, Options{Level: l})
+		if !errors.Is(err, limit) || p == nil {
+			t.Errorf("%v: BuildResolved: %v, want %v and the polygraph so far", l, err, limit)
+		}
+		if s := tr.Snapshot(); s.Stage != "build polygraph" {
+			t.Errorf("%v: BuildResolved reported %+v", l, s)
+		}
+	}
+	if _, err := Build(ctx, h, Options{Level: level.SER, AllPairs: true}); !errors.Is(err, limit) {
+		t.Errorf("Build: %v, want %v", err, limit)
+	}
+}
