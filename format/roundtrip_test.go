@@ -154,7 +154,9 @@ func TestRoundTripVerdictsCorpus(t *testing.T) {
 		subs, _ := filepath.Glob(filepath.Join(dir, "dbcop-oopsla19", "*"))
 		for _, sub := range subs {
 			files, _ := filepath.Glob(filepath.Join(sub, "*.bincode"))
-			sort.Slice(files, func(i, j int) bool { return size(files[i]) < size(files[j]) || size(files[i]) == size(files[j]) && files[i] < files[j] })
+			sort.Slice(files, func(i, j int) bool {
+				return size(files[i]) < size(files[j]) || size(files[i]) == size(files[j]) && files[i] < files[j]
+			})
 			if len(files) > 0 {
 				paths = append(paths, files[0])
 			}
