@@ -47,6 +47,8 @@ func TestExitStatus(t *testing.T) {
 		{"no path", []string{"check"}, exitBadInput, "", "want one PATH"},
 		{"lwt stale read", []string{"lwt", "../../examples/cas-stale-read.edn"}, exitViolated, "not linearizable", ""},
 		{"lwt bad input", []string{"lwt", syntax}, exitBadInput, "", "syntax.jsonl"},
+		{"lwt endless input", []string{"lwt", "/dev/zero"}, exitBadInput, "", "/dev/zero"},
+		{"lwt stopped", []string{"lwt", "--timeout", "1ns", "../../examples/cas-stale-read.edn"}, exitNoVerdict, "--timeout 0 for no limit", ""},
 		{"unknown command", []string{"frobnicate"}, exitBadInput, "", "unknown command"},
 	}
 	for _, c := range cases {

@@ -224,19 +224,34 @@ func (r *job) stopReason(err error) string {
 			where += fmt.Sprintf(" (%s %s)", count(snap.Done), snap.Unit)
 		}
 	}
-	cause := context.Cause(r.ctx)
-	if cause == nil {
-		cause = err
-	}
+	cause := r.cause(err)
 	switch {
 	case errors.Is(cause, progress.ErrResourceLimit):
-		return fmt.Sprintf("%v, after %v%s; allow more with --max-memory, or --max-memory 0 for no limit",
-			cause, snap.Elapsed.Round(time.Millisecond), where)
+		return fmt.Sprintf("%v, after %v%s; %s", cause, snap.Elapsed.Round(time.Millisecond), where, r.hint(err))
 	case errors.Is(cause, context.DeadlineExceeded):
-		return fmt.Sprintf("timed out after %v%s; give it longer with --timeout %s, or --timeout 0 for no limit",
-			time.Duration(r.limits.timeout), where, shortDuration(longer(time.Duration(r.limits.timeout))))
+		return fmt.Sprintf("timed out after %v%s; %s", time.Duration(r.limits.timeout), where, r.hint(err))
 	}
 	return fmt.Sprintf("stopped (%v) after %v%s", cause, snap.Elapsed.Round(time.Millisecond), where)
+}
+
+// cause is why the job stopped: its context's cause, or err.
+func (r *job) cause(err error) error {
+	if c := context.Cause(r.ctx); c != nil {
+		return c
+	}
+	return err
+}
+
+// hint says how to let a stopped job go further.
+func (r *job) hint(err error) string {
+	cause := r.cause(err)
+	switch {
+	case errors.Is(cause, progress.ErrResourceLimit):
+		return "allow more with --max-memory, or --max-memory 0 for no limit"
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Sprintf("give it longer with --timeout %s, or --timeout 0 for no limit", shortDuration(longer(time.Duration(r.limits.timeout))))
+	}
+	return ""
 }
 
 // longer suggests a timeout: ten times d, rounded to something readable,

@@ -1,11 +1,11 @@
 package main
 
 import (
-	"context"
-	"errors"
+	"flag"
 	"fmt"
 	"io"
 
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/lwt"
 )
 
@@ -26,20 +26,39 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	if path == "-" {
 		path = "/dev/stdin"
 	}
-	ops, err := lwt.ReadFile(path)
+	// The exact search keeps the states it has seen: it may use half of
+	// an explicit --max-memory (all of it with 0), else lwt's default.
+	var opts lwt.Options
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "max-memory" {
+			opts.SearchMemory = int64(lim.maxMemory) / 2
+			if lim.maxMemory == 0 {
+				opts.SearchMemory = -1
+			}
+		}
+	})
+	j := lim.start(stderr)
+	defer j.stop()
+	ops, err := lwt.ReadFileContext(j.ctx, path)
 	if err != nil {
+		j.stop()
+		if progress.Stopped(err) {
+			fmt.Fprintf(stdout, "linearizability: no verdict: %s\n", j.stopReason(err))
+			return exitNoVerdict
+		}
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
-	j := lim.start(stderr)
-	defer j.stop()
-	res, err := lwt.CheckContext(j.ctx, ops, *init)
+	res, err := lwt.CheckOptions(j.ctx, ops, *init, opts)
 	j.stop()
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
+	if err != nil && !progress.Stopped(err) {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
 	}
 	fmt.Fprintf(stdout, "linearizability: %v\n", res)
+	if h := j.hint(err); res.Verdict == lwt.Unknown && h != "" {
+		fmt.Fprintf(stdout, "  %s\n", h)
+	}
 	if v := res.Violation; v != nil {
 		fmt.Fprintf(stdout, "operation:\n  %v\n", ops[v.Op])
 		if len(v.Related) > 0 {
