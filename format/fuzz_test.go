@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"os"
 	"path/filepath"
+	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -102,18 +104,124 @@ func FuzzDBCop(f *testing.F) {
 	})
 }
 
+// Layout bits of FuzzCobra: files besides T1.log and T2.log.
+const (
+	layoutEmpty    = 1 << iota // an empty T3.log
+	layoutOther                // a file that is not a log
+	layoutDir                  // a directory named T4.log
+	layoutBlank                // a blank T5.log
+	layoutLink                 // T6.log, a symbolic link to T1.log
+	layoutSubdir               // a subdirectory holding a T7.log
+	layoutNoLogs               // no T1.log and T2.log
+	layoutFIFO                 // a FIFO named T8.log
+)
+
+// FuzzCobra reads Cobra directories of two logs, a and b, and odd files
+// chosen by layout.
 func FuzzCobra(f *testing.F) {
-	f.Add(new(cobraLog).S(0x10).W(100, 7, 0xabc).R(cobraInit, cobraInit, 8, 0).C(0x10).
-		S(0x11).R(0x10, 100, 7, 0xabc).R(cobraNull, cobraNull, 9, 0).b)
-	f.Add(new(cobraLog).S(1).C(1).S(2).b)
-	addCorpusSeed(f, 2048, "polysi", "cobra-tpcc", "T10.log")
-	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := readCobraBytes(data)
+	t1 := new(cobraLog).S(0x10).W(100, 7, 0xabc).R(cobraInit, cobraInit, 8, 0).C(0x10).
+		S(0x11).R(0x10, 100, 7, 0xabc).R(cobraNull, cobraNull, 9, 0).b
+	t2 := new(cobraLog).S(1).C(1).S(2).b
+	f.Add(t1, t2, uint8(0))
+	f.Add(t1, []byte{}, uint8(layoutEmpty|layoutOther|layoutBlank|layoutSubdir))
+	f.Add(t1, t2, uint8(layoutDir))
+	f.Add(t1, t2, uint8(layoutLink))
+	f.Add([]byte(" \n"), []byte{}, uint8(layoutNoLogs))
+	f.Add([]byte{}, t2, uint8(layoutFIFO))
+	if data, err := os.ReadFile(filepath.Join(corpusDir, "polysi", "cobra-tpcc", "T10.log")); err == nil {
+		f.Add(data[:min(len(data), 2048)], t2, uint8(0))
+	}
+	f.Fuzz(func(t *testing.T, a, b []byte, layout uint8) {
+		dir := t.TempDir()
+		write := func(name string, data []byte) {
+			if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		logs := 0
+		if layout&layoutNoLogs == 0 {
+			write("T1.log", a)
+			write("T2.log", b)
+			logs += 2
+		}
+		if layout&layoutEmpty != 0 {
+			write("T3.log", nil)
+			logs++
+		}
+		if layout&layoutOther != 0 {
+			write("notes.txt", a)
+		}
+		bad := false // a log is not a regular file
+		if layout&layoutDir != 0 {
+			if err := os.Mkdir(filepath.Join(dir, "T4.log"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			bad = true
+		}
+		if layout&layoutBlank != 0 {
+			write("T5.log", []byte(" \r\n\t"))
+			logs++
+		}
+		if layout&layoutLink != 0 {
+			if err := os.Symlink(filepath.Join(dir, "T1.log"), filepath.Join(dir, "T6.log")); err != nil {
+				t.Skip(err)
+			}
+			logs++ // a dangling link without T1.log: an error
+		}
+		if layout&layoutSubdir != 0 {
+			if err := os.Mkdir(filepath.Join(dir, "sub"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "sub", "T7.log"), b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if layout&layoutFIFO != 0 {
+			if err := syscall.Mkfifo(filepath.Join(dir, "T8.log"), 0o600); err != nil {
+				t.Skip(err)
+			}
+			bad = true
+		}
+		if bad {
+			logs = -1
+		}
+		h, info, err := ReadFileInfo(dir, Cobra)
+		h2, info2, err2 := ReadFileInfo(dir, Auto)
+		if (err == nil) != (err2 == nil) {
+			t.Fatalf("cobra: %v; auto: %v", err, err2)
+		}
 		if err != nil {
-			checkError(t, err)
+			e := checkError(t, err)
+			switch {
+			case logs == 0 && !strings.Contains(e.Msg, "no Cobra T*.log files"):
+				t.Fatalf("no logs: %v", err)
+			case bad && !strings.Contains(e.Msg, "not a regular file"):
+				t.Fatalf("a log that is not a regular file: %v", err)
+			}
 			return
 		}
+		if logs <= 0 {
+			t.Fatalf("read %d transactions, want an error", len(h.Txns))
+		}
 		checkConsistent(t, h)
+		if info.Format != Cobra || info2.Format != Cobra || !sameHistory(h, h2) {
+			t.Fatalf("cobra and auto differ: %s, %s", info.Format, info2.Format)
+		}
+		if len(h.Sessions) != logs {
+			t.Fatalf("%d sessions, want %d", len(h.Sessions), logs)
+		}
+		// Every Cobra history converts to JSONL and back.
+		var out bytes.Buffer
+		if err := Write(&out, h, JSONL); err != nil {
+			t.Fatalf("Write: %v", err)
+		}
+		if _, err := Read(&out, "cobra.jsonl", JSONL); err != nil {
+			t.Fatalf("reading back: %v", err)
+		}
+		// The first log alone reads as a history of one session.
+		if _, err := readCobraBytes(a); err != nil {
+			checkError(t, err)
+		}
 	})
 }
 
@@ -123,12 +231,32 @@ func FuzzAuto(f *testing.F) {
 	f.Add([]byte(`{"session":0,"ops":[["w","x",1]]}`))
 	f.Add([]byte("w(1,1,0,0)\n"))
 	f.Add(smallDBCop())
+	f.Add([]byte(" \n\r\n"))
+	f.Add([]byte("\xEF\xBB\xBF\n{\"session\":1,\"ops\":[]}"))
+	f.Add(new(cobraLog).S(1).C(1).b)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, err := Read(bytes.NewReader(data), "fuzz", Auto)
+		h, info, err := ReadInfo(bytes.NewReader(data), "T1.log", Auto)
 		if err != nil {
 			checkError(t, err)
 			return
 		}
 		checkConsistent(t, h)
+		if isBlankInput(data) != (info.Format == Empty) {
+			t.Fatalf("format %s of a blank input? %v", info.Format, isBlankInput(data))
+		}
+		if info.Format == Empty {
+			if len(h.Txns) != 0 {
+				t.Fatalf("%d transactions in an empty input", len(h.Txns))
+			}
+			return
+		}
+		// The format detected reads the input alike.
+		h2, err := Read(bytes.NewReader(data), "T1.log", info.Format)
+		if info.Format == Cobra {
+			h2, err = readCobraBytes(data)
+		}
+		if err != nil || !sameHistory(h, h2) {
+			t.Fatalf("read as %s: %v", info.Format, err)
+		}
 	})
 }
