@@ -106,14 +106,14 @@ func FuzzDBCop(f *testing.F) {
 
 // Layout bits of FuzzCobra: files besides T1.log and T2.log.
 const (
-	layoutEmpty    = 1 << iota // an empty T3.log
-	layoutOther                // a file that is not a log
-	layoutDir                  // a directory named T4.log
-	layoutBlank                // a blank T5.log
-	layoutLink                 // T6.log, a symbolic link to T1.log
-	layoutSubdir               // a subdirectory holding a T7.log
-	layoutNoLogs               // no T1.log and T2.log
-	layoutFIFO                 // a FIFO named T8.log
+	layoutEmpty  = 1 << iota // an empty T3.log
+	layoutOther              // a file that is not a log
+	layoutDir                // a directory named T4.log
+	layoutBlank              // a blank T5.log
+	layoutLink               // T6.log, a symbolic link to T1.log
+	layoutSubdir             // a subdirectory holding a T7.log
+	layoutNoLogs             // no T1.log and T2.log
+	layoutFIFO               // a FIFO named T8.log
 )
 
 // FuzzCobra reads Cobra directories of two logs, a and b, and odd files
