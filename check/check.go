@@ -205,7 +205,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Lowered, pr.Graph, pr.Order)
+	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	st.Encode = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)

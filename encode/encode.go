@@ -33,22 +33,25 @@ type Encoding struct {
 // constraints done, and returns the reason (context.Cause) if ctx ends
 // first.
 func Encode(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) (*Encoding, error) {
-	return EncodeGraph(ctx, p, l, known, remaining, nil, nil, nil)
+	return EncodeGraph(ctx, p, l, known, remaining, nil, nil)
 }
 
-// EncodeGraph is Encode given the known edges lowered for l in their
-// order (as Lowering.LowerAll gives them), the graph of those and a
-// topological order of it, as pruning leaves them: the problem's fixed
-// edges are then lowered itself, not a copy. With lowered nil it lowers
-// the known edges, and with g nil it builds the graph.
-func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, lowered []digraph.Edge, g *digraph.Graph, order []int32) (*Encoding, error) {
+// EncodeGraph is Encode given the graph of the known edges, lowered for l
+// in their order (as Lowering.LowerAll gives them), and a topological
+// order of it, as pruning leaves them: the problem then has that graph
+// and no list of fixed edges (solver.Problem.Fixed is nil), which would
+// take as much memory again. With g nil it lowers the known edges and
+// builds the graph.
+func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) (*Encoding, error) {
 	m := progress.Start(ctx, "encode", int64(len(known)+len(remaining)), "known edges and constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	enc := &Encoding{Constraints: remaining, lw: lw, known: known}
 	pr := &enc.Problem
 	pr.Nodes = lw.Nodes()
-	pr.Fixed = lowered
-	if lowered == nil {
+	if g != nil && (g.N != pr.Nodes || len(order) != pr.Nodes || len(g.Out) != lowered(lw, known)) {
+		g = nil // not the graph of known
+	}
+	if g == nil {
 		pr.Fixed = make([]digraph.Edge, 0, 2*len(known))
 		for i, e := range known {
 			if i&(progress.Every-1) == progress.Every-1 {
@@ -88,7 +91,7 @@ func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, kno
 		return nil, err
 	}
 	// One graph of the fixed edges serves the hint and the solver.
-	if g == nil || g.N != pr.Nodes || len(g.Out) != len(pr.Fixed) || len(order) != pr.Nodes {
+	if g == nil {
 		g = digraph.New(pr.Nodes, pr.Fixed)
 		if err := m.Err(); err != nil {
 			return nil, err
@@ -104,6 +107,16 @@ func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, kno
 	pr.Hint = hint(p, order, remaining)
 	m.Set(int64(len(known) + len(remaining)))
 	return enc, nil
+}
+
+// lowered returns the number of edges that lowering known with lw gives.
+func lowered(lw polygraph.Lowering, known []polygraph.Edge) int {
+	n := 0
+	var buf [2]digraph.Edge
+	for _, e := range known {
+		n += len(lw.Lower(e, buf[:0]))
+	}
+	return n
 }
 
 // hint orders each constraint's chains as a topological order of the known
@@ -129,7 +142,7 @@ func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
 	if enc.fixedFrom == nil {
 		// Map each fixed edge to the known edge it lowers, once: only
 		// the evidence of a violation needs it.
-		enc.fixedFrom = make([]int32, 0, len(enc.Problem.Fixed))
+		enc.fixedFrom = make([]int32, 0, enc.Problem.NumFixed())
 		var buf [2]digraph.Edge
 		for i, e := range enc.known {
 			for range enc.lw.Lower(e, buf[:0]) {

@@ -61,13 +61,11 @@ type Result struct {
 	// Skipped says the graph was too large for reachability clocks and
 	// nothing was pruned.
 	Skipped bool
-	// Lowered is Known lowered for the level (each edge's lowering in
-	// Known's order, as Lowering.LowerAll gives it), Graph the graph of
-	// Lowered and Order a topological order of it, when there is no
-	// Violation: the encoding reuses them.
-	Lowered []digraph.Edge
-	Graph   *digraph.Graph
-	Order   []int32
+	// Graph is the graph of Known lowered for the level (each edge's
+	// lowering in Known's order) and Order a topological order of it,
+	// when there is no Violation: the encoding reuses them.
+	Graph *digraph.Graph
+	Order []int32
 }
 
 // Prune resolves what it can of p's constraints for level l. It runs as
@@ -116,7 +114,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			res.Remaining = remaining
 			return res, nil
 		}
-		res.Lowered, res.Graph, res.Order = lowered, g, order
+		res.Graph, res.Order = g, order
 		if done || len(remaining) == 0 {
 			break
 		}
@@ -146,7 +144,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			switch {
 			case eitherBad && orBad:
 				res.Known = known()
-				res.Lowered, res.Graph, res.Order = nil, nil, nil
+				res.Graph, res.Order = nil, nil
 				res.Violation = &Violation{
 					Constraint:  ci,
 					EitherCycle: witness(lw, g, eitherEdge, res.Known),

@@ -50,6 +50,8 @@ type CondEdge struct {
 type Problem struct {
 	Nodes int
 	// Fixed edges are always present; they must form an acyclic graph.
+	// Fixed may be nil when FixedGraph is given: the graph's edges are
+	// then the fixed edges, their ids its OutID.
 	Fixed []digraph.Edge
 	Vars  int
 	Cond  []CondEdge
@@ -63,8 +65,17 @@ type Problem struct {
 	FixedOrder []int32
 }
 
-// Cycle is a cycle of edges given by id: an id below len(Problem.Fixed)
-// names a fixed edge, id len(Fixed)+i names Cond[i].
+// NumFixed is the number of fixed edges: len(Fixed), or the number of
+// edges of FixedGraph when Fixed is nil.
+func (p *Problem) NumFixed() int {
+	if p.Fixed == nil && p.FixedGraph != nil {
+		return len(p.FixedGraph.Out)
+	}
+	return len(p.Fixed)
+}
+
+// Cycle is a cycle of edges given by id: an id below Problem.NumFixed()
+// names a fixed edge, id NumFixed()+i names Cond[i].
 type Cycle []int32
 
 // Result is the solver's answer.
@@ -266,6 +277,8 @@ type session struct {
 	mark    []int32 // search stamp per node
 	stamp   int32
 	parent  []int32 // edge id by which the forward search reached a node
+	from    []int32 // the node it came from
+	nf      int32   // number of fixed edges
 	queue   []int32
 	fwd     []int32
 	bwd     []int32
@@ -293,6 +306,8 @@ func newSession(p *Problem) (*session, error) {
 		at:      order,
 		mark:    make([]int32, p.Nodes),
 		parent:  make([]int32, p.Nodes),
+		from:    make([]int32, p.Nodes),
+		nf:      int32(len(g.Out)),
 	}
 	for i, u := range order {
 		s.ord[u] = int32(i)
@@ -370,7 +385,7 @@ func (s *session) insert(i int32) Cycle {
 		return nil
 	}
 	if u == v {
-		return Cycle{int32(len(s.p.Fixed)) + i}
+		return Cycle{s.nf + i}
 	}
 	// Forward from v, breadth first, through nodes not after u.
 	s.stamp++
@@ -379,7 +394,7 @@ func (s *session) insert(i int32) Cycle {
 	s.queue = append(s.queue[:0], v)
 	s.mark[v] = fwdStamp
 	s.parent[v] = -1
-	nf := int32(len(s.p.Fixed))
+	nf := s.nf
 	for q := 0; q < len(s.queue); q++ {
 		w := s.queue[q]
 		s.fwd = append(s.fwd, w)
@@ -388,7 +403,7 @@ func (s *session) insert(i int32) Cycle {
 				return false
 			}
 			s.mark[x] = fwdStamp
-			s.parent[x] = edge
+			s.parent[x], s.from[x] = edge, w
 			s.queue = append(s.queue, x)
 			return x == u
 		}
@@ -454,20 +469,11 @@ func (s *session) insert(i int32) Cycle {
 // from its head to u, its tail.
 func (s *session) cycleTo(i, u int32) Cycle {
 	var path []int32
-	for w := u; s.parent[w] >= 0; {
-		id := s.parent[w]
-		path = append(path, id)
-		w = s.edgeFrom(id)
+	for w := u; s.parent[w] >= 0; w = s.from[w] {
+		path = append(path, s.parent[w])
 	}
 	slices.Reverse(path)
-	return append(Cycle{int32(len(s.p.Fixed)) + i}, path...)
-}
-
-func (s *session) edgeFrom(id int32) int32 {
-	if int(id) < len(s.p.Fixed) {
-		return s.p.Fixed[id].From
-	}
-	return s.p.Cond[int(id)-len(s.p.Fixed)].From
+	return append(Cycle{s.nf + i}, path...)
 }
 
 // blockingClause is the clause "not all guarded edges of c": the negations
@@ -475,8 +481,8 @@ func (s *session) edgeFrom(id int32) int32 {
 func (s *session) blockingClause(c Cycle) []Lit {
 	var clause []Lit
 	for _, id := range c {
-		if int(id) >= len(s.p.Fixed) {
-			clause = append(clause, -s.p.Cond[int(id)-len(s.p.Fixed)].Lit)
+		if id >= s.nf {
+			clause = append(clause, -s.p.Cond[id-s.nf].Lit)
 		}
 	}
 	slices.Sort(clause)
