@@ -58,72 +58,90 @@ func readCobra(ctx context.Context, path string) (*history.History, *Info, error
 	} else {
 		files = []string{path}
 	}
-	// Open every log first, so that a bad one is reported before any
+	// Check every log first, so that a bad one is reported before any
 	// reading, and the meter knows the total size.
-	opened := make([]*os.File, 0, len(files))
-	defer func() {
-		for _, f := range opened {
-			f.Close()
-		}
-	}()
+	inDir := st.IsDir()
 	var total int64
 	for _, name := range files {
-		f, size, err := openLog(name, st.IsDir())
+		fst, err := os.Stat(name)
 		if err != nil {
 			return nil, nil, err
 		}
-		opened = append(opened, f)
-		total += max(size, 0)
+		if err := checkLog(name, fst.Mode(), inDir); err != nil {
+			return nil, nil, err
+		}
+		if fst.Mode().IsRegular() {
+			total += fst.Size()
+		}
 	}
 	m := progress.Start(ctx, "parse", total, "bytes")
 	b := newCobraBuilder()
 	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
 	var br *bufio.Reader
-	for i, name := range files {
-		sr := newStopReader(m, opened[i])
-		if br == nil {
-			br = bufio.NewReaderSize(sr, bufSize(total))
-		} else {
-			br.Reset(sr)
-		}
-		file := b.AddFile(name)
-		if err := cr.readLog(br, name, file, b.Session(cobraSession(name))); err != nil {
-			return nil, nil, stopped(name, sr, err)
-		}
-		if err := m.Err(); err != nil {
-			return nil, nil, stopError(name, sr.n, err)
+	for _, name := range files {
+		if err := readLogFile(cr, m, &br, name, inDir, total); err != nil {
+			return nil, nil, err
 		}
 	}
 	return b.History(), &Info{Format: Cobra}, nil
 }
 
-// openLog opens a Cobra log and returns its size, or -1 if it is not a
-// regular file. Unless regular is false, it must be one: the log of a
-// directory that is a FIFO, a device (such as /dev/zero) or a directory
-// is an error. The file is opened without blocking, so that opening a FIFO
-// does not wait for a writer.
-func openLog(name string, regular bool) (*os.File, int64, error) {
+// readLogFile reads the log file name, with *br (reset to it, or made
+// for an input of total bytes) and m.
+func readLogFile(cr *cobraReader, m *progress.Meter, br **bufio.Reader, name string, inDir bool, total int64) error {
+	f, err := openLog(name, inDir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	sr := newStopReader(m, f)
+	if *br == nil {
+		*br = bufio.NewReaderSize(sr, bufSize(total))
+	} else {
+		(*br).Reset(sr)
+	}
+	b := cr.b
+	if err := cr.readLog(*br, name, b.AddFile(name), b.Session(cobraSession(name))); err != nil {
+		return stopped(name, sr, err)
+	}
+	if err := m.Err(); err != nil {
+		return stopError(name, sr.n, err)
+	}
+	return nil
+}
+
+// checkLog checks the mode of a Cobra log: unless it is the only input,
+// given by the user, it must be a regular file.
+func checkLog(name string, mode os.FileMode, inDir bool) error {
+	if mode.IsRegular() || !inDir && !mode.IsDir() {
+		return nil
+	}
+	return fileError(name, "not a regular file (%s): a Cobra log must be one", fileKind(mode))
+}
+
+// openLog opens a Cobra log. The log of a directory must be a regular
+// file (see checkLog); it is opened without blocking, so that a FIFO put
+// in its place since it was checked does not make the open wait for a
+// writer.
+func openLog(name string, inDir bool) (*os.File, error) {
 	flag := os.O_RDONLY
-	if regular {
+	if inDir {
 		flag |= syscall.O_NONBLOCK
 	}
 	f, err := os.OpenFile(name, flag, 0)
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, 0, err
+		return nil, err
 	}
-	if st.Mode().IsRegular() {
-		return f, st.Size(), nil
-	}
-	if regular || st.IsDir() {
+	if err := checkLog(name, st.Mode(), inDir); err != nil {
 		f.Close()
-		return nil, 0, fileError(name, "not a regular file (%s): a Cobra log must be one", fileKind(st.Mode()))
+		return nil, err
 	}
-	return f, -1, nil
+	return f, nil
 }
 
 // fileKind names the type of a file that is not regular.

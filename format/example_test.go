@@ -1,14 +1,18 @@
 package format_test
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log"
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 func ExampleRead() {
@@ -72,4 +76,25 @@ func ExampleReadFile() {
 	// text: 2 transactions, 2 sessions, 2 keys, initial value 0
 	// {"session":0,"id":"0","ops":[["w",1,1],["w",2,1]]}
 	// {"session":1,"id":"1","ops":[["r",1,1],["r",2,null]]}
+}
+
+func ExampleReadContext() {
+	// An endless input: reading stops when the context ends.
+	line := strings.Repeat(`{"session":0,"ops":[["w","x",1]]}`+"\n", 1000)
+	r, w := io.Pipe()
+	go func() {
+		for {
+			if _, err := io.WriteString(w, line); err != nil {
+				return
+			}
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	_, _, err := format.ReadContext(ctx, r, "endless.jsonl", format.JSONL)
+	r.Close()
+	var e *format.Error
+	fmt.Println(progress.Stopped(err), errors.Is(err, context.DeadlineExceeded), errors.As(err, &e))
+	// Output:
+	// true true false
 }

@@ -54,9 +54,10 @@
 // newlines, after an optional UTF-8 byte order mark) is a history of no
 // transaction in every format, binary ones included (no dbcop file or Cobra
 // log can be blank), and also when the format is detected: then
-// Info.Format is [Empty]. So is a Cobra directory whose logs are all empty
-// or blank (its sessions have no transaction), but a directory without any
-// T*.log file is an error.
+// Info.Format is [Empty]. A Cobra directory whose logs are all empty or
+// blank is a history of no transaction too (Info.Format is Cobra; its
+// sessions have no transaction), but a directory without any T*.log file
+// is an error.
 //
 // # Limits
 //
