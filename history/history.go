@@ -58,9 +58,12 @@ func (k OpKind) String() string {
 // Key is an interned key: an index into History.KeyNames.
 type Key int32
 
-// Value is a value read or written. Formats with integer values store them
-// as they are; formats with strings intern them (see History.FormatValue).
-// Null is the value of a key nobody has written yet in formats that say so.
+// Value is a value read or written. Integers strictly between -StringBase
+// and StringBase are stored as they are; strings are interned (see
+// History.FormatValue), and so are, by the format readers, integers
+// outside that range, named by their decimal form, so that no integer
+// collides with an interned string or with Null. Null is the value of a
+// key nobody has written yet in formats that say so.
 type Value int64
 
 // Null is the value a read returns when it saw no write, in formats that
@@ -119,8 +122,8 @@ type History struct {
 	ValueNames []string
 }
 
-// StringBase is the first Value used for interned strings. Integer values in
-// the native format must stay below it.
+// StringBase is the first Value used for interned strings. Integer values
+// must stay strictly between -StringBase and StringBase.
 const StringBase Value = 1 << 62
 
 // NumKeys is the number of distinct keys.
