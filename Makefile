@@ -18,12 +18,12 @@ test:
 bench:
 	$(GO) test -run '^$$' -bench . -benchmem -count 5 ./bench/ | tee bench.txt
 
-# A short fuzzing pass over every reader.
+# A short fuzzing pass over every fuzz target of every package (the
+# readers of each format, the command's flag values, ...).
 FUZZTIME ?= 30s
 fuzz:
-	for f in FuzzJSONL FuzzText FuzzDBCop FuzzCobra FuzzAuto; do \
-		$(GO) test ./format -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
-	done
-	for f in FuzzReadEDN FuzzReadJSONL; do \
-		$(GO) test ./lwt -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+	for pkg in $$($(GO) list ./...); do \
+		for f in $$($(GO) test $$pkg -list '^Fuzz' | grep '^Fuzz'); do \
+			$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
+		done; \
 	done

@@ -49,7 +49,7 @@ func (t *timeoutValue) String() string {
 
 func (t *timeoutValue) Set(s string) error {
 	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs < 0 || math.IsNaN(secs) || secs > math.MaxInt64/float64(time.Second) {
+		if secs < 0 || math.IsNaN(secs) || secs >= math.MaxInt64/float64(time.Second) {
 			return fmt.Errorf("want a duration such as 90s or 10m, or 0 for none; not %q", s)
 		}
 		*t = timeoutValue(secs * float64(time.Second))
@@ -86,7 +86,7 @@ func (b *byteSize) Set(s string) error {
 		}
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || math.IsNaN(v) || v*mult > math.MaxInt64 {
+	if err != nil || v < 0 || math.IsNaN(v) || v*mult >= math.MaxInt64 {
 		return fmt.Errorf("want a size such as 4GiB or 500MB, or 0 for no limit; not %q", s)
 	}
 	*b = byteSize(v * mult)

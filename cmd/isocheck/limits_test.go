@@ -71,3 +71,23 @@ func TestShortDuration(t *testing.T) {
 		}
 	}
 }
+
+// FuzzLimitFlags: any --timeout or --max-memory is accepted as a
+// non-negative value or refused with a message; none panics.
+func FuzzLimitFlags(f *testing.F) {
+	for _, s := range []string{"5", "1h30m", "0", "-1", "4GiB", "1e30TB", "NaN", "", "9223372036854775807"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		var d timeoutValue
+		if err := d.Set(s); err == nil && d < 0 {
+			t.Errorf("--timeout %q = %v, negative", s, time.Duration(d))
+		} else if err != nil && err.Error() == "" {
+			t.Errorf("--timeout %q: an empty message", s)
+		}
+		var b byteSize
+		if err := b.Set(s); err == nil && b < 0 {
+			t.Errorf("--max-memory %q = %d, negative", s, b)
+		}
+	})
+}
