@@ -94,18 +94,21 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 	for _, name := range h.KeyNames {
 		b.Key(name)
 	}
-	readsOf := make(map[int32][]history.Op)
-	for i, rd := range r.Reads {
-		if i&(progress.Every-1) == progress.Every-1 {
-			if err := m.Err(); err != nil {
-				return nil, err
-			}
-		}
-		if !rd.Repeat {
-			readsOf[rd.Reader] = append(readsOf[rd.Reader], h.Ops[rd.Op])
-		}
+	// Resolve lists the external reads by transaction: r.Reads[
+	// readStart[t]:readStart[t+1]] are t's.
+	readStart := make([]int32, len(h.Txns)+1)
+	for _, rd := range r.Reads {
+		readStart[rd.Reader+1]++
 	}
-	var writes []history.Op
+	for t := range h.Txns {
+		readStart[t+1] += readStart[t]
+	}
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
+	// Each operation goes to at most one half: room for all at once.
+	b.Grow(2*count(r.Included), len(h.Ops))
+	var reads, writes []history.Op
 	done := 0
 	for s, sess := range h.Sessions {
 		sid := b.Session(h.SessionName(s) + "\x00" + strconv.Itoa(s))
@@ -119,6 +122,12 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 				continue
 			}
 			tx := h.Txns[t]
+			reads = reads[:0]
+			for _, rd := range r.Reads[readStart[t]:readStart[t+1]] {
+				if !rd.Repeat {
+					reads = append(reads, h.Ops[rd.Op])
+				}
+			}
 			writes = writes[:0]
 			for i := tx.OpStart; i < tx.OpEnd; i++ {
 				if r.IsFinalWrite(i) {
@@ -127,7 +136,7 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 			}
 			half := history.Txn{Session: sid, Status: history.Committed, Start: history.NoTime, End: history.NoTime, File: tx.File, Pos: tx.Pos}
 			half.ID = h.Name(int(t)) + "/r"
-			b.AddTxn(half, readsOf[t])
+			b.AddTxn(half, reads)
 			half.ID = h.Name(int(t)) + "/w"
 			b.AddTxn(half, writes)
 		}
