@@ -109,8 +109,12 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		}
 		order, ok := g.TopoOrder()
 		if !ok {
+			cycle, err := g.FindCycleMeter(m)
+			if err != nil {
+				return res, err
+			}
 			res.Known = known()
-			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(g.FindCycle(), res.Known)}
+			res.Violation = &Violation{Constraint: -1, Cycle: lw.Raise(cycle, res.Known)}
 			res.Remaining = remaining
 			return res, nil
 		}

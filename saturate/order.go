@@ -59,15 +59,27 @@ func newOrderer(s *saturator) *orderer {
 // setForced groups the forced edges by head (a counting sort). It reports
 // false if an edge leads into the initial transaction, which precedes
 // everything: that alone is a cycle.
-func (o *orderer) setForced(lists [][]forcedEdge) bool {
+//
+// It returns m's error (unless m is nil) once there is one: a million
+// transactions force some ten million edges.
+func (o *orderer) setForced(m *progress.Meter, lists [][]forcedEdge) (bool, error) {
+	stopped := func() error {
+		if m == nil {
+			return nil
+		}
+		return m.Err()
+	}
 	n := o.s.n
 	o.forcedStart = zeroed(o.forcedStart, n+2)
 	total := 0
 	for _, l := range lists {
+		if err := stopped(); err != nil {
+			return false, err
+		}
 		total += len(l)
 		for _, e := range l {
 			if e.to == o.s.t0 {
-				return false
+				return false, nil
 			}
 			o.forcedStart[e.to+2]++
 		}
@@ -82,12 +94,15 @@ func (o *orderer) setForced(lists [][]forcedEdge) bool {
 	// forcedStart[t+1] serves as the fill pointer of t and ends at the
 	// start of t+1, leaving forcedStart[t] as t's start.
 	for _, l := range lists {
+		if err := stopped(); err != nil {
+			return false, err
+		}
 		for _, e := range l {
 			o.forcedFrom[o.forcedStart[e.to+1]] = e.from
 			o.forcedStart[e.to+1]++
 		}
 	}
-	return true
+	return true, nil
 }
 
 // pred returns the i-th predecessor of t, and false past the last.

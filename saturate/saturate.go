@@ -125,7 +125,10 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if err := m.Err(); err != nil {
 		return nil, err
 	}
-	acyclic := o.setForced(forced)
+	acyclic, err := o.setForced(m, forced)
+	if err != nil {
+		return nil, err
+	}
 	if acyclic {
 		if acyclic, err = o.orderMeter(m, nil); err != nil {
 			return nil, err

@@ -9,7 +9,11 @@
 // direction and every algorithm is linear.
 package digraph
 
-import "sync"
+import (
+	"sync"
+
+	"github.com/isocheck/isocheck/internal/progress"
+)
 
 // Edge is a directed edge between dense node ids.
 type Edge struct{ From, To int32 }
@@ -156,9 +160,26 @@ func (g *Graph) ShortestPath(src, dst int32, allowed func(int32) bool) []int32 {
 // graph is acyclic. It looks for the shortest cycle through a few nodes of
 // the cyclic part, so the answer is short but not always the shortest.
 func (g *Graph) FindCycle() []int32 {
+	c, _ := g.FindCycleMeter(nil)
+	return c
+}
+
+// FindCycleMeter is FindCycle that stops, returning nil and the error,
+// once m reports one (the context of its stage ended): on a large graph
+// the searches take a while. A nil m never stops.
+func (g *Graph) FindCycleMeter(m *progress.Meter) ([]int32, error) {
+	stopped := func() error {
+		if m == nil {
+			return nil
+		}
+		return m.Err()
+	}
 	order, ok := g.TopoOrder()
 	if ok {
-		return nil
+		return nil, nil
+	}
+	if err := stopped(); err != nil {
+		return nil, err
 	}
 	// Nodes left out of the order lie on or behind a cycle. Peel the ones
 	// behind (that reach no cycle) by a reverse Kahn pass.
@@ -181,6 +202,9 @@ func (g *Graph) FindCycle() []int32 {
 			stack = append(stack, int32(u))
 		}
 	}
+	if err := stopped(); err != nil {
+		return nil, err
+	}
 	removed := inOrder
 	for len(stack) > 0 {
 		u := stack[len(stack)-1]
@@ -199,16 +223,22 @@ func (g *Graph) FindCycle() []int32 {
 	onCycle := func(v int32) bool { return !removed[v] }
 	var best []int32
 	tries := 0
+	if err := stopped(); err != nil {
+		return nil, err
+	}
 	for u := 0; u < g.N && tries < 16; u++ {
 		if removed[u] {
 			continue
+		}
+		if err := stopped(); err != nil {
+			return nil, err
 		}
 		tries++
 		if c := g.CycleThrough(int32(u), onCycle); c != nil && (best == nil || len(c) < len(best)) {
 			best = c
 		}
 	}
-	return best
+	return best, nil
 }
 
 // CycleThrough returns a shortest cycle through u as a node list starting
