@@ -59,7 +59,10 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 	if err := m.Err(); err != nil {
 		return true, err
 	}
-	clocks := digraph.NewClocks(g, order, p.Chains)
+	clocks := &digraph.Clocks{}
+	if err := clocks.ResetMeter(m, g, order, p.Chains); err != nil {
+		return true, err
+	}
 	var sc orderScratch
 	work := keyWork{m: m}
 	for _, kc := range keys {
