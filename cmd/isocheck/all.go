@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"time"
@@ -66,7 +65,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	j.stop()
 	for i, res := range all.Results {
 		if res.Verdict == check.NoVerdict {
-			reports[i].Reason = j.stopReason(errors.New(res.Reason))
+			reports[i].Reason = j.noVerdictReason(res.Reason)
 			reports[i].Stats.stopped(j)
 		}
 	}

@@ -126,7 +126,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
 	if res.Verdict == check.NoVerdict {
-		rep.Reason = j.stopReason(errors.New(res.Reason))
+		rep.Reason = j.noVerdictReason(res.Reason)
 		st.stopped(j)
 	}
 	status := verdictStatus(res.Verdict)

@@ -134,6 +134,10 @@ type job struct {
 	// stop ends the job's watchers and its progress bar; it may be
 	// called more than once.
 	stop func()
+	// stopped is why the context had ended when stop was first called
+	// (nil: it had not), as stop's own cancelling must not count.
+	stopped    error
+	stopCalled bool
 }
 
 // start begins a bounded run, showing progress on stderr when it is a
@@ -158,13 +162,16 @@ func (l *limits) start(stderr io.Writer) *job {
 		cancels = append(cancels, showProgress(tr, stderr, 2*time.Second))
 	}
 	var once sync.Once
-	return &job{ctx: ctx, tracker: tr, limits: l, stop: func() {
+	j := &job{ctx: ctx, tracker: tr, limits: l}
+	j.stop = func() {
 		once.Do(func() {
+			j.stopped, j.stopCalled = context.Cause(ctx), true
 			for i := len(cancels) - 1; i >= 0; i-- {
 				cancels[i]()
 			}
 		})
-	}}
+	}
+	return j
 }
 
 // memoryInUse reads the bytes the Go runtime holds from the system and
@@ -234,12 +241,27 @@ func (r *job) stopReason(err error) string {
 	return fmt.Sprintf("stopped (%v) after %v%s", cause, snap.Elapsed.Round(time.Millisecond), where)
 }
 
-// cause is why the job stopped: its context's cause, or err.
+// cause is why the job stopped (its context's cause), or err if it ran
+// on.
 func (r *job) cause(err error) error {
-	if c := context.Cause(r.ctx); c != nil {
+	c := r.stopped
+	if !r.stopCalled {
+		c = context.Cause(r.ctx)
+	}
+	if c != nil {
 		return c
 	}
 	return err
+}
+
+// noVerdictReason says why a check gave no verdict: the stop of the job
+// with where it happened, or the checker's own reason (a problem too large
+// to encode, say) when the job ran on.
+func (r *job) noVerdictReason(reason string) string {
+	if r.cause(nil) == nil {
+		return reason
+	}
+	return r.stopReason(errors.New(reason))
 }
 
 // hint says how to let a stopped job go further.

@@ -1,8 +1,12 @@
 package main
 
 import (
+	"io"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 func TestTimeoutValue(t *testing.T) {
@@ -90,4 +94,27 @@ func FuzzLimitFlags(f *testing.F) {
 			t.Errorf("--max-memory %q = %d, negative", s, b)
 		}
 	})
+}
+
+// TestNoVerdictReason: a checker's own reason stands when the job ran on
+// (stopping the job afterwards does not count as a stop); a deadline
+// says where it stopped and how to give it longer.
+func TestNoVerdictReason(t *testing.T) {
+	l := &limits{}
+	j := l.start(io.Discard)
+	j.stop()
+	if got := j.noVerdictReason("resource limit: too many edges"); got != "resource limit: too many edges" {
+		t.Errorf("a job that ran on: %q", got)
+	}
+	l = &limits{timeout: timeoutValue(time.Nanosecond)}
+	j = l.start(io.Discard)
+	progress.Start(j.ctx, "prune", 10, "constraints").Add(4)
+	<-j.ctx.Done()
+	j.stop()
+	got := j.noVerdictReason("timed out")
+	for _, want := range []string{"timed out after 1ns", "in stage prune (4 of 10 constraints)", "--timeout 1m"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
 }
