@@ -67,7 +67,7 @@ func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verd
 // zipfian over 10,000 keys, run by a simulated SI store with
 // first-committer-wins.
 func generatedSI(txns int) workload.LargeConfig {
-	return workload.LargeConfig{Sessions: 20, TxnsPerSession: txns / 20, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Zipf: true, Seed: 1, Store: workload.SnapshotIsolation}
+	return workload.LargeConfig{Sessions: 20, TxnsPerSession: txns / 20, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation}
 }
 
 func BenchmarkGenerated(b *testing.B) {

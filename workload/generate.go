@@ -364,8 +364,6 @@ type LargeConfig struct {
 	ReadProportion float64
 	// Dist is the distribution of keys; the zero value is Uniform.
 	Dist Distribution
-	// Zipf is shorthand for Dist: Zipf.
-	Zipf bool
 	// Seed seeds the generator.
 	Seed int64
 	// Store runs the transactions; the zero value is SnapshotIsolation.
@@ -465,9 +463,6 @@ func (cfg *LargeConfig) withDefaults() {
 	def(&cfg.TxnsPerSession, 100)
 	def(&cfg.OpsPerTxn, 15)
 	def(&cfg.Keys, 10000)
-	if cfg.Zipf {
-		cfg.Dist = Zipf
-	}
 }
 
 // zipfS is the exponent of the Zipf key distribution. rand.Zipf needs

@@ -301,7 +301,7 @@ func TestDeterministic(t *testing.T) {
 			t.Fatalf("seed %d: two different histories:\n%s\n%s", seed, a, b)
 		}
 	}
-	lc := workload.LargeConfig{Sessions: 4, TxnsPerSession: 20, OpsPerTxn: 5, Keys: 20, ReadProportion: 0.5, Zipf: true, Seed: 3}
+	lc := workload.LargeConfig{Sessions: 4, TxnsPerSession: 20, OpsPerTxn: 5, Keys: 20, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3}
 	if workload.Describe(workload.Large(lc)) != workload.Describe(workload.Large(lc)) {
 		t.Fatalf("Large is not deterministic")
 	}
@@ -315,7 +315,7 @@ func TestLargeSmallScale(t *testing.T) {
 		for seed := range int64(60) {
 			h := workload.Large(workload.LargeConfig{
 				Sessions: 3, TxnsPerSession: 3, OpsPerTxn: 3, Keys: 3,
-				ReadProportion: 0.5, Zipf: seed%2 == 0, Seed: seed, Store: store,
+				ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store,
 			})
 			checkValues(t, h)
 			ok, err := reference.CheckAxioms(h, l.ax, l.rt)
@@ -335,7 +335,7 @@ func TestLargeSmallScale(t *testing.T) {
 // that write a common key do not overlap in time.
 func TestLargeSI(t *testing.T) {
 	cfg := workload.LargeConfig{Sessions: 10, TxnsPerSession: 50, OpsPerTxn: 8, Keys: 100,
-		ReadProportion: 0.5, Zipf: true, Seed: 1, KeepAborted: true}
+		ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, KeepAborted: true}
 	h := workload.Large(cfg)
 	checkValues(t, h)
 	if len(h.Sessions) != cfg.Sessions {
@@ -426,7 +426,7 @@ func TestLargeSI(t *testing.T) {
 
 // TestLargeDefault checks the shape of the seed papers' default workload.
 func TestLargeDefault(t *testing.T) {
-	h := workload.Large(workload.LargeConfig{ReadProportion: 0.5, Zipf: true})
+	h := workload.Large(workload.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
 	checkValues(t, h)
 	if len(h.Txns) != 2000 || len(h.Sessions) != 20 || h.NumKeys() != 10000 {
 		t.Fatalf("%d transactions, %d sessions, %d keys", len(h.Txns), len(h.Sessions), h.NumKeys())
@@ -462,7 +462,7 @@ func TestDescribe(t *testing.T) {
 
 func BenchmarkLarge(b *testing.B) {
 	for b.Loop() {
-		workload.Large(workload.LargeConfig{ReadProportion: 0.5, Zipf: true})
+		workload.Large(workload.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
 	}
 }
 
