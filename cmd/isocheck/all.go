@@ -63,10 +63,20 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 	}
 	j.stop()
-	for i, res := range all.Results {
-		if res.Verdict == check.NoVerdict {
+	// The weakest level without a verdict is where the run stopped; the
+	// stronger ones were not begun.
+	stoppedAt := level.Level(0)
+	for i := len(all.Results) - 1; i >= 0; i-- {
+		res := all.Results[i]
+		if res.Verdict != check.NoVerdict {
+			continue
+		}
+		if stoppedAt == 0 {
+			stoppedAt = res.Level
 			reports[i].Reason = j.noVerdictReason(res.Reason)
 			reports[i].Stats.stopped(j)
+		} else {
+			reports[i].Reason = fmt.Sprintf("not checked: the run stopped while checking %v", stoppedAt)
 		}
 	}
 	if weakest >= 0 {

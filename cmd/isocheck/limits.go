@@ -185,11 +185,13 @@ func memoryInUse(samples []metrics.Sample) int64 {
 	return int64(total - released)
 }
 
-// watchMemory makes the garbage collector keep the heap under limit and,
-// when the process passes it all the same, cancels the run with a cause
-// wrapping progress.ErrResourceLimit. It returns a function that stops it.
+// watchMemory makes the garbage collector work to keep the process under
+// 90% of limit (a soft limit: it collects more often as memory nears it)
+// and, when the process passes limit all the same, cancels the run with a
+// cause wrapping progress.ErrResourceLimit. It returns a function that
+// stops it.
 func watchMemory(limit int64, cancel context.CancelCauseFunc) (stop func()) {
-	old := debug.SetMemoryLimit(limit)
+	old := debug.SetMemoryLimit(limit / 10 * 9)
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
