@@ -2,10 +2,10 @@ package bench
 
 import (
 	"context"
-	"fmt"
 	"os"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,75 +69,40 @@ func TestStopLatency(t *testing.T) {
 		stages, total := timeStages(run)
 		t.Logf("%s: %v in all; stages %v", name, total.Round(time.Millisecond), stages)
 		for i, st := range stages {
-			if st.d < 20*time.Millisecond {
+			d := st.End - st.Start
+			if d < 20*time.Millisecond {
 				continue
 			}
 			nth := 0
 			for _, before := range stages[:i] {
-				if before.name == st.name {
+				if before.Stage == st.Stage {
 					nth++
 				}
 			}
 			if name == "all" && nth > 0 {
 				continue // measured at its first run: the levels share stages
 			}
-			if only != "" && !slices.Contains(strings.Split(only, ","), st.name) {
+			if only != "" && !slices.Contains(strings.Split(only, ","), st.Stage) {
 				continue
 			}
-			after := min(st.d/2, 2*time.Second)
-			lat, v, reason := stopIn(run, st.name, nth, after)
+			after := min(d/2, 2*time.Second)
+			lat, v, reason := stopIn(run, st.Stage, nth, after)
 			t.Logf("%-4s %-16s (%8v) stopped after %8v: returned in %8v (%v, %q)",
-				name, st.name, st.d.Round(time.Millisecond), after.Round(time.Millisecond), lat.Round(10*time.Microsecond), v, reason)
+				name, st.Stage, d.Round(time.Millisecond), after.Round(time.Millisecond), lat.Round(10*time.Microsecond), v, reason)
 			if v != check.NoVerdict {
-				t.Errorf("%s: stopped in %s, verdict %v", name, st.name, v)
+				t.Errorf("%s: stopped in %s, verdict %v", name, st.Stage, v)
 			}
 		}
 	}
 }
 
-// stage is one stage of a run: its name and how long it took.
-type stage struct {
-	name string
-	d    time.Duration
-}
-
-func (s stage) String() string { return fmt.Sprintf("%s %v", s.name, s.d.Round(time.Millisecond)) }
-
-// timeStages runs run to the end, polling its Tracker, and returns the
-// stages it went through.
-func timeStages(run func(context.Context) (check.Verdict, string)) ([]stage, time.Duration) {
+// timeStages runs run to the end under a Tracker and returns the stages
+// it went through and the time it took.
+func timeStages(run func(context.Context) (check.Verdict, string)) ([]progress.Span, time.Duration) {
 	tr := progress.NewTracker()
-	ctx := progress.WithTracker(context.Background(), tr)
-	done := make(chan struct{})
-	var stages []stage
-	var starts []time.Duration
-	go func() {
-		defer close(done)
-		run(ctx)
-	}()
-	var m *progress.Snapshot
-	for {
-		select {
-		case <-done:
-			end := tr.Snapshot().Elapsed
-			for i := range stages {
-				next := end
-				if i+1 < len(starts) {
-					next = starts[i+1]
-				}
-				stages[i].d = next - starts[i]
-			}
-			return stages, end
-		default:
-		}
-		s := tr.Snapshot()
-		if s.Stage != "" && (m == nil || s.Stage != m.Stage || s.StageElapsed < m.StageElapsed) {
-			stages = append(stages, stage{name: s.Stage})
-			starts = append(starts, s.Elapsed-s.StageElapsed)
-		}
-		m = &s
-		time.Sleep(100 * time.Microsecond)
-	}
+	start := time.Now()
+	run(progress.WithTracker(context.Background(), tr))
+	return tr.Stages(), time.Since(start)
 }
 
 // stopIn runs run and cancels it once it has spent after in the stage
@@ -147,35 +112,28 @@ func stopIn(run func(context.Context) (check.Verdict, string), name string, nth 
 	tr := progress.NewTracker()
 	ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
 	defer cancel(nil)
-	type out struct {
-		v      check.Verdict
-		reason string
-		at     time.Time
-	}
-	done := make(chan out, 1)
-	go func() {
-		v, reason := run(ctx)
-		done <- out{v, reason, time.Now()}
-	}()
+	var mu sync.Mutex
+	var at time.Time
 	seen := -1
-	var last progress.Snapshot
-	for {
-		select {
-		case o := <-done:
-			return -1, o.v, o.reason
-		default:
+	tr.OnStage = func(stage string) {
+		if stage != name {
+			return
 		}
-		s := tr.Snapshot()
-		if s.Stage == name && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
-			seen++
+		if seen++; seen == nth {
+			time.AfterFunc(after, func() {
+				mu.Lock()
+				at = time.Now()
+				mu.Unlock()
+				cancel(context.DeadlineExceeded)
+			})
 		}
-		last = s
-		if seen == nth && s.Stage == name && s.StageElapsed >= after {
-			at := time.Now()
-			cancel(context.DeadlineExceeded)
-			o := <-done
-			return o.at.Sub(at), o.v, o.reason
-		}
-		time.Sleep(100 * time.Microsecond)
 	}
+	v, reason := run(ctx)
+	end := time.Now()
+	mu.Lock()
+	defer mu.Unlock()
+	if at.IsZero() {
+		return -1, v, reason
+	}
+	return end.Sub(at), v, reason
 }

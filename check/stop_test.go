@@ -84,118 +84,68 @@ func TestStopBeforeStart(t *testing.T) {
 	}
 }
 
-// TestStopInEveryStage cancels the check of every level in each of its
-// stages that lasts long enough to be caught, once a goroutine watching
-// the progress Tracker sees the stage begin. The check must give no
-// verdict (unless the stage had found the verdict before it looked) and
-// return within a fraction of what the rest of the stage would have
-// taken.
+// TestStopInEveryStage cancels the check of every level as each of its
+// stages that lasts long enough to matter begins (the Tracker's OnStage
+// cancels it). The check must give no verdict (unless the stage had found
+// the verdict before it looked), stop in that stage, and return within a
+// fraction of what the stage would have taken.
 func TestStopInEveryStage(t *testing.T) {
 	h := stopHistory(t)
 	for _, name := range stopLevels {
 		var want Verdict
 		stages := timeStages(func(ctx context.Context) { want, _, _ = runLevel(t, ctx, h, name) })
 		for i, st := range stages {
-			if st.d < 20*time.Millisecond {
+			if st.End-st.Start < 20*time.Millisecond {
 				continue
 			}
 			nth := 0
 			for _, before := range stages[:i] {
-				if before.name == st.name {
+				if before.Stage == st.Stage {
 					nth++
 				}
 			}
 			tr := progress.NewTracker()
 			ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
-			stopped := make(chan time.Time, 1)
-			go func() {
-				for seen, last := -1, (progress.Snapshot{}); ; {
-					s := tr.Snapshot()
-					if s.Stage == st.name && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
-						seen++
-					}
-					last = s
-					if seen == nth || ctx.Err() != nil {
-						at := time.Now()
+			var at time.Time
+			seen := -1
+			tr.OnStage = func(stage string) {
+				if stage == st.Stage {
+					if seen++; seen == nth {
+						at = time.Now()
 						cancel(context.DeadlineExceeded)
-						stopped <- at
-						return
 					}
-					time.Sleep(20 * time.Microsecond)
 				}
-			}()
-			v, reason, stats := runLevel(t, ctx, h, name)
-			end := time.Now()
-			cancel(nil) // stops the watcher if it missed the stage
-			at := <-stopped
-			if at.After(end) {
-				t.Logf("%s: the check ended before %s was seen", name, st.name)
-				continue
 			}
+			v, reason, stats := runLevel(t, ctx, h, name)
+			took := time.Since(at)
+			cancel(nil)
 			if v != want && (v != NoVerdict || reason != "timed out") {
-				t.Errorf("%s, stopped in %s: verdict %v (%q), want no verdict (timed out)", name, st.name, v, reason)
+				t.Errorf("%s, stopped in %s: verdict %v (%q), want no verdict (timed out)", name, st.Stage, v, reason)
 				continue
 			}
 			if v != NoVerdict {
 				continue
 			}
-			// The watcher may see the stage late on a loaded machine, when
-			// the next has begun; that one must stop, then.
-			if now := tr.Snapshot().Stage; now != st.name && (i+1 == len(stages) || now != stages[i+1].name) {
-				t.Errorf("%s, stopped in %s: went on to %s", name, st.name, now)
+			if now := tr.Snapshot().Stage; now != st.Stage {
+				t.Errorf("%s, stopped in %s: went on to %s", name, st.Stage, now)
 			}
 			// Shorter stages are mostly the allocation of their tables,
 			// which no meter interrupts. Running on after the stop for
 			// most of what the stage took means it did not look.
-			if took := end.Sub(at); st.d >= 200*time.Millisecond && took > st.d*3/4 {
-				t.Errorf("%s, stopped in %s (which takes %v): returned after %v", name, st.name, st.d, took)
+			if d := st.End - st.Start; d >= 200*time.Millisecond && took > d*3/4 {
+				t.Errorf("%s, stopped in %s (which takes %v): returned after %v", name, st.Stage, d, took)
 			}
-			if st.name != "index writes" && st.name != "resolve reads" && stats.Txns == 0 {
-				t.Errorf("%s, stopped in %s: no transactions counted", name, st.name)
+			if st.Stage != "index writes" && st.Stage != "resolve reads" && stats.Txns == 0 {
+				t.Errorf("%s, stopped in %s: no transactions counted", name, st.Stage)
 			}
 		}
 	}
 }
 
-// stage is one stage of a check: its name and how long it took.
-type stage struct {
-	name string
-	d    time.Duration
-}
-
-// timeStages runs run to its end under a Tracker, watching it, and returns
-// the stages it went through.
-func timeStages(run func(context.Context)) []stage {
+// timeStages runs run to its end under a Tracker and returns the stages
+// it went through.
+func timeStages(run func(context.Context)) []progress.Span {
 	tr := progress.NewTracker()
-	ctx := progress.WithTracker(context.Background(), tr)
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		run(ctx)
-	}()
-	var stages []stage
-	var starts []time.Duration
-	var last progress.Snapshot
-	for {
-		select {
-		case <-done:
-			end := tr.Snapshot().Elapsed
-			for i := range stages {
-				next := end
-				if i+1 < len(starts) {
-					next = starts[i+1]
-				}
-				stages[i].d = next - starts[i]
-			}
-			return stages
-		default:
-		}
-		s := tr.Snapshot()
-		if s.Stage != "" && (s.Stage != last.Stage || s.StageElapsed < last.StageElapsed) {
-			stages = append(stages, stage{name: s.Stage})
-			starts = append(starts, s.Elapsed-s.StageElapsed)
-		}
-		last = s
-		time.Sleep(20 * time.Microsecond)
-	}
+	run(progress.WithTracker(context.Background(), tr))
+	return tr.Stages()
 }

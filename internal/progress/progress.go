@@ -43,9 +43,32 @@ type Snapshot struct {
 
 // Tracker follows the stages of one run. It is safe for concurrent use.
 type Tracker struct {
-	start time.Time
-	mu    sync.Mutex
-	cur   *Meter
+	// OnStage, when set (before the run begins), is called as each stage
+	// begins, on the stage's goroutine, before the stage does any work.
+	OnStage func(stage string)
+
+	start  time.Time
+	mu     sync.Mutex
+	cur    *Meter
+	stages []Span
+}
+
+// Span is one stage of a run: its name, and when it began and ended
+// (the next stage's beginning, or now), from the Tracker's start.
+type Span struct {
+	Stage      string
+	Start, End time.Duration
+}
+
+// Stages returns the stages the run has been through, in order.
+func (t *Tracker) Stages() []Span {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	spans := append([]Span(nil), t.stages...)
+	if n := len(spans); n > 0 {
+		spans[n-1].End = time.Since(t.start)
+	}
+	return spans
 }
 
 // NewTracker returns a Tracker whose clock starts now.
@@ -101,7 +124,15 @@ func Start(ctx context.Context, name string, total int64, unit string) *Meter {
 	if t := TrackerOf(ctx); t != nil {
 		t.mu.Lock()
 		t.cur = m
+		at := m.start.Sub(t.start)
+		if n := len(t.stages); n > 0 {
+			t.stages[n-1].End = at
+		}
+		t.stages = append(t.stages, Span{Stage: name, Start: at})
 		t.mu.Unlock()
+		if t.OnStage != nil {
+			t.OnStage(name)
+		}
 	}
 	return m
 }

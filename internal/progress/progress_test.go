@@ -68,3 +68,27 @@ func TestStartWithoutTracker(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestStagesAndOnStage: the Tracker lists the stages in order, and calls
+// OnStage as each begins, so that a test can stop a run in a chosen stage.
+func TestStagesAndOnStage(t *testing.T) {
+	tr := NewTracker()
+	var seen []string
+	tr.OnStage = func(s string) { seen = append(seen, s) }
+	ctx := WithTracker(context.Background(), tr)
+	for _, name := range []string{"parse", "resolve", "parse"} {
+		Start(ctx, name, 0, "")
+	}
+	spans := tr.Stages()
+	if len(spans) != 3 || spans[0].Stage != "parse" || spans[1].Stage != "resolve" || spans[2].Stage != "parse" {
+		t.Fatalf("stages = %+v", spans)
+	}
+	for i := range spans {
+		if spans[i].End < spans[i].Start || i > 0 && spans[i].Start != spans[i-1].End {
+			t.Errorf("span %d = %+v does not follow %+v", i, spans[i], spans[max(i-1, 0)])
+		}
+	}
+	if fmt.Sprint(seen) != "[parse resolve parse]" {
+		t.Errorf("OnStage saw %v", seen)
+	}
+}
