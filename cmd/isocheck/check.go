@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -47,7 +48,31 @@ func (in *inputFlags) read(j *job, path string) (*history.History, *format.Info,
 	// The reader measures its own progress once it knows the input's size;
 	// until then (opening it, detecting its format) this is the stage.
 	progress.Start(j.ctx, "parse", 0, "bytes")
-	h, info, err := format.ReadFileContext(j.ctx, path, f)
+	// Opening a FIFO waits for its writer, where no deadline reaches: read
+	// on a goroutine, so that the command's limits hold even then. The
+	// reader stops within milliseconds of the deadline once it reads; one
+	// still blocked 200 ms later is left to end with the process.
+	type result struct {
+		h    *history.History
+		info *format.Info
+		err  error
+	}
+	done := make(chan result, 1)
+	go func() {
+		h, info, err := format.ReadFileContext(j.ctx, path, f)
+		done <- result{h, info, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-j.ctx.Done():
+		select {
+		case r = <-done:
+		case <-time.After(200 * time.Millisecond):
+			r.err = fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
+		}
+	}
+	h, info, err := r.h, r.info, r.err
 	if err == nil && len(h.Txns) == 0 && !in.allowEmpty {
 		err = fmt.Errorf("%s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)", path)
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
@@ -211,5 +212,18 @@ func TestNoTimeoutByDefault(t *testing.T) {
 	l = *lp
 	if l.timeout != 0 {
 		t.Errorf("default --timeout %v, want none", l.timeout)
+	}
+}
+
+// TestTimeoutOnAFIFOWithoutWriter: opening a FIFO waits for a writer, and
+// the timeout still holds.
+func TestTimeoutOnAFIFOWithoutWriter(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "history.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFOs here: %v", err)
+	}
+	code, out, errs := runCmd("check", "--timeout", "100ms", fifo)
+	if code != exitNoVerdict || !strings.Contains(out, "timed out") {
+		t.Errorf("exit %d, want 3 (timed out)\n%s%s", code, out, errs)
 	}
 }
