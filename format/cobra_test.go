@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,7 +50,7 @@ session Tx: 3
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 	wantFiles := []string{filepath.Join(dir, "T1.log"), filepath.Join(dir, "T2.log"), filepath.Join(dir, "T10.log"), filepath.Join(dir, "Tx.log")}
-	if !equal(h.Files, wantFiles) {
+	if !slices.Equal(h.Files, wantFiles) {
 		t.Errorf("files %q, want %q", h.Files, wantFiles)
 	}
 	if !h.PosIsOffset || h.Txns[1].Pos != 76 || h.Txns[1].File != 0 || h.Txns[2].File != 1 || h.Txns[3].File != 3 {
@@ -119,7 +120,7 @@ func TestCobraLogOrder(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{"T1.log", "T9.log", "T10.log", "T100.log", "T.log", "Ta.log", "Tb.log"}
-	if !equal(logs, want) {
+	if !slices.Equal(logs, want) {
 		t.Errorf("got %q, want %q", logs, want)
 	}
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -188,7 +189,7 @@ func roundTrip(t testing.TB, h *history.History, f Format) *history.History {
 // sameHistory reports whether a and b have the same contents, apart from
 // positions: what dump(a, false) == dump(b, false) checks, but faster.
 func sameHistory(a, b *history.History) bool {
-	if a.Init != b.Init || len(a.Txns) != len(b.Txns) || len(a.Ops) != len(b.Ops) || !equal(a.SessionNames, b.SessionNames) {
+	if a.Init != b.Init || len(a.Txns) != len(b.Txns) || len(a.Ops) != len(b.Ops) || !slices.Equal(a.SessionNames, b.SessionNames) {
 		return false
 	}
 	for s := range a.Sessions {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,13 +95,13 @@ func TestReadJSONLStrings(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := h.SessionNames, []string{`a"b\`}; !equal(got, want) {
+	if got, want := h.SessionNames, []string{`a"b\`}; !slices.Equal(got, want) {
 		t.Errorf("sessions %q, want %q", got, want)
 	}
-	if got, want := h.KeyNames, []string{"ké\n", "\uFFFD"}; !equal(got, want) {
+	if got, want := h.KeyNames, []string{"ké\n", "\uFFFD"}; !slices.Equal(got, want) {
 		t.Errorf("keys %q, want %q", got, want)
 	}
-	if got, want := h.ValueNames, []string{"😀//", "x\x00y"}; !equal(got, want) {
+	if got, want := h.ValueNames, []string{"😀//", "x\x00y"}; !slices.Equal(got, want) {
 		t.Errorf("values %q, want %q", got, want)
 	}
 	if h.Txns[0].ID != "\t" {
@@ -110,18 +111,6 @@ func TestReadJSONLStrings(t *testing.T) {
 	if a, b := dump(h, false), dump(h2, false); a != b {
 		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 func TestReadJSONLErrors(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -105,7 +106,7 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 		if ha == nil {
 			continue
 		}
-		if got := verdicts(t, ha); !equal(got, want) {
+		if got := verdicts(t, ha); !slices.Equal(got, want) {
 			t.Fatalf("→ %s: verdicts %v, want %v", a, got, want)
 		}
 		for _, b := range formats {
@@ -116,29 +117,17 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 			if hb == nil {
 				continue
 			}
-			if got := verdicts(t, hb); !equal(got, want) {
+			if got := verdicts(t, hb); !slices.Equal(got, want) {
 				t.Fatalf("→ %s → %s: verdicts %v, want %v", a, b, got, want)
 			}
 			// And back.
 			if hc := convert(t, hb, a); hc != nil {
-				if got := verdicts(t, hc); !equal(got, want) {
+				if got := verdicts(t, hc); !slices.Equal(got, want) {
 					t.Fatalf("→ %s → %s → %s: verdicts %v, want %v", a, b, a, got, want)
 				}
 			}
 		}
 	}
-}
-
-func equal(a, b []string) bool {
-	if len(a) != len(b) {
-		return false
-	}
-	for i := range a {
-		if a[i] != b[i] {
-			return false
-		}
-	}
-	return true
 }
 
 // TestRoundTripVerdictsCorpus converts the small histories of the corpus

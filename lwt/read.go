@@ -299,15 +299,8 @@ func (p *ednParser) read() ([]Op, error) {
 		}
 		if inVec && p.buf[p.pos] == closer {
 			p.pos++
-			p.skipSpace()
-			if p.err != nil {
-				return nil, p.err
-			}
-			if p.more() {
-				return nil, p.errf("unexpected data after the history vector")
-			}
-			if p.err != nil {
-				return nil, p.err
+			if err := p.atEnd(); err != nil {
+				return nil, err
 			}
 			break
 		}
@@ -326,15 +319,8 @@ func (p *ednParser) read() ([]Op, error) {
 				}
 			}
 			first = false
-			p.skipSpace()
-			if p.err != nil {
-				return nil, p.err
-			}
-			if p.more() {
-				return nil, p.errf("unexpected data after the history vector")
-			}
-			if p.err != nil {
-				return nil, p.err
+			if err := p.atEnd(); err != nil {
+				return nil, err
 			}
 			break
 		}
@@ -708,6 +694,18 @@ func (p *ednParser) more() bool {
 		p.fill()
 	}
 	return true
+}
+
+// atEnd checks that nothing but space follows the history vector.
+func (p *ednParser) atEnd() error {
+	p.skipSpace()
+	if p.err != nil {
+		return p.err
+	}
+	if p.more() {
+		return p.errf("unexpected data after the history vector")
+	}
+	return p.err
 }
 
 func (p *ednParser) limit() int {
