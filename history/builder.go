@@ -1,6 +1,9 @@
 package history
 
-import "strconv"
+import (
+	"slices"
+	"strconv"
+)
 
 // A Builder assembles a History. Readers call Session, Key and Value to
 // intern names, then AddTxn once per transaction in input order; a
@@ -12,6 +15,7 @@ type Builder struct {
 	sessions map[string]int32
 	intSess  map[int64]int32
 	strVals  map[string]Value
+	longest  map[Key][]Value // per key, the longest list read so far
 }
 
 // NewBuilder returns a Builder for a history whose initial transaction
@@ -126,6 +130,59 @@ func (b *Builder) AddTxn(t Txn, ops []Op) int {
 	b.h.Txns = append(b.h.Txns, t)
 	b.h.Sessions[t.Session] = append(b.h.Sessions[t.Session], int32(i))
 	return i
+}
+
+// AddListTxn is AddTxn for a history of lists (History.Lists): writes
+// append, and lists[i] is the list read by ops[i], first appended first
+// (nil or empty for an empty list; ignored for writes). AddListTxn sets
+// each read's Value to its list's last element, or to Init for an empty
+// list. The lists are copied: a list that extends or repeats the longest
+// list of its key read so far shares that list's memory, so that the reads
+// of a key take about as much memory as its longest list.
+func (b *Builder) AddListTxn(t Txn, ops []Op, lists [][]Value) int {
+	b.h.Lists = true
+	first := int32(len(b.h.Ops))
+	for i := range ops {
+		if ops[i].Kind != Read {
+			continue
+		}
+		var l []Value
+		if i < len(lists) {
+			l = lists[i]
+		}
+		if len(l) == 0 {
+			ops[i].Value = b.h.Init
+			continue
+		}
+		ops[i].Value = l[len(l)-1]
+		b.h.ListReads = append(b.h.ListReads, ListRead{Op: first + int32(i), Values: b.internList(ops[i].Key, l)})
+	}
+	return b.AddTxn(t, ops)
+}
+
+// internList returns a copy of l, a list of key k, sharing memory with
+// the longest list of k when one is a prefix of the other.
+func (b *Builder) internList(k Key, l []Value) []Value {
+	if b.longest == nil {
+		b.longest = make(map[Key][]Value)
+	}
+	long := b.longest[k]
+	n := min(len(l), len(long))
+	if !slices.Equal(long[:n], l[:n]) {
+		return slices.Clone(l) // incompatible with the longest: its own copy
+	}
+	if len(l) > len(long) {
+		// Appending may move long, but what earlier reads hold stays valid.
+		long = append(long, l[n:]...)
+		b.longest[k] = long
+	}
+	return long[:len(l):len(l)]
+}
+
+// AddOrder records the version order of a key that the input states
+// (History.Orders). values is copied.
+func (b *Builder) AddOrder(k Key, values []Value) {
+	b.h.Orders = append(b.h.Orders, VersionOrder{Key: k, Values: slices.Clone(values)})
 }
 
 // History returns the history built so far. The Builder must not be used

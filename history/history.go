@@ -8,8 +8,10 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 )
 
@@ -120,6 +122,49 @@ type History struct {
 	// ValueNames maps interned string values back to their text: a value
 	// v >= StringBase is ValueNames[v-StringBase].
 	ValueNames []string
+
+	// Lists says the keys hold lists, as in Elle's list-append workload:
+	// every write appends its Value to its key's list, and a read returns
+	// the whole list (see ListOf). A list read's Op.Value is the list's
+	// last element, the value of the write whose version it saw, or Init
+	// for an empty list: to the checker it is a read of that version, and
+	// the list adds what it shows of the order the writes were installed
+	// in. The Kind of an append is Write.
+	Lists bool
+	// ListReads holds the lists the reads returned, in operation order
+	// (empty lists are not stored: they are reads of Init).
+	ListReads []ListRead
+	// Orders are version orders the input states outright (beside those
+	// list reads reveal), at most one per key.
+	Orders []VersionOrder
+}
+
+// ListRead is the list a read returned.
+type ListRead struct {
+	Op     int32   // index in History.Ops
+	Values []Value // the elements, first appended first; never empty
+}
+
+// VersionOrder is the order in which the writes of a key were installed,
+// as far as the input knows it: Values are the values written to Key,
+// starting with the first write installed after the initial state, each
+// installed right after the one before it; every other write of Key was
+// installed after all of them. A list read of [1 2 3] says exactly this
+// of 1, 2 and 3.
+type VersionOrder struct {
+	Key    Key
+	Values []Value
+}
+
+// ListOf returns the list read by operation op of a list history: its
+// elements, first appended first, or nil for an empty list or an
+// operation that is not a list read.
+func (h *History) ListOf(op int32) []Value {
+	i, ok := slices.BinarySearchFunc(h.ListReads, op, func(r ListRead, op int32) int { return cmp.Compare(r.Op, op) })
+	if !ok {
+		return nil
+	}
+	return h.ListReads[i].Values
 }
 
 // StringBase is the first Value used for interned strings. Integer values

@@ -34,6 +34,18 @@ const (
 	// wrote it (MTC's Divergence): one overwrote the other's update without
 	// seeing it.
 	LostUpdate
+	// IncompatibleOrder: two reads of a list key (or a read and the
+	// history's stated version order, OtherOp -1), neither a prefix of the
+	// other: no order of the appends explains both (Elle's
+	// incompatible-order).
+	IncompatibleOrder
+	// DuplicateElements: a list read holds one element twice (Value).
+	DuplicateElements
+	// SplitAppends: a list read shows the appends of transaction Writer to
+	// the key other than as one run, whole and in program order: another
+	// transaction's appends between them, one missing, or two swapped.
+	// Value is the first element out of place.
+	SplitAppends
 )
 
 var anomalyNames = map[AnomalyKind]string{
@@ -45,6 +57,9 @@ var anomalyNames = map[AnomalyKind]string{
 	IntermediateRead:  "IntermediateRead",
 	NonRepeatableRead: "NonRepeatableRead",
 	LostUpdate:        "LostUpdate",
+	IncompatibleOrder: "IncompatibleOrder",
+	DuplicateElements: "DuplicateElements",
+	SplitAppends:      "SplitAppends",
 }
 
 func (k AnomalyKind) String() string {
@@ -59,7 +74,10 @@ type Anomaly struct {
 	Kind AnomalyKind
 	// Txn is the transaction that read (for LostUpdate, the second writer).
 	Txn int32
-	// Op is the read's index in History.Ops (-1 for LostUpdate).
+	// Op is the read's index in History.Ops (-1 for LostUpdate). For the
+	// anomalies of list reads (ThinAirRead, AbortedRead, DuplicateElements,
+	// SplitAppends of an element other than the last), Value is the
+	// element concerned, not the read's Op.Value.
 	Op int32
 	// Writer is the transaction that wrote the value read, or -1 (none, or
 	// the initial transaction for a LostUpdate on the initial value is
