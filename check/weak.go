@@ -141,6 +141,19 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 			b.AddTxn(half, writes)
 		}
 	}
+	// The version orders lists reveal hold between the halves that write:
+	// state them, by each writer's last write (the one its half keeps).
+	for _, o := range r.Orders {
+		values := make([]history.Value, len(o.Writers))
+		for i, w := range o.Writers {
+			for _, op := range h.OpsOf(int(w)) {
+				if op.Kind == history.Write && op.Key == o.Key {
+					values[i] = op.Value
+				}
+			}
+		}
+		b.AddOrder(o.Key, values)
+	}
 	split := b.History()
 	split.ValueNames = h.ValueNames
 	split.SessionNames = h.SessionNames

@@ -198,7 +198,7 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	}
 	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
 	p.addSessionOrder()
-	keys, err := p.buildChains(m, res.Reads, res.finalWrite)
+	keys, err := p.buildChains(m, res.Reads, res.finalWrite, res.Orders)
 	if err != nil || len(p.Anomalies) > 0 {
 		return p, err
 	}
@@ -281,8 +281,11 @@ type chain struct {
 }
 
 // buildChains adds, key by key, the WR edges and the read-modify-write
-// chains with their WW and RW edges, and returns the chains.
-func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []bool) ([]keyChains, error) {
+// chains with their WW and RW edges, and returns the chains. The known
+// beginning of a key's version order (orders, sorted by key) links its
+// writers like read-modify-writes do, from the initial transaction: they
+// form the key's initial chain, which precedes every other.
+func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []bool, orders []KeyOrder) ([]keyChains, error) {
 	h := p.History
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key: counting sorts into
@@ -373,6 +376,16 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		for _, w := range writers {
 			next[w], readHead[w] = -1, -1
 		}
+		for len(orders) > 0 && orders[0].Key < key {
+			orders = orders[1:]
+		}
+		if len(orders) > 0 && orders[0].Key == key {
+			prev := p.T0
+			for _, w := range orders[0].Writers {
+				next[prev], hasPrev[w] = w, s
+				prev = w
+			}
+		}
 		readNext = readNext[:0]
 		for i, r := range rs {
 			readNext = append(readNext, -1)
@@ -382,8 +395,16 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 				readHead[r.Writer] = int32(i)
 				continue
 			}
+			if next[r.Writer] == r.Reader {
+				continue // the version order shows the read-modify-write
+			}
 			if next[r.Writer] >= 0 {
 				p.Anomalies = append(p.Anomalies, Anomaly{Kind: LostUpdate, Txn: r.Reader, Op: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
+				continue
+			}
+			if hasPrev[r.Reader] == s {
+				// The version order puts the reader before the version
+				// it read: the known edges close a cycle through this read.
 				continue
 			}
 			next[r.Writer] = r.Reader

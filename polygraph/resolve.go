@@ -23,6 +23,10 @@ type Resolution struct {
 	// Anomalies are the reads no order of transactions explains (and
 	// NonRepeatableReads, which only the weakest level allows).
 	Anomalies []Anomaly
+	// Orders are the known beginnings of version orders that list reads
+	// and stated orders reveal, by key, for the keys whose lists show no
+	// anomaly (see lists.go).
+	Orders []KeyOrder
 
 	finalWrite []bool // per operation: its transaction's last write of its key
 }
@@ -50,6 +54,9 @@ func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
 		return nil, err
 	}
 	if r.Reads, err = r.resolveReads(m, writes, r.finalWrite); err != nil {
+		return nil, err
+	}
+	if err := r.orderKeys(m, writes); err != nil {
 		return nil, err
 	}
 	return r, nil
@@ -135,6 +142,19 @@ func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
 	if !unknown {
 		return nil // no read can pull in a transaction of unknown outcome
 	}
+	pull := func(k history.Key, v history.Value) {
+		w, ok := writes.get(k, v)
+		if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
+			p.Included[w.txn] = true
+			work = append(work, w.txn)
+		}
+	}
+	// A stated version order says its writes were installed.
+	for _, o := range h.Orders {
+		for _, v := range o.Values {
+			pull(o.Key, v)
+		}
+	}
 	for visited := 1; len(work) > 0; visited++ {
 		if err := tick(m, visited, false); err != nil {
 			return err
@@ -142,13 +162,16 @@ func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
 		t := work[len(work)-1]
 		work = work[:len(work)-1]
 		for _, op := range h.OpsOf(int(t)) {
-			if op.Kind != history.Read {
-				continue
+			if op.Kind == history.Read {
+				pull(op.Key, op.Value)
 			}
-			w, ok := writes.get(op.Key, op.Value)
-			if ok && !p.Included[w.txn] && h.Txns[w.txn].Status == history.Unknown {
-				p.Included[w.txn] = true
-				work = append(work, w.txn)
+		}
+		// Every element of a list was installed.
+		lo, hi := listsOf(h, int(t))
+		for _, lr := range h.ListReads[lo:hi] {
+			k := h.Ops[lr.Op].Key
+			for _, v := range lr.Values {
+				pull(k, v)
 			}
 		}
 	}

@@ -19,6 +19,10 @@ import (
 func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (edgeCount int, cycle []polygraph.Edge, conflict *Conflict, core [][]polygraph.Edge) {
 	edges := s.base()
 	base := len(edges)
+	for _, e := range s.versions {
+		edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: e.key})
+	}
+	known := len(edges)
 	for _, f := range forced {
 		for _, e := range f {
 			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: e.key})
@@ -32,9 +36,13 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (edgeCount int, 
 	lw := polygraph.NewLowering(level.SER, s.n+1)
 	cycle = lw.Raise(g.FindCycle(), edges)
 	w := witnesses{s: s, l: l, base: edges[:base], plain: plain[:base]}
+	versions := make(map[polygraph.Edge]bool, known-base)
+	for _, e := range edges[base:known] {
+		versions[e] = true
+	}
 	var forcedInCycle []polygraph.Edge
 	for _, e := range cycle {
-		if e.Kind == polygraph.WW {
+		if e.Kind == polygraph.WW && !versions[e] {
 			forcedInCycle = append(forcedInCycle, e)
 		}
 	}

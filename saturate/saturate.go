@@ -117,7 +117,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if err != nil {
 		return nil, err
 	}
-	res.Edges = s.baseEdges()
+	res.Edges = s.baseEdges() + len(s.versions)
 	for _, f := range forced {
 		res.Edges += len(f)
 	}
@@ -125,7 +125,7 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if err := m.Err(); err != nil {
 		return nil, err
 	}
-	acyclic, err := o.setForced(m, forced)
+	acyclic, err := o.setForced(m, append(forced, s.versions))
 	if err != nil {
 		return nil, err
 	}
@@ -177,6 +177,9 @@ type saturator struct {
 	// keys[keyStart[t]:keyStart[t+1]] are the keys t writes, sorted.
 	keys     []history.Key
 	keyStart []int32
+	// versions are the known WW edges of the version orders lists reveal
+	// (polygraph.KeyOrder): the commit order must contain them.
+	versions []forcedEdge
 }
 
 func newSaturator(r *polygraph.Resolution) *saturator {
@@ -212,7 +215,67 @@ func newSaturator(r *polygraph.Resolution) *saturator {
 	for t := 0; t < n; t++ {
 		s.readStart[t+1] += s.readStart[t]
 	}
+	s.versions = s.versionEdges()
 	return s
+}
+
+// versionEdges returns the WW edges of the known version orders: between
+// consecutive writers of each order, and from its last writer to every
+// other writer of its key (Biswas and Enea's commit order is the version
+// order of every key, and a list's content follows it).
+func (s *saturator) versionEdges() []forcedEdge {
+	orders := s.r.Orders
+	if len(orders) == 0 {
+		return nil
+	}
+	h := s.h
+	tail := make([]int32, h.NumKeys())
+	for i := range tail {
+		tail[i] = -1
+	}
+	var edges []forcedEdge
+	for _, o := range orders {
+		for i := 1; i < len(o.Writers); i++ {
+			edges = append(edges, forcedEdge{from: o.Writers[i-1], to: o.Writers[i], key: o.Key})
+		}
+		tail[o.Key] = o.Writers[len(o.Writers)-1]
+	}
+	// The other writers of each ordered key, those not in its order, key
+	// by key: a counting sort of the writes of ordered keys, and a stamp
+	// per transaction for the order's writers.
+	start := make([]int32, h.NumKeys()+1)
+	for t := range h.Txns {
+		for _, k := range s.keys[s.keyStart[t]:s.keyStart[t+1]] {
+			if tail[k] >= 0 {
+				start[k+1]++
+			}
+		}
+	}
+	for k := range tail {
+		start[k+1] += start[k]
+	}
+	writers := make([]int32, start[len(tail)])
+	fill := slices.Clone(start[:len(tail)])
+	for t := range h.Txns {
+		for _, k := range s.keys[s.keyStart[t]:s.keyStart[t+1]] {
+			if tail[k] >= 0 {
+				writers[fill[k]] = int32(t)
+				fill[k]++
+			}
+		}
+	}
+	stamp := make([]int32, s.n) // key+1 of the order a transaction is in
+	for _, o := range orders {
+		for _, w := range o.Writers {
+			stamp[w] = int32(o.Key) + 1
+		}
+		for _, t := range writers[start[o.Key]:start[o.Key+1]] {
+			if stamp[t] != int32(o.Key)+1 {
+				edges = append(edges, forcedEdge{from: tail[o.Key], to: t, key: o.Key})
+			}
+		}
+	}
+	return edges
 }
 
 // indexGroups fills the groups of writers that causal needs: one per key

@@ -1,0 +1,219 @@
+package polygraph
+
+// This file reads what lists reveal. In a list history (Elle's
+// list-append: Kingsbury and Alvaro, "Elle: Inferring Isolation Anomalies
+// from Experimental Observations", VLDB 2020, Section 4) a read of [1 2 3]
+// shows the version order of its key up to its length: the appends of 1,
+// 2 and 3 were installed in that order, first after the initial state, and
+// every append not in the list was installed after 3. So the reads of a
+// key, if each is a prefix of the longest, fix the order of the writers
+// they show, and every other writer comes after them; a stated version
+// order (History.Orders) says the same. What they fix becomes known WW
+// edges (buildChains, and saturate for RC, RA and CC), and most list
+// histories need no constraint at all.
+
+import (
+	"fmt"
+	"slices"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
+)
+
+// KeyOrder is the known beginning of a key's version order: the
+// transactions whose writes of Key were installed first after the initial
+// state, in order, each right after the one before; every other writer of
+// Key was installed after the last of them.
+type KeyOrder struct {
+	Key     history.Key
+	Writers []int32
+	// Values are the values in installation order (a transaction's
+	// appends in program order): the longest list read, or the stated
+	// order when no read is longer.
+	Values []history.Value
+	// Op is the read that returned Values, or -1 for the stated order.
+	Op int32
+}
+
+// listsOf returns the indices into h.ListReads of the lists read by
+// transaction t.
+func listsOf(h *history.History, t int) (lo, hi int) {
+	tx := &h.Txns[t]
+	lo, _ = slices.BinarySearchFunc(h.ListReads, tx.OpStart, func(r history.ListRead, op int32) int { return int(r.Op - op) })
+	hi = lo
+	for hi < len(h.ListReads) && h.ListReads[hi].Op < tx.OpEnd {
+		hi++
+	}
+	return lo, hi
+}
+
+// longest is the longest list of a key seen so far, and who read it.
+type longest struct {
+	values []history.Value
+	op     int32 // -1: the stated order
+	txn    int32 // -1: the stated order
+	set    bool
+}
+
+// orderKeys finds, key by key, the longest list read by an included
+// transaction (or stated), reports the reads that are not prefixes of it
+// (IncompatibleOrder), checks its elements (ThinAirRead and AbortedRead
+// for all but the last, which resolveReads checks; DuplicateElements;
+// SplitAppends) and sets p.Orders for the keys without anomalies. Stated
+// orders that name no write, or one that did not commit, or a value twice,
+// are input errors.
+func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
+	h := p.History
+	if len(h.ListReads) == 0 && len(h.Orders) == 0 {
+		return nil
+	}
+	best := make([]longest, h.NumKeys())
+	for _, o := range h.Orders {
+		if int(o.Key) < 0 || int(o.Key) >= len(best) {
+			return &InputError{fmt.Sprintf("a stated version order names key #%d, which the history does not have", o.Key)}
+		}
+		if best[o.Key].set {
+			return &InputError{fmt.Sprintf("two stated version orders of key %s", h.FormatKey(o.Key))}
+		}
+		best[o.Key] = longest{values: o.Values, op: -1, txn: -1, set: true}
+	}
+	for t := range h.Txns {
+		if err := tick(m, t, false); err != nil {
+			return err
+		}
+		if !p.Included[t] {
+			continue
+		}
+		lo, hi := listsOf(h, t)
+		for _, lr := range h.ListReads[lo:hi] {
+			k := h.Ops[lr.Op].Key
+			b := &best[k]
+			n := min(len(lr.Values), len(b.values))
+			if !samePrefix(lr.Values[:n], b.values[:n]) {
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IncompatibleOrder, Txn: int32(t), Op: lr.Op, Writer: b.txn, OtherOp: b.op, Key: k, Value: lr.Values[len(lr.Values)-1]})
+				continue
+			}
+			if len(lr.Values) > len(b.values) || !b.set {
+				*b = longest{values: lr.Values, op: lr.Op, txn: int32(t), set: true}
+			}
+		}
+	}
+	if err := m.Err(); err != nil {
+		return err
+	}
+	bad := make(map[history.Key]bool)
+	for _, a := range p.Anomalies {
+		if a.Kind == IncompatibleOrder {
+			bad[a.Key] = true
+		}
+	}
+	seen := make([]bool, len(h.Ops))
+	runOf := make([]int32, len(h.Txns)) // key+1 of the last run a transaction was found in
+	for k := range best {
+		b := &best[k]
+		if !b.set || len(b.values) == 0 {
+			continue
+		}
+		if k&(progress.Every-1) == 0 {
+			if err := m.Err(); err != nil {
+				return err
+			}
+		}
+		writers, err := p.orderOf(history.Key(k), b, writes, seen, runOf)
+		if err != nil {
+			return err
+		}
+		if writers != nil && !bad[history.Key(k)] {
+			p.Orders = append(p.Orders, KeyOrder{Key: history.Key(k), Writers: writers, Values: b.values, Op: b.op})
+		}
+	}
+	return nil
+}
+
+// samePrefix reports whether a and b, of equal length, are equal. Lists
+// that extend one another usually share memory (history.Builder makes
+// them so), which makes most comparisons O(1).
+func samePrefix(a, b []history.Value) bool {
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	return slices.Equal(a, b)
+}
+
+// orderOf checks the longest list b of key k and returns its writers in
+// order, or nil after recording an anomaly (or returning an input error,
+// for a stated order).
+func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) ([]int32, error) {
+	h := p.History
+	stated := b.op < 0
+	where := func() string { return fmt.Sprintf("the stated version order of %s", h.FormatKey(k)) }
+	anomaly := func(kind AnomalyKind, w writeRef, v history.Value) {
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: b.txn, Op: b.op, Writer: w.txn, OtherOp: w.op, Key: k, Value: v})
+	}
+	var writers []int32
+	cur, prevOp := int32(-1), int32(-1)
+	last := len(b.values) - 1
+	for i, v := range b.values {
+		w, ok := writes.get(k, v)
+		switch {
+		case !ok:
+			if stated {
+				return nil, &InputError{fmt.Sprintf("%s lists %s, which no transaction writes", where(), h.FormatValue(v))}
+			}
+			if i < last { // the last element is resolveReads' to report
+				anomaly(ThinAirRead, writeRef{-1, -1}, v)
+			}
+			return nil, nil
+		case !p.Included[w.txn]:
+			if stated {
+				return nil, &InputError{fmt.Sprintf("%s lists %s, which transaction %s (%s) writes but did not commit", where(), h.FormatValue(v), h.Name(int(w.txn)), h.Where(int(w.txn)))}
+			}
+			if i < last {
+				anomaly(AbortedRead, w, v)
+			}
+			return nil, nil
+		case seen[w.op]:
+			if stated {
+				return nil, &InputError{fmt.Sprintf("%s lists %s twice", where(), h.FormatValue(v))}
+			}
+			anomaly(DuplicateElements, w, v)
+			return nil, nil
+		}
+		seen[w.op] = true
+		if w.txn == cur {
+			// The next append of the run: cur's next write of k.
+			if w.op < prevOp || p.writesKeyIn(k, prevOp+1, w.op) {
+				anomaly(SplitAppends, w, v)
+				return nil, nil
+			}
+			prevOp = w.op
+			continue
+		}
+		// A new run: the one before must have ended with its
+		// transaction's last append of k, and this one start with its
+		// transaction's first, which no earlier run may have had.
+		if cur >= 0 && !p.finalWrite[prevOp] {
+			anomaly(SplitAppends, writeRef{cur, prevOp}, b.values[i-1])
+			return nil, nil
+		}
+		if runOf[w.txn] == int32(k)+1 || p.writesKeyIn(k, h.Txns[w.txn].OpStart, w.op) {
+			anomaly(SplitAppends, w, v)
+			return nil, nil
+		}
+		runOf[w.txn] = int32(k) + 1
+		writers = append(writers, w.txn)
+		cur, prevOp = w.txn, w.op
+	}
+	return writers, nil
+}
+
+// writesKeyIn reports whether any of operations from up to (not including)
+// to writes k.
+func (p *Resolution) writesKeyIn(k history.Key, from, to int32) bool {
+	for _, op := range p.History.Ops[from:to] {
+		if op.Kind == history.Write && op.Key == k {
+			return true
+		}
+	}
+	return false
+}
