@@ -70,7 +70,7 @@ var descriptions = map[string]string{
 	SessionGuaranteeViolation: "session guarantee violation: a transaction missed a write its own session had already made or seen (read-your-writes or monotonic reads)",
 	RealTimeViolation:         "real-time violation: a transaction that started after another had ended was ordered before it, or missed its writes",
 	G0:                        "G0 (write cycle): transactions overwrote each other's writes in a cycle",
-	G1c:                       "G1c (circular information flow): transactions read each other's writes in a cycle",
+	G1c:                       "G1c (circular information flow): transactions saw each other's effects in a cycle (by reading each other's writes, overwriting them, or following each other in a session), so each came before the other",
 	GSingle:                   "G-single (read skew): a cycle of dependencies with exactly one anti-dependency: a transaction missed a write that, by the other dependencies, it must have seen",
 	G2Item:                    "G2-item: a cycle with several anti-dependencies, which serializability forbids",
 	G2:                        "G2: a cycle of dependencies that no order of the transactions can follow",
@@ -94,7 +94,7 @@ func Class(name string) string { return classOf[name] }
 // names of SI anomalies; where several fit, the most specific. The cycle's
 // edges follow each other; paths through time nodes are fine.
 func Name(cycle []polygraph.Edge) string {
-	var ww, wr, rw, so, rt int
+	var ww, wr, rw, rt int
 	nodes := map[int32]bool{}
 	rwKeys := map[history.Key]bool{}
 	rwAt := -1
@@ -109,8 +109,6 @@ func Name(cycle []polygraph.Edge) string {
 			rw++
 			rwKeys[e.Key] = true
 			rwAt = i
-		case polygraph.SO:
-			so++
 		case polygraph.RT:
 			rt++
 		}
@@ -122,10 +120,12 @@ func Name(cycle []polygraph.Edge) string {
 		return RealTimeViolation
 	case rw == 0 && wr == 0:
 		return G0
-	case rw == 0 && ww == 0 && so > 0:
-		// A transaction read a write its own session made later.
-		return CausalityViolation
 	case rw == 0:
+		// Information flowed in a circle: through reads, overwrites and
+		// session order (a transaction read a write its own session made
+		// later is the smallest case), with no anti-dependency, so no
+		// transaction missed a write: it is G1c (Adya), Elle's G1c-process
+		// when session order closes it.
 		return G1c
 	case rw == 1:
 		// The path from the anti-dependency's target back to its source.
