@@ -40,11 +40,45 @@
 //   - ops (required): the operations in program order, each ["r", key,
 //     value] (a read that returned value) or ["w", key, value]. A key is a
 //     string or an integer (again 1 and "1" are the same key). A value is an
-//     integer v with |v| < 2^62, a string, or null: a read of null saw no
-//     write, which is the initial state of every key. Writes cannot write
-//     null.
+//     integer, a string, or null: a read of null saw no write, which is the
+//     initial state of every key. Writes cannot write null.
 //   - start, end: optional integers bounding the transaction in real time;
 //     end must not be before start.
+//
+// Integers (values, keys, sessions, ids) go from -2^63 to 2^64-1. Values
+// v with |v| >= 2^62 are named values (see history.Value), as in the text
+// and binary formats: v and the string of its decimal digits are the same
+// value, and the writer writes such a value as the integer. A number
+// outside that range, or with a fraction or exponent, is an error.
+//
+// # Lists and version orders
+//
+// A history of lists (Elle's list-append workload; history.History.Lists)
+// appends to keys and reads whole lists:
+//
+//	{"session": 1, "ops": [["append", "x", 3], ["r", "x", [1, 2, 3]], ["r", "y", null]]}
+//
+// ["append", key, value] appends value to the key's list (a write, to the
+// checker), and ["r", key, [v1, v2, ...]] is a read that returned the
+// list, first appended first; ["r", key, null] and ["r", key, []] read the
+// empty list, the initial state. A history holds either lists or
+// registers: a "w" or a read of a single value in a history that appends
+// or reads a list (or the other way round) is an error that names the line
+// that first did the other. Reads of null fit both; a history with
+// neither writes nor reads of a non-null value holds registers. The writer
+// writes the empty lists of a history of lists as [].
+//
+// A line can also state the version order of a key instead of holding a
+// transaction:
+//
+//	{"key": "x", "order": [1, 2, 3]}
+//
+// says that the writes of 1, 2 and 3 to x were installed in that order,
+// the write of 1 first after the initial state, and every other write of x
+// after them (history.VersionOrder); it holds for registers and lists
+// alike. Its values must be distinct and written to the key by the
+// history. A key has at most one stated order; the line may come anywhere
+// (the writer puts orders after the transactions).
 //
 // Blank lines are ignored; unknown fields are errors.
 //

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -42,6 +43,31 @@ type jsonlReader struct {
 	// without one, whose id is their line number.
 	ids      map[string]int
 	defaults []int
+
+	// lists[i] is the list read by ops[i] (a list history's reads), as
+	// bounds into listBuf; isList[i] says ops[i] read a list.
+	lists   [][2]int
+	listBuf []history.Value
+	// The kind of history, from the first line that shows it: listLine is
+	// the first line that appends or reads a list (listWhat says which),
+	// regLine the first that writes with "w" or reads a single value.
+	listLine, regLine int
+	listWhat, regWhat string
+	// Stated version orders: orderLines maps a key to the line of its
+	// order; orderKey and orderVals hold the order of the line being read.
+	orderLines   map[history.Key]int
+	orders       []jsonlOrder
+	orderKey     history.Key
+	orderKeyName string
+	orderVals    []history.Value
+	line         int // the line being read
+}
+
+// jsonlOrder is a stated version order and its line.
+type jsonlOrder struct {
+	line   int
+	key    history.Key
+	values []history.Value
 }
 
 // readJSONL reads a JSONL history; size, when not -1, is the input's size
@@ -75,7 +101,45 @@ func readJSONL(m *progress.Meter, lr *lineReader, size int64) (*history.History,
 	if err := m.Err(); err != nil {
 		return nil, err
 	}
-	return r.b.History(), nil
+	h := r.b.History()
+	if err := r.checkOrders(h); err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// checkOrders checks that the values of each stated order are written to
+// its key.
+func (r *jsonlReader) checkOrders(h *history.History) error {
+	if len(r.orders) == 0 {
+		return nil
+	}
+	type kv struct {
+		k history.Key
+		v history.Value
+	}
+	need := make(map[kv]bool)
+	for _, o := range r.orders {
+		for _, v := range o.values {
+			need[kv{o.key, v}] = false
+		}
+	}
+	for _, op := range h.Ops {
+		if op.Kind != history.Write {
+			continue
+		}
+		if _, ok := need[kv{op.Key, op.Value}]; ok {
+			need[kv{op.Key, op.Value}] = true
+		}
+	}
+	for _, o := range r.orders {
+		for _, v := range o.values {
+			if !need[kv{o.key, v}] {
+				return lineError(r.name, o.line, "the order of key %s names value %s, which no transaction writes to it", cut(h.FormatKey(o.key)), cut(h.FormatValue(v)))
+			}
+		}
+	}
+	return nil
 }
 
 // Field bits of a JSONL transaction.
@@ -86,7 +150,13 @@ const (
 	fOps
 	fStart
 	fEnd
+	fKey
+	fOrder
 )
+
+// txnFields are the fields of a transaction line; an order line has fKey
+// and fOrder only.
+const txnFields = fSession | fID | fStatus | fOps | fStart | fEnd
 
 func fieldBit(name []byte) int {
 	switch string(name) {
@@ -102,6 +172,10 @@ func fieldBit(name []byte) int {
 		return fStart
 	case "end":
 		return fEnd
+	case "key":
+		return fKey
+	case "order":
+		return fOrder
 	}
 	return 0
 }
@@ -124,6 +198,9 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 	t := history.Txn{Status: history.Committed, Start: history.NoTime, End: history.NoTime, Pos: int64(lineNo)}
 	idSet := false
 	r.ops = r.ops[:0]
+	r.lists = r.lists[:0]
+	r.listBuf = r.listBuf[:0]
+	r.line = lineNo
 	p.ws()
 	if !p.eat('{') {
 		return p.errorf("expected a JSON object {\"session\": ..., \"ops\": [...]}, got %s", p.describe())
@@ -143,7 +220,7 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 			}
 			bit := fieldBit(name)
 			if bit == 0 {
-				return &syntaxError{nameCol, fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end)", snippet(name))}
+				return &syntaxError{nameCol, fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end; or key and order in a version order)", snippet(name))}
 			}
 			if seen&bit != 0 {
 				return &syntaxError{nameCol, fmt.Sprintf("duplicate field %s", snippet(name))}
@@ -171,6 +248,9 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 	if p.i < len(p.s) {
 		return p.errorf("unexpected %s after the transaction object (one transaction per line)", p.describe())
 	}
+	if seen&(fKey|fOrder) != 0 {
+		return r.addOrder(seen, lineNo)
+	}
 	if seen&fSession == 0 {
 		return lineError(r.name, lineNo, "missing field \"session\"")
 	}
@@ -187,7 +267,40 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 		return lineError(r.name, lineNo, "too many operations (the limit is %d)", maxOps)
 	}
 	r.nops += len(r.ops)
-	r.b.AddTxn(t, r.ops)
+	if r.listLine == 0 {
+		r.b.AddTxn(t, r.ops)
+		return nil
+	}
+	lists := make([][]history.Value, len(r.ops))
+	for i, l := range r.lists {
+		if l[1] > l[0] {
+			lists[i] = r.listBuf[l[0]:l[1]]
+		}
+	}
+	r.b.AddListTxn(t, r.ops, lists)
+	return nil
+}
+
+// addOrder adds the stated version order of the line, whose fields are
+// seen.
+func (r *jsonlReader) addOrder(seen, lineNo int) error {
+	switch {
+	case seen&txnFields != 0:
+		return lineError(r.name, lineNo, "a line with \"key\" or \"order\" states a version order and holds only those two fields, not a transaction's")
+	case seen&fOrder == 0:
+		return lineError(r.name, lineNo, "missing field \"order\" (a line with \"key\" states a version order)")
+	case seen&fKey == 0:
+		return lineError(r.name, lineNo, "missing field \"key\" of the version order")
+	}
+	if r.orderLines == nil {
+		r.orderLines = make(map[history.Key]int)
+	}
+	if other, ok := r.orderLines[r.orderKey]; ok {
+		return lineError(r.name, lineNo, "a second version order of key %s: the first is at %s:%d", r.orderKeyName, r.name, other)
+	}
+	r.orderLines[r.orderKey] = lineNo
+	r.b.AddOrder(r.orderKey, r.orderVals)
+	r.orders = append(r.orders, jsonlOrder{line: lineNo, key: r.orderKey, values: slices.Clone(r.orderVals)})
 	return nil
 }
 
@@ -230,7 +343,7 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		switch kind {
 		case tokInt:
 			t.Session = r.b.IntSession(n)
-		case tokString:
+		case tokString, tokBigInt:
 			sess, ok := r.sess[string(s)]
 			if !ok {
 				sess = r.b.Session(string(s))
@@ -248,7 +361,7 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		switch kind {
 		case tokInt:
 			t.ID, *idSet = strconv.FormatInt(n, 10), true
-		case tokString:
+		case tokString, tokBigInt:
 			t.ID, *idSet = string(s), true
 		case tokNull:
 		default:
@@ -277,7 +390,7 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		if bit == fEnd {
 			field = "end"
 		}
-		kind, _, n, err := p.scalar()
+		kind, s, n, err := p.scalar()
 		if err != nil {
 			return err
 		}
@@ -292,13 +405,58 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 				t.End = n
 			}
 		case tokNull:
+		case tokBigInt:
+			return &syntaxError{col, fmt.Sprintf("%q %s out of range (the largest is 2^63-1)", field, cut(string(s)))}
 		default:
 			return &syntaxError{col, fmt.Sprintf("%q must be an integer, got %s", field, kind)}
 		}
 	case fOps:
 		return r.parseOps()
+	case fKey:
+		k, err := r.parseKey("\"key\"")
+		if err != nil {
+			return err
+		}
+		r.orderKey, r.orderKeyName = k, cut(string(p.s[col-1:p.i]))
+	case fOrder:
+		return r.parseOrder()
 	}
 	return nil
+}
+
+// parseOrder parses the values of a stated version order.
+func (r *jsonlReader) parseOrder() error {
+	p := &r.sc
+	r.orderVals = r.orderVals[:0]
+	if !p.eat('[') {
+		return p.errorf("\"order\" must be an array of the values written to the key, in the order they were installed, got %s", p.describe())
+	}
+	p.ws()
+	if p.eat(']') {
+		return nil
+	}
+	seen := make(map[history.Value]int)
+	for i := 0; ; i++ {
+		p.ws()
+		col := p.i + 1
+		v, err := r.parseElement(fmt.Sprintf("order[%d]", i))
+		if err != nil {
+			return err
+		}
+		if j, dup := seen[v]; dup {
+			return &syntaxError{col, fmt.Sprintf("order[%d] repeats order[%d], %s: a value is installed once", i, j, cut(string(p.s[col-1:p.i])))}
+		}
+		seen[v] = i
+		r.orderVals = append(r.orderVals, v)
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat(']') {
+			return nil
+		}
+		return p.errorf("expected ',' or ']' after order[%d], got %s", i, p.describe())
+	}
 }
 
 func (r *jsonlReader) parseOps() error {
@@ -342,77 +500,185 @@ func (r *jsonlReader) parseOp(i int) error {
 	if err != nil {
 		return err
 	}
+	isAppend := false
 	switch {
-	case kind == tokString && len(s) == 1 && s[0] == 'r':
+	case kind == tokString && string(s) == "r":
 		op.Kind = history.Read
-	case kind == tokString && len(s) == 1 && s[0] == 'w':
+	case kind == tokString && string(s) == "w":
 		op.Kind = history.Write
+		if err := r.register(col, i, "writes with \"w\""); err != nil {
+			return err
+		}
+	case kind == tokString && string(s) == "append":
+		op.Kind, isAppend = history.Write, true
+		if err := r.list(col, i, "appends"); err != nil {
+			return err
+		}
 	case kind == tokString:
-		return &syntaxError{col, fmt.Sprintf("ops[%d]: unknown operation %s (want \"r\" or \"w\")", i, snippet(s))}
+		return &syntaxError{col, fmt.Sprintf("ops[%d]: unknown operation %s (want \"r\", \"w\" or \"append\")", i, snippet(s))}
 	default:
-		return &syntaxError{col, fmt.Sprintf("ops[%d]: operation must be \"r\" or \"w\", got %s", i, kind)}
+		return &syntaxError{col, fmt.Sprintf("ops[%d]: operation must be \"r\", \"w\" or \"append\", got %s", i, kind)}
 	}
 	if err := r.opSep(i, 1); err != nil {
 		return err
 	}
 	// Key.
-	col = p.i + 1
-	kind, s, n, err := p.scalar()
-	if err != nil {
+	if op.Key, err = r.parseKey(fmt.Sprintf("ops[%d]: key", i)); err != nil {
 		return err
-	}
-	switch kind {
-	case tokInt:
-		op.Key = r.b.IntKey(n)
-	case tokString:
-		k, ok := r.keys[string(s)]
-		if !ok {
-			k = r.b.Key(string(s))
-			r.keys[string(s)] = k
-		}
-		op.Key = k
-	default:
-		return &syntaxError{col, fmt.Sprintf("ops[%d]: key must be a string or an integer, got %s", i, kind)}
 	}
 	if err := r.opSep(i, 2); err != nil {
 		return err
 	}
 	// Value.
 	col = p.i + 1
-	kind, s, n, err = p.scalar()
-	if err != nil {
-		return err
-	}
-	switch kind {
-	case tokInt:
-		if n >= maxNativeInt || n <= -maxNativeInt {
-			return &syntaxError{col, fmt.Sprintf("ops[%d]: value %d out of range: integers must be between -(2^62-1) and 2^62-1; write larger values as strings", i, n)}
-		}
-		op.Value = history.Value(n)
-	case tokString:
-		v, ok := r.vals[string(s)]
-		if !ok {
-			v = r.b.StringValue(string(s))
-			r.vals[string(s)] = v
-		}
-		op.Value = v
-	case tokNull:
+	list := [2]int{len(r.listBuf), len(r.listBuf)}
+	switch c := p.peek(); {
+	case c == 'n' && p.literal("null"):
 		if op.Kind == history.Write {
 			return &syntaxError{col, fmt.Sprintf("ops[%d]: a write cannot write null", i)}
 		}
 		op.Value = history.Null
+	case c == '[':
+		if op.Kind == history.Write {
+			what := "a write"
+			if isAppend {
+				what = "an append"
+			}
+			return &syntaxError{col, fmt.Sprintf("ops[%d]: %s writes one value, not an array", i, what)}
+		}
+		if err := r.list(col, i, "reads a list"); err != nil {
+			return err
+		}
+		if err := r.parseList(i); err != nil {
+			return err
+		}
+		list[1] = len(r.listBuf)
+		op.Value = history.Null // set by AddListTxn
 	default:
-		return &syntaxError{col, fmt.Sprintf("ops[%d]: value must be an integer, a string or null, got %s", i, kind)}
+		v, err := r.parseElement(fmt.Sprintf("ops[%d]: value", i))
+		if err != nil {
+			return err
+		}
+		if op.Kind == history.Read {
+			if err := r.register(col, i, "reads a single value"); err != nil {
+				return err
+			}
+		}
+		op.Value = v
 	}
 	p.ws()
 	if p.eat(']') {
 		r.ops = append(r.ops, op)
+		r.lists = append(r.lists, list)
 		return nil
 	}
 	if p.peek() == ',' {
 		return p.errorf("ops[%d] has more than 3 elements: want [kind, key, value]", i)
 	}
 	return p.errorf("expected ']' after ops[%d], got %s", i, p.describe())
+}
+
+// list notes that op i, at column col, shows a history of lists: it does
+// what (appends, or reads a list). It is an error in a history of
+// registers.
+func (r *jsonlReader) list(col, i int, what string) error {
+	if r.regLine != 0 {
+		return &syntaxError{col, fmt.Sprintf("ops[%d] %s, but line %d %s: a history holds either lists (\"append\", reads of arrays) or registers (\"w\", reads of single values)", i, what, r.regLine, r.regWhat)}
+	}
+	if r.listLine == 0 {
+		r.listLine, r.listWhat = r.line, what
+	}
+	return nil
+}
+
+// register is list for operations of a history of registers.
+func (r *jsonlReader) register(col, i int, what string) error {
+	if r.listLine != 0 {
+		return &syntaxError{col, fmt.Sprintf("ops[%d] %s, but line %d %s: a history holds either lists (\"append\", reads of arrays) or registers (\"w\", reads of single values)", i, what, r.listLine, r.listWhat)}
+	}
+	if r.regLine == 0 {
+		r.regLine, r.regWhat = r.line, what
+	}
+	return nil
+}
+
+// parseList parses the list read by op i onto r.listBuf.
+func (r *jsonlReader) parseList(i int) error {
+	p := &r.sc
+	p.eat('[')
+	p.ws()
+	if p.eat(']') {
+		return nil
+	}
+	for j := 0; ; j++ {
+		p.ws()
+		v, err := r.parseElement(fmt.Sprintf("ops[%d]: element %d of the list", i, j))
+		if err != nil {
+			return err
+		}
+		r.listBuf = append(r.listBuf, v)
+		p.ws()
+		if p.eat(',') {
+			continue
+		}
+		if p.eat(']') {
+			return nil
+		}
+		return p.errorf("expected ',' or ']' after element %d of the list of ops[%d], got %s", j, i, p.describe())
+	}
+}
+
+// parseKey parses a key; what names it in messages.
+func (r *jsonlReader) parseKey(what string) (history.Key, error) {
+	p := &r.sc
+	col := p.i + 1
+	kind, s, n, err := p.scalar()
+	if err != nil {
+		return 0, err
+	}
+	switch kind {
+	case tokInt:
+		return r.b.IntKey(n), nil
+	case tokString, tokBigInt:
+		k, ok := r.keys[string(s)]
+		if !ok {
+			k = r.b.Key(string(s))
+			r.keys[string(s)] = k
+		}
+		return k, nil
+	}
+	return 0, &syntaxError{col, fmt.Sprintf("%s must be a string or an integer, got %s", what, kind)}
+}
+
+// parseElement parses a value written: an integer or a string (not null);
+// what names it in messages.
+func (r *jsonlReader) parseElement(what string) (history.Value, error) {
+	p := &r.sc
+	col := p.i + 1
+	kind, s, n, err := p.scalar()
+	if err != nil {
+		return 0, err
+	}
+	switch kind {
+	case tokInt:
+		if n < maxNativeInt && n > -maxNativeInt {
+			return history.Value(n), nil
+		}
+		// Named by its decimal form, as the text and binary readers do.
+		s = strconv.AppendInt(p.buf[:0], n, 10)
+		p.buf = s
+		fallthrough
+	case tokString, tokBigInt:
+		v, ok := r.vals[string(s)]
+		if !ok {
+			v = r.b.StringValue(string(s))
+			r.vals[string(s)] = v
+		}
+		return v, nil
+	case tokNull:
+		return 0, &syntaxError{col, fmt.Sprintf("%s cannot be null: null is no write's value", what)}
+	}
+	return 0, &syntaxError{col, fmt.Sprintf("%s must be an integer, a string or null, got %s", what, kind)}
 }
 
 // opSep consumes the ',' after element n of op i.
@@ -461,6 +727,9 @@ const (
 	tokBool
 	tokArray
 	tokObject
+	// tokBigInt is an integer from 2^63 to 2^64-1, given as its decimal
+	// text.
+	tokBigInt
 )
 
 func (k tokKind) String() string {
@@ -477,6 +746,8 @@ func (k tokKind) String() string {
 		return "an array"
 	case tokObject:
 		return "an object"
+	case tokBigInt:
+		return "an integer above 2^63-1"
 	}
 	return "?"
 }
@@ -515,15 +786,20 @@ func (p *scanner) describe() string {
 }
 
 // scalar scans a JSON value. For strings it returns the decoded bytes, valid
-// until the next call; for integers the number. Arrays, objects and booleans
-// are reported by kind and not consumed.
+// until the next call; for integers the number, or for integers beyond
+// int64 (tokBigInt, up to 2^64-1) their text. Arrays, objects and booleans are reported
+// by kind and not consumed.
 func (p *scanner) scalar() (kind tokKind, s []byte, n int64, err error) {
 	switch c := p.peek(); {
 	case c == '"':
 		s, err = p.str()
 		return tokString, s, 0, err
 	case c == '-' || c >= '0' && c <= '9':
+		start := p.i
 		n, err = p.integer()
+		if err == errBigInt {
+			return tokBigInt, p.s[start:p.i], 0, nil
+		}
 		return tokInt, nil, n, err
 	case c == 'n':
 		if p.literal("null") {
@@ -555,7 +831,11 @@ func (p *scanner) literal(lit string) bool {
 	return false
 }
 
-// integer scans a JSON number that must be an integer in int64 range.
+// errBigInt is the error of integer for an integer from 2^63 to 2^64-1.
+var errBigInt = errors.New("integer above 2^63-1")
+
+// integer scans a JSON number that must be an integer from -2^63 to
+// 2^64-1. Above 2^63-1 it returns errBigInt, having scanned the number.
 func (p *scanner) integer() (int64, error) {
 	start := p.i
 	neg := p.eat('-')
@@ -585,10 +865,12 @@ func (p *scanner) integer() (int64, error) {
 		return 0, p.errorf("%s is not an integer", text)
 	}
 	switch {
-	case overflow, !neg && u > math.MaxInt64, neg && u > 1<<63:
+	case overflow, neg && u > 1<<63:
 		text := cut(string(p.s[start:p.i]))
 		p.i = start
-		return 0, p.errorf("number %s out of range (not a 64-bit integer)", text)
+		return 0, p.errorf("number %s out of range (integers must fit 64 bits, from -2^63 to 2^64-1; write others as strings)", text)
+	case !neg && u > math.MaxInt64:
+		return 0, errBigInt
 	case neg:
 		return int64(-u), nil // -u wraps to MinInt64 for u == 1<<63
 	}
@@ -755,6 +1037,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 		}
 	}
 	var line []byte
+	next := 0 // the first list read not yet written
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		if int(tx.Session) >= len(sessions) || tx.Session < 0 {
@@ -777,39 +1060,44 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 			return fmt.Errorf("transaction %s: invalid status %v", cut(h.Name(t)), tx.Status)
 		}
 		line = append(line, `,"ops":[`...)
-		for j, op := range h.OpsOf(t) {
-			if j > 0 {
+		for j := tx.OpStart; j < tx.OpEnd; j++ {
+			op := h.Ops[j]
+			if j > tx.OpStart {
 				line = append(line, ',')
 			}
-			if op.Kind == history.Write {
-				line = append(line, `["w",`...)
-			} else {
+			switch {
+			case op.Kind == history.Read:
 				line = append(line, `["r",`...)
+			case h.Lists:
+				line = append(line, `["append",`...)
+			default:
+				line = append(line, `["w",`...)
 			}
 			if op.Key < 0 || int(op.Key) >= len(keys) {
 				return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(t)), op.Key)
 			}
 			line = append(line, keys[op.Key]...)
 			line = append(line, ',')
-			v := op.Value
-			if h.Init != history.Null && v == h.Init {
-				if op.Kind == history.Write {
-					return fmt.Errorf("transaction %s writes the initial value %s to key %s, which JSONL cannot represent", cut(h.Name(t)), cut(h.FormatValue(v)), cut(h.FormatKey(op.Key)))
-				}
-				v = history.Null
+			for next < len(h.ListReads) && h.ListReads[next].Op < j {
+				next++
 			}
+			var err error
 			switch {
-			case v == history.Null:
-				if op.Kind == history.Write {
-					return fmt.Errorf("transaction %s writes null to key %s", cut(h.Name(t)), cut(h.FormatKey(op.Key)))
-				}
+			case op.Kind == history.Write:
+				line, err = appendJSONValue(line, h, op.Value)
+			case next < len(h.ListReads) && h.ListReads[next].Op == j:
+				line, err = appendJSONList(line, h, h.ListReads[next].Values)
+			case h.Lists && op.Value != h.Init:
+				err = fmt.Errorf("it reads %s but no list", cut(h.FormatValue(op.Value)))
+			case h.Lists:
+				line = append(line, "[]"...) // the empty list
+			case op.Value == h.Init || op.Value == history.Null:
 				line = append(line, "null"...)
-			case v >= history.StringBase && int64(v-history.StringBase) < int64(len(h.ValueNames)):
-				line = appendJSONString(line, h.ValueNames[v-history.StringBase])
-			case v < maxNativeInt && v > -maxNativeInt:
-				line = strconv.AppendInt(line, int64(v), 10)
 			default:
-				return fmt.Errorf("transaction %s: value %d out of the range of JSONL integers (|v| < 2^62)", cut(h.Name(t)), int64(v))
+				line, err = appendJSONValue(line, h, op.Value)
+			}
+			if err != nil {
+				return fmt.Errorf("transaction %s, key %s: %w", cut(h.Name(t)), cut(h.FormatKey(op.Key)), err)
 			}
 			line = append(line, ']')
 		}
@@ -827,7 +1115,58 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 			return err
 		}
 	}
+	for _, o := range h.Orders {
+		if o.Key < 0 || int(o.Key) >= len(keys) {
+			return fmt.Errorf("version order: key %d out of range", o.Key)
+		}
+		line = append(line[:0], `{"key":`...)
+		line = append(line, keys[o.Key]...)
+		line = append(line, `,"order":`...)
+		var err error
+		if line, err = appendJSONList(line, h, o.Values); err != nil {
+			return fmt.Errorf("version order of key %s: %w", cut(h.FormatKey(o.Key)), err)
+		}
+		line = append(line, "}\n"...)
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
 	return nil
+}
+
+// appendJSONValue appends v, a value written: an integer, a string, or a
+// named integer (see values.go) as the integer it names.
+func appendJSONValue(b []byte, h *history.History, v history.Value) ([]byte, error) {
+	switch {
+	case v == history.Null:
+		return b, errors.New("writes null")
+	case h.Init != history.Null && v == h.Init:
+		return b, fmt.Errorf("writes the initial value %s, which JSONL cannot represent", cut(h.FormatValue(v)))
+	case v >= history.StringBase && int64(v-history.StringBase) < int64(len(h.ValueNames)):
+		name := h.ValueNames[v-history.StringBase]
+		if bigIntName(name) {
+			return append(b, name...), nil
+		}
+		return appendJSONString(b, name), nil
+	case v < maxNativeInt && v > -maxNativeInt:
+		return strconv.AppendInt(b, int64(v), 10), nil
+	}
+	return b, fmt.Errorf("value %d out of the range of JSONL integers (|v| < 2^62)", int64(v))
+}
+
+// appendJSONList appends the values vs as a JSON array.
+func appendJSONList(b []byte, h *history.History, vs []history.Value) ([]byte, error) {
+	b = append(b, '[')
+	for i, v := range vs {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		var err error
+		if b, err = appendJSONValue(b, h, v); err != nil {
+			return b, err
+		}
+	}
+	return append(b, ']'), nil
 }
 
 // appendJSONName appends a session or key name: as an integer if it is the

@@ -3,6 +3,7 @@ package format
 import (
 	"bufio"
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"slices"
@@ -121,7 +122,7 @@ func TestReadJSONLErrors(t *testing.T) {
 		msg  string
 	}{
 		{`{"session":0,"ops":[["r","x",null]]} extra`, 1, `column 38: unexpected "extra" after the transaction object`},
-		{`{"session":0,"opz":[]}`, 1, `column 14: unknown field "opz" (want session, id, status, ops, start or end)`},
+		{`{"session":0,"opz":[]}`, 1, `column 14: unknown field "opz" (want session, id, status, ops, start or end; or key and order in a version order)`},
 		{`{"ops":[]}`, 1, `missing field "session"`},
 		{`{"session":0}`, 1, `missing field "ops"`},
 		{`{}`, 1, `missing field "session"`},
@@ -131,12 +132,14 @@ func TestReadJSONLErrors(t *testing.T) {
 		{`{"session":0,"ops":[["r"]]}`, 1, `ops[0] has 1 element: want [kind, key, value]`},
 		{`{"session":0,"ops":[[]]}`, 1, `ops[0] is empty`},
 		{`{"session":0,"ops":[["w","x",1],["r","x",1,2]]}`, 1, `ops[1] has more than 3 elements`},
-		{`{"session":0,"ops":[["x","x",1]]}`, 1, `ops[0]: unknown operation "x" (want "r" or "w")`},
-		{`{"session":0,"ops":[[1,"x",1]]}`, 1, `ops[0]: operation must be "r" or "w", got an integer`},
+		{`{"session":0,"ops":[["x","x",1]]}`, 1, `ops[0]: unknown operation "x" (want "r", "w" or "append")`},
+		{`{"session":0,"ops":[[1,"x",1]]}`, 1, `ops[0]: operation must be "r", "w" or "append", got an integer`},
 		{`{"session":0,"ops":[["w","x",null]]}`, 1, `ops[0]: a write cannot write null`},
-		{`{"session":0,"ops":[["w","x",4611686018427387904]]}`, 1, `ops[0]: value 4611686018427387904 out of range: integers must be between -(2^62-1) and 2^62-1; write larger values as strings`},
-		{`{"session":0,"ops":[["w","x",-4611686018427387904]]}`, 1, `out of range`},
-		{`{"session":0,"ops":[["w","x",99999999999999999999]]}`, 1, `column 30: number 99999999999999999999 out of range (not a 64-bit integer)`},
+		{`{"session":0,"ops":[["w","x",18446744073709551616]]}`, 1, `column 30: number 18446744073709551616 out of range (integers must fit 64 bits, from -2^63 to 2^64-1; write others as strings)`},
+		{`{"session":0,"ops":[["w","x",-9223372036854775809]]}`, 1, `column 30: number -9223372036854775809 out of range`},
+		{`{"session":0,"ops":[["w",18446744073709551616,1]]}`, 1, `column 26: number 18446744073709551616 out of range`},
+		{`{"session":0,"ops":[],"start":9223372036854775808}`, 1, `"start" 9223372036854775808 out of range (the largest is 2^63-1)`},
+		{`{"session":0,"ops":[],"status":9223372036854775808}`, 1, `"status" must be a string, got an integer above 2^63-1`},
 		{`{"session":0,"ops":[["w","x",1.5]]}`, 1, `column 30: 1.5 is not an integer`},
 		{`{"session":0,"ops":[["w","x",1e3]]}`, 1, `1e3 is not an integer`},
 		{`{"session":0,"ops":[["w","x",01]]}`, 1, `invalid number 01: leading zero`},
@@ -365,5 +368,268 @@ func TestWriteJSONLErrors(t *testing.T) {
 	b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.Key("\xff"), Value: 1}})
 	if err := Write(io.Discard, b.History(), JSONL); err == nil || !strings.Contains(err.Error(), "UTF-8") {
 		t.Errorf("bad key: got %v", err)
+	}
+}
+
+// dumpLists renders what dump leaves out of a history of lists: the lists
+// read and the stated version orders.
+func dumpLists(h *history.History) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "lists %v\n", h.Lists)
+	for _, lr := range h.ListReads {
+		fmt.Fprintf(&b, "op %d reads", lr.Op)
+		for _, v := range lr.Values {
+			fmt.Fprintf(&b, " %s", h.FormatValue(v))
+		}
+		b.WriteByte('\n')
+	}
+	for _, o := range h.Orders {
+		fmt.Fprintf(&b, "order %s:", h.FormatKey(o.Key))
+		for _, v := range o.Values {
+			fmt.Fprintf(&b, " %s", h.FormatValue(v))
+		}
+		b.WriteByte('\n')
+	}
+	return b.String()
+}
+
+func TestReadJSONLLists(t *testing.T) {
+	in := `{"session":0,"ops":[["r","x",null],["r","y",[]]]}
+{"session":0,"ops":[["append","x",1],["append","x","two"],["r","x",[1,"two"]]]}
+{"key":"x","order":[1,"two",3]}
+{"session":1,"status":"unknown","ops":[["append","x",3],["append",5,-4]]}
+{"session":1,"status":"aborted","ops":[["r","x",[1]],["r",5,[-4]],["r","y",null]]}
+{"order":[-4],"key":5}
+`
+	h, err := Read(strings.NewReader(in), "l.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	want := `init null
+session 0: 0 1
+session 1: 2 3
+0 "1" s0 committed: r(x,null) r(y,null)
+1 "2" s0 committed: w(x,1) w(x,"two") r(x,"two")
+2 "4" s1 unknown: w(x,3) w(5,-4)
+3 "5" s1 aborted: r(x,1) r(5,-4) r(y,null)
+lists true
+op 4 reads 1 "two"
+op 7 reads 1
+op 8 reads -4
+order x: 1 "two" 3
+order 5: -4
+`
+	if got := dump(h, false) + dumpLists(h); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := `{"session":0,"id":"1","ops":[["r","x",[]],["r","y",[]]]}
+{"session":0,"id":"2","ops":[["append","x",1],["append","x","two"],["r","x",[1,"two"]]]}
+{"session":1,"id":"4","status":"unknown","ops":[["append","x",3],["append",5,-4]]}
+{"session":1,"id":"5","status":"aborted","ops":[["r","x",[1]],["r",5,[-4]],["r","y",[]]]}
+{"key":"x","order":[1,"two",3]}
+{"key":5,"order":[-4]}
+`
+	if buf.String() != wantOut {
+		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), wantOut)
+	}
+	h2 := roundTrip(t, h, JSONL)
+	if a, b := dump(h, false)+dumpLists(h), dump(h2, false)+dumpLists(h2); a != b {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+
+	// Orders hold for registers too; a history of only null reads is one
+	// of registers.
+	in = `{"session":0,"ops":[["w","x",1],["w","x",2],["r","y",null]]}
+{"key":"x","order":[2,1]}
+`
+	h, err = Read(strings.NewReader(in), "o.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, want := dumpLists(h), "lists false\norder x: 2 1\n"; got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	buf.Reset()
+	if err := Write(&buf, h, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"session":0,"id":"1","ops":[["w","x",1],["w","x",2],["r","y",null]]}
+{"key":"x","order":[2,1]}
+`; buf.String() != want {
+		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), want)
+	}
+}
+
+func TestReadJSONLListErrors(t *testing.T) {
+	const (
+		ap  = `{"session":0,"ops":[["append","x",1]]}` + "\n"
+		lr  = `{"session":0,"ops":[["r","x",[1]]]}` + "\n"
+		w   = `{"session":0,"ops":[["w","y",1]]}` + "\n"
+		r   = `{"session":0,"ops":[["r","y",1]]}` + "\n"
+		nul = `{"session":0,"ops":[["r","y",null],["r","z",null]]}` + "\n"
+	)
+	tests := []struct {
+		in   string
+		line int
+		msg  string
+	}{
+		{ap + w, 2, `column 22: ops[0] writes with "w", but line 1 appends: a history holds either lists ("append", reads of arrays) or registers ("w", reads of single values)`},
+		{w + nul + ap, 3, `ops[0] appends, but line 1 writes with "w"`},
+		{nul + lr + r, 3, `column 30: ops[0] reads a single value, but line 2 reads a list`},
+		{r + lr, 2, `column 30: ops[0] reads a list, but line 1 reads a single value`},
+		{`{"session":0,"ops":[["append","x",1],["w","x",2]]}`, 1, `ops[1] writes with "w", but line 1 appends`},
+		{`{"session":0,"ops":[["r","x",[]],["r","x",5]]}`, 1, `ops[1] reads a single value, but line 1 reads a list`},
+		{`{"session":0,"ops":[["append","x",[1]]]}`, 1, `column 35: ops[0]: an append writes one value, not an array`},
+		{`{"session":0,"ops":[["w","x",[1]]]}`, 1, `ops[0]: a write writes one value, not an array`},
+		{`{"session":0,"ops":[["append","x",null]]}`, 1, `ops[0]: a write cannot write null`},
+		{`{"session":0,"ops":[["r","x",[1,null]]]}`, 1, `column 33: ops[0]: element 1 of the list cannot be null`},
+		{`{"session":0,"ops":[["r","x",[1,[2]]]]}`, 1, `ops[0]: element 1 of the list must be an integer, a string or null, got an array`},
+		{`{"session":0,"ops":[["r","x",[1 2]]]}`, 1, `expected ',' or ']' after element 0 of the list of ops[0], got "2]]]}"`},
+		{`{"session":0,"ops":[["r","x",[1,2]`, 1, `column 35: expected ']' after ops[0], got end of line`},
+		{`{"key":"x"}`, 1, `missing field "order" (a line with "key" states a version order)`},
+		{`{"order":[]}`, 1, `missing field "key" of the version order`},
+		{`{"session":0,"key":"x","order":[1]}`, 1, `a line with "key" or "order" states a version order and holds only those two fields, not a transaction's`},
+		{`{"key":"x","order":[1],"ops":[]}`, 1, `holds only those two fields`},
+		{`{"key":"x","order":1}`, 1, `"order" must be an array of the values written to the key, in the order they were installed, got "1}"`},
+		{`{"key":"x","order":[1,null]}`, 1, `order[1] cannot be null`},
+		{`{"key":"x","order":[1,2,1]}`, 1, `column 25: order[2] repeats order[0], 1: a value is installed once`},
+		{`{"key":"x","order":[1,"1"]}`, 1, `names value 1, which`}, // distinct values; 1 is not written
+		{`{"key":null,"order":[]}`, 1, `"key" must be a string or an integer, got null`},
+		{ap + `{"key":"x","order":[1]}` + "\n" + `{"key":"y","order":[]}` + "\n" + `{"order":[],"key":"x"}`, 4, `a second version order of key "x": the first is at bad.jsonl:2`},
+		{ap + `{"key":"x","order":[1,2]}` + "\n", 2, `the order of key x names value 2, which no transaction writes to it`},
+		{`{"key":"x","order":[1]}` + "\n" + `{"session":0,"ops":[["r","x",[1]]]}`, 1, `the order of key x names value 1, which no transaction writes to it`},
+	}
+	for _, tt := range tests {
+		_, err := Read(strings.NewReader(tt.in), "bad.jsonl", JSONL)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.in, tt.msg)
+			continue
+		}
+		e := checkError(t, err)
+		if e.File != "bad.jsonl" || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("%s:\ngot  %v\nwant bad.jsonl:%d: ...%s...", tt.in, err, tt.line, tt.msg)
+		}
+	}
+}
+
+// TestJSONLIntegerEdges reads integers at the edges of the native range
+// and of 64 bits: those of 2^62 and more are named values, the same as the
+// strings of their digits, and are written back as integers.
+func TestJSONLIntegerEdges(t *testing.T) {
+	edges := []string{
+		"4611686018427387903", "-4611686018427387903", // ±(2^62-1): integers
+		"4611686018427387904", "-4611686018427387904", // ±2^62: named
+		"9223372036854775807", "-9223372036854775808", // int64
+		"9223372036854775808", "18446744073709551615", // above int64, u64
+	}
+	var in strings.Builder
+	for _, e := range edges {
+		fmt.Fprintf(&in, `{"session":%s,"id":%s,"ops":[["w",%s,%s],["r",%s,%s],["w","s",%q]]}`+"\n", e, e, e, e, e, e, e)
+	}
+	h, err := Read(strings.NewReader(in.String()), "edges.jsonl", JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	for i, e := range edges {
+		ops := h.OpsOf(i)
+		named := i >= 2
+		if got := h.FormatValue(ops[0].Value); named && got != strconv.Quote(e) || !named && got != e {
+			t.Errorf("%s read as %s", e, got)
+		}
+		if named != (ops[0].Value >= history.StringBase) {
+			t.Errorf("%s: value %d", e, ops[0].Value)
+		}
+		if ops[0].Value != ops[1].Value || named != (ops[0].Value == ops[2].Value) {
+			t.Errorf("%s: values %v", e, ops)
+		}
+		if h.FormatKey(ops[0].Key) != e || h.SessionName(int(h.Txns[i].Session)) != e || h.Txns[i].ID != e {
+			t.Errorf("%s: key %s, session %s, id %s", e, h.FormatKey(ops[0].Key), h.SessionName(int(h.Txns[i].Session)), h.Txns[i].ID)
+		}
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, JSONL); err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range edges[2:] {
+		if !strings.Contains(buf.String(), ","+e+"]") {
+			t.Errorf("%s is not written as an integer:\n%s", e, buf.String())
+		}
+	}
+	h2 := roundTrip(t, h, JSONL)
+	if a, b := dump(h, false), dump(h2, false); a != b || !sameHistory(h, h2) {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+	// Strings of digits that are not integers of that range stay strings.
+	for _, s := range []string{"18446744073709551616", "-9223372036854775809", "04611686018427387904", "4611686018427387903", "-0", "99999999999999999999999"} {
+		if bigIntName(s) {
+			t.Errorf("bigIntName(%q)", s)
+		}
+		in := `{"session":0,"ops":[["w","x",` + strconv.Quote(s) + `]]}`
+		h, err := Read(strings.NewReader(in), "s.jsonl", JSONL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		buf.Reset()
+		if err := Write(&buf, h, JSONL); err != nil || !strings.Contains(buf.String(), strconv.Quote(s)) {
+			t.Errorf("%q written as %s (%v)", s, buf.String(), err)
+		}
+	}
+}
+
+// randomListHistory builds a random native history of lists, with stated
+// orders of some keys.
+func randomListHistory(rng *rand.Rand, txns, ops int) *history.History {
+	b := history.NewBuilder(history.Null, "random")
+	keys := []history.Key{b.Key("x"), b.IntKey(7), b.Key("k\"é")}
+	written := make([][]history.Value, len(keys))
+	next := history.Value(1)
+	var buf []history.Op
+	var lists [][]history.Value
+	for i := 0; i < txns; i++ {
+		buf, lists = buf[:0], lists[:0]
+		for j := rng.IntN(ops + 1); j > 0; j-- {
+			k := rng.IntN(len(keys))
+			op := history.Op{Key: keys[k]}
+			var l []history.Value
+			if rng.IntN(2) == 0 {
+				op.Kind = history.Write
+				op.Value = next
+				if rng.IntN(3) == 0 {
+					op.Value = b.StringValue("v" + strconv.Itoa(int(next)))
+				}
+				next++
+				written[k] = append(written[k], op.Value)
+			} else {
+				l = written[k][:rng.IntN(len(written[k])+1)]
+			}
+			buf = append(buf, op)
+			lists = append(lists, l)
+		}
+		tx := history.Txn{ID: "t" + strconv.Itoa(i), Session: b.IntSession(int64(rng.IntN(3))), Status: history.Status(rng.IntN(3)), Start: history.NoTime, End: history.NoTime}
+		b.AddListTxn(tx, buf, lists)
+	}
+	for k := range keys {
+		if rng.IntN(2) == 0 {
+			b.AddOrder(keys[k], written[k][:rng.IntN(len(written[k])+1)])
+		}
+	}
+	return b.History()
+}
+
+func TestJSONLListRoundTrip(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	for i := 0; i < 50; i++ {
+		h := randomListHistory(rng, 20, 6)
+		h2 := roundTrip(t, h, JSONL)
+		checkConsistent(t, h2)
+		if a, b := dump(h, false)+dumpLists(h), dump(h2, false)+dumpLists(h2); a != b {
+			t.Fatalf("round trip changed the history:\n%s\nto\n%s", a, b)
+		}
 	}
 }

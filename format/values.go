@@ -3,22 +3,49 @@ package format
 import (
 	"math"
 	"strconv"
+	"strings"
 
 	"github.com/isocheck/isocheck/history"
 )
 
 // The integers of the text and binary formats are 64-bit, signed (text) or
-// unsigned (dbcop, Cobra); the native format's integers, and the integer
-// values of a History, lie strictly between -2^62 and 2^62 (see
+// unsigned (dbcop, Cobra), or either (JSONL). The
+// integer values of a History lie strictly between -2^62 and 2^62 (see
 // maxNativeInt). Readers and writers map them as follows, so that every
 // integer round-trips through every format that can hold it:
 //
-//   - A value u is the integer int64(u) when that is a native integer: u
-//     below 2^62, or (for u64) above 2^64-2^62, the two's complement of a
-//     negative integer. Any other u (from 2^62 to 2^64-2^62) is the named
-//     value (as a string in JSONL) whose name is u in decimal.
+//   - A value u of a binary format is the integer int64(u) when that is a
+//     native integer: u below 2^62, or (for u64) above 2^64-2^62, the two's
+//     complement of a negative integer. Any other u (from 2^62 to
+//     2^64-2^62) is the named value whose name is u in decimal.
+//   - Likewise an integer v of a text format (PolySI text, JSONL) is
+//     itself when |v| < 2^62, and otherwise the named value whose name is
+//     v in decimal, the same value as the JSONL string of those digits.
+//     JSONL integers go from -2^63 to 2^64-1, so that a named value of any
+//     format fits; the JSONL writer writes named values in that range (see
+//     bigIntName) back as integers.
 //   - A key u is the integer key u when u fits an int64, and otherwise the
 //     named key u in decimal; either way its name is u in decimal.
+
+// bigIntName reports whether name is the canonical decimal form of an
+// integer v that JSONL reads as a named value: 2^62 <= |v|, from -2^63 to
+// 2^64-1.
+func bigIntName(name string) bool {
+	digits := strings.TrimPrefix(name, "-")
+	if digits == "" || digits[0] == '0' || len(digits) > 20 {
+		return false // "", "-", "0", "-0", leading zeros, too long
+	}
+	for i := 0; i < len(digits); i++ {
+		if digits[i] < '0' || digits[i] > '9' {
+			return false
+		}
+	}
+	u, err := strconv.ParseUint(digits, 10, 64)
+	if err != nil || u < maxNativeInt {
+		return false
+	}
+	return len(digits) == len(name) || u <= 1<<63
+}
 
 // uintValue returns the value of the 64-bit integer u.
 func uintValue(b *history.Builder, u uint64) history.Value {
