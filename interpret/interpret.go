@@ -58,6 +58,11 @@ type Anomaly struct {
 	// Class is Adya's phenomenon (G0, G1a, G1b, G1c, G-single, G2-item,
 	// G2) when there is one.
 	Class string `json:"class,omitempty"`
+	// ElleType is Elle's name of the anomaly (see ElleCycleType and
+	// ElleAnomalyType; a violation shown by several cycles takes the
+	// least severe of their names), for output in Elle's terms. It is
+	// not part of isocheck's JSON, which ElleResult's map complements.
+	ElleType string `json:"-"`
 	// Description says what the anomaly means in general.
 	Description string `json:"description,omitempty"`
 	// Summary says what happened in this history.
@@ -182,6 +187,7 @@ func Explain(res *check.Result) *Report {
 	p := res.Polygraph
 	seed, _ := evidence(res)
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
+	d.lists = newListSource(p.History, nil, nil)
 	an := rep.Anomaly
 	an.HistoryTxns = len(p.History.Txns)
 	txns := map[int32]bool{}
@@ -189,6 +195,7 @@ func Explain(res *check.Result) *Report {
 	case len(res.Anomalies) > 0:
 		a := res.Anomalies[0]
 		an.Name = a.Kind.String()
+		an.ElleType = ElleAnomalyType(p.History, a)
 		an.Summary = d.anomaly(a)
 		anomalyTxns(p, a, txns)
 		if n := len(res.Anomalies); n > 1 {
@@ -196,6 +203,7 @@ func Explain(res *check.Result) *Report {
 		}
 	case res.Cycle != nil:
 		an.Name = Name(d.fold(res.Cycle, true))
+		an.ElleType = ElleCycleType(res.Cycle)
 		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
 		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
 	case res.Conflict != nil:
@@ -231,11 +239,25 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 			txns[t] = true
 		}
 	}
+	switch a.Kind {
+	case polygraph.IncompatibleOrder:
+		if a.OtherOp >= 0 {
+			if t := txnOfOp(p.History, a.OtherOp); p.IsTxn(t) {
+				txns[t] = true
+			}
+		}
+	case polygraph.SplitAppends:
+		// The transactions whose appends sit among the writer's.
+		for _, s := range splitCycle(p.History, a) {
+			txns[s.From] = true
+		}
+	}
 }
 
 func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool) {
 	either, or := d.fold(c.EitherCycle, true), d.fold(c.OrCycle, true)
 	an.Name = moreSpecific(Name(either), Name(or))
+	_, an.ElleType = leastSevere([][]polygraph.Edge{c.EitherCycle, c.OrCycle})
 	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
 	x := d.keyName(c.Constraint.Key)
 	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(c.Constraint.Key)), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
@@ -284,6 +306,7 @@ func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]b
 	if an.Name == "" {
 		an.Name = G2
 	}
+	_, an.ElleType = leastSevere(cycles)
 	an.Summary = fmt.Sprintf("no order of the writes avoids a cycle: every choice closes one of the %d cycles shown", len(cycles))
 }
 
@@ -299,7 +322,7 @@ func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, 
 	}
 	slices.Sort(ids)
 	for _, t := range ids {
-		an.Txns = append(an.Txns, txnInfo(h, int(t), d.name(t), orig, sel))
+		an.Txns = append(an.Txns, txnInfo(h, int(t), d.name(t), orig, sel, d.lists))
 	}
 	seen := map[string]bool{}
 	for _, s := range an.Edges {
@@ -349,7 +372,7 @@ func keysNamed(h *history.History, name ID) []history.Key {
 
 // txnInfo describes transaction t of h, named name. When orig is set, h
 // is a sub-history of orig cut by sel and t's place is taken from orig.
-func txnInfo(h *history.History, t int, name string, orig *history.History, sel *shrink.Selection) TxnInfo {
+func txnInfo(h *history.History, t int, name string, orig *history.History, sel *shrink.Selection, lists *listSource) TxnInfo {
 	tx := &h.Txns[t]
 	info := TxnInfo{
 		Name:    name,
@@ -358,8 +381,12 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 		Where:   h.Where(t),
 		Index:   t,
 	}
-	for _, op := range h.OpsOf(t) {
-		info.Ops = append(info.Ops, Op{Kind: op.Kind.String(), Key: ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value)})
+	for i := tx.OpStart; i < tx.OpEnd; i++ {
+		if lists != nil {
+			info.Ops = append(info.Ops, lists.op(i))
+		} else {
+			info.Ops = append(info.Ops, opOf(h, i))
+		}
 	}
 	if tx.Start != history.NoTime {
 		s := tx.Start
@@ -419,10 +446,12 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		all[t] = int32(t)
 	}
 	d := newDescriber(a.p, a.why, true, nameTxns(m, all, func(t int32) int { return int(sel.Txns[t]) }))
+	d.lists = newListSource(m, h, &sel)
 	switch {
 	case len(a.anomalies) > 0:
 		x := a.anomalies[0]
 		an.Name = x.Kind.String()
+		an.ElleType = ElleAnomalyType(m, x)
 		an.Summary = d.anomaly(x)
 		if x.Kind == polygraph.LostUpdate {
 			lostUpdate(d, an, x)
@@ -430,6 +459,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	case a.cycle != nil:
 		f := d.fold(a.cycle, true)
 		an.Name = Name(f)
+		an.ElleType = ElleCycleType(a.cycle)
 		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
 		an.Summary = cycleSummary(d, an.Name, f)
 	case a.conflict != nil:

@@ -57,11 +57,12 @@ func TestNamedAnomalies(t *testing.T) {
 		history string
 		want    string   // anomaly name
 		class   string   // Adya class
+		elle    string   // Elle's name (ElleType)
 		txns    []string // counterexample transactions
 		edges   []string // cycle edges (nil: no cycle)
 	}{
 		{
-			name: "MTC lost update", level: level.SI, want: "LostUpdate", class: "G-single",
+			name: "MTC lost update", level: level.SI, elle: "lost-update", want: "LostUpdate", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["w", "x", 2]]}
@@ -70,7 +71,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -RW x-> T2", "T1 -WW x-> T2", "T2 -RW x-> T1", "T2 -WW x-> T1"},
 		},
 		{
-			name: "MTC write skew", level: level.SER, want: "WriteSkew", class: "G2-item",
+			name: "MTC write skew", level: level.SER, elle: "G2-item", want: "WriteSkew", class: "G2-item",
 			history: `
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "y", null], ["w", "y", 1]]}
@@ -79,7 +80,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -RW y-> T2", "T2 -RW x-> T1"},
 		},
 		{
-			name: "MTC long fork", level: level.SI, want: "LongFork", class: "G2",
+			name: "MTC long fork", level: level.SI, elle: "G-nonadjacent", want: "LongFork", class: "G2",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["w", "y", 1]]}
@@ -89,7 +90,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -WR x-> T3", "T2 -WR y-> T4", "T3 -RW y-> T2", "T4 -RW x-> T1"},
 		},
 		{
-			name: "MTC causality violation", level: level.SI, want: "CausalityViolation", class: "G-single",
+			name: "MTC causality violation", level: level.SI, elle: "G-single", want: "CausalityViolation", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1], ["w", "y", 1]]}
@@ -98,7 +99,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -WR x-> T2", "T2 -WR y-> T3", "T3 -RW x-> T1"},
 		},
 		{
-			name: "MTC session guarantee (read your writes)", level: level.SI, want: "SessionGuaranteeViolation", class: "G-single",
+			name: "MTC session guarantee (read your writes)", level: level.SI, elle: "G-single-process", want: "SessionGuaranteeViolation", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T9", "ops": [["w", "z", 1]]}
@@ -107,7 +108,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -SO-> T2", "T2 -RW x-> T1"},
 		},
 		{
-			name: "session guarantee (monotonic reads)", level: level.SI, want: "SessionGuaranteeViolation", class: "G-single",
+			name: "session guarantee (monotonic reads)", level: level.SI, elle: "G-single-process", want: "SessionGuaranteeViolation", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "y", 1]]}
@@ -116,7 +117,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -WR y-> T2", "T2 -SO-> T3", "T3 -RW x-> T1"},
 		},
 		{
-			name: "fractured read", level: level.SI, want: "FracturedRead", class: "G-single",
+			name: "fractured read", level: level.SI, elle: "G-single", want: "FracturedRead", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`,
@@ -124,7 +125,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -WR x-> T2", "T2 -RW y-> T1"},
 		},
 		{
-			name: "G1c circular information flow", level: level.SI, want: "G1c", class: "G1c",
+			name: "G1c circular information flow", level: level.SI, elle: "G1c", want: "G1c", class: "G1c",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["r", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["w", "y", 1], ["r", "x", 1]]}`,
@@ -135,7 +136,7 @@ func TestNamedAnomalies(t *testing.T) {
 			// Session order and a read alone close the cycle, with no
 			// anti-dependency: information flowed in a circle (G1c; Elle's
 			// G1c-process), no write was missed.
-			name: "read from a later transaction of the session", level: level.SER, want: "G1c", class: "G1c",
+			name: "read from a later transaction of the session", level: level.SER, elle: "G1c-process", want: "G1c", class: "G1c",
 			history: `
 {"session": 1, "id": "T1", "ops": [["r", "x", 1]]}
 {"session": 1, "id": "T2", "ops": [["w", "x", 1]]}`,
@@ -143,7 +144,7 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -SO-> T2", "T2 -WR x-> T1"},
 		},
 		{
-			name: "real-time violation", level: level.SSER, want: "RealTimeViolation",
+			name: "real-time violation", level: level.SSER, elle: "G-single-realtime", want: "RealTimeViolation",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]], "start": 0, "end": 10}
 {"session": 2, "id": "T2", "ops": [["r", "x", null]], "start": 20, "end": 30}`,
@@ -151,45 +152,45 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -RT-> T2", "T2 -RW x-> T1"},
 		},
 		{
-			name: "thin-air read", level: level.SER, want: "ThinAirRead",
+			name: "thin-air read", level: level.SER, elle: "G1a", want: "ThinAirRead",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 5]]}`,
 			txns: []string{"T2"},
 		},
 		{
-			name: "G1a aborted read", level: level.SI, want: "AbortedRead", class: "G1a",
+			name: "G1a aborted read", level: level.SI, elle: "G1a", want: "AbortedRead", class: "G1a",
 			history: `
 {"session": 1, "id": "T1", "status": "aborted", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1]]}`,
 			txns: []string{"T1", "T2"},
 		},
 		{
-			name: "G1b intermediate read", level: level.SI, want: "IntermediateRead", class: "G1b",
+			name: "G1b intermediate read", level: level.SI, elle: "G1b", want: "IntermediateRead", class: "G1b",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "x", 2]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1]]}`,
 			txns: []string{"T1", "T2"},
 		},
 		{
-			name: "future read", level: level.SER, want: "FutureRead",
+			name: "future read", level: level.SER, elle: "future-read", want: "FutureRead",
 			history: `{"session": 1, "id": "T1", "ops": [["r", "x", 1], ["w", "x", 1]]}`,
 			txns:    []string{"T1"},
 		},
 		{
-			name: "not my own write", level: level.SER, want: "NotMyOwnWrite",
+			name: "not my own write", level: level.SER, elle: "internal", want: "NotMyOwnWrite",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["r", "x", 2]]}
 {"session": 2, "id": "T2", "ops": [["w", "x", 2]]}`,
 			txns: []string{"T1", "T2"},
 		},
 		{
-			name: "not my last write", level: level.SER, want: "NotMyLastWrite",
+			name: "not my last write", level: level.SER, elle: "internal", want: "NotMyLastWrite",
 			history: `{"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "x", 2], ["r", "x", 1]]}`,
 			txns:    []string{"T1"},
 		},
 		{
-			name: "non-repeatable read", level: level.SER, want: "NonRepeatableRead",
+			name: "non-repeatable read", level: level.SER, elle: "internal", want: "NonRepeatableRead",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "x", 1]]}`,
@@ -205,6 +206,9 @@ func TestNamedAnomalies(t *testing.T) {
 			}
 			if tt.class != "" && a.Class != tt.class {
 				t.Errorf("class %q, want %q", a.Class, tt.class)
+			}
+			if a.ElleType != tt.elle {
+				t.Errorf("Elle's name %q, want %q", a.ElleType, tt.elle)
 			}
 			var txns []string
 			for _, x := range a.Txns {

@@ -23,6 +23,8 @@ type describer struct {
 	full     bool
 	// names are the report's names of its transactions (see Report).
 	names map[int32]string
+	// lists, set for a history of lists, finds the lists read.
+	lists *listSource
 }
 
 type txnKey struct {
@@ -257,7 +259,49 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 	case polygraph.RT:
 		s.Reason = fmt.Sprintf("%s ended (at %d) before %s started (at %d)", from, h.Txns[e.From].End, to, h.Txns[e.To].Start)
 	}
+	if d.lists != nil {
+		if r := d.listReason(e, s); r != "" {
+			s.Reason = r
+		}
+	}
 	return s
+}
+
+// listReason says why a dependency of a history of lists holds, in terms
+// of appends and the lists read, or returns "".
+func (d *describer) listReason(e polygraph.Edge, s Step) string {
+	from, to := d.name(e.From), d.name(e.To)
+	x := d.keyName(e.Key)
+	switch e.Kind {
+	case polygraph.WR:
+		l, ok := d.lists.firstRead(e.To, e.Key)
+		switch {
+		case !ok:
+		case e.From == d.p.T0:
+			return fmt.Sprintf("%s read %s=%s, the initial list", to, x, l)
+		default:
+			return fmt.Sprintf("%s read %s=%s, ending in %s's append of %s", to, x, l, from, s.FromValue)
+		}
+	case polygraph.WW:
+		if e.From == d.p.T0 {
+			return fmt.Sprintf("%s appended %s to the initial %s", to, s.ToValue, x)
+		}
+		return fmt.Sprintf("%s appended %s to %s after %s's append of %s", to, s.ToValue, x, from, s.FromValue)
+	case polygraph.RW:
+		if l, ok := d.lists.firstRead(e.From, e.Key); ok {
+			return fmt.Sprintf("%s read %s=%s, without %s's append of %s", from, x, l, to, s.ToValue)
+		}
+	}
+	return ""
+}
+
+// listAt returns the list read by operation op of a history of lists.
+func (d *describer) listAt(op int32) (Value, bool) {
+	if d.lists == nil || op < 0 || int(op) >= len(d.h.Ops) || d.h.Ops[op].Kind != history.Read {
+		return Value{}, false
+	}
+	v := d.lists.op(op).Value
+	return v, v.Kind() == KindList
 }
 
 // direct reports whether the history shows e without any order of writes
@@ -383,6 +427,11 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 		}
 		return "the initial state"
 	}
+	if l, ok := d.listAt(a.Op); ok {
+		if r := d.listAnomaly(a, l); r != "" {
+			return r
+		}
+	}
 	switch a.Kind {
 	case polygraph.ThinAirRead:
 		return fmt.Sprintf("%s read %s, a value no transaction wrote", reader, kv)
@@ -416,4 +465,53 @@ func (d *describer) describeNode(u int32) string {
 		return "the initial state"
 	}
 	return d.name(u)
+}
+
+// listAnomaly describes an anomaly of a read of list l, or returns "".
+func (d *describer) listAnomaly(a polygraph.Anomaly, l Value) string {
+	h := d.h
+	reader := d.name(a.Txn)
+	x := d.keyName(a.Key)
+	xl := fmt.Sprintf("%s=%s", x, l)
+	elem := valueOf(h, a.Value)
+	writer := "the initial state"
+	if d.p.IsTxn(a.Writer) {
+		writer = d.name(a.Writer)
+	}
+	switch a.Kind {
+	case polygraph.ThinAirRead:
+		return fmt.Sprintf("%s read %s, whose element %s no transaction appended", reader, xl, elem)
+	case polygraph.AbortedRead:
+		return fmt.Sprintf("%s read %s, whose element %s was appended by %s, which %s", reader, xl, elem, writer, h.Txns[a.Writer].Status)
+	case polygraph.IntermediateRead:
+		return fmt.Sprintf("%s read %s, ending in %s's append of %s, which %s followed with another append to %s before committing", reader, xl, writer, elem, writer, x)
+	case polygraph.FutureRead:
+		return fmt.Sprintf("%s read %s, which holds %s, an element it appends only later", reader, xl, elem)
+	case polygraph.NotMyOwnWrite:
+		return fmt.Sprintf("%s appended to %s and then read %s, which does not end with its own append", reader, x, xl)
+	case polygraph.NonRepeatableRead:
+		return fmt.Sprintf("%s read %s twice and got different lists (the second %s)", reader, x, l)
+	case polygraph.DuplicateElements:
+		return fmt.Sprintf("%s read %s, which holds %s more than once", reader, xl, elem)
+	case polygraph.IncompatibleOrder:
+		if other, ok := d.listAt(a.OtherOp); ok {
+			return fmt.Sprintf("%s read %s and %s read %s=%s: neither list is a prefix of the other, so no order of the appends explains both",
+				reader, xl, d.name(txnOfOp(h, a.OtherOp)), x, other)
+		}
+		for _, o := range h.Orders {
+			if o.Key == a.Key {
+				return fmt.Sprintf("%s read %s, which is not a prefix of the order of the appends the history states, %s", reader, xl, listOf(h, o.Values))
+			}
+		}
+	case polygraph.SplitAppends:
+		var own []Value
+		for _, op := range h.OpsOf(int(a.Writer)) {
+			if op.Kind == history.Write && op.Key == a.Key {
+				own = append(own, valueOf(h, op.Value))
+			}
+		}
+		return fmt.Sprintf("%s read %s, in which %s's appends to %s, %s, are not one run in program order: %s is out of place",
+			reader, xl, writer, x, ListValue(own), elem)
+	}
+	return ""
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/isocheck/isocheck/history"
 )
@@ -56,6 +57,7 @@ const (
 	KindNull                    // null: what a read returns when it saw no write
 	KindInt                     // an integer
 	KindString                  // a string
+	KindList                    // a list of values: what a read of a list returned
 )
 
 // A Value is a value read or written, as the input wrote it: an integer,
@@ -65,6 +67,7 @@ type Value struct {
 	kind ValueKind
 	n    int64
 	s    string
+	list []Value
 }
 
 // IntValue returns a Value for an integer.
@@ -75,6 +78,24 @@ func StringValue(s string) Value { return Value{kind: KindString, s: s} }
 
 // NullValue returns the null Value.
 func NullValue() Value { return Value{kind: KindNull} }
+
+// ListValue returns a Value for a list (of a list history, see
+// history.History.Lists): the elements, first appended first.
+func ListValue(elems []Value) Value {
+	if elems == nil {
+		elems = []Value{}
+	}
+	return Value{kind: KindList, list: elems}
+}
+
+// listOf returns h's list of elements vs as a list Value.
+func listOf(h *history.History, vs []history.Value) Value {
+	elems := make([]Value, len(vs))
+	for i, v := range vs {
+		elems[i] = valueOf(h, v)
+	}
+	return ListValue(elems)
+}
 
 // valueOf returns h's value v as a Value.
 func valueOf(h *history.History, v history.Value) Value {
@@ -90,24 +111,40 @@ func valueOf(h *history.History, v history.Value) Value {
 // Kind returns the kind of v.
 func (v Value) Kind() ValueKind { return v.kind }
 
-// Any returns v as an int64, a string or nil (for null and no value).
+// Any returns v as an int64, a string, a []any of the elements of a
+// list, or nil (for null and no value).
 func (v Value) Any() any {
 	switch v.kind {
 	case KindInt:
 		return v.n
 	case KindString:
 		return v.s
+	case KindList:
+		out := make([]any, len(v.list))
+		for i, e := range v.list {
+			out[i] = e.Any()
+		}
+		return out
 	}
 	return nil
 }
+
+// List returns the elements of a list Value (nil for other kinds).
+func (v Value) List() []Value { return v.list }
 
 // IsZero reports whether v holds no value.
 func (v Value) IsZero() bool { return v.kind == KindNone }
 
 // String formats v as the text reports write it: 7, "yes" (quoted), null,
-// or ? for no value.
+// [1 2 3] for a list (as EDN writes it), or ? for no value.
 func (v Value) String() string {
 	switch v.kind {
+	case KindList:
+		elems := make([]string, len(v.list))
+		for i, e := range v.list {
+			elems[i] = e.String()
+		}
+		return "[" + strings.Join(elems, " ") + "]"
 	case KindNull:
 		return "null"
 	case KindInt:
@@ -118,10 +155,12 @@ func (v Value) String() string {
 	return "?"
 }
 
-// MarshalJSON writes v as a JSON number, string or null (also for no
-// value, which omitzero leaves out).
+// MarshalJSON writes v as a JSON number, string, array (a list) or null
+// (also for no value, which omitzero leaves out).
 func (v Value) MarshalJSON() ([]byte, error) {
 	switch v.kind {
+	case KindList:
+		return json.Marshal(v.list)
 	case KindInt:
 		return strconv.AppendInt(nil, v.n, 10), nil
 	case KindString:
@@ -130,12 +169,18 @@ func (v Value) MarshalJSON() ([]byte, error) {
 	return []byte("null"), nil
 }
 
-// UnmarshalJSON reads a JSON integer, string or null.
+// UnmarshalJSON reads a JSON integer, string, array (a list) or null.
 func (v *Value) UnmarshalJSON(b []byte) error {
 	b = bytes.TrimSpace(b)
 	switch {
 	case string(b) == "null":
 		*v = NullValue()
+	case len(b) > 0 && b[0] == '[':
+		var elems []Value
+		if err := json.Unmarshal(b, &elems); err != nil {
+			return err
+		}
+		*v = ListValue(elems)
 	case len(b) > 0 && b[0] == '"':
 		var s string
 		if err := json.Unmarshal(b, &s); err != nil {
@@ -154,12 +199,22 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 
 // An Op is one operation of a transaction.
 type Op struct {
-	Kind string `json:"kind"` // "r" (read) or "w" (write)
+	// Kind is "r" (read) or "w" (write); in a history of lists
+	// (history.History.Lists), "r" (a read of the whole list) or
+	// "append", Elle's name.
+	Kind string `json:"kind"`
 	Key  ID     `json:"key"`
 	// Value is the value read or written; a read that saw no write
-	// (in formats that say so) read null.
+	// (in formats that say so) read null. A read of a list holds the
+	// whole list, an array in JSON.
 	Value Value `json:"value"`
 }
 
-// String formats o as the text reports write it: r(x,1).
-func (o Op) String() string { return fmt.Sprintf("%s(%s,%s)", o.Kind, o.Key, o.Value) }
+// String formats o as the text reports write it: r(x,1) and w(x,2), or in
+// a history of lists append(x, 3) and r(x, [1 2 3]).
+func (o Op) String() string {
+	if o.Kind == "append" || o.Value.kind == KindList {
+		return fmt.Sprintf("%s(%s, %s)", o.Kind, o.Key, o.Value)
+	}
+	return fmt.Sprintf("%s(%s,%s)", o.Kind, o.Key, o.Value)
+}

@@ -1,0 +1,397 @@
+package interpret
+
+import (
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// Elle's names (jepsen-io/elle; Kingsbury and Alvaro, "Elle: Inferring
+// Isolation Anomalies from Experimental Observations", VLDB 2020), beside
+// isocheck's own. The rules below follow elle.txn's cycle explainer and
+// elle.list-append's checks; the model names follow
+// elle.consistency-model.
+
+// ElleModel returns Elle's name of the consistency model that isocheck's
+// level l checks, with session order (sessionOrder: each session's
+// transactions in the order it ran them, as isocheck checks by default)
+// or without it (every transaction its own session: the check of the
+// session-free model).
+//
+//	level  with session order                  without
+//	SSER   strict-serializable                 strict-serializable
+//	SER    strong-session-serializable         serializable
+//	SI     strong-session-snapshot-isolation   snapshot-isolation
+//	PC     prefix                              prefix
+//	CC     causal-cerone                       causal-cerone
+//	RA     read-atomic                         read-atomic
+//	RC     strong-session-read-committed       read-committed
+//
+// Strict serializability orders transactions in real time, which
+// includes the order of each (single-threaded) Jepsen process: it has no
+// session variant. Cerone, Bernardi and Gotsman's prefix, causal and read
+// atomic models, which Elle names prefix, causal-cerone and read-atomic,
+// include session order in their definitions (axiom SESSION); checked
+// without it, isocheck checks a weaker model Elle has no name for, whose
+// violation still rules Elle's model out, so the name stays. isocheck's
+// RC with session order forbids a transaction to read a write its own
+// session makes later (a G1c-process cycle), which Elle's
+// strong-session-read-committed (strong-session-PL-2) forbids and its
+// read-committed (PL-2) allows; it does not forbid a transaction to miss
+// its session's earlier write (G-single-process), which neither does.
+func ElleModel(l level.Level, sessionOrder bool) string {
+	switch l {
+	case level.SSER:
+		return "strict-serializable"
+	case level.SER:
+		if sessionOrder {
+			return "strong-session-serializable"
+		}
+		return "serializable"
+	case level.SI:
+		if sessionOrder {
+			return "strong-session-snapshot-isolation"
+		}
+		return "snapshot-isolation"
+	case level.PC:
+		return "prefix"
+	case level.CC:
+		return "causal-cerone"
+	case level.RA:
+		return "read-atomic"
+	case level.RC:
+		if sessionOrder {
+			return "strong-session-read-committed"
+		}
+		return "read-committed"
+	}
+	return ""
+}
+
+// elleImplies is the part of Elle's model hierarchy
+// (elle.consistency-model/models) between the models ElleModel names: a
+// history that satisfies a model satisfies each model it implies.
+var elleImplies = map[string][]string{
+	"strict-serializable":               {"strong-session-serializable"},
+	"strong-session-serializable":       {"serializable", "strong-session-snapshot-isolation"},
+	"serializable":                      {"snapshot-isolation"},
+	"strong-session-snapshot-isolation": {"snapshot-isolation", "strong-session-read-committed"},
+	"snapshot-isolation":                {"prefix"},
+	"prefix":                            {"causal-cerone"},
+	"causal-cerone":                     {"read-atomic"},
+	"read-atomic":                       {"read-committed"},
+	"strong-session-read-committed":     {"read-committed"},
+}
+
+// elleImpliesAll reports whether model a implies model b (or is b).
+func elleImpliesAll(a, b string) bool {
+	if a == b {
+		return true
+	}
+	for _, c := range elleImplies[a] {
+		if elleImpliesAll(c, b) {
+			return true
+		}
+	}
+	return false
+}
+
+// The suffixes of Elle's cycle anomalies that need edges beside the data
+// dependencies (elle.txn/cycle-explainer).
+const (
+	elleProcess  = "-process"
+	elleRealtime = "-realtime"
+)
+
+// ElleCycleType returns Elle's name of a cycle of dependencies, by the
+// rules of elle.txn's cycle explainer: by its anti-dependencies (RW) and
+// reads (WR), G-single with exactly one RW; with several, G2-item when
+// two RW edges are adjacent in the cycle (the last edge is adjacent to
+// the first) and G-nonadjacent when none are; with none, G1c when it has
+// a WR edge, else G0. Then the suffix -realtime when the cycle has a
+// real-time edge (RT), else -process when it has a session-order edge
+// (SO): G1c-process, G-single-realtime, ... Paths through the time nodes
+// of a polygraph count as real time.
+//
+// A cycle of session order and real time alone, with no data dependency
+// (the times a history gives contradicting its session order), is one
+// Elle cannot classify (its explainer throws); it is named G0 with its
+// suffix, Elle's name for the cycles with the fewest data dependencies.
+func ElleCycleType(cycle []polygraph.Edge) string {
+	kinds := make([]polygraph.EdgeKind, len(cycle))
+	for i, e := range cycle {
+		kinds[i] = e.Kind
+	}
+	return elleCycleKinds(kinds)
+}
+
+// ElleStepsType is ElleCycleType of a cycle of a report (Anomaly.Cycles).
+func ElleStepsType(cycle []Step) string {
+	kinds := make([]polygraph.EdgeKind, 0, len(cycle))
+	for _, s := range cycle {
+		switch s.Kind {
+		case "SO":
+			kinds = append(kinds, polygraph.SO)
+		case "WR":
+			kinds = append(kinds, polygraph.WR)
+		case "WW":
+			kinds = append(kinds, polygraph.WW)
+		case "RW":
+			kinds = append(kinds, polygraph.RW)
+		case "RT":
+			kinds = append(kinds, polygraph.RT)
+		}
+	}
+	return elleCycleKinds(kinds)
+}
+
+func elleCycleKinds(kinds []polygraph.EdgeKind) string {
+	var ww, wr, rw, so, rt int
+	adjacent := false
+	for i, k := range kinds {
+		switch k {
+		case polygraph.WW:
+			ww++
+		case polygraph.WR:
+			wr++
+		case polygraph.RW:
+			rw++
+			if kinds[(i+1)%len(kinds)] == polygraph.RW && len(kinds) > 1 {
+				adjacent = true
+			}
+		case polygraph.SO:
+			so++
+		case polygraph.RT:
+			rt++
+		}
+	}
+	var t string
+	switch {
+	case rw == 1:
+		t = "G-single"
+	case rw > 1 && adjacent:
+		t = "G2-item"
+	case rw > 1:
+		t = "G-nonadjacent"
+	case wr > 0:
+		t = "G1c"
+	default:
+		t = "G0"
+	}
+	switch {
+	case rt > 0:
+		t += elleRealtime
+	case so > 0:
+		t += elleProcess
+	}
+	return t
+}
+
+// elleCycleRank orders Elle's cycle anomalies from the least severe, as
+// elle.consistency-model's severity graph does: real-time anomalies
+// before session (process) ones before pure data ones, and within each,
+// G2-item, G-nonadjacent, G-single, G1c, G0. A violation shown by several
+// cycles, one of which the history must have whatever order of the writes
+// holds, is named after the least severe: the one claim that holds
+// whichever it is.
+func elleCycleRank(t string) int {
+	suffix := 2
+	switch {
+	case len(t) > len(elleRealtime) && t[len(t)-len(elleRealtime):] == elleRealtime:
+		suffix, t = 0, t[:len(t)-len(elleRealtime)]
+	case len(t) > len(elleProcess) && t[len(t)-len(elleProcess):] == elleProcess:
+		suffix, t = 1, t[:len(t)-len(elleProcess)]
+	}
+	base := map[string]int{"G2-item": 0, "G-nonadjacent": 1, "G-single": 2, "G1c": 3, "G0": 4}[t]
+	return suffix*5 + base
+}
+
+// leastSevere returns the index of the cycle whose Elle type is the least
+// severe, and that type.
+func leastSevere(cycles [][]polygraph.Edge) (int, string) {
+	best, bt := -1, ""
+	for i, c := range cycles {
+		t := ElleCycleType(c)
+		if best < 0 || elleCycleRank(t) < elleCycleRank(bt) {
+			best, bt = i, t
+		}
+	}
+	return best, bt
+}
+
+// ElleAnomalyType returns Elle's name of a non-cycle anomaly of history h:
+//
+//   - AbortedRead: G1a (elle.list-append/g1a-cases: a read of an element
+//     a failed transaction appended; the same for registers).
+//   - ThinAirRead: G1a. A value (or list element) no transaction wrote
+//     could only come from a write the history does not show committed,
+//     and Elle's nearest case is the read of a failed write: its
+//     list-append checker has no name of its own for an element nobody
+//     appended (it assumes every element has a writer), so isocheck
+//     reports thin air as G1a, the aborted-read family.
+//   - IntermediateRead: G1b (g1b-cases: the read's last element is an
+//     append its transaction followed with another to the same key).
+//   - FutureRead: future-read (op-future-read-case: a transaction read
+//     what it writes later).
+//   - NotMyOwnWrite, NotMyLastWrite and NonRepeatableRead: internal
+//     (op-int-case, Cerone et al.'s axiom INT: a read that disagrees with
+//     its own transaction's latest read or write of the key).
+//   - LostUpdate: lost-update (elle.txn/lost-update-cases).
+//   - IncompatibleOrder: incompatible-order; DuplicateElements:
+//     duplicate-elements (elle.list-append).
+//   - SplitAppends: G0 when another transaction's append sits between the
+//     writer's appends in the list read (or follows the first of them
+//     while a later one is missing): Elle orders each append after the
+//     element before it, which gives write-write edges both ways between
+//     the two transactions (elle.list-append/ww-graph). Otherwise (the
+//     writer's appends are the list's last elements but incomplete or out
+//     of program order) G1b: the list's state is not the one the writer
+//     committed, the state after its final append, which is what G1b is
+//     (Elle's g1b-cases flag such a read when its last element is one of
+//     the writer's non-final appends; an out-of-order run followed by
+//     other appends Elle does not flag at all, and G1b is the nearest
+//     name).
+func ElleAnomalyType(h *history.History, a polygraph.Anomaly) string {
+	switch a.Kind {
+	case polygraph.ThinAirRead, polygraph.AbortedRead:
+		return "G1a"
+	case polygraph.IntermediateRead:
+		return "G1b"
+	case polygraph.FutureRead:
+		return "future-read"
+	case polygraph.NotMyOwnWrite, polygraph.NotMyLastWrite, polygraph.NonRepeatableRead:
+		return "internal"
+	case polygraph.LostUpdate:
+		return "lost-update"
+	case polygraph.IncompatibleOrder:
+		return "incompatible-order"
+	case polygraph.DuplicateElements:
+		return "duplicate-elements"
+	case polygraph.SplitAppends:
+		if splitCycle(h, a) != nil {
+			return "G0"
+		}
+		return "G1b"
+	}
+	return a.Kind.String()
+}
+
+// splitStep is a write-write dependency of a list: From's append of
+// Value was followed by To's append of Next.
+type splitStep struct {
+	From, To    int32
+	Value, Next history.Value
+}
+
+// splitCycle returns the cycle of write-write dependencies a SplitAppends
+// anomaly shows when another transaction's append sits between the
+// writer's appends in the list read (or after the first of them while a
+// later one is missing), or nil. The cycle starts and ends at the writer.
+func splitCycle(h *history.History, a polygraph.Anomaly) []splitStep {
+	if a.Op < 0 || int(a.Op) >= len(h.Ops) || a.Writer < 0 || int(a.Writer) >= len(h.Txns) {
+		return nil
+	}
+	list := h.ListOf(a.Op)
+	key := h.Ops[a.Op].Key
+	var own []history.Value // the writer's appends to key, in program order
+	for _, op := range h.OpsOf(int(a.Writer)) {
+		if op.Kind == history.Write && op.Key == key {
+			own = append(own, op.Value)
+		}
+	}
+	writers := writersOf(h, key)
+	writer := func(v history.Value) int32 {
+		if w, ok := writers[v]; ok {
+			return w
+		}
+		return -1
+	}
+	first := -1
+	inList := map[history.Value]bool{}
+	for i, v := range list {
+		inList[v] = true
+		if first < 0 && writer(v) == a.Writer {
+			first = i
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	var missing history.Value
+	hasMissing := false
+	for _, v := range own {
+		if !inList[v] {
+			missing, hasMissing = v, true
+			break
+		}
+	}
+	p := first + 1
+	for p < len(list) && writer(list[p]) == a.Writer {
+		p++
+	}
+	if p == len(list) {
+		return nil // the writer's appends end the list
+	}
+	q := p + 1
+	for q < len(list) && writer(list[q]) != a.Writer {
+		q++
+	}
+	if q == len(list) && !hasMissing {
+		return nil // one run, whole, followed by others' appends
+	}
+	// The version order from the writer's last append before p to its
+	// next one (or, when it is missing, to the end of the list and then
+	// the missing append, which came after every element read).
+	var path []splitStep
+	at := map[int32]int{a.Writer: 0} // node -> index of the step leaving it
+	from := a.Writer
+	for i := p; i <= q; i++ {
+		var to int32
+		var next history.Value
+		if i < len(list) {
+			to, next = writer(list[i]), list[i]
+		} else {
+			to, next = a.Writer, missing
+		}
+		if to < 0 {
+			return nil // an element nobody wrote: no dependency
+		}
+		if to == from {
+			continue
+		}
+		step := splitStep{From: from, To: to, Value: list[i-1], Next: next}
+		if to == a.Writer {
+			return append(path, step)
+		}
+		if j, ok := at[to]; ok {
+			// Back at a transaction of the path: cut the loop out.
+			for _, s := range path[j:] {
+				delete(at, s.To)
+			}
+			path = path[:j]
+			at[to] = j
+			from = to
+			continue
+		}
+		path = append(path, step)
+		at[to] = len(path)
+		from = to
+	}
+	return nil
+}
+
+// writersOf maps each value written to key in h to the transaction that
+// wrote it.
+func writersOf(h *history.History, key history.Key) map[history.Value]int32 {
+	w := make(map[history.Value]int32)
+	for t := range h.Txns {
+		for _, op := range h.OpsOf(t) {
+			if op.Kind == history.Write && op.Key == key {
+				if _, ok := w[op.Value]; !ok {
+					w[op.Value] = int32(t)
+				}
+			}
+		}
+	}
+	return w
+}

@@ -1,0 +1,544 @@
+package interpret
+
+import (
+	"bytes"
+	"encoding/json"
+	"slices"
+	"strconv"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// ElleMap is Elle's result map (elle.txn/result-map), for Jepsen checker
+// wrappers that read it: its JSON keys are Elle's.
+type ElleMap struct {
+	// Valid is true (every level checked holds), false (some level is
+	// violated) or "unknown" (no verdict, and no violation found).
+	Valid any `json:"valid?"`
+	// AnomalyTypes lists the keys of Anomalies, sorted.
+	AnomalyTypes []string `json:"anomaly-types,omitempty"`
+	// Anomalies holds the cases of each anomaly type found.
+	Anomalies map[string][]ElleCase `json:"anomalies,omitempty"`
+	// Not lists the weakest of the models ruled out (Elle's :not);
+	// AlsoNot the stronger ones they imply are ruled out too (Elle's
+	// :also-not). They are the Elle names (ElleModel) of the levels the
+	// results violate, and the models of Elle's hierarchy above those:
+	// a model no result speaks of is never ruled out, so check every
+	// level for the weakest answer.
+	Not     []string `json:"not,omitempty"`
+	AlsoNot []string `json:"also-not,omitempty"`
+}
+
+// ElleCase is one case of an anomaly, in the shape Elle gives its type:
+//
+//   - cycles (G0, G1c, G-single, G-nonadjacent, G2-item and their
+//     -process and -realtime variants): Cycle, Steps, Type.
+//   - G1a and G1b: Op, Mop, Writer (left out when no transaction wrote
+//     the element: a thin-air read), Element.
+//   - internal: Op, Mop, Expected.
+//   - future-read: Op, Mop, Element.
+//   - lost-update: Key, Value, Txns.
+//   - incompatible-order: Key, Values.
+//   - duplicate-elements: Op, Mop, Duplicates.
+//
+// Operations are transactions (ElleOp).
+type ElleCase struct {
+	// Type is the cycle's anomaly type, as Elle gives it in each cycle.
+	Type string `json:"type,omitempty"`
+	// Cycle lists the cycle's transactions, the first again at the end:
+	// Steps[i] leads from Cycle[i] to Cycle[i+1].
+	Cycle []ElleOp   `json:"cycle,omitempty"`
+	Steps []ElleStep `json:"steps,omitempty"`
+	Op    *ElleOp    `json:"op,omitempty"`
+	Mop   []any      `json:"mop,omitempty"`
+	Key   *ID        `json:"key,omitempty"`
+	Value Value      `json:"value,omitzero"`
+	Txns  []ElleOp   `json:"txns,omitempty"`
+	// Writer is the transaction that wrote Element.
+	Writer  *ElleOp `json:"writer,omitempty"`
+	Element Value   `json:"element,omitzero"`
+	// Expected is what the transaction's own earlier operations say the
+	// read should have returned: a value, or a list; a list whose state
+	// before the transaction's appends is unknown starts with "..."
+	// (Elle's unknown prefix).
+	Expected Value `json:"expected,omitzero"`
+	// Values are two lists of a key neither of which is a prefix of the
+	// other (the shorter first), or for a stated version order, the
+	// read's list and the order.
+	Values []Value `json:"values,omitempty"`
+	// Duplicates counts each element a list read holds more than once,
+	// by the element's text.
+	Duplicates map[string]int `json:"duplicates,omitempty"`
+	// Alternatives, isocheck's addition, are the violation's other
+	// cycles when it has several, one of which every order of the writes
+	// closes (the history leaves that order open): the case is named
+	// after the least severe of them (elle.consistency-model's severity
+	// order), the one claim that holds whichever order is the real one.
+	Alternatives []ElleCase `json:"alternatives,omitempty"`
+}
+
+// ElleOp is a transaction, shaped as Elle's completion operation (a
+// Jepsen op map), with isocheck's name and place of it.
+type ElleOp struct {
+	// Name is the transaction's name, as isocheck's reports give it.
+	Name string `json:"name"`
+	// Index is the transaction's index in the input (from 0).
+	Index int `json:"index"`
+	// Source is the transaction's place in the input: "file:line".
+	Source string `json:"source"`
+	// Process is the transaction's session.
+	Process ID `json:"process"`
+	// Type is ok (committed), fail (aborted) or info (unknown).
+	Type string `json:"type"`
+	// Value lists the transaction's micro-operations: ["r", key, value],
+	// ["w", key, value] or ["append", key, value]; a list read's value is
+	// the whole list.
+	Value [][]any `json:"value"`
+}
+
+// ElleStep is one dependency of a cycle.
+type ElleStep struct {
+	// Type is wr, ww, rw, process (session order) or realtime.
+	Type string
+	// Key, Value and Value2 (Elle's value') are those of a data
+	// dependency: for wr the value read, for ww the two values written
+	// (the earlier first), for rw the value read and the value that
+	// overwrote it. For a list, the values are elements: the last
+	// element read, or the appended ones.
+	Key    ID
+	Value  Value
+	Value2 Value
+}
+
+// MarshalJSON writes the step with Elle's keys: type, key, value, value'.
+func (s ElleStep) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteString(`{"type":`)
+	b.WriteString(strconv.Quote(s.Type))
+	if s.Key != "" {
+		k, err := json.Marshal(s.Key)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"key":`)
+		b.Write(k)
+	}
+	for _, f := range []struct {
+		name string
+		v    Value
+	}{{"value", s.Value}, {"value'", s.Value2}} {
+		if f.v.IsZero() {
+			continue
+		}
+		v, err := json.Marshal(f.v)
+		if err != nil {
+			return nil, err
+		}
+		b.WriteString(`,"` + f.name + `":`)
+		b.Write(v)
+	}
+	b.WriteString("}")
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON reads a step written by MarshalJSON.
+func (s *ElleStep) UnmarshalJSON(data []byte) error {
+	// The key value' is not a tag encoding/json accepts: read the
+	// object's fields one by one.
+	var raw map[string]json.RawMessage
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return err
+	}
+	*s = ElleStep{}
+	for name, dst := range map[string]any{"type": &s.Type, "key": &s.Key, "value": &s.Value, "value'": &s.Value2} {
+		if r, ok := raw[name]; ok {
+			if err := json.Unmarshal(r, dst); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+var elleStepTypes = map[polygraph.EdgeKind]string{
+	polygraph.WR: "wr", polygraph.WW: "ww", polygraph.RW: "rw",
+	polygraph.SO: "process", polygraph.RT: "realtime",
+}
+
+// ElleResult returns Elle's result map of the checks of one history at
+// one or more levels (results, as check.Check or check.CheckAll return
+// them; sessionOrder says whether the history was checked with its
+// session order, see ElleModel). Each violation's evidence is named as
+// ElleCycleType and ElleAnomalyType say, without shrinking it; a
+// violation several levels share (the same anomaly, or the same cycle) is
+// listed once.
+func ElleResult(results []*check.Result, sessionOrder bool) *ElleMap {
+	m := &ElleMap{Valid: true}
+	violated, unknown := false, false
+	var h *history.History
+	for _, res := range results {
+		switch res.Verdict {
+		case check.Violated:
+			violated = true
+		case check.NoVerdict:
+			unknown = true
+		}
+		if res.Polygraph != nil {
+			h = res.Polygraph.History
+		}
+	}
+	switch {
+	case violated:
+		m.Valid = false
+	case unknown:
+		m.Valid = "unknown"
+	}
+	if !violated || h == nil {
+		return m
+	}
+
+	// Name every transaction of the evidence once, for all the cases.
+	involved := map[int32]bool{}
+	for _, res := range results {
+		if res.Verdict == check.Violated && res.Polygraph != nil {
+			elleTxns(res, involved)
+		}
+	}
+	ids := make([]int32, 0, len(involved))
+	for t := range involved {
+		ids = append(ids, t)
+	}
+	slices.Sort(ids)
+	b := &elleBuilder{h: h, names: nameTxns(h, ids, nil)}
+
+	seen := map[string]bool{}
+	add := func(t string, c ElleCase) {
+		j, _ := json.Marshal(c)
+		k := t + "\x00" + string(j)
+		if seen[k] {
+			return
+		}
+		seen[k] = true
+		if m.Anomalies == nil {
+			m.Anomalies = map[string][]ElleCase{}
+		}
+		m.Anomalies[t] = append(m.Anomalies[t], c)
+	}
+	ruledOut := map[string]bool{}
+	for _, res := range results {
+		if res.Verdict != check.Violated || res.Polygraph == nil {
+			continue
+		}
+		ruledOut[ElleModel(res.Level, sessionOrder)] = true
+		d := newDescriber(res.Polygraph, nil, false, b.names)
+		for _, a := range res.Anomalies {
+			add(b.anomaly(d, a))
+		}
+		var cycles [][]polygraph.Edge
+		switch {
+		case res.Cycle != nil:
+			cycles = [][]polygraph.Edge{res.Cycle}
+		case res.Conflict != nil:
+			cycles = [][]polygraph.Edge{res.Conflict.EitherCycle, res.Conflict.OrCycle}
+		default:
+			cycles = res.Core
+		}
+		if len(cycles) > 0 {
+			i, t := leastSevere(cycles)
+			c := b.cycle(d, cycles[i])
+			for j, o := range cycles {
+				if j != i {
+					c.Alternatives = append(c.Alternatives, b.cycle(d, o))
+				}
+			}
+			add(t, c)
+		}
+	}
+	for t := range m.Anomalies {
+		m.AnomalyTypes = append(m.AnomalyTypes, t)
+	}
+	slices.Sort(m.AnomalyTypes)
+
+	// Every model that implies a ruled-out one is ruled out; Not keeps
+	// the weakest.
+	for _, s := range []string{"strict-serializable", "strong-session-serializable", "serializable", "strong-session-snapshot-isolation", "snapshot-isolation", "prefix", "causal-cerone", "read-atomic", "strong-session-read-committed", "read-committed"} {
+		for r := range ruledOut {
+			if elleImpliesAll(s, r) {
+				ruledOut[s] = true
+			}
+		}
+	}
+	for s := range ruledOut {
+		weakest := true
+		for r := range ruledOut {
+			if r != s && elleImpliesAll(s, r) {
+				weakest = false
+			}
+		}
+		if weakest {
+			m.Not = append(m.Not, s)
+		} else {
+			m.AlsoNot = append(m.AlsoNot, s)
+		}
+	}
+	slices.Sort(m.Not)
+	slices.Sort(m.AlsoNot)
+	return m
+}
+
+// elleTxns adds the transactions of res's evidence to txns.
+func elleTxns(res *check.Result, txns map[int32]bool) {
+	p := res.Polygraph
+	h := p.History
+	add := func(t int32) {
+		if p.IsTxn(t) {
+			txns[t] = true
+		}
+	}
+	for _, a := range res.Anomalies {
+		add(a.Txn)
+		add(a.Writer)
+		if a.Kind == polygraph.LostUpdate {
+			add(a.OtherTxn)
+		}
+		if a.Kind == polygraph.IncompatibleOrder && a.OtherOp >= 0 {
+			add(txnOfOp(h, a.OtherOp))
+		}
+		if a.Kind == polygraph.SplitAppends {
+			for _, s := range splitCycle(h, a) {
+				add(s.From)
+			}
+		}
+	}
+	var cycles [][]polygraph.Edge
+	if res.Cycle != nil {
+		cycles = append(cycles, res.Cycle)
+	}
+	if c := res.Conflict; c != nil {
+		cycles = append(cycles, c.EitherCycle, c.OrCycle)
+	}
+	cycles = append(cycles, res.Core...)
+	for _, c := range cycles {
+		for _, e := range c {
+			add(e.From)
+			add(e.To)
+		}
+	}
+}
+
+// txnOfOp returns the transaction of operation op of h, or -1.
+func txnOfOp(h *history.History, op int32) int32 {
+	i, ok := slices.BinarySearchFunc(h.Txns, op, func(t history.Txn, op int32) int {
+		switch {
+		case op < t.OpStart:
+			return 1
+		case op >= t.OpEnd:
+			return -1
+		}
+		return 0
+	})
+	if !ok {
+		return -1
+	}
+	return int32(i)
+}
+
+// elleBuilder builds the cases of an ElleMap.
+type elleBuilder struct {
+	h     *history.History
+	names map[int32]string
+	ops   map[int32]ElleOp
+}
+
+// op returns transaction t as an Elle operation.
+func (b *elleBuilder) op(t int32) ElleOp {
+	if o, ok := b.ops[t]; ok {
+		return o
+	}
+	h := b.h
+	tx := &h.Txns[t]
+	name, ok := b.names[t]
+	if !ok {
+		name = baseName(h, int(t))
+	}
+	o := ElleOp{Name: name, Index: int(t), Source: h.Where(int(t)), Process: ID(h.SessionName(int(tx.Session))), Type: elleStatus(tx.Status)}
+	for i := tx.OpStart; i < tx.OpEnd; i++ {
+		o.Value = append(o.Value, b.mop(i))
+	}
+	if b.ops == nil {
+		b.ops = map[int32]ElleOp{}
+	}
+	b.ops[t] = o
+	return o
+}
+
+func elleStatus(s history.Status) string {
+	switch s {
+	case history.Aborted:
+		return "fail"
+	case history.Unknown:
+		return "info"
+	}
+	return "ok"
+}
+
+// mop returns operation i as an Elle micro-operation.
+func (b *elleBuilder) mop(i int32) []any {
+	o := opOf(b.h, i)
+	return []any{o.Kind, o.Key, o.Value}
+}
+
+// ptr returns a pointer to transaction t's Elle operation, or nil when t
+// is not a transaction.
+func (b *elleBuilder) ptr(t int32) *ElleOp {
+	if t < 0 || int(t) >= len(b.h.Txns) {
+		return nil
+	}
+	o := b.op(t)
+	return &o
+}
+
+// cycle returns the case of a cycle.
+func (b *elleBuilder) cycle(d *describer, edges []polygraph.Edge) ElleCase {
+	f := d.fold(edges, true)
+	c := ElleCase{Type: ElleCycleType(edges)}
+	for _, e := range f {
+		c.Cycle = append(c.Cycle, b.op(e.From))
+		s := d.step(e, false)
+		st := ElleStep{Type: elleStepTypes[e.Kind]}
+		if e.Key != polygraph.NoKey {
+			st.Key = s.Key
+			st.Value = s.FromValue
+			if e.Kind != polygraph.WR {
+				st.Value2 = s.ToValue
+			}
+		}
+		c.Steps = append(c.Steps, st)
+	}
+	if len(f) > 0 {
+		c.Cycle = append(c.Cycle, b.op(f[0].From))
+	}
+	return c
+}
+
+// anomaly returns the type and case of a non-cycle anomaly.
+func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCase) {
+	h := b.h
+	t := ElleAnomalyType(h, a)
+	var c ElleCase
+	key := ID(h.FormatKey(a.Key))
+	reader := func() {
+		c.Op = b.ptr(a.Txn)
+		if a.Op >= 0 && int(a.Op) < len(h.Ops) {
+			c.Mop = b.mop(a.Op)
+		}
+	}
+	switch a.Kind {
+	case polygraph.ThinAirRead, polygraph.AbortedRead, polygraph.IntermediateRead:
+		reader()
+		c.Writer = b.ptr(a.Writer)
+		c.Element = valueOf(h, a.Value)
+	case polygraph.FutureRead:
+		reader()
+		c.Element = valueOf(h, a.Value)
+	case polygraph.NotMyOwnWrite, polygraph.NotMyLastWrite, polygraph.NonRepeatableRead:
+		reader()
+		c.Expected = b.expected(a.Txn, a.Op)
+	case polygraph.LostUpdate:
+		c.Key = &key
+		c.Value = d.written(a.Writer, a.Key)
+		for _, x := range []int32{a.OtherTxn, a.Txn} {
+			if p := b.ptr(x); p != nil {
+				c.Txns = append(c.Txns, *p)
+			}
+		}
+	case polygraph.IncompatibleOrder:
+		c.Key = &key
+		one := listOf(h, h.ListOf(a.Op))
+		var other Value
+		if a.OtherOp >= 0 {
+			other = listOf(h, h.ListOf(a.OtherOp))
+		} else {
+			for _, o := range h.Orders {
+				if o.Key == a.Key {
+					other = listOf(h, o.Values)
+				}
+			}
+		}
+		if len(other.List()) < len(one.List()) {
+			one, other = other, one
+		}
+		c.Values = []Value{one, other}
+	case polygraph.DuplicateElements:
+		reader()
+		count := map[history.Value]int{}
+		for _, v := range h.ListOf(a.Op) {
+			count[v]++
+		}
+		c.Duplicates = map[string]int{}
+		for v, n := range count {
+			if n > 1 {
+				c.Duplicates[h.FormatValue(v)] = n
+			}
+		}
+	case polygraph.SplitAppends:
+		if steps := splitCycle(h, a); steps != nil {
+			c.Type = "G0"
+			for _, s := range steps {
+				c.Cycle = append(c.Cycle, b.op(s.From))
+				c.Steps = append(c.Steps, ElleStep{Type: "ww", Key: key, Value: valueOf(h, s.Value), Value2: valueOf(h, s.Next)})
+			}
+			c.Cycle = append(c.Cycle, b.op(steps[0].From))
+			break
+		}
+		reader()
+		c.Writer = b.ptr(a.Writer)
+		c.Element = valueOf(h, a.Value)
+		if l := h.ListOf(a.Op); len(l) > 0 {
+			c.Element = valueOf(h, l[len(l)-1])
+		}
+	default:
+		reader()
+	}
+	return t, c
+}
+
+// expected returns what transaction t's own operations before op say op
+// should read (Elle's op-int-case): the value it last wrote or read of
+// the key, or for a list, the list it last read with its appends since,
+// or "..." followed by its appends when it read none before them.
+func (b *elleBuilder) expected(t, op int32) Value {
+	h := b.h
+	if t < 0 || int(t) >= len(h.Txns) || op < 0 || int(op) >= len(h.Ops) {
+		return Value{}
+	}
+	key := h.Ops[op].Key
+	var state []Value
+	known := false
+	for i := h.Txns[t].OpStart; i < op; i++ {
+		o := h.Ops[i]
+		if o.Key != key {
+			continue
+		}
+		switch {
+		case !h.Lists:
+			state, known = []Value{valueOf(h, o.Value)}, true
+		case o.Kind == history.Read:
+			state, known = listOf(h, h.ListOf(i)).List(), true
+		default:
+			if !known {
+				state, known = []Value{StringValue("...")}, true
+			}
+			state = append(slices.Clone(state), valueOf(h, o.Value))
+		}
+	}
+	switch {
+	case !known:
+		return Value{}
+	case !h.Lists:
+		return state[0]
+	}
+	return ListValue(state)
+}
