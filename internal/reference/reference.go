@@ -21,12 +21,46 @@
 //     read: the relation wr.
 //   - C ∪ {T0} then satisfies the axioms iff some strict total order co,
 //     T0 first, contains so and wr (and, with real time, the real-time order
-//     of transactions that both have times) and satisfies every chosen
-//     axiom of Figure 2.
+//     of transactions that both have times), satisfies every chosen axiom
+//     of Figure 2 and, for lists and stated version orders, the conditions
+//     below.
+//
+// Lists (h.Lists, Elle's list-append): every write appends its value to
+// its key's list and every read returns the whole list (h.ListOf); the
+// read's Op.Value is the list's last element, or h.Init for an empty list,
+// and the rules above apply to it unchanged: an external read reads from
+// the writer of its last element (T0 for an empty list), which must be
+// that writer's last append to the key, and an internal read's last element
+// must be the transaction's own last append. Values are unique per key, so
+// an element names its writer. A writer's appends to x, in program order,
+// are its block of x; T0's blocks are empty. The list of x after writer w
+// is the concatenation, in co order, of the blocks of x of the writers of
+// x in C ∪ {T0} co-before-or-equal w. Then, for each transaction of C:
+//
+//   - an external read of x whose last element was written by w (T0 for
+//     an empty list) returns exactly the list of x after w;
+//   - an internal read of x returns exactly the concatenation of the
+//     blocks of x of the writers co-before the reading transaction,
+//     followed by the reader's own appends to x before the read.
+//
+// So a list with an element nobody in C appended (thin air, an aborted
+// or excluded transaction's), a duplicate element, a writer's block cut,
+// reordered or interleaved with another's, or two lists of a key neither
+// a prefix of the other, is explained by no co.
+//
+// Stated version orders (h.Orders) constrain co the same way. A stated
+// order V of x says the first writers of x in co contribute exactly V: the
+// concatenation of their blocks of x, in co order, over the first k
+// writers of x in C (T0 aside), is V for some k. A writer's block is its
+// appends for a list history and its final write of x otherwise (only
+// final writes are installed versions), so a stated order that names an
+// intermediate write, splits a block, or names a value nobody in C wrote
+// is explained by no co.
 package reference
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/history"
@@ -229,6 +263,26 @@ func validate(h *history.History) error {
 			}
 		}
 	}
+	if h.Lists {
+		for t := range h.Txns {
+			tx := &h.Txns[t]
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				op := h.Ops[i]
+				if op.Kind != history.Read {
+					continue
+				}
+				if l := h.ListOf(i); len(l) > 0 && l[len(l)-1] != op.Value || len(l) == 0 && op.Value != h.Init {
+					return fmt.Errorf("reference: transaction %s reads %s=%s, which is not the last element of its list %v",
+						h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), l)
+				}
+			}
+		}
+	}
+	for _, o := range h.Orders {
+		if o.Key < 0 || int(o.Key) >= h.NumKeys() {
+			return fmt.Errorf("reference: a stated version order of unknown key %d", o.Key)
+		}
+	}
 	return nil
 }
 
@@ -251,6 +305,20 @@ type instance struct {
 	wrso    [][]bool // ⟨a, b⟩ ∈ wr ∪ so, transaction level
 	causal  [][]bool // ⟨a, b⟩ ∈ (wr ∪ so)⁺
 	share   [][]bool // a and b write a common key
+
+	// Lists and stated orders (see the package comment).
+	block    []map[history.Key][]history.Value // per node, its block of each key it writes
+	fromRead [][]listRead                      // per node w, the external list reads whose last element w wrote
+	intRead  [][]listRead                      // per node, its internal list reads
+	orders   []history.VersionOrder
+	order    []int // the placed nodes, in co order, during search
+}
+
+// listRead is a list read, checked when a node is placed.
+type listRead struct {
+	key  history.Key
+	list []history.Value
+	own  []history.Value // internal reads: the reader's appends to key before the read
 }
 
 // newInstance builds the instance for C = {t | in[t]}. It reports false
@@ -267,14 +335,18 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 	}
 	n := len(txnOf)
 	c := &instance{
-		ax:      ax,
-		n:       n,
-		reads:   make([][]extRead, n),
-		writers: make(map[history.Key][]int),
-		pred:    make([]uint16, n),
-		wrso:    newMatrix(n),
-		causal:  newMatrix(n),
-		share:   newMatrix(n),
+		ax:       ax,
+		n:        n,
+		reads:    make([][]extRead, n),
+		writers:  make(map[history.Key][]int),
+		pred:     make([]uint16, n),
+		wrso:     newMatrix(n),
+		causal:   newMatrix(n),
+		share:    newMatrix(n),
+		block:    make([]map[history.Key][]history.Value, n),
+		fromRead: make([][]listRead, n),
+		intRead:  make([][]listRead, n),
+		orders:   h.Orders,
 	}
 
 	// Final writes of the transactions of C, and the keys each writes.
@@ -296,6 +368,12 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		for k, val := range last {
 			final[kv{k, val}] = v
 		}
+		c.block[v] = make(map[history.Key][]history.Value)
+		for _, op := range h.OpsOf(txnOf[v]) {
+			if op.Kind == history.Write && (h.Lists || op.Value == last[op.Key]) {
+				c.block[v][op.Key] = append(c.block[v][op.Key], op.Value)
+			}
+		}
 	}
 	for v := 1; v < n; v++ {
 		for k := range writes[v] {
@@ -309,17 +387,25 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		sortInts(ws)
 	}
 
-	// Reads: internal ones checked here, external ones give wr.
+	// Reads: internal ones checked here, external ones give wr. List
+	// reads are also kept to be checked against co as it is built.
 	for v := 1; v < n; v++ {
 		own := make(map[history.Key]history.Value)
-		for _, op := range h.OpsOf(txnOf[v]) {
+		appended := make(map[history.Key][]history.Value)
+		tx := &h.Txns[txnOf[v]]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := h.Ops[i]
 			if op.Kind == history.Write {
 				own[op.Key] = op.Value
+				appended[op.Key] = append(appended[op.Key], op.Value)
 				continue
 			}
 			if val, ok := own[op.Key]; ok {
 				if op.Value != val {
 					return nil, false
+				}
+				if h.Lists {
+					c.intRead[v] = append(c.intRead[v], listRead{op.Key, h.ListOf(i), slices.Clone(appended[op.Key])})
 				}
 				continue
 			}
@@ -329,6 +415,15 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 				w, ok = final[kv{op.Key, op.Value}]
 				if !ok || w == v {
 					return nil, false
+				}
+			}
+			if h.Lists {
+				l := h.ListOf(i)
+				if w == 0 && len(l) > 0 {
+					return nil, false // a nonempty list must end with an append
+				}
+				if w != 0 {
+					c.fromRead[w] = append(c.fromRead[w], listRead{key: op.Key, list: l})
 				}
 			}
 			c.reads[v] = append(c.reads[v], extRead{op.Key, w})
@@ -443,24 +538,83 @@ func (c *instance) search() bool {
 		pos[i] = -1
 	}
 	pos[0] = 0
+	c.order = append(c.order[:0], 0)
 	return c.extend(1, 1, pos)
 }
 
 func (c *instance) extend(placed uint16, k int, pos []int) bool {
 	if k == c.n {
-		return true
+		return c.ordersComplete()
 	}
 	for v := 1; v < c.n; v++ {
 		if placed&(1<<v) != 0 || c.pred[v]&^placed != 0 {
 			continue
 		}
 		pos[v] = k
-		if c.holdsAt(v, pos) && c.extend(placed|1<<v, k+1, pos) {
+		c.order = append(c.order, v)
+		if c.holdsAt(v, pos) && c.listsHoldAt(v) && c.extend(placed|1<<v, k+1, pos) {
 			return true
 		}
+		c.order = c.order[:len(c.order)-1]
 		pos[v] = -1
 	}
 	return false
+}
+
+// sequence returns the concatenation of the blocks of x of the first m
+// placed nodes, in co order: the list of x after c.order[m-1].
+func (c *instance) sequence(x history.Key, m int) []history.Value {
+	var s []history.Value
+	for _, u := range c.order[:m] {
+		s = append(s, c.block[u][x]...)
+	}
+	return s
+}
+
+// listsHoldAt reports whether the list reads and stated orders that node
+// v, just placed last in c.order, decides hold. Like the axioms, each is
+// decided once, when the nodes it depends on are placed: the list of x
+// after w depends only on the nodes placed up to w, an internal read of v
+// on those before v, and whether the sequence of a key agrees with its
+// stated order so far on the blocks placed so far (ordersComplete checks
+// at the end that the order was covered).
+func (c *instance) listsHoldAt(v int) bool {
+	m := len(c.order)
+	for _, r := range c.fromRead[v] {
+		if !slices.Equal(c.sequence(r.key, m), r.list) {
+			return false
+		}
+	}
+	for _, r := range c.intRead[v] {
+		if !slices.Equal(append(c.sequence(r.key, m-1), r.own...), r.list) {
+			return false
+		}
+	}
+	for _, o := range c.orders {
+		if _, ok := c.block[v][o.Key]; !ok {
+			continue
+		}
+		before := len(c.sequence(o.Key, m-1))
+		if before >= len(o.Values) {
+			continue // v comes after the stated ones
+		}
+		after := c.sequence(o.Key, m)
+		if len(after) > len(o.Values) || !slices.Equal(after[before:], o.Values[before:len(after)]) {
+			return false
+		}
+	}
+	return true
+}
+
+// ordersComplete reports whether, with every node placed, each stated
+// order is covered by the blocks of the first writers of its key.
+func (c *instance) ordersComplete() bool {
+	for _, o := range c.orders {
+		if len(c.sequence(o.Key, len(c.order))) < len(o.Values) {
+			return false
+		}
+	}
+	return true
 }
 
 // before reports ⟨a, b⟩ ∈ co for the placed prefix described by pos
