@@ -9,6 +9,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
@@ -53,4 +54,50 @@ func ExampleReport_json() {
 	// Output:
 	// {"name":"T1","id":1,"session":1,"session_position":1,"status":"committed","ops":[{"kind":"r","key":"x","value":null},{"kind":"w","key":"y","value":"yes"}],"source":"skew.jsonl:1","index":0}
 	// {"from":"T1","to":"T2","kind":"RW","key":"x","from_value":null,"to_value":7,"reason":"T1 read x=null, which T2 overwrote with 7"}
+}
+
+// A history of lists (Elle's list-append, as a Jepsen EDN history records
+// it) is explained in its own terms: appends, and reads with the whole
+// list they returned; keys as the input wrote them.
+func ExampleReport_WriteText_lists() {
+	b := history.NewBuilder(history.Null, "history.edn")
+	x, y := b.Key(":x"), b.Key(":y")
+	// T1 appends 1 to both lists; T2 sees its append to :x but not to :y.
+	b.AddListTxn(history.Txn{ID: "T1", Session: b.IntSession(0), Start: history.NoTime, End: history.NoTime, Pos: 1},
+		[]history.Op{{Kind: history.Write, Key: x, Value: 1}, {Kind: history.Write, Key: y, Value: 1}}, nil)
+	b.AddListTxn(history.Txn{ID: "T2", Session: b.IntSession(1), Start: history.NoTime, End: history.NoTime, Pos: 2},
+		[]history.Op{{Kind: history.Read, Key: x}, {Kind: history.Read, Key: y}}, [][]history.Value{{1}, nil})
+	res, _ := check.Check(context.Background(), b.History(), level.SI)
+	rep := interpret.Explain(res)
+	_ = rep.WriteText(os.Stdout)
+	fmt.Println("Elle:", rep.Anomaly.ElleType)
+	// Output:
+	// SI: VIOLATED: FracturedRead (G-single)
+	//   a cycle of 2 dependencies that every order of the writes has
+	// cycle:
+	//   T2 -RW :y-> T1: T2 read :y=[], without T1's append of 1
+	//   T1 -WR :x-> T2: T2 read :x=[1], ending in T1's append of 1
+	// transactions:
+	//   T1 (session 0, committed) append(:x, 1) append(:y, 1)  [history.edn:1]
+	//   T2 (session 1, committed) r(:x, [1]) r(:y, [])  [history.edn:2]
+	// Elle: G-single
+}
+
+// ElleResult gives the checks' verdicts as Elle's result map, for tools
+// that read Elle's: a read of a later transaction of the same session is
+// G1c-process, which rules out read atomic (isocheck's RA) and
+// strong-session read committed (its RC), the weakest models broken, and
+// every model above them (AlsoNot).
+func ExampleElleResult() {
+	h, _ := format.Read(strings.NewReader(`{"session": 1, "id": "T1", "ops": [["r", "x", 1]]}
+{"session": 1, "id": "T2", "ops": [["w", "x", 1]]}
+`), "h.jsonl", format.JSONL)
+	all, _ := check.CheckAll(context.Background(), h)
+	m := interpret.ElleResult(all.Results, true)
+	fmt.Println(m.Valid, m.AnomalyTypes, m.Not)
+	b, _ := json.Marshal(m.Anomalies["G1c-process"][0].Steps)
+	fmt.Println(string(b))
+	// Output:
+	// false [G1c-process] [read-atomic strong-session-read-committed]
+	// [{"type":"process"},{"type":"wr","key":"x","value":1}]
 }

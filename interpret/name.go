@@ -81,6 +81,9 @@ var descriptions = map[string]string{
 	"NotMyLastWrite":          "not my last write: after writing a key twice, a transaction read its first value",
 	"IntermediateRead":        "intermediate read (G1b): a read returned a value its writer overwrote before committing",
 	"NonRepeatableRead":       "non-repeatable read: two reads of a key in one transaction, with no write between them, returned different values",
+	"IncompatibleOrder":       "incompatible order: two reads of a list, neither a prefix of the other, saw its appends in orders no single order of the appends explains (Elle's incompatible-order)",
+	"DuplicateElements":       "duplicate elements: a read of a list holds an element twice, though each element was appended once (Elle's duplicate-elements)",
+	"SplitAppends":            "split appends: a read of a list shows a transaction's appends to it other than as one run in program order (another transaction's append among them, one missing, or two swapped), so the list never held the state the transaction committed",
 }
 
 // Describe returns a sentence saying what the named anomaly is, or "".

@@ -1,0 +1,104 @@
+package interpret_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// TestListReports checks that reports on a history of lists show appends
+// and whole lists, in text, JSON and DOT, both from the checker's
+// evidence and from the minimal counterexample (whose sub-history is cut
+// from the list history).
+func TestListReports(t *testing.T) {
+	h := listHistory(
+		listTxn{id: "T1", session: "1", ops: []any{ap(":x", 1), ap(":y", 1)}},
+		listTxn{id: "T2", session: "2", ops: []any{rl(":x", 1), rl(":y")}},
+		listTxn{id: "T3", session: "3", ops: []any{ap(":z", 7), rl(":z", 7)}},
+	)
+	res, err := check.Check(context.Background(), h, level.SI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	min, err := interpret.Minimal(context.Background(), res)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, rep := range map[string]*interpret.Report{"explain": interpret.Explain(res), "minimal": min} {
+		t.Run(name, func(t *testing.T) {
+			var text, dot bytes.Buffer
+			rep.WriteExplanation(&text, false)
+			rep.WriteDOT(&dot)
+			js, _ := json.Marshal(rep)
+			for _, c := range []struct {
+				what, got string
+				want      []string
+			}{
+				{"text", text.String(), []string{
+					"append(:x, 1) append(:y, 1)", "r(:x, [1]) r(:y, [])",
+					"T2 read :x=[1], ending in T1's append of 1", "T2 read :y=[], without T1's append of 1",
+				}},
+				{"JSON", string(js), []string{`{"kind":"append","key":":x","value":1}`, `{"kind":"r","key":":x","value":[1]}`, `{"kind":"r","key":":y","value":[]}`}},
+				{"DOT", dot.String(), []string{"append(:x, 1) append(:y, 1)", "r(:x, [1]) r(:y, [])"}},
+			} {
+				for _, w := range c.want {
+					if !strings.Contains(c.got, w) {
+						t.Errorf("%s lacks %q:\n%s", c.what, w, c.got)
+					}
+				}
+			}
+			if rep.Anomaly.ElleType != "G-single" {
+				t.Errorf("Elle's name %q, want G-single", rep.Anomaly.ElleType)
+			}
+		})
+	}
+}
+
+// TestListAnomalies checks the sentences and transactions of the
+// anomalies of lists.
+func TestListAnomalies(t *testing.T) {
+	h := listHistory(
+		listTxn{id: "T1", session: "1", ops: []any{ap("x", 1), ap("x", 2)}},
+		listTxn{id: "T2", session: "2", ops: []any{ap("x", 3)}},
+		listTxn{id: "T3", session: "3", ops: []any{rl("x", 1, 3, 2)}},
+		listTxn{id: "T4", session: "4", ops: []any{rl("x", 3, 1)}},
+		listTxn{id: "T5", session: "5", status: history.Aborted, ops: []any{ap("y", 9)}},
+		listTxn{id: "T6", session: "6", ops: []any{rl("y", 9, 9, 8)}},
+	)
+	for _, c := range []struct {
+		a       polygraph.Anomaly
+		summary string
+		elle    string
+		txns    []string
+	}{
+		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
+			"T3 read x=[1 3 2], in which T1's appends to x, [1 2], are not one run in program order: 3 is out of place", "G0", []string{"T1", "T2", "T3"}},
+		{polygraph.Anomaly{Kind: polygraph.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
+			"T4 read x=[3 1] and T3 read x=[1 3 2]: neither list is a prefix of the other, so no order of the appends explains both", "incompatible-order", []string{"T3", "T4"}},
+		{polygraph.Anomaly{Kind: polygraph.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},
+			"T6 read y=[9 9 8], whose element 9 was appended by T5, which aborted", "G1a", []string{"T5", "T6"}},
+		{polygraph.Anomaly{Kind: polygraph.ThinAirRead, Txn: 5, Op: 6, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 8},
+			"T6 read y=[9 9 8], whose element 8 no transaction appended", "G1a", []string{"T6"}},
+		{polygraph.Anomaly{Kind: polygraph.DuplicateElements, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 9},
+			"T6 read y=[9 9 8], which holds 9 more than once", "duplicate-elements", []string{"T5", "T6"}},
+	} {
+		rep := interpret.Explain(violation(h, level.SER, []polygraph.Anomaly{c.a}, nil))
+		a := rep.Anomaly
+		var txns []string
+		for _, x := range a.Txns {
+			txns = append(txns, x.Name)
+		}
+		if a.Summary != c.summary || a.ElleType != c.elle || !slices.Equal(txns, c.txns) || a.Description == "" {
+			t.Errorf("%v: summary %q, Elle %q, transactions %v, description %q\nwant %q, %q, %v", c.a.Kind, a.Summary, a.ElleType, txns, a.Description, c.summary, c.elle, c.txns)
+		}
+	}
+}
