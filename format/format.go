@@ -5,9 +5,22 @@
 //   - [JSONL], isocheck's native format, described below.
 //   - [Text], the text format of the PolySI checker: one operation per line,
 //     r(key,value,session,txn) or w(key,value,session,txn), all
-//     non-negative decimal integers. Transaction ids are global; a
-//     transaction's operations are its lines, in order. The initial value
-//     of every key is 0.
+//     non-negative decimal integers but txn, which may be -1. Transaction
+//     ids are global; a transaction's operations are its lines, in order,
+//     and a session's transactions come in the order of their first lines.
+//     The initial value of every key is 0. As in PolySI's and Plume's
+//     files, the operations of aborted transactions have the id -1: the -1
+//     operations of a session that follow the same transaction of the
+//     session (no other of its transactions starting between them) are one
+//     aborted transaction, which has no id. Write writes aborted
+//     transactions so; two adjacent in a session read back as one. As in
+//     IsoVista's files, a history may start with a transaction that writes
+//     the initial value 0 to every key: a first transaction (that of the
+//     first line) that only writes 0 is the initial state, and is dropped
+//     (its writes would otherwise repeat the initial value, an input
+//     error); Write puts such a transaction before a history whose first
+//     transaction only writes 0, so that it reads back as it was. The
+//     format holds neither lists nor stated version orders.
 //   - [DBCop], the binary (bincode) format of the dbcop tool. The initial
 //     value is 0. Transactions that failed are read as aborted; events that
 //     failed inside a transaction are dropped, as PolySI and dbcop do, and

@@ -344,7 +344,7 @@ func TestWriteJSONLInitZero(t *testing.T) {
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
-	h, err = Read(strings.NewReader("w(1,0,0,0)\n"), "t.txt", Text)
+	h, err = Read(strings.NewReader("w(1,1,0,0)\nw(1,0,0,1)\n"), "t.txt", Text)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -12,17 +12,55 @@ import (
 )
 
 // PolySI's text format holds one operation per line, r(key,value,session,txn)
-// or w(key,value,session,txn), all non-negative decimal integers. Transaction
-// ids are global; a transaction's operations are its lines in order.
+// or w(key,value,session,txn), all non-negative decimal integers but txn,
+// which may be -1. Transaction ids are global; a transaction's operations
+// are its lines in order.
+//
+// Two conventions of other tools are read too:
+//
+//   - PolySI and Plume give the operations of aborted transactions the
+//     transaction id -1. A session's -1 operations that follow the same
+//     transaction of the session (with no other of its transactions
+//     starting between them) are one aborted transaction, which has no id.
+//   - IsoVista starts a history with a transaction that writes 0, the
+//     initial value, to every key. A first transaction (that of the first
+//     line) that only writes, and only 0, is the initial state: it is
+//     dropped.
 
 const textSyntax = "r(key,value,session,txn) or w(key,value,session,txn)"
 
+// abortedID is the transaction id of the operations of aborted
+// transactions.
+const abortedID = -1
+
 // textTxn collects the operations of one transaction of a text history.
 type textTxn struct {
-	id      int64
+	id      int64 // abortedID for an aborted transaction
 	session int64
 	line    int
-	ops     []history.Op
+	ops     []textOp
+}
+
+// textOp is an operation of a text history, its key and value not yet
+// interned (so that a transaction dropped as the initial state leaves no
+// trace).
+type textOp struct {
+	kind  history.OpKind
+	key   int64
+	value int64
+}
+
+// isInit reports whether t only writes 0, as an initial transaction does.
+func (t *textTxn) isInit() bool {
+	if t.id == abortedID {
+		return false
+	}
+	for _, op := range t.ops {
+		if op.kind != history.Write || op.value != 0 {
+			return false
+		}
+	}
+	return true
 }
 
 func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
@@ -30,6 +68,7 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 	b := history.NewBuilder(0, name)
 	var txns []*textTxn
 	index := make(map[int64]*textTxn)
+	last := make(map[int64]*textTxn) // the latest transaction of each session
 	nops := 0
 	for {
 		line, err := lr.nextContent()
@@ -44,11 +83,19 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 			return nil, lineError(name, lr.line, "%v", err)
 		}
 		key, value, session, id := f[0], f[1], f[2], f[3]
-		t := index[id]
-		if t == nil {
+		var t *textTxn
+		if id == abortedID {
+			t = last[session]
+			if t == nil || t.id != abortedID {
+				t = &textTxn{id: id, session: session, line: lr.line}
+				txns = append(txns, t)
+				last[session] = t
+			}
+		} else if t = index[id]; t == nil {
 			t = &textTxn{id: id, session: session, line: lr.line}
 			index[id] = t
 			txns = append(txns, t)
+			last[session] = t
 		} else if t.session != session {
 			return nil, lineError(name, lr.line, "transaction %d is in session %d here but in session %d at line %d", id, session, t.session, t.line)
 		}
@@ -56,22 +103,35 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 			return nil, lineError(name, lr.line, "too many operations (the limit is %d)", maxOps)
 		}
 		nops++
-		t.ops = append(t.ops, history.Op{Kind: kind, Key: b.IntKey(key), Value: uintValue(b, uint64(value))})
+		t.ops = append(t.ops, textOp{kind, key, value})
 	}
+	if len(txns) > 0 && txns[0].isInit() {
+		txns = txns[1:] // IsoVista's initial state
+	}
+	var ops []history.Op
 	for i, t := range txns {
 		if i%progress.Every == 0 {
 			if err := m.Err(); err != nil {
 				return nil, err
 			}
 		}
-		b.AddTxn(history.Txn{
+		ops = ops[:0]
+		for _, op := range t.ops {
+			ops = append(ops, history.Op{Kind: op.kind, Key: b.IntKey(op.key), Value: uintValue(b, uint64(op.value))})
+		}
+		tx := history.Txn{
 			ID:      strconv.FormatInt(t.id, 10),
 			Session: b.IntSession(t.session),
 			Status:  history.Committed,
 			Start:   history.NoTime,
 			End:     history.NoTime,
 			Pos:     int64(t.line),
-		}, t.ops)
+		}
+		if t.id == abortedID {
+			tx.ID, tx.Status = "", history.Aborted
+		}
+		b.AddTxn(tx, ops)
+		t.ops = nil
 	}
 	return b.History(), nil
 }
@@ -110,7 +170,24 @@ func parseTextLine(s []byte) (history.OpKind, [4]int64, error) {
 		skip()
 		start := i
 		if i < len(s) && s[i] == '-' {
-			return 0, f, fmt.Errorf("%s must be a non-negative integer, got %s", names[n], snippet(s[i:scanNumber(s, i+1)]))
+			if n == 3 && string(s[i:scanNumber(s, i+1)]) == "-1" {
+				i += 2 // an aborted transaction's operation
+				f[n] = abortedID
+				skip()
+				if i < len(s) && s[i] == ')' {
+					i++
+					break
+				}
+				if i < len(s) && s[i] == ',' {
+					return bad(" (too many fields)")
+				}
+				return bad(" (bad txn)")
+			}
+			what := "a non-negative integer"
+			if n == 3 {
+				what += " or -1 (aborted)"
+			}
+			return 0, f, fmt.Errorf("%s must be %s, got %s", names[n], what, snippet(s[i:scanNumber(s, i+1)]))
 		}
 		var u uint64
 		overflow := false
@@ -160,12 +237,23 @@ func scanNumber(s []byte, i int) int {
 	return i
 }
 
-// writeText writes h in PolySI's text format.
+// writeText writes h in PolySI's text format. Aborted transactions are
+// written with the transaction id -1 (adjacent ones of a session read back
+// as one). When the first transaction written only writes 0, which a
+// reader takes for IsoVista's initial state, an initial transaction that
+// writes 0 to one of its keys goes before it, so that it reads back as it
+// is.
 func writeText(w *bufio.Writer, h *history.History) error {
+	if h.Lists {
+		return fmt.Errorf("the text format cannot hold a history of lists")
+	}
+	if len(h.Orders) > 0 {
+		return fmt.Errorf("the text format cannot hold stated version orders (key %s has one)", cut(h.FormatKey(h.Orders[0].Key)))
+	}
 	keys := integerKeys(h, math.MaxInt64)
 	values := newIntValues(h, math.MaxInt64)
 	// Sessions and transactions keep their numbers when all are
-	// non-negative integers (and, for transactions, distinct).
+	// non-negative integers (and, for committed transactions, distinct).
 	sessions := make([]int64, len(h.Sessions))
 	useNames := true
 	for s := range sessions {
@@ -185,6 +273,10 @@ func writeText(w *bufio.Writer, h *history.History) error {
 	seen := make(map[int64]bool, len(h.Txns))
 	useIDs := true
 	for t := range h.Txns {
+		if h.Txns[t].Status == history.Aborted {
+			ids[t] = abortedID
+			continue
+		}
 		n, ok := canonicalNonNeg(h.Txns[t].ID)
 		if !ok || seen[n] {
 			useIDs = false
@@ -195,39 +287,78 @@ func writeText(w *bufio.Writer, h *history.History) error {
 	}
 	if !useIDs {
 		for t := range ids {
-			ids[t] = int64(t)
+			if h.Txns[t].Status == history.Aborted {
+				ids[t] = abortedID
+			} else {
+				ids[t] = int64(t)
+			}
 		}
 	}
 	var line []byte
+	first := true // no operation written yet
 	for t := range h.Txns {
 		tx := &h.Txns[t]
-		if tx.Status != history.Committed {
-			return fmt.Errorf("transaction %s is %v: the text format holds only committed transactions", cut(h.Name(t)), tx.Status)
+		switch tx.Status {
+		case history.Committed, history.Aborted:
+		default:
+			return fmt.Errorf("transaction %s is %v: the text format holds only committed and aborted transactions", cut(h.Name(t)), tx.Status)
 		}
 		if tx.Session < 0 || int(tx.Session) >= len(sessions) {
 			return fmt.Errorf("transaction %s: session %d out of range", cut(h.Name(t)), tx.Session)
 		}
-		for _, op := range h.OpsOf(t) {
+		ops := h.OpsOf(t)
+		for _, op := range ops {
 			if op.Key < 0 || int(op.Key) >= len(keys) {
 				return fmt.Errorf("transaction %s: key %d out of range", cut(h.Name(t)), op.Key)
 			}
-			v := values.bits(op)
-			line = append(line[:0], op.Kind.String()...)
-			line = append(line, '(')
-			line = strconv.AppendUint(line, keys[op.Key], 10)
-			line = append(line, ',')
-			line = strconv.AppendUint(line, v, 10)
-			line = append(line, ',')
-			line = strconv.AppendInt(line, sessions[tx.Session], 10)
-			line = append(line, ',')
-			line = strconv.AppendInt(line, ids[t], 10)
-			line = append(line, ")\n"...)
+		}
+		if first && len(ops) > 0 && tx.Status == history.Committed && onlyWritesZero(ops, values) {
+			// An initial transaction first, for the reader to drop.
+			var id int64
+			for useIDs && seen[id] {
+				id++
+			}
+			if !useIDs {
+				id = int64(len(h.Txns))
+			}
+			line = appendTextOp(line[:0], history.Write, keys[ops[0].Key], 0, sessions[tx.Session], id)
+			if _, err := w.Write(line); err != nil {
+				return err
+			}
+		}
+		for _, op := range ops {
+			first = false
+			line = appendTextOp(line[:0], op.Kind, keys[op.Key], values.bits(op), sessions[tx.Session], ids[t])
 			if _, err := w.Write(line); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// onlyWritesZero reports whether ops are all writes of 0.
+func onlyWritesZero(ops []history.Op, values *intValues) bool {
+	for _, op := range ops {
+		if op.Kind != history.Write || values.bits(op) != 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// appendTextOp appends an operation line.
+func appendTextOp(line []byte, kind history.OpKind, key, value uint64, session, id int64) []byte {
+	line = append(line, kind.String()...)
+	line = append(line, '(')
+	line = strconv.AppendUint(line, key, 10)
+	line = append(line, ',')
+	line = strconv.AppendUint(line, value, 10)
+	line = append(line, ',')
+	line = strconv.AppendInt(line, session, 10)
+	line = append(line, ',')
+	line = strconv.AppendInt(line, id, 10)
+	return append(line, ")\n"...)
 }
 
 // canonicalNonNeg parses s if it is the canonical decimal form of a

@@ -3,6 +3,7 @@ package format
 import (
 	"bytes"
 	"io"
+	"slices"
 	"strings"
 	"testing"
 
@@ -125,8 +126,15 @@ func TestWriteTextErrors(t *testing.T) {
 		msg string
 	}{
 		{build(0, func(b *history.Builder) {
-			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Aborted}, nil)
-		}), "is aborted: the text format holds only committed transactions"},
+			b.AddTxn(history.Txn{Session: b.Session("s"), Status: history.Unknown}, nil)
+		}), "is unknown: the text format holds only committed and aborted transactions"},
+		{build(0, func(b *history.Builder) {
+			b.AddListTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.IntKey(1), Value: 1}}, nil)
+		}), "the text format cannot hold a history of lists"},
+		{build(0, func(b *history.Builder) {
+			b.AddTxn(history.Txn{Session: b.Session("s")}, []history.Op{{Kind: history.Write, Key: b.IntKey(1), Value: 1}})
+			b.AddOrder(b.IntKey(1), []history.Value{1})
+		}), "the text format cannot hold stated version orders (key 1 has one)"},
 	}
 	for _, tt := range tests {
 		err := Write(io.Discard, tt.h, Text)
@@ -134,4 +142,154 @@ func TestWriteTextErrors(t *testing.T) {
 			t.Errorf("got %v, want %q", err, tt.msg)
 		}
 	}
+}
+
+// TestReadTextAborted reads PolySI's and Plume's aborted operations, whose
+// transaction id is -1.
+func TestReadTextAborted(t *testing.T) {
+	in := `w(1,1,0,5)
+w(1,2,0,-1)
+w(2,2,1,-1)
+r(1,1,0,-1)
+w(2,3,1,7)
+r(1,1,0,5)
+w(1,4,0,-1)
+w(2,4,1,-1)
+w(3,1,0,6)
+w(1,5,0, -1 )
+`
+	h, err := Read(strings.NewReader(in), "a.txt", Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	want := `init 0
+session 0: 0 1 5 6
+session 1: 2 3 4
+0 "5" s0 committed @a.txt:1: w(1,1) r(1,1)
+1 "" s0 aborted @a.txt:2: w(1,2) r(1,1) w(1,4)
+2 "" s1 aborted @a.txt:3: w(2,2)
+3 "7" s1 committed @a.txt:5: w(2,3)
+4 "" s1 aborted @a.txt:8: w(2,4)
+5 "6" s0 committed @a.txt:9: w(3,1)
+6 "" s0 aborted @a.txt:10: w(1,5)
+`
+	if got := dump(h, true); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	var buf bytes.Buffer
+	if err := Write(&buf, h, Text); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := `w(1,1,0,5)
+r(1,1,0,5)
+w(1,2,0,-1)
+r(1,1,0,-1)
+w(1,4,0,-1)
+w(2,2,1,-1)
+w(2,3,1,7)
+w(2,4,1,-1)
+w(3,1,0,6)
+w(1,5,0,-1)
+`
+	if buf.String() != wantOut {
+		t.Errorf("wrote\n%s\nwant\n%s", buf.String(), wantOut)
+	}
+	if h2 := roundTrip(t, h, Text); dump(h, false) != dump(h2, false) {
+		t.Errorf("round trip changed the history:\n%s\nto\n%s", dump(h, false), dump(h2, false))
+	}
+
+	for _, bad := range []struct{ in, msg string }{
+		{"w(1,1,0,-2)", `txn must be a non-negative integer or -1 (aborted), got "-2"`},
+		{"w(1,1,0,-10)", `txn must be a non-negative integer or -1 (aborted), got "-10"`},
+		{"w(1,1,-1,1)", `session must be a non-negative integer, got "-1"`},
+		{"w(1,1,0,-1,2)", `(too many fields)`},
+		{"w(1,1,0,-1 x)", `(bad txn)`},
+		{"w(1,1,0,-1) x", `(text after ')')`},
+	} {
+		_, err := Read(strings.NewReader(bad.in), "bad.txt", Text)
+		if e := checkError(t, err); e.Line != 1 || !strings.Contains(e.Msg, bad.msg) {
+			t.Errorf("%s: got %v, want %q", bad.in, err, bad.msg)
+		}
+	}
+}
+
+// TestReadTextInitialState reads IsoVista's first transaction, which writes
+// the initial value 0 to every key, as the initial state.
+func TestReadTextInitialState(t *testing.T) {
+	body := "w(1,1,1,1)\nr(2,0,2,2)\nr(1,1,2,2)\nw(3,9223372036854775807,2,2)\n"
+	without, err := Read(strings.NewReader(body), "t.txt", Text)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, init := range []string{
+		"w(1,0,0,0)\nw(2,0,0,0)\nw(3,0,0,0)\n", // every key
+		"w(3,0,9,100)\nw(99,0,9,100)\n",        // some, and others
+		"w(1,0,3,0)\n",
+	} {
+		with, err := Read(strings.NewReader(init+body), "t.txt", Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkConsistent(t, with)
+		if a, b := dump(without, false), dump(with, false); a != b || !slices.Equal(without.KeyNames, with.KeyNames) || !slices.Equal(without.ValueNames, with.ValueNames) {
+			t.Errorf("%q: got\n%s\nwant\n%s", init, b, a)
+		}
+		if with.Txns[0].Pos != int64(strings.Count(init, "\n")+1) {
+			t.Errorf("%q: first transaction at line %d", init, with.Txns[0].Pos)
+		}
+	}
+	// Only the first transaction, and only if it writes nothing but 0.
+	for _, in := range []string{
+		"w(1,1,1,1)\nw(2,0,0,0)\n",
+		"w(1,0,0,0)\nr(1,0,0,0)\n",
+		"w(1,0,0,0)\nw(1,1,0,0)\n",
+		"w(1,0,0,-1)\n",
+	} {
+		h, err := Read(strings.NewReader(in), "t.txt", Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := len(h.Ops); got != strings.Count(in, "\n") {
+			t.Errorf("%q: %d operations:\n%s", in, got, dump(h, false))
+		}
+	}
+	// A history whose first transaction writes only 0 is written after an
+	// initial transaction, and reads back as it is.
+	for _, in := range []string{
+		"w(1,1,0,3)\nw(1,0,0,2)\nr(1,0,1,1)\n", // the first written is 2
+		"w(1,1,5,0)\nw(1,0,5,1)\n",
+	} {
+		h, err := Read(strings.NewReader(in), "t.txt", Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h = removeFirst(h)
+		var buf bytes.Buffer
+		if err := Write(&buf, h, Text); err != nil {
+			t.Fatal(err)
+		}
+		h2, err := Read(bytes.NewReader(buf.Bytes()), "t.txt", Text)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a, b := dump(h, false), dump(h2, false); a != b {
+			t.Errorf("%q: wrote\n%s\nread back\n%s\nwant\n%s", in, buf.String(), b, a)
+		}
+	}
+}
+
+// removeFirst returns h without its first transaction.
+func removeFirst(h *history.History) *history.History {
+	b := history.NewBuilder(h.Init, h.Files...)
+	for t := 1; t < len(h.Txns); t++ {
+		tx := h.Txns[t]
+		tx.Session = b.Session(h.SessionName(int(h.Txns[t].Session)))
+		ops := slices.Clone(h.OpsOf(t))
+		for i := range ops {
+			ops[i].Key = b.Key(h.FormatKey(ops[i].Key))
+		}
+		b.AddTxn(tx, ops)
+	}
+	return b.History()
 }
