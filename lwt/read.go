@@ -6,15 +6,16 @@ import (
 	"cmp"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
 	"os"
 	"slices"
 	"strconv"
-	"strings"
 	"unicode/utf8"
 
+	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/internal/progress"
 )
 
@@ -53,7 +54,6 @@ const (
 	vVec // vector, list or set
 	vMap // items alternate key, value
 	vOther
-	vDiscard // #_ form: skipped wherever it appears
 )
 
 // val is a parsed EDN or JSON value.
@@ -220,8 +220,9 @@ func readHistory(r io.Reader, name string) ([]Op, error) {
 	if isJSONL(head) {
 		return readJSONL(br, name, line, off)
 	}
-	p := &ednParser{r: br, line: line, off: off, file: name}
-	return p.read()
+	d := edn.NewDecoder(br)
+	d.SetPos(edn.Pos{Line: line, Offset: off})
+	return readEDN(d, name)
 }
 
 func readError(name string, err error) error {
@@ -253,16 +254,15 @@ func ReadBytes(data []byte, name string) ([]Op, error) {
 // ReadEDN reads a Jepsen history: EDN maps, one per event, either at top
 // level or inside one vector or list.
 func ReadEDN(data []byte, name string) ([]Op, error) {
-	p := &ednParser{buf: data, line: 1, file: name}
-	return p.read()
+	return readEDN(edn.NewDecoderBytes(data), name)
 }
 
-// read reads the events of a history, one top-level form (or one element
+// readEDN reads the events of a history, one top-level form (or one element
 // of a top-level vector or list) at a time.
-func (p *ednParser) read() ([]Op, error) {
-	name := p.file
+func readEDN(d *edn.Decoder, name string) ([]Op, error) {
 	var evs []event
-	add := func(v val, line int) error {
+	add := func(x any, line int) error {
+		v := fromEDN(x, line)
 		if v.kind != vMap {
 			return &LineError{name, line, "an event must be a map, not " + v.describe()}
 		}
@@ -273,63 +273,98 @@ func (p *ednParser) read() ([]Op, error) {
 		evs = append(evs, e)
 		return nil
 	}
-	first := true
-	inVec := false
-	var closer byte
+	inVec, err := d.OpenSeq()
+	if err != nil && err != io.EOF {
+		return nil, ednError(name, err)
+	}
 	for {
-		p.skipSpace()
-		if p.err != nil {
-			return nil, p.err
-		}
-		if !p.more() {
-			if p.err != nil {
-				return nil, p.err
-			}
-			if inVec {
-				return nil, p.errf("unexpected end of input: missing %q", closer)
-			}
+		x, err := d.Decode()
+		if err == io.EOF {
 			break
 		}
-		if first && (p.buf[p.pos] == '[' || p.buf[p.pos] == '(') {
-			// The history vector: read its elements one at a time.
-			closer = map[byte]byte{'[': ']', '(': ')'}[p.buf[p.pos]]
-			p.pos++
-			first, inVec = false, true
-			continue
-		}
-		if inVec && p.buf[p.pos] == closer {
-			p.pos++
-			if err := p.atEnd(); err != nil {
-				return nil, err
-			}
-			break
-		}
-		line := p.line
-		v, err := p.form()
 		if err != nil {
-			return nil, err
+			return nil, ednError(name, err)
 		}
-		if v.kind == vDiscard {
-			continue
-		}
-		if first && v.kind == vVec {
-			for _, it := range v.items {
-				if err := add(it, it.line); err != nil {
-					return nil, err
-				}
-			}
-			first = false
-			if err := p.atEnd(); err != nil {
-				return nil, err
-			}
-			break
-		}
-		first = false
-		if err := add(v, line); err != nil {
+		if err := add(x, d.Pos().Line); err != nil {
 			return nil, err
 		}
 	}
+	if inVec {
+		if err := d.CloseSeq(); err != nil {
+			return nil, ednError(name, err)
+		}
+		if _, err := d.Decode(); err != io.EOF {
+			if err != nil {
+				return nil, ednError(name, err)
+			}
+			return nil, &LineError{name, d.Pos().Line, "unexpected data after the history vector"}
+		}
+	}
 	return assemble(evs, name)
+}
+
+// ednError is the error of the EDN reader: a LineError for errors in the
+// text, else the read error.
+func ednError(name string, err error) error {
+	var se *edn.SyntaxError
+	if errors.As(err, &se) {
+		return &LineError{name, se.Line, se.Msg}
+	}
+	return readError(name, err)
+}
+
+// fromEDN converts a value of the EDN reader; every part of it gets line.
+// Tags are dropped (#jepsen.history.Op{...} is its map).
+func fromEDN(x any, line int) val {
+	switch x := x.(type) {
+	case nil:
+		return val{line: line, kind: vNil}
+	case bool:
+		if x {
+			return val{line: line, kind: vBool, i: 1}
+		}
+		return val{line: line, kind: vBool}
+	case int64:
+		return val{line: line, kind: vInt, i: x}
+	case edn.BigInt:
+		return val{line: line, kind: vOther, s: string(x)}
+	case float64:
+		return val{line: line, kind: vOther, s: strconv.FormatFloat(x, 'g', -1, 64)}
+	case edn.Decimal:
+		return val{line: line, kind: vOther, s: string(x) + "M"}
+	case string:
+		return val{line: line, kind: vString, s: x}
+	case edn.Keyword:
+		return val{line: line, kind: vKeyword, s: string(x)}
+	case edn.Symbol:
+		return val{line: line, kind: vSymbol, s: string(x)}
+	case edn.Char:
+		return val{line: line, kind: vOther, s: "\\" + string(rune(x))}
+	case edn.Tagged:
+		return fromEDN(x.Value, line)
+	case edn.Map:
+		items := make([]val, 0, 2*len(x))
+		for _, kv := range x {
+			items = append(items, fromEDN(kv.Key, line), fromEDN(kv.Value, line))
+		}
+		return val{line: line, kind: vMap, items: items}
+	}
+	var elems []any
+	switch x := x.(type) {
+	case []any:
+		elems = x
+	case edn.List:
+		elems = x
+	case edn.Set:
+		elems = x
+	default:
+		return val{line: line, kind: vOther}
+	}
+	items := make([]val, len(elems))
+	for i := range elems {
+		items[i] = fromEDN(elems[i], line)
+	}
+	return val{line: line, kind: vVec, items: items}
 }
 
 // eventFromMap reads the fields of an event map. skip is true for events
@@ -654,319 +689,6 @@ func keyString(v *val) (string, error) {
 	return "", fmt.Errorf("a key must be an integer, string or keyword, not %s", v.describe())
 }
 
-// ednParser reads the subset of EDN Jepsen histories use: maps, vectors,
-// lists, sets, keywords, symbols, integers, strings, nil, booleans, tagged
-// values (#jepsen.history.Op{...}: the tag is dropped), #_ discards and ;
-// comments. Floats and characters parse but are not valid values. Nesting
-// is limited, so memory is linear in the input.
-//
-// The parser reads from r (nil when buf holds all the input) a chunk at a
-// time; between top-level forms it drops what it has read, so it holds one
-// form (at most MaxForm bytes) in memory.
-type ednParser struct {
-	r      io.Reader
-	buf    []byte
-	pos    int
-	off    int64 // the input offset of buf[0]
-	inForm bool  // reading a form, which starts at buf[start]
-	start  int
-	eof    bool
-	err    error // a read error or a form longer than MaxForm; sticky
-	line   int
-	file   string
-	max    int // MaxForm, or less in tests
-}
-
-const maxDepth = 64
-
-func (p *ednParser) errf(format string, args ...any) error {
-	return &LineError{p.file, p.line, fmt.Sprintf(format, args...)}
-}
-
-// more reports whether there is a byte at p.pos, reading more if need be.
-// At the end of the input, after a read error, or when the form being read
-// is longer than the limit, it returns false and p.err says which.
-func (p *ednParser) more() bool {
-	for p.pos >= len(p.buf) {
-		if p.r == nil || p.eof || p.err != nil {
-			return false
-		}
-		p.fill()
-	}
-	return true
-}
-
-// atEnd checks that nothing but space follows the history vector.
-func (p *ednParser) atEnd() error {
-	p.skipSpace()
-	if p.err != nil {
-		return p.err
-	}
-	if p.more() {
-		return p.errf("unexpected data after the history vector")
-	}
-	return p.err
-}
-
-func (p *ednParser) limit() int {
-	if p.max > 0 {
-		return p.max
-	}
-	return MaxForm
-}
-
-// fill reads the next chunk of input.
-func (p *ednParser) fill() {
-	if !p.inForm && p.pos > 0 {
-		// Nothing before pos is needed any more.
-		n := copy(p.buf, p.buf[p.pos:])
-		p.buf = p.buf[:n]
-		p.off += int64(p.pos)
-		p.pos = 0
-	}
-	if p.inForm && len(p.buf)-p.start >= p.limit() {
-		p.err = p.tooLong()
-		return
-	}
-	if cap(p.buf)-len(p.buf) < readChunk/2 {
-		// Indices into buf are live while a form is read: grow, never
-		// shift.
-		nb := make([]byte, len(p.buf), max(2*cap(p.buf), readChunk))
-		copy(nb, p.buf)
-		p.buf = nb
-	}
-	n, err := p.r.Read(p.buf[len(p.buf):cap(p.buf)])
-	p.buf = p.buf[:len(p.buf)+n]
-	switch {
-	case err == io.EOF:
-		p.eof = true
-	case err != nil:
-		p.err = readError(p.file, err)
-	}
-}
-
-func (p *ednParser) tooLong() error {
-	return p.errf("an EDN form longer than %d bytes, from byte %d on", p.limit(), p.off+int64(p.start))
-}
-
-// form parses one top-level form.
-func (p *ednParser) form() (val, error) {
-	p.inForm, p.start = true, p.pos
-	v, err := p.parse(0)
-	p.inForm = false
-	if p.err != nil {
-		return val{}, p.err
-	}
-	if p.pos-p.start > p.limit() {
-		err = p.tooLong()
-	}
-	return v, err
-}
-
-func (p *ednParser) skipSpace() {
-	for p.more() {
-		switch c := p.buf[p.pos]; c {
-		case '\n':
-			p.line++
-			p.pos++
-		case ' ', '\t', '\r', ',', '\f':
-			p.pos++
-		case ';':
-			for p.more() && p.buf[p.pos] != '\n' {
-				p.pos++
-			}
-		default:
-			return
-		}
-	}
-}
-
-func isDelim(c byte) bool {
-	switch c {
-	case ' ', '\t', '\r', '\n', ',', '\f', '(', ')', '[', ']', '{', '}', '"', ';':
-		return true
-	}
-	return false
-}
-
-func (p *ednParser) token() string {
-	start := p.pos
-	for p.more() {
-		i := p.pos
-		for i < len(p.buf) && !isDelim(p.buf[i]) {
-			i++
-		}
-		p.pos = i
-		if i < len(p.buf) {
-			break
-		}
-	}
-	if p.err != nil {
-		return "" // the caller returns p.err
-	}
-	return string(p.buf[start:p.pos])
-}
-
-func (p *ednParser) parse(depth int) (val, error) {
-	if depth > maxDepth {
-		return val{}, p.errf("nested deeper than %d", maxDepth)
-	}
-	p.skipSpace()
-	line := p.line
-	v, err := p.parseValue(depth)
-	v.line = line
-	return v, err
-}
-
-func (p *ednParser) parseValue(depth int) (val, error) {
-	if !p.more() {
-		return val{}, p.errf("unexpected end of input")
-	}
-	switch c := p.buf[p.pos]; c {
-	case '{', '[', '(':
-		p.pos++
-		closer := map[byte]byte{'{': '}', '[': ']', '(': ')'}[c]
-		items, err := p.parseSeq(closer, depth)
-		if err != nil {
-			return val{}, err
-		}
-		if c == '{' {
-			if len(items)%2 != 0 {
-				return val{}, p.errf("a map needs an even number of forms")
-			}
-			return val{kind: vMap, items: items}, nil
-		}
-		return val{kind: vVec, items: items}, nil
-	case ')', ']', '}':
-		return val{}, p.errf("unexpected %q", c)
-	case '"':
-		return p.parseString()
-	case '#':
-		p.pos++
-		if p.more() {
-			switch p.buf[p.pos] {
-			case '{':
-				p.pos++
-				items, err := p.parseSeq('}', depth)
-				return val{kind: vVec, items: items}, err
-			case '_':
-				p.pos++
-				if _, err := p.parse(depth + 1); err != nil {
-					return val{}, err
-				}
-				return val{kind: vDiscard}, nil
-			}
-		}
-		if tag := p.token(); p.err != nil {
-			return val{}, p.err
-		} else if tag == "" {
-			return val{}, p.errf("# without a tag")
-		}
-		return p.parse(depth + 1)
-	case ':':
-		p.pos++
-		t := p.token()
-		if p.err != nil {
-			return val{}, p.err
-		}
-		if t == "" {
-			return val{}, p.errf("empty keyword")
-		}
-		return val{kind: vKeyword, s: t}, nil
-	case '\\':
-		p.pos++
-		if p.more() {
-			p.pos++
-		}
-		p.token()
-		return val{kind: vOther}, nil
-	}
-	t := p.token()
-	if p.err != nil {
-		return val{}, p.err
-	}
-	if t == "" {
-		return val{}, p.errf("unexpected %q", p.buf[p.pos])
-	}
-	switch t {
-	case "nil":
-		return val{kind: vNil}, nil
-	case "true":
-		return val{kind: vBool, i: 1}, nil
-	case "false":
-		return val{kind: vBool}, nil
-	}
-	c := t[0]
-	if c >= '0' && c <= '9' || ((c == '-' || c == '+') && len(t) > 1 && t[1] >= '0' && t[1] <= '9') {
-		n := strings.TrimSuffix(t, "N")
-		i, err := strconv.ParseInt(n, 10, 64)
-		if err == nil {
-			return val{kind: vInt, i: i}, nil
-		}
-		if _, ferr := strconv.ParseFloat(strings.TrimSuffix(t, "M"), 64); ferr == nil && strings.ContainsAny(t, ".eEM") {
-			return val{kind: vOther, s: t}, nil
-		}
-		return val{}, p.errf("bad number %s", quote(t))
-	}
-	return val{kind: vSymbol, s: t}, nil
-}
-
-func (p *ednParser) parseSeq(closer byte, depth int) ([]val, error) {
-	var items []val
-	for {
-		p.skipSpace()
-		if !p.more() {
-			return nil, p.errf("unexpected end of input: missing %q", closer)
-		}
-		if p.buf[p.pos] == closer {
-			p.pos++
-			return items, nil
-		}
-		v, err := p.parse(depth + 1)
-		if err != nil {
-			return nil, err
-		}
-		if v.kind != vDiscard {
-			items = append(items, v)
-		}
-	}
-}
-
-func (p *ednParser) parseString() (val, error) {
-	p.pos++ // opening quote
-	var b strings.Builder
-	for p.more() {
-		c := p.buf[p.pos]
-		p.pos++
-		switch c {
-		case '"':
-			return val{kind: vString, s: b.String()}, nil
-		case '\n':
-			p.line++
-			b.WriteByte(c)
-		case '\\':
-			if !p.more() {
-				return val{}, p.errf("unterminated string")
-			}
-			e := p.buf[p.pos]
-			p.pos++
-			switch e {
-			case 'n':
-				b.WriteByte('\n')
-			case 't':
-				b.WriteByte('\t')
-			case 'r':
-				b.WriteByte('\r')
-			default:
-				b.WriteByte(e)
-			}
-		default:
-			b.WriteByte(c)
-		}
-	}
-	return val{}, p.errf("unterminated string")
-}
-
 // ReadJSONL reads the native form: one JSON event per line, blank lines
 // ignored.
 func ReadJSONL(data []byte, name string) ([]Op, error) {
@@ -1064,6 +786,10 @@ func (lr *lineReader) next() ([]byte, error) {
 		return bytes.TrimSuffix(s, []byte{'\n'}), nil
 	}
 }
+
+// maxDepth bounds the nesting of JSON values, as the EDN reader bounds
+// that of EDN values.
+const maxDepth = edn.MaxDepth
 
 func fromJSON(x any, depth int) (val, error) {
 	if depth > maxDepth {

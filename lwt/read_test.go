@@ -12,6 +12,7 @@ import (
 	"testing"
 	"testing/iotest"
 
+	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/internal/progress"
 )
 
@@ -145,7 +146,9 @@ func TestReadErrors(t *testing.T) {
 		{"{:type :invoke :f}", ":1:", "even number"},
 		{"{:f :read, :process 0}", ":1:", "without :type"},
 		{"{:type :invoke, :f :read}", ":1:", "without :process"},
-		{"{:type :invoke, :f :write, :value 99999999999999999999, :process 0}", ":1:", "bad number"},
+		{"{:type :invoke, :f :write, :value 99999999999999999999, :process 0}", ":1:", "want an integer or nil, not 99999999999999999999"},
+		{"{:type :invoke, :f :write, :value 1x, :process 0}", ":1:", "bad number"},
+		{"[{:type :invoke, :f :read, :process 0}] {}", ":1:", "unexpected data after the history vector"},
 		{`{"process":0,"type":"invoke","f":"write","value":1}` + "\n" + `{"process":0,"type":"ok","f":"read"}`, ":2:", "does not match"},
 		{`{"process":0,"type":"invoke","f":"write","value":1}` + "\n" + `{"process":0, oops}`, ":2:", "bad JSON"},
 		{strings.Repeat("[", 100), ":1:", "nested deeper"},
@@ -354,14 +357,12 @@ func TestReadEndless(t *testing.T) {
 func TestReadLimit(t *testing.T) {
 	ev := "{:type :invoke, :f :read, :process 0}\n"
 	src := "[" + strings.Repeat(ev, 100) + "\n{:type :invoke, :f :write, :value " + strings.Repeat("1", 200) + "}]"
-	p := &ednParser{r: iotest.HalfReader(strings.NewReader(src)), line: 1, file: "h", max: 100}
-	_, err := p.read()
+	d := edn.NewDecoder(iotest.HalfReader(strings.NewReader(src)))
+	d.SetLimits(100, 0)
+	_, err := readEDN(d, "h")
 	want := fmt.Sprintf("h:102: an EDN form longer than 100 bytes, from byte %d on", 1+100*len(ev)+1)
 	if err == nil || err.Error() != want {
 		t.Errorf("EDN: got %v, want %s", err, want)
-	}
-	if cap(p.buf) > 4*readChunk {
-		t.Errorf("EDN: buffer of %d bytes", cap(p.buf))
 	}
 	jev := `{"process":0,"type":"invoke","f":"read"}` + "\n"
 	jsrc := strings.Repeat(jev, 3) + "\n" + `{"process":0,"type":"ok","f":"read","value":` + strings.Repeat("1", 200) + "}\n"
@@ -428,8 +429,9 @@ func TestReadHugeToken(t *testing.T) {
 	huge := strings.Repeat("7", 8<<20)
 	word := strings.Repeat("é", 4<<20)
 	tests := []struct{ name, src, msg string }{
-		{"EDN number", "{:type :invoke, :f :write, :value " + huge + ", :process 0}", `bad number "777777777777777777777777777777777777"… (8388608 bytes)`},
-		{"EDN float", "{:type :invoke, :f :write, :value 0." + huge + ", :process 0}", "write value: want an integer or nil, not 0.7777777777777777777777777777777777… (8388610 bytes)"},
+		{"EDN number", "{:type :invoke, :f :write, :value " + huge + ", :process 0}", `write value: want an integer or nil, not 777777777777777777777777777777777777… (8388608 bytes)`},
+		{"EDN bad number", "{:type :invoke, :f :write, :value " + huge + "x, :process 0}", `bad number "777777777777777777777777777777777777"… (8388609 bytes)`},
+		{"EDN float", "{:type :invoke, :f :write, :value 0." + huge + ", :process 0}", "write value: want an integer or nil, not 0.7777777777777778"},
 		{"EDN keyword", "{:type :" + word + ", :f :write, :value 1, :process 0}", `unknown :type "éééééééééééééééééé"… (8388608 bytes)`},
 		{"EDN symbol", word, "an event must be a map, not éééééééééééééééééé… (8388608 bytes)"},
 		{"EDN string", `{:type :invoke, :f :write, :value "` + word + `", :process 0}`, `write value: want an integer or nil, not "éééééééééééééééééé"… (8388608 bytes)`},
