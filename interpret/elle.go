@@ -206,12 +206,12 @@ func elleCycleRank(t string) int {
 	return suffix*5 + base
 }
 
-// leastSevere returns the index of the cycle whose Elle type is the least
-// severe, and that type.
-func leastSevere(cycles [][]polygraph.Edge) (int, string) {
+// leastSevere returns the index of the cycle (of the evidence of a check
+// of l on h) whose Elle type is the least severe, and that type.
+func leastSevere(h *history.History, l level.Level, cycles [][]polygraph.Edge) (int, string) {
 	best, bt := -1, ""
 	for i, c := range cycles {
-		t := ElleCycleType(c)
+		t := elleType(h, l, c)
 		if best < 0 || elleCycleRank(t) < elleCycleRank(bt) {
 			best, bt = i, t
 		}
@@ -252,6 +252,10 @@ func leastSevere(cycles [][]polygraph.Edge) (int, string) {
 //     other appends Elle does not flag at all, and G1b is the nearest
 //     name).
 func ElleAnomalyType(h *history.History, a polygraph.Anomaly) string {
+	return elleAnomalyType(h, a, nil)
+}
+
+func elleAnomalyType(h *history.History, a polygraph.Anomaly, w *writerIndex) string {
 	switch a.Kind {
 	case polygraph.ThinAirRead, polygraph.AbortedRead:
 		return "G1a"
@@ -268,7 +272,7 @@ func ElleAnomalyType(h *history.History, a polygraph.Anomaly) string {
 	case polygraph.DuplicateElements:
 		return "duplicate-elements"
 	case polygraph.SplitAppends:
-		if splitCycle(h, a) != nil {
+		if splitCycle(h, a, w) != nil {
 			return "G0"
 		}
 		return "G1b"
@@ -287,7 +291,8 @@ type splitStep struct {
 // anomaly shows when another transaction's append sits between the
 // writer's appends in the list read (or after the first of them while a
 // later one is missing), or nil. The cycle starts and ends at the writer.
-func splitCycle(h *history.History, a polygraph.Anomaly) []splitStep {
+// w caches the writers of keys (nil: none).
+func splitCycle(h *history.History, a polygraph.Anomaly, w *writerIndex) []splitStep {
 	if a.Op < 0 || int(a.Op) >= len(h.Ops) || a.Writer < 0 || int(a.Writer) >= len(h.Txns) {
 		return nil
 	}
@@ -299,7 +304,10 @@ func splitCycle(h *history.History, a polygraph.Anomaly) []splitStep {
 			own = append(own, op.Value)
 		}
 	}
-	writers := writersOf(h, key)
+	if w == nil {
+		w = &writerIndex{}
+	}
+	writers := w.of(h, key)
 	writer := func(v history.Value) int32 {
 		if w, ok := writers[v]; ok {
 			return w
@@ -378,6 +386,26 @@ func splitCycle(h *history.History, a polygraph.Anomaly) []splitStep {
 		from = to
 	}
 	return nil
+}
+
+// writerIndex caches, per key of a history, the transaction that wrote
+// each value.
+type writerIndex struct {
+	h    *history.History
+	keys map[history.Key]map[history.Value]int32
+}
+
+// of returns the writers of key in h.
+func (ix *writerIndex) of(h *history.History, key history.Key) map[history.Value]int32 {
+	if ix.h != h {
+		ix.h, ix.keys = h, map[history.Key]map[history.Value]int32{}
+	}
+	if w, ok := ix.keys[key]; ok {
+		return w
+	}
+	w := writersOf(h, key)
+	ix.keys[key] = w
+	return w
 }
 
 // writersOf maps each value written to key in h to the transaction that

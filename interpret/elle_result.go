@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
 
@@ -88,7 +90,8 @@ type ElleOp struct {
 	Index int `json:"index"`
 	// Source is the transaction's place in the input: "file:line".
 	Source string `json:"source"`
-	// Process is the transaction's session.
+	// Process is the transaction's session (for a history checked
+	// without session order, the session it had).
 	Process ID `json:"process"`
 	// Type is ok (committed), fail (aborted) or info (unknown).
 	Type string `json:"type"`
@@ -167,26 +170,33 @@ var elleStepTypes = map[polygraph.EdgeKind]string{
 	polygraph.SO: "process", polygraph.RT: "realtime",
 }
 
-// ElleResult returns Elle's result map of the checks of one history at
-// one or more levels (results, as check.Check or check.CheckAll return
-// them; sessionOrder says whether the history was checked with its
-// session order, see ElleModel). Each violation's evidence is named as
-// ElleCycleType and ElleAnomalyType say, without shrinking it; a
-// violation several levels share (the same anomaly, or the same cycle) is
-// listed once.
-func ElleResult(results []*check.Result, sessionOrder bool) *ElleMap {
+// ElleResult returns Elle's result map of the checks of history h at one
+// or more levels (results, as check.Check or check.CheckAll return them;
+// sessionOrder says whether h was checked with its session order, see
+// ElleModel). Each violation's evidence is named as ElleCycleType and
+// ElleAnomalyType say, without shrinking it; a violation several levels
+// share (the same anomaly, or the same cycle) is listed once. The
+// transactions of prefix consistency's evidence, which is over h split
+// in halves (each transaction's reads, then its writes), are h's
+// transactions; h may be nil when no result is of PC, or to show the
+// halves as they are.
+func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) *ElleMap {
 	m := &ElleMap{Valid: true}
 	violated, unknown := false, false
-	var h *history.History
+	ruledOut := map[string]bool{}
+	// main is the history checked: the evidence of PC is over a history
+	// split in halves, whose transactions map back to main's.
+	main := h
 	for _, res := range results {
 		switch res.Verdict {
 		case check.Violated:
 			violated = true
+			ruledOut[ElleModel(res.Level, sessionOrder)] = true
+			if h == nil && res.Polygraph != nil && (main == nil || res.Level != level.PC) {
+				main = res.Polygraph.History
+			}
 		case check.NoVerdict:
 			unknown = true
-		}
-		if res.Polygraph != nil {
-			h = res.Polygraph.History
 		}
 	}
 	switch {
@@ -195,23 +205,61 @@ func ElleResult(results []*check.Result, sessionOrder bool) *ElleMap {
 	case unknown:
 		m.Valid = "unknown"
 	}
-	if !violated || h == nil {
+	m.Not, m.AlsoNot = elleBoundary(ruledOut)
+	if main == nil {
 		return m
 	}
 
-	// Name every transaction of the evidence once, for all the cases.
-	involved := map[int32]bool{}
+	// The evidence of each violation, as nodes of its result's history
+	// mapped to transactions of main where they are halves.
+	type source struct {
+		res *check.Result
+		// toMain maps a node of res's history to main's transaction, or
+		// -1 (nil: the history is main).
+		toMain func(u int32) int32
+	}
+	var sources []source
+	involved := map[*history.History]map[int32]bool{}
 	for _, res := range results {
-		if res.Verdict == check.Violated && res.Polygraph != nil {
-			elleTxns(res, involved)
+		if res.Verdict != check.Violated || res.Polygraph == nil {
+			continue
 		}
+		src := source{res: res}
+		nodes := map[int32]bool{}
+		elleTxns(res, nodes)
+		rh := res.Polygraph.History
+		if rh != main {
+			src.toMain = halvesIn(main, rh, nodes)
+		}
+		for u := range nodes {
+			h, t := rh, u
+			if src.toMain != nil {
+				if o := src.toMain(u); o >= 0 {
+					h, t = main, o
+				}
+			}
+			if involved[h] == nil {
+				involved[h] = map[int32]bool{}
+			}
+			involved[h][t] = true
+		}
+		sources = append(sources, src)
 	}
-	ids := make([]int32, 0, len(involved))
-	for t := range involved {
-		ids = append(ids, t)
+	// Name every transaction of the evidence once, for all the cases.
+	builders := map[*history.History]*elleBuilder{}
+	builder := func(h *history.History) *elleBuilder {
+		if b, ok := builders[h]; ok {
+			return b
+		}
+		ids := make([]int32, 0, len(involved[h]))
+		for t := range involved[h] {
+			ids = append(ids, t)
+		}
+		slices.Sort(ids)
+		b := &elleBuilder{h: h, names: nameTxns(h, ids, nil), sessionOrder: sessionOrder}
+		builders[h] = b
+		return b
 	}
-	slices.Sort(ids)
-	b := &elleBuilder{h: h, names: nameTxns(h, ids, nil)}
 
 	seen := map[string]bool{}
 	add := func(t string, c ElleCase) {
@@ -226,12 +274,10 @@ func ElleResult(results []*check.Result, sessionOrder bool) *ElleMap {
 		}
 		m.Anomalies[t] = append(m.Anomalies[t], c)
 	}
-	ruledOut := map[string]bool{}
-	for _, res := range results {
-		if res.Verdict != check.Violated || res.Polygraph == nil {
-			continue
-		}
-		ruledOut[ElleModel(res.Level, sessionOrder)] = true
+	for _, src := range sources {
+		res := src.res
+		rh := res.Polygraph.History
+		b := builder(rh)
 		d := newDescriber(res.Polygraph, nil, false, b.names)
 		for _, a := range res.Anomalies {
 			add(b.anomaly(d, a))
@@ -245,50 +291,73 @@ func ElleResult(results []*check.Result, sessionOrder bool) *ElleMap {
 		default:
 			cycles = res.Core
 		}
-		if len(cycles) > 0 {
-			i, t := leastSevere(cycles)
-			c := b.cycle(d, cycles[i])
-			for j, o := range cycles {
-				if j != i {
-					c.Alternatives = append(c.Alternatives, b.cycle(d, o))
+		if len(cycles) == 0 {
+			continue
+		}
+		// The ops of a node: main's transaction, or the node's own.
+		op := func(u int32) ElleOp {
+			if src.toMain != nil {
+				if o := src.toMain(u); o >= 0 {
+					return builder(main).op(o)
 				}
 			}
-			add(t, c)
+			return b.op(u)
 		}
+		i, t := leastSevere(rh, res.Level, cycles)
+		c := elleCycle(d, res.Level, cycles[i], op)
+		for j, o := range cycles {
+			if j != i {
+				c.Alternatives = append(c.Alternatives, elleCycle(d, res.Level, o, op))
+			}
+		}
+		add(t, c)
 	}
 	for t := range m.Anomalies {
 		m.AnomalyTypes = append(m.AnomalyTypes, t)
 	}
 	slices.Sort(m.AnomalyTypes)
+	return m
+}
 
-	// Every model that implies a ruled-out one is ruled out; Not keeps
-	// the weakest.
-	for _, s := range []string{"strict-serializable", "strong-session-serializable", "serializable", "strong-session-snapshot-isolation", "snapshot-isolation", "prefix", "causal-cerone", "read-atomic", "strong-session-read-committed", "read-committed"} {
+// elleModels are the models ElleModel names, from the strongest.
+var elleModels = []string{
+	"strict-serializable", "strong-session-serializable", "serializable",
+	"strong-session-snapshot-isolation", "snapshot-isolation", "prefix",
+	"causal-cerone", "read-atomic", "strong-session-read-committed", "read-committed",
+}
+
+// elleBoundary returns the weakest of the models ruled out and every
+// model that implies one, and the others that are (Elle's
+// consistency-model/boundary), sorted.
+func elleBoundary(ruledOut map[string]bool) (not, alsoNot []string) {
+	all := map[string]bool{}
+	for _, s := range elleModels {
 		for r := range ruledOut {
 			if elleImpliesAll(s, r) {
-				ruledOut[s] = true
+				all[s] = true
 			}
 		}
 	}
-	for s := range ruledOut {
+	for s := range all {
 		weakest := true
-		for r := range ruledOut {
+		for r := range all {
 			if r != s && elleImpliesAll(s, r) {
 				weakest = false
 			}
 		}
 		if weakest {
-			m.Not = append(m.Not, s)
+			not = append(not, s)
 		} else {
-			m.AlsoNot = append(m.AlsoNot, s)
+			alsoNot = append(alsoNot, s)
 		}
 	}
-	slices.Sort(m.Not)
-	slices.Sort(m.AlsoNot)
-	return m
+	slices.Sort(not)
+	slices.Sort(alsoNot)
+	return not, alsoNot
 }
 
-// elleTxns adds the transactions of res's evidence to txns.
+// elleTxns adds the nodes of res's evidence that are transactions to
+// txns.
 func elleTxns(res *check.Result, txns map[int32]bool) {
 	p := res.Polygraph
 	h := p.History
@@ -307,7 +376,7 @@ func elleTxns(res *check.Result, txns map[int32]bool) {
 			add(txnOfOp(h, a.OtherOp))
 		}
 		if a.Kind == polygraph.SplitAppends {
-			for _, s := range splitCycle(h, a) {
+			for _, s := range splitCycle(h, a, nil) {
 				add(s.From)
 			}
 		}
@@ -325,6 +394,80 @@ func elleTxns(res *check.Result, txns map[int32]bool) {
 			add(e.From)
 			add(e.To)
 		}
+	}
+}
+
+// Prefix consistency is checked on the history split into halves, each
+// transaction T into T/r (its reads) followed in its session by T/w (its
+// writes) (check.checkPrefix), and its evidence is over the halves. To
+// Elle, the two halves are one transaction: the session order from T/r
+// to T/w is no dependency.
+
+// halfOf returns the name of the transaction a half of a split history
+// is a half of, and whether u is a half (r for its reads).
+func halfOf(h *history.History, u int32) (base string, r, ok bool) {
+	if u < 0 || int(u) >= len(h.Txns) {
+		return "", false, false
+	}
+	n := h.Name(int(u))
+	switch {
+	case strings.HasSuffix(n, "/r"):
+		return n[:len(n)-2], true, true
+	case strings.HasSuffix(n, "/w"):
+		return n[:len(n)-2], false, true
+	}
+	return "", false, false
+}
+
+// internalEdge reports whether e is the session order between the two
+// halves of one transaction of a history split for PC.
+func internalEdge(h *history.History, l level.Level, e polygraph.Edge) bool {
+	if l != level.PC || e.Kind != polygraph.SO {
+		return false
+	}
+	a, ar, aok := halfOf(h, e.From)
+	b, br, bok := halfOf(h, e.To)
+	return aok && bok && ar && !br && a == b
+}
+
+// elleType is ElleCycleType of a cycle of the evidence of a check of l
+// on h, leaving out the edges between the halves of a transaction.
+func elleType(h *history.History, l level.Level, cycle []polygraph.Edge) string {
+	kinds := make([]polygraph.EdgeKind, 0, len(cycle))
+	for _, e := range cycle {
+		if !internalEdge(h, l, e) {
+			kinds = append(kinds, e.Kind)
+		}
+	}
+	return elleCycleKinds(kinds)
+}
+
+// halvesIn maps the halves among nodes of split, a history split for PC,
+// to the transactions of main they are halves of (by name), or returns
+// nil when split is not one.
+func halvesIn(main, split *history.History, nodes map[int32]bool) func(int32) int32 {
+	want := map[string][]int32{}
+	for u := range nodes {
+		base, _, ok := halfOf(split, u)
+		if !ok {
+			return nil
+		}
+		want[base] = append(want[base], u)
+	}
+	to := map[int32]int32{}
+	for t := range main.Txns {
+		if us, ok := want[main.Name(t)]; ok {
+			for _, u := range us {
+				to[u] = int32(t)
+			}
+			delete(want, main.Name(t))
+		}
+	}
+	return func(u int32) int32 {
+		if t, ok := to[u]; ok {
+			return t
+		}
+		return -1
 	}
 }
 
@@ -347,9 +490,11 @@ func txnOfOp(h *history.History, op int32) int32 {
 
 // elleBuilder builds the cases of an ElleMap.
 type elleBuilder struct {
-	h     *history.History
-	names map[int32]string
-	ops   map[int32]ElleOp
+	h            *history.History
+	names        map[int32]string
+	ops          map[int32]ElleOp
+	sessionOrder bool
+	writers      writerIndex
 }
 
 // op returns transaction t as an Elle operation.
@@ -363,7 +508,16 @@ func (b *elleBuilder) op(t int32) ElleOp {
 	if !ok {
 		name = baseName(h, int(t))
 	}
-	o := ElleOp{Name: name, Index: int(t), Source: h.Where(int(t)), Process: ID(h.SessionName(int(tx.Session))), Type: elleStatus(tx.Status)}
+	process := h.SessionName(int(tx.Session))
+	if !b.sessionOrder {
+		// A history without its session order puts each transaction in
+		// a session of its own, "s/i" for the i-th of session s (see
+		// history.History.WithoutSessionOrder): Elle's process is s.
+		if i := strings.LastIndexByte(process, '/'); i > 0 && isDigits(process[i+1:]) {
+			process = process[:i]
+		}
+	}
+	o := ElleOp{Name: name, Index: int(t), Source: h.Where(int(t)), Process: ID(process), Type: elleStatus(tx.Status)}
 	for i := tx.OpStart; i < tx.OpEnd; i++ {
 		o.Value = append(o.Value, b.mop(i))
 	}
@@ -400,12 +554,18 @@ func (b *elleBuilder) ptr(t int32) *ElleOp {
 	return &o
 }
 
-// cycle returns the case of a cycle.
-func (b *elleBuilder) cycle(d *describer, edges []polygraph.Edge) ElleCase {
-	f := d.fold(edges, true)
-	c := ElleCase{Type: ElleCycleType(edges)}
-	for _, e := range f {
-		c.Cycle = append(c.Cycle, b.op(e.From))
+// elleCycle returns the case of a cycle of the evidence of a check of l,
+// with op giving the Elle operation of a node.
+func elleCycle(d *describer, l level.Level, edges []polygraph.Edge, op func(int32) ElleOp) ElleCase {
+	c := ElleCase{Type: elleType(d.h, l, edges)}
+	var kept []polygraph.Edge
+	for _, e := range d.fold(edges, true) {
+		if !internalEdge(d.h, l, e) {
+			kept = append(kept, e)
+		}
+	}
+	for _, e := range kept {
+		c.Cycle = append(c.Cycle, op(e.From))
 		s := d.step(e, false)
 		st := ElleStep{Type: elleStepTypes[e.Kind]}
 		if e.Key != polygraph.NoKey {
@@ -417,8 +577,8 @@ func (b *elleBuilder) cycle(d *describer, edges []polygraph.Edge) ElleCase {
 		}
 		c.Steps = append(c.Steps, st)
 	}
-	if len(f) > 0 {
-		c.Cycle = append(c.Cycle, b.op(f[0].From))
+	if len(kept) > 0 {
+		c.Cycle = append(c.Cycle, op(kept[0].From))
 	}
 	return c
 }
@@ -426,7 +586,7 @@ func (b *elleBuilder) cycle(d *describer, edges []polygraph.Edge) ElleCase {
 // anomaly returns the type and case of a non-cycle anomaly.
 func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCase) {
 	h := b.h
-	t := ElleAnomalyType(h, a)
+	t := elleAnomalyType(h, a, &b.writers)
 	var c ElleCase
 	key := ID(h.FormatKey(a.Key))
 	reader := func() {
@@ -484,7 +644,7 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 			}
 		}
 	case polygraph.SplitAppends:
-		if steps := splitCycle(h, a); steps != nil {
+		if steps := splitCycle(h, a, &b.writers); steps != nil {
 			c.Type = "G0"
 			for _, s := range steps {
 				c.Cycle = append(c.Cycle, b.op(s.From))

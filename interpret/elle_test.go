@@ -380,7 +380,7 @@ func TestElleResult(t *testing.T) {
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			results := c.results(t)
-			m := interpret.ElleResult(results, c.session)
+			m := interpret.ElleResult(nil, results, c.session)
 			b, err := json.Marshal(m)
 			if err != nil {
 				t.Fatal(err)
@@ -435,7 +435,7 @@ func TestElleResultLevels(t *testing.T) {
 		t.Fatal(err)
 	}
 	results := all.Results
-	m := interpret.ElleResult(results, true)
+	m := interpret.ElleResult(h, results, true)
 	want := &interpret.ElleMap{
 		Valid:        false,
 		AnomalyTypes: []string{"G2-item"},
@@ -448,7 +448,7 @@ func TestElleResultLevels(t *testing.T) {
 	if n := len(m.Anomalies["G2-item"]); n != 1 {
 		t.Errorf("%d G2-item cases, want 1 (SSER's is SER's)", n)
 	}
-	m = interpret.ElleResult(results, false)
+	m = interpret.ElleResult(h, results, false)
 	if !slices.Equal(m.Not, []string{"serializable"}) || !slices.Equal(m.AlsoNot, []string{"strict-serializable", "strong-session-serializable"}) {
 		t.Errorf("without session order: not %v, also-not %v", m.Not, m.AlsoNot)
 	}
@@ -457,7 +457,35 @@ func TestElleResultLevels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, _ := json.Marshal(interpret.ElleResult(all.Results, true)); string(b) != `{"valid?":true}` {
+	if b, _ := json.Marshal(interpret.ElleResult(ok, all.Results, true)); string(b) != `{"valid?":true}` {
 		t.Errorf("valid history: %s", b)
+	}
+}
+
+// TestElleResultPC checks the evidence of prefix consistency, which the
+// checker finds on the history split into halves (T/r, T/w): Elle's map
+// and the report's name count the two halves of a transaction as one, and
+// the map shows the history's own transactions.
+func TestElleResultPC(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 1, "id": "T1", "ops": [["r", "x", 1]]}
+{"session": 1, "id": "T2", "ops": [["w", "x", 1]]}`)
+	res, err := check.Check(context.Background(), h, level.PC)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := interpret.Explain(res).Anomaly.ElleType; got != "G1c-process" {
+		t.Errorf("report's ElleType %q, want G1c-process", got)
+	}
+	m := interpret.ElleResult(h, []*check.Result{res}, true)
+	b, _ := json.Marshal(m)
+	want := `{"valid?":false,"anomaly-types":["G1c-process"],"anomalies":{"G1c-process":[{"type":"G1c-process",` +
+		`"cycle":[{"name":"T1","index":0,"source":"test.jsonl:1","process":1,"type":"ok","value":[["r","x",1]]},` +
+		`{"name":"T2","index":1,"source":"test.jsonl:2","process":1,"type":"ok","value":[["w","x",1]]},` +
+		`{"name":"T1","index":0,"source":"test.jsonl:1","process":1,"type":"ok","value":[["r","x",1]]}],` +
+		`"steps":[{"type":"process"},{"type":"wr","key":"x","value":1}]}]},` +
+		`"not":["prefix"],"also-not":["serializable","snapshot-isolation","strict-serializable","strong-session-serializable","strong-session-snapshot-isolation"]}`
+	if string(b) != want {
+		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
 }

@@ -93,7 +93,7 @@ func ExampleElleResult() {
 {"session": 1, "id": "T2", "ops": [["w", "x", 1]]}
 `), "h.jsonl", format.JSONL)
 	all, _ := check.CheckAll(context.Background(), h)
-	m := interpret.ElleResult(all.Results, true)
+	m := interpret.ElleResult(h, all.Results, true)
 	fmt.Println(m.Valid, m.AnomalyTypes, m.Not)
 	b, _ := json.Marshal(m.Anomalies["G1c-process"][0].Steps)
 	fmt.Println(string(b))

@@ -188,6 +188,7 @@ func Explain(res *check.Result) *Report {
 	seed, _ := evidence(res)
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
 	d.lists = newListSource(p.History, nil, nil)
+	d.level = res.Level
 	an := rep.Anomaly
 	an.HistoryTxns = len(p.History.Txns)
 	txns := map[int32]bool{}
@@ -203,7 +204,7 @@ func Explain(res *check.Result) *Report {
 		}
 	case res.Cycle != nil:
 		an.Name = Name(d.fold(res.Cycle, true))
-		an.ElleType = ElleCycleType(res.Cycle)
+		an.ElleType = elleType(p.History, res.Level, res.Cycle)
 		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
 		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
 	case res.Conflict != nil:
@@ -248,7 +249,7 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 		}
 	case polygraph.SplitAppends:
 		// The transactions whose appends sit among the writer's.
-		for _, s := range splitCycle(p.History, a) {
+		for _, s := range splitCycle(p.History, a, nil) {
 			txns[s.From] = true
 		}
 	}
@@ -257,7 +258,7 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool) {
 	either, or := d.fold(c.EitherCycle, true), d.fold(c.OrCycle, true)
 	an.Name = moreSpecific(Name(either), Name(or))
-	_, an.ElleType = leastSevere([][]polygraph.Edge{c.EitherCycle, c.OrCycle})
+	_, an.ElleType = leastSevere(d.h, d.level, [][]polygraph.Edge{c.EitherCycle, c.OrCycle})
 	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
 	x := d.keyName(c.Constraint.Key)
 	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(c.Constraint.Key)), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
@@ -306,7 +307,7 @@ func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]b
 	if an.Name == "" {
 		an.Name = G2
 	}
-	_, an.ElleType = leastSevere(cycles)
+	_, an.ElleType = leastSevere(d.h, d.level, cycles)
 	an.Summary = fmt.Sprintf("no order of the writes avoids a cycle: every choice closes one of the %d cycles shown", len(cycles))
 }
 
@@ -447,6 +448,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	}
 	d := newDescriber(a.p, a.why, true, nameTxns(m, all, func(t int32) int { return int(sel.Txns[t]) }))
 	d.lists = newListSource(m, h, &sel)
+	d.level = res.Level
 	switch {
 	case len(a.anomalies) > 0:
 		x := a.anomalies[0]
@@ -459,7 +461,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	case a.cycle != nil:
 		f := d.fold(a.cycle, true)
 		an.Name = Name(f)
-		an.ElleType = ElleCycleType(a.cycle)
+		an.ElleType = elleType(m, res.Level, a.cycle)
 		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
 		an.Summary = cycleSummary(d, an.Name, f)
 	case a.conflict != nil:

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
 
@@ -25,6 +26,8 @@ type describer struct {
 	names map[int32]string
 	// lists, set for a history of lists, finds the lists read.
 	lists *listSource
+	// level is the level checked (for Elle's names of PC's evidence).
+	level level.Level
 }
 
 type txnKey struct {
