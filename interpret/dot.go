@@ -24,6 +24,27 @@ var dotKinds = []struct {
 	{"RT", "purple", "dotted", "real time: A ended before B started"},
 }
 
+// listMeanings are the meanings of the data dependencies between the
+// transactions of a history of lists.
+var listMeanings = map[string]string{
+	"WR": "B read a list ending in A's append",
+	"WW": "B appended after A's append",
+	"RW": "B appended after the list A read",
+}
+
+// lists reports whether the anomaly's transactions are of a history of
+// lists.
+func (a *Anomaly) lists() bool {
+	for _, t := range a.Txns {
+		for _, op := range t.Ops {
+			if op.Kind == "append" || op.Value.Kind() == KindList {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 // WriteDOT draws the violation as a Graphviz graph: the anomaly and what
 // happened in the title, one box per transaction (with its session and
 // operations), one arrow per dependency coloured by kind (SO bold grey,
@@ -177,9 +198,13 @@ func (a *Anomaly) legend(orders map[string][]int) string {
 	var b strings.Builder
 	b.WriteString(`<table border="0" cellborder="0" cellspacing="0" cellpadding="2">`)
 	b.WriteString(`<tr><td align="left" colspan="3"><b>legend</b> (an arrow A → B: A comes before B)</td></tr>`)
+	lists := a.lists()
 	for _, k := range dotKinds {
 		if !used[k.kind] {
 			continue
+		}
+		if m, ok := listMeanings[k.kind]; ok && lists {
+			k.meaning = m
 		}
 		line := "───▶"
 		switch k.style {

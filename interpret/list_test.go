@@ -48,7 +48,7 @@ func TestListReports(t *testing.T) {
 					"T2 read :x=[1], ending in T1's append of 1", "T2 read :y=[], without T1's append of 1",
 				}},
 				{"JSON", string(js), []string{`{"kind":"append","key":":x","value":1}`, `{"kind":"r","key":":x","value":[1]}`, `{"kind":"r","key":":y","value":[]}`}},
-				{"DOT", dot.String(), []string{"append(:x, 1) append(:y, 1)", "r(:x, [1]) r(:y, [])"}},
+				{"DOT", dot.String(), []string{"append(:x, 1) append(:y, 1)", "r(:x, [1]) r(:y, [])", "B appended after the list A read", "B read a list ending in A's append"}},
 			} {
 				for _, w := range c.want {
 					if !strings.Contains(c.got, w) {
