@@ -117,30 +117,16 @@ const (
 // (the times a history gives contradicting its session order), is one
 // Elle cannot classify (its explainer throws); it is named G0 with its
 // suffix, Elle's name for the cycles with the fewest data dependencies.
+//
+// The evidence of PC is over the history split into halves (each
+// transaction T into T/r and T/w, see check's checkPrefix), where the
+// session order from T/r to T/w is no dependency between transactions:
+// Anomaly.ElleType and ElleResult leave it out; ElleCycleType counts every
+// edge it is given.
 func ElleCycleType(cycle []polygraph.Edge) string {
 	kinds := make([]polygraph.EdgeKind, len(cycle))
 	for i, e := range cycle {
 		kinds[i] = e.Kind
-	}
-	return elleCycleKinds(kinds)
-}
-
-// ElleStepsType is ElleCycleType of a cycle of a report (Anomaly.Cycles).
-func ElleStepsType(cycle []Step) string {
-	kinds := make([]polygraph.EdgeKind, 0, len(cycle))
-	for _, s := range cycle {
-		switch s.Kind {
-		case "SO":
-			kinds = append(kinds, polygraph.SO)
-		case "WR":
-			kinds = append(kinds, polygraph.WR)
-		case "WW":
-			kinds = append(kinds, polygraph.WW)
-		case "RW":
-			kinds = append(kinds, polygraph.RW)
-		case "RT":
-			kinds = append(kinds, polygraph.RT)
-		}
 	}
 	return elleCycleKinds(kinds)
 }

@@ -52,16 +52,11 @@ func TestElleCycleType(t *testing.T) {
 		{[]polygraph.EdgeKind{so, rt}, "G0-realtime"},
 	} {
 		cycle := make([]polygraph.Edge, len(c.kinds))
-		steps := make([]interpret.Step, len(c.kinds))
 		for i, k := range c.kinds {
 			cycle[i] = polygraph.Edge{From: int32(i), To: int32((i + 1) % len(c.kinds)), Kind: k}
-			steps[i] = interpret.Step{Kind: k.String()}
 		}
 		if got := interpret.ElleCycleType(cycle); got != c.want {
 			t.Errorf("%v: %s, want %s", c.kinds, got, c.want)
-		}
-		if got := interpret.ElleStepsType(steps); got != c.want {
-			t.Errorf("steps %v: %s, want %s", c.kinds, got, c.want)
 		}
 	}
 }

@@ -8,6 +8,12 @@
 // shrinks the violation to a minimal counterexample (see package shrink)
 // and explains that. Reports print as text (WriteText), JSON (their
 // fields) and Graphviz DOT (WriteDOT).
+//
+// The same in the terms of Jepsen's checker Elle: ElleModel names a
+// level's consistency model, Anomaly.ElleType (ElleCycleType,
+// ElleAnomalyType) a violation's anomaly, and ElleResult gives the
+// checks' verdicts as Elle's result map. Histories of lists (Elle's
+// list-append) are shown with their appends and whole lists.
 package interpret
 
 import (
