@@ -484,3 +484,28 @@ func TestElleResultPC(t *testing.T) {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
 }
+
+// TestElleResultWithoutSessionOrder checks that a history checked without
+// its session order, each transaction in a session "s/i" of its own
+// (history.History.WithoutSessionOrder), shows each transaction's
+// original session as Elle's process.
+func TestElleResultWithoutSessionOrder(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": "3/0", "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
+{"session": "3/1", "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`)
+	res, err := check.Check(context.Background(), h, level.SI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(interpret.ElleResult(h, []*check.Result{res}, false))
+	if got := strings.Count(string(b), `"process":3,`); got != 3 {
+		t.Errorf("%d transactions of process 3, want 3:\n%s", got, b)
+	}
+	if !strings.Contains(string(b), `"not":["snapshot-isolation"]`) {
+		t.Errorf("not snapshot-isolation:\n%s", b)
+	}
+	b, _ = json.Marshal(interpret.ElleResult(h, []*check.Result{res}, true))
+	if !strings.Contains(string(b), `"process":"3/0"`) {
+		t.Errorf("with session order, the sessions are as named:\n%s", b)
+	}
+}
