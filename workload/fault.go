@@ -3,6 +3,7 @@ package workload
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/isocheck/isocheck/history"
 )
@@ -10,7 +11,10 @@ import (
 // Fault is an anomaly inside one transaction, the kind no simulated store
 // produces. Injected into a committed transaction, every fault but
 // NonRepeatableRead makes the history violate every level from read
-// committed up; NonRepeatableRead violates read atomic and above.
+// committed up; NonRepeatableRead violates read atomic and above. Every
+// fault applies to list histories too, where it changes whole lists (see
+// each); DuplicateElements, IncompatibleOrder and SplitAppends apply to
+// list histories only.
 type Fault int
 
 const (
@@ -31,9 +35,22 @@ const (
 	// NonRepeatableRead reads a key twice, without writing it in between,
 	// and gets two different values.
 	NonRepeatableRead
+	// DuplicateElements reads a list holding an element twice (lists only).
+	DuplicateElements
+	// IncompatibleOrder reads a list that another committed transaction's
+	// read of the key contradicts, neither a prefix of the other, or two
+	// such lists (lists only).
+	IncompatibleOrder
+	// SplitAppends reads a list in which another transaction's appends to
+	// the key are not one run: split by another element, or missing their
+	// first (lists only).
+	SplitAppends
 
 	numFaults
 )
+
+// ListsOnly reports whether f applies to list histories only.
+func (f Fault) ListsOnly() bool { return f >= DuplicateElements && f < numFaults }
 
 var faultNames = [...]string{
 	ThinAirRead:       "ThinAirRead",
@@ -43,6 +60,9 @@ var faultNames = [...]string{
 	NotMyLastWrite:    "NotMyLastWrite",
 	IntermediateRead:  "IntermediateRead",
 	NonRepeatableRead: "NonRepeatableRead",
+	DuplicateElements: "DuplicateElements",
+	IncompatibleOrder: "IncompatibleOrder",
+	SplitAppends:      "SplitAppends",
 }
 
 func (f Fault) String() string {
@@ -67,8 +87,9 @@ func Faults() []Fault {
 // writes to their key); AbortedRead may mark another transaction aborted
 // and IntermediateRead may add writes to another transaction. It reports
 // false, and returns h, when h has no committed transaction or no other
-// transaction the fault needs. h must have at least one key and unique
-// values per key.
+// transaction the fault needs, or f is for lists and h is not a list
+// history. h must have at least one key and unique values per key. In a
+// list history the faults change lists (see injectList).
 func Inject(rng *rand.Rand, h *history.History, f Fault) (*history.History, bool) {
 	in := newInjector(h)
 	var committed []int
@@ -81,7 +102,11 @@ func Inject(rng *rand.Rand, h *history.History, f Fault) (*history.History, bool
 		return h, false
 	}
 	r := committed[rng.IntN(len(committed))]
-	if !in.inject(rng, r, f) {
+	if h.Lists {
+		if !in.injectList(rng, r, f) {
+			return h, false
+		}
+	} else if f.ListsOnly() || !in.inject(rng, r, f) {
 		return h, false
 	}
 	return in.build(), true
@@ -93,6 +118,9 @@ type injector struct {
 	ops    [][]history.Op
 	status []history.Status
 	maxVal map[history.Key]history.Value // largest value written per key
+	// lists, for a list history, holds per transaction the list each
+	// operation read (nil for appends).
+	lists [][][]history.Value
 }
 
 func newInjector(h *history.History) *injector {
@@ -102,9 +130,18 @@ func newInjector(h *history.History) *injector {
 		status: make([]history.Status, len(h.Txns)),
 		maxVal: make(map[history.Key]history.Value),
 	}
+	if h.Lists {
+		in.lists = make([][][]history.Value, len(h.Txns))
+	}
 	for t := range h.Txns {
 		in.ops[t] = append([]history.Op(nil), h.OpsOf(t)...)
 		in.status[t] = h.Txns[t].Status
+		if h.Lists {
+			in.lists[t] = make([][]history.Value, len(in.ops[t]))
+			for i := range in.ops[t] {
+				in.lists[t][i] = slices.Clone(h.ListOf(h.Txns[t].OpStart + int32(i)))
+			}
+		}
 		for _, op := range in.ops[t] {
 			if m, ok := in.maxVal[op.Key]; op.Kind == history.Write && (!ok || op.Value > m) {
 				in.maxVal[op.Key] = op.Value
@@ -203,9 +240,12 @@ func (in *injector) readAs(rng *rand.Rand, r int, k history.Key, v history.Value
 
 func (in *injector) insert(t, at int, ops ...history.Op) {
 	in.ops[t] = append(in.ops[t][:at], append(ops, in.ops[t][at:]...)...)
+	if in.lists != nil {
+		in.lists[t] = append(in.lists[t][:at], append(make([][]history.Value, len(ops)), in.lists[t][at:]...)...)
+	}
 }
 
-func (in *injector) appendOps(t int, ops ...history.Op) { in.ops[t] = append(in.ops[t], ops...) }
+func (in *injector) appendOps(t int, ops ...history.Op) { in.insert(t, len(in.ops[t]), ops...) }
 
 // unwrittenKey returns a random key r does not write, or any key if it
 // writes them all.
@@ -412,6 +452,10 @@ func (in *injector) build() *history.History {
 		Files:        h.Files,
 		PosIsOffset:  h.PosIsOffset,
 		ValueNames:   h.ValueNames,
+		Lists:        h.Lists,
+	}
+	for _, o := range h.Orders {
+		out.Orders = append(out.Orders, history.VersionOrder{Key: o.Key, Values: slices.Clone(o.Values)})
 	}
 	for s, txns := range h.Sessions {
 		out.Sessions[s] = append([]int32(nil), txns...)
@@ -422,6 +466,19 @@ func (in *injector) build() *history.History {
 		tx.OpStart = int32(len(out.Ops))
 		out.Ops = append(out.Ops, in.ops[t]...)
 		tx.OpEnd = int32(len(out.Ops))
+		if in.lists != nil {
+			for i, l := range in.lists[t] {
+				op := &out.Ops[int(tx.OpStart)+i]
+				if op.Kind != history.Read {
+					continue
+				}
+				op.Value = h.Init
+				if len(l) > 0 {
+					op.Value = l[len(l)-1]
+					out.ListReads = append(out.ListReads, history.ListRead{Op: tx.OpStart + int32(i), Values: slices.Clone(l)})
+				}
+			}
+		}
 		out.Txns[t] = tx
 	}
 	return out

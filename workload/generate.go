@@ -27,6 +27,15 @@ type SmallConfig struct {
 	Times bool
 	// Stores are the stores to choose from; nil means all.
 	Stores []Store
+	// Lists makes a list history (history.History.Lists, Elle's
+	// list-append): the stores hold a list per key, every write appends a
+	// value unique to its key, and every read returns the whole list.
+	// The stores keep their levels (see SmallConfig.Lists in Small).
+	Lists bool
+	// OrderProb, in list mode, is the probability that the history states
+	// the version order of a key (history.History.Orders): a prefix of
+	// the key's committed list that ends after some writer's appends.
+	OrderProb float64
 }
 
 func (c SmallConfig) withDefaults() SmallConfig {
@@ -61,6 +70,21 @@ func (c SmallConfig) withDefaults() SmallConfig {
 // delays. Whether an anomaly happens is up to the store. With
 // cfg.FaultProb, a fault is injected (see Inject). The result depends only
 // on rng's state and cfg.
+//
+// With cfg.Lists, the history is a list history built with
+// history.Builder.AddListTxn, from the same stores, which keep their
+// levels under the list semantics of internal/reference: each store keeps
+// one committed list per key, to which a transaction's appends are added
+// at commit, and shows a transaction a prefix of it (the prefix its
+// version of the key says: the whole list at the latest commit for the
+// serial and read-committed stores, the list at the snapshot for the
+// snapshot stores, the longest applied at the replica for the replicated
+// ones). A read after the transaction's own appends to the key returns
+// the committed list and those appends, and the store aborts the
+// transaction if another appended to the key before it commits. Random
+// draws each list from one of two random orders of the key's writers, cut
+// after any of them. Transactions then often read after appending, as
+// Elle's do.
 func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 	cfg = cfg.withDefaults()
 	kind := cfg.Stores[rng.IntN(len(cfg.Stores))]
@@ -70,6 +94,12 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 	}
 	nTxns := max(1+rng.IntN(cfg.MaxTxns), 1+rng.IntN(cfg.MaxTxns))
 	profile := &profiles[rng.IntN(len(profiles))]
+	weights := profile
+	if cfg.Lists {
+		w := *profile
+		w[patAppendRead] = 2
+		weights = &w
+	}
 	nKeys := 1 + rng.IntN(cfg.Keys)
 	if profile != &profiles[0] && cfg.Keys >= 2 && rng.IntN(4) > 0 {
 		nKeys = 2 // the anomalies need two keys, and two collide more
@@ -119,7 +149,7 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 			i = rng.IntN(len(plans[s]) + 1)
 		}
 		p := planTxn{
-			ops:   smallOps(rng, profile, nKeys, cfg.MaxOps),
+			ops:   smallOps(rng, weights, nKeys, cfg.MaxOps),
 			abort: rng.Float64() < cfg.AbortProb,
 		}
 		plans[s] = append(plans[s][:i], append([]planTxn{p}, plans[s][i:]...)...)
@@ -129,6 +159,10 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 		rs.setDelays(rng, []float64{2, 5, 20}[rng.IntN(3)], 20, 0.5)
 	}
 	s := newSim(rng, nKeys, nSess, st)
+	if cfg.Lists {
+		s.lists = true
+		s.global = make([][]history.Value, nKeys)
+	}
 	for i, p := range plans {
 		s.left[i] = len(p)
 	}
@@ -151,7 +185,10 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 	}
 	s.unknown = cfg.UnknownProb
 	h := s.execute()
-	finish(rng, h, kind)
+	h = finish(rng, h, kind)
+	if cfg.Lists && cfg.OrderProb > 0 {
+		h = stateOrders(rng, h, s.global, cfg.OrderProb)
+	}
 	if cfg.FaultProb > 0 && rng.Float64() < cfg.FaultProb {
 		// Try the faults from a random one on; some need what h lacks.
 		first := rng.IntN(int(numFaults))
@@ -175,6 +212,7 @@ const (
 	patWrite           // w(x)
 	patChain           // r(x) w(y): causality violation
 	patReread          // r(x) r(y) r(x): non-repeatable read
+	patAppendRead      // w(x) r(x): read after append (list mode only)
 	numPatterns
 )
 
@@ -282,6 +320,11 @@ func smallOps(rng *rand.Rand, weights *[numPatterns]int, nKeys, maxOps int) []pl
 		ops = []planOp{r(x), w(y)}
 	case patReread:
 		ops = []planOp{r(x), r(y), r(x)}
+	case patAppendRead:
+		ops = []planOp{r(x), w(x), r(x)}
+		if rng.IntN(2) == 0 {
+			ops = []planOp{w(x), r(x)}
+		}
 	}
 	if len(ops) > maxOps {
 		ops = ops[:maxOps]
@@ -314,13 +357,16 @@ const maxReplicas = 4
 // drawn now, and the serial stores get times around their place in an
 // order: the serial order for StrictSerializable, a random interleaving
 // of the sessions for Serializable.
-func finish(rng *rand.Rand, h *history.History, kind Store) {
+func finish(rng *rand.Rand, h *history.History, kind Store) *history.History {
 	switch kind {
 	case Random:
+		if h.Lists {
+			return readListsRandomly(rng, h)
+		}
 		readRandomly(rng, h)
 	case Serializable, StrictSerializable:
 		if len(h.Txns) == 0 || h.Txns[0].Start == history.NoTime {
-			return
+			return h
 		}
 		// The simulation added transactions in serial order.
 		rank := make([]int64, len(h.Txns))
@@ -351,6 +397,7 @@ func finish(rng *rand.Rand, h *history.History, kind Store) {
 			h.Txns[t].End = 10*rank[t] + 12 + rng.Int64N(12)
 		}
 	}
+	return h
 }
 
 // LargeConfig describes a benchmark history. Zero sizes take the defaults
@@ -532,7 +579,5 @@ func large(cfg LargeConfig, compaction bool) *history.History {
 	s.atomic = cfg.Store == Serializable || cfg.Store == StrictSerializable
 	s.retry = true
 	s.dropAborted = !cfg.KeepAborted
-	h := s.execute()
-	finish(rng, h, cfg.Store)
-	return h
+	return finish(rng, s.execute(), cfg.Store)
 }

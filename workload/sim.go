@@ -2,6 +2,7 @@ package workload
 
 import (
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/isocheck/isocheck/history"
@@ -32,6 +33,28 @@ type run struct {
 	start   int64
 	snap    int64 // the store's snapshot
 	replica int
+	// List mode: lists[i] is the list read by ops[i] (nil for appends);
+	// seen records the length of each key's committed list at each
+	// internal read.
+	lists [][]history.Value
+	seen  []keyLen
+}
+
+// keyLen is a key and a length of its list.
+type keyLen struct {
+	key history.Key
+	n   int
+}
+
+// ownAppends returns the transaction's appends to k so far.
+func (r *run) ownAppends(k history.Key) []history.Value {
+	var out []history.Value
+	for _, op := range r.ops {
+		if op.Kind == history.Write && op.Key == k {
+			out = append(out, op.Value)
+		}
+	}
+	return out
 }
 
 // ownWrite returns the transaction's last write of k so far.
@@ -96,6 +119,10 @@ type sim struct {
 	// of the same session; dropAborted leaves the aborted attempt out of
 	// the history.
 	retry, dropAborted bool
+	// lists runs the list mode (see SmallConfig.Lists): global holds, per
+	// key, the committed list, in commit order.
+	lists              bool
+	global             [][]history.Value
 	gen                func(session int) planTxn
 	// peek, if set, returns the transaction gen will return next for a
 	// session, for its stage; waiting counts the unfinished transactions
@@ -209,6 +236,11 @@ func (s *sim) step(sess int) bool {
 		if p.kind == history.Write {
 			op.Value = s.nextVal[p.key]
 			s.nextVal[p.key]++
+			if s.lists {
+				r.lists = append(r.lists, nil)
+			}
+		} else if s.lists {
+			r.lists = append(r.lists, s.readList(r, p.key))
 		} else if v, ok := r.ownWrite(p.key); ok {
 			op.Value = v
 		} else {
@@ -226,7 +258,7 @@ func (s *sim) step(sess int) bool {
 	status := history.Aborted
 	if r.plan.abort {
 		// The client gave up.
-	} else if s.st.commit(r, s.clock) {
+	} else if s.commit(r) {
 		status = history.Committed
 	} else if s.retry {
 		s.redo[sess] = &r.plan
@@ -241,8 +273,77 @@ func (s *sim) step(sess int) bool {
 	if s.times {
 		tx.Start, tx.End = r.start, s.clock
 	}
-	s.b.AddTxn(tx, r.ops)
+	if s.lists {
+		s.b.AddListTxn(tx, r.ops, r.lists)
+	} else {
+		s.b.AddTxn(tx, r.ops)
+	}
 	return false
+}
+
+// readList returns the list r reads from k in list mode. After its own
+// appends to k, a transaction reads the committed list as it is now and
+// its appends (commit checks that nobody appended to k since: the list
+// is then the appends of the writers before it in commit order, and its
+// own); otherwise the store says which prefix of the committed list it
+// shows.
+func (s *sim) readList(r *run, k history.Key) []history.Value {
+	g := s.global[k]
+	if own := r.ownAppends(k); len(own) > 0 {
+		r.seen = append(r.seen, keyLen{k, len(g)})
+		return append(slices.Clone(g), own...)
+	}
+	n := 0
+	if v := s.st.read(r, k); v != history.Null {
+		n = int(v)
+	}
+	return slices.Clone(g[:n])
+}
+
+// commit tries to commit r at the store.
+//
+// In list mode, a transaction that read a key after appending to it
+// aborts if another one appended to the key since that read. The stores
+// keep, as the version of a key, the length of its committed list: the
+// store is handed, as r's writes, per key r appends to, the length of the
+// list after r's appends, and a read that the store answers with version
+// n shows the first n elements. So a store shows a prefix of each
+// committed list, and the lists grow in commit order; the replicated
+// stores' Lamport clocks are set to the number of commits first, so that
+// their timestamps follow the commit order and last-writer-wins keeps the
+// longest list. Once the store commits r, its appends join the committed
+// lists.
+func (s *sim) commit(r *run) bool {
+	if !s.lists {
+		return s.st.commit(r, s.clock)
+	}
+	for _, kl := range r.seen {
+		if len(s.global[kl.key]) != kl.n {
+			return false
+		}
+	}
+	var ends []history.Op
+	for _, w := range finalWrites(r.ops) {
+		ends = append(ends, history.Op{Kind: history.Write, Key: w.Key, Value: history.Value(len(s.global[w.Key]) + len(r.ownAppends(w.Key)))})
+	}
+	if rs, ok := s.st.(*replicatedStore); ok {
+		for _, rep := range rs.reps {
+			rep.clock = max(rep.clock, rs.commits)
+		}
+	}
+	ops := r.ops
+	r.ops = ends
+	ok := s.st.commit(r, s.clock)
+	r.ops = ops
+	if !ok {
+		return false
+	}
+	for _, op := range r.ops {
+		if op.Kind == history.Write {
+			s.global[op.Key] = append(s.global[op.Key], op.Value)
+		}
+	}
+	return true
 }
 
 // version is one committed value of a key.

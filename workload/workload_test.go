@@ -179,6 +179,9 @@ func TestAnomalies(t *testing.T) {
 // read committed, NonRepeatableRead violates read atomic.
 func TestFaults(t *testing.T) {
 	for _, f := range workload.Faults() {
+		if f.ListsOnly() {
+			continue // TestListFaults
+		}
 		t.Run(f.String(), func(t *testing.T) {
 			rng := newRand(uint64(f) + 77)
 			cfg := workload.SmallConfig{
