@@ -204,15 +204,15 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 
 // Transaction patterns of Small.
 const (
-	patAny      = iota // 1 to MaxOps random operations
-	patRMW             // r(x) w(x): lost update
-	patSkew            // r(x) r(y) w(x): write skew
-	patWriteTwo        // w(x) w(y): fractured read, long fork
-	patReadTwo         // r(x) r(y)
-	patWrite           // w(x)
-	patChain           // r(x) w(y): causality violation
-	patReread          // r(x) r(y) r(x): non-repeatable read
-	patAppendRead      // w(x) r(x): read after append (list mode only)
+	patAny        = iota // 1 to MaxOps random operations
+	patRMW               // r(x) w(x): lost update
+	patSkew              // r(x) r(y) w(x): write skew
+	patWriteTwo          // w(x) w(y): fractured read, long fork
+	patReadTwo           // r(x) r(y)
+	patWrite             // w(x)
+	patChain             // r(x) w(y): causality violation
+	patReread            // r(x) r(y) r(x): non-repeatable read
+	patAppendRead        // w(x) r(x): read after append (list mode only)
 	numPatterns
 )
 

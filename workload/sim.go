@@ -121,9 +121,9 @@ type sim struct {
 	retry, dropAborted bool
 	// lists runs the list mode (see SmallConfig.Lists): global holds, per
 	// key, the committed list, in commit order.
-	lists              bool
-	global             [][]history.Value
-	gen                func(session int) planTxn
+	lists  bool
+	global [][]history.Value
+	gen    func(session int) planTxn
 	// peek, if set, returns the transaction gen will return next for a
 	// session, for its stage; waiting counts the unfinished transactions
 	// of each stage, doneAt the time each stage finished, and gap the
