@@ -1,6 +1,8 @@
 package reference
 
 import (
+	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -431,5 +433,259 @@ func TestListErrors(t *testing.T) {
 	h.Orders = []history.VersionOrder{{Key: 5, Values: []history.Value{1}}}
 	if ok, err := CheckAxioms(h, SER, false); err == nil {
 		t.Errorf("order of an unknown key: got %v, nil; want an error", ok)
+	}
+}
+
+// listHistories returns n random list histories from workload.Small, with
+// faults and stated orders.
+func listHistories(n, maxTxns int) []*history.History {
+	rng := rand.New(rand.NewPCG(3, 4))
+	cfg := workload.SmallConfig{
+		MaxTxns: maxTxns, AbortProb: 0.1, UnknownProb: 0.15, FaultProb: 0.15,
+		Times: true, Lists: true, OrderProb: 0.2,
+	}
+	hs := make([]*history.History, n)
+	for i := range hs {
+		hs[i] = workload.Small(rng, cfg)
+	}
+	return hs
+}
+
+// blocksOf returns, per transaction, its block of each key, straight from
+// the package comment: its appends in a list history, its final write
+// otherwise.
+func blocksOf(h *history.History) []map[history.Key][]history.Value {
+	bs := make([]map[history.Key][]history.Value, len(h.Txns))
+	for t := range h.Txns {
+		bs[t] = make(map[history.Key][]history.Value)
+		for _, op := range h.OpsOf(t) {
+			if op.Kind != history.Write {
+				continue
+			}
+			if h.Lists {
+				bs[t][op.Key] = append(bs[t][op.Key], op.Value)
+			} else {
+				bs[t][op.Key] = []history.Value{op.Value}
+			}
+		}
+	}
+	return bs
+}
+
+// listsHoldIn checks the list reads and stated orders of h against the
+// complete commit order order (transactions of C, T0 implicit first),
+// by the definitions of the package comment, independently of
+// newInstance.
+func listsHoldIn(h *history.History, order []int) bool {
+	bs := blocksOf(h)
+	pos := make(map[int]int)
+	for i, t := range order {
+		pos[t] = i
+	}
+	// upTo returns the blocks of x of the transactions of order[:n].
+	upTo := func(x history.Key, n int) []history.Value {
+		var l []history.Value
+		for _, t := range order[:n] {
+			l = append(l, bs[t][x]...)
+		}
+		return l
+	}
+	if h.Lists {
+		for _, t := range order {
+			tx := &h.Txns[t]
+			own := make(map[history.Key][]history.Value)
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				op := h.Ops[i]
+				if op.Kind == history.Write {
+					own[op.Key] = append(own[op.Key], op.Value)
+					continue
+				}
+				l := h.ListOf(i)
+				var want []history.Value
+				if len(own[op.Key]) > 0 {
+					want = append(upTo(op.Key, pos[t]), own[op.Key]...)
+				} else if len(l) > 0 {
+					w := -1
+					for u := range h.Txns {
+						if slices.Contains(bs[u][op.Key], l[len(l)-1]) {
+							w = u
+						}
+					}
+					p, in := pos[w]
+					if !in || w == t {
+						return false
+					}
+					want = upTo(op.Key, p+1)
+				}
+				if !slices.Equal(want, l) {
+					return false
+				}
+			}
+		}
+	}
+	for _, o := range h.Orders {
+		ok := len(o.Values) == 0
+		for n := 1; n <= len(order) && !ok; n++ {
+			if _, writes := bs[order[n-1]][o.Key]; writes {
+				ok = slices.Equal(upTo(o.Key, n), o.Values)
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// TestListsPruningExact checks the search on list histories against
+// checking complete orders only: every permutation of C, the axioms by
+// holdsAt and the lists by listsHoldIn.
+func TestListsPruningExact(t *testing.T) {
+	sets := []Axioms{0, RC, RA, CC, PC, SI, SER}
+	for _, h := range listHistories(300, 6) {
+		for _, ax := range sets {
+			for _, rt := range []bool{false, true} {
+				got, err := CheckAxioms(h, ax, rt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				want := anyCommitSet(h, func(in []bool) bool {
+					c, ok := newInstance(h, in, ax, rt)
+					if !ok {
+						return false
+					}
+					var txnOf []int
+					for t := range h.Txns {
+						if in[t] {
+							txnOf = append(txnOf, t)
+						}
+					}
+					perm := make([]int, c.n-1)
+					for i := range perm {
+						perm[i] = i + 1
+					}
+					return permute(perm, 0, func(p []int) bool {
+						pos := make([]int, c.n)
+						order := make([]int, len(p))
+						for i, v := range p {
+							pos[v] = i + 1
+							order[i] = txnOf[v-1]
+						}
+						for v := 1; v < c.n; v++ {
+							for u := 0; u < c.n; u++ {
+								if c.pred[v]&(1<<u) != 0 && pos[u] >= pos[v] {
+									return false
+								}
+							}
+							if !c.holdsAt(v, pos) {
+								return false
+							}
+						}
+						return listsHoldIn(h, order)
+					})
+				})
+				if got != want {
+					t.Fatalf("%v (real time %v): search %v, exhaustive %v:\n%s", ax, rt, got, want, workload.Describe(h))
+				}
+			}
+		}
+	}
+}
+
+// serialReplayLists decides SER (SSER with realTime) of a list history by
+// running its transactions one at a time: some choice of the unknown
+// ones and some order respecting session order (and real time) in which
+// every read returns the list as it is (with the transaction's own
+// appends so far), and each stated order is the start of the sequence of
+// blocks the transactions appended.
+func serialReplayLists(h *history.History, realTime bool) bool {
+	return anyCommitSet(h, func(in []bool) bool {
+		var c []int
+		for t := range h.Txns {
+			if in[t] {
+				c = append(c, t)
+			}
+		}
+		return permute(c, 0, func(order []int) bool {
+			pos := make(map[int]int)
+			for i, t := range order {
+				pos[t] = i
+			}
+			for _, txns := range h.Sessions {
+				last := -1
+				for _, t := range txns {
+					if p, ok := pos[int(t)]; ok {
+						if p < last {
+							return false
+						}
+						last = p
+					}
+				}
+			}
+			for _, a := range order {
+				for _, b := range order {
+					ta, tb := &h.Txns[a], &h.Txns[b]
+					if realTime && ta.HasTime() && tb.HasTime() && ta.End < tb.Start && pos[a] > pos[b] {
+						return false
+					}
+				}
+			}
+			state := make(map[history.Key][]history.Value)
+			bounds := make(map[history.Key][]int) // lengths of the list after each writer
+			for _, t := range order {
+				tx := &h.Txns[t]
+				local := make(map[history.Key][]history.Value)
+				for i := tx.OpStart; i < tx.OpEnd; i++ {
+					op := h.Ops[i]
+					if op.Kind == history.Write {
+						local[op.Key] = append(local[op.Key], op.Value)
+					} else if !slices.Equal(append(slices.Clone(state[op.Key]), local[op.Key]...), h.ListOf(i)) {
+						return false
+					}
+				}
+				for k, vs := range local {
+					state[k] = append(state[k], vs...)
+					bounds[k] = append(bounds[k], len(state[k]))
+				}
+			}
+			for _, o := range h.Orders {
+				if len(o.Values) > 0 && (!slices.Contains(bounds[o.Key], len(o.Values)) || !slices.Equal(state[o.Key][:len(o.Values)], o.Values)) {
+					return false
+				}
+			}
+			return true
+		})
+	})
+}
+
+func TestListsSerialReplay(t *testing.T) {
+	for _, h := range listHistories(400, 7) {
+		for _, rt := range []bool{false, true} {
+			got, err := CheckAxioms(h, SER, rt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := serialReplayLists(h, rt); got != want {
+				t.Fatalf("real time %v: axioms %v, serial replay %v:\n%s", rt, got, want, workload.Describe(h))
+			}
+		}
+	}
+}
+
+// TestListsMonotone checks on list histories that the levels stay
+// ordered: SSER ⇒ SER ⇒ SI ⇒ PC ⇒ CC ⇒ RA ⇒ RC.
+func TestListsMonotone(t *testing.T) {
+	for _, h := range listHistories(500, 8) {
+		var prev bool
+		for i := len(levels) - 1; i >= 0; i-- {
+			got, err := CheckAxioms(h, levels[i].ax, levels[i].rt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if i < len(levels)-1 && prev && !got {
+				t.Fatalf("satisfies %s but not %s:\n%s", levels[i+1].name, levels[i].name, workload.Describe(h))
+			}
+			prev = got
+		}
 	}
 }
