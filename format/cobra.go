@@ -24,9 +24,18 @@ import (
 //	'R' writeTxnId writeId key val    read; names the write it observed
 //	'C' txnId                         commit
 //
-// Write ids are unique, so the reader uses them as the values of writes and
-// reads: reads-from is then exact. Reads of cobraInit or cobraNull read the
-// initial value 0.
+// Writes and reads get the values of the file (val), so that reports show
+// the user's values; reads-from stays exact because the reader checks that
+// a read's value is the value its named write wrote (and that the write
+// is of its key and in the transaction it names): a read that disagrees is
+// an *Error at its byte offset. Two writes of one value to one key would
+// make reads-from ambiguous, and a write of 0 would look like the initial
+// state: on such a key (and on a key read from a write no log holds, with a
+// value that a write of the key wrote, or 0) every write and read gets the
+// write id as its value instead, as in Cobra's own checker. Reads of
+// cobraInit or cobraNull read the initial value 0, whatever their val
+// (Cobra's initial values differ by key; isocheck's are all 0), but the
+// reads of the initial state of one key must agree on val.
 
 const (
 	cobraInit = 0xbebeebee
@@ -76,12 +85,18 @@ func readCobra(ctx context.Context, path string) (*history.History, *Info, error
 	}
 	m := progress.Start(ctx, "parse", total, "bytes")
 	b := newCobraBuilder()
-	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
+	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace), deferred: true}
 	var br *bufio.Reader
 	for _, name := range files {
 		if err := readLogFile(cr, m, &br, name, inDir, total); err != nil {
 			return nil, nil, err
 		}
+	}
+	if err := cr.finish(); err != nil {
+		return nil, nil, err
+	}
+	if err := m.Err(); err != nil {
+		return nil, nil, stopError(path, total, err)
 	}
 	return b.History(), &Info{Format: Cobra}, nil
 }
@@ -207,13 +222,48 @@ func cobraLogs(dir string) ([]string, error) {
 	return logs, nil
 }
 
-// cobraReader reads the logs of one history.
+// cobraReader reads the logs of one history. It keeps the transactions
+// until every log is read, as a read may name a write of a later log, and
+// then gives the operations their values (see finish).
 type cobraReader struct {
-	b    *history.Builder
-	ops  []history.Op
-	nops int
+	b *history.Builder
+	// deferred says the caller calls finish after reading every log;
+	// otherwise readLog does, for a history of one log.
+	deferred bool
 	// ids maps the id of every transaction read so far to where it starts.
 	ids map[uint64]cobraPlace
+
+	txns []cobraTxn
+	ops  []history.Op
+	// vals and wids are, for each operation of ops, the value of the file
+	// and the write id (of the write, or of the write a read names).
+	vals, wids []uint64
+	reads      []cobraRead
+	writes     map[uint64]cobraWrite
+	files      []string
+}
+
+// cobraTxn is a transaction read, its operations ops[start:end].
+type cobraTxn struct {
+	txn        history.Txn
+	start, end int32
+}
+
+// cobraRead is a read: operation op, at byte offset off of files[file],
+// of the write wid of transaction wtxn.
+type cobraRead struct {
+	op   int32
+	file int32
+	off  int64
+	wtxn uint64
+	key  uint64
+}
+
+// cobraWrite is a write: operation op of transaction txn, of key key.
+type cobraWrite struct {
+	op  int32
+	txn uint64
+	key uint64
 }
 
 // cobraPlace is where a transaction starts.
@@ -226,16 +276,32 @@ func hexID(id uint64) string { return "0x" + strconv.FormatUint(id, 16) }
 
 // readLog reads the log of one session.
 func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) error {
+	if err := r.readLogTxns(br, name, file, sess); err != nil {
+		return err
+	}
+	if !r.deferred {
+		return r.finish()
+	}
+	return nil
+}
+
+func (r *cobraReader) readLogTxns(br *bufio.Reader, name string, file, sess int32) error {
 	if blank, err := skipBlank(br, name, "a Cobra log"); err != nil {
 		return err
 	} else if blank {
 		return nil
 	}
+	if r.writes == nil {
+		r.writes = make(map[uint64]cobraWrite)
+	}
+	r.files = append(r.files, name)
+	fileIndex := int32(len(r.files) - 1)
 	inTxn := false
 	var txnID uint64
 	var txnPos int64
+	var start int32
 	add := func(status history.Status) {
-		r.b.AddTxn(history.Txn{
+		r.txns = append(r.txns, cobraTxn{history.Txn{
 			ID:      hexID(txnID),
 			Session: sess,
 			Status:  status,
@@ -243,7 +309,7 @@ func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) e
 			End:     history.NoTime,
 			File:    file,
 			Pos:     txnPos,
-		}, r.ops)
+		}, start, int32(len(r.ops))})
 	}
 	var f [4]uint64
 	for off := int64(0); ; {
@@ -288,18 +354,23 @@ func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) e
 			}
 			r.ids[f[0]] = cobraPlace{name, off}
 			inTxn, txnID, txnPos = true, f[0], off
-			r.ops = r.ops[:0]
+			start = int32(len(r.ops))
 		case 'W':
-			switch id := f[0]; id {
+			wid := f[0]
+			switch wid {
 			case 0, cobraInit, cobraNull, 1 << 63:
-				return offsetError(name, off, "write id %s is reserved (it would be ambiguous)", hexID(id))
+				return offsetError(name, off, "write id %s is reserved (it would be ambiguous)", hexID(wid))
 			}
-			if err := r.addOp(name, off, history.Op{Kind: history.Write, Key: uintKey(r.b, f[1]), Value: uintValue(r.b, f[0])}); err != nil {
+			if w, ok := r.writes[wid]; ok {
+				p := r.ids[w.txn]
+				return offsetError(name, off, "duplicate write id %s: transaction %s (at %s: byte offset %d) has it too", hexID(wid), hexID(w.txn), p.file, p.off)
+			}
+			if err := r.addOp(name, off, history.Write, f[1], f[2], wid); err != nil {
 				return err
 			}
+			r.writes[wid] = cobraWrite{op: int32(len(r.ops) - 1), txn: txnID, key: f[1]}
 		case 'R':
 			wtxn, wid := f[0], f[1]
-			var v history.Value
 			switch {
 			case wid == cobraInit || wid == cobraNull || wtxn == cobraInit || wtxn == cobraNull:
 				if wtxn != wid {
@@ -307,12 +378,11 @@ func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) e
 				}
 			case wid == 0 || wid == 1<<63:
 				return offsetError(name, off, "read of write id %s, which is reserved (it would be ambiguous)", hexID(wid))
-			default:
-				v = uintValue(r.b, wid)
 			}
-			if err := r.addOp(name, off, history.Op{Kind: history.Read, Key: uintKey(r.b, f[2]), Value: v}); err != nil {
+			if err := r.addOp(name, off, history.Read, f[2], f[3], wid); err != nil {
 				return err
 			}
+			r.reads = append(r.reads, cobraRead{op: int32(len(r.ops) - 1), file: fileIndex, off: off, wtxn: wtxn, key: f[2]})
 		case 'C':
 			if f[0] != txnID {
 				return offsetError(name, off, "commit of transaction %s inside transaction %s (at byte offset %d)", hexID(f[0]), hexID(txnID), txnPos)
@@ -329,12 +399,87 @@ func (r *cobraReader) readLog(br *bufio.Reader, name string, file, sess int32) e
 	return nil
 }
 
-func (r *cobraReader) addOp(name string, off int64, op history.Op) error {
-	if r.nops == maxOps {
+func (r *cobraReader) addOp(name string, off int64, kind history.OpKind, key, val, wid uint64) error {
+	if len(r.ops) == maxOps {
 		return offsetError(name, off, "too many operations (the limit is %d)", maxOps)
 	}
-	r.nops++
-	r.ops = append(r.ops, op)
+	r.ops = append(r.ops, history.Op{Kind: kind, Key: uintKey(r.b, key)})
+	r.vals = append(r.vals, val)
+	r.wids = append(r.wids, wid)
+	return nil
+}
+
+// finish checks every read against the write it names, gives the
+// operations their values (see the comment at the top of this file) and
+// adds the transactions to the history.
+func (r *cobraReader) finish() error {
+	// The keys whose operations get write ids: those with two writes of
+	// one value, or a write of 0.
+	type kv struct {
+		k history.Key
+		v uint64
+	}
+	written := make(map[kv]int32, len(r.writes)) // write of each key and value
+	useIDs := make(map[history.Key]bool)
+	for i, op := range r.ops {
+		if op.Kind != history.Write {
+			continue
+		}
+		if _, dup := written[kv{op.Key, r.vals[i]}]; dup || r.vals[i] == 0 {
+			useIDs[op.Key] = true
+		}
+		written[kv{op.Key, r.vals[i]}] = int32(i)
+	}
+	initVal := make(map[history.Key]int) // index in r.reads of the first read of INIT
+	for ri, rd := range r.reads {
+		op := r.ops[rd.op]
+		val, wid := r.vals[rd.op], r.wids[rd.op]
+		name := r.files[rd.file]
+		if wid == cobraInit {
+			if first, ok := initVal[op.Key]; !ok {
+				initVal[op.Key] = ri
+			} else if fr := r.reads[first]; r.vals[fr.op] != val {
+				return offsetError(name, rd.off, "read of the initial state of key %d returned %d, but the read at %s: byte offset %d returned %d", rd.key, val, r.files[fr.file], fr.off, r.vals[fr.op])
+			}
+			continue
+		}
+		if wid == cobraNull {
+			continue
+		}
+		w, ok := r.writes[wid]
+		if !ok {
+			// A write no log holds: the read saw a value nobody wrote.
+			if _, clash := written[kv{op.Key, val}]; clash || val == 0 {
+				useIDs[op.Key] = true
+			}
+			continue
+		}
+		wop := r.ops[w.op]
+		p := r.ids[w.txn]
+		switch {
+		case w.txn != rd.wtxn:
+			return offsetError(name, rd.off, "read of key %d names write %s of transaction %s, but that write is in transaction %s (at %s: byte offset %d)", rd.key, hexID(wid), hexID(rd.wtxn), hexID(w.txn), p.file, p.off)
+		case wop.Key != op.Key:
+			return offsetError(name, rd.off, "read of key %d names write %s of transaction %s (at %s: byte offset %d), which wrote key %d", rd.key, hexID(wid), hexID(w.txn), p.file, p.off, w.key)
+		case r.vals[w.op] != val:
+			return offsetError(name, rd.off, "read of key %d returned %d, but the write it names, %s of transaction %s (at %s: byte offset %d), wrote %d", rd.key, val, hexID(wid), hexID(w.txn), p.file, p.off, r.vals[w.op])
+		}
+	}
+	for i := range r.ops {
+		op := &r.ops[i]
+		switch wid := r.wids[i]; {
+		case op.Kind == history.Read && (wid == cobraInit || wid == cobraNull):
+			op.Value = 0
+		case useIDs[op.Key]:
+			op.Value = uintValue(r.b, wid)
+		default:
+			op.Value = uintValue(r.b, r.vals[i])
+		}
+	}
+	for _, t := range r.txns {
+		r.b.AddTxn(t.txn, r.ops[t.start:t.end])
+	}
+	*r = cobraReader{b: r.b, ids: r.ids, deferred: r.deferred}
 	return nil
 }
 

@@ -41,8 +41,8 @@ session T1: 0 1
 session T2: 2
 session T10:
 session Tx: 3
-0 "0x10" sT1 committed: w(7,100) r(8,0)
-1 "0x11" sT1 unknown: r(7,100) r(9,0) r(9223372036854775808,-1)
+0 "0x10" sT1 committed: w(7,2748) r(8,0)
+1 "0x11" sT1 unknown: r(7,2748) r(9,0) r(9223372036854775808,1)
 2 "0x20" sT2 committed:
 3 "0x30" sTx committed:
 `
@@ -133,4 +133,97 @@ func readCobraBytes(data []byte) (*history.History, error) {
 		return nil, err
 	}
 	return b.History(), nil
+}
+
+// TestCobraValues checks that operations get the values of the file, that
+// reads are checked against the writes they name, in any log, and that
+// keys where values would be ambiguous get write ids.
+func TestCobraValues(t *testing.T) {
+	c := func() *cobraLog { return new(cobraLog) }
+	// T1 reads writes of T2, a later log, and T2 reads T1's.
+	t1 := c().S(0x10).R(0x20, 200, 1, 11).W(100, 2, 22).C(0x10).
+		S(0x11).R(cobraInit, cobraInit, 3, 0xfeed).R(cobraNull, cobraNull, 4, 5).C(0x11)
+	t2 := c().S(0x20).W(200, 1, 11).C(0x20).
+		S(0x21).R(0x10, 100, 2, 22).R(cobraInit, cobraInit, 3, 0xfeed).C(0x21)
+	dir := writeDir(t, map[string][]byte{"T1.log": t1.b, "T2.log": t2.b})
+	h, err := ReadFile(dir, Cobra)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkConsistent(t, h)
+	want := `init 0
+session T1: 0 1
+session T2: 2 3
+0 "0x10" sT1 committed: r(1,11) w(2,22)
+1 "0x11" sT1 committed: r(3,0) r(4,0)
+2 "0x20" sT2 committed: w(1,11)
+3 "0x21" sT2 committed: r(2,22) r(3,0)
+`
+	if got := dump(h, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+
+	// Keys where values are ambiguous get write ids; the others keep
+	// their values.
+	amb := c().S(1)
+	amb.W(101, 1, 7).W(102, 1, 7) // key 1: one value twice
+	amb.W(103, 2, 0)              // key 2: a write of 0
+	amb.W(104, 3, 9).W(105, 4, 9) // keys 3 and 4: one value each
+	amb.R(1, 101, 1, 7).R(1, 103, 2, 0).R(1, 104, 3, 9)
+	amb.R(7, 777, 5, 1)              // key 5: a write no log holds, a fresh value
+	amb.W(106, 6, 3).R(8, 888, 6, 3) // key 6: a write no log holds, a value written
+	amb.C(1)
+	h, err = readCobraBytes(amb.b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = `init 0
+session T1: 0
+0 "0x1" sT1 committed: w(1,101) w(1,102) w(2,103) w(3,9) w(4,9) r(1,101) r(2,103) r(3,9) r(5,1) w(6,106) r(6,888)
+`
+	if got := dump(h, false); got != want {
+		t.Errorf("got\n%s\nwant\n%s", got, want)
+	}
+	// Read as a single log, detected.
+	h2, info, err := ReadInfo(bytes.NewReader(amb.b), "T1.log", Auto)
+	if err != nil || info.Format != Cobra || !sameHistory(h, h2) {
+		t.Errorf("detected: %v, %v:\n%s", info, err, dump(h2, false))
+	}
+}
+
+func TestCobraReadErrors(t *testing.T) {
+	c := func() *cobraLog { return new(cobraLog) }
+	other := c().S(0x20).W(200, 1, 11).C(0x20) // T2.log
+	tests := []struct {
+		name string
+		t1   *cobraLog
+		off  int64
+		msg  string
+	}{
+		{"value", c().S(1).R(0x20, 200, 1, 12).C(1), 9, "read of key 1 returned 12, but the write it names, 0xc8 of transaction 0x20 (at T2.log: byte offset 0), wrote 11"},
+		{"key", c().S(1).W(5, 3, 3).R(0x20, 200, 2, 11).C(1), 34, "read of key 2 names write 0xc8 of transaction 0x20 (at T2.log: byte offset 0), which wrote key 1"},
+		{"transaction", c().S(1).R(0x21, 200, 1, 11).C(1), 9, "read of key 1 names write 0xc8 of transaction 0x21, but that write is in transaction 0x20 (at T2.log: byte offset 0)"},
+		{"initial state", c().S(1).R(cobraInit, cobraInit, 1, 3).C(1).S(2).R(cobraInit, cobraInit, 1, 4).C(2), 60, "read of the initial state of key 1 returned 4, but the read at T1.log: byte offset 9 returned 3"},
+		{"write id", c().S(1).W(200, 2, 5).C(1), 9, "duplicate write id 0xc8: transaction 0x20 (at T1.log: byte offset"},
+	}
+	for _, tt := range tests {
+		dir := writeDir(t, map[string][]byte{"T1.log": tt.t1.b, "T2.log": other.b})
+		_, err := ReadFile(dir, Cobra)
+		if err == nil {
+			t.Errorf("%s: no error, want %q", tt.name, tt.msg)
+			continue
+		}
+		e := checkError(t, err)
+		want := strings.ReplaceAll(tt.msg, "T2.log", filepath.Join(dir, "T2.log"))
+		want = strings.ReplaceAll(want, "T1.log:", filepath.Join(dir, "T1.log")+":")
+		file := filepath.Join(dir, "T1.log")
+		if tt.name == "write id" {
+			file = filepath.Join(dir, "T2.log")
+			want = "duplicate write id 0xc8: transaction 0x1 (at " + filepath.Join(dir, "T1.log") + ": byte offset 0) has it too"
+			tt.off = 9
+		}
+		if e.File != file || e.Line != 0 || e.Offset != tt.off || !strings.Contains(e.Msg, want) {
+			t.Errorf("%s:\ngot  %v\nwant %s: byte offset %d: ...%s...", tt.name, err, file, tt.off, want)
+		}
+	}
 }

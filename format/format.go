@@ -26,9 +26,18 @@
 //     failed inside a transaction are dropped, as PolySI and dbcop do, and
 //     counted in [Info.FailedEvents].
 //   - [Cobra], the log directories of the Cobra checker: one T<n>.log file
-//     per session, each a regular file. Writes and reads get the write's
-//     unique id as their value, so that reads-from is exact; the initial
-//     value is 0. Transaction ids must be unique across the directory.
+//     per session, each a regular file. Transaction ids and write ids must
+//     be unique across the directory. Writes and reads get the values of
+//     the file, and a read names the write it saw: the reader checks that
+//     this write exists in the transaction named, is of the read's key and
+//     wrote the value read, so that reads-from stays exact; a read that
+//     disagrees with its write is an error at its byte offset. On a key
+//     where values cannot tell writes apart (two writes of one value, a
+//     write of 0, or a read of a write no log holds with a value some
+//     write of the key wrote, or 0), every operation gets the write's id
+//     as its value instead. The initial value is 0: reads of Cobra's
+//     initial state read 0, whatever value the file gives (the reads of
+//     one key must give the same).
 //
 // Integers of the text and binary formats that the native format cannot
 // hold as integers (|v| >= 2^62) are read as named values, the decimal

@@ -100,10 +100,10 @@ func TestTextIntegers(t *testing.T) {
 	check("text → JSONL → dbcop", roundTrip(t, j, DBCop))
 }
 
-// TestCobraIntegers reads Cobra write ids and keys above 2^62.
+// TestCobraIntegers reads Cobra values and keys above 2^62.
 func TestCobraIntegers(t *testing.T) {
-	log := new(cobraLog).S(1).W(math.MaxUint64, math.MaxUint64, 1).W(1<<62, 1<<63, 1).C(1).
-		S(2).R(1, math.MaxUint64, math.MaxUint64, 1).R(1, 1<<62, 1<<63, 1).C(2)
+	log := new(cobraLog).S(1).W(5, math.MaxUint64, math.MaxUint64).W(6, 1<<63, 1<<62).C(1).
+		S(2).R(1, 5, math.MaxUint64, math.MaxUint64).R(1, 6, 1<<63, 1<<62).C(2)
 	dir := writeDir(t, map[string][]byte{"T1.log": log.b})
 	h, err := ReadFile(dir, Cobra)
 	if err != nil {
