@@ -36,6 +36,10 @@ type SmallConfig struct {
 	// the version order of a key (history.History.Orders): a prefix of
 	// the key's committed list that ends after some writer's appends.
 	OrderProb float64
+	// OrderFaultProb is the probability that a stated order is wrong: its
+	// last two writers' runs swapped, cut inside a run, or an element
+	// left out (see stateOrders).
+	OrderFaultProb float64
 }
 
 func (c SmallConfig) withDefaults() SmallConfig {
@@ -187,7 +191,7 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 	h := s.execute()
 	h = finish(rng, h, kind)
 	if cfg.Lists && cfg.OrderProb > 0 {
-		h = stateOrders(rng, h, s.global, cfg.OrderProb)
+		h = stateOrders(rng, h, s.global, cfg.OrderProb, cfg.OrderFaultProb)
 	}
 	if cfg.FaultProb > 0 && rng.Float64() < cfg.FaultProb {
 		// Try the faults from a random one on; some need what h lacks.

@@ -56,8 +56,10 @@ func readListsRandomly(rng *rand.Rand, h *history.History) *history.History {
 
 // stateOrders states, with probability p per key of the list history h,
 // the key's version order: a prefix of its committed list global[k] that
-// ends after some writer's appends.
-func stateOrders(rng *rand.Rand, h *history.History, global [][]history.Value, p float64) *history.History {
+// ends after some writer's appends. With probability bad, the stated
+// order is wrong instead: the last two runs of writers swapped, cut
+// inside the last run, or one element left out.
+func stateOrders(rng *rand.Rand, h *history.History, global [][]history.Value, p, bad float64) *history.History {
 	writer := make(map[[2]int64]int)
 	for t := range h.Txns {
 		for _, op := range h.OpsOf(t) {
@@ -76,8 +78,28 @@ func stateOrders(rng *rand.Rand, h *history.History, global [][]history.Value, p
 				cuts = append(cuts, i+1)
 			}
 		}
-		n := cuts[rng.IntN(len(cuts))]
-		h.Orders = append(h.Orders, history.VersionOrder{Key: history.Key(k), Values: slices.Clone(l[:n])})
+		c := rng.IntN(len(cuts))
+		vals := slices.Clone(l[:cuts[c]])
+		if rng.Float64() < bad {
+			start := 0 // of the last run
+			if c > 0 {
+				start = cuts[c-1]
+			}
+			switch {
+			case c > 0 && rng.IntN(3) == 0:
+				prev := 0
+				if c > 1 {
+					prev = cuts[c-2]
+				}
+				vals = concat(vals[:prev], vals[start:], vals[prev:start])
+			case len(vals)-start >= 2 && rng.IntN(2) == 0:
+				vals = vals[:start+1+rng.IntN(len(vals)-start-1)]
+			default:
+				i := rng.IntN(len(vals))
+				vals = slices.Delete(vals, i, i+1)
+			}
+		}
+		h.Orders = append(h.Orders, history.VersionOrder{Key: history.Key(k), Values: vals})
 	}
 	return h
 }

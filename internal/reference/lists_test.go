@@ -442,7 +442,7 @@ func listHistories(n, maxTxns int) []*history.History {
 	rng := rand.New(rand.NewPCG(3, 4))
 	cfg := workload.SmallConfig{
 		MaxTxns: maxTxns, AbortProb: 0.1, UnknownProb: 0.15, FaultProb: 0.15,
-		Times: true, Lists: true, OrderProb: 0.2,
+		Times: true, Lists: true, OrderProb: 0.2, OrderFaultProb: 0.25,
 	}
 	hs := make([]*history.History, n)
 	for i := range hs {
