@@ -30,13 +30,14 @@ type SmallConfig struct {
 	// Lists makes a list history (history.History.Lists, Elle's
 	// list-append): the stores hold a list per key, every write appends a
 	// value unique to its key, and every read returns the whole list.
-	// The stores keep their levels (see SmallConfig.Lists in Small).
+	// The stores keep their levels (see Small).
 	Lists bool
 	// OrderProb, in list mode, is the probability that the history states
 	// the version order of a key (history.History.Orders): a prefix of
 	// the key's committed list that ends after some writer's appends.
 	OrderProb float64
-	// OrderFaultProb is the probability that a stated order is wrong: its
+	// OrderFaultProb, in list mode, is the probability that a stated
+	// order is wrong: its
 	// last two writers' runs swapped, cut inside a run, or an element
 	// left out (see stateOrders).
 	OrderFaultProb float64
@@ -216,7 +217,7 @@ const (
 	patWrite             // w(x)
 	patChain             // r(x) w(y): causality violation
 	patReread            // r(x) r(y) r(x): non-repeatable read
-	patAppendRead        // w(x) r(x): read after append (list mode only)
+	patAppendRead        // [r(x)] w(x) r(x): read after append (list mode only)
 	numPatterns
 )
 
