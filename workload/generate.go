@@ -37,9 +37,8 @@ type SmallConfig struct {
 	// the key's committed list that ends after some writer's appends.
 	OrderProb float64
 	// OrderFaultProb, in list mode, is the probability that a stated
-	// order is wrong: its
-	// last two writers' runs swapped, cut inside a run, or an element
-	// left out (see stateOrders).
+	// order is wrong: its last two writers' runs swapped, cut inside a
+	// run, or an element left out (see stateOrders).
 	OrderFaultProb float64
 }
 
