@@ -33,6 +33,21 @@ func FuzzJSONL(f *testing.F) {
 `))
 	f.Add([]byte(`{"session":"a\"b\\","id":"\t","ops":[["w","k\u00e9\n","\ud83d\ude00/\/"],["r","\ud83d","x\u0000y"]]}`))
 	f.Add([]byte("\xEF\xBB\xBF { \"ops\" : [ [ \"w\" , 1 , 2 ] ] , \"session\" : -1 , \"end\" : 1e3 }\r\n"))
+	// Lists and stated orders.
+	f.Add([]byte(`{"session":0,"ops":[["r","x",null],["r","y",[]]]}
+{"session":0,"ops":[["append","x",1],["append","x","two"],["r","x",[1,"two"]]]}
+{"key":"x","order":[1,"two",3]}
+{"session":1,"status":"unknown","ops":[["append","x",3],["append",5,-4]]}
+{"session":1,"status":"aborted","ops":[["r","x",[1]],["r",5,[-4]]]}
+{"order":[-4],"key":5}
+`))
+	f.Add([]byte(`{"session":0,"ops":[["w","x",1],["w","x",2],["r","y",null]]}
+{ "key" : "x" , "order" : [ 2 , 1 ] }
+{"session":0,"ops":[["w","x",4611686018427387904],["r","x","4611686018427387904"],["w",18446744073709551615,-9223372036854775808]]}
+`))
+	f.Add([]byte(`{"session":0,"ops":[["append","x",1]]}
+{"session":0,"ops":[["w","x",2]]}
+`))
 	f.Fuzz(func(t *testing.T, data []byte) {
 		h, err := Read(bytes.NewReader(data), "fuzz.jsonl", JSONL)
 		if err != nil {
@@ -51,12 +66,18 @@ func FuzzJSONL(f *testing.F) {
 		if !sameHistory(h, h2) {
 			t.Fatalf("round trip changed the history:\n%s\nto\n%s", dump(h, false), dump(h2, false))
 		}
+		if a, b := dumpLists(h), dumpLists(h2); a != b {
+			t.Fatalf("round trip changed the lists or orders:\n%s\nto\n%s", a, b)
+		}
 	})
 }
 
 func FuzzText(f *testing.F) {
 	f.Add([]byte("w(0,1,1,1)\n r ( 0 , 1 , 1 , 2 ) \n\nw(5,2,0,7)\r\n\t w(0,2,1,1)\nr(5,0,0,7)"))
 	f.Add([]byte("r(9223372036854775807,0,0,0)\nw(1,-1,0,0)\n"))
+	// Aborted operations (txn -1) and IsoVista's initial transaction.
+	f.Add([]byte("w(1,0,0,0)\nw(2,0,0,0)\nw(1,1,0,5)\nw(1,2,0,-1)\nw(2,2,1,-1)\nr(1,1,0,-1)\nw(2,3,1,7)\nr(1,1,0,5)\nw(1,4,0, -1 )\n"))
+	f.Add([]byte("w(1,1,0,3)\nw(1,0,0,2)\nw(2,0,0,2)\n"))
 	addCorpusSeed(f, 4096, "polysi", "galera.txt")
 	addCorpusSeed(f, 4096, "polysi", "yugabyte.txt")
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -130,6 +151,12 @@ func FuzzCobra(f *testing.F) {
 	f.Add(t1, t2, uint8(layoutLink))
 	f.Add([]byte(" \n"), []byte{}, uint8(layoutNoLogs))
 	f.Add([]byte{}, t2, uint8(layoutFIFO))
+	// Reads of writes in the other log, with and without the value
+	// written; keys whose values are ambiguous.
+	f.Add(new(cobraLog).S(0x10).R(0x20, 200, 1, 11).W(100, 2, 22).C(0x10).b,
+		new(cobraLog).S(0x20).W(200, 1, 11).C(0x20).S(0x21).R(0x10, 100, 2, 23).b, uint8(0))
+	f.Add(new(cobraLog).S(1).W(101, 1, 7).W(102, 1, 7).W(103, 2, 0).R(1, 101, 1, 7).R(7, 777, 5, 1).C(1).b,
+		new(cobraLog).S(2).R(cobraInit, cobraInit, 3, 5).R(1, 103, 2, 0).S(3).b, uint8(0))
 	if data, err := os.ReadFile(filepath.Join(corpusDir, "polysi", "cobra-tpcc", "T10.log")); err == nil {
 		f.Add(data[:min(len(data), 2048)], t2, uint8(0))
 	}
