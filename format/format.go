@@ -38,6 +38,10 @@
 //     as its value instead. The initial value is 0: reads of Cobra's
 //     initial state read 0, whatever value the file gives (the reads of
 //     one key must give the same).
+//   - [EDN], the history.edn of Jepsen and its checker Elle, and
+//     [ElleJSON], elle-cli's JSON form of the same: one event (an op map)
+//     a line, or all of them in one vector (array), as described below
+//     under "Jepsen histories".
 //
 // Integers of the text and binary formats that the native format cannot
 // hold as integers (|v| >= 2^62) are read as named values, the decimal
@@ -104,6 +108,40 @@
 //
 // Blank lines are ignored; unknown fields are errors.
 //
+// # Jepsen histories
+//
+// A Jepsen history (EDN) holds events:
+//
+//	{:type :invoke, :f :txn, :value [[:r :x nil] [:w :y 2]], :process 3, :time 12345, :index 7}
+//
+// and the same in JSON (ElleJSON), with strings for keywords:
+//
+//	{"type": "ok", "f": "txn", "value": [["append", 3, 2], ["r", 3, [1, 2]]], "process": 0, "time": 9, "index": 8}
+//
+// Each :invoke of a process pairs with the same process's next
+// completion. A transaction completed :ok committed, with the completion's
+// micro-ops; one completed :fail aborted, and one completed :info, or
+// never completed, has unknown status: of those only the writes and
+// appends are kept (from the :fail completion, or else the invocation),
+// since their reads returned nothing to check. :process is the session;
+// events of other processes (:nemesis, any process that is not an integer)
+// are skipped and counted in [Info.SkippedOps]. :f, when given, must be
+// :txn. A transaction starts at its invocation's :time and ends at its
+// :ok or :fail completion's; one of unknown status has no end (it may
+// take effect any time later). Where :time is missing, :index is the
+// clock instead, if every event has one; with neither, there is no real
+// time. A transaction's id is the :index of its completion (of its
+// invocation if it has none), its position the line of its completion.
+//
+// The micro-ops are those of Elle's two workloads: rw-register, [:r k v]
+// and [:w k v], whose initial value is null (a read of nil saw no write),
+// and list-append, [:append k v] and [:r k [v1 v2 ...]] ([:r k nil] is an
+// empty list), read as a history of lists (history.History.Lists). A
+// history mixing writes and appends is an error. Keys and values are
+// integers, keywords (named with their colon, ":x") or strings.
+// Tagged records (#jepsen.history.Op{...}) are read as their maps;
+// comments and #_ discards are skipped.
+//
 // # Empty inputs
 //
 // An input that is empty or blank (only spaces, tabs, carriage returns and
@@ -133,6 +171,7 @@ package format
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
@@ -161,6 +200,10 @@ const (
 	DBCop Format = "dbcop"
 	// Cobra is a directory of Cobra T*.log files, one per session.
 	Cobra Format = "cobra"
+	// EDN is a Jepsen history (history.edn), as Elle reads it.
+	EDN Format = "edn"
+	// ElleJSON is elle-cli's JSON form of a Jepsen history.
+	ElleJSON Format = "elle-json"
 	// Empty is the Info.Format of an input read with Auto that is empty or
 	// blank (see "Empty inputs" in the package documentation): there was
 	// nothing to tell its format by. It is not a format to read with.
@@ -169,7 +212,8 @@ const (
 
 // ParseFormat returns the Format named by s. Besides the names of the
 // constants it accepts, case-insensitively, "json" for JSONL, "txt" and
-// "polysi" for Text, and "bincode" for DBCop.
+// "polysi" for Text, "bincode" for DBCop, "jepsen" for EDN and "ellejson"
+// for ElleJSON.
 func ParseFormat(s string) (Format, error) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "auto", "":
@@ -182,8 +226,12 @@ func ParseFormat(s string) (Format, error) {
 		return DBCop, nil
 	case "cobra":
 		return Cobra, nil
+	case "edn", "jepsen":
+		return EDN, nil
+	case "elle-json", "ellejson":
+		return ElleJSON, nil
 	}
-	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop or cobra)", s)
+	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn or elle-json)", s)
 }
 
 // Error is an error in the content of an input.
@@ -244,6 +292,10 @@ type Info struct {
 	FailedEvents map[int]int
 	// DBCop is the header of a DBCop file, nil for other formats.
 	DBCop *DBCopHeader
+	// SkippedOps counts the events of a Jepsen history (EDN, ElleJSON)
+	// that were skipped because their process is not a client (:nemesis,
+	// or any :process that is not an integer). It is 0 for other formats.
+	SkippedOps int
 }
 
 // DBCopHeader is the header of a dbcop bincode file. The counts are the
@@ -283,7 +335,7 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 		ctx = context.Background()
 	}
 	switch f {
-	case Auto, JSONL, Text, DBCop:
+	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
 		return readCobra(ctx, path)
 	default:
@@ -337,7 +389,7 @@ func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*hist
 		ctx = context.Background()
 	}
 	switch f {
-	case Auto, JSONL, Text, DBCop:
+	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
 		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
 	default:
@@ -463,6 +515,10 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 		return h, &Info{Format: f}, nil
 	case DBCop:
 		return readDBCop(m, br, name, size)
+	case EDN:
+		return readEDN(m, br, name, size)
+	case ElleJSON:
+		return readElleJSON(m, br, name, size)
 	case Cobra: // a single log, detected
 		b := newCobraBuilder()
 		cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
@@ -519,7 +575,8 @@ func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
 
 func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name), ".log") }
 
-// Write writes h to w in format f, which must be JSONL, Text or DBCop.
+// Write writes h to w in format f, which must be JSONL, Text, DBCop, EDN
+// or ElleJSON.
 //
 // The formats differ in the initial state: null in JSONL, 0 in Text and
 // DBCop. Write maps one to the other, key by key, so that the history
@@ -552,6 +609,18 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 // transactions of unknown status. Neither has real time: start and end
 // times are dropped, so that the history written cannot violate strict
 // serializability (SSER) other than as it violates serializability.
+//
+// EDN and ElleJSON write each transaction as an invocation and its
+// completion (:ok, :fail, or :info for unknown status), with lists as
+// appends and list reads; reads of h.Init are reads of nil. Sessions
+// become integer processes (those named by integers keep their number),
+// ids the :index of completions when they are distinct non-negative
+// integers. Start and end times are written when every transaction has
+// them (an unknown one needs no end), and else none is, so that real time
+// reads back as it was or not at all. A Jepsen reader keeps only the
+// writes of aborted and unknown transactions, and cannot hold stated
+// version orders (history.History.Orders): writing a history with some is
+// an error.
 func Write(w io.Writer, h *history.History, f Format) error {
 	bw := bufio.NewWriterSize(w, 1<<16)
 	var err error
@@ -562,8 +631,12 @@ func Write(w io.Writer, h *history.History, f Format) error {
 		err = writeText(bw, h)
 	case DBCop:
 		err = writeDBCop(bw, h)
+	case EDN:
+		err = writeEDN(bw, h)
+	case ElleJSON:
+		err = writeElleJSON(bw, h)
 	default:
-		return fmt.Errorf("cannot write format %q (want jsonl, text or dbcop)", f)
+		return fmt.Errorf("cannot write format %q (want jsonl, text, dbcop, edn or elle-json)", f)
 	}
 	if err != nil {
 		return err
@@ -582,6 +655,12 @@ const sniffLen = 64 << 10
 //     documentation) is Empty;
 //   - a file whose first bytes parse as a dbcop header (sane little-endian
 //     counts followed by length-prefixed UTF-8 strings) is DBCop;
+//   - a file that starts (after blanks) with "[" and a JSON object, or with a
+//     JSON object whose first field is one of Jepsen's ("type", "process",
+//     "f", "value", "time", "index"), is ElleJSON;
+//   - a file that starts with an EDN map ("{:"), a vector or list of them,
+//     a record ("#jepsen..."), a discarded form ("#_") or a comment (";")
+//     is EDN;
 //   - a file whose first non-blank line starts with "{" is JSONL;
 //   - a file whose first non-blank line starts with "r(" or "w(" is Text;
 //   - a file named *.log that starts with a Cobra 'S' record is a Cobra log
@@ -632,7 +711,14 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 	if i < len(s) {
 		switch s[i] {
 		case '{':
+			if f, ok := sniffJepsen(s[i:]); ok {
+				return f, nil
+			}
 			return JSONL, nil
+		case '[', '(', '#', ';':
+			if f, ok := sniffJepsen(s[i:]); ok {
+				return f, nil
+			}
 		case 'r', 'w':
 			j := i + 1
 			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
@@ -643,7 +729,51 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 			}
 		}
 	}
-	return "", fileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object nor r(...)/w(...); give the format explicitly")
+	return "", fileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object, nor r(...)/w(...), nor a Jepsen EDN history; give the format explicitly")
+}
+
+// sniffJepsen tells a Jepsen history, EDN or ElleJSON, from the start of
+// an input s, past blanks.
+func sniffJepsen(s []byte) (Format, bool) {
+	skip := func(s []byte) []byte {
+		for len(s) > 0 && (isSpace(s[0]) || s[0] == ',') {
+			s = s[1:]
+		}
+		return s
+	}
+	switch s[0] {
+	case ';', '#', '(':
+		return EDN, true
+	case '[':
+		t := skip(s[1:])
+		if len(t) == 0 || t[0] != '{' {
+			return EDN, true // ], a record, a comment, or too long a blank to tell
+		}
+		if u := skip(t[1:]); len(u) > 0 && (u[0] == '"' || u[0] == '}') {
+			return ElleJSON, true
+		}
+		return EDN, true
+	case '{':
+		t := skip(s[1:])
+		if len(t) == 0 {
+			return "", false
+		}
+		if t[0] == ':' {
+			return EDN, true
+		}
+		if t[0] != '"' {
+			return "", false
+		}
+		end := bytes.IndexByte(t[1:], '"')
+		if end < 0 {
+			return "", false
+		}
+		switch string(t[1 : 1+end]) {
+		case "type", "process", "f", "value", "time", "index":
+			return ElleJSON, true
+		}
+	}
+	return "", false
 }
 
 // isBlankInput reports whether s holds only blanks, after an optional

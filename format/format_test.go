@@ -23,8 +23,8 @@ func TestParseFormat(t *testing.T) {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	if _, err := ParseFormat("edn"); err == nil || !strings.Contains(err.Error(), `unknown history format "edn"`) {
-		t.Errorf("ParseFormat(edn): %v", err)
+	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), `unknown history format "yaml"`) {
+		t.Errorf("ParseFormat(yaml): %v", err)
 	}
 }
 
