@@ -217,4 +217,3 @@ func writeElleJSON(w *bufio.Writer, h *history.History) error {
 func writeEDN(w *bufio.Writer, h *history.History) error {
 	return writeJepsen(w, h, false)
 }
-
