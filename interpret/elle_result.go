@@ -3,6 +3,7 @@ package interpret
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -219,6 +220,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		toMain func(u int32) int32
 	}
 	var sources []source
+	var writers writerIndex
 	involved := map[*history.History]map[int32]bool{}
 	for _, res := range results {
 		if res.Verdict != check.Violated || res.Polygraph == nil {
@@ -226,7 +228,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		}
 		src := source{res: res}
 		nodes := map[int32]bool{}
-		elleTxns(res, nodes)
+		elleTxns(res, nodes, &writers)
 		rh := res.Polygraph.History
 		if rh != main {
 			src.toMain = halvesIn(main, rh, nodes)
@@ -256,31 +258,35 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 			ids = append(ids, t)
 		}
 		slices.Sort(ids)
-		b := &elleBuilder{h: h, names: nameTxns(h, ids, nil), sessionOrder: sessionOrder}
+		b := &elleBuilder{h: h, names: nameTxns(h, ids, nil), sessionOrder: sessionOrder, writers: writers}
 		builders[h] = b
 		return b
 	}
 
-	seen := map[string]bool{}
 	add := func(t string, c ElleCase) {
-		j, _ := json.Marshal(c)
-		k := t + "\x00" + string(j)
-		if seen[k] {
-			return
-		}
-		seen[k] = true
 		if m.Anomalies == nil {
 			m.Anomalies = map[string][]ElleCase{}
 		}
 		m.Anomalies[t] = append(m.Anomalies[t], c)
 	}
+	// Levels share evidence (CheckAll gives a level its weaker level's,
+	// and every level the same non-cycle anomalies): list each once.
+	type anomalyKey struct {
+		h *history.History
+		a polygraph.Anomaly
+	}
+	seenAnomaly := map[anomalyKey]bool{}
+	seenCycle := map[string]bool{}
 	for _, src := range sources {
 		res := src.res
 		rh := res.Polygraph.History
 		b := builder(rh)
 		d := newDescriber(res.Polygraph, nil, false, b.names)
 		for _, a := range res.Anomalies {
-			add(b.anomaly(d, a))
+			if k := (anomalyKey{rh, a}); !seenAnomaly[k] {
+				seenAnomaly[k] = true
+				add(b.anomaly(d, a))
+			}
 		}
 		var cycles [][]polygraph.Edge
 		switch {
@@ -303,6 +309,24 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 			}
 			return b.op(u)
 		}
+		var key strings.Builder
+		for _, c := range cycles {
+			for _, e := range d.fold(c, true) {
+				if internalEdge(rh, res.Level, e) {
+					continue
+				}
+				from, to := e.From, e.To
+				if src.toMain != nil {
+					from, to = src.toMain(from), src.toMain(to)
+				}
+				fmt.Fprintf(&key, "%d %d %d %d,", from, to, e.Kind, e.Key)
+			}
+			key.WriteString(";")
+		}
+		if seenCycle[key.String()] {
+			continue
+		}
+		seenCycle[key.String()] = true
 		i, t := leastSevere(rh, res.Level, cycles)
 		c := elleCycle(d, res.Level, cycles[i], op)
 		for j, o := range cycles {
@@ -358,7 +382,7 @@ func elleBoundary(ruledOut map[string]bool) (not, alsoNot []string) {
 
 // elleTxns adds the nodes of res's evidence that are transactions to
 // txns.
-func elleTxns(res *check.Result, txns map[int32]bool) {
+func elleTxns(res *check.Result, txns map[int32]bool, w *writerIndex) {
 	p := res.Polygraph
 	h := p.History
 	add := func(t int32) {
@@ -376,7 +400,7 @@ func elleTxns(res *check.Result, txns map[int32]bool) {
 			add(txnOfOp(h, a.OtherOp))
 		}
 		if a.Kind == polygraph.SplitAppends {
-			for _, s := range splitCycle(h, a, nil) {
+			for _, s := range splitCycle(h, a, w) {
 				add(s.From)
 			}
 		}
