@@ -409,3 +409,25 @@ func writersOf(h *history.History, key history.Key) map[history.Value]int32 {
 	}
 	return w
 }
+
+// ElleRow returns the report's verdict in Elle's terms, for a table: the
+// model (ElleModel of the report's level), valid? as Elle and elle-cli
+// print it (true, false or unknown), and for a violation Elle's name of
+// the anomaly (Anomaly.ElleType), separated by tabs:
+//
+//	strong-session-snapshot-isolation	false	G-single-process
+func (r *Report) ElleRow(sessionOrder bool) string {
+	model := r.Level
+	if l, err := level.Parse(r.Level); err == nil {
+		model = ElleModel(l, sessionOrder)
+	}
+	switch {
+	case r.Satisfied == nil:
+		return model + "\tunknown"
+	case *r.Satisfied:
+		return model + "\ttrue"
+	case r.Anomaly != nil && r.Anomaly.ElleType != "":
+		return model + "\tfalse\t" + r.Anomaly.ElleType
+	}
+	return model + "\tfalse"
+}

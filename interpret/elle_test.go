@@ -509,3 +509,32 @@ func TestElleResultWithoutSessionOrder(t *testing.T) {
 		t.Errorf("with session order, the sessions are as named:\n%s", b)
 	}
 }
+
+// TestElleRow checks the verdicts of reports in Elle's terms.
+func TestElleRow(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}
+{"session": 1, "id": "T2", "ops": [["r", "x", null]]}`)
+	all, err := check.CheckAll(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rows []string
+	for _, res := range all.Results {
+		rows = append(rows, interpret.Explain(res).ElleRow(true))
+	}
+	rows = append(rows, interpret.Explain(&check.Result{Level: level.SI, Verdict: check.NoVerdict}).ElleRow(false))
+	want := []string{
+		"strict-serializable\tfalse\tG-single-process",
+		"strong-session-serializable\tfalse\tG-single-process",
+		"strong-session-snapshot-isolation\tfalse\tG-single-process",
+		"prefix\tfalse\tG-single-process",
+		"causal-cerone\tfalse\tG-single-process",
+		"read-atomic\tfalse\tG-single-process",
+		"strong-session-read-committed\ttrue",
+		"snapshot-isolation\tunknown",
+	}
+	if !slices.Equal(rows, want) {
+		t.Errorf("rows\n%q\nwant\n%q", rows, want)
+	}
+}
