@@ -524,6 +524,11 @@ func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
 		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.name(c[0].From), d.name(c[0].To), p)
 	case LostUpdate:
 		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[0].Key), p)
+	case G1c:
+		if len(c) == 2 && c[0].Kind == polygraph.SO && c[1].Kind == polygraph.WR {
+			return fmt.Sprintf("%s read %s's write of %s, which its session ran after it: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[1].Key), p)
+		}
+		return fmt.Sprintf("information flowed in a circle, each transaction after the one before it: %s", p)
 	}
 	return fmt.Sprintf("a cycle of %d dependencies that every order of the writes has: %s", len(c), p)
 }
