@@ -525,8 +525,14 @@ func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
 	case LostUpdate:
 		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[0].Key), p)
 	case G1c:
-		if len(c) == 2 && c[0].Kind == polygraph.SO && c[1].Kind == polygraph.WR {
-			return fmt.Sprintf("%s read %s's write of %s, which its session ran after it: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[1].Key), p)
+		if len(c) == 2 && c[0].Kind != c[1].Kind {
+			so, wr := c[0], c[1]
+			if so.Kind == polygraph.WR {
+				so, wr = wr, so
+			}
+			if so.Kind == polygraph.SO && wr.Kind == polygraph.WR {
+				return fmt.Sprintf("%s read %s's write of %s, which its session ran after it: %s", d.name(so.From), d.name(so.To), d.keyName(wr.Key), p)
+			}
 		}
 		return fmt.Sprintf("information flowed in a circle, each transaction after the one before it: %s", p)
 	}

@@ -220,6 +220,9 @@ func TestNamedAnomalies(t *testing.T) {
 			if got := edgeSet(a); !slices.Equal(got, tt.edges) {
 				t.Errorf("edges\n  %v\nwant\n  %v", got, tt.edges)
 			}
+			if tt.want == "G1c" && tt.edges[0] == "T1 -SO-> T2" && !strings.HasPrefix(a.Summary, "T1 read T2's write of x, which its session ran after it") {
+				t.Errorf("summary %q", a.Summary)
+			}
 			if !a.Minimal || a.Summary == "" || a.Description == "" {
 				t.Errorf("minimal %v, summary %q, description %q", a.Minimal, a.Summary, a.Description)
 			}
