@@ -265,6 +265,18 @@ func (r *jepsenReader) checkID(n int64, line int) error {
 	return nil
 }
 
+// grow makes room for about n transactions.
+func (r *jepsenReader) grow(n int64) {
+	if n <= 0 {
+		return
+	}
+	n = min(n, 1<<24)
+	r.istart = make([]int64, 0, n)
+	r.iend = make([]int64, 0, n)
+	r.ids = make([]int64, 0, n)
+	r.idLines = make([]int, 0, n)
+}
+
 // finish adds the transactions never completed and returns the history.
 func (r *jepsenReader) finish() (*history.History, error) {
 	open := make([]*pendingInvoke, 0, len(r.pending))
@@ -377,6 +389,23 @@ func (r *jepsenReader) mops(value any, line int, writesOnly bool) error {
 				return r.errorf(line, "micro-op %d: %v", i, err)
 			}
 			op.Value = v
+		} else if l, isInts := mop[2].([]int64); isInts {
+			if err := r.setMode(modeList, line); err != nil {
+				return err
+			}
+			from := len(r.scratch)
+			for j, n := range l {
+				if n >= maxNativeInt || n <= -maxNativeInt {
+					v, err := r.value(n)
+					if err != nil {
+						return r.errorf(line, "micro-op %d: element %d of the list: %v", i, j, err)
+					}
+					r.scratch = append(r.scratch, v)
+					continue
+				}
+				r.scratch = append(r.scratch, history.Value(n))
+			}
+			sp = append(sp, span{len(r.ops), from, len(r.scratch)})
 		} else if l, isList := seqOf(mop[2]); isList {
 			if err := r.setMode(modeList, line); err != nil {
 				return err
@@ -540,6 +569,8 @@ func describeValue(x any) string {
 		return cut(string(x))
 	case json.Number:
 		return cut(string(x))
+	case []int64:
+		return fmt.Sprintf("a list of %d", len(x))
 	case []any, edn.List:
 		s, _ := seqOf(x)
 		return fmt.Sprintf("a list of %d", len(s))
@@ -687,6 +718,7 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 	if size > 0 {
 		r.b.Grow(int(size/300), int(size/80))
 	}
+	r.grow(size / 300)
 	d := edn.NewDecoder(br)
 	inVec, err := d.OpenSeq()
 	if err != nil && err != io.EOF {

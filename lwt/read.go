@@ -351,6 +351,12 @@ func fromEDN(x any, line int) val {
 	}
 	var elems []any
 	switch x := x.(type) {
+	case []int64:
+		items := make([]val, len(x))
+		for i, n := range x {
+			items[i] = val{line: line, kind: vInt, i: n}
+		}
+		return val{line: line, kind: vVec, items: items}
 	case []any:
 		elems = x
 	case edn.List:

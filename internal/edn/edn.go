@@ -19,7 +19,7 @@
 //	\c characters              Char
 //	:keywords                  Keyword (the name, without the colon)
 //	symbols                    Symbol
-//	[vectors]                  []any
+//	[vectors]                  []any; []int64 when every element is an int64 integer
 //	(lists)                    List
 //	#{sets}                    Set
 //	{maps}                     Map, the key/value pairs in the order written
@@ -114,7 +114,7 @@ func (m Map) Get(key any) (any, bool) {
 
 func equalKey(a, b any) (eq bool) {
 	switch a.(type) {
-	case []any, List, Set, Map, Tagged:
+	case []any, []int64, List, Set, Map, Tagged:
 		return false
 	}
 	return a == b
@@ -128,11 +128,18 @@ type Tagged struct {
 	Value any
 }
 
-// Seq returns the elements of a vector or a list, and whether v is one.
+// Seq returns the elements of a vector or a list, and whether v is one
+// (a vector of integers, []int64, is copied into an []any).
 func Seq(v any) ([]any, bool) {
 	switch v := v.(type) {
 	case []any:
 		return v, true
+	case []int64:
+		s := make([]any, len(v))
+		for i, n := range v {
+			s[i] = n
+		}
+		return s, true
 	case List:
 		return v, true
 	}
@@ -171,11 +178,16 @@ type Decoder struct {
 	inForm  bool  // reading a form, which starts at buf[start]
 	start   int
 	formPos Pos
-	closers []byte // of the sequences opened with OpenSeq
-	pending error  // an error More found, for Decode to return
-	stack   []any  // elements of the collections being read
+	closers []byte  // of the sequences opened with OpenSeq
+	pending error   // an error More found, for Decode to return
+	stack   []any   // elements of the collections being read
+	nums    []int64 // elements of the vectors of integers being read
 	kws     map[string]any
-	ints    []any
+	kwCache [256]struct {
+		name string
+		v    any
+	}
+	ints []any
 
 	maxForm, maxDepth int
 }
@@ -560,15 +572,7 @@ func (d *Decoder) value(depth int) (any, error) {
 	}
 	switch c := d.buf[d.pos]; c {
 	case '[':
-		d.pos++
-		items, err := d.seq(']', depth)
-		if err != nil {
-			return nil, err
-		}
-		if len(items) == 0 {
-			return emptyVector, nil
-		}
-		return items, nil
+		return d.vector(depth)
 	case '(':
 		d.pos++
 		items, err := d.seq(')', depth)
@@ -589,14 +593,7 @@ func (d *Decoder) value(depth int) (any, error) {
 		if len(t) == 0 {
 			return nil, d.errorf("empty keyword")
 		}
-		if v, ok := d.kws[string(t)]; ok {
-			return v, nil
-		}
-		var v any = Keyword(t)
-		if len(d.kws) < 1<<14 {
-			d.kws[string(t)] = v
-		}
-		return v, nil
+		return d.keyword(t), nil
 	case '#':
 		return d.dispatch(depth)
 	case '\\':
@@ -626,32 +623,111 @@ func (d *Decoder) value(depth int) (any, error) {
 	return Symbol(t), nil
 }
 
-// seq reads the elements of a collection up to closer.
-func (d *Decoder) seq(closer byte, depth int) ([]any, error) {
-	base := len(d.stack)
+// keyword returns the Keyword named t, interned: a keyword read often
+// (:type, :ok) is allocated once.
+func (d *Decoder) keyword(t []byte) any {
+	slot := &d.kwCache[(len(t)*31+int(t[0])*7+int(t[len(t)-1]))&(len(d.kwCache)-1)]
+	if slot.name == string(t) && slot.v != nil {
+		return slot.v
+	}
+	v, ok := d.kws[string(t)]
+	if !ok {
+		v = Keyword(t)
+		if len(d.kws) < 1<<14 {
+			d.kws[string(t)] = v
+		}
+	}
+	slot.name, slot.v = string(v.(Keyword)), v
+	return v
+}
+
+// vector reads a vector: an []int64 when its elements are all integers
+// of int64, else an []any.
+func (d *Decoder) vector(depth int) (any, error) {
+	d.pos++
+	base := len(d.nums)
 	for {
 		ok, err := d.skipVoid(depth + 1)
-		if err != nil {
-			d.truncate(base)
-			return nil, err
-		}
-		if !ok {
-			d.truncate(base)
-			if d.err != nil {
-				return nil, d.err
+		if err != nil || !ok {
+			d.nums = d.nums[:base]
+			if err == nil {
+				if d.err != nil {
+					return nil, d.err
+				}
+				err = d.errorf("unexpected end of input: missing ']'")
 			}
-			return nil, d.errorf("unexpected end of input: missing %q", closer)
-		}
-		if d.buf[d.pos] == closer {
-			d.pos++
-			break
-		}
-		v, err := d.value(depth + 1)
-		if err != nil {
-			d.truncate(base)
 			return nil, err
 		}
-		d.stack = append(d.stack, v)
+		c := d.buf[d.pos]
+		if c == ']' {
+			d.pos++
+			n := len(d.nums) - base
+			if n == 0 {
+				return emptyVector, nil
+			}
+			out := make([]int64, n)
+			copy(out, d.nums[base:])
+			d.nums = d.nums[:base]
+			return out, nil
+		}
+		if c >= '0' && c <= '9' {
+			// Fast path: a short decimal integer.
+			buf, i := d.buf, d.pos
+			var n int64
+			j := i
+			for j < len(buf) && j-i < 18 && buf[j] >= '0' && buf[j] <= '9' {
+				n = n*10 + int64(buf[j]-'0')
+				j++
+			}
+			if j < len(buf) && delim[buf[j]] {
+				d.pos = j
+				d.nums = append(d.nums, n)
+				continue
+			}
+		}
+		var v any
+		if c >= '0' && c <= '9' || c == '-' || c == '+' {
+			if depth+1 >= d.maxDepth {
+				d.nums = d.nums[:base]
+				return nil, d.errorf("nested deeper than %d", d.maxDepth)
+			}
+			v, err = d.value(depth + 1)
+			if err != nil {
+				d.nums = d.nums[:base]
+				return nil, err
+			}
+			if n, ok := v.(int64); ok {
+				d.nums = append(d.nums, n)
+				continue
+			}
+		}
+		// Not all integers: an []any of the elements read so far and the
+		// rest.
+		sbase := len(d.stack)
+		for _, n := range d.nums[base:] {
+			d.stack = append(d.stack, d.int(n))
+		}
+		d.nums = d.nums[:base]
+		if v != nil {
+			d.stack = append(d.stack, v)
+		}
+		items, err := d.seqFrom(']', depth, sbase)
+		if err != nil {
+			return nil, err
+		}
+		return items, nil
+	}
+}
+
+// seq reads the elements of a collection up to closer.
+func (d *Decoder) seq(closer byte, depth int) ([]any, error) {
+	return d.seqFrom(closer, depth, len(d.stack))
+}
+
+// seqFrom is seq, the elements read so far on the stack from base on.
+func (d *Decoder) seqFrom(closer byte, depth, base int) ([]any, error) {
+	if err := d.stackSeq(closer, depth, base); err != nil {
+		return nil, err
 	}
 	n := len(d.stack) - base
 	if n == 0 {
@@ -663,6 +739,35 @@ func (d *Decoder) seq(closer byte, depth int) ([]any, error) {
 	return items, nil
 }
 
+// stackSeq reads the elements of a collection up to closer onto the
+// stack, which holds those read so far from base on.
+func (d *Decoder) stackSeq(closer byte, depth, base int) error {
+	for {
+		ok, err := d.skipVoid(depth + 1)
+		if err != nil {
+			d.truncate(base)
+			return err
+		}
+		if !ok {
+			d.truncate(base)
+			if d.err != nil {
+				return d.err
+			}
+			return d.errorf("unexpected end of input: missing %q", closer)
+		}
+		if d.buf[d.pos] == closer {
+			d.pos++
+			return nil
+		}
+		v, err := d.value(depth + 1)
+		if err != nil {
+			d.truncate(base)
+			return err
+		}
+		d.stack = append(d.stack, v)
+	}
+}
+
 // truncate drops the elements of the stack from base on.
 func (d *Decoder) truncate(base int) {
 	clear(d.stack[base:])
@@ -672,17 +777,20 @@ func (d *Decoder) truncate(base int) {
 func (d *Decoder) mapForm(depth int) (any, error) {
 	line := d.here()
 	d.pos++
-	items, err := d.seq('}', depth)
-	if err != nil {
+	base := len(d.stack)
+	if err := d.stackSeq('}', depth, base); err != nil {
 		return nil, err
 	}
+	items := d.stack[base:]
 	if len(items)%2 != 0 {
+		d.truncate(base)
 		return nil, &SyntaxError{Pos: line, Msg: "a map needs an even number of forms"}
 	}
 	m := make(Map, len(items)/2)
 	for i := range m {
 		m[i] = KV{items[2*i], items[2*i+1]}
 	}
+	d.truncate(base)
 	return m, nil
 }
 

@@ -60,11 +60,12 @@ func TestDecode(t *testing.T) {
 lines"`, []any{"a", "", "tab\there \"q\" \\ é", "two\nlines"}},
 		{`\a \newline \space \u00e9 \é \(`, []any{Char('a'), Char('\n'), Char(' '), Char('é'), Char('é'), Char('(')}},
 		{":type :jepsen/op sym ns/sym + - .5x", []any{Keyword("type"), Keyword("jepsen/op"), Symbol("sym"), Symbol("ns/sym"), Symbol("+"), Symbol("-"), Symbol(".5x")}},
-		{"[1 [2 3] []] (a, b) #{1 2} {}", []any{[]any{int64(1), []any{int64(2), int64(3)}, []any{}}, List{Symbol("a"), Symbol("b")}, Set{int64(1), int64(2)}, Map{}}},
+		{"[1 [2 3] []] (a, b) #{1 2} {}", []any{[]any{int64(1), []int64{2, 3}, []any{}}, List{Symbol("a"), Symbol("b")}, Set{int64(1), int64(2)}, Map{}}},
+		{"[1 2 :a] [-1 - 2] [1 1.5] [1 99999999999999999999] [5000 -7 +8] [1 nil]", []any{[]any{int64(1), int64(2), Keyword("a")}, []any{int64(-1), Symbol("-"), int64(2)}, []any{int64(1), 1.5}, []any{int64(1), BigInt("99999999999999999999")}, []int64{5000, -7, 8}, []any{int64(1), nil}}},
 		{"{:type :ok, :value [[:r :x nil] [:append 1 2]]}", []any{Map{{Keyword("type"), Keyword("ok")}, {Keyword("value"), []any{[]any{Keyword("r"), Keyword("x"), nil}, []any{Keyword("append"), int64(1), int64(2)}}}}}},
 		{`#inst "1985-04-12T23:20:50.52Z" #uuid "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"`, []any{Tagged{"inst", "1985-04-12T23:20:50.52Z"}, Tagged{"uuid", "f81d4fae-7dec-11d0-a765-00a0c91e6bf6"}}},
 		{"#jepsen.history.Op{:index 0, :process :nemesis}", []any{Tagged{"jepsen.history.Op", Map{{Keyword("index"), int64(0)}, {Keyword("process"), Keyword("nemesis")}}}}},
-		{"#_ 1 2 [3 #_ 4] [#_ #_ 5 6] {:a #_ :b 1} #_{:x 1}", []any{int64(2), []any{int64(3)}, []any{}, Map{{Keyword("a"), int64(1)}}}},
+		{"#_ 1 2 [3 #_ 4] [#_ #_ 5 6] {:a #_ :b 1} #_{:x 1}", []any{int64(2), []int64{3}, []any{}, Map{{Keyword("a"), int64(1)}}}},
 		{"1;comment\n2", []any{int64(1), int64(2)}},
 	}
 	for _, tc := range tests {
