@@ -86,6 +86,14 @@ func readCobra(ctx context.Context, path string) (*history.History, *Info, error
 	m := progress.Start(ctx, "parse", total, "bytes")
 	b := newCobraBuilder()
 	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace), deferred: true}
+	// Operations take 25 (writes) or 33 (reads) bytes, and transactions 18
+	// more: room for that many, or a bit more, costs little.
+	n := int(min(total/28, maxOps))
+	cr.ops = make([]history.Op, 0, n)
+	cr.vals = make([]uint64, 0, n)
+	cr.wids = make([]uint64, 0, n)
+	cr.reads = make([]cobraRead, 0, n/2)
+	cr.writes = make(map[uint64]cobraWrite, n/8)
 	var br *bufio.Reader
 	for _, name := range files {
 		if err := readLogFile(cr, m, &br, name, inDir, total); err != nil {
@@ -259,11 +267,10 @@ type cobraRead struct {
 	key  uint64
 }
 
-// cobraWrite is a write: operation op of transaction txn, of key key.
+// cobraWrite is a write: operation op of transaction txn, of val to key.
 type cobraWrite struct {
-	op  int32
-	txn uint64
-	key uint64
+	op            int32
+	txn, key, val uint64
 }
 
 // cobraPlace is where a transaction starts.
@@ -368,7 +375,7 @@ func (r *cobraReader) readLogTxns(br *bufio.Reader, name string, file, sess int3
 			if err := r.addOp(name, off, history.Write, f[1], f[2], wid); err != nil {
 				return err
 			}
-			r.writes[wid] = cobraWrite{op: int32(len(r.ops) - 1), txn: txnID, key: f[1]}
+			r.writes[wid] = cobraWrite{op: int32(len(r.ops) - 1), txn: txnID, key: f[1], val: f[2]}
 		case 'R':
 			wtxn, wid := f[0], f[1]
 			switch {
@@ -431,7 +438,9 @@ func (r *cobraReader) finish() error {
 		written[kv{op.Key, r.vals[i]}] = int32(i)
 	}
 	initVal := make(map[history.Key]int) // index in r.reads of the first read of INIT
+	src := make([]int32, len(r.reads))   // the write each read names, or -1
 	for ri, rd := range r.reads {
+		src[ri] = -1
 		op := r.ops[rd.op]
 		val, wid := r.vals[rd.op], r.wids[rd.op]
 		name := r.files[rd.file]
@@ -454,28 +463,42 @@ func (r *cobraReader) finish() error {
 			}
 			continue
 		}
-		wop := r.ops[w.op]
-		p := r.ids[w.txn]
-		switch {
-		case w.txn != rd.wtxn:
-			return offsetError(name, rd.off, "read of key %d names write %s of transaction %s, but that write is in transaction %s (at %s: byte offset %d)", rd.key, hexID(wid), hexID(rd.wtxn), hexID(w.txn), p.file, p.off)
-		case wop.Key != op.Key:
-			return offsetError(name, rd.off, "read of key %d names write %s of transaction %s (at %s: byte offset %d), which wrote key %d", rd.key, hexID(wid), hexID(w.txn), p.file, p.off, w.key)
-		case r.vals[w.op] != val:
-			return offsetError(name, rd.off, "read of key %d returned %d, but the write it names, %s of transaction %s (at %s: byte offset %d), wrote %d", rd.key, val, hexID(wid), hexID(w.txn), p.file, p.off, r.vals[w.op])
+		if w.txn != rd.wtxn || w.key != rd.key || w.val != val {
+			p := r.ids[w.txn]
+			switch {
+			case w.txn != rd.wtxn:
+				return offsetError(name, rd.off, "read of key %d names write %s of transaction %s, but that write is in transaction %s (at %s: byte offset %d)", rd.key, hexID(wid), hexID(rd.wtxn), hexID(w.txn), p.file, p.off)
+			case w.key != rd.key:
+				return offsetError(name, rd.off, "read of key %d names write %s of transaction %s (at %s: byte offset %d), which wrote key %d", rd.key, hexID(wid), hexID(w.txn), p.file, p.off, w.key)
+			}
+			return offsetError(name, rd.off, "read of key %d returned %d, but the write it names, %s of transaction %s (at %s: byte offset %d), wrote %d", rd.key, val, hexID(wid), hexID(w.txn), p.file, p.off, w.val)
+		}
+		src[ri] = w.op
+	}
+	// Writes first; a read gets the value of the write it names.
+	for i := range r.ops {
+		if op := &r.ops[i]; op.Kind == history.Write {
+			u := r.vals[i]
+			if len(useIDs) > 0 && useIDs[op.Key] {
+				u = r.wids[i]
+			}
+			op.Value = uintValue(r.b, u)
 		}
 	}
-	for i := range r.ops {
-		op := &r.ops[i]
-		switch wid := r.wids[i]; {
-		case op.Kind == history.Read && (wid == cobraInit || wid == cobraNull):
+	for ri, rd := range r.reads {
+		op := &r.ops[rd.op]
+		switch wid := r.wids[rd.op]; {
+		case src[ri] >= 0:
+			op.Value = r.ops[src[ri]].Value
+		case wid == cobraInit || wid == cobraNull:
 			op.Value = 0
-		case useIDs[op.Key]:
+		case len(useIDs) > 0 && useIDs[op.Key]:
 			op.Value = uintValue(r.b, wid)
 		default:
-			op.Value = uintValue(r.b, r.vals[i])
+			op.Value = uintValue(r.b, r.vals[rd.op])
 		}
 	}
+	r.b.Grow(len(r.txns), len(r.ops))
 	for _, t := range r.txns {
 		r.b.AddTxn(t.txn, r.ops[t.start:t.end])
 	}
