@@ -347,3 +347,39 @@ func TestExplainNamesMatchCheck(t *testing.T) {
 		}
 	}
 }
+
+// TestBigIntegers checks that integers of 2^62 and more in magnitude,
+// which a history keeps as named values, are shown as the integers the
+// input wrote: in text, in JSON (and back) and in Elle's map.
+func TestBigIntegers(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 1, "id": "T1", "ops": [["w", "x", 18446744073709551615], ["w", "y", -9223372036854775808], ["w", "z", "4611686018427387904"]]}
+{"session": 2, "id": "T2", "ops": [["r", "x", 18446744073709551615], ["r", "y", null]]}`)
+	res, err := check.Check(context.Background(), h, level.SI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep := interpret.Explain(res)
+	var b bytes.Buffer
+	rep.WriteText(&b)
+	for _, want := range []string{"w(x,18446744073709551615) w(y,-9223372036854775808) w(z,4611686018427387904)", "T2 read y=null, which T1 overwrote with -9223372036854775808"} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	js, _ := json.Marshal(rep)
+	if !strings.Contains(string(js), `{"kind":"w","key":"x","value":18446744073709551615}`) {
+		t.Errorf("JSON: %s", js)
+	}
+	_, back := decode(t, rep)
+	if !reflect.DeepEqual(back.Anomaly.Txns, rep.Anomaly.Txns) {
+		t.Errorf("read back %+v\nwant %+v", back.Anomaly.Txns, rep.Anomaly.Txns)
+	}
+	if v := back.Anomaly.Txns[0].Ops[0].Value; v.Kind() != interpret.KindInt || v.Any() != json.Number("18446744073709551615") {
+		t.Errorf("read back %v (kind %v, %#v)", v, v.Kind(), v.Any())
+	}
+	e, _ := json.Marshal(interpret.ElleResult(h, []*check.Result{res}, true))
+	if !strings.Contains(string(e), `["w","x",18446744073709551615]`) {
+		t.Errorf("Elle's map: %s", e)
+	}
+}

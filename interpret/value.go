@@ -61,13 +61,35 @@ const (
 )
 
 // A Value is a value read or written, as the input wrote it: an integer,
-// a string or null. It marshals as that JSON value; the zero Value, which
-// stands for no value, is left out of JSON objects (omitzero).
+// a string or null (or a list, see ListValue). It marshals as that JSON
+// value; the zero Value, which stands for no value, is left out of JSON
+// objects (omitzero).
 type Value struct {
 	kind ValueKind
 	n    int64
+	// s is the string, or the decimal form of an integer of 2^62 or more
+	// in magnitude (which may not fit an int64, see bigIntValue).
 	s    string
 	list []Value
+}
+
+// bigIntValue returns the Value of the integer whose decimal form is
+// name, when it is one a history keeps as a named value (see
+// history.Value: 2^62 or more in magnitude, from -2^63 to 2^64-1): the
+// format readers name such integers by their decimal form, and the
+// report shows them as the integers the input wrote.
+func bigIntValue(name string) (Value, bool) {
+	if n, err := strconv.ParseInt(name, 10, 64); err == nil {
+		if strconv.FormatInt(n, 10) == name && (n >= 1<<62 || n <= -(1<<62)) {
+			return Value{kind: KindInt, n: n, s: name}, true
+		}
+		return Value{}, false
+	}
+	u, err := strconv.ParseUint(name, 10, 64)
+	if err == nil && strconv.FormatUint(u, 10) == name {
+		return Value{kind: KindInt, s: name}, true
+	}
+	return Value{}, false
 }
 
 // IntValue returns a Value for an integer.
@@ -103,7 +125,11 @@ func valueOf(h *history.History, v history.Value) Value {
 	case v == history.Null:
 		return NullValue()
 	case v >= history.StringBase && int(v-history.StringBase) < len(h.ValueNames):
-		return StringValue(h.ValueNames[v-history.StringBase])
+		name := h.ValueNames[v-history.StringBase]
+		if b, ok := bigIntValue(name); ok {
+			return b
+		}
+		return StringValue(name)
 	}
 	return IntValue(int64(v))
 }
@@ -111,11 +137,15 @@ func valueOf(h *history.History, v history.Value) Value {
 // Kind returns the kind of v.
 func (v Value) Kind() ValueKind { return v.kind }
 
-// Any returns v as an int64, a string, a []any of the elements of a
-// list, or nil (for null and no value).
+// Any returns v as an int64 (a json.Number for an integer beyond it), a
+// string, a []any of the elements of a list, or nil (for null and no
+// value).
 func (v Value) Any() any {
 	switch v.kind {
 	case KindInt:
+		if v.s != "" && strconv.FormatInt(v.n, 10) != v.s {
+			return json.Number(v.s)
+		}
 		return v.n
 	case KindString:
 		return v.s
@@ -148,6 +178,9 @@ func (v Value) String() string {
 	case KindNull:
 		return "null"
 	case KindInt:
+		if v.s != "" {
+			return v.s
+		}
 		return strconv.FormatInt(v.n, 10)
 	case KindString:
 		return strconv.Quote(v.s)
@@ -162,6 +195,9 @@ func (v Value) MarshalJSON() ([]byte, error) {
 	case KindList:
 		return json.Marshal(v.list)
 	case KindInt:
+		if v.s != "" {
+			return []byte(v.s), nil
+		}
 		return strconv.AppendInt(nil, v.n, 10), nil
 	case KindString:
 		return json.Marshal(v.s)
@@ -188,6 +224,10 @@ func (v *Value) UnmarshalJSON(b []byte) error {
 		}
 		*v = StringValue(s)
 	default:
+		if big, ok := bigIntValue(string(b)); ok {
+			*v = big
+			return nil
+		}
 		n, err := strconv.ParseInt(string(b), 10, 64)
 		if err != nil {
 			return fmt.Errorf("interpret: value %s is neither an integer, a string nor null", b)
