@@ -74,12 +74,14 @@ func (c *lineCounter) lineAt(off int64) int {
 // space and a comma.
 func startLine(d *json.Decoder, c *lineCounter) int {
 	off := d.InputOffset()
-	rest, _ := io.ReadAll(io.LimitReader(d.Buffered(), 4096))
-	for _, b := range rest {
-		if b != ' ' && b != '\t' && b != '\r' && b != '\n' && b != ',' {
-			break
+	if rest, ok := d.Buffered().(io.ByteReader); ok {
+		for {
+			b, err := rest.ReadByte()
+			if err != nil || b != ' ' && b != '\t' && b != '\r' && b != '\n' && b != ',' {
+				break
+			}
+			off++
 		}
-		off++
 	}
 	return c.lineAt(off)
 }
