@@ -39,6 +39,11 @@ import (
 // strong-session-read-committed (strong-session-PL-2) forbids and its
 // read-committed (PL-2) allows; it does not forbid a transaction to miss
 // its session's earlier write (G-single-process), which neither does.
+// isocheck's RC (Biswas and Enea's) is stronger than Adya's PL-2 all the
+// same: it also forbids a transaction's reads to go back in time (a
+// fractured read), which PL-2 allows, so read-committed is the nearest
+// name, not the same model (ElleResult rules it out only by an anomaly
+// it forbids).
 func ElleModel(l level.Level, sessionOrder bool) string {
 	switch l {
 	case level.SSER:
@@ -411,9 +416,11 @@ func writersOf(h *history.History, key history.Key) map[history.Value]int32 {
 }
 
 // ElleRow returns the report's verdict in Elle's terms, for a table: the
-// model (ElleModel of the report's level), valid? as Elle and elle-cli
-// print it (true, false or unknown), and for a violation Elle's name of
-// the anomaly (Anomaly.ElleType), separated by tabs:
+// model (ElleModel of the report's level), isocheck's verdict as Elle and
+// elle-cli print valid? (true, false or unknown), and for a violation
+// Elle's name of the anomaly (Anomaly.ElleType), separated by tabs (for
+// RC, whose Elle name is the nearest and not the same model, see
+// ElleModel, the verdict is isocheck's RC's):
 //
 //	strong-session-snapshot-isolation	false	G-single-process
 func (r *Report) ElleRow(sessionOrder bool) string {

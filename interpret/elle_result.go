@@ -29,7 +29,10 @@ type ElleMap struct {
 	// :also-not). They are the Elle names (ElleModel) of the levels the
 	// results violate, and the models of Elle's hierarchy above those:
 	// a model no result speaks of is never ruled out, so check every
-	// level for the weakest answer.
+	// level for the weakest answer. RC is the exception: isocheck's RC
+	// is stronger than Elle's read-committed, and its violation rules
+	// read-committed out only when the anomaly is one Elle's
+	// read-committed forbids (G0, G1a, G1b, G1c, ...).
 	Not     []string `json:"not,omitempty"`
 	AlsoNot []string `json:"also-not,omitempty"`
 }
@@ -87,8 +90,10 @@ type ElleCase struct {
 type ElleOp struct {
 	// Name is the transaction's name, as isocheck's reports give it.
 	Name string `json:"name"`
-	// Index is the transaction's index in the input (from 0).
-	Index int `json:"index"`
+	// Index is Elle's :index: the transaction's id when that is an
+	// integer (the readers of Jepsen histories take the :index of the
+	// completion for the id), else its place in the input, from 0.
+	Index int64 `json:"index"`
 	// Source is the transaction's place in the input: "file:line".
 	Source string `json:"source"`
 	// Process is the transaction's session (for a history checked
@@ -192,7 +197,9 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		switch res.Verdict {
 		case check.Violated:
 			violated = true
-			ruledOut[ElleModel(res.Level, sessionOrder)] = true
+			if res.Level != level.RC {
+				ruledOut[ElleModel(res.Level, sessionOrder)] = true
+			}
 			if h == nil && res.Polygraph != nil && (main == nil || res.Level != level.PC) {
 				main = res.Polygraph.History
 			}
@@ -206,8 +213,8 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 	case unknown:
 		m.Valid = "unknown"
 	}
-	m.Not, m.AlsoNot = elleBoundary(ruledOut)
 	if main == nil {
+		m.Not, m.AlsoNot = elleBoundary(ruledOut)
 		return m
 	}
 
@@ -282,6 +289,11 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		rh := res.Polygraph.History
 		b := builder(rh)
 		d := newDescriber(res.Polygraph, nil, false, b.names)
+		if res.Level == level.RC {
+			for _, m := range rcRuledOut(res, &writers) {
+				ruledOut[m] = true
+			}
+		}
 		for _, a := range res.Anomalies {
 			if k := (anomalyKey{rh, a}); !seenAnomaly[k] {
 				seenAnomaly[k] = true
@@ -340,7 +352,53 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		m.AnomalyTypes = append(m.AnomalyTypes, t)
 	}
 	slices.Sort(m.AnomalyTypes)
+	m.Not, m.AlsoNot = elleBoundary(ruledOut)
 	return m
+}
+
+// rcRuledOut returns the models of Elle that the evidence of a violation
+// of RC rules out. isocheck's RC (Biswas and Enea's) is stronger than
+// Adya's PL-2, Elle's read-committed: it also forbids a transaction's
+// reads to go back in time (a fractured read, G-single, violates it). So
+// its violation rules out read-committed only when the anomaly is one
+// PL-2 forbids (elle.consistency-model: G1 and the anomalies that imply
+// it, and PL-1's), and strong-session-read-committed when it is that or
+// their -process variant.
+func rcRuledOut(res *check.Result, w *writerIndex) []string {
+	h := res.Polygraph.History
+	var types []string
+	for _, a := range res.Anomalies {
+		types = append(types, elleAnomalyType(h, a, w))
+	}
+	var cycles [][]polygraph.Edge
+	switch {
+	case res.Cycle != nil:
+		cycles = [][]polygraph.Edge{res.Cycle}
+	case res.Conflict != nil:
+		cycles = [][]polygraph.Edge{res.Conflict.EitherCycle, res.Conflict.OrCycle}
+	default:
+		cycles = res.Core
+	}
+	if len(cycles) > 0 {
+		_, t := leastSevere(h, res.Level, cycles)
+		types = append(types, t)
+	}
+	plain, session := false, false
+	for _, t := range types {
+		switch t {
+		case "G0", "G1a", "G1b", "G1c", "duplicate-elements", "incompatible-order", "future-read":
+			plain = true
+		case "G0-process", "G1c-process":
+			session = true
+		}
+	}
+	switch {
+	case plain:
+		return []string{"read-committed"}
+	case session:
+		return []string{"strong-session-read-committed"}
+	}
+	return nil
 }
 
 // elleModels are the models ElleModel names, from the strongest.
@@ -541,7 +599,11 @@ func (b *elleBuilder) op(t int32) ElleOp {
 			process = process[:i]
 		}
 	}
-	o := ElleOp{Name: name, Index: int(t), Source: h.Where(int(t)), Process: ID(process), Type: elleStatus(tx.Status)}
+	index := int64(t)
+	if isInt(tx.ID) {
+		index, _ = strconv.ParseInt(tx.ID, 10, 64)
+	}
+	o := ElleOp{Name: name, Index: index, Source: h.Where(int(t)), Process: ID(process), Type: elleStatus(tx.Status)}
 	for i := tx.OpStart; i < tx.OpEnd; i++ {
 		o.Value = append(o.Value, b.mop(i))
 	}

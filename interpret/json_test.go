@@ -169,6 +169,10 @@ func TestJSONValues(t *testing.T) {
 		{interpret.NullValue(), `null`, `null`},
 		{interpret.ListValue([]interpret.Value{interpret.IntValue(1), interpret.StringValue("a")}), `[1,"a"]`, `[1 "a"]`},
 		{interpret.ListValue(nil), `[]`, `[]`},
+		// A keyword of EDN, as the EDN readers keep it.
+		{interpret.StringValue(":ok"), `":ok"`, `:ok`},
+		{interpret.StringValue(":"), `":"`, `":"`},
+		{interpret.StringValue(":1a"), `":1a"`, `":1a"`},
 	} {
 		b, err := json.Marshal(c.v)
 		if err != nil || string(b) != c.json {

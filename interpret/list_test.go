@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
@@ -99,6 +100,52 @@ func TestListAnomalies(t *testing.T) {
 		}
 		if a.Summary != c.summary || a.ElleType != c.elle || !slices.Equal(txns, c.txns) || a.Description == "" {
 			t.Errorf("%v: summary %q, Elle %q, transactions %v, description %q\nwant %q, %q, %v", c.a.Kind, a.Summary, a.ElleType, txns, a.Description, c.summary, c.elle, c.txns)
+		}
+	}
+}
+
+// TestJepsenHistory checks a list-append history as Jepsen writes it
+// (EDN), end to end: the report shows the operations as the file wrote
+// them (keyword keys and values, appends, whole lists), and Elle's map
+// gives each transaction its :index.
+func TestJepsenHistory(t *testing.T) {
+	src := `{:type :invoke, :f :txn, :value [[:append :x 1] [:append :y :a]], :process 0, :time 10, :index 0}
+{:type :ok, :f :txn, :value [[:append :x 1] [:append :y :a]], :process 0, :time 20, :index 1}
+{:type :invoke, :f :txn, :value [[:r :x nil] [:r :y nil]], :process 1, :time 30, :index 2}
+{:type :ok, :f :txn, :value [[:r :x [1]] [:r :y []]], :process 1, :time 40, :index 3}
+`
+	h, err := format.Read(strings.NewReader(src), "history.edn", format.EDN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := check.Check(context.Background(), h, level.SI)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	rep := interpret.Explain(res)
+	rep.WriteText(&b)
+	for _, want := range []string{
+		"T1 (session 0, committed) append(:x, 1) append(:y, :a)  [history.edn:2]",
+		"T3 (session 1, committed) r(:x, [1]) r(:y, [])  [history.edn:4]",
+		"T3 read :y=[], without T1's append of :a",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, b.String())
+		}
+	}
+	if rep.ElleRow(true) != "strong-session-snapshot-isolation\tfalse\tG-single" {
+		t.Errorf("row %q", rep.ElleRow(true))
+	}
+	js, _ := json.Marshal(interpret.ElleResult(h, []*check.Result{res}, true))
+	for _, want := range []string{
+		`{"name":"T1","index":1,"source":"history.edn:2","process":0,"type":"ok","value":[["append",":x",1],["append",":y",":a"]]}`,
+		`{"name":"T3","index":3,"source":"history.edn:4","process":1,"type":"ok","value":[["r",":x",[1]],["r",":y",[]]]}`,
+		`{"type":"rw","key":":y","value":null,"value'":":a"}`,
+		`{"type":"wr","key":":x","value":1}`,
+	} {
+		if !strings.Contains(string(js), want) {
+			t.Errorf("Elle's map lacks %s:\n%s", want, js)
 		}
 	}
 }

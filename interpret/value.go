@@ -166,7 +166,10 @@ func (v Value) List() []Value { return v.list }
 func (v Value) IsZero() bool { return v.kind == KindNone }
 
 // String formats v as the text reports write it: 7, "yes" (quoted), null,
-// [1 2 3] for a list (as EDN writes it), or ? for no value.
+// [1 2 3] for a list (as EDN writes it), or ? for no value. A string that
+// is an EDN keyword, colon included (the EDN readers keep keyword values
+// so, and the EDN writer writes such strings back as keywords), is
+// written bare: :ok.
 func (v Value) String() string {
 	switch v.kind {
 	case KindList:
@@ -183,6 +186,9 @@ func (v Value) String() string {
 		}
 		return strconv.FormatInt(v.n, 10)
 	case KindString:
+		if keywordName(v.s) {
+			return v.s
+		}
 		return strconv.Quote(v.s)
 	}
 	return "?"
@@ -257,4 +263,22 @@ func (o Op) String() string {
 		return fmt.Sprintf("%s(%s, %s)", o.Kind, o.Key, o.Value)
 	}
 	return fmt.Sprintf("%s(%s,%s)", o.Kind, o.Key, o.Value)
+}
+
+// keywordName reports whether s is an EDN keyword, colon included, as
+// EDN writes one: a colon, a letter or one of *!_?<>= , then letters,
+// digits and *+!-_?<>=./:# .
+func keywordName(s string) bool {
+	if len(s) < 2 || s[0] != ':' {
+		return false
+	}
+	if c := s[1]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("*!_?<>=", c) >= 0) {
+		return false
+	}
+	for i := 2; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("*+!-_?<>=./:#", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
