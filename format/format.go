@@ -90,9 +90,9 @@
 // empty list, the initial state. A history holds either lists or
 // registers: a "w" or a read of a single value in a history that appends
 // or reads a list (or the other way round) is an error that names the line
-// that first did the other. Reads of null fit both; a history with
-// neither writes nor reads of a non-null value holds registers. The writer
-// writes the empty lists of a history of lists as [].
+// that first did the other. Reads of null fit both; a history without
+// appends or reads of arrays holds registers. The writer writes the empty
+// lists of a history of lists as [].
 //
 // A line can also state the version order of a key instead of holding a
 // transaction:
