@@ -739,12 +739,10 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 			c.Cycle = append(c.Cycle, b.op(steps[0].From))
 			break
 		}
+		// The element out of place.
 		reader()
 		c.Writer = b.ptr(a.Writer)
 		c.Element = valueOf(h, a.Value)
-		if l := h.ListOf(a.Op); len(l) > 0 {
-			c.Element = valueOf(h, l[len(l)-1])
-		}
 	default:
 		reader()
 	}

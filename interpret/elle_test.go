@@ -374,7 +374,7 @@ func TestElleResult(t *testing.T) {
 				return []*check.Result{violation(split(2, 1), level.SER, []polygraph.Anomaly{a}, nil)}
 			},
 			types: []string{"G1b"},
-			json:  []string{`"mop":["r","x",[2,1]],"writer":{"name":"T1"`, `"element":1`},
+			json:  []string{`"mop":["r","x",[2,1]],"writer":{"name":"T1"`, `"element":2`},
 		},
 		{
 			name: "no verdict", session: true,

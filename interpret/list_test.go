@@ -74,6 +74,7 @@ func TestListAnomalies(t *testing.T) {
 		listTxn{id: "T4", session: "4", ops: []any{rl("x", 3, 1)}},
 		listTxn{id: "T5", session: "5", status: history.Aborted, ops: []any{ap("y", 9)}},
 		listTxn{id: "T6", session: "6", ops: []any{rl("y", 9, 9, 8)}},
+		listTxn{id: "T7", session: "7", ops: []any{rl("x", 1, 3)}},
 	)
 	for _, c := range []struct {
 		a       polygraph.Anomaly
@@ -82,7 +83,11 @@ func TestListAnomalies(t *testing.T) {
 		txns    []string
 	}{
 		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
-			"T3 read x=[1 3 2], in which T1's appends to x, [1 2], are not one run in program order: 3 is out of place", "G0", []string{"T1", "T2", "T3"}},
+			"T3 read x=[1 3 2]: T2's append of 3 came between T1's appends of 1 and 2", "G0", []string{"T1", "T2", "T3"}},
+		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 6, Op: 7, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+			"T7 read x=[1 3]: T2's append of 3 came after T1's append of 1, before its append of 2, which the list lacks", "G0", []string{"T1", "T2", "T7"}},
+		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 3, Op: 4, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+			"T4 read x=[3 1], which holds only [1] of T1's appends to x, [1 2]", "G1b", []string{"T1", "T4"}},
 		{polygraph.Anomaly{Kind: polygraph.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
 			"T4 read x=[3 1] and T3 read x=[1 3 2]: neither list is a prefix of the other, so no order of the appends explains both", "incompatible-order", []string{"T3", "T4"}},
 		{polygraph.Anomaly{Kind: polygraph.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},

@@ -513,8 +513,35 @@ func (d *describer) listAnomaly(a polygraph.Anomaly, l Value) string {
 				own = append(own, valueOf(h, op.Value))
 			}
 		}
-		return fmt.Sprintf("%s read %s, in which %s's appends to %s, %s, are not one run in program order: %s is out of place",
-			reader, xl, writer, x, ListValue(own), elem)
+		if steps := splitCycle(h, a, nil); len(steps) > 1 {
+			in := map[history.Value]bool{}
+			for _, v := range h.ListOf(a.Op) {
+				in[v] = true
+			}
+			first, last := steps[0], steps[len(steps)-1]
+			var others []string
+			for _, st := range steps[:len(steps)-1] {
+				others = append(others, fmt.Sprintf("%s's append of %s", d.name(st.To), valueOf(h, st.Next)))
+			}
+			between := strings.Join(others, ", then ")
+			if !in[last.Next] {
+				return fmt.Sprintf("%s read %s: %s came after %s's append of %s, before its append of %s, which the list lacks",
+					reader, xl, between, writer, valueOf(h, first.Value), valueOf(h, last.Next))
+			}
+			return fmt.Sprintf("%s read %s: %s came between %s's appends of %s and %s",
+				reader, xl, between, writer, valueOf(h, first.Value), valueOf(h, last.Next))
+		}
+		var present []Value
+		writers := writersOf(h, a.Key)
+		for _, v := range h.ListOf(a.Op) {
+			if w, ok := writers[v]; ok && w == a.Writer {
+				present = append(present, valueOf(h, v))
+			}
+		}
+		if len(present) < len(own) {
+			return fmt.Sprintf("%s read %s, which holds only %s of %s's appends to %s, %s", reader, xl, ListValue(present), writer, x, ListValue(own))
+		}
+		return fmt.Sprintf("%s read %s, which holds %s's appends to %s, %s, out of program order", reader, xl, writer, x, ListValue(own))
 	}
 	return ""
 }
