@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -152,5 +153,56 @@ func TestJepsenHistory(t *testing.T) {
 		if !strings.Contains(string(js), want) {
 			t.Errorf("Elle's map lacks %s:\n%s", want, js)
 		}
+	}
+}
+
+// TestJepsenListAnomalies checks Elle's names of the anomalies the
+// checker finds in list-append histories as Jepsen writes them.
+func TestJepsenListAnomalies(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		txns  []string // the :value of each transaction's completion, one process each
+		elle  string   // the report's
+		types []string // Elle's map's
+	}{
+		{"another's append between", []string{"[[:append :x 1] [:append :x 2]]", "[[:append :x 3]]", "[[:r :x [1 3 2]]]"}, "G0", []string{"G0"}},
+		{"another's append after a missing one", []string{"[[:append :x 1] [:append :x 2]]", "[[:append :x 3]]", "[[:r :x [1 3]]]"}, "G0", []string{"G0"}},
+		{"appends swapped", []string{"[[:append :x 1] [:append :x 2]]", "[[:r :x [2 1]]]"}, "G1b", []string{"G1b"}},
+		{"incompatible orders", []string{"[[:append :x 1]]", "[[:append :x 2]]", "[[:r :x [1 2]]]", "[[:r :x [2 1]]]"}, "incompatible-order", []string{"incompatible-order"}},
+		{"duplicate elements", []string{"[[:append :x 1]]", "[[:r :x [1 1]]]"}, "duplicate-elements", []string{"duplicate-elements"}},
+		{"an element nobody appended", []string{"[[:append :x 1]]", "[[:r :x [5 1]]]"}, "G1a", []string{"G1a"}},
+		{"write cycle", []string{"[[:append :x 1] [:append :y 2]]", "[[:append :x 3] [:append :y 1]]", "[[:r :x [1 3]] [:r :y [1 2]]]"}, "G0", []string{"G0"}},
+		{"own append not read", []string{"[[:append :x 1] [:r :x [2]]]", "[[:append :x 2]]"}, "internal", []string{"internal"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var src strings.Builder
+			for p, v := range c.txns {
+				fmt.Fprintf(&src, "{:type :invoke, :f :txn, :value %s, :process %d, :index %d}\n", v, p, 2*p)
+				fmt.Fprintf(&src, "{:type :ok, :f :txn, :value %s, :process %d, :index %d}\n", v, p, 2*p+1)
+			}
+			h, err := format.Read(strings.NewReader(src.String()), "history.edn", format.EDN)
+			if err != nil {
+				t.Fatal(err)
+			}
+			res, err := check.Check(context.Background(), h, level.SER)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := interpret.Minimal(context.Background(), res)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if rep.Anomaly == nil || rep.Anomaly.ElleType != c.elle {
+				t.Fatalf("report %+v, want Elle's %s", rep.Anomaly, c.elle)
+			}
+			if m := interpret.ElleResult(h, []*check.Result{res}, true); !slices.Equal(m.AnomalyTypes, c.types) {
+				t.Errorf("anomaly types %v, want %v", m.AnomalyTypes, c.types)
+			}
+			var b bytes.Buffer
+			rep.WriteText(&b)
+			if !strings.Contains(b.String(), "history.edn:") || strings.Contains(b.String(), "w(") {
+				t.Errorf("text:\n%s", b.String())
+			}
+		})
 	}
 }
