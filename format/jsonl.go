@@ -46,8 +46,9 @@ type jsonlReader struct {
 
 	// lists[i] is the list read by ops[i] (a list history's reads), as
 	// bounds into listBuf; isList[i] says ops[i] read a list.
-	lists   [][2]int
-	listBuf []history.Value
+	lists       [][2]int
+	listBuf     []history.Value
+	listScratch [][]history.Value
 	// The kind of history, from the first line that shows it: listLine is
 	// the first line that appends or reads a list (listWhat says which),
 	// regLine the first that writes with "w" or reads a single value.
@@ -271,13 +272,13 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 		r.b.AddTxn(t, r.ops)
 		return nil
 	}
-	lists := make([][]history.Value, len(r.ops))
-	for i, l := range r.lists {
-		if l[1] > l[0] {
-			lists[i] = r.listBuf[l[0]:l[1]]
-		}
+	lists := r.listScratch[:0]
+	for _, l := range r.lists {
+		lists = append(lists, r.listBuf[l[0]:l[1]])
 	}
 	r.b.AddListTxn(t, r.ops, lists)
+	clear(lists) // AddListTxn copied them
+	r.listScratch = lists
 	return nil
 }
 
@@ -413,7 +414,7 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 	case fOps:
 		return r.parseOps()
 	case fKey:
-		k, err := r.parseKey("\"key\"")
+		k, err := r.parseKey(jsonlPlace{kind: placeOrderKey})
 		if err != nil {
 			return err
 		}
@@ -439,7 +440,7 @@ func (r *jsonlReader) parseOrder() error {
 	for i := 0; ; i++ {
 		p.ws()
 		col := p.i + 1
-		v, err := r.parseElement(fmt.Sprintf("order[%d]", i))
+		v, err := r.parseElement(jsonlPlace{kind: placeOrder, i: i})
 		if err != nil {
 			return err
 		}
@@ -523,7 +524,7 @@ func (r *jsonlReader) parseOp(i int) error {
 		return err
 	}
 	// Key.
-	if op.Key, err = r.parseKey(fmt.Sprintf("ops[%d]: key", i)); err != nil {
+	if op.Key, err = r.parseKey(jsonlPlace{kind: placeKey, i: i}); err != nil {
 		return err
 	}
 	if err := r.opSep(i, 2); err != nil {
@@ -555,7 +556,7 @@ func (r *jsonlReader) parseOp(i int) error {
 		list[1] = len(r.listBuf)
 		op.Value = history.Null // set by AddListTxn
 	default:
-		v, err := r.parseElement(fmt.Sprintf("ops[%d]: value", i))
+		v, err := r.parseElement(jsonlPlace{kind: placeValue, i: i})
 		if err != nil {
 			return err
 		}
@@ -612,7 +613,7 @@ func (r *jsonlReader) parseList(i int) error {
 	}
 	for j := 0; ; j++ {
 		p.ws()
-		v, err := r.parseElement(fmt.Sprintf("ops[%d]: element %d of the list", i, j))
+		v, err := r.parseElement(jsonlPlace{kind: placeElement, i: i, j: j})
 		if err != nil {
 			return err
 		}
@@ -628,8 +629,38 @@ func (r *jsonlReader) parseList(i int) error {
 	}
 }
 
+// jsonlPlace names a key or value in messages, formatted only when one needs
+// it (formatting it for every operation would cost more than parsing).
+type jsonlPlace struct {
+	kind uint8
+	i, j int
+}
+
+// Kinds of jsonlPlace.
+const (
+	placeKey      = iota // the key of ops[i]
+	placeValue           // the value of ops[i]
+	placeElement         // element j of the list read by ops[i]
+	placeOrderKey        // the key of a version order
+	placeOrder           // order[i] of a version order
+)
+
+func (p jsonlPlace) String() string {
+	switch p.kind {
+	case placeKey:
+		return fmt.Sprintf("ops[%d]: key", p.i)
+	case placeValue:
+		return fmt.Sprintf("ops[%d]: value", p.i)
+	case placeElement:
+		return fmt.Sprintf("ops[%d]: element %d of the list", p.i, p.j)
+	case placeOrderKey:
+		return `"key"`
+	}
+	return fmt.Sprintf("order[%d]", p.i)
+}
+
 // parseKey parses a key; what names it in messages.
-func (r *jsonlReader) parseKey(what string) (history.Key, error) {
+func (r *jsonlReader) parseKey(what jsonlPlace) (history.Key, error) {
 	p := &r.sc
 	col := p.i + 1
 	kind, s, n, err := p.scalar()
@@ -652,7 +683,7 @@ func (r *jsonlReader) parseKey(what string) (history.Key, error) {
 
 // parseElement parses a value written: an integer or a string (not null);
 // what names it in messages.
-func (r *jsonlReader) parseElement(what string) (history.Value, error) {
+func (r *jsonlReader) parseElement(what jsonlPlace) (history.Value, error) {
 	p := &r.sc
 	col := p.i + 1
 	kind, s, n, err := p.scalar()
