@@ -108,7 +108,8 @@ const (
 	elleRealtime = "-realtime"
 )
 
-// ElleCycleType returns Elle's name of a cycle of dependencies, by the
+// ElleCycleType returns Elle's name of a cycle of dependencies ("" for
+// none), by the
 // rules of elle.txn's cycle explainer: by its anti-dependencies (RW) and
 // reads (WR), G-single with exactly one RW; with several, G2-item when
 // two RW edges are adjacent in the cycle (the last edge is adjacent to
@@ -137,6 +138,9 @@ func ElleCycleType(cycle []polygraph.Edge) string {
 }
 
 func elleCycleKinds(kinds []polygraph.EdgeKind) string {
+	if len(kinds) == 0 {
+		return "" // no cycle to name
+	}
 	var ww, wr, rw, so, rt int
 	adjacent := false
 	for i, k := range kinds {
@@ -198,12 +202,13 @@ func elleCycleRank(t string) int {
 }
 
 // leastSevere returns the index of the cycle (of the evidence of a check
-// of l on h) whose Elle type is the least severe, and that type.
+// of l on h) whose Elle type is the least severe, and that type; -1 and
+// "" when no cycle has an edge.
 func leastSevere(h *history.History, l level.Level, cycles [][]polygraph.Edge) (int, string) {
 	best, bt := -1, ""
 	for i, c := range cycles {
 		t := elleType(h, l, c)
-		if best < 0 || elleCycleRank(t) < elleCycleRank(bt) {
+		if t != "" && (best < 0 || elleCycleRank(t) < elleCycleRank(bt)) {
 			best, bt = i, t
 		}
 	}

@@ -41,13 +41,24 @@ type ElleMap struct {
 //
 //   - cycles (G0, G1c, G-single, G-nonadjacent, G2-item and their
 //     -process and -realtime variants): Cycle, Steps, Type.
+//
 //   - G1a and G1b: Op, Mop, Writer (left out when no transaction wrote
 //     the element: a thin-air read), Element.
+//
 //   - internal: Op, Mop, Expected.
+//
 //   - future-read: Op, Mop, Element.
+//
 //   - lost-update: Key, Value, Txns.
+//
 //   - incompatible-order: Key, Values.
+//
 //   - duplicate-elements: Op, Mop, Duplicates.
+//
+//   - a violation the checker proved without a cycle to show (its
+//     evidence empty): Elle's fallback when its cycle search gives up,
+//     a cycle-exists type (strong-session-serializable-cycle-exists,
+//     PL-SI-cycle-exists, ...; see elleCycleExists), with Type and Not.
 //
 // Operations are transactions (ElleOp).
 type ElleCase struct {
@@ -77,6 +88,8 @@ type ElleCase struct {
 	// Duplicates counts each element a list read holds more than once,
 	// by the element's text.
 	Duplicates map[string]int `json:"duplicates,omitempty"`
+	// Not is the model a cycle-exists case rules out.
+	Not string `json:"not,omitempty"`
 	// Alternatives, isocheck's addition, are the violation's other
 	// cycles when it has several, one of which every order of the writes
 	// closes (the history leaves that order open): the case is named
@@ -309,7 +322,17 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		default:
 			cycles = res.Core
 		}
+		cycles = slices.DeleteFunc(slices.Clone(cycles), func(c []polygraph.Edge) bool { return len(c) == 0 })
 		if len(cycles) == 0 {
+			if len(res.Anomalies) == 0 {
+				// A violation without evidence to show: Elle's name of
+				// a cycle it knows exists but has not found.
+				t := elleCycleExists(res.Level, sessionOrder)
+				if k := "exists\x00" + t; !seenCycle[k] {
+					seenCycle[k] = true
+					add(t, ElleCase{Type: t, Not: ElleModel(res.Level, sessionOrder)})
+				}
+			}
 			continue
 		}
 		// The ops of a node: main's transaction, or the node's own.
@@ -785,4 +808,23 @@ func (b *elleBuilder) expected(t, op int32) Value {
 		return state[0]
 	}
 	return ListValue(state)
+}
+
+// elleCycleExists returns the type of Elle's cycle-exists anomaly of a
+// violation of l (elle.txn/cycle-exists-specs: the canonical name of the
+// model whose graph has a cycle, then -cycle-exists). Elle has none for
+// prefix, causal and read atomic; isocheck names theirs the same way.
+func elleCycleExists(l level.Level, sessionOrder bool) string {
+	model := map[level.Level]string{level.SSER: "PL-SS", level.SER: "PL-3", level.SI: "PL-SI", level.RC: "PL-2"}[l]
+	switch {
+	case model == "":
+		model = ElleModel(l, sessionOrder)
+	case sessionOrder && l == level.SER:
+		model = "strong-session-serializable"
+	case sessionOrder && l == level.SI:
+		model = "strong-session-snapshot-isolation"
+	case sessionOrder && l == level.RC:
+		model = "strong-session-PL-2"
+	}
+	return model + "-cycle-exists"
 }
