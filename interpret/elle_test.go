@@ -559,3 +559,16 @@ func TestElleRow(t *testing.T) {
 		t.Errorf("rows\n%q\nwant\n%q", rows, want)
 	}
 }
+
+// TestExplainNoCycle checks the report of a violation whose evidence has
+// no cycle to show.
+func TestExplainNoCycle(t *testing.T) {
+	h := listHistory(listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}})
+	rep := interpret.Explain(violation(h, level.SER, nil, []polygraph.Edge{}))
+	if a := rep.Anomaly; a.Name != "G2" || !strings.Contains(a.Summary, "no cycle to show") || len(a.Cycles) != 0 || a.ElleType != "" {
+		t.Errorf("%+v", a)
+	}
+	if got := rep.ElleRow(true); got != "strong-session-serializable\tfalse" {
+		t.Errorf("row %q", got)
+	}
+}
