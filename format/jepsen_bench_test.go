@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -50,7 +51,12 @@ func BenchmarkReadEDNListAppend(b *testing.B) {
 				}
 			}
 		}()
+		var ru0, ru1 syscall.Rusage
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru0)
 		h, err := ReadFile(path, EDN)
+		syscall.Getrusage(syscall.RUSAGE_SELF, &ru1)
+		cpu := time.Duration(ru1.Utime.Nano() + ru1.Stime.Nano() - ru0.Utime.Nano() - ru0.Stime.Nano())
+		b.ReportMetric(cpu.Seconds(), "cpu-s/op")
 		close(stop)
 		<-done
 		if err != nil {

@@ -8,7 +8,9 @@ import (
 	"os"
 	"path/filepath"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 
 	olympos "olympos.io/encoding/edn"
 )
@@ -119,6 +121,16 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
+// cpuTime returns the CPU time the process has used (user and system), so
+// that a benchmark on a busy machine can report the work it did.
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
 // BenchmarkDecode reads a 100 MB Jepsen history into Go values with this
 // package and with olympos.io/encoding/edn (see the package comment).
 func BenchmarkDecode(b *testing.B) {
@@ -130,6 +142,8 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("isocheck", func(b *testing.B) {
 		b.SetBytes(st.Size())
 		b.ReportAllocs()
+		cpu := cpuTime()
+		defer func() { b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op") }()
 		for b.Loop() {
 			f, err := os.Open(path)
 			if err != nil {
@@ -154,6 +168,8 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("olympos", func(b *testing.B) {
 		b.SetBytes(st.Size())
 		b.ReportAllocs()
+		cpu := cpuTime()
+		defer func() { b.ReportMetric((cpuTime()-cpu).Seconds()/float64(b.N), "cpu-s/op") }()
 		for b.Loop() {
 			f, err := os.Open(path)
 			if err != nil {
