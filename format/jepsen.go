@@ -81,6 +81,7 @@ type jepsenReader struct {
 	scratch []history.Value
 
 	keys     map[edn.Keyword]history.Key
+	intKeys  []history.Key // of the integers 0..maxKeyCache-1, or -1
 	kwValues map[edn.Keyword]history.Value
 	strKeys  map[string]history.Key
 
@@ -462,11 +463,30 @@ func (r *jepsenReader) setMode(m mode, line int) error {
 	return r.errorf(line, "the history mixes rw-register micro-ops and list-append ones: line %d has %s", r.modeLine, was)
 }
 
+// maxKeyCache bounds the integer keys looked up in a slice.
+const maxKeyCache = 1 << 20
+
 // key interns a key: an integer, a keyword (named with its colon) or a
 // string.
 func (r *jepsenReader) key(x any) (history.Key, error) {
 	switch x := x.(type) {
 	case int64:
+		// Small keys are looked up in a slice: a map costs more.
+		if x >= 0 && x < maxKeyCache {
+			if x >= int64(len(r.intKeys)) {
+				n := len(r.intKeys)
+				r.intKeys = append(r.intKeys, make([]history.Key, max(int(x)+1, 2*n)-n)...)
+				for i := n; i < len(r.intKeys); i++ {
+					r.intKeys[i] = -1
+				}
+			}
+			if k := r.intKeys[x]; k >= 0 {
+				return k, nil
+			}
+			k := r.b.IntKey(x)
+			r.intKeys[x] = k
+			return k, nil
+		}
 		return r.b.IntKey(x), nil
 	case edn.Keyword:
 		if k, ok := r.keys[x]; ok {
