@@ -75,22 +75,20 @@ session 3: 4
 `
 )
 
-// jdump is dump with the lists reads returned.
+// jdump is dump with, after each read of a list history, the list it
+// returned.
 func jdump(h *history.History, withPos bool) string {
-	var b strings.Builder
-	for _, line := range strings.SplitAfter(dump(h, withPos), "\n") {
-		b.WriteString(line)
-	}
 	if !h.Lists {
-		return b.String()
+		return dump(h, withPos)
 	}
-	// Add each read's list after it.
-	out := b.String()
-	lines := strings.Split(out, "\n")
+	lines := strings.Split(dump(h, withPos), "\n")
+	first := 1 + len(h.Sessions) // the line of transaction 0
 	for t := range h.Txns {
 		tx := &h.Txns[t]
+		head, _, _ := strings.Cut(lines[first+t], ": ")
 		var sb strings.Builder
-		prefix := fmt.Sprintf("%d %q", t, tx.ID)
+		sb.WriteString(head)
+		sb.WriteString(":")
 		for i, op := range h.OpsOf(t) {
 			fmt.Fprintf(&sb, " %v(%s,%s)", op.Kind, h.FormatKey(op.Key), h.FormatValue(op.Value))
 			if op.Kind == history.Read {
@@ -104,17 +102,7 @@ func jdump(h *history.History, withPos bool) string {
 				sb.WriteString("]")
 			}
 		}
-		for l := range lines {
-			if strings.HasPrefix(lines[l], prefix+" ") {
-				head, _, _ := strings.Cut(lines[l], ":")
-				if withPos {
-					i := strings.Index(lines[l], " @")
-					j := strings.Index(lines[l][i:], ": ")
-					head = lines[l][:i+j]
-				}
-				lines[l] = head + ":" + sb.String()
-			}
-		}
+		lines[first+t] = sb.String()
 	}
 	return strings.Join(lines, "\n")
 }
