@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"io"
+	"strconv"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
@@ -133,9 +134,8 @@ func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) 
 		}
 		c.base = d.InputOffset()
 		line = startLine(d, c)
-		var ev map[string]any
-		var raw any = &ev
-		if err := d.Decode(raw); err != nil {
+		var ev *elleEvent
+		if err := d.Decode(&ev); err != nil {
 			if err == io.EOF && !inArray {
 				break
 			}
@@ -194,20 +194,143 @@ func peekNonSpace(br *bufio.Reader) (byte, error) {
 	}
 }
 
+// elleEvent holds the fields of an event as they were written; the others
+// are skipped.
+type elleEvent struct {
+	Process json.RawMessage `json:"process"`
+	Type    json.RawMessage `json:"type"`
+	F       json.RawMessage `json:"f"`
+	Value   json.RawMessage `json:"value"`
+	Time    json.RawMessage `json:"time"`
+	Index   json.RawMessage `json:"index"`
+}
+
 // jsonEvent reads an event from a JSON object.
-func (r *jepsenReader) jsonEvent(m map[string]any, line int) error {
+func (r *jepsenReader) jsonEvent(ev *elleEvent, line int) error {
 	e := eventFields{ev: jepsenEvent{line: line}}
-	// In a fixed order, so that errors do not depend on the map's.
-	for _, k := range [...]string{"process", "type", "f", "value", "time", "index"} {
-		v, ok := m[k]
-		if !ok {
+	for _, f := range [...]struct {
+		name string
+		raw  json.RawMessage
+	}{{"process", ev.Process}, {"type", ev.Type}, {"f", ev.F}, {"value", ev.Value}, {"time", ev.Time}, {"index", ev.Index}} {
+		if f.raw == nil {
 			continue
 		}
-		if err := e.field(r, k, v); err != nil {
+		v, _ := jsonValue(f.raw)
+		if err := e.field(r, f.name, v); err != nil {
 			return err
 		}
 	}
 	return e.done(r)
+}
+
+// jsonValue reads the JSON value at the start of b, which is valid JSON
+// (encoding/json checked it), into the values of the EDN reader: nil,
+// bool, int64, json.Number (integers beyond int64 and other numbers),
+// string, []int64 (arrays of integers of int64), []any; objects are
+// map[string]any, empty (no event field holds one). It returns the rest
+// of b.
+func jsonValue(b []byte) (any, []byte) {
+	b = skipJSONSpace(b)
+	if len(b) == 0 {
+		return nil, b
+	}
+	switch c := b[0]; {
+	case c == 'n':
+		return nil, b[4:]
+	case c == 't':
+		return true, b[4:]
+	case c == 'f':
+		return false, b[5:]
+	case c == '"':
+		i := 1
+		for i < len(b) && b[i] != '"' && b[i] != '\\' {
+			i++
+		}
+		if i < len(b) && b[i] == '"' {
+			return string(b[1:i]), b[i+1:]
+		}
+		// Escapes: find the end, and let encoding/json unquote.
+		for i < len(b) && b[i] != '"' {
+			if b[i] == '\\' {
+				i++
+			}
+			i++
+		}
+		var str string
+		json.Unmarshal(b[:min(i+1, len(b))], &str)
+		return str, b[min(i+1, len(b)):]
+	case c == '[':
+		b = skipJSONSpace(b[1:])
+		if len(b) > 0 && b[0] == ']' {
+			return []any{}, b[1:]
+		}
+		var ints []int64
+		var items []any
+		allInts := true
+		for len(b) > 0 {
+			var v any
+			v, b = jsonValue(b)
+			if n, ok := v.(int64); ok && allInts {
+				ints = append(ints, n)
+			} else {
+				if allInts {
+					allInts = false
+					items = make([]any, 0, len(ints)+1)
+					for _, n := range ints {
+						items = append(items, n)
+					}
+				}
+				items = append(items, v)
+			}
+			b = skipJSONSpace(b)
+			if len(b) == 0 || b[0] == ']' {
+				break
+			}
+			b = b[1:] // ','
+		}
+		if len(b) > 0 {
+			b = b[1:]
+		}
+		if allInts {
+			return ints, b
+		}
+		return items, b
+	case c == '{':
+		// Skip it.
+		b = skipJSONSpace(b[1:])
+		for len(b) > 0 && b[0] != '}' {
+			_, b = jsonValue(b) // the name
+			b = skipJSONSpace(b)
+			if len(b) > 0 {
+				b = b[1:] // ':'
+			}
+			_, b = jsonValue(b)
+			b = skipJSONSpace(b)
+			if len(b) > 0 && b[0] == ',' {
+				b = skipJSONSpace(b[1:])
+			}
+		}
+		if len(b) > 0 {
+			b = b[1:]
+		}
+		return map[string]any{}, b
+	}
+	// A number.
+	i := 0
+	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
+		i++
+	}
+	if n, err := strconv.ParseInt(string(b[:i]), 10, 64); err == nil {
+		return n, b[i:]
+	}
+	return json.Number(b[:i]), b[i:]
+}
+
+func skipJSONSpace(b []byte) []byte {
+	for len(b) > 0 && (b[0] == ' ' || b[0] == '\t' || b[0] == '\r' || b[0] == '\n') {
+		b = b[1:]
+	}
+	return b
 }
 
 // writeElleJSON writes h in elle-cli's JSON form (see writeJepsen).

@@ -73,3 +73,34 @@ func BenchmarkReadEDNListAppend(b *testing.B) {
 		runtime.KeepAlive(h)
 	}
 }
+
+// BenchmarkReadElleJSONListAppend parses the same kind of history as
+// BenchmarkReadEDNListAppend, 100k transactions, in elle-cli's JSON
+// (encoding/json reads it: slower than the EDN reader).
+func BenchmarkReadElleJSONListAppend(b *testing.B) {
+	dir := b.TempDir()
+	src := filepath.Join(dir, "list-append.edn")
+	if err := writeListAppend(src, 100_000); err != nil {
+		b.Fatal(err)
+	}
+	h, err := ReadFile(src, EDN)
+	if err != nil {
+		b.Fatal(err)
+	}
+	path := filepath.Join(dir, "list-append.json")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := Write(f, h, ElleJSON); err != nil {
+		b.Fatal(err)
+	}
+	f.Close()
+	st, _ := os.Stat(path)
+	b.SetBytes(st.Size())
+	for b.Loop() {
+		if _, err := ReadFile(path, ElleJSON); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
