@@ -227,3 +227,23 @@ func (h *History) SessionName(s int) string {
 	}
 	return strconv.Itoa(s)
 }
+
+// WithoutSessionOrder returns h with every transaction in a session of its
+// own, sharing h's operations: checking it checks the level without
+// session order (Elle's serializable and snapshot-isolation, rather than
+// their strong-session variants). Session s's i-th transaction is in
+// session "s/i".
+func (h *History) WithoutSessionOrder() *History {
+	c := *h
+	c.Txns = slices.Clone(h.Txns)
+	c.Sessions = make([][]int32, len(h.Txns))
+	c.SessionNames = make([]string, len(h.Txns))
+	for s, sess := range h.Sessions {
+		for i, t := range sess {
+			c.Sessions[t] = []int32{t}
+			c.SessionNames[t] = h.SessionName(s) + "/" + strconv.Itoa(i)
+			c.Txns[t].Session = t
+		}
+	}
+	return &c
+}

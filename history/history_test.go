@@ -78,3 +78,18 @@ func TestBuilderGrow(t *testing.T) {
 		})
 	}
 }
+
+func TestWithoutSessionOrder(t *testing.T) {
+	b := NewBuilder(Null)
+	p := b.Session("p")
+	b.AddTxn(Txn{Session: p}, []Op{{Kind: Write, Key: b.Key("x"), Value: 1}})
+	b.AddTxn(Txn{Session: p}, []Op{{Kind: Read, Key: b.Key("x"), Value: Null}})
+	h := b.History()
+	c := h.WithoutSessionOrder()
+	if len(c.Sessions) != 2 || c.Txns[1].Session != 1 || c.SessionName(1) != "p/1" {
+		t.Errorf("sessions %v, names %v", c.Sessions, c.SessionNames)
+	}
+	if len(h.Sessions) != 1 || h.Txns[1].Session != 0 {
+		t.Errorf("the original changed: %v", h.Sessions)
+	}
+}

@@ -10,6 +10,7 @@
 package digraph
 
 import (
+	"slices"
 	"sync"
 
 	"github.com/isocheck/isocheck/internal/progress"
@@ -220,6 +221,11 @@ func (g *Graph) FindCycleMeter(m *progress.Meter) ([]int32, error) {
 			}
 		}
 	}
+	// What is left reaches a cycle and is reached from one, but may lie
+	// between two cycles rather than on one: only a node of a strongly
+	// connected component of two or more nodes (or with a loop) is on a
+	// cycle.
+	comp, sizes := g.SCC()
 	onCycle := func(v int32) bool { return !removed[v] }
 	var best []int32
 	tries := 0
@@ -227,7 +233,7 @@ func (g *Graph) FindCycleMeter(m *progress.Meter) ([]int32, error) {
 		return nil, err
 	}
 	for u := 0; u < g.N && tries < 16; u++ {
-		if removed[u] {
+		if removed[u] || sizes[comp[u]] < 2 && !slices.Contains(g.Succ(int32(u)), int32(u)) {
 			continue
 		}
 		if err := stopped(); err != nil {

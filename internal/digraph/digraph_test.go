@@ -194,3 +194,19 @@ func TestResetAdjacency(t *testing.T) {
 		}
 	}
 }
+
+// TestFindCycleBetweenCycles: nodes between two cycles are left by both
+// Kahn passes but are on no cycle; FindCycle must not give up on them.
+func TestFindCycleBetweenCycles(t *testing.T) {
+	// 0..19 form a path between the cycle 20↔21 and the cycle 22↔23.
+	var edges []Edge
+	edges = append(edges, Edge{20, 21}, Edge{21, 20}, Edge{21, 0})
+	for i := int32(0); i < 19; i++ {
+		edges = append(edges, Edge{i, i + 1})
+	}
+	edges = append(edges, Edge{19, 22}, Edge{22, 23}, Edge{23, 22})
+	g := New(24, edges)
+	if c := g.FindCycle(); len(c) != 2 {
+		t.Fatalf("FindCycle = %v, want a cycle of 2 nodes", c)
+	}
+}
