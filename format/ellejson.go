@@ -21,150 +21,199 @@ import (
 // jepsen.go; strings stand for keywords ("r", "append", "ok"), and keys
 // and values that are strings are strings.
 
-// errElementTooLong is the error of a JSON value longer than maxLineLen.
-var errElementTooLong = errors.New("element too long")
-
-// lineCounter reads through to r, noting where the lines end, and refuses
-// to read more than max bytes past base, the start of the value being
-// decoded.
-type lineCounter struct {
-	r    io.Reader
-	n    int64   // bytes read
-	nl   []int64 // offsets of the newlines read but not yet passed by line
-	line int     // newlines before nl[0]
-	base int64
-	max  int64
+// jsonSplitter cuts a stream of JSON values (or the elements of one
+// array) into single values, counting lines, without parsing them.
+type jsonSplitter struct {
+	br   *bufio.Reader
+	name string
+	line int    // line of the next byte
+	elem []byte // the value read last
 }
 
-func (c *lineCounter) Read(p []byte) (int, error) {
-	if room := c.base + c.max + 1 - c.n; int64(len(p)) > room {
-		if room <= 0 {
-			return 0, errElementTooLong
-		}
-		p = p[:room]
+// peek returns the bytes buffered, reading more if there are none.
+func (s *jsonSplitter) peek() ([]byte, error) {
+	n := s.br.Buffered()
+	if n == 0 {
+		n = 1
 	}
-	n, err := c.r.Read(p)
-	for i := 0; i < n; {
-		j := bytes.IndexByte(p[i:n], '\n')
-		if j < 0 {
-			break
-		}
-		c.nl = append(c.nl, c.n+int64(i+j))
-		i += j + 1
-	}
-	c.n += int64(n)
-	return n, err
+	return s.br.Peek(n)
 }
 
-// lineAt returns the line of the byte at offset off; offsets must not
-// decrease from call to call.
-func (c *lineCounter) lineAt(off int64) int {
-	i := 0
-	for i < len(c.nl) && c.nl[i] < off {
-		i++
+func (s *jsonSplitter) readError(err error) error {
+	if progress.Stopped(err) {
+		return err
 	}
-	c.line += i
-	c.nl = c.nl[i:]
-	if cap(c.nl) > 1024 && len(c.nl) < cap(c.nl)/4 {
-		c.nl = append([]int64(nil), c.nl...)
-	}
-	return c.line + 1
+	return &Error{File: s.name, Line: s.line, Msg: "read error: " + err.Error(), Err: err}
 }
 
-// startLine returns the line where the next value of d starts, past white
-// space and a comma.
-func startLine(d *json.Decoder, c *lineCounter) int {
-	off := d.InputOffset()
-	if rest, ok := d.Buffered().(io.ByteReader); ok {
-		for {
-			b, err := rest.ReadByte()
-			if err != nil || b != ' ' && b != '\t' && b != '\r' && b != '\n' && b != ',' {
-				break
+// skipSpace skips white space and returns the next byte, or io.EOF.
+func (s *jsonSplitter) skipSpace() (byte, error) {
+	for {
+		b, err := s.peek()
+		if len(b) == 0 {
+			if err == io.EOF {
+				return 0, io.EOF
 			}
-			off++
+			return 0, s.readError(err)
+		}
+		i := 0
+		for i < len(b) && isSpace(b[i]) {
+			if b[i] == '\n' {
+				s.line++
+			}
+			i++
+		}
+		s.br.Discard(i)
+		if i < len(b) {
+			return b[i], nil
 		}
 	}
-	return c.lineAt(off)
 }
 
-// readElleJSON reads elle-cli's JSON form of a Jepsen history.
+// value reads the object or array that starts at the next byte into
+// s.elem, up to its closing bracket.
+func (s *jsonSplitter) value() error {
+	s.elem = s.elem[:0]
+	depth, inStr, esc := 0, false, false
+	for {
+		b, err := s.peek()
+		if len(b) == 0 {
+			if err == io.EOF {
+				return lineError(s.name, s.line, "bad JSON: unexpected end of input")
+			}
+			return s.readError(err)
+		}
+		i, done := 0, false
+		for ; i < len(b) && !done; i++ {
+			c := b[i]
+			if c == '\n' {
+				s.line++
+			}
+			if inStr {
+				switch {
+				case esc:
+					esc = false
+				case c == '\\':
+					esc = true
+				case c == '"':
+					inStr = false
+				}
+				continue
+			}
+			switch c {
+			case '"':
+				inStr = true
+			case '{', '[':
+				depth++
+			case '}', ']':
+				depth--
+				done = depth == 0
+			}
+		}
+		if len(s.elem)+i > maxLineLen {
+			return lineError(s.name, s.line, "a JSON value longer than %d bytes", maxLineLen)
+		}
+		s.elem = append(s.elem, b[:i]...)
+		s.br.Discard(i)
+		if done {
+			return nil
+		}
+	}
+}
+
+// jsonKind names the JSON value that starts with c.
+func jsonKind(c byte) string {
+	switch c {
+	case '[':
+		return "an array"
+	case '"':
+		return "a string"
+	case 'n':
+		return "null"
+	case 't', 'f':
+		return "a boolean"
+	}
+	return "a number"
+}
+
+// readElleJSON reads elle-cli's JSON form of a Jepsen history: a stream of
+// event objects (one a line), or one array of them. Each value is cut from
+// the stream, checked by encoding/json, and read by a small parser.
 func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *Info, error) {
 	r := newJepsenReader(name)
 	if size > 0 {
 		r.b.Grow(int(size/400), int(size/100))
+		r.grow(size / 400)
 	}
-	// Skip a byte order mark and look at the first byte.
 	if head, _ := br.Peek(3); bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
 	}
-	c := &lineCounter{r: br, max: maxLineLen}
-	d := json.NewDecoder(c)
-	d.UseNumber()
-	jerr := func(err error, line int) error {
-		if errors.Is(err, errElementTooLong) {
-			return r.errorf(line, "a JSON value longer than %d bytes", maxLineLen)
-		}
-		if progress.Stopped(err) {
-			return err
-		}
-		var se *json.SyntaxError
-		if errors.As(err, &se) {
-			return r.errorf(c.lineAt(se.Offset-1), "bad JSON: %v", err)
-		}
-		var te *json.UnmarshalTypeError
-		if errors.As(err, &te) {
-			return r.errorf(line, "bad JSON: %v", err)
-		}
-		if err == io.ErrUnexpectedEOF || err == io.EOF {
-			return r.errorf(line, "bad JSON: unexpected end of input")
-		}
-		return &Error{File: name, Offset: -1, Msg: "read error: " + err.Error(), Err: err}
+	s := &jsonSplitter{br: br, name: name, line: 1}
+	c, err := s.skipSpace()
+	if err == io.EOF {
+		return r.b.History(), &Info{Format: ElleJSON}, nil
 	}
-	inArray := false
-	line := startLine(d, c)
-	if b, err := peekNonSpace(br); err == nil && b == '[' {
-		if _, err := d.Token(); err != nil {
-			return nil, nil, jerr(err, line)
-		}
-		inArray = true
+	if err != nil {
+		return nil, nil, err
 	}
-	for {
-		if inArray && !d.More() {
+	inArray := c == '['
+	if inArray {
+		br.Discard(1)
+	}
+	for first := true; ; first = false {
+		c, err := s.skipSpace()
+		if err == io.EOF {
+			if inArray {
+				return nil, nil, lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
+			}
 			break
 		}
-		c.base = d.InputOffset()
-		line = startLine(d, c)
-		var ev *elleEvent
-		if err := d.Decode(&ev); err != nil {
-			if err == io.EOF && !inArray {
-				break
-			}
-			if err == io.EOF {
-				err = io.ErrUnexpectedEOF
-			}
-			var te *json.UnmarshalTypeError
-			if errors.As(err, &te) {
-				return nil, nil, r.errorf(line, "an event must be a JSON object like {\"type\": \"invoke\", \"f\": \"txn\", \"value\": [...], \"process\": 0}, not a JSON %s", te.Value)
-			}
-			return nil, nil, jerr(err, line)
-		}
-		if ev == nil {
-			return nil, nil, r.errorf(line, "an event must be a JSON object, not null")
-		}
-		if err := r.jsonEvent(ev, line); err != nil {
+		if err != nil {
 			return nil, nil, err
 		}
-	}
-	if inArray {
-		if _, err := d.Token(); err != nil {
-			return nil, nil, jerr(err, line)
-		}
-		c.base = d.InputOffset()
-		if _, err := d.Token(); err != io.EOF {
-			if err != nil {
-				return nil, nil, jerr(err, startLine(d, c))
+		if inArray {
+			if c == ']' {
+				br.Discard(1)
+				if _, err := s.skipSpace(); err != io.EOF {
+					if err != nil {
+						return nil, nil, err
+					}
+					return nil, nil, lineError(name, s.line, "unexpected data after the history array")
+				}
+				break
 			}
-			return nil, nil, r.errorf(startLine(d, c), "unexpected data after the history array")
+			if !first {
+				if c != ',' {
+					return nil, nil, lineError(name, s.line, "bad JSON: expected ',' or ']' after an event, not %q", c)
+				}
+				br.Discard(1)
+				if c, err = s.skipSpace(); err != nil {
+					if err == io.EOF {
+						return nil, nil, lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
+					}
+					return nil, nil, err
+				}
+			}
+		}
+		line := s.line
+		if c != '{' {
+			return nil, nil, lineError(name, line, "an event must be a JSON object like {\"type\": \"invoke\", \"f\": \"txn\", \"value\": [...], \"process\": 0}, not %s", jsonKind(c))
+		}
+		if err := s.value(); err != nil {
+			return nil, nil, err
+		}
+		if !json.Valid(s.elem) {
+			var x any
+			err := json.Unmarshal(s.elem, &x)
+			var se *json.SyntaxError
+			if errors.As(err, &se) {
+				off := min(max(se.Offset-1, 0), int64(len(s.elem)))
+				return nil, nil, lineError(name, line+bytes.Count(s.elem[:off], []byte{'\n'}), "bad JSON: %v", err)
+			}
+			return nil, nil, lineError(name, line, "bad JSON: %v", err)
+		}
+		if err := r.jsonEvent(s.elem, line); err != nil {
+			return nil, nil, err
 		}
 	}
 	if err := m.Err(); err != nil {
@@ -177,47 +226,34 @@ func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) 
 	return h, &Info{Format: ElleJSON, SkippedOps: r.skipped}, nil
 }
 
-// peekNonSpace returns the first byte of br that is not white space,
-// without reading it (past white space).
-func peekNonSpace(br *bufio.Reader) (byte, error) {
-	for i := 1; ; i++ {
-		b, err := br.Peek(i)
-		if len(b) < i {
-			return 0, err
+// jsonEvent reads an event from a JSON object, valid JSON.
+func (r *jepsenReader) jsonEvent(obj []byte, line int) error {
+	var fields [6]any
+	var seen [6]bool
+	names := [6]string{"process", "type", "f", "value", "time", "index"}
+	b := skipJSONSpace(obj[1:])
+	for len(b) > 0 && b[0] != '}' {
+		var name, v any
+		name, b = jsonValue(b)
+		b = skipJSONSpace(b)
+		b = b[1:] // ':'
+		v, b = jsonValue(b)
+		for i, n := range names {
+			if name == n {
+				fields[i], seen[i] = v, true
+			}
 		}
-		if c := b[i-1]; !isSpace(c) {
-			return c, nil
-		}
-		if i == br.Size() {
-			return 0, io.EOF
+		b = skipJSONSpace(b)
+		if len(b) > 0 && b[0] == ',' {
+			b = skipJSONSpace(b[1:])
 		}
 	}
-}
-
-// elleEvent holds the fields of an event as they were written; the others
-// are skipped.
-type elleEvent struct {
-	Process json.RawMessage `json:"process"`
-	Type    json.RawMessage `json:"type"`
-	F       json.RawMessage `json:"f"`
-	Value   json.RawMessage `json:"value"`
-	Time    json.RawMessage `json:"time"`
-	Index   json.RawMessage `json:"index"`
-}
-
-// jsonEvent reads an event from a JSON object.
-func (r *jepsenReader) jsonEvent(ev *elleEvent, line int) error {
 	e := eventFields{ev: jepsenEvent{line: line}}
-	for _, f := range [...]struct {
-		name string
-		raw  json.RawMessage
-	}{{"process", ev.Process}, {"type", ev.Type}, {"f", ev.F}, {"value", ev.Value}, {"time", ev.Time}, {"index", ev.Index}} {
-		if f.raw == nil {
-			continue
-		}
-		v, _ := jsonValue(f.raw)
-		if err := e.field(r, f.name, v); err != nil {
-			return err
+	for i, n := range names {
+		if seen[i] {
+			if err := e.field(r, n, fields[i]); err != nil {
+				return err
+			}
 		}
 	}
 	return e.done(r)
@@ -247,7 +283,7 @@ func jsonValue(b []byte) (any, []byte) {
 			i++
 		}
 		if i < len(b) && b[i] == '"' {
-			return string(b[1:i]), b[i+1:]
+			return jsonName(b[1:i]), b[i+1:]
 		}
 		// Escapes: find the end, and let encoding/json unquote.
 		for i < len(b) && b[i] != '"' {
@@ -269,17 +305,24 @@ func jsonValue(b []byte) (any, []byte) {
 		allInts := true
 		for len(b) > 0 {
 			var v any
-			v, b = jsonValue(b)
-			if n, ok := v.(int64); ok && allInts {
+			if n, rest, ok := jsonSmallInt(b); ok && allInts {
+				if ints == nil {
+					ints = make([]int64, 0, 1+bytes.Count(b[:bytes.IndexByte(b, ']')+1], []byte{','}))
+				}
 				ints = append(ints, n)
-			} else {
-				if allInts {
+				b = rest
+			} else if v, b = jsonValue(b); allInts {
+				if n, ok := v.(int64); ok {
+					ints = append(ints, n)
+				} else {
 					allInts = false
 					items = make([]any, 0, len(ints)+1)
 					for _, n := range ints {
 						items = append(items, n)
 					}
+					items = append(items, v)
 				}
+			} else {
 				items = append(items, v)
 			}
 			b = skipJSONSpace(b)
@@ -320,10 +363,64 @@ func jsonValue(b []byte) (any, []byte) {
 	for i < len(b) && (b[i] >= '0' && b[i] <= '9' || b[i] == '-' || b[i] == '+' || b[i] == '.' || b[i] == 'e' || b[i] == 'E') {
 		i++
 	}
+	if n, rest, ok := jsonSmallInt(b); ok {
+		return n, rest
+	}
 	if n, err := strconv.ParseInt(string(b[:i]), 10, 64); err == nil {
 		return n, b[i:]
 	}
 	return json.Number(b[:i]), b[i:]
+}
+
+// jsonSmallInt reads a non-negative integer of at most 18 digits at the
+// start of b, followed by ',' or ']'.
+func jsonSmallInt(b []byte) (int64, []byte, bool) {
+	var n int64
+	i := 0
+	for i < len(b) && i < 18 && b[i] >= '0' && b[i] <= '9' {
+		n = n*10 + int64(b[i]-'0')
+		i++
+	}
+	if i == 0 || i == len(b) || (b[i] != ',' && b[i] != ']') || (b[0] == '0' && i > 1) {
+		return 0, b, false
+	}
+	return n, b[i:], true
+}
+
+// jsonName returns the string s, without allocating for the names of
+// Jepsen's events.
+func jsonName(s []byte) string {
+	switch string(s) {
+	case "r":
+		return "r"
+	case "w":
+		return "w"
+	case "append":
+		return "append"
+	case "txn":
+		return "txn"
+	case "invoke":
+		return "invoke"
+	case "ok":
+		return "ok"
+	case "fail":
+		return "fail"
+	case "info":
+		return "info"
+	case "type":
+		return "type"
+	case "f":
+		return "f"
+	case "value":
+		return "value"
+	case "process":
+		return "process"
+	case "time":
+		return "time"
+	case "index":
+		return "index"
+	}
+	return string(s)
 }
 
 func skipJSONSpace(b []byte) []byte {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"testing/iotest"
 
 	"github.com/isocheck/isocheck/history"
 	corpusdir "github.com/isocheck/isocheck/internal/corpus"
@@ -134,6 +135,11 @@ func TestReadEDN(t *testing.T) {
 		}
 		if !h.Lists {
 			t.Errorf("%s: not a list history", name)
+		}
+		// Read alike a byte at a time.
+		h1, err := Read(iotest.OneByteReader(strings.NewReader(src)), "h", f)
+		if err != nil || jdump(h1, true) != jdump(h, true) {
+			t.Errorf("%s read a byte at a time: %v\n%s", name, err, jdump(h1, true))
 		}
 		// Detected alike.
 		h2, info, err := ReadInfo(strings.NewReader(src), "h", Auto)
