@@ -430,6 +430,9 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 		}
 		return "the initial state"
 	}
+	if a.Txn < 0 {
+		return d.statedAnomaly(a)
+	}
 	if l, ok := d.listAt(a.Op); ok {
 		if r := d.listAnomaly(a, l); r != "" {
 			return r
@@ -461,6 +464,28 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 			d.written(a.OtherTxn, a.Key), d.written(a.Txn, a.Key))
 	}
 	return a.Kind.String()
+}
+
+// statedAnomaly describes an anomaly of the version order the history
+// states (Anomaly.Txn -1): it says the database installed versions no
+// execution can have installed.
+func (d *describer) statedAnomaly(a polygraph.Anomaly) string {
+	h := d.h
+	order := fmt.Sprintf("the version order the history states for %s", d.keyName(a.Key))
+	v := valueOf(h, a.Value)
+	switch a.Kind {
+	case polygraph.ThinAirRead:
+		return fmt.Sprintf("%s lists %s, which no transaction wrote", order, v)
+	case polygraph.AbortedRead:
+		return fmt.Sprintf("%s lists %s, written by %s, which %s", order, v, d.name(a.Writer), h.Txns[a.Writer].Status)
+	case polygraph.IntermediateRead:
+		return fmt.Sprintf("%s ends at %s, which %s overwrote before committing: a state of %s no transaction committed", order, v, d.name(a.Writer), d.keyName(a.Key))
+	case polygraph.DuplicateElements:
+		return fmt.Sprintf("%s lists %s twice", order, v)
+	case polygraph.SplitAppends:
+		return fmt.Sprintf("%s shows %s's writes of %s other than together and in program order (at %s)", order, d.name(a.Writer), d.keyName(a.Key), v)
+	}
+	return fmt.Sprintf("%s: %v", order, a.Kind)
 }
 
 func (d *describer) describeNode(u int32) string {

@@ -59,9 +59,8 @@ type longest struct {
 // transaction (or stated), reports the reads that are not prefixes of it
 // (IncompatibleOrder), checks its elements (ThinAirRead and AbortedRead
 // for all but the last, which resolveReads checks; DuplicateElements;
-// SplitAppends) and sets p.Orders for the keys without anomalies. Stated
-// orders that name no write, or one that did not commit, or a value twice,
-// are input errors.
+// SplitAppends) and sets p.Orders for the keys without anomalies. A
+// stated order is checked like a list (every element, the last too).
 func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 	h := p.History
 	if len(h.ListReads) == 0 && len(h.Orders) == 0 {
@@ -76,6 +75,14 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 			return &InputError{fmt.Sprintf("two stated version orders of key %s", h.FormatKey(o.Key))}
 		}
 		best[o.Key] = longest{values: o.Values, op: -1, txn: -1, set: true}
+		// A stated order that ends inside a transaction's appends says the
+		// key held a state that transaction never committed (a read of it
+		// is reported by resolveReads, and a longer list may hide it).
+		if n := len(o.Values); n > 0 {
+			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && !p.finalWrite[w.op] {
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
+			}
+		}
 	}
 	for t := range h.Txns {
 		if err := tick(m, t, false); err != nil {
@@ -141,12 +148,12 @@ func samePrefix(a, b []history.Value) bool {
 }
 
 // orderOf checks the longest list b of key k and returns its writers in
-// order, or nil after recording an anomaly (or returning an input error,
-// for a stated order).
+// order, or nil after recording an anomaly. The anomalies of a stated
+// order have Txn and Op -1. In a register history (a stated order, no
+// list), every value must be its writer's last write of k.
 func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) ([]int32, error) {
 	h := p.History
 	stated := b.op < 0
-	where := func() string { return fmt.Sprintf("the stated version order of %s", h.FormatKey(k)) }
 	anomaly := func(kind AnomalyKind, w writeRef, v history.Value) {
 		p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: b.txn, Op: b.op, Writer: w.txn, OtherOp: w.op, Key: k, Value: v})
 	}
@@ -157,29 +164,31 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		w, ok := writes.get(k, v)
 		switch {
 		case !ok:
-			if stated {
-				return nil, &InputError{fmt.Sprintf("%s lists %s, which no transaction writes", where(), h.FormatValue(v))}
-			}
-			if i < last { // the last element is resolveReads' to report
+			if i < last || stated { // a read's last element is resolveReads' to report
 				anomaly(ThinAirRead, writeRef{-1, -1}, v)
 			}
 			return nil, nil
 		case !p.Included[w.txn]:
-			if stated {
-				return nil, &InputError{fmt.Sprintf("%s lists %s, which transaction %s (%s) writes but did not commit", where(), h.FormatValue(v), h.Name(int(w.txn)), h.Where(int(w.txn)))}
-			}
-			if i < last {
+			if i < last || stated {
 				anomaly(AbortedRead, w, v)
 			}
 			return nil, nil
 		case seen[w.op]:
-			if stated {
-				return nil, &InputError{fmt.Sprintf("%s lists %s twice", where(), h.FormatValue(v))}
-			}
 			anomaly(DuplicateElements, w, v)
 			return nil, nil
 		}
 		seen[w.op] = true
+		if !h.Lists {
+			// A register's versions are its writers' last writes.
+			if !p.finalWrite[w.op] {
+				if i < last { // orderKeys reports the last
+					anomaly(IntermediateRead, w, v)
+				}
+				return nil, nil
+			}
+			writers = append(writers, w.txn)
+			continue
+		}
 		if w.txn == cur {
 			// The next append of the run: cur's next write of k.
 			if w.op < prevOp || p.writesKeyIn(k, prevOp+1, w.op) {
