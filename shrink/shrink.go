@@ -82,7 +82,9 @@ func (s *Subject) WriterOf(i int32) int32 {
 // Sub builds the sub-history of sel. Its transaction i is sel.Txns[i] of
 // the original; it keeps the original's names (IDs), input positions and
 // initial value. A read is dropped when the write it saw is not kept
-// (its transaction was left out or its operation dropped).
+// (its transaction was left out or its operation dropped); so is a list
+// read when the write of any of its elements is not kept, and a stated
+// version order likewise.
 func (s *Subject) Sub(sel Selection) *history.History {
 	h := s.H
 	keep := make(map[int32]bool, len(sel.Txns))
@@ -91,32 +93,76 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	}
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
+	kept := func(k history.Key, v history.Value) bool {
+		w, ok := s.writer[kv{k, v}]
+		return !ok || keep[s.txnOf[w]] && !sel.DropOps[w]
+	}
+	value := func(v history.Value) history.Value {
+		if v >= history.StringBase && int(v-history.StringBase) < len(h.ValueNames) {
+			return b.StringValue(h.ValueNames[v-history.StringBase])
+		}
+		return v
+	}
 	var ops []history.Op
+	var lists [][]history.Value
 	for _, t := range sel.Txns {
 		tx := h.Txns[t]
-		ops = ops[:0]
+		ops, lists = ops[:0], lists[:0]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			if sel.DropOps[i] {
 				continue
 			}
 			op := h.Ops[i]
-			if op.Kind == history.Read && op.Value != h.Init {
-				if w, ok := s.writer[kv{op.Key, op.Value}]; ok && (!keep[s.txnOf[w]] || sel.DropOps[w]) {
+			if op.Kind == history.Read && op.Value != h.Init && !kept(op.Key, op.Value) {
+				continue
+			}
+			// A list shows every element's writer: keep it whole or not
+			// at all.
+			var list []history.Value
+			if op.Kind == history.Read && h.Lists {
+				l := h.ListOf(i)
+				if !allKept(l, func(v history.Value) bool { return kept(op.Key, v) }) {
 					continue
+				}
+				for _, v := range l {
+					list = append(list, value(v))
 				}
 			}
 			op.Key = b.Key(h.FormatKey(op.Key))
-			if op.Value >= history.StringBase && int(op.Value-history.StringBase) < len(h.ValueNames) {
-				op.Value = b.StringValue(h.ValueNames[op.Value-history.StringBase])
-			}
+			op.Value = value(op.Value)
 			ops = append(ops, op)
+			lists = append(lists, list)
 		}
 		nt := tx
 		nt.ID = h.Name(int(t))
 		nt.Session = b.Session(h.SessionName(int(tx.Session)))
-		b.AddTxn(nt, ops)
+		if h.Lists {
+			b.AddListTxn(nt, ops, lists)
+		} else {
+			b.AddTxn(nt, ops)
+		}
 	}
-	return b.History()
+	for _, o := range h.Orders {
+		if allKept(o.Values, func(v history.Value) bool { return kept(o.Key, v) }) {
+			values := make([]history.Value, len(o.Values))
+			for i, v := range o.Values {
+				values[i] = value(v)
+			}
+			b.AddOrder(b.Key(h.FormatKey(o.Key)), values)
+		}
+	}
+	sub := b.History()
+	sub.Lists = h.Lists
+	return sub
+}
+
+func allKept(values []history.Value, kept func(history.Value) bool) bool {
+	for _, v := range values {
+		if !kept(v) {
+			return false
+		}
+	}
+	return true
 }
 
 // Verdict decides whether a sub-history still shows the violation.
