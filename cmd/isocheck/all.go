@@ -91,16 +91,25 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		return l.String()
 	}
 	if cf.asJSON {
+		var elle *interpret.ElleMap
+		if cf.elle {
+			elle = interpret.ElleResult(h, all.Results, !cf.noSessionOrder)
+		}
 		return encodeJSON(stdout, stderr, status, struct {
-			Levels    []levelReport `json:"levels"`
-			Strongest string        `json:"strongest_kept"`
-			Weakest   string        `json:"weakest_broken"`
-		}{reports, name(all.Strongest), name(all.Weakest)})
+			Levels    []levelReport      `json:"levels"`
+			Strongest string             `json:"strongest_kept"`
+			Weakest   string             `json:"weakest_broken"`
+			Elle      *interpret.ElleMap `json:"elle,omitempty"`
+		}{reports, name(all.Strongest), name(all.Weakest), elle})
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintln(stdout, "0 transactions (an empty history)")
 	}
-	fmt.Fprintf(stdout, "%-5s %-10s %s\n", "level", "verdict", "anomaly")
+	if cf.elle {
+		fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", "level", "elle model", "verdict", "anomaly (elle)")
+	} else {
+		fmt.Fprintf(stdout, "%-5s %-10s %s\n", "level", "verdict", "anomaly")
+	}
 	for i, res := range all.Results {
 		detail := ""
 		switch {
@@ -108,10 +117,17 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			detail = "as " + res.ImpliedBy.String()
 		case reports[i].Anomaly != nil:
 			detail = reports[i].Anomaly.Name
+			if cf.elle && reports[i].Anomaly.ElleType != "" {
+				detail += " (" + reports[i].Anomaly.ElleType + ")"
+			}
 		case res.Verdict == check.NoVerdict:
 			detail = reports[i].Reason
 		}
-		fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, detail)
+		if cf.elle {
+			fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", res.Level, interpret.ElleModel(res.Level, !cf.noSessionOrder), res.Verdict, detail)
+		} else {
+			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, detail)
+		}
 	}
 	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))
 	for i, res := range all.Results {

@@ -28,7 +28,7 @@ type inputFlags struct {
 
 func addInputFlags(fs *flag.FlagSet) *inputFlags {
 	in := &inputFlags{}
-	fs.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, text, dbcop or cobra")
+	fs.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen) or elle-json")
 	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "accept a history of 0 transactions (by default an error: an empty file is more often a crashed recorder than a test)")
 	in.limits = addLimitFlags(fs)
 	return in
@@ -86,6 +86,7 @@ type checkFlags struct {
 	asJSON, stats             bool
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
+	noSessionOrder, elle      bool
 }
 
 // runCheck runs check (a summary and the checker's cycle) or, with
@@ -103,6 +104,8 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
 	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's; - is stdout)")
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
+	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
+	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
 		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
@@ -137,6 +140,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
+	if cf.noSessionOrder {
+		h = h.WithoutSessionOrder()
+	}
 	if all {
 		return cf.runAll(j, h, info, parseTime, explain, color, stdout, stderr)
 	}
@@ -157,10 +163,15 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	status := verdictStatus(res.Verdict)
 	cf.writeFiles(rep, explain, stdout, stderr)
 	if cf.asJSON {
+		var elle *interpret.ElleMap
+		if cf.elle {
+			elle = interpret.ElleResult(h, []*check.Result{res}, !cf.noSessionOrder)
+		}
 		return encodeJSON(stdout, stderr, status, struct {
 			*interpret.Report
-			Stats stats `json:"stats"`
-		}{rep, st})
+			Elle  *interpret.ElleMap `json:"elle,omitempty"`
+			Stats stats              `json:"stats"`
+		}{rep, elle, st})
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", pos[0])
@@ -169,6 +180,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		rep.WriteExplanation(stdout, color)
 	} else {
 		rep.WriteTextColor(stdout, color)
+	}
+	if cf.elle {
+		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
 	}
 	if cf.stats {
 		st.write(stdout)
