@@ -739,32 +739,36 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 		r.b.Grow(int(size/300), int(size/80))
 	}
 	r.grow(size / 300)
-	d := edn.NewDecoder(br)
-	inVec, err := d.OpenSeq()
-	if err != nil && err != io.EOF {
-		return nil, nil, r.ednError(err)
-	}
-	for {
-		x, err := d.Decode()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, nil, r.ednError(err)
-		}
-		if err := r.ednEvent(x, d.Pos().Line); err != nil {
-			return nil, nil, err
+	// One goroutine decodes the events while this one builds the history
+	// (the two take about as long), in batches.
+	batches := make(chan *ednBatch, 4)
+	free := make(chan *ednBatch, 6)
+	done := make(chan struct{})
+	go decodeEDN(edn.NewDecoder(br), batches, free, done)
+	stop := func() {
+		close(done)
+		for range batches { // wait for the decoder to stop
 		}
 	}
-	if inVec {
-		if err := d.CloseSeq(); err != nil {
-			return nil, nil, r.ednError(err)
-		}
-		if _, err := d.Decode(); err != io.EOF {
-			if err != nil {
-				return nil, nil, r.ednError(err)
+	for b := range batches {
+		for i := range b.vals {
+			if err := r.ednEvent(b.vals[i], b.lines[i]); err != nil {
+				stop()
+				return nil, nil, err
 			}
-			return nil, nil, r.errorf(d.Pos().Line, "unexpected data after the history vector")
+		}
+		if b.err != nil {
+			stop()
+			if b.errLine > 0 {
+				return nil, nil, r.errorf(b.errLine, "%s", b.err.Error())
+			}
+			return nil, nil, r.ednError(b.err)
+		}
+		clear(b.vals)
+		b.vals, b.lines = b.vals[:0], b.lines[:0]
+		select {
+		case free <- b:
+		default:
 		}
 	}
 	if err := m.Err(); err != nil {
@@ -775,6 +779,80 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 		return nil, nil, err
 	}
 	return h, &Info{Format: EDN, SkippedOps: r.skipped}, nil
+}
+
+// ednBatch is a batch of events decoded, and the error that ended the
+// input if any (at errLine when it is not the decoder's).
+type ednBatch struct {
+	vals    []any
+	lines   []int
+	err     error
+	errLine int
+}
+
+// ednBatchSize is how many events a batch holds.
+const ednBatchSize = 256
+
+// decodeEDN decodes the events of a Jepsen EDN history (event maps at top
+// level, or in one vector or list) and sends them in batches, until the
+// end of the input, an error (sent in the last batch) or done.
+func decodeEDN(d *edn.Decoder, batches chan<- *ednBatch, free chan *ednBatch, done <-chan struct{}) {
+	defer close(batches)
+	b := &ednBatch{}
+	send := func() bool {
+		select {
+		case batches <- b:
+		case <-done:
+			return false
+		}
+		select {
+		case b = <-free:
+		default:
+			b = &ednBatch{}
+		}
+		return true
+	}
+	fail := func(err error, line int) {
+		b.err, b.errLine = err, line
+		send()
+	}
+	inVec, err := d.OpenSeq()
+	if err != nil && err != io.EOF {
+		fail(err, 0)
+		return
+	}
+	for {
+		x, err := d.Decode()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			fail(err, 0)
+			return
+		}
+		b.vals = append(b.vals, x)
+		b.lines = append(b.lines, d.Pos().Line)
+		if len(b.vals) == ednBatchSize && !send() {
+			return
+		}
+	}
+	if inVec {
+		if err := d.CloseSeq(); err != nil {
+			fail(err, 0)
+			return
+		}
+		if _, err := d.Decode(); err != io.EOF {
+			if err != nil {
+				fail(err, 0)
+			} else {
+				fail(errors.New("unexpected data after the history vector"), d.Pos().Line)
+			}
+			return
+		}
+	}
+	if len(b.vals) > 0 {
+		send()
+	}
 }
 
 // ednError turns an error of the EDN reader into an *Error.

@@ -3,6 +3,7 @@ package format
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -14,6 +15,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	corpusdir "github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 const ednRegister = `; a Jepsen rw-register history
@@ -515,6 +517,22 @@ func TestGeneratedListAppend(t *testing.T) {
 		h2 := jepsenRoundTrip(t, h, f)
 		if !sameHistory(h, h2) || jdump(h, false) != jdump(h2, false) {
 			t.Errorf("%s: the round trip changed the history", f)
+		}
+	}
+}
+
+// A read stops when its context ends, with an error that says so.
+func TestReadJepsenStops(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, f := range []Format{EDN, ElleJSON} {
+		src := strings.Repeat(ednList, 1000)
+		if f == ElleJSON {
+			src = elleJSONList
+		}
+		_, _, err := ReadContext(ctx, strings.NewReader(src), "h", f)
+		if !progress.Stopped(err) {
+			t.Errorf("%s: got %v, want a stop", f, err)
 		}
 	}
 }
