@@ -15,7 +15,7 @@ type Builder struct {
 	sessions map[string]int32
 	intSess  map[int64]int32
 	strVals  map[string]Value
-	longest  map[Key][]Value // per key, the longest list read so far
+	longest  [][]Value // per key, the longest list read so far
 }
 
 // NewBuilder returns a Builder for a history whose initial transaction
@@ -163,8 +163,8 @@ func (b *Builder) AddListTxn(t Txn, ops []Op, lists [][]Value) int {
 // internList returns a copy of l, a list of key k, sharing memory with
 // the longest list of k when one is a prefix of the other.
 func (b *Builder) internList(k Key, l []Value) []Value {
-	if b.longest == nil {
-		b.longest = make(map[Key][]Value)
+	if int(k) >= len(b.longest) {
+		b.longest = append(b.longest, make([][]Value, int(k)+1-len(b.longest))...)
 	}
 	long := b.longest[k]
 	n := min(len(l), len(long))

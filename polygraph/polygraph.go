@@ -209,7 +209,7 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	}
 	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
 	ordered := false
-	if !opts.AllPairs {
+	if !opts.AllPairs && !fewPairs(keys, len(p.Known)) {
 		if ordered, err = p.orderChains(m, keys); err != nil {
 			return p, err
 		}
@@ -218,6 +218,22 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 		err = p.orderAllPairs(m, keys)
 	}
 	return p, err
+}
+
+// fewPairs reports whether ordering every pair of chains of every key
+// costs less than the reachability clocks orderChains needs (a pass over
+// the known edges per chain of the graph): so it is in list histories,
+// whose reads leave only the writers after each key's last read
+// unordered.
+func fewPairs(keys []keyChains, knownEdges int) bool {
+	pairs := 0
+	for _, kc := range keys {
+		n := len(kc.chains)
+		if pairs += n * (n - 1) / 2; pairs > knownEdges/64 {
+			return false
+		}
+	}
+	return true
 }
 
 // keyWork counts work done key by key for a Meter: Add is called once

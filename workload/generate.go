@@ -423,6 +423,9 @@ type LargeConfig struct {
 	// SnapshotIsolation aborts), marked aborted, in the history; by
 	// default they are left out.
 	KeepAborted bool
+	// Lists makes a list history (Elle's list-append workload): writes
+	// append, and reads return the whole list the store shows.
+	Lists bool
 }
 
 // Distribution is how a workload draws the key of an operation.
@@ -578,6 +581,10 @@ func large(cfg LargeConfig, compaction bool) *history.History {
 			}
 		}
 		return planTxn{ops: ops}
+	}
+	if cfg.Lists {
+		s.lists = true
+		s.global = make([][]history.Value, cfg.Keys)
 	}
 	s.times = true
 	s.atomic = cfg.Store == Serializable || cfg.Store == StrictSerializable
