@@ -194,3 +194,20 @@ func TestElleAnomalies(t *testing.T) {
 		})
 	}
 }
+
+// TestJepsenExample: the README's Jepsen example gives the verdict it
+// shows, and stats counts the nemesis event it skipped and the :info
+// transaction as unknown.
+func TestJepsenExample(t *testing.T) {
+	const path = "../../examples/jepsen-list-append.edn"
+	code, out, errs := runCmd("check", "--elle", "--level", "si", path)
+	if code != exitViolated || !strings.Contains(out, "elle: strong-session-snapshot-isolation false lost-update") {
+		t.Errorf("check: exit %d\n%s%s", code, out, errs)
+	}
+	code, out, _ = runCmd("stats", path)
+	for _, want := range []string{"unknown 1", "skipped:      1 events", "appends 4"} {
+		if code != exitSatisfied || !strings.Contains(out, want) {
+			t.Errorf("stats: exit %d, lacks %q:\n%s", code, want, out)
+		}
+	}
+}

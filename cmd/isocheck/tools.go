@@ -62,8 +62,18 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintf(stdout, "sessions:     %d\n", len(h.Sessions))
 	fmt.Fprintf(stdout, "transactions: %d (committed %d, aborted %d, unknown %d)\n",
 		len(h.Txns), counts[history.Committed], counts[history.Aborted], counts[history.Unknown])
-	fmt.Fprintf(stdout, "operations:   %d (reads %d, writes %d)\n", len(h.Ops), reads, writes)
+	if h.Lists {
+		fmt.Fprintf(stdout, "operations:   %d (reads of lists %d, appends %d)\n", len(h.Ops), reads, writes)
+	} else {
+		fmt.Fprintf(stdout, "operations:   %d (reads %d, writes %d)\n", len(h.Ops), reads, writes)
+	}
 	fmt.Fprintf(stdout, "keys:         %d\n", h.NumKeys())
+	if len(h.Orders) > 0 {
+		fmt.Fprintf(stdout, "stated version orders: %d keys\n", len(h.Orders))
+	}
+	if info.SkippedOps > 0 {
+		fmt.Fprintf(stdout, "skipped:      %d events of processes that are not clients (such as :nemesis)\n", info.SkippedOps)
+	}
 	if n := len(info.FailedEvents); n > 0 {
 		total := 0
 		for _, c := range info.FailedEvents {
