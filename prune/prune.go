@@ -23,6 +23,10 @@ const MaxClockEntries = 1 << 28
 // decide for another round to follow.
 const minDecidedPerRound = 64
 
+// fewConstraintsPerNode: pruning does not start when there is less than
+// one constraint per fewConstraintsPerNode nodes of the graph.
+const fewConstraintsPerNode = 64
+
 // Resolution records why a constraint was decided by pruning.
 type Resolution struct {
 	Constraint int
@@ -120,6 +124,12 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 		}
 		res.Graph, res.Order = g, order
 		if done || len(remaining) == 0 {
+			break
+		}
+		if len(remaining) < g.N/fewConstraintsPerNode {
+			// A pass of the clocks over a graph far larger than the
+			// constraints costs more than the solver spends on them
+			// (list histories, whose reads fix nearly every order).
 			break
 		}
 		if digraph.ClockEntries(g.N, len(p.Chains)) > MaxClockEntries {
