@@ -382,6 +382,17 @@ func (d *Decoder) skipSpace() bool {
 // skipVoid skips white space, comments and discarded forms (#_ form), and
 // reports whether a byte follows.
 func (d *Decoder) skipVoid(depth int) (bool, error) {
+	// Fast path for what separates most tokens: nothing, or one space,
+	// before a character that starts neither a comment nor a discard.
+	if i := d.pos; i+1 < len(d.buf) {
+		if d.buf[i] == ' ' {
+			i++
+		}
+		if c := d.buf[i]; !space[c] && c != ';' && c != '#' {
+			d.pos = i
+			return true, nil
+		}
+	}
 	for {
 		if !d.skipSpace() {
 			return false, d.err
