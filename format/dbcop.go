@@ -355,6 +355,12 @@ func looksLikeDBCop(head []byte) bool {
 
 // writeDBCop writes h in dbcop's bincode format.
 func writeDBCop(w *bufio.Writer, h *history.History) error {
+	if h.Lists {
+		return fmt.Errorf("the dbcop format cannot hold a history of lists")
+	}
+	if len(h.Orders) > 0 {
+		return fmt.Errorf("the dbcop format cannot hold stated version orders (key %s has one)", cut(h.FormatKey(h.Orders[0].Key)))
+	}
 	keys := integerKeys(h, math.MaxUint64)
 	values := newIntValues(h, math.MaxUint64)
 	maxTxns, maxEvents := 0, 0

@@ -603,10 +603,12 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 // JSONL represents every history a reader of this package produces, except
 // sessions without transactions, which it drops.
 //
-// Text requires every transaction to have committed; it drops transactions
-// without operations, and numbers sessions and transactions afresh unless
-// their names are distinct non-negative integers. DBCop cannot represent
-// transactions of unknown status. Neither has real time: start and end
+// Text cannot represent transactions of unknown status (aborted ones are
+// written with the transaction id -1); it drops transactions without
+// operations, and numbers sessions and transactions afresh unless their
+// names are distinct non-negative integers. DBCop cannot represent
+// transactions of unknown status. Neither holds lists or stated version
+// orders: Write refuses such histories. Neither has real time: start and end
 // times are dropped, so that the history written cannot violate strict
 // serializability (SSER) other than as it violates serializability.
 //
