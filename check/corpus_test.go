@@ -42,3 +42,49 @@ func TestCorpusSI(t *testing.T) {
 		})
 	}
 }
+
+// TestCorpusElle checks every Elle list-append history of the corpus at
+// every level. The corpus records no verdict for them; the test requires
+// a verdict at every level, and that forgetting what the lists reveal (reading
+// each list as a register read of its last element) never turns a pass
+// into a failure: lists only add what must hold.
+func TestCorpusElle(t *testing.T) {
+	dir := filepath.Join(corpus.Dir(t), "elle-list-append")
+	paths, err := filepath.Glob(filepath.Join(dir, "*.edn"))
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no histories in %s: %v", dir, err)
+	}
+	for _, path := range paths {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			t.Parallel()
+			h, err := format.ReadFile(path, format.Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !h.Lists || len(h.ListReads) == 0 {
+				t.Fatalf("read as a history without lists")
+			}
+			all, err := check.CheckAll(context.Background(), h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			registers := *h
+			registers.Lists, registers.ListReads = false, nil
+			plain, err := check.CheckAll(context.Background(), &registers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var verdicts []string
+			for i, res := range all.Results {
+				if res.Verdict == check.NoVerdict {
+					t.Fatalf("%v: no verdict: %s", res.Level, res.Reason)
+				}
+				if res.Verdict == check.Satisfied && plain.Results[i].Verdict != check.Satisfied {
+					t.Errorf("%v: satisfied with its lists, %v without", res.Level, plain.Results[i].Verdict)
+				}
+				verdicts = append(verdicts, res.Level.String()+"="+res.Verdict.String())
+			}
+			t.Log(verdicts)
+		})
+	}
+}
