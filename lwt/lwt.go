@@ -92,6 +92,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/internal/progress"
 )
 
@@ -188,7 +189,7 @@ func (o Op) String() string {
 		b.WriteString(o.Kind.String())
 	}
 	if o.Key != "" {
-		b.WriteString(" on " + quote(o.Key))
+		b.WriteString(" on " + edn.Quote(o.Key))
 	}
 	b.WriteString(" " + o.Outcome.String())
 	fmt.Fprintf(&b, " by process %d at [%d,", o.Process, o.Call)
@@ -280,7 +281,7 @@ func (r Result) String() string {
 	v := r.Violation
 	key := ""
 	if v.Key != "" {
-		key = " on key " + quote(v.Key)
+		key = " on key " + edn.Quote(v.Key)
 	}
 	return fmt.Sprintf("not linearizable%s: %s", key, v.Reason)
 }

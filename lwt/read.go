@@ -13,7 +13,6 @@ import (
 	"os"
 	"slices"
 	"strconv"
-	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/internal/progress"
@@ -72,11 +71,11 @@ func (v *val) describe() string {
 	case vInt:
 		return strconv.FormatInt(v.i, 10)
 	case vKeyword:
-		return ":" + clip(v.s)
+		return ":" + edn.Clip(v.s)
 	case vString:
-		return quote(v.s)
+		return edn.Quote(v.s)
 	case vSymbol:
-		return clip(v.s)
+		return edn.Clip(v.s)
 	case vBool:
 		return strconv.FormatBool(v.i != 0)
 	case vVec:
@@ -85,39 +84,10 @@ func (v *val) describe() string {
 		return "a map"
 	case vOther:
 		if v.s != "" {
-			return clip(v.s)
+			return edn.Clip(v.s)
 		}
 	}
 	return "an unsupported value"
-}
-
-// clipLen is the length beyond which error messages cut a token.
-const clipLen = 40
-
-// clip returns s, or when it is long its start, "…" and its length, so
-// that a huge token makes a short message.
-func clip(s string) string {
-	if len(s) <= clipLen {
-		return s
-	}
-	return cut(s) + "… (" + strconv.Itoa(len(s)) + " bytes)"
-}
-
-// quote is strconv.Quote of clip(s).
-func quote(s string) string {
-	if len(s) <= clipLen {
-		return strconv.Quote(s)
-	}
-	return strconv.Quote(cut(s)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
-}
-
-// cut returns the first runes of s, less than clipLen bytes.
-func cut(s string) string {
-	n := clipLen - utf8.UTFMax
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
 }
 
 // event is one line of a history.
@@ -433,14 +403,14 @@ func eventFromMap(m val, line int, file string) (e event, skip bool, err error) 
 	case "":
 		return e, false, &LineError{file, line, "event without :type"}
 	default:
-		return e, false, &LineError{file, line, fmt.Sprintf("unknown :type %s (want invoke, ok, fail or info)", quote(e.typ))}
+		return e, false, &LineError{file, line, fmt.Sprintf("unknown :type %s (want invoke, ok, fail or info)", edn.Quote(e.typ))}
 	}
 	switch e.f {
 	case "read", "write", "cas":
 	case "":
 		return e, false, &LineError{file, line, "event without :f"}
 	default:
-		return e, false, &LineError{file, line, fmt.Sprintf("unsupported :f %s (want read, write or cas)", quote(e.f))}
+		return e, false, &LineError{file, line, fmt.Sprintf("unsupported :f %s (want read, write or cas)", edn.Quote(e.f))}
 	}
 	return e, false, nil
 }
@@ -643,7 +613,7 @@ func decodeValues(o *Op, inv, comp *event, file string) error {
 				return bad(comp, ":value of an independent read must be [key value], not %s", cv.describe())
 			}
 			if ks, err := keyString(&cv.items[0]); err != nil || ks != o.Key {
-				return bad(comp, "the read completes on key %s, invoked on %s", cv.items[0].describe(), quote(o.Key))
+				return bad(comp, "the read completes on key %s, invoked on %s", cv.items[0].describe(), edn.Quote(o.Key))
 			}
 			cv = cv.items[1]
 		}

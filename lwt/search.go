@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/internal/progress"
 )
 
@@ -81,7 +82,7 @@ func searchName(key string) string {
 	if key == "" {
 		return "the exact search"
 	}
-	return "the exact search of key " + quote(key)
+	return "the exact search of key " + edn.Quote(key)
 }
 
 func (sr *searcher) isDone(j int) bool { return sr.done[j>>6]&(1<<(j&63)) != 0 }

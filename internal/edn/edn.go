@@ -832,7 +832,7 @@ func (d *Decoder) dispatch(depth int) (any, error) {
 		case "NaN":
 			return math.NaN(), nil
 		}
-		return nil, d.errorf("unknown symbolic value ##%s", clip(string(t)))
+		return nil, d.errorf("unknown symbolic value ##%s", Clip(string(t)))
 	case '_':
 		// Only where a form is optional (skipVoid); here one is needed.
 		d.pos += 2
@@ -851,7 +851,7 @@ func (d *Decoder) dispatch(depth int) (any, error) {
 	}
 	c := t[0]
 	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z') {
-		return nil, d.errorf("bad tag #%s", clip(string(t)))
+		return nil, d.errorf("bad tag #%s", Clip(string(t)))
 	}
 	tag := string(t)
 	v, err := d.next(depth + 1)
@@ -911,7 +911,7 @@ func (d *Decoder) number(t []byte) (any, error) {
 	if strings.HasSuffix(text, "N") {
 		text = text[:len(text)-1]
 		if !isDecimal(text) {
-			return nil, d.errorf("bad number %s", quote(string(t)))
+			return nil, d.errorf("bad number %s", Quote(string(t)))
 		}
 	}
 	if isDecimal(text) {
@@ -926,7 +926,7 @@ func (d *Decoder) number(t []byte) (any, error) {
 				return Decimal(m), nil
 			}
 		}
-		return nil, d.errorf("bad number %s", quote(string(t)))
+		return nil, d.errorf("bad number %s", Quote(string(t)))
 	}
 	if isFloat(text) {
 		f, err := strconv.ParseFloat(text, 64)
@@ -934,7 +934,7 @@ func (d *Decoder) number(t []byte) (any, error) {
 			return f, nil
 		}
 	}
-	return nil, d.errorf("bad number %s", quote(string(t)))
+	return nil, d.errorf("bad number %s", Quote(string(t)))
 }
 
 func (d *Decoder) int(n int64) any {
@@ -1153,28 +1153,31 @@ func (d *Decoder) char() (any, error) {
 			return Char(rune(n)), nil
 		}
 	}
-	return nil, d.errorf("bad character \\%s", clip(t))
+	return nil, d.errorf("bad character \\%s", Clip(t))
 }
 
 // clipLen is the length beyond which error messages cut a token.
 const clipLen = 40
 
-// clip returns s, or when it is long its start, "…" and its length.
-func clip(s string) string {
+// Clip returns s, or when it is long its start, "…" and its length, so
+// that a huge token makes a short message. Readers built on the decoder
+// use it in their own messages.
+func Clip(s string) string {
 	if len(s) <= clipLen {
 		return s
 	}
 	return cut(s) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// quote is strconv.Quote of clip(s).
-func quote(s string) string {
+// Quote is strconv.Quote of Clip(s).
+func Quote(s string) string {
 	if len(s) <= clipLen {
 		return strconv.Quote(s)
 	}
 	return strconv.Quote(cut(s)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
+// cut returns the first runes of s, less than clipLen bytes.
 func cut(s string) string {
 	n := clipLen - utf8.UTFMax
 	for n > 0 && !utf8.RuneStart(s[n]) {
