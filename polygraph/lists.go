@@ -126,10 +126,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 				return err
 			}
 		}
-		writers, err := p.orderOf(history.Key(k), b, writes, seen, runOf)
-		if err != nil {
-			return err
-		}
+		writers := p.orderOf(history.Key(k), b, writes, seen, runOf)
 		if writers != nil && !bad[history.Key(k)] {
 			p.Orders = append(p.Orders, KeyOrder{Key: history.Key(k), Writers: writers, Values: b.values, Op: b.op})
 		}
@@ -151,7 +148,7 @@ func samePrefix(a, b []history.Value) bool {
 // order, or nil after recording an anomaly. The anomalies of a stated
 // order have Txn and Op -1. In a register history (a stated order, no
 // list), every value must be its writer's last write of k.
-func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) ([]int32, error) {
+func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) []int32 {
 	h := p.History
 	stated := b.op < 0
 	anomaly := func(kind AnomalyKind, w writeRef, v history.Value) {
@@ -167,15 +164,15 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 			if i < last || stated { // a read's last element is resolveReads' to report
 				anomaly(ThinAirRead, writeRef{-1, -1}, v)
 			}
-			return nil, nil
+			return nil
 		case !p.Included[w.txn]:
 			if i < last || stated {
 				anomaly(AbortedRead, w, v)
 			}
-			return nil, nil
+			return nil
 		case seen[w.op]:
 			anomaly(DuplicateElements, w, v)
-			return nil, nil
+			return nil
 		}
 		seen[w.op] = true
 		if !h.Lists {
@@ -184,7 +181,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 				if i < last { // orderKeys reports the last
 					anomaly(IntermediateRead, w, v)
 				}
-				return nil, nil
+				return nil
 			}
 			writers = append(writers, w.txn)
 			continue
@@ -193,7 +190,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 			// The next append of the run: cur's next write of k.
 			if w.op < prevOp || p.writesKeyIn(k, prevOp+1, w.op) {
 				anomaly(SplitAppends, w, v)
-				return nil, nil
+				return nil
 			}
 			prevOp = w.op
 			continue
@@ -203,17 +200,17 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		// transaction's first, which no earlier run may have had.
 		if cur >= 0 && !p.finalWrite[prevOp] {
 			anomaly(SplitAppends, writeRef{cur, prevOp}, b.values[i-1])
-			return nil, nil
+			return nil
 		}
 		if runOf[w.txn] == int32(k)+1 || p.writesKeyIn(k, h.Txns[w.txn].OpStart, w.op) {
 			anomaly(SplitAppends, w, v)
-			return nil, nil
+			return nil
 		}
 		runOf[w.txn] = int32(k) + 1
 		writers = append(writers, w.txn)
 		cur, prevOp = w.txn, w.op
 	}
-	return writers, nil
+	return writers
 }
 
 // writesKeyIn reports whether any of operations from up to (not including)
