@@ -542,20 +542,8 @@ func large(cfg LargeConfig, compaction bool) *history.History {
 	cfg.withDefaults()
 	seed := uint64(cfg.Seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))
-	key := func() history.Key { return history.Key(rng.IntN(cfg.Keys)) }
-	switch {
-	case cfg.Dist == Zipf && cfg.Keys > 1:
-		z := rand.NewZipf(rng, zipfS, 1, uint64(cfg.Keys-1))
-		key = func() history.Key { return history.Key(z.Uint64()) }
-	case cfg.Dist == Hotspot && cfg.Keys >= 5:
-		hot := cfg.Keys / 5
-		key = func() history.Key {
-			if rng.Float64() < 0.8 {
-				return history.Key(rng.IntN(hot))
-			}
-			return history.Key(hot + rng.IntN(cfg.Keys-hot))
-		}
-	}
+	draw := keyDrawer(rng, cfg.Keys, cfg.Dist)
+	key := func() history.Key { return history.Key(draw()) }
 	st := newStore(rng, cfg.Store, cfg.Keys, cfg.Sessions)
 	s := newSim(rng, cfg.Keys, cfg.Sessions, st)
 	switch st := st.(type) {
