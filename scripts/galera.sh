@@ -1,0 +1,267 @@
+#!/usr/bin/env bash
+# galera.sh start|stop|dsn [DIR]
+#
+# A throwaway 3-node MariaDB Galera cluster on loopback for isocheck's
+# mysql adapter (db/mysql), built from Debian's packages (mariadb-server,
+# galera-4, rsync), which it installs with apt-get when they are missing.
+#
+#   start  starts the nodes (node 1 bootstraps the cluster, nodes 2 and 3
+#          join it by rsync SST), waits until wsrep_cluster_size is 3 and
+#          every node is Synced, then prints the DSN on stdout:
+#            mysql://isocheck@127.0.0.1:3307,127.0.0.1:3308,127.0.0.1:3309/isocheck
+#          Starting a running cluster only prints its DSN.
+#   stop   stops the nodes and removes DIR.
+#   dsn    prints the DSN of the running cluster.
+#
+# DIR (default /tmp/isocheck-galera) holds each node's datadir, config,
+# socket, pid file and error log. Node n (1..3) listens for clients on port
+# 3306+n, for Galera on 4567+10(n-1), for IST on 4568+10(n-1) and for SST
+# on 4569+10(n-1). The user isocheck has no password and all privileges;
+# the database isocheck exists.
+#
+# Messages go to stderr; only the DSN goes to stdout.
+set -euo pipefail
+
+readonly NODES=3
+readonly USER_NAME=isocheck
+readonly DB_NAME=isocheck
+readonly PROVIDER=/usr/lib/galera/libgalera_smm.so
+readonly TIMEOUT=120 # seconds to wait for a node
+
+usage() {
+	echo "usage: $0 start|stop|dsn [DIR]" >&2
+	exit 2
+}
+
+[[ $# -ge 1 && $# -le 2 ]] || usage
+cmd=$1
+dir=${2:-/tmp/isocheck-galera}
+
+say() { echo "galera: $*" >&2; }
+die() {
+	say "$*"
+	exit 1
+}
+
+port() { echo $((3306 + $1)); }
+gport() { echo $((4567 + 10 * ($1 - 1))); }
+ndir() { echo "$dir/node$1"; }
+sock() { echo "$dir/node$1.sock"; }
+pidfile() { echo "$dir/node$1.pid"; }
+logfile() { echo "$dir/node$1.err"; }
+
+dsn() {
+	local hosts="" n
+	for ((n = 1; n <= NODES; n++)); do
+		hosts+="${hosts:+,}127.0.0.1:$(port "$n")"
+	done
+	echo "mysql://$USER_NAME@$hosts/$DB_NAME"
+}
+
+# pid prints node n's server pid if it is running (the pid file comes
+# late, after a joiner's SST, so the process list is asked first).
+pid() {
+	local f p
+	p=$(pgrep -o -f -- "mariadbd --defaults-file=$dir/node$1.cnf( |\$)") && {
+		echo "$p"
+		return
+	}
+	f=$(pidfile "$1")
+	[[ -s $f ]] || return 1
+	p=$(<"$f")
+	kill -0 "$p" 2>/dev/null || return 1
+	echo "$p"
+}
+
+# sql runs a statement on node n as root over its socket.
+sql() {
+	mariadb --no-defaults -uroot -S "$(sock "$1")" -N -B -e "$2"
+}
+
+status() {
+	sql "$1" "SHOW GLOBAL STATUS LIKE '$2'" 2>/dev/null | cut -f2
+}
+
+synced() {
+	[[ $(status "$1" wsrep_local_state_comment) == Synced ]]
+}
+
+install_packages() {
+	local missing=()
+	command -v mariadbd >/dev/null || missing+=(mariadb-server)
+	command -v mariadb >/dev/null || missing+=(mariadb-client)
+	[[ -f $PROVIDER ]] || missing+=(galera-4)
+	command -v rsync >/dev/null || missing+=(rsync)
+	command -v ss >/dev/null || command -v lsof >/dev/null || missing+=(iproute2)
+	((${#missing[@]} == 0)) && return
+	[[ $(id -u) -eq 0 ]] || die "missing ${missing[*]}; install them (apt-get install ${missing[*]}) or run as root"
+	say "installing ${missing[*]}"
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq >&2
+	apt-get install -y -qq "${missing[@]}" >&2
+}
+
+# config writes node n's option file.
+config() {
+	local n=$1 members="" m
+	for ((m = 1; m <= NODES; m++)); do
+		members+="${members:+,}127.0.0.1:$(gport "$m")"
+	done
+	cat >"$dir/node$n.cnf" <<EOF
+[mariadbd]
+datadir=$(ndir "$n")
+socket=$(sock "$n")
+pid-file=$(pidfile "$n")
+log-error=$(logfile "$n")
+port=$(port "$n")
+bind-address=127.0.0.1
+skip-name-resolve
+user=mysql
+default-storage-engine=InnoDB
+innodb_autoinc_lock_mode=2
+innodb_buffer_pool_size=64M
+innodb_log_file_size=48M
+innodb_flush_log_at_trx_commit=0
+binlog_format=ROW
+wsrep_on=ON
+wsrep_provider=$PROVIDER
+wsrep_cluster_name=isocheck
+wsrep_cluster_address=gcomm://$members
+wsrep_node_name=node$n
+wsrep_node_address=127.0.0.1:$(gport "$n")
+wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gport "$n");ist.recv_addr=127.0.0.1:$(($(gport "$n") + 1));gcache.size=64M"
+wsrep_sst_method=rsync
+wsrep_sst_receive_address=127.0.0.1:$(($(gport "$n") + 2))
+EOF
+}
+
+# launch starts node n's server in the background.
+launch() {
+	local n=$1
+	shift
+	say "starting node $n (port $(port "$n"), log $(logfile "$n"))"
+	# The server runs as mysql, which must reach its files.
+	chown -R mysql:mysql "$dir"
+	setsid mariadbd --defaults-file="$dir/node$n.cnf" "$@" </dev/null >>"$(logfile "$n")" 2>&1 &
+}
+
+# await waits until node n answers and is Synced.
+await() {
+	local n=$1 i
+	for ((i = 0; i < TIMEOUT * 5; i++)); do
+		if synced "$n"; then
+			return
+		fi
+		if ((i > 10)) && ! pid "$n" >/dev/null; then
+			tail -n 20 "$(logfile "$n")" >&2 || true
+			die "node $n exited; see $(logfile "$n")"
+		fi
+		sleep 0.2
+	done
+	tail -n 20 "$(logfile "$n")" >&2 || true
+	die "node $n not Synced after ${TIMEOUT}s; see $(logfile "$n")"
+}
+
+running() {
+	local n
+	for ((n = 1; n <= NODES; n++)); do
+		pid "$n" >/dev/null || return 1
+	done
+}
+
+start() {
+	local n
+	if running; then
+		for ((n = 1; n <= NODES; n++)); do
+			await "$n"
+		done
+		say "already running in $dir"
+		dsn
+		return
+	fi
+	if [[ -e $dir ]]; then
+		say "$dir holds a stopped or partial cluster; removing it"
+		stop_nodes
+		rm -rf "$dir"
+	fi
+	local p
+	for ((n = 1; n <= NODES; n++)); do
+		for p in $(port "$n") $(gport "$n") $(($(gport "$n") + 1)) $(($(gport "$n") + 2)); do
+			if ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
+				die "port $p is in use; is another server running?"
+			fi
+		done
+	done
+	install_packages
+	local t0=$SECONDS
+	mkdir -p "$dir"
+	for ((n = 1; n <= NODES; n++)); do
+		config "$n"
+		mkdir -p "$(ndir "$n")"
+	done
+	chown -R mysql:mysql "$dir"
+
+	say "initializing node 1's datadir"
+	mariadb-install-db --defaults-file="$dir/node1.cnf" --skip-test-db \
+		--auth-root-authentication-method=socket >"$dir/install.log" 2>&1 ||
+		die "mariadb-install-db failed; see $dir/install.log"
+
+	launch 1 --wsrep-new-cluster
+	await 1
+	sql 1 "CREATE DATABASE IF NOT EXISTS $DB_NAME;
+		CREATE USER IF NOT EXISTS '$USER_NAME'@'%';
+		CREATE USER IF NOT EXISTS '$USER_NAME'@'localhost';
+		GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'%';
+		GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'localhost';"
+
+	# Joiners one at a time: each takes a full SST from a donor.
+	for ((n = 2; n <= NODES; n++)); do
+		launch "$n"
+		await "$n"
+	done
+	local size
+	for ((n = 1; n <= NODES; n++)); do
+		size=$(status "$n" wsrep_cluster_size)
+		[[ $size == "$NODES" ]] || die "node $n sees a cluster of $size nodes, want $NODES"
+	done
+	say "cluster of $NODES nodes Synced in $((SECONDS - t0))s"
+	dsn
+}
+
+# stop_nodes stops every running node, joiners first.
+stop_nodes() {
+	local n p i
+	for ((n = NODES; n >= 1; n--)); do
+		p=$(pid "$n") || continue
+		say "stopping node $n (pid $p)"
+		kill -TERM "$p"
+		for ((i = 0; i < TIMEOUT * 5; i++)); do
+			kill -0 "$p" 2>/dev/null || continue 2
+			sleep 0.2
+		done
+		say "node $n did not stop in ${TIMEOUT}s; killing it"
+		kill -KILL "$p" 2>/dev/null || true
+	done
+}
+
+case $cmd in
+start)
+	start
+	;;
+stop)
+	if [[ ! -e $dir ]]; then
+		say "no cluster in $dir"
+		exit 0
+	fi
+	stop_nodes
+	rm -rf "$dir"
+	say "stopped; removed $dir"
+	;;
+dsn)
+	running || die "no cluster running in $dir; start one with: $0 start${2:+ $dir}"
+	dsn
+	;;
+*)
+	usage
+	;;
+esac
