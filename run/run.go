@@ -1,0 +1,309 @@
+// Package run executes a workload plan against a database and records the
+// history it produced.
+//
+// Run starts one goroutine per session of the plan, each with its own
+// db.Session, and runs the session's transactions in order. Every
+// operation's answer is recorded as the transaction completes, in the
+// native JSONL format (format.Recorder), with start and end times from a
+// monotonic clock and the status the database gave:
+//
+//   - committed when the database acknowledged the commit;
+//   - aborted when it refused the transaction (db.AbortError), or when an
+//     operation failed before the commit was sent: without a commit the
+//     database cannot have installed the writes;
+//   - unknown when the commit got no answer (connection lost, timeout):
+//     its writes may have taken effect, and the checker treats them so.
+//
+// A session whose connection failed reconnects before its next
+// transaction. Cancelling the context stops the sessions between
+// transactions; a transaction in flight runs to its end (bounded by
+// Options.TxnTimeout), so an interrupted run leaves a complete history of
+// what ran.
+package run
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/isocheck/isocheck/db"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/workload"
+)
+
+// Options tune a run. The zero value records nothing and has the default
+// timeout.
+type Options struct {
+	// Recorder receives every transaction as it completes; nil records
+	// nothing (to measure the recorder's cost).
+	Recorder *format.Recorder
+	// TxnTimeout bounds each transaction, commit included [10s]. A
+	// transaction past it is abandoned: aborted if its commit was not
+	// sent, unknown if it was.
+	TxnTimeout time.Duration
+	// Progress, if set, is called after each transaction with the number
+	// completed so far; it must be safe for concurrent use.
+	Progress func(done int)
+}
+
+// Run runs plan against d. It returns an error only when the run could not
+// take place (no session could connect, or the recorder failed); failures
+// of single transactions are outcomes, counted in the Summary.
+func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) (*Summary, error) {
+	if opts.TxnTimeout <= 0 {
+		opts.TxnTimeout = 10 * time.Second
+	}
+	r := &runner{d: d, plan: plan, opts: opts, start: time.Now()}
+	sessions := make([]*session, len(plan.Sessions))
+	var wg sync.WaitGroup
+	for i := range sessions {
+		s := &session{r: r, id: i, seen: make(map[int64]seenValue)}
+		sessions[i] = s
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.run(ctx)
+		}()
+	}
+	wg.Wait()
+	sum := &Summary{Duration: time.Since(r.start), Planned: plan.Txns(), AbortReasons: map[string]int{}}
+	var errs []error
+	connected := false
+	for _, s := range sessions {
+		sum.add(&s.stats)
+		if s.err != nil {
+			errs = append(errs, fmt.Errorf("session %d: %w", s.id, s.err))
+		}
+		connected = connected || s.connected
+	}
+	sum.Interrupted = ctx.Err() != nil && sum.Committed+sum.Aborted+sum.Unknown < sum.Planned
+	sum.finish()
+	if r.recErr != nil {
+		return sum, r.recErr
+	}
+	if !connected {
+		return sum, fmt.Errorf("no session could connect: %w", errors.Join(errs...))
+	}
+	sum.SessionErrors = errs
+	return sum, nil
+}
+
+type runner struct {
+	d     db.Database
+	plan  *workload.Plan
+	opts  Options
+	start time.Time
+
+	mu     sync.Mutex
+	done   int
+	recErr error
+}
+
+// now is the time since the run started, in nanoseconds of the monotonic
+// clock.
+func (r *runner) now() int64 { return int64(time.Since(r.start)) }
+
+func (r *runner) completed(rec *format.TxnRecord) error {
+	var err error
+	if r.opts.Recorder != nil {
+		err = r.opts.Recorder.Record(rec)
+	}
+	r.mu.Lock()
+	r.done++
+	done := r.done
+	if err != nil && r.recErr == nil {
+		r.recErr = err
+	}
+	err = r.recErr
+	r.mu.Unlock()
+	if r.opts.Progress != nil {
+		r.opts.Progress(done)
+	}
+	return err
+}
+
+// seenValue is the last value a session saw of a key, which its next
+// compare-and-set expects.
+type seenValue struct {
+	v  int64
+	ok bool
+}
+
+type session struct {
+	r         *runner
+	id        int
+	conn      db.Session
+	connected bool
+	seen      map[int64]seenValue
+	stats     stats
+	err       error // why the session stopped early
+	rec       format.TxnRecord
+}
+
+func (s *session) run(ctx context.Context) {
+	defer func() {
+		if s.conn != nil {
+			s.conn.Close()
+		}
+	}()
+	for t, txn := range s.r.plan.Sessions[s.id] {
+		if ctx.Err() != nil {
+			return
+		}
+		if s.conn == nil {
+			if err := s.connect(ctx); err != nil {
+				s.err = err
+				return
+			}
+		}
+		if err := s.runTxn(ctx, t, txn); err != nil {
+			s.err = err
+			return
+		}
+	}
+}
+
+// connect opens the session's connection, retrying with backoff for up to
+// a few seconds (a node restarting).
+func (s *session) connect(ctx context.Context) error {
+	var err error
+	for wait := 50 * time.Millisecond; ; wait *= 2 {
+		c, cancel := context.WithTimeout(ctx, s.r.opts.TxnTimeout)
+		s.conn, err = s.r.d.Session(c, s.id)
+		cancel()
+		if err == nil {
+			s.connected = true
+			return nil
+		}
+		if wait > 2*time.Second || ctx.Err() != nil {
+			return fmt.Errorf("connecting: %w", err)
+		}
+		select {
+		case <-time.After(wait):
+		case <-ctx.Done():
+		}
+	}
+}
+
+// runTxn runs one planned transaction and records it. The transaction's
+// context is not the run's: an interrupt waits for it to end.
+func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) error {
+	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.r.opts.TxnTimeout)
+	defer cancel()
+	rec := &s.rec
+	*rec = format.TxnRecord{Session: s.id, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
+	rec.Start = s.r.now()
+	outcome, reason := s.execute(c, plan, rec)
+	end := s.r.now()
+	switch outcome {
+	case db.Committed:
+		rec.Status = history.Committed
+		rec.End = end
+		s.stats.latencies = append(s.stats.latencies, time.Duration(end-rec.Start))
+	case db.Aborted:
+		rec.Status = history.Aborted
+		rec.End = end
+		s.stats.aborts = append(s.stats.aborts, reason)
+	default:
+		rec.Status = history.Unknown
+		s.stats.unknown++
+	}
+	if outcome != db.Committed {
+		// Forget what this transaction saw: it may not have happened.
+		clear(s.seen)
+	}
+	return s.r.completed(rec)
+}
+
+// execute runs the transaction's operations and commit, appending what
+// each returned to rec.
+func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *format.TxnRecord) (db.Outcome, string) {
+	tx, err := s.conn.Begin(c)
+	if err != nil {
+		return s.failedBeforeCommit(err, "begin failed")
+	}
+	lists := s.r.plan.Lists
+	for _, op := range plan.Ops {
+		if err := s.do(c, tx, op, lists, rec); err != nil {
+			tx.Rollback(context.WithoutCancel(c))
+			return s.failedBeforeCommit(err, "failed before commit")
+		}
+	}
+	err = tx.Commit(c)
+	outcome, reason := db.Classify(err)
+	if outcome == db.Unknown {
+		s.drop()
+	}
+	return outcome, reason
+}
+
+// failedBeforeCommit classifies an error before the commit was sent: the
+// transaction cannot have committed, so it is aborted, for the database's
+// reason if it gave one. A connection that failed without a reason is
+// dropped and opened again for the next transaction.
+func (s *session) failedBeforeCommit(err error, what string) (db.Outcome, string) {
+	if o, reason := db.Classify(err); o == db.Aborted {
+		return o, reason
+	}
+	s.drop()
+	return db.Aborted, what
+}
+
+func (s *session) drop() {
+	if s.conn != nil {
+		s.conn.Close()
+		s.conn = nil
+	}
+}
+
+// do runs one operation.
+func (s *session) do(c context.Context, tx db.Txn, op workload.OpPlan, lists bool, rec *format.TxnRecord) error {
+	switch {
+	case op.Kind == workload.ReadOp && lists:
+		l, err := tx.ReadList(c, op.Key)
+		if err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, IsList: true, List: l})
+	case op.Kind == workload.ReadOp:
+		v, ok, err := tx.Read(c, op.Key)
+		if err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
+		s.seen[op.Key] = seenValue{v, ok}
+	case op.Kind == workload.WriteOp:
+		if err := tx.Write(c, op.Key, op.Value); err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
+		s.seen[op.Key] = seenValue{op.Value, true}
+	case op.Kind == workload.AppendOp:
+		if err := tx.Append(c, op.Key, op.Value); err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Append: true, Key: op.Key, Value: op.Value})
+	case op.Kind == workload.CASOp:
+		want := s.seen[op.Key]
+		v, ok, err := tx.Read(c, op.Key)
+		if err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
+		s.seen[op.Key] = seenValue{v, ok}
+		if (seenValue{v, ok}) != want {
+			return nil // the compare failed: the transaction only read
+		}
+		if err := tx.Write(c, op.Key, op.Value); err != nil {
+			return err
+		}
+		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
+		s.seen[op.Key] = seenValue{op.Value, true}
+	default:
+		return fmt.Errorf("unknown operation kind %q", op.Kind)
+	}
+	return nil
+}

@@ -1,0 +1,112 @@
+package run
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"sort"
+	"time"
+)
+
+// stats is what one session counted.
+type stats struct {
+	latencies []time.Duration // of committed transactions
+	aborts    []string        // reasons
+	unknown   int
+}
+
+// Summary is what a run did.
+type Summary struct {
+	Planned   int // transactions in the plan
+	Committed int
+	Aborted   int
+	Unknown   int
+	// AbortReasons counts aborts by the database's reason.
+	AbortReasons map[string]int
+	Duration     time.Duration
+	// Interrupted says the run was stopped before the plan's end.
+	Interrupted bool
+	// SessionErrors says why sessions stopped early (they could not
+	// reconnect).
+	SessionErrors []error
+	// Latency percentiles of committed transactions, begin to commit.
+	P50, P95, P99, Max time.Duration
+	latencies          []time.Duration
+}
+
+func (s *Summary) add(st *stats) {
+	s.Committed += len(st.latencies)
+	s.Aborted += len(st.aborts)
+	s.Unknown += st.unknown
+	for _, r := range st.aborts {
+		s.AbortReasons[r]++
+	}
+	s.latencies = append(s.latencies, st.latencies...)
+}
+
+func (s *Summary) finish() {
+	slices.Sort(s.latencies)
+	pct := func(p float64) time.Duration {
+		if len(s.latencies) == 0 {
+			return 0
+		}
+		return s.latencies[min(len(s.latencies)-1, int(p*float64(len(s.latencies))))]
+	}
+	s.P50, s.P95, s.P99 = pct(0.50), pct(0.95), pct(0.99)
+	if n := len(s.latencies); n > 0 {
+		s.Max = s.latencies[n-1]
+	}
+	s.latencies = nil
+}
+
+// Throughput is the completed transactions (of any outcome) per second.
+func (s *Summary) Throughput() float64 {
+	if s.Duration <= 0 {
+		return 0
+	}
+	return float64(s.Committed+s.Aborted+s.Unknown) / s.Duration.Seconds()
+}
+
+// Write prints the summary for people.
+func (s *Summary) Write(w io.Writer) {
+	done := s.Committed + s.Aborted + s.Unknown
+	fmt.Fprintf(w, "%d transactions in %.2fs (%.0f/s)", done, s.Duration.Seconds(), s.Throughput())
+	if s.Interrupted {
+		fmt.Fprintf(w, ", interrupted: %d of the plan's %d not run", s.Planned-done, s.Planned)
+	}
+	fmt.Fprintf(w, "\n  committed %d, aborted %d (%s), unknown %d\n", s.Committed, s.Aborted, pctOf(s.Aborted, done), s.Unknown)
+	reasons := make([]string, 0, len(s.AbortReasons))
+	for r := range s.AbortReasons {
+		reasons = append(reasons, r)
+	}
+	sort.Slice(reasons, func(i, j int) bool {
+		a, b := s.AbortReasons[reasons[i]], s.AbortReasons[reasons[j]]
+		return a > b || a == b && reasons[i] < reasons[j]
+	})
+	for _, r := range reasons {
+		fmt.Fprintf(w, "    %6d  %s\n", s.AbortReasons[r], r)
+	}
+	if s.Committed > 0 {
+		fmt.Fprintf(w, "  latency of commits: p50 %s, p95 %s, p99 %s, max %s\n", round(s.P50), round(s.P95), round(s.P99), round(s.Max))
+	}
+	for _, err := range s.SessionErrors {
+		fmt.Fprintf(w, "  stopped early: %v\n", err)
+	}
+}
+
+func pctOf(n, of int) string {
+	if of == 0 {
+		return "0%"
+	}
+	return fmt.Sprintf("%.1f%%", 100*float64(n)/float64(of))
+}
+
+func round(d time.Duration) time.Duration {
+	switch {
+	case d >= time.Second:
+		return d.Round(time.Millisecond)
+	case d >= time.Millisecond:
+		return d.Round(10 * time.Microsecond)
+	}
+	return d.Round(time.Microsecond)
+}
