@@ -1,0 +1,191 @@
+#!/usr/bin/env bash
+# etcd.sh start|stop|dsn [DIR]: a throwaway 3-node etcd cluster on loopback
+# for `isocheck run` and the tests of db/etcd.
+#
+#   start  installs etcd-server (Debian) if etcd is missing, starts three
+#          members in the background with their data and logs under DIR,
+#          waits until every member is healthy and prints the DSN.
+#   stop   stops the members started from DIR and removes DIR.
+#   dsn    prints the DSN.
+#
+# DIR defaults to /tmp/isocheck-etcd. Client ports are 2379, 2381 and 2383,
+# peer ports 2380, 2382 and 2384. Starting a running cluster only prints
+# its DSN; stopping a stopped one does nothing.
+#
+#   ISOCHECK_ETCD_DSN=$(scripts/etcd.sh start) go test ./db/etcd/
+set -euo pipefail
+
+readonly names=(n0 n1 n2)
+readonly client_ports=(2379 2381 2383)
+readonly peer_ports=(2380 2382 2384)
+readonly host=127.0.0.1
+readonly start_timeout=30 # seconds
+
+usage() {
+	echo "usage: $0 start|stop|dsn [DIR]" >&2
+	exit 2
+}
+
+log() { echo "etcd.sh: $*" >&2; }
+die() {
+	log "$*"
+	exit 1
+}
+
+dsn() {
+	local eps=() p
+	for p in "${client_ports[@]}"; do
+		eps+=("$host:$p")
+	done
+	local IFS=,
+	echo "etcd://${eps[*]}"
+}
+
+# alive DIR NAME: the member's pid if its process runs.
+alive() {
+	local pidfile=$1/$2.pid pid
+	[[ -f $pidfile ]] || return 1
+	pid=$(<"$pidfile")
+	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
+	# The pid must still be an etcd (not a recycled pid).
+	[[ $(ps -o comm= -p "$pid" 2>/dev/null) == etcd ]] || return 1
+	echo "$pid"
+}
+
+# healthy: every member answers a quorum read.
+healthy() {
+	local p
+	for p in "${client_ports[@]}"; do
+		ETCDCTL_API=3 etcdctl --endpoints="$host:$p" --command-timeout=2s \
+			endpoint health >/dev/null 2>&1 || return 1
+	done
+}
+
+install_etcd() {
+	command -v etcd >/dev/null && command -v etcdctl >/dev/null && return
+	command -v apt-get >/dev/null || die "etcd is not installed and apt-get is missing: install etcd 3.4 or later"
+	log "installing etcd-server and etcd-client with apt-get"
+	local sudo=()
+	[[ $(id -u) == 0 ]] || sudo=(sudo)
+	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq etcd-server etcd-client >&2 ||
+		die "apt-get install etcd-server etcd-client failed"
+}
+
+start() {
+	local dir=$1 i n running=0
+	install_etcd
+	for n in "${names[@]}"; do
+		if alive "$dir" "$n" >/dev/null; then
+			running=$((running + 1))
+		fi
+	done
+	if ((running == ${#names[@]})) && healthy; then
+		log "already running in $dir"
+		dsn
+		return
+	fi
+	if ((running > 0)); then
+		log "a partial cluster runs in $dir: stopping it first"
+		stop "$dir"
+	fi
+	for i in "${!names[@]}"; do
+		local p=${client_ports[i]} q=${peer_ports[i]}
+		if (echo >"/dev/tcp/$host/$p") 2>/dev/null || (echo >"/dev/tcp/$host/$q") 2>/dev/null; then
+			die "port $p or $q on $host is in use by another process (not a cluster of $dir)"
+		fi
+	done
+
+	rm -rf "$dir"
+	mkdir -p "$dir"
+	local peers=() cluster token
+	for i in "${!names[@]}"; do
+		peers+=("${names[i]}=http://$host:${peer_ports[i]}")
+	done
+	cluster=$(
+		IFS=,
+		echo "${peers[*]}"
+	)
+	token=isocheck-$$-$(date +%s)
+	for i in "${!names[@]}"; do
+		n=${names[i]}
+		# setsid: the members outlive this script and its terminal.
+		setsid etcd \
+			--name "$n" \
+			--data-dir "$dir/$n" \
+			--listen-client-urls "http://$host:${client_ports[i]}" \
+			--advertise-client-urls "http://$host:${client_ports[i]}" \
+			--listen-peer-urls "http://$host:${peer_ports[i]}" \
+			--initial-advertise-peer-urls "http://$host:${peer_ports[i]}" \
+			--initial-cluster "$cluster" \
+			--initial-cluster-token "$token" \
+			--initial-cluster-state new \
+			--logger zap --log-outputs stderr \
+			</dev/null >>"$dir/$n.log" 2>&1 &
+		echo $! >"$dir/$n.pid"
+	done
+
+	local deadline=$((SECONDS + start_timeout))
+	until healthy; do
+		for n in "${names[@]}"; do
+			alive "$dir" "$n" >/dev/null || failed "member $n exited; see $dir/$n.log"
+		done
+		((SECONDS < deadline)) || failed "the cluster is not healthy after ${start_timeout}s; see $dir/*.log"
+		sleep 0.2
+	done
+	log "3 members healthy in $dir"
+	dsn
+}
+
+# kill_members DIR: stops the members started from DIR; prints how many.
+kill_members() {
+	local dir=$1 n pid pids=()
+	for n in "${names[@]}"; do
+		if pid=$(alive "$dir" "$n"); then
+			kill "$pid"
+			pids+=("$pid")
+		fi
+	done
+	local deadline=$((SECONDS + 10))
+	for pid in "${pids[@]}"; do
+		while kill -0 "$pid" 2>/dev/null; do
+			if ((SECONDS >= deadline)); then
+				kill -9 "$pid" 2>/dev/null || true
+				break
+			fi
+			sleep 0.1
+		done
+	done
+	echo "${#pids[@]}"
+}
+
+# failed MESSAGE: stops the members of a failed start, keeping their logs.
+failed() {
+	kill_members "$dir" >/dev/null
+	die "$*"
+}
+
+stop() {
+	local dir=$1 killed
+	[[ -d $dir ]] || {
+		log "nothing to stop in $dir"
+		return
+	}
+	killed=$(kill_members "$dir")
+	# The data dirs are removed only if they are ours: each member's
+	# pid file or data dir must be there.
+	if [[ -f $dir/${names[0]}.pid || -d $dir/${names[0]} ]]; then
+		rm -rf "$dir"
+		log "stopped $killed members and removed $dir"
+	else
+		die "$dir does not look like a cluster of $0: not removed"
+	fi
+}
+
+(($# >= 1 && $# <= 2)) || usage
+dir=${2:-/tmp/isocheck-etcd}
+case $1 in
+start) start "$dir" ;;
+stop) stop "$dir" ;;
+dsn) dsn ;;
+*) usage ;;
+esac
