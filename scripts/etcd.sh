@@ -145,7 +145,7 @@ kill_members() {
 			pids+=("$pid")
 		fi
 	done
-	local deadline=$((SECONDS + 10))
+	local deadline=$((SECONDS + 2)) # then SIGKILL: the data is thrown away
 	for pid in "${pids[@]}"; do
 		while kill -0 "$pid" 2>/dev/null; do
 			if ((SECONDS >= deadline)); then

@@ -34,6 +34,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"go.etcd.io/etcd/api/v3/v3rpc/rpctypes"
@@ -129,16 +130,18 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		return nil, err
 	}
 	d := &Database{cfg: c, level: level, prefix: cfg.TableName() + "/"}
-
+	ctx, cancel := context.WithTimeout(ctx, c.dialTimeout)
+	defer cancel()
+	if err := reachable(ctx, c.endpoints); err != nil {
+		return nil, err
+	}
 	cli, err := d.client(c.endpoints)
 	if err != nil {
 		return nil, err
 	}
 	defer cli.Close()
 	// The client retries a request while no endpoint answers; the timeout
-	// turns a down cluster or a wrong DSN into an error.
-	ctx, cancel := context.WithTimeout(ctx, c.dialTimeout)
-	defer cancel()
+	// turns a cluster without a quorum into an error.
 	if _, err := cli.Delete(ctx, d.prefix, clientv3.WithPrefix()); err != nil {
 		if errors.Is(err, context.DeadlineExceeded) {
 			err = fmt.Errorf("no answer within %v (dial-timeout): %w", c.dialTimeout, err)
@@ -146,6 +149,31 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		return nil, fmt.Errorf("etcd at %s: deleting %s*: %w", strings.Join(c.endpoints, ","), d.prefix, err)
 	}
 	return d, nil
+}
+
+// reachable returns an error if no endpoint accepts a TCP connection, so
+// that Open fails at once when the cluster is not running (etcd's client
+// would retry until the timeout).
+func reachable(ctx context.Context, endpoints []string) error {
+	errs := make([]error, len(endpoints))
+	var wg sync.WaitGroup
+	for i, ep := range endpoints {
+		wg.Go(func() {
+			var d net.Dialer
+			conn, err := d.DialContext(ctx, "tcp", ep)
+			if err != nil {
+				errs[i] = err
+				return
+			}
+			conn.Close()
+		})
+	}
+	wg.Wait()
+	if slices.Contains(errs, nil) {
+		return nil
+	}
+	return fmt.Errorf("etcd at %s does not answer (is it running? scripts/etcd.sh start starts a cluster): %w",
+		strings.Join(endpoints, ","), errors.Join(errs...))
 }
 
 // client returns a client of the endpoints.
@@ -361,6 +389,10 @@ func (t *Txn) Commit(ctx context.Context) error {
 		gets[i] = clientv3.OpGet(t.key(k), clientv3.WithKeysOnly())
 	}
 	resp, err := t.s.cli.Txn(ctx).If(cmps...).Then(puts...).Else(gets...).Commit()
+	if errors.Is(err, rpctypes.ErrTooManyOps) || errors.Is(err, rpctypes.ErrRequestTooLarge) {
+		// etcd checks these before proposing the Txn to the cluster.
+		return db.Abort("refused", fmt.Errorf("etcd: commit of %d reads and %d writes: %w", len(t.reads), len(t.writes), err))
+	}
 	if err != nil {
 		return fmt.Errorf("etcd: commit (outcome unknown): %w", err)
 	}

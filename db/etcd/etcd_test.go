@@ -114,8 +114,9 @@ func TestLevels(t *testing.T) {
 	}
 }
 
-// TestDown opens a cluster that does not answer: a closed port, and an
-// address that drops packets.
+// TestDown opens clusters that do not answer: closed ports fail at once,
+// a server that accepts connections but says nothing within the dial
+// timeout.
 func TestDown(t *testing.T) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -123,25 +124,44 @@ func TestDown(t *testing.T) {
 	}
 	closed := l.Addr().String()
 	l.Close()
-	for _, dsn := range []string{
-		"etcd://" + closed,
-		"etcd://" + closed + "," + closed + "?dial-timeout=1s",
-		"etcd://192.0.2.1:2379?dial-timeout=2s", // TEST-NET-1: never answers
+	silent, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer silent.Close()
+	go func() {
+		for {
+			c, err := silent.Accept()
+			if err != nil {
+				return
+			}
+			defer c.Close()
+		}
+	}()
+	for _, tc := range []struct {
+		dsn    string
+		within time.Duration
+		err    string
+	}{
+		{"etcd://" + closed, time.Second, "does not answer (is it running?"},
+		{"etcd://" + closed + "," + closed, time.Second, "connection refused"},
+		{"etcd://" + silent.Addr().String() + "?dial-timeout=1s", 2 * time.Second, "no answer within 1s"},
+		{"etcd://" + silent.Addr().String(), defaultDialTimeout + time.Second, "no answer within 5s"},
 	} {
 		start := time.Now()
-		d, err := Open(context.Background(), db.Config{DSN: dsn})
+		d, err := Open(context.Background(), db.Config{DSN: tc.dsn})
 		took := time.Since(start)
 		if err == nil {
 			d.Close()
-			t.Errorf("Open(%q) succeeded", dsn)
+			t.Errorf("Open(%q) succeeded", tc.dsn)
 			continue
 		}
-		t.Logf("Open(%q) after %v: %v", dsn, took.Round(time.Millisecond), err)
-		if took > defaultDialTimeout+2*time.Second {
-			t.Errorf("Open(%q) took %v", dsn, took)
+		t.Logf("Open(%q) after %v: %v", tc.dsn, took.Round(time.Millisecond), err)
+		if took > tc.within {
+			t.Errorf("Open(%q) took %v, want at most %v", tc.dsn, took, tc.within)
 		}
-		if !strings.Contains(err.Error(), "no answer") {
-			t.Errorf("Open(%q) = %v; want an error saying etcd does not answer", dsn, err)
+		if !strings.Contains(err.Error(), tc.err) {
+			t.Errorf("Open(%q) = %v; want an error containing %q", tc.dsn, err, tc.err)
 		}
 	}
 }
@@ -297,4 +317,78 @@ func TestSnapshot(t *testing.T) {
 	if err := a.Write(ctx, 0, 1); err == nil {
 		t.Error("write after commit succeeded")
 	}
+}
+
+// TestCompacted: a read at a snapshot revision etcd has compacted away
+// aborts the transaction.
+func TestCompacted(t *testing.T) {
+	d := open(t, db.Config{Keys: 2})
+	defer d.Close()
+	ctx := context.Background()
+	s0, _ := d.Session(ctx, 0)
+	defer s0.Close()
+	s1, _ := d.Session(ctx, 1)
+	defer s1.Close()
+	a, _ := s0.Begin(ctx)
+	if _, _, err := a.Read(ctx, 0); err != nil {
+		t.Fatal(err)
+	}
+	var rev int64
+	for v := range int64(2) {
+		b, _ := s1.Begin(ctx)
+		b.Write(ctx, 1, v)
+		if err := b.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		r, err := s1.(*Session).cli.Get(ctx, "x")
+		if err != nil {
+			t.Fatal(err)
+		}
+		rev = r.Header.Revision
+	}
+	if _, err := s1.(*Session).cli.Compact(ctx, rev); err != nil {
+		t.Fatalf("compact: %v", err)
+	}
+	_, _, err := a.Read(ctx, 1)
+	if o, reason := db.Classify(err); o != db.Aborted || reason != "compacted" {
+		t.Fatalf("read at a compacted revision: %v; want an abort for compacted", err)
+	}
+	t.Log(err)
+}
+
+// TestNoAnswer: a commit cut short by its context has an unknown outcome.
+func TestNoAnswer(t *testing.T) {
+	d := open(t, db.Config{Keys: 1})
+	defer d.Close()
+	ctx := context.Background()
+	s, _ := d.Session(ctx, 0)
+	defer s.Close()
+	tx, _ := s.Begin(ctx)
+	tx.Write(ctx, 0, 1)
+	c, cancel := context.WithCancel(ctx)
+	cancel()
+	err := tx.Commit(c)
+	if o, _ := db.Classify(err); o != db.Unknown {
+		t.Fatalf("commit with a canceled context: %v; want an unknown outcome", err)
+	}
+	t.Log(err)
+}
+
+// TestTooManyOps: a transaction larger than etcd's --max-txn-ops (128 by
+// default) is refused, not of unknown outcome.
+func TestTooManyOps(t *testing.T) {
+	d := open(t, db.Config{Keys: 200})
+	defer d.Close()
+	ctx := context.Background()
+	s, _ := d.Session(ctx, 0)
+	defer s.Close()
+	tx, _ := s.Begin(ctx)
+	for k := range int64(200) {
+		tx.Write(ctx, k, k)
+	}
+	err := tx.Commit(ctx)
+	if o, reason := db.Classify(err); o != db.Aborted || reason != "refused" {
+		t.Fatalf("commit of 200 writes: %v; want an abort for refused", err)
+	}
+	t.Log(err)
 }
