@@ -91,7 +91,7 @@ start() {
 	for i in "${!names[@]}"; do
 		local p=${client_ports[i]} q=${peer_ports[i]}
 		if (echo >"/dev/tcp/$host/$p") 2>/dev/null || (echo >"/dev/tcp/$host/$q") 2>/dev/null; then
-			die "port $p or $q on $host is in use by another process (not a cluster of $dir)"
+			die "port $p or $q on $host is in use by another process, not a member started from $dir (a cluster started from another DIR, or Debian's etcd service: systemctl stop etcd)"
 		fi
 	done
 
