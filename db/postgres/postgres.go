@@ -161,7 +161,8 @@ func (d *database) connect(ctx context.Context, name string) (*pgx.Conn, error) 
 	config.RuntimeParams["application_name"] = name
 	conn, err := pgx.ConnectConfig(ctx, config)
 	if err != nil {
-		return nil, fmt.Errorf("postgres: connect to %s:%d database %s: %w", config.Host, config.Port, config.Database, err)
+		// pgx's message names the user, database, host and port.
+		return nil, fmt.Errorf("postgres: %w", err)
 	}
 	return conn, nil
 }

@@ -45,12 +45,28 @@ func open(t *testing.T, cfg db.Config) db.Database {
 	if cfg.Table == "" {
 		cfg.Table = tablePrefix + strings.NewReplacer("/", "_", "-", "_").Replace(strings.ToLower(t.Name()))
 	}
+	t.Cleanup(func() { dropTable(t, cfg.DSN, cfg.Table) })
 	d, err := Open(testCtx(t), cfg)
 	if err != nil {
 		t.Fatalf("Open(%+v): %v", cfg, err)
 	}
 	t.Cleanup(func() { d.Close() })
 	return d
+}
+
+// dropTable drops a test's table once its sessions are closed.
+func dropTable(t *testing.T, dsn, table string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	conn, err := pgx.Connect(ctx, dsn)
+	if err != nil {
+		t.Errorf("drop table %s: %v", table, err)
+		return
+	}
+	defer conn.Close(ctx)
+	if _, err := conn.Exec(ctx, "DROP TABLE IF EXISTS "+pgx.Identifier{table}.Sanitize()); err != nil {
+		t.Errorf("drop table %s: %v", table, err)
+	}
 }
 
 func TestContract(t *testing.T) {
@@ -188,7 +204,7 @@ func TestOpenEmpties(t *testing.T) {
 // Open quickly with an error that says what is wrong.
 func TestUnreachable(t *testing.T) {
 	for _, c := range []struct{ dsn, want string }{
-		{"postgres://postgres@127.0.0.1:1/isocheck?sslmode=disable", "connect to 127.0.0.1:1 database isocheck"},
+		{"postgres://postgres@127.0.0.1:1/isocheck?sslmode=disable", "failed to connect to `user=postgres database=isocheck`: 127.0.0.1:1"},
 		{"postgresql://postgres@127.0.0.1:1/isocheck?sslmode=disable", "connection refused"},
 		{"mysql://root@127.0.0.1/isocheck", "not a URL postgres://"},
 		{"127.0.0.1:5432", "not a URL postgres://"},
