@@ -34,7 +34,6 @@ port=${PGPORT:-55432}
 data=$dir/data
 log=$dir/server.log
 marker=$dir/.isocheck-postgres
-dsn="postgres://postgres@127.0.0.1:$port/isocheck?sslmode=disable"
 
 say() { echo "postgres.sh: $*" >&2; }
 die() { say "$*"; exit 1; }
@@ -74,11 +73,18 @@ running() {
   [ -f "$data/PG_VERSION" ] && as "$bin/pg_ctl" status -D "$data" >/dev/null 2>&1
 }
 
+# dsn prints the DSN of the server, on the port it runs on if it runs.
+dsn() {
+  local p
+  p=$(sed -n 4p "$data/postmaster.pid" 2>/dev/null || true)
+  echo "postgres://postgres@127.0.0.1:${p:-$port}/isocheck?sslmode=disable"
+}
+
 start() {
   bin=$(bindir)
   if running; then
     say "already running in $dir"
-    echo "$dsn"
+    dsn
     return
   fi
   if [ -e "$dir" ] && [ ! -e "$marker" ] && [ -n "$(ls -A "$dir")" ]; then
@@ -124,7 +130,7 @@ start() {
       die "cannot create database isocheck"
   fi
   say "ready"
-  echo "$dsn"
+  dsn
 }
 
 stop() {
@@ -145,6 +151,6 @@ stop() {
 case $cmd in
   start) start ;;
   stop) stop ;;
-  dsn) echo "$dsn" ;;
+  dsn) dsn ;;
   *) usage ;;
 esac

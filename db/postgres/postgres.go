@@ -95,7 +95,7 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		return nil, err
 	}
 	if cfg.Keys < 0 {
-		return nil, fmt.Errorf("postgres: %d keys", cfg.Keys)
+		return nil, fmt.Errorf("postgres: a negative number of keys (%d)", cfg.Keys)
 	}
 	config, err := parseDSN(cfg.DSN)
 	if err != nil {
