@@ -117,6 +117,7 @@ port=$(port "$n")
 bind-address=127.0.0.1
 skip-name-resolve
 user=mysql
+max_connections=500
 default-storage-engine=InnoDB
 innodb_autoinc_lock_mode=2
 innodb_buffer_pool_size=64M

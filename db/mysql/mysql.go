@@ -6,7 +6,8 @@
 //
 //	mysql://user:password@host:port[,host:port...]/database?param=value
 //
-// with the user and password percent-encoded. The database must exist.
+// (mariadb:// too), with the user and password percent-encoded; the port
+// is 3306 by default, and the database must exist.
 // Several hosts are the nodes of one cluster: session i connects to host
 // i mod n, so that the sessions are spread over the nodes. The parameters
 // are those of github.com/go-sql-driver/mysql (timeout, readTimeout, tls,
@@ -41,11 +42,15 @@
 //
 // The tests run against a server or cluster named by $ISOCHECK_MYSQL_DSN,
 // and the lost update test against a cluster named by
-// $ISOCHECK_GALERA_DSN. A throwaway 3-node MariaDB Galera cluster on
-// loopback is a command away:
+// $ISOCHECK_GALERA_DSN. A throwaway MariaDB server, or 3-node MariaDB
+// Galera cluster, on loopback is a command away:
 //
-//	export ISOCHECK_MYSQL_DSN=$(scripts/galera.sh start)
-//	export ISOCHECK_GALERA_DSN=$ISOCHECK_MYSQL_DSN
+//	export ISOCHECK_MYSQL_DSN=$(scripts/mariadb.sh start)
+//	go test ./db/mysql/
+//	scripts/mariadb.sh stop
+//
+//	export ISOCHECK_GALERA_DSN=$(scripts/galera.sh start)
+//	export ISOCHECK_MYSQL_DSN=$ISOCHECK_GALERA_DSN
 //	go test ./db/mysql/
 //	scripts/galera.sh stop
 package mysql
@@ -66,7 +71,8 @@ import (
 	"github.com/isocheck/isocheck/db"
 )
 
-// Scheme is the DSN scheme of MySQL and MariaDB.
+// Scheme is the DSN scheme of MySQL and MariaDB; "mariadb" is accepted
+// too.
 const Scheme = "mysql"
 
 // connectTimeout bounds a connection attempt whose DSN sets no timeout, so
@@ -124,9 +130,9 @@ type config struct {
 // parseDSN parses a mysql:// DSN. Its errors do not repeat the DSN, which
 // may hold a password.
 func parseDSN(dsn string) (*config, error) {
-	rest, ok := strings.CutPrefix(dsn, Scheme+"://")
-	if !ok {
-		return nil, fmt.Errorf("mysql: DSN does not start with %s://", Scheme)
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	if !ok || !strings.EqualFold(scheme, Scheme) && !strings.EqualFold(scheme, "mariadb") {
+		return nil, fmt.Errorf("mysql: DSN does not start with %s:// (or mariadb://)", Scheme)
 	}
 	rest, rawQuery, _ := strings.Cut(rest, "?")
 	authority, path, ok := strings.Cut(rest, "/")

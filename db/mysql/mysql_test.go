@@ -23,7 +23,7 @@ func serverDSN(t *testing.T) string {
 	t.Helper()
 	dsn := os.Getenv("ISOCHECK_MYSQL_DSN")
 	if dsn == "" {
-		t.Skip("no server: export ISOCHECK_MYSQL_DSN=$(scripts/galera.sh start)")
+		t.Skip("no server: export ISOCHECK_MYSQL_DSN=$(scripts/mariadb.sh start)  # or scripts/galera.sh start for a cluster")
 	}
 	return dsn
 }
@@ -123,6 +123,13 @@ func TestParseDSN(t *testing.T) {
 			password: "p@ss",
 			dbName:   "test",
 			timeout:  connectTimeout,
+		},
+		{
+			dsn:     "MariaDB://root@h/d",
+			hosts:   []string{"h:3306"},
+			user:    "root",
+			dbName:  "d",
+			timeout: connectTimeout,
 		},
 		{
 			dsn:     "mysql://a,[::1]:3310,[fe80::1]/d%2Db",
