@@ -140,11 +140,12 @@ func findLevel(name string) (level, error) {
 
 // parseDSN parses a postgres:// or postgresql:// URL.
 func parseDSN(dsn string) (*pgx.ConnConfig, error) {
-	scheme, _, ok := strings.Cut(dsn, "://")
-	if !ok || (scheme != Scheme && scheme != "postgresql") {
+	scheme, rest, ok := strings.Cut(dsn, "://")
+	if !ok || (!strings.EqualFold(scheme, Scheme) && !strings.EqualFold(scheme, "postgresql")) {
 		return nil, errors.New("postgres: DSN is not a URL postgres://user:password@host:port/database")
 	}
-	config, err := pgx.ParseConfig(dsn)
+	// pgx knows the schemes in lower case only.
+	config, err := pgx.ParseConfig(strings.ToLower(scheme) + "://" + rest)
 	if err != nil {
 		// pgx hides the password in its message.
 		return nil, fmt.Errorf("postgres: %w", err)

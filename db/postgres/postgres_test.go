@@ -206,6 +206,7 @@ func TestUnreachable(t *testing.T) {
 	for _, c := range []struct{ dsn, want string }{
 		{"postgres://postgres@127.0.0.1:1/isocheck?sslmode=disable", "failed to connect to `user=postgres database=isocheck`: 127.0.0.1:1"},
 		{"postgresql://postgres@127.0.0.1:1/isocheck?sslmode=disable", "connection refused"},
+		{"PostgreSQL://postgres@127.0.0.1:1/isocheck?sslmode=disable", "connection refused"},
 		{"mysql://root@127.0.0.1/isocheck", "not a URL postgres://"},
 		{"127.0.0.1:5432", "not a URL postgres://"},
 		{"postgres://postgres:secret@127.0.0.1:notaport/isocheck", "cannot parse"},
