@@ -35,6 +35,9 @@ func commands() []command {
 		{"stats", "[flags] PATH", "print the size of the history and how long it takes to parse", runStats},
 		{"convert", "[flags] --to jsonl|text|dbcop IN OUT", "convert a history to another format (OUT - is standard output)", runConvert},
 		{"generate", "[flags] OUT", "generate a history from a simulated store, in the native JSONL format (OUT - is standard output)", runGenerate},
+		{"gen", "[flags] [-o FILE]", "write a workload (what each client session will run against a database) as JSON, for 'run --workload-file'", runGen},
+		{"run", "[flags] --db DSN [--level LEVEL] [-o FILE] [--check LEVEL]", "run a workload against a database with concurrent sessions, record the history, and check it", runRun},
+		{"demo", "[flags]", "run and check two short workloads with nothing installed: embedded SQLite, and a simulated store with a lost-update bug", runDemo},
 		{"lwt", "[flags] PATH", "check a history of compare-and-set registers (Jepsen EDN or JSONL events) for linearizability", runLWT},
 		{"version", "", "print isocheck's version", runVersion},
 	}

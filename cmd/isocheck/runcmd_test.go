@@ -1,0 +1,148 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+)
+
+// small is a short mini-transaction workload on few keys: enough
+// contention for a faulty store to show its anomaly.
+var small = []string{"--workload", "mini", "--sessions", "6", "--txns", "60", "--keys", "10"}
+
+func runArgs(extra ...string) []string { return append(append([]string{"run"}, small...), extra...) }
+
+// TestRunEmbedded: the whole loop on embedded SQLite, recorded and checked
+// at every level.
+func TestRunEmbedded(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "h.jsonl")
+	code, stdout, stderr := runCmd(runArgs("--db", "sqlite://"+filepath.Join(t.TempDir(), "x.db"), "-o", out, "--check", "all")...)
+	if code != exitSatisfied {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"360 transactions", "committed", "history: " + out, "SSER  satisfied"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Txns) != 360 {
+		t.Fatalf("%d transactions recorded, want 360", len(h.Txns))
+	}
+	for _, tx := range h.Txns {
+		if !tx.HasTime() && tx.Status != history.Unknown {
+			t.Fatalf("%s has no times", tx.ID)
+		}
+	}
+}
+
+// TestRunFindsInjectedBugs: each fault of the simulated stores is found at
+// the level it breaks, through the same path as a real database.
+func TestRunFindsInjectedBugs(t *testing.T) {
+	for _, tc := range []struct {
+		dsn, level, anomaly string
+		extra               []string
+	}{
+		{"sim://si?fault=lost-update", "si", "LostUpdate", nil},
+		{"sim://rc?fault=dirty-read", "rc", "AbortedRead", nil},
+		{"sim://si?fault=fractured-read", "ra", "FracturedRead", []string{"--workload", "general", "--ops", "4", "--sessions", "8", "--txns", "200"}},
+		{"sim://ser?fault=stale-read&p=0.5", "sser", "RealTimeViolation", []string{"--reads", "0.5"}},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			args := append(runArgs("--db", tc.dsn, "-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", tc.level), tc.extra...)
+			code, stdout, stderr := runCmd(args...)
+			if code != exitViolated {
+				t.Fatalf("exit %d, want %d (violated)\n%s\n%s", code, exitViolated, stdout, stderr)
+			}
+			if !strings.Contains(stdout, "VIOLATED: "+tc.anomaly) {
+				t.Errorf("no %q in:\n%s", tc.anomaly, stdout)
+			}
+		})
+	}
+	// Without the fault the same stores keep their levels.
+	for dsn, lvl := range map[string]string{"sim://si": "si", "sim://ser": "sser", "sim://rc": "rc"} {
+		code, stdout, stderr := runCmd(runArgs("--db", dsn, "-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", lvl)...)
+		if code != exitSatisfied {
+			t.Errorf("%s at %s: exit %d\n%s\n%s", dsn, lvl, code, stdout, stderr)
+		}
+	}
+}
+
+func TestRunBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--db", "nosuch://x"}, "unknown database"},
+		{[]string{"run", "--db", "sqlite://" + dir + "/a.db", "--level", "read-committed"}, "read-committed"},
+		{[]string{"run", "--db", "postgres://isocheck@127.0.0.1:1/isocheck?sslmode=disable&connect_timeout=2", "--level", "serializable"}, "127.0.0.1"},
+		{[]string{"run", "--workload", "nope"}, "unknown workload"},
+		{[]string{"run", "--reads", "2"}, "--reads"},
+		{[]string{"run", "--check", "strongest"}, "--check"},
+		{[]string{"run", "--workload-file", dir + "/missing.json"}, "missing.json"},
+		{[]string{"run", "--db", "sim://si?fault=nope"}, "nope"},
+	} {
+		start := time.Now()
+		code, stdout, stderr := runCmd(tc.args...)
+		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q in:\n%s%s", tc.args, code, tc.want, stdout, stderr)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%v took %v to fail", tc.args, d)
+		}
+	}
+}
+
+// TestGenThenRun: a workload written by gen runs from its file and gives
+// the history the plan says.
+func TestGenThenRun(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "w.json")
+	code, _, stderr := runCmd("gen", "--workload", "append", "--sessions", "3", "--txns", "20", "--ops", "3", "--keys", "5", "-o", plan)
+	if code != exitSatisfied {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "h.jsonl")
+	code, stdout, stderr := runCmd("run", "--db", "sqlite://"+dir+"/db", "--workload-file", plan, "-o", out, "--check", "sser")
+	if code != exitSatisfied {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Lists || len(h.Txns) != 60 {
+		t.Fatalf("lists %v, %d transactions; want a list history of 60", h.Lists, len(h.Txns))
+	}
+	code, _, stderr = runCmd("gen", "--sessions", "0")
+	if code != exitBadInput || !strings.Contains(stderr, "positive") {
+		t.Fatalf("gen --sessions 0: exit %d: %s", code, stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCmd("demo", "--dir", dir)
+	if code != exitSatisfied {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Embedded SQLite", "SSER  satisfied", "VIOLATED: LostUpdate", "Demo done"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"demo-1.jsonl", "demo-2.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
