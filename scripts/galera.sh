@@ -215,9 +215,12 @@ start() {
 		GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'%';
 		GRANT ALL PRIVILEGES ON *.* TO '$USER_NAME'@'localhost';"
 
-	# Joiners one at a time: each takes a full SST from a donor.
+	# The joiners start together; each takes a full SST from a Synced
+	# donor, the second waiting until there is one.
 	for ((n = 2; n <= NODES; n++)); do
 		launch "$n"
+	done
+	for ((n = 2; n <= NODES; n++)); do
 		await "$n"
 	done
 	local size

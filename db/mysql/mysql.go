@@ -83,6 +83,10 @@ const connectTimeout = 5 * time.Second
 // rows it inserted through the first.
 const syncTimeout = 30 * time.Second
 
+// lockWaitTimeout bounds the wait of Open's statements on the table for
+// other clients' transactions on it.
+const lockWaitTimeout = 10 * time.Second
+
 // insertBatch is the number of rows an INSERT of Open's adds.
 const insertBatch = 1000
 
@@ -344,6 +348,11 @@ func (d *database) prepare(ctx context.Context, cfg db.Config) error {
 		return fmt.Errorf("mysql: connecting to %s: %w", d.hosts[0], err)
 	}
 	defer conn.Close()
+	// DDL waits for the metadata locks of other clients' transactions on
+	// the table, by default for a year.
+	if _, err := conn.ExecContext(ctx, fmt.Sprintf("SET SESSION lock_wait_timeout = %d", int(lockWaitTimeout.Seconds()))); err != nil {
+		return fmt.Errorf("mysql: %s: %w", d.hosts[0], err)
+	}
 	create := "CREATE TABLE IF NOT EXISTS " + table +
 		" (k BIGINT NOT NULL PRIMARY KEY, v " + vType + " NULL) ENGINE=InnoDB"
 	if _, err := conn.ExecContext(ctx, create); err != nil {
@@ -353,6 +362,9 @@ func (d *database) prepare(ctx context.Context, cfg db.Config) error {
 		return err
 	}
 	if _, err := conn.ExecContext(ctx, "TRUNCATE TABLE "+table); err != nil {
+		if isError(err, errLockWaitTimeout) {
+			return fmt.Errorf("mysql: emptying table %s: another client's transaction holds it: %w", name, err)
+		}
 		return fmt.Errorf("mysql: emptying table %s: %w", name, err)
 	}
 	var b strings.Builder

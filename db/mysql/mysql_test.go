@@ -584,3 +584,33 @@ func awaitValue(t *testing.T, d *database, i int, key, value int64) {
 		time.Sleep(10 * time.Millisecond)
 	}
 }
+
+// TestTableInUse checks that Open fails, rather than waits for ever, when
+// another client's transaction holds the table.
+func TestTableInUse(t *testing.T) {
+	dsn := serverDSN(t)
+	if testing.Short() {
+		t.Skipf("waits %v", lockWaitTimeout)
+	}
+	const table = "isocheck_in_use"
+	d := open(t, db.Config{DSN: dsn, Keys: 1, Table: table})
+	d.Close()
+	if len(d.hosts) > 1 {
+		t.Skip("in a Galera cluster, Open's TRUNCATE aborts the other client's transaction rather than waiting for it")
+	}
+	conn := rawConn(t, dsn)
+	ctx := testContext(t)
+	if _, err := conn.ExecContext(ctx, "START TRANSACTION"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := conn.ExecContext(ctx, "SELECT * FROM "+table); err != nil {
+		t.Fatal(err)
+	}
+	defer conn.ExecContext(ctx, "ROLLBACK")
+	start := time.Now()
+	_, err := Open(ctx, db.Config{DSN: dsn, Keys: 1, Table: table})
+	if err == nil || !strings.Contains(err.Error(), "another client") {
+		t.Errorf("Open of a table in use: %v, want an error saying another client holds it", err)
+	}
+	t.Logf("Open after %v: %v", time.Since(start).Round(time.Millisecond), err)
+}
