@@ -235,7 +235,7 @@ type database struct {
 	pools []*sql.DB // pools[i] connects to hosts[i]
 	keys  int
 	// Statements on the table.
-	read, write, append string
+	readSQL, writeSQL, appendSQL string
 }
 
 // Open opens the MySQL or MariaDB database cfg.DSN names, checks that its
@@ -255,12 +255,12 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 	}
 	table := quote(cfg.TableName())
 	d := &database{
-		level:  lv,
-		hosts:  c.hosts,
-		keys:   cfg.Keys,
-		read:   "SELECT v FROM " + table + " WHERE k = ?",
-		write:  "UPDATE " + table + " SET v = ? WHERE k = ?",
-		append: "UPDATE " + table + " SET v = CONCAT_WS(',', v, ?) WHERE k = ?",
+		level:     lv,
+		hosts:     c.hosts,
+		keys:      cfg.Keys,
+		readSQL:   "SELECT v FROM " + table + " WHERE k = ?",
+		writeSQL:  "UPDATE " + table + " SET v = ? WHERE k = ?",
+		appendSQL: "UPDATE " + table + " SET v = CONCAT_WS(',', v, ?) WHERE k = ?",
 	}
 	for _, h := range c.hosts {
 		dc := c.driver.Clone()
@@ -511,7 +511,7 @@ type txn struct {
 
 func (t *txn) Read(ctx context.Context, key int64) (int64, bool, error) {
 	var v sql.NullInt64
-	if err := t.s.conn.QueryRowContext(ctx, t.s.d.read, key).Scan(&v); err != nil {
+	if err := t.s.conn.QueryRowContext(ctx, t.s.d.readSQL, key).Scan(&v); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return 0, false, t.noKey("read", key)
 		}
@@ -521,11 +521,11 @@ func (t *txn) Read(ctx context.Context, key int64) (int64, bool, error) {
 }
 
 func (t *txn) Write(ctx context.Context, key, value int64) error {
-	return t.update(ctx, t.s.d.write, "write", key, value)
+	return t.update(ctx, t.s.d.writeSQL, "write", key, value)
 }
 
 func (t *txn) Append(ctx context.Context, key, value int64) error {
-	return t.update(ctx, t.s.d.append, "append to", key, value)
+	return t.update(ctx, t.s.d.appendSQL, "append to", key, value)
 }
 
 // update runs an UPDATE of the key's row.
@@ -546,7 +546,7 @@ func (t *txn) update(ctx context.Context, stmt, op string, key, value int64) err
 
 func (t *txn) ReadList(ctx context.Context, key int64) ([]int64, error) {
 	var v sql.NullString
-	if err := t.s.conn.QueryRowContext(ctx, t.s.d.read, key).Scan(&v); err != nil {
+	if err := t.s.conn.QueryRowContext(ctx, t.s.d.readSQL, key).Scan(&v); err != nil {
 		if errors.Is(err, sql.ErrNoRows) {
 			return nil, t.noKey("read", key)
 		}
