@@ -10,8 +10,10 @@
 //	                     began and its own writes; the first committer wins a
 //	                     write-write conflict, the other aborts
 //	rc   read-committed  each read returns the latest committed value or the
-//	                     transaction's own write; commits are atomic, with no
-//	                     conflict check
+//	                     transaction's own write; a write locks its key until
+//	                     the transaction ends, and a write to a key another
+//	                     transaction locked aborts at once (as with NOWAIT);
+//	                     commits are atomic, with no other conflict check
 //
 // A fault is a bug of a realistic kind that a checker must catch:
 //
@@ -21,7 +23,8 @@
 //	                committed; a fraction P of commits abort (default 0.1),
 //	                so some reads return writes that never commit
 //	fractured-read  (si, rc) a commit installs its writes key by key while
-//	                other transactions run, which can see half of it
+//	                other transactions run, which can see half of it (on rc
+//	                this breaks read atomic, a level above read committed)
 //	stale-read      (ser) a fraction P of transactions (default 0.1) read
 //	                a snapshot up to 10 commits old, never older than what
 //	                their session saw: serializable, but not strictly; a
@@ -175,6 +178,7 @@ type store struct {
 	active     map[int64]int       // snapshots in use, by timestamp
 	dirty      map[int64][]pending // dirty-read: uncommitted writes
 	installing map[int64]bool      // fractured-read: keys being committed
+	locks      map[int64]*txn      // rc: the transaction holding a key's write lock
 	rng        *rand.Rand          // fault dice
 	between    func()              // fractured-read: runs between two keys' installs
 }
@@ -201,6 +205,7 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		active:     map[int64]int{},
 		dirty:      map[int64][]pending{},
 		installing: map[int64]bool{},
+		locks:      map[int64]*txn{},
 		rng:        rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15)),
 		between:    runtime.Gosched,
 	}, nil
@@ -246,10 +251,10 @@ func (s *store) at(key, ts int64) (version, bool) {
 	return version{}, false
 }
 
-// install commits w as key's value at a new timestamp, over base.
-func (s *store) install(key int64, w *write, base version) {
-	s.clock++
-	v := version{ts: s.clock, reg: w.reg}
+// install commits w as key's value at timestamp ts, over base.
+func (s *store) install(key int64, w *write, base version, ts int64) {
+	s.clock = ts
+	v := version{ts: ts, reg: w.reg}
 	if s.lists {
 		v.list = append(slices.Clip(base.list), w.elems...)
 	}
@@ -380,6 +385,10 @@ func (t *txn) unlock() {
 // check refuses an operation on a finished transaction, a key out of
 // range, or an operation of the wrong kind.
 func (t *txn) check(ctx context.Context, op string, key int64, list bool) error {
+	// Let other sessions run between operations, as they would while a
+	// request travels to a server: without it a fast store runs each
+	// transaction almost alone and faults seldom show.
+	runtime.Gosched()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("sim: %s %d: %w", op, key, err)
 	}
@@ -478,6 +487,9 @@ func (t *txn) Write(ctx context.Context, key, value int64) error {
 	s := t.se.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := t.lockKey("write", key); err != nil {
+		return err
+	}
 	t.record(key).reg = value
 	if s.fault == "dirty-read" {
 		s.dirty[key] = append(s.dirty[key], pending{t: t, reg: value})
@@ -495,11 +507,28 @@ func (t *txn) Append(ctx context.Context, key, value int64) error {
 	s := t.se.s
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := t.lockKey("append to", key); err != nil {
+		return err
+	}
 	w := t.record(key)
 	w.elems = append(w.elems, value)
 	if s.fault == "dirty-read" {
 		s.dirty[key] = append(s.dirty[key], pending{t: t, elem: value})
 	}
+	return nil
+}
+
+// lockKey takes key's write lock on an rc store, or aborts if another
+// transaction holds it; s.mu is held.
+func (t *txn) lockKey(op string, key int64) error {
+	s := t.se.s
+	if s.name != "rc" {
+		return nil
+	}
+	if h, ok := s.locks[key]; ok && h != t {
+		return db.Abort("write conflict", fmt.Errorf("sim: %s %d: another transaction has written the key", op, key))
+	}
+	s.locks[key] = t
 	return nil
 }
 
@@ -521,6 +550,7 @@ func (t *txn) Commit(ctx context.Context) error {
 	if t.done {
 		return errors.New("sim: commit: transaction already ended")
 	}
+	runtime.Gosched()
 	s := t.se.s
 	s.mu.Lock()
 	if s.closed {
@@ -533,8 +563,10 @@ func (t *txn) Commit(ctx context.Context) error {
 		return err
 	}
 	if s.fault != "fractured-read" {
+		// One timestamp for all the writes: no snapshot sees part.
+		ts := s.clock + 1
 		for _, k := range t.order {
-			t.installOne(k)
+			t.installOne(k, ts)
 		}
 		t.see(s.clock)
 		t.end()
@@ -552,7 +584,7 @@ func (t *txn) Commit(ctx context.Context) error {
 			s.between()
 			s.mu.Lock()
 		}
-		t.installOne(k)
+		t.installOne(k, s.clock+1)
 		delete(s.installing, k)
 	}
 	t.see(s.clock)
@@ -588,13 +620,13 @@ func (t *txn) conflict() error {
 // installOne installs t's write of key k; s.mu is held. A lost update
 // writes a list over the transaction's snapshot, dropping concurrent
 // appends.
-func (t *txn) installOne(k int64) {
+func (t *txn) installOne(k, ts int64) {
 	s := t.se.s
 	base, _ := s.latest(k)
 	if s.fault == "lost-update" {
 		base, _ = s.at(k, t.snap)
 	}
-	s.install(k, t.writes[k], base)
+	s.install(k, t.writes[k], base, ts)
 }
 
 // see records that t's session saw the commit of timestamp ts.
@@ -621,6 +653,11 @@ func (t *txn) end() {
 			if len(s.dirty[k]) == 0 {
 				delete(s.dirty, k)
 			}
+		}
+	}
+	for _, k := range t.order {
+		if s.locks[k] == t {
+			delete(s.locks, k)
 		}
 	}
 	t.unlock()

@@ -249,8 +249,20 @@ func TestReadCommitted(t *testing.T) {
 	if _, ok := read(t, a, 0); ok {
 		t.Fatal("read an uncommitted write")
 	}
-	put(t, a, 0, 2)
+	err := a.Write(bg(), 0, 2)
+	if o, r := db.Classify(err); o != db.Aborted || r != "write conflict" {
+		t.Errorf("write of a key another transaction wrote: %v classified %v (%q), want aborted (write conflict)", err, o, r)
+	}
+	a.Rollback(bg())
+	a = begin(t, ss[0])
+	if _, ok := read(t, a, 0); ok {
+		t.Fatal("read an uncommitted write")
+	}
 	commit(t, b)
+	if v, _ := read(t, a, 0); v != 1 {
+		t.Errorf("read %d, want the commit's 1", v)
+	}
+	put(t, a, 0, 2)
 	if v, _ := read(t, a, 0); v != 2 {
 		t.Errorf("read %d, want own write 2", v)
 	}
