@@ -20,6 +20,7 @@ package sqlite
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -59,11 +60,11 @@ type options struct {
 // parseDSN reads sqlite://PATH[?params] and sqlite::memory:[?params].
 func parseDSN(dsn string) (options, error) {
 	o := options{busyTimeout: DefaultBusyTimeout, begin: "BEGIN DEFERRED"}
-	rest, ok := strings.CutPrefix(dsn, Scheme+":")
-	if !ok {
+	prefix := Scheme + ":"
+	if len(dsn) < len(prefix) || !strings.EqualFold(dsn[:len(prefix)], prefix) {
 		return o, fmt.Errorf("sqlite: DSN %q does not start with %s://", dsn, Scheme)
 	}
-	rest, query, _ := strings.Cut(rest, "?")
+	rest, query, _ := strings.Cut(dsn[len(prefix):], "?")
 	if p, ok := strings.CutPrefix(rest, "//"); ok {
 		o.path = p
 	} else if rest == memory {
@@ -300,18 +301,38 @@ func (s *session) Begin(ctx context.Context) (db.Txn, error) {
 	if _, err := s.conn.ExecContext(ctx, s.d.opts.begin); err != nil {
 		// The BEGIN may have run although ctx ended: leave no
 		// transaction open on the connection.
-		s.conn.ExecContext(context.Background(), "ROLLBACK")
+		s.rollback()
 		return nil, classify(ctx, "begin", err)
 	}
 	return &txn{s: s}, nil
 }
 
+// Close ends the transaction in progress, if any, and gives the connection
+// back to the pool, or discards it if it cannot be rolled back: a
+// connection left in a transaction would keep its locks.
 func (s *session) Close() error {
+	if !s.rollback() {
+		// database/sql closes a connection whose Raw call fails so.
+		s.conn.Raw(func(any) error { return driver.ErrBadConn })
+	}
 	if err := s.conn.Close(); err != nil {
 		return fmt.Errorf("sqlite: close session: %w", err)
 	}
 	return nil
 }
+
+// rollback ends the transaction in progress on the connection, if any, and
+// reports whether the connection is out of any transaction.
+func (s *session) rollback() bool {
+	ctx, cancel := context.WithTimeout(context.Background(), rollbackTimeout)
+	defer cancel()
+	_, err := s.conn.ExecContext(ctx, "ROLLBACK")
+	return err == nil || noTxn(err)
+}
+
+// rollbackTimeout bounds the ROLLBACK that cleans a connection up (it
+// takes no lock, so it should never wait).
+const rollbackTimeout = 5 * time.Second
 
 // txn is a transaction on a session's connection.
 type txn struct {
@@ -407,19 +428,22 @@ func (t *txn) Commit(ctx context.Context) error {
 		return nil
 	}
 	err = classify(ctx, "commit", err)
-	var a *db.AbortError
-	if errors.As(err, &a) {
-		// A COMMIT refused for a lock leaves the transaction open, to
-		// be tried again; roll it back so that the abort is final.
-		if _, rerr := t.s.conn.ExecContext(context.Background(), "ROLLBACK"); rerr != nil && !noTxn(rerr) {
-			return fmt.Errorf("sqlite: commit: %w; then rollback: %w", a.Err, rerr)
+	// A COMMIT refused for a lock leaves the transaction open, to be
+	// tried again, and one cut short by ctx may not have run: roll back,
+	// so that an abort is final and the connection is free.
+	if !t.s.rollback() {
+		var a *db.AbortError
+		if errors.As(err, &a) {
+			// Unknown after all: the transaction may still commit.
+			return fmt.Errorf("sqlite: commit: %w; then rollback failed", a.Err)
 		}
 	}
 	return err
 }
 
+// Rollback rolls back even after ctx ends: the ROLLBACK takes no lock.
 func (t *txn) Rollback(ctx context.Context) error {
-	if _, err := t.s.conn.ExecContext(ctx, "ROLLBACK"); err != nil && !noTxn(err) {
+	if _, err := t.s.conn.ExecContext(context.WithoutCancel(ctx), "ROLLBACK"); err != nil && !noTxn(err) {
 		return fmt.Errorf("sqlite: rollback: %w", err)
 	}
 	return nil

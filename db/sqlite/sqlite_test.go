@@ -122,6 +122,7 @@ func TestDSNPaths(t *testing.T) {
 		{"sqlite://rel.db", filepath.Join(dir, "rel.db")},
 		{"sqlite://" + filepath.Join(dir, "abs.db"), filepath.Join(dir, "abs.db")},
 		{"sqlite://./sub.db?busy_timeout=100ms", filepath.Join(dir, "sub.db")},
+		{"SQLite://upper.db", filepath.Join(dir, "upper.db")},
 	} {
 		d, err := Open(context.Background(), db.Config{DSN: tc.dsn, Keys: 1})
 		if err != nil {
@@ -401,6 +402,40 @@ func TestUnknown(t *testing.T) {
 		t.Error("begin on a closed database succeeded")
 	} else if o, _ := db.Classify(err); o != db.Unknown {
 		t.Errorf("begin on a closed database: %v classified %v, want unknown", err, o)
+	}
+}
+
+// TestCloseInTransaction: a session closed in the middle of a transaction
+// (as the runner does after an unknown commit) leaves no transaction, and
+// no lock, behind.
+func TestCloseInTransaction(t *testing.T) {
+	ctx := context.Background()
+	d := open(t, db.Config{DSN: fileDSN(t) + "?busy_timeout=100ms", Keys: 2})
+	for range 3 {
+		s, err := d.Session(ctx, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tx := begin(t, s)
+		if err := tx.Write(ctx, 0, 1); err != nil {
+			t.Fatal(err)
+		}
+		cancelled, cancel := context.WithCancel(ctx)
+		cancel()
+		if err := tx.Commit(cancelled); err == nil {
+			t.Fatal("commit with a cancelled context succeeded")
+		}
+		if err := s.Close(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := sessions(t, d, 1)[0]
+	tx := begin(t, s)
+	if err := tx.Write(ctx, 0, 2); err != nil {
+		t.Fatalf("write after sessions closed in transactions: %v", err)
+	}
+	if err := tx.Commit(ctx); err != nil {
+		t.Fatalf("commit after sessions closed in transactions: %v", err)
 	}
 }
 
