@@ -553,3 +553,35 @@ func increment(ctx context.Context, s db.Session) (err error) {
 	}
 	return tx.Commit(ctx)
 }
+
+// BenchmarkTxn measures a transaction of a read and a write on one
+// session.
+func BenchmarkTxn(b *testing.B) {
+	ctx := context.Background()
+	d, err := Open(ctx, db.Config{DSN: "sqlite::memory:", Keys: 100})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer d.Close()
+	s, err := d.Session(ctx, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer s.Close()
+	for i := range b.N {
+		tx, err := s.Begin(ctx)
+		if err != nil {
+			b.Fatal(err)
+		}
+		k := int64(i % 100)
+		if _, _, err := tx.Read(ctx, k); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Write(ctx, k, int64(i)); err != nil {
+			b.Fatal(err)
+		}
+		if err := tx.Commit(ctx); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
