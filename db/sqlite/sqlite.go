@@ -144,9 +144,9 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		path = filepath.Join(d.tempDir, "db.sqlite")
 		synchronous = "OFF"
 	}
-	if strings.ContainsAny(path, "?#") {
-		d.removeTemp()
-		return nil, fmt.Errorf("sqlite: path %q: ? and # are not allowed in a path", path)
+	if strings.HasPrefix(path, "file:") {
+		// The driver would read the name as an SQLite URI.
+		path = "./" + path
 	}
 	// Every connection the pool opens runs these pragmas, busy_timeout
 	// first (the driver orders it so).

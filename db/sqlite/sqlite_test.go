@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -123,6 +125,7 @@ func TestDSNPaths(t *testing.T) {
 		{"sqlite://" + filepath.Join(dir, "abs.db"), filepath.Join(dir, "abs.db")},
 		{"sqlite://./sub.db?busy_timeout=100ms", filepath.Join(dir, "sub.db")},
 		{"SQLite://upper.db", filepath.Join(dir, "upper.db")},
+		{"sqlite://file:uri.db", filepath.Join(dir, "file:uri.db")},
 	} {
 		d, err := Open(context.Background(), db.Config{DSN: tc.dsn, Keys: 1})
 		if err != nil {
@@ -248,6 +251,44 @@ func TestKeyRange(t *testing.T) {
 		} else if dbtest.IsAbort(err) {
 			t.Errorf("write of key %d: %v is an abort, want a plain error", k, err)
 		}
+	}
+}
+
+// TestValues: registers and lists keep every int64.
+func TestValues(t *testing.T) {
+	ctx := context.Background()
+	values := []int64{math.MinInt64, -1, 0, 1, math.MaxInt64}
+	for _, lists := range []bool{false, true} {
+		d := open(t, db.Config{DSN: "sqlite::memory:", Keys: len(values), Lists: lists})
+		s := sessions(t, d, 1)[0]
+		tx := begin(t, s)
+		for k, v := range values {
+			var err error
+			if lists {
+				err = tx.Append(ctx, 0, v)
+			} else {
+				err = tx.Write(ctx, int64(k), v)
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatal(err)
+		}
+		tx = begin(t, s)
+		if lists {
+			if l, err := tx.ReadList(ctx, 0); err != nil || !slices.Equal(l, values) {
+				t.Errorf("list = %v, %v; want %v", l, err, values)
+			}
+		} else {
+			for k, want := range values {
+				if v, ok, err := tx.Read(ctx, int64(k)); err != nil || !ok || v != want {
+					t.Errorf("read %d = %d, %v, %v; want %d", k, v, ok, err, want)
+				}
+			}
+		}
+		tx.Commit(ctx)
 	}
 }
 
