@@ -15,6 +15,10 @@
 // other busy and locked errors are aborts. With begin=immediate every
 // transaction takes the write lock at BEGIN, so transactions run one at a
 // time and abort only when the lock is not free within the busy timeout.
+// Either way a transaction reads one snapshot, taken at its first read
+// (after BEGIN returned), and writes only while that snapshot is the
+// latest, holding the write lock until it commits: no value it read can
+// meet a conflicting commit, and histories are strict serializable.
 package sqlite
 
 import (
