@@ -32,22 +32,28 @@ type Config struct {
 	// means the database's default. An adapter refuses a level it does not
 	// provide rather than running at another.
 	Level string
-	// Keys is the number of keys, 0 to Keys-1, the workload uses.
+	// Keys is the number of keys, 0 to Keys-1, the workload uses;
+	// adapters refuse other keys with an error.
 	Keys int
 	// Lists says the workload appends to lists and reads whole lists
 	// (Append and ReadList) instead of writing and reading registers.
 	Lists bool
 	// Table names the table (or key prefix) the adapter uses; empty means
-	// "isocheck". Open empties it: it must hold no data the user wants.
+	// "isocheck", or "isocheck_lists" for lists (the two shapes differ, and
+	// adapters refuse a table of the other shape). Open empties it: it
+	// must hold no data the user wants.
 	Table string
 }
 
 // TableName returns c.Table or its default.
 func (c Config) TableName() string {
-	if c.Table == "" {
-		return "isocheck"
+	switch {
+	case c.Table != "":
+		return c.Table
+	case c.Lists:
+		return "isocheck_lists"
 	}
-	return c.Table
+	return "isocheck"
 }
 
 // Database is an open store. It is safe for concurrent use by the sessions
@@ -68,13 +74,17 @@ type Database interface {
 type Session interface {
 	// Begin starts a transaction at the database's level.
 	Begin(ctx context.Context) (Txn, error)
-	// Close closes the connection.
+	// Close closes the connection, rolling back a transaction in progress
+	// (the runner closes a session whose commit got no answer). A closed
+	// session's connection is never handed to another session.
 	Close() error
 }
 
 // Txn is a transaction in progress. After an error from any method but
 // Rollback the runner calls Rollback (which may fail harmlessly) and
-// abandons the transaction.
+// abandons the transaction. Read and Write apply to registers, Append and
+// ReadList to lists (Config.Lists); adapters refuse the other kind with an
+// error.
 type Txn interface {
 	// Read returns the key's value; ok is false when the key holds no
 	// value (it was never written).

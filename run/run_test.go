@@ -203,7 +203,7 @@ func TestRunInterrupted(t *testing.T) {
 
 type downDB struct{ faultyDB }
 
-func (downDB) Session(context.Context, int) (db.Session, error) {
+func (*downDB) Session(context.Context, int) (db.Session, error) {
 	return nil, errors.New("connection refused")
 }
 

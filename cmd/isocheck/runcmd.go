@@ -120,7 +120,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	rf.plan = addPlanFlags(fs, true)
 	fs.StringVar(&rf.dsn, "db", "sqlite::memory:", "the database: "+dial.Examples())
 	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...); default: the database's default")
-	fs.StringVar(&rf.table, "table", "isocheck", "the table (or key prefix) the workload uses; it is emptied first")
+	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
 	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL (default: a new file in the temporary directory, named at the end)")
 	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
@@ -272,7 +272,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "isocheck demo: %v\n", err)
 			return exitBadInput
 		}
-		rf := runFlags{dsn: st.dsn, table: "isocheck", out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), txnTimeout: 10 * time.Second}
+		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), txnTimeout: 10 * time.Second}
 		path, s := rf.record(plan, stdout, stderr)
 		if s != exitSatisfied {
 			return s

@@ -187,7 +187,7 @@ func TestTableShape(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			d, err := Open(context.Background(), db.Config{DSN: "sqlite://" + path, Keys: 1, Lists: tc.lists})
+			d, err := Open(context.Background(), db.Config{DSN: "sqlite://" + path, Keys: 1, Lists: tc.lists, Table: "isocheck"})
 			if tc.want != "" {
 				if err == nil {
 					d.Close()
