@@ -112,7 +112,7 @@ start() {
   say "starting on 127.0.0.1:$port (log $log)"
   # fsync off: the data is thrown away, and commits are faster.
   if ! as "$bin/pg_ctl" start -D "$data" -l "$log" -w -t 60 -s \
-    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200" >&2; then
+    -o "-c listen_addresses=127.0.0.1 -p $port -c unix_socket_directories='$dir' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=200 -c deadlock_timeout=100ms" >&2; then
     tail -n 20 "$log" >&2 || true
     die "the server did not start"
   fi

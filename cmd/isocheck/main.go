@@ -9,8 +9,16 @@
 //	isocheck convert [--from FORMAT] --to jsonl|text|dbcop IN OUT
 //	isocheck generate [--store ...] [--sessions N] [--txns N] [--ops N] [--keys N] [--reads P] [--dist uniform|zipf|hotspot] [--seed N] OUT
 //	isocheck lwt [--init N] PATH
+//	isocheck run --db DSN [--level LEVEL] [--workload general|mini|lwt|append] [...] [-o FILE] [--check LEVEL|all]
+//	isocheck gen [--workload ...] [...] [-o FILE]
+//	isocheck demo
 //	isocheck help [COMMAND]
 //	isocheck version
+//
+// run drives a database (sqlite://, postgres://, mysql://, etcd://, sim://)
+// with concurrent sessions, records the history as it runs and, with
+// --check, checks it; demo does so on embedded SQLite and a buggy simulated
+// store with nothing installed.
 //
 // Every command that reads a history takes --timeout, --max-memory and
 // --progress. `isocheck help COMMAND` lists a command's flags.
