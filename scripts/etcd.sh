@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# etcd.sh start|stop|dsn [DIR]: a throwaway 3-node etcd cluster on loopback
-# for `isocheck run` and the tests of db/etcd.
+# etcd.sh start|stop|dsn|pids [DIR], etcd.sh restart-node I [DIR]: a
+# throwaway 3-node etcd cluster on loopback for `isocheck run` and the
+# tests of db/etcd.
 #
-#   start  installs etcd-server (Debian) if etcd is missing, starts three
-#          members in the background with their data and logs under DIR,
-#          waits until every member is healthy and prints the DSN.
-#   stop   stops the members started from DIR and removes DIR.
-#   dsn    prints the DSN.
+#   start         installs etcd-server (Debian) if etcd is missing, starts
+#                 three members in the background with their data and logs
+#                 under DIR, waits until every member is healthy and prints
+#                 the DSN.
+#   stop          stops the members started from DIR and removes DIR.
+#   dsn           prints the DSN.
+#   pids          prints a line per member: its index (0, 1, 2) and the pid
+#                 of its server, or - if it is not running.
+#   restart-node  starts member I (0, 1 or 2) again after it was killed,
+#                 from its data dir, and waits until every member is
+#                 healthy; the other members are left alone. It prints
+#                 nothing on stdout. A nemesis (package nemesis) kills and
+#                 pauses members by the pids and heals them with it.
 #
 # DIR defaults to /tmp/isocheck-etcd. Client ports are 2379, 2381 and 2383,
 # peer ports 2380, 2382 and 2384. Starting a running cluster only prints
@@ -22,7 +31,8 @@ readonly host=127.0.0.1
 readonly start_timeout=30 # seconds
 
 usage() {
-	echo "usage: $0 start|stop|dsn [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|pids [DIR]" >&2
+	echo "       $0 restart-node I [DIR]" >&2
 	exit 2
 }
 
@@ -47,8 +57,10 @@ alive() {
 	[[ -f $pidfile ]] || return 1
 	pid=$(<"$pidfile")
 	[[ -n $pid ]] && kill -0 "$pid" 2>/dev/null || return 1
-	# The pid must still be an etcd (not a recycled pid).
+	# The pid must still be an etcd (not a recycled pid), and not a
+	# killed one waiting to be reaped.
 	[[ $(ps -o comm= -p "$pid" 2>/dev/null) == etcd ]] || return 1
+	[[ $(ps -o stat= -p "$pid" 2>/dev/null) != Z* ]] || return 1
 	echo "$pid"
 }
 
@@ -69,6 +81,35 @@ install_etcd() {
 	[[ $(id -u) == 0 ]] || sudo=(sudo)
 	DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y -qq etcd-server etcd-client >&2 ||
 		die "apt-get install etcd-server etcd-client failed"
+}
+
+# initial_cluster prints the members' names and peer URLs.
+initial_cluster() {
+	local peers=() i
+	for i in "${!names[@]}"; do
+		peers+=("${names[i]}=http://$host:${peer_ports[i]}")
+	done
+	local IFS=,
+	echo "${peers[*]}"
+}
+
+# launch DIR I CLUSTER TOKEN STATE starts member I in the background.
+launch() {
+	local dir=$1 i=$2 n=${names[$2]}
+	# setsid: the members outlive this script and its terminal.
+	setsid etcd \
+		--name "$n" \
+		--data-dir "$dir/$n" \
+		--listen-client-urls "http://$host:${client_ports[i]}" \
+		--advertise-client-urls "http://$host:${client_ports[i]}" \
+		--listen-peer-urls "http://$host:${peer_ports[i]}" \
+		--initial-advertise-peer-urls "http://$host:${peer_ports[i]}" \
+		--initial-cluster "$3" \
+		--initial-cluster-token "$4" \
+		--initial-cluster-state "$5" \
+		--logger zap --log-outputs stderr \
+		</dev/null >>"$dir/$n.log" 2>&1 &
+	echo $! >"$dir/$n.pid"
 }
 
 start() {
@@ -97,31 +138,11 @@ start() {
 
 	rm -rf "$dir"
 	mkdir -p "$dir"
-	local peers=() cluster token
-	for i in "${!names[@]}"; do
-		peers+=("${names[i]}=http://$host:${peer_ports[i]}")
-	done
-	cluster=$(
-		IFS=,
-		echo "${peers[*]}"
-	)
+	local cluster token
+	cluster=$(initial_cluster)
 	token=isocheck-$$-$(date +%s)
 	for i in "${!names[@]}"; do
-		n=${names[i]}
-		# setsid: the members outlive this script and its terminal.
-		setsid etcd \
-			--name "$n" \
-			--data-dir "$dir/$n" \
-			--listen-client-urls "http://$host:${client_ports[i]}" \
-			--advertise-client-urls "http://$host:${client_ports[i]}" \
-			--listen-peer-urls "http://$host:${peer_ports[i]}" \
-			--initial-advertise-peer-urls "http://$host:${peer_ports[i]}" \
-			--initial-cluster "$cluster" \
-			--initial-cluster-token "$token" \
-			--initial-cluster-state new \
-			--logger zap --log-outputs stderr \
-			</dev/null >>"$dir/$n.log" 2>&1 &
-		echo $! >"$dir/$n.pid"
+		launch "$dir" "$i" "$cluster" "$token" new
 	done
 
 	local deadline=$((SECONDS + start_timeout))
@@ -181,11 +202,63 @@ stop() {
 	fi
 }
 
-(($# >= 1 && $# <= 2)) || usage
-dir=${2:-/tmp/isocheck-etcd}
+# pids DIR prints each member's index and pid, - if it is not running.
+pids() {
+	local dir=$1 i pid
+	[[ -f $dir/${names[0]}.pid || -d $dir/${names[0]} ]] || die "no cluster in $dir; start one with: $0 start $dir"
+	for i in "${!names[@]}"; do
+		pid=$(alive "$dir" "${names[i]}") || pid=-
+		echo "$i $pid"
+	done
+}
+
+# restart_node DIR I starts the killed member I again from its data dir
+# (the flags of a new cluster are ignored then) and waits until every
+# member is healthy.
+restart_node() {
+	local dir=$1 i=$2 n pid t0=$SECONDS
+	[[ $i =~ ^[0-9]+$ ]] && ((i < ${#names[@]})) || die "restart-node: no member $i (members are 0 to $((${#names[@]} - 1)))"
+	n=${names[i]}
+	[[ -d $dir/$n ]] || die "restart-node: no data dir $dir/$n; start a cluster with: $0 start $dir"
+	if pid=$(alive "$dir" "$n"); then
+		die "restart-node: member $i ($n) is running (pid $pid)"
+	fi
+	# A killed member's ports are free once its process is gone.
+	local p deadline=$((SECONDS + start_timeout))
+	for p in "${client_ports[i]}" "${peer_ports[i]}"; do
+		while (echo >"/dev/tcp/$host/$p") 2>/dev/null; do
+			((SECONDS < deadline)) || die "restart-node: port $p on $host is still in use"
+			sleep 0.1
+		done
+	done
+	log "restarting member $i ($n) in $dir"
+	launch "$dir" "$i" "$(initial_cluster)" isocheck-restart existing
+	until healthy; do
+		alive "$dir" "$n" >/dev/null || {
+			tail -n 20 "$dir/$n.log" >&2 || true
+			die "restart-node: member $i ($n) exited; see $dir/$n.log"
+		}
+		((SECONDS < deadline)) || die "restart-node: the cluster is not healthy ${start_timeout}s after restarting member $i; see $dir/$n.log"
+		sleep 0.1
+	done
+	log "member $i ($n) restarted; 3 members healthy in $((SECONDS - t0))s"
+}
+
+case ${1:-} in
+start | stop | dsn | pids)
+	(($# <= 2)) || usage
+	dir=${2:-/tmp/isocheck-etcd}
+	;;
+restart-node)
+	(($# >= 2 && $# <= 3)) || usage
+	dir=${3:-/tmp/isocheck-etcd}
+	;;
+*) usage ;;
+esac
 case $1 in
 start) start "$dir" ;;
 stop) stop "$dir" ;;
 dsn) dsn ;;
-*) usage ;;
+pids) pids "$dir" ;;
+restart-node) restart_node "$dir" "$2" ;;
 esac

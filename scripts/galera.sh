@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# galera.sh start|stop|dsn [DIR]
+# galera.sh start|stop|dsn|pids [DIR]
+# galera.sh restart-node I [DIR]
 #
 # A throwaway 3-node MariaDB Galera cluster on loopback for isocheck's
 # mysql adapter (db/mysql), built from Debian's packages (mariadb-server,
@@ -12,6 +13,17 @@
 #          Starting a running cluster only prints its DSN.
 #   stop   stops the nodes and removes DIR.
 #   dsn    prints the DSN of the running cluster.
+#   pids   prints a line per node: its index from 0 (node n is index n-1)
+#          and the pid of its server, or - if it is not running.
+#   restart-node
+#          starts node I+1 (I from 0, as pids numbers them) again after it
+#          was killed: it recovers the node's last committed position from
+#          InnoDB (mariadbd --wsrep-recover), starts it there so that it
+#          rejoins the running cluster by IST (or by SST when the donors'
+#          gcache no longer holds what it missed), and waits until it is
+#          Synced in a cluster of 3 nodes. The other nodes are left alone.
+#          A nemesis (package nemesis) kills and pauses nodes by the pids
+#          and heals them with it.
 #
 # DIR (default /tmp/isocheck-galera) holds each node's datadir, config,
 # socket, pid file and error log. Node n (1..3) listens for clients on port
@@ -29,13 +41,22 @@ readonly PROVIDER=/usr/lib/galera/libgalera_smm.so
 readonly TIMEOUT=120 # seconds to wait for a node
 
 usage() {
-	echo "usage: $0 start|stop|dsn [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|pids [DIR]" >&2
+	echo "       $0 restart-node I [DIR]" >&2
 	exit 2
 }
 
-[[ $# -ge 1 && $# -le 2 ]] || usage
-cmd=$1
-dir=${2:-/tmp/isocheck-galera}
+cmd=${1:-}
+case $cmd in
+restart-node)
+	[[ $# -ge 2 && $# -le 3 ]] || usage
+	dir=${3:-/tmp/isocheck-galera}
+	;;
+*)
+	[[ $# -ge 1 && $# -le 2 ]] || usage
+	dir=${2:-/tmp/isocheck-galera}
+	;;
+esac
 
 say() { echo "galera: $*" >&2; }
 die() {
@@ -70,6 +91,8 @@ pid() {
 	[[ -s $f ]] || return 1
 	p=$(<"$f")
 	kill -0 "$p" 2>/dev/null || return 1
+	# A killed server waiting to be reaped is not running.
+	[[ $(ps -o stat= -p "$p" 2>/dev/null) != Z* ]] || return 1
 	echo "$p"
 }
 
@@ -248,9 +271,70 @@ stop_nodes() {
 	done
 }
 
+# pids prints each node's index from 0 and its pid, - if it is not running.
+pids() {
+	local n p
+	[[ -f $dir/node1.cnf ]] || die "no cluster in $dir; start one with: $0 start${2:+ $dir}"
+	for ((n = 1; n <= NODES; n++)); do
+		p=$(pid "$n") || p=-
+		echo "$((n - 1)) $p"
+	done
+}
+
+# restart_node i starts the killed node i+1 again from its datadir at its
+# recovered position and waits until it is Synced in the whole cluster.
+restart_node() {
+	local i=$1 n p t0=$SECONDS
+	[[ $i =~ ^[0-9]+$ ]] && ((i < NODES)) || die "restart-node: no node $i (nodes are 0 to $((NODES - 1)))"
+	n=$((i + 1))
+	[[ -f $dir/node$n.cnf && -d $(ndir "$n") ]] || die "restart-node: no node $n in $dir; start a cluster with: $0 start"
+	if p=$(pid "$n"); then
+		die "restart-node: node $n (index $i) is running (pid $p)"
+	fi
+	# The killed server's ports are free once its process is gone.
+	local i2
+	for p in $(port "$n") $(gport "$n") $(($(gport "$n") + 1)) $(($(gport "$n") + 2)); do
+		for ((i2 = 0; ; i2++)); do
+			ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || break
+			((i2 < TIMEOUT * 5)) || die "restart-node: port $p is still in use"
+			sleep 0.2
+		done
+	done
+	chown -R mysql:mysql "$dir"
+	# After a crash grastate.dat holds no position (seqno -1), and a node
+	# started without one takes a full SST. InnoDB knows the last
+	# committed write set: recover it and start from there for an IST.
+	local rlog=$dir/node$n.recover.err pos=()
+	rm -f "$rlog"
+	say "recovering node $n's position"
+	if mariadbd --defaults-file="$dir/node$n.cnf" --wsrep-recover --log-error="$rlog" </dev/null >>"$rlog" 2>&1; then
+		p=$(sed -n 's/.*WSREP: Recovered position: *\([0-9a-f-]*:-\{0,1\}[0-9]*\).*/\1/p' "$rlog" | tail -n 1)
+		if [[ -n $p && $p != *:-1 ]]; then
+			say "node $n recovered position $p"
+			pos=(--wsrep-start-position="$p")
+		else
+			say "node $n has no position to recover; it will take a full SST"
+		fi
+	else
+		say "recovering node $n's position failed (see $rlog); it will take a full SST"
+	fi
+	launch "$n" "${pos[@]}"
+	await "$n"
+	local size
+	size=$(status "$n" wsrep_cluster_size)
+	[[ $size == "$NODES" ]] || die "restart-node: node $n sees a cluster of $size nodes, want $NODES"
+	say "node $n rejoined and is Synced in $((SECONDS - t0))s"
+}
+
 case $cmd in
 start)
 	start
+	;;
+pids)
+	pids "$@"
+	;;
+restart-node)
+	restart_node "$2"
 	;;
 stop)
 	if [[ ! -e $dir ]]; then
