@@ -1,7 +1,10 @@
 package main
 
 import (
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -144,5 +147,70 @@ func TestDemo(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Error(err)
 		}
+	}
+}
+
+// TestRunInterrupted: Ctrl-C stops the sessions after their current
+// transaction, leaves a valid history of every transaction the summary
+// counts, prints the summary and exits 3.
+func TestRunInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h.jsonl")
+	args := []string{"run", "--db", "sqlite://" + dir + "/db", "--workload", "general", "--sessions", "4", "--txns", "1000000", "--ops", "4", "--keys", "100", "-o", out}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), testChildEnv+"=command", testArgsEnv+"="+strings.Join(args, "\n"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once some transactions are recorded.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(out); err == nil && fi.Size() > 10_000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no history after 20 s:\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("stopping took %v", d)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitNoVerdict {
+		t.Fatalf("exit %v, want %d\n%s\n%s", err, exitNoVerdict, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("the summary does not say the run was interrupted:\n%s", stdout.String())
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatalf("the history of an interrupted run: %v", err)
+	}
+	if want := fmt.Sprintf("%d transactions in", len(h.Txns)); !strings.Contains(stdout.String(), want) {
+		t.Errorf("history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout.String())
+	}
+	if code, _, errs := runCmd("check", "--level", "sser", out); code != exitSatisfied {
+		t.Errorf("the interrupted history: exit %d: %s", code, errs)
+	}
+}
+
+// TestRunTableOfAnotherShape: a table holding lists is not silently used
+// for registers.
+func TestRunTableOfAnotherShape(t *testing.T) {
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "db")
+	o := filepath.Join(t.TempDir(), "h.jsonl")
+	if code, stdout, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "append", "--sessions", "2", "--txns", "5", "-o", o); code != exitSatisfied {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o)
+	if code != exitBadInput || !strings.Contains(stderr, "shared") {
+		t.Fatalf("registers on a table of lists: exit %d: %s", code, stderr)
 	}
 }

@@ -14,10 +14,17 @@ import (
 // the way the variable says (see TestMain).
 const testChildEnv = "ISOCHECK_TEST_CHILD"
 
+// testArgsEnv holds the arguments of the "command" child, one a line.
+const testArgsEnv = "ISOCHECK_TEST_ARGS"
+
 func TestMain(m *testing.M) {
 	switch os.Getenv(testChildEnv) {
 	case "":
 		os.Exit(m.Run())
+	case "command":
+		// The whole command, unsupervised, with its arguments from the
+		// environment: for tests that signal it.
+		os.Exit(run(strings.Split(os.Getenv(testArgsEnv), "\n"), os.Stdout, os.Stderr))
 	case "violated":
 		serveChild(func() int { return exitViolated })
 	case "bad-input":
