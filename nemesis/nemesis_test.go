@@ -1,0 +1,336 @@
+package nemesis
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// fakeScript is a cluster script whose nodes are sleep processes: enough
+// to test the schedule and the healing without a database.
+const fakeScript = `#!/usr/bin/env bash
+set -euo pipefail
+case $1 in
+pids)
+	for i in 0 1 2; do
+		p=$(<"$2/$i.pid")
+		if kill -0 "$p" 2>/dev/null && [[ $(ps -o stat= -p "$p") != Z* ]]; then
+			echo "$i $p"
+		else
+			echo "$i -"
+		fi
+	done
+	;;
+restart-node)
+	if [[ -e $3/fail ]]; then
+		echo "boom: node $2 will not start" >&2
+		exit 1
+	fi
+	sleep 300 </dev/null >/dev/null 2>&1 &
+	echo $! >"$3/$2.pid"
+	echo "started node $2" >&2
+	;;
+*)
+	exit 2
+	;;
+esac
+`
+
+func writeScript(t *testing.T, dir, text string, mode os.FileMode) string {
+	t.Helper()
+	path := filepath.Join(dir, "cluster.sh")
+	if err := os.WriteFile(path, []byte(text), mode); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	script := writeScript(t, dir, fakeScript, 0o755)
+	plain := filepath.Join(dir, "plain.sh")
+	if err := os.WriteFile(plain, []byte(fakeScript), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	tests := []struct {
+		name string
+		cfg  Config
+		want string // in the error; "" for none
+	}{
+		{"pause", Config{Kind: Pause, Script: script}, ""},
+		{"kill with durations", Config{Kind: Kill, Script: script, Interval: time.Second, Duration: time.Millisecond}, ""},
+		{"no kind", Config{Script: script}, "no kind"},
+		{"unknown kind", Config{Kind: "partition", Script: script}, `unknown kind "partition"`},
+		{"kind in capitals", Config{Kind: "Pause", Script: script}, `unknown kind "Pause"`},
+		{"no script", Config{Kind: Pause}, "no cluster script"},
+		{"missing script", Config{Kind: Pause, Script: filepath.Join(dir, "missing.sh")}, "no such file"},
+		{"script is a dir", Config{Kind: Kill, Script: dir}, "is not a file"},
+		{"script not executable", Config{Kind: Kill, Script: plain}, "is not executable"},
+		{"negative interval", Config{Kind: Pause, Script: script, Interval: -time.Second}, "interval -1s is not positive"},
+		{"negative duration", Config{Kind: Kill, Script: script, Duration: -1}, "duration -1ns is not positive"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := tt.cfg.Validate()
+			switch {
+			case tt.want == "" && err != nil:
+				t.Fatalf("Validate() = %v, want nil", err)
+			case tt.want != "" && err == nil:
+				t.Fatalf("Validate() = nil, want an error with %q", tt.want)
+			case tt.want != "" && !strings.Contains(err.Error(), tt.want):
+				t.Fatalf("Validate() = %v, want an error with %q", err, tt.want)
+			}
+			if tt.want == "" {
+				return
+			}
+			// Run refuses what Validate refuses, before it runs anything.
+			events, err := Run(context.Background(), tt.cfg)
+			if err == nil || len(events) != 0 {
+				t.Fatalf("Run() = %v, %v; want no events and an error", events, err)
+			}
+		})
+	}
+}
+
+func TestDefaults(t *testing.T) {
+	c := Config{Kind: Pause}.withDefaults()
+	if c.Interval != DefaultInterval || c.Duration != DefaultDuration {
+		t.Errorf("defaults: interval %v, duration %v; want %v, %v", c.Interval, c.Duration, DefaultInterval, DefaultDuration)
+	}
+}
+
+func TestParse(t *testing.T) {
+	tests := []struct {
+		spec, want string
+		ok         bool
+	}{
+		{"pause", Pause, true},
+		{"kill", Kill, true},
+		{" KILL ", Kill, true},
+		{"", "", true},
+		{"none", "", true},
+		{"partition", "", false},
+		{"pause,kill", "", false},
+	}
+	for _, tt := range tests {
+		got, err := Parse(tt.spec)
+		if got != tt.want || (err == nil) != tt.ok {
+			t.Errorf("Parse(%q) = %q, %v; want %q, ok %v", tt.spec, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestParsePids(t *testing.T) {
+	tests := []struct {
+		out  string
+		want []int
+		ok   bool
+	}{
+		{"0 10\n1 11\n2 12\n", []int{10, 11, 12}, true},
+		{"0 10\n1 -\n2 12", []int{10, 0, 12}, true},
+		{"\n0 10\n\n", []int{10}, true},
+		{"", nil, false},
+		{"1 10\n", nil, false},
+		{"0 10\n0 11\n", nil, false},
+		{"0 x\n", nil, false},
+		{"0 -5\n", nil, false},
+		{"0 10 extra\n", nil, false},
+	}
+	for _, tt := range tests {
+		got, err := parsePids([]byte(tt.out))
+		if !slices.Equal(got, tt.want) || (err == nil) != tt.ok {
+			t.Errorf("parsePids(%q) = %v, %v; want %v, ok %v", tt.out, got, err, tt.want, tt.ok)
+		}
+	}
+}
+
+func TestEventString(t *testing.T) {
+	e := Event{At: 12004 * time.Millisecond, Node: 1, Action: ActionKill}
+	if got, want := e.String(), "12.004s node 1 kill"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+}
+
+// fakeCluster starts the fake script's three nodes in a new dir and stops
+// them when the test ends.
+func fakeCluster(t *testing.T) (script, dir string) {
+	t.Helper()
+	dir = t.TempDir()
+	script = writeScript(t, dir, fakeScript, 0o755)
+	t.Cleanup(func() {
+		for _, pid := range readPids(t, dir) {
+			syscall.Kill(pid, syscall.SIGCONT)
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	})
+	n := &nemesis{cfg: Config{Script: script, Dir: dir}}
+	for i := range 3 {
+		if _, err := n.script(context.Background(), "restart-node", strconv.Itoa(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return script, dir
+}
+
+func readPids(t *testing.T, dir string) []int {
+	var pids []int
+	for i := range 3 {
+		b, err := os.ReadFile(filepath.Join(dir, strconv.Itoa(i)+".pid"))
+		if err != nil {
+			continue
+		}
+		if pid, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// procState returns the state letter of a process from /proc (R, S, T
+// for stopped, Z, ...), or 0 if it has none.
+func procState(pid int) byte {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 || i+2 >= len(b) {
+		return 0
+	}
+	return b[i+2]
+}
+
+// checkEvents checks that events are faults of kind each followed by its
+// healing on the same node, without errors, and returns the faults.
+func checkEvents(t *testing.T, events []Event, kind string) (faults int) {
+	t.Helper()
+	fault, heal := ActionPause, ActionResume
+	if kind == Kill {
+		fault, heal = ActionKill, ActionRestart
+	}
+	if len(events)%2 != 0 {
+		t.Errorf("%d events, want pairs of a fault and its healing", len(events))
+	}
+	for i, e := range events {
+		want := fault
+		if i%2 == 1 {
+			want = heal
+			if e.Node != events[i-1].Node {
+				t.Errorf("event %d: %v heals node %d, want node %d", i, e, e.Node, events[i-1].Node)
+			}
+		}
+		if e.Action != want {
+			t.Errorf("event %d: %v, want a %s", i, e, want)
+		}
+		if e.Err != nil {
+			t.Errorf("event %d: %v", i, e)
+		}
+		if i > 0 && e.At < events[i-1].At {
+			t.Errorf("event %d: %v before event %d: %v", i, e, i-1, events[i-1])
+		}
+	}
+	return len(events) / 2
+}
+
+func TestRunFake(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to check processes' states")
+	}
+	for _, kind := range []string{Pause, Kill} {
+		t.Run(kind, func(t *testing.T) {
+			script, dir := fakeCluster(t)
+			before := readPids(t, dir)
+			var log strings.Builder
+			ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+			defer cancel()
+			events, err := Run(ctx, Config{Kind: kind, Script: script, Dir: dir,
+				Interval: 50 * time.Millisecond, Duration: 50 * time.Millisecond, Seed: 1, Log: &log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if n := checkEvents(t, events, kind); n < 3 {
+				t.Errorf("%d faults in a second, want at least 3", n)
+			}
+			if lines := strings.Count(log.String(), "\n"); lines != len(events) {
+				t.Errorf("%d lines logged for %d events:\n%s", lines, len(events), log.String())
+			}
+			after := readPids(t, dir)
+			for i, pid := range after {
+				if s := procState(pid); s == 0 || s == 'T' || s == 'Z' {
+					t.Errorf("node %d (pid %d) is in state %q after Run", i, pid, s)
+				}
+			}
+			if changed := !slices.Equal(before, after); changed != (kind == Kill) {
+				t.Errorf("pids %v before, %v after", before, after)
+			}
+		})
+	}
+}
+
+// TestRunHealsOnCancel ends Run in the middle of a fault: it must heal
+// the node before it returns.
+func TestRunHealsOnCancel(t *testing.T) {
+	if _, err := os.Stat("/proc/self/stat"); err != nil {
+		t.Skip("no /proc to check processes' states")
+	}
+	for _, kind := range []string{Pause, Kill} {
+		t.Run(kind, func(t *testing.T) {
+			script, dir := fakeCluster(t)
+			ctx, cancel := context.WithTimeout(context.Background(), 300*time.Millisecond)
+			defer cancel()
+			start := time.Now()
+			events, err := Run(ctx, Config{Kind: kind, Script: script, Dir: dir,
+				Interval: 10 * time.Millisecond, Duration: time.Hour})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if d := time.Since(start); d > 5*time.Second {
+				t.Errorf("Run returned %v after its context ended", d)
+			}
+			if n := checkEvents(t, events, kind); n != 1 {
+				t.Errorf("%d faults, want 1", n)
+			}
+			for i, pid := range readPids(t, dir) {
+				if s := procState(pid); s == 0 || s == 'T' || s == 'Z' {
+					t.Errorf("node %d (pid %d) is in state %q after Run", i, pid, s)
+				}
+			}
+		})
+	}
+}
+
+func TestRunScriptError(t *testing.T) {
+	script, dir := fakeCluster(t)
+	if err := os.WriteFile(filepath.Join(dir, "fail"), nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	events, err := Run(ctx, Config{Kind: Kill, Script: script, Dir: dir,
+		Interval: 10 * time.Millisecond, Duration: 10 * time.Millisecond})
+	if err == nil || !strings.Contains(err.Error(), "boom: node") || !strings.Contains(err.Error(), "restart-node") {
+		t.Fatalf("Run() error = %v, want the script's stderr", err)
+	}
+	if len(events) != 2 || events[1].Action != ActionRestart || events[1].Err == nil {
+		t.Errorf("events %v, want a kill and a failed restart", events)
+	}
+}
+
+func TestRunRefusesNodeDown(t *testing.T) {
+	script, dir := fakeCluster(t)
+	pid := readPids(t, dir)[2]
+	syscall.Kill(pid, syscall.SIGKILL)
+	if err := awaitExit(pid, 5*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	events, err := Run(context.Background(), Config{Kind: Pause, Script: script, Dir: dir})
+	if err == nil || !strings.Contains(err.Error(), "node 2") || len(events) != 0 {
+		t.Fatalf("Run() = %v, %v; want no events and an error about node 2", events, err)
+	}
+}
