@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"os"
 	"slices"
 	"strings"
@@ -118,26 +117,7 @@ func TestLevels(t *testing.T) {
 // a server that accepts connections but says nothing within the dial
 // timeout.
 func TestDown(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	go func() {
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			defer c.Close()
-		}
-	}()
+	closed, silent := dbtest.Unreachable(t)
 	for _, tc := range []struct {
 		dsn    string
 		within time.Duration
@@ -145,8 +125,8 @@ func TestDown(t *testing.T) {
 	}{
 		{"etcd://" + closed, time.Second, "does not answer (is it running?"},
 		{"etcd://" + closed + "," + closed, time.Second, "connection refused"},
-		{"etcd://" + silent.Addr().String() + "?dial-timeout=1s", 2 * time.Second, "no answer within 1s"},
-		{"etcd://" + silent.Addr().String(), defaultDialTimeout + time.Second, "no answer within 5s"},
+		{"etcd://" + silent + "?dial-timeout=1s", 2 * time.Second, "no answer within 1s"},
+		{"etcd://" + silent, defaultDialTimeout + time.Second, "no answer within 5s"},
 	} {
 		start := time.Now()
 		d, err := Open(context.Background(), db.Config{DSN: tc.dsn})

@@ -4,11 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"net"
 	"os"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -207,45 +205,13 @@ func TestLevelRefused(t *testing.T) {
 // TestOpenUnreachable checks that Open fails quickly, naming the host,
 // when nothing listens on the port or what listens never answers.
 func TestOpenUnreachable(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := l.Addr().String()
-	l.Close()
-
-	silent, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer silent.Close()
-	var conns []net.Conn
-	var mu sync.Mutex
-	go func() {
-		for {
-			c, err := silent.Accept()
-			if err != nil {
-				return
-			}
-			mu.Lock()
-			conns = append(conns, c)
-			mu.Unlock()
-		}
-	}()
-	defer func() {
-		mu.Lock()
-		defer mu.Unlock()
-		for _, c := range conns {
-			c.Close()
-		}
-	}()
-
+	closed, silent := dbtest.Unreachable(t)
 	for _, tt := range []struct {
 		dsn, addr string
 		within    time.Duration
 	}{
 		{"mysql://root@" + closed + "/isocheck", closed, 2 * time.Second},
-		{"mysql://root@" + silent.Addr().String() + "/isocheck?timeout=1s", silent.Addr().String(), 3 * time.Second},
+		{"mysql://root@" + silent + "/isocheck?timeout=1s", silent, 3 * time.Second},
 	} {
 		start := time.Now()
 		_, err := Open(context.Background(), db.Config{DSN: tt.dsn, Keys: 1})
