@@ -300,6 +300,12 @@ restart_node() {
 			sleep 0.2
 		done
 	done
+	# A crashed node keeps its view of the primary component in
+	# gvwstate.dat and would come back under its old identity, which the
+	# others still hold until they evict it (evs.suspect_timeout): the
+	# rejoin would wait for view install timeouts. The others run a
+	# primary component; the node joins it as a new member.
+	rm -f "$(ndir "$n")/gvwstate.dat"
 	chown -R mysql:mysql "$dir"
 	# After a crash grastate.dat holds no position (seqno -1), and a node
 	# started without one takes a full SST. InnoDB knows the last
