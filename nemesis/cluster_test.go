@@ -134,12 +134,22 @@ func checkEtcdHealthy(t *testing.T) {
 	}
 }
 
-// TestGalera kills nodes of the cluster of scripts/galera.sh while a
-// client on each node inserts rows, and checks that each node rejoined and
-// holds every acknowledged row.
+// TestGalera pauses, then kills, nodes of the cluster of
+// scripts/galera.sh while a client on each node inserts rows, and checks
+// that every node is Synced in the whole cluster again and holds every
+// acknowledged row.
 func TestGalera(t *testing.T) {
 	const dir = "/tmp/isocheck-galera"
 	script := clusterScript(t, "galera", "ISOCHECK_GALERA_SCRIPT_TEST", dir)
+	for _, tt := range []struct {
+		kind string
+		run  time.Duration
+	}{{Pause, 8 * time.Second}, {Kill, 25 * time.Second}} {
+		t.Run(tt.kind, func(t *testing.T) { testGalera(t, script, dir, tt.kind, tt.run) })
+	}
+}
+
+func testGalera(t *testing.T, script, dir, kind string, run time.Duration) {
 	ports := []int{3307, 3308, 3309}
 	dbs := make([]*sql.DB, len(ports))
 	for i, port := range ports {
@@ -162,7 +172,6 @@ func TestGalera(t *testing.T) {
 	setup("CREATE TABLE isocheck_nemesis_test (id BIGINT PRIMARY KEY)")
 	defer setup("DROP TABLE IF EXISTS isocheck_nemesis_test")
 
-	const run = 25 * time.Second
 	ctx, cancel := context.WithTimeout(context.Background(), run)
 	defer cancel()
 	acked := make([][]int64, len(dbs))
@@ -183,13 +192,13 @@ func TestGalera(t *testing.T) {
 			}
 		})
 	}
-	events, err := Run(ctx, Config{Kind: Kill, Script: script, Dir: dir,
+	events, err := Run(ctx, Config{Kind: kind, Script: script, Dir: dir,
 		Interval: 2 * time.Second, Duration: 2 * time.Second, Seed: time.Now().UnixNano(), Log: tlog{t}})
 	wg.Wait()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := checkEvents(t, events, Kill); n < 2 {
+	if n := checkEvents(t, events, kind); n < 2 {
 		t.Errorf("%d faults in %v, want at least 2", n, run)
 	}
 	for i := range dbs {

@@ -306,12 +306,12 @@ restart_node() {
 	# rejoin would wait for view install timeouts. The others run a
 	# primary component; the node joins it as a new member.
 	rm -f "$(ndir "$n")/gvwstate.dat"
-	chown -R mysql:mysql "$dir"
 	# After a crash grastate.dat holds no position (seqno -1), and a node
 	# started without one takes a full SST. InnoDB knows the last
 	# committed write set: recover it and start from there for an IST.
 	local rlog=$dir/node$n.recover.err pos=()
-	rm -f "$rlog"
+	: >"$rlog"
+	chown -R mysql:mysql "$dir"
 	say "recovering node $n's position"
 	if mariadbd --defaults-file="$dir/node$n.cnf" --wsrep-recover --log-error="$rlog" </dev/null >>"$rlog" 2>&1; then
 		p=$(sed -n 's/.*WSREP: Recovered position: *\([0-9a-f-]*:-\{0,1\}[0-9]*\).*/\1/p' "$rlog" | tail -n 1)
