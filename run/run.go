@@ -44,6 +44,11 @@ type Options struct {
 	// transaction past it is abandoned: aborted if its commit was not
 	// sent, unknown if it was.
 	TxnTimeout time.Duration
+	// Reconnect bounds how long a session keeps trying to open its
+	// connection again after it failed [30s]: long enough for a cluster's
+	// node to be restarted under it. A session that cannot reconnect
+	// stops; the others go on.
+	Reconnect time.Duration
 	// Progress, if set, is called after each transaction with the number
 	// completed so far; it must be safe for concurrent use.
 	Progress func(done int)
@@ -55,6 +60,9 @@ type Options struct {
 func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) (*Summary, error) {
 	if opts.TxnTimeout <= 0 {
 		opts.TxnTimeout = 10 * time.Second
+	}
+	if opts.Reconnect <= 0 {
+		opts.Reconnect = 30 * time.Second
 	}
 	r := &runner{d: d, plan: plan, opts: opts, start: time.Now()}
 	sessions := make([]*session, len(plan.Sessions))
@@ -167,10 +175,11 @@ func (s *session) run(ctx context.Context) {
 }
 
 // connect opens the session's connection, retrying with backoff for up to
-// a few seconds (a node restarting).
+// Options.Reconnect (a node restarting).
 func (s *session) connect(ctx context.Context) error {
 	var err error
-	for wait := 50 * time.Millisecond; ; wait *= 2 {
+	giveUp := time.Now().Add(s.r.opts.Reconnect)
+	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
 		c, cancel := context.WithTimeout(ctx, s.r.opts.TxnTimeout)
 		s.conn, err = s.r.d.Session(c, s.id)
 		cancel()
@@ -178,7 +187,7 @@ func (s *session) connect(ctx context.Context) error {
 			s.connected = true
 			return nil
 		}
-		if wait > 2*time.Second || ctx.Err() != nil {
+		if time.Now().Add(wait).After(giveUp) || ctx.Err() != nil {
 			return fmt.Errorf("connecting: %w", err)
 		}
 		select {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/format"
@@ -209,7 +210,7 @@ func (*downDB) Session(context.Context, int) (db.Session, error) {
 
 func TestRunNoConnection(t *testing.T) {
 	plan, _ := workload.NewPlan(workload.PlanConfig{Sessions: 2, TxnsPerSession: 3, Keys: 10})
-	_, err := Run(context.Background(), &downDB{}, plan, Options{})
+	_, err := Run(context.Background(), &downDB{}, plan, Options{Reconnect: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "no session could connect") || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Run on a database that refuses connections: %v", err)
 	}

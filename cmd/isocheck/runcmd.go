@@ -17,6 +17,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/nemesis"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -111,7 +112,8 @@ type runFlags struct {
 	check      string
 	txnTimeout time.Duration
 	progress   bool
-	quiet      bool
+	nemesis    nemesis.Config
+	faults     string
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -125,6 +127,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
+	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
+	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
+	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
+	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
+	fs.DurationVar(&rf.nemesis.Duration, "nemesis-duration", nemesis.DefaultDuration, "how long a node stays paused or down")
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
@@ -136,6 +143,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		if _, err := level.Parse(rf.check); err != nil {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
+	}
+	if rf.nemesis.Kind, err = nemesis.Parse(rf.faults); err != nil {
+		return usageError(stderr, "run", "--nemesis: %v", err)
+	}
+	if rf.nemesis.Kind != "" {
+		rf.nemesis.Seed = rf.plan.cfg.Seed
+		if err := rf.nemesis.Validate(); err != nil {
+			return usageError(stderr, "run", "%v", err)
+		}
+	} else if rf.nemesis.Script != "" {
+		return usageError(stderr, "run", "--cluster needs --nemesis pause or kill")
 	}
 	plan, err := rf.plan.plan()
 	if err != nil {
@@ -183,6 +201,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	}
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at %s\n",
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
+	faults := rf.startNemesis(ctx, stdout)
 	sum, err := runner.Run(ctx, d, plan, runner.Options{
 		Recorder:   format.NewRecorder(f),
 		TxnTimeout: rf.txnTimeout,
@@ -190,6 +209,9 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	})
 	if sum != nil {
 		sum.Write(stdout)
+	}
+	if nerr := faults(); nerr != nil {
+		err = errors.Join(err, nerr)
 	}
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
@@ -206,6 +228,34 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		return f.Name(), exitNoVerdict
 	}
 	return f.Name(), exitSatisfied
+}
+
+// startNemesis starts faulting the cluster, if asked, and returns the
+// function that stops it, waits until every faulted node is healed, prints
+// the faults and returns the nemesis's error.
+func (rf *runFlags) startNemesis(ctx context.Context, stdout io.Writer) (stop func() error) {
+	if rf.nemesis.Kind == "" {
+		return func() error { return nil }
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	type result struct {
+		events []nemesis.Event
+		err    error
+	}
+	done := make(chan result, 1)
+	go func() {
+		ev, err := nemesis.Run(ctx, rf.nemesis)
+		done <- result{ev, err}
+	}()
+	return func() error {
+		cancel()
+		r := <-done
+		fmt.Fprintf(stdout, "  nemesis (%s every %s for %s): %d events\n", rf.nemesis.Kind, rf.nemesis.Interval, rf.nemesis.Duration, len(r.events))
+		for _, e := range r.events {
+			fmt.Fprintf(stdout, "    %s\n", e)
+		}
+		return r.err
+	}
 }
 
 // redact hides a DSN's password.

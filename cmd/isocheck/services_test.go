@@ -79,3 +79,29 @@ func TestRunEtcd(t *testing.T) {
 		})
 	}
 }
+
+// TestRunEtcdNemesis: etcd stays strictly serializable while the nemesis
+// pauses and kills its members under the workload, and every member is
+// healed afterwards. The cluster must be the one scripts/etcd.sh started.
+func TestRunEtcdNemesis(t *testing.T) {
+	dsn := serviceDSN(t, "ISOCHECK_ETCD_DSN", "scripts/etcd.sh start")
+	script, err := filepath.Abs("../../scripts/etcd.sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, kind := range []string{"pause", "kill"} {
+		t.Run(kind, func(t *testing.T) {
+			args := []string{"run", "--db", dsn, "--workload", "mini", "--sessions", "6", "--txns", "600", "--keys", "10",
+				"--txn-timeout", "2s", "--nemesis", kind, "--cluster", script, "--nemesis-interval", "1s", "--nemesis-duration", "1s",
+				"-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", "sser"}
+			code, stdout, stderr := runCmd(args...)
+			if code != exitSatisfied {
+				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+			}
+			healed := map[string]string{"pause": "resume", "kill": "restart"}[kind]
+			if strings.Count(stdout, " "+kind+"\n") == 0 || strings.Count(stdout, " "+kind+"\n") != strings.Count(stdout, " "+healed+"\n") {
+				t.Fatalf("every %s must be followed by a %s:\n%s", kind, healed, stdout)
+			}
+		})
+	}
+}

@@ -36,6 +36,11 @@ const (
 // output goes to the supervisor too, and the status work returns is
 // reported before the process exits with it.
 func serveChild(work func() int) {
+	// The status and crash pipes must not leak into the programs the work
+	// starts: a database node a cluster script restarts in the background
+	// would hold them open, and the supervisor would wait for it forever.
+	syscall.CloseOnExec(statusFD)
+	syscall.CloseOnExec(crashFD)
 	status := os.NewFile(statusFD, "status")
 	if crash := os.NewFile(crashFD, "crash"); crash != nil {
 		debug.SetCrashOutput(crash, debug.CrashOptions{})
