@@ -13,7 +13,9 @@ import (
 // A TxnRecord is one transaction as a runner saw it, to be written as a
 // line of the native JSONL format by a Recorder.
 type TxnRecord struct {
-	Session int
+	// Session names the session: an integer in decimal is written as a
+	// JSON number, anything else as a string.
+	Session string
 	ID      string
 	Status  history.Status
 	// Start and End are on one clock (nanoseconds of a monotonic clock);
@@ -74,7 +76,10 @@ func AppendTxnRecord(b []byte, t *TxnRecord) ([]byte, error) {
 		return b, fmt.Errorf("transaction id %s is not valid UTF-8", quote(t.ID))
 	}
 	b = append(b, `{"session":`...)
-	b = strconv.AppendInt(b, int64(t.Session), 10)
+	b, err := appendJSONName(b, t.Session)
+	if err != nil {
+		return b, fmt.Errorf("transaction %s: session %w", t.ID, err)
+	}
 	b = append(b, `,"id":`...)
 	b = appendJSONString(b, t.ID)
 	switch t.Status {

@@ -13,11 +13,11 @@ func TestRecorderWritesReadableHistory(t *testing.T) {
 	var buf bytes.Buffer
 	r := NewRecorder(&buf)
 	recs := []TxnRecord{
-		{Session: 0, ID: "0/0", Status: history.Committed, Start: 10, End: 20, Ops: []OpRecord{
+		{Session: "0", ID: "0/0", Status: history.Committed, Start: 10, End: 20, Ops: []OpRecord{
 			{Kind: history.Read, Key: 1, Null: true}, {Kind: history.Write, Key: 1, Value: 1_000_001}}},
-		{Session: 1, ID: "1/0", Status: history.Aborted, Start: 12, End: 25, Ops: []OpRecord{
+		{Session: "1", ID: "1/0", Status: history.Aborted, Start: 12, End: 25, Ops: []OpRecord{
 			{Kind: history.Write, Key: 2, Value: 2_000_001}}},
-		{Session: 1, ID: "1/1", Status: history.Unknown, Start: 30, End: history.NoTime, Ops: []OpRecord{
+		{Session: "1.1", ID: "1/1", Status: history.Unknown, Start: 30, End: history.NoTime, Ops: []OpRecord{
 			{Kind: history.Read, Key: 1, Value: 1_000_001}, {Kind: history.Write, Key: 2, Value: 2_000_002}}},
 	}
 	for i := range recs {
@@ -35,7 +35,7 @@ func TestRecorderWritesReadableHistory(t *testing.T) {
 	got := workload.Describe(h)
 	want := "init=null\ns0 0/0 committed [10,20]: r(1)=null w(1)=1000001\n" +
 		"s1 1/0 aborted [12,25]: w(2)=2000001\n" +
-		"s1 1/1 unknown [30,?]: r(1)=1000001 w(2)=2000002\n"
+		"s1.1 1/1 unknown [30,?]: r(1)=1000001 w(2)=2000002\n"
 	if got != want {
 		t.Fatalf("read back:\n%s\nwant:\n%s", got, want)
 	}
@@ -45,9 +45,9 @@ func TestRecorderLists(t *testing.T) {
 	var buf bytes.Buffer
 	r := NewRecorder(&buf)
 	for _, rec := range []TxnRecord{
-		{Session: 0, ID: "a", Start: history.NoTime, End: history.NoTime, Ops: []OpRecord{
+		{Session: "0", ID: "a", Start: history.NoTime, End: history.NoTime, Ops: []OpRecord{
 			{Kind: history.Write, Append: true, Key: 5, Value: 11}, {Kind: history.Read, Key: 5, IsList: true, List: []int64{11}}}},
-		{Session: 1, ID: "b", Start: history.NoTime, End: history.NoTime, Ops: []OpRecord{
+		{Session: "1", ID: "b", Start: history.NoTime, End: history.NoTime, Ops: []OpRecord{
 			{Kind: history.Read, Key: 5, IsList: true}}},
 	} {
 		if err := r.Record(&rec); err != nil {

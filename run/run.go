@@ -15,7 +15,12 @@
 //     its writes may have taken effect, and the checker treats them so.
 //
 // A session whose connection failed reconnects before its next
-// transaction. Cancelling the context stops the sessions between
+// transaction. A transaction whose commit got no answer may still be in
+// progress inside the database after the client gave up on it, so the
+// session goes on as a new session of the history (session 2 becomes 2.1,
+// then 2.2), as a Jepsen process does after an :info operation: the history
+// must not claim that the next transaction came after one the database may
+// not have finished. Cancelling the context stops the sessions between
 // transactions; a transaction in flight runs to its end (bounded by
 // Options.TxnTimeout), so an interrupted run leaves a complete history of
 // what ran.
@@ -25,6 +30,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
@@ -146,9 +152,12 @@ type session struct {
 	conn      db.Session
 	connected bool
 	seen      map[int64]seenValue
-	stats     stats
-	err       error // why the session stopped early
-	rec       format.TxnRecord
+	// incarnation counts the commits that got no answer: the session's
+	// name in the history is id, then id.1, id.2, ...
+	incarnation int
+	stats       stats
+	err         error // why the session stopped early
+	rec         format.TxnRecord
 }
 
 func (s *session) run(ctx context.Context) {
@@ -203,7 +212,11 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.r.opts.TxnTimeout)
 	defer cancel()
 	rec := &s.rec
-	*rec = format.TxnRecord{Session: s.id, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
+	name := strconv.Itoa(s.id)
+	if s.incarnation > 0 {
+		name = fmt.Sprintf("%d.%d", s.id, s.incarnation)
+	}
+	*rec = format.TxnRecord{Session: name, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
 	rec.Start = s.r.now()
 	outcome, reason := s.execute(c, plan, rec)
 	end := s.r.now()
@@ -219,6 +232,7 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 	default:
 		rec.Status = history.Unknown
 		s.stats.unknown++
+		defer func() { s.incarnation++ }()
 	}
 	if outcome != db.Committed {
 		// Forget what this transaction saw: it may not have happened.

@@ -133,6 +133,25 @@ func TestRunRecordsOutcomes(t *testing.T) {
 	if counts[history.Committed] != 96 || counts[history.Aborted] != 12 || counts[history.Unknown] != 12 {
 		t.Fatalf("recorded statuses %v", counts)
 	}
+	// After a commit without an answer the session goes on as a new
+	// history session: its next transaction is not ordered after it.
+	last := map[string]int{} // plan session → last transaction
+	for i, tx := range h.Txns {
+		plan, _, _ := strings.Cut(tx.ID, "/")
+		if j, ok := last[plan]; ok && h.Txns[j].Status == history.Unknown && h.Txns[j].Session == tx.Session {
+			t.Fatalf("%s follows the unknown %s in session %s", tx.ID, h.Txns[j].ID, h.SessionName(int(tx.Session)))
+		}
+		last[plan] = i
+	}
+	followed := 0 // unknown transactions that are not their session's last
+	for _, tx := range h.Txns {
+		if tx.Status == history.Unknown && !strings.HasSuffix(tx.ID, "/39") {
+			followed++
+		}
+	}
+	if got := len(h.Sessions); got != 3+followed {
+		t.Fatalf("%d history sessions, want 3 and one more after each of the %d unknown commits a transaction followed", got, followed)
+	}
 	var out strings.Builder
 	sum.Write(&out)
 	for _, want := range []string{"120 transactions", "committed 96, aborted 12 (10.0%), unknown 12", "conflict", "p99"} {
