@@ -26,11 +26,11 @@ func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 		}
 		for _, l := range []level.Level{level.SER, level.SI, level.SSER} {
 			name := fmt.Sprintf("seed %d, %v store, %v", seed, store, l)
-			fast, err := checkCycles(context.Background(), r, polygraph.Options{Level: l})
+			fast, err := checkCycles(context.Background(), r, polygraph.Options{Level: l}, Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}
-			slow, err := checkCycles(context.Background(), r, polygraph.Options{Level: l, AllPairs: true})
+			slow, err := checkCycles(context.Background(), r, polygraph.Options{Level: l, AllPairs: true}, Options{})
 			if err != nil {
 				t.Fatalf("%s: %v", name, err)
 			}

@@ -99,16 +99,7 @@ type Result struct {
 // see progress.ErrResourceLimit), and Stats count the work done so far.
 // Every stage reports to the progress.Tracker of ctx, if any.
 func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
-	t := time.Now()
-	r, err := polygraph.Resolve(ctx, h)
-	if err != nil {
-		return stoppedBefore(ctx, h, l, time.Since(t), err)
-	}
-	res, err := CheckResolved(ctx, r, l)
-	if res != nil {
-		res.Stats.Construct += time.Since(t) - res.Stats.total()
-	}
-	return res, err
+	return CheckWith(ctx, h, l, Options{})
 }
 
 func (s *Stats) total() time.Duration { return s.Construct + s.Prune + s.Encode + s.Solve }
@@ -128,9 +119,13 @@ func stoppedBefore(ctx context.Context, h *history.History, l level.Level, d tim
 // CheckResolved is Check on a history whose reads Resolve has resolved:
 // checks of several levels share that work.
 func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+	return checkResolved(ctx, r, l, Options{})
+}
+
+func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
-		return checkCycles(ctx, r, polygraph.Options{Level: l})
+		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs}, opts)
 	case level.PC:
 		return checkPrefix(ctx, r)
 	case level.RC, level.RA, level.CC:
@@ -141,7 +136,7 @@ func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) 
 
 // checkCycles checks SER, SI and SSER: build the polygraph, prune, encode,
 // solve.
-func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Options) (*Result, error) {
+func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Options, copts Options) (*Result, error) {
 	l := opts.Level
 	res := &Result{Level: l}
 	st := &res.Stats
@@ -174,7 +169,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	pr, err := prune.Prune(ctx, p, l)
+	pr, err := prune.PruneWith(ctx, p, l, prune.Options{NoDecide: copts.NoPrune})
 	st.Prune = time.Since(t)
 	if pr != nil {
 		st.PruneRounds = pr.Rounds
@@ -216,7 +211,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	p.Constraints = nil
 
 	t = time.Now()
-	sol, err := solver.Solve(ctx, &enc.Problem)
+	sol, err := solver.SolveWith(ctx, &enc.Problem, copts.Engine)
 	st.Solve = time.Since(t)
 	if sol != nil {
 		st.SolverRounds, st.SolverClauses = sol.Rounds, sol.Clauses

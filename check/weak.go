@@ -59,7 +59,7 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 	if err == nil {
 		var sr *polygraph.Resolution
 		if sr, err = polygraph.Resolve(ctx, split); err == nil {
-			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER})
+			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER}, Options{})
 			if res != nil {
 				res.Level = level.PC
 			}

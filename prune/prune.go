@@ -77,6 +77,18 @@ type Result struct {
 // first, it returns the Result so far (Rounds, Resolved) with the reason
 // (context.Cause).
 func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
+	return PruneWith(ctx, p, l, Options{})
+}
+
+// Options change what pruning does, for measurements.
+type Options struct {
+	// NoDecide only checks that the known edges are acyclic: every
+	// constraint is left for the solver.
+	NoDecide bool
+}
+
+// PruneWith is Prune with opts.
+func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts Options) (*Result, error) {
 	m := progress.Start(ctx, "prune", int64(len(p.Constraints)), "constraints")
 	lw := polygraph.NewLowering(l, p.NumNodes)
 	res := &Result{}
@@ -123,7 +135,7 @@ func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result,
 			return res, nil
 		}
 		res.Graph, res.Order = g, order
-		if done || len(remaining) == 0 {
+		if done || opts.NoDecide || len(remaining) == 0 {
 			break
 		}
 		if len(remaining) < g.N/fewConstraintsPerNode {

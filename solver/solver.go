@@ -103,6 +103,29 @@ func gaveUp(m *progress.Meter) error {
 	return ErrGaveUp
 }
 
+// Engine names a way of solving.
+type Engine string
+
+const (
+	// Lazy is gini proposing whole assignments and the theory blocking
+	// the cycles each one closes (Solve).
+	Lazy Engine = "lazy"
+	// DefaultEngine is the engine Solve uses.
+	DefaultEngine = Lazy
+)
+
+// Engines lists the engines SolveWith knows.
+func Engines() []Engine { return []Engine{Lazy} }
+
+// SolveWith answers p with engine e ("" is DefaultEngine).
+func SolveWith(ctx context.Context, p *Problem, e Engine) (*Result, error) {
+	switch e {
+	case "", Lazy:
+		return Solve(ctx, p)
+	}
+	return nil, fmt.Errorf("solver: unknown engine %q (have %v)", e, Engines())
+}
+
 // Solve answers p. It runs as the stage "solve", counting its rounds.
 func Solve(ctx context.Context, p *Problem) (*Result, error) {
 	m := progress.Start(ctx, "solve", 0, "rounds")

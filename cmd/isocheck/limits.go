@@ -10,6 +10,7 @@ import (
 	"os"
 	"runtime/debug"
 	"runtime/metrics"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -25,6 +26,8 @@ type limits struct {
 	timeout   timeoutValue
 	maxMemory byteSize
 	progress  bool
+	// cpuProfile and memProfile are files for pprof profiles of the run.
+	cpuProfile, memProfile string
 }
 
 // addLimitFlags defines --timeout, --max-memory and --progress on fs.
@@ -33,6 +36,8 @@ func addLimitFlags(fs *flag.FlagSet) *limits {
 	fs.Var(&l.timeout, "timeout", "give up after this long, parsing included (exit 3): 90s, 10m, 2h; a bare number is seconds; 0 (the default) means no limit")
 	fs.Var(&l.maxMemory, "max-memory", "give up (exit 3, resource limit) once the process uses more memory than this: 4GiB, 500MB, 0 for no limit (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
 	fs.BoolVar(&l.progress, "progress", false, "show the stage and its progress on stderr even when stderr is not a terminal (runs over 2 s only)")
+	fs.StringVar(&l.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to FILE (read it with go tool pprof)")
+	fs.StringVar(&l.memProfile, "memprofile", "", "write a heap profile, taken as the run ends, to FILE")
 	return l
 }
 
@@ -161,6 +166,9 @@ func (l *limits) start(stderr io.Writer) *job {
 	if l.progress || isTerminal(stderr) {
 		cancels = append(cancels, showProgress(tr, stderr, 2*time.Second))
 	}
+	if stopProfiles := l.startProfiles(stderr); stopProfiles != nil {
+		cancels = append([]func(){stopProfiles}, cancels...)
+	}
 	var once sync.Once
 	j := &job{ctx: ctx, tracker: tr, limits: l}
 	j.stop = func() {
@@ -172,6 +180,48 @@ func (l *limits) start(stderr io.Writer) *job {
 		})
 	}
 	return j
+}
+
+// startProfiles starts the CPU profile --cpuprofile asks for and returns
+// a function that ends it and writes the heap profile of --memprofile (nil
+// when neither is asked for). A profile that cannot be written is reported
+// on stderr; the run goes on.
+func (l *limits) startProfiles(stderr io.Writer) func() {
+	if l.cpuProfile == "" && l.memProfile == "" {
+		return nil
+	}
+	var cpu *os.File
+	if l.cpuProfile != "" {
+		f, err := os.Create(l.cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "isocheck: --cpuprofile: %v\n", err)
+		} else {
+			cpu = f
+		}
+	}
+	return func() {
+		if cpu != nil {
+			pprof.StopCPUProfile()
+			if err := cpu.Close(); err != nil {
+				fmt.Fprintf(stderr, "isocheck: --cpuprofile: %v\n", err)
+			}
+		}
+		if l.memProfile != "" {
+			f, err := os.Create(l.memProfile)
+			if err == nil {
+				err = pprof.Lookup("heap").WriteTo(f, 0)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				fmt.Fprintf(stderr, "isocheck: --memprofile: %v\n", err)
+			}
+		}
+	}
 }
 
 // memoryInUse reads the bytes the Go runtime holds from the system and

@@ -1,0 +1,42 @@
+package check
+
+import (
+	"context"
+	"time"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/solver"
+)
+
+// Options turn parts of the checker off or swap them, for measurements
+// (the ablations of seed 002, Section 5.3, Figure 9) and for
+// cross-checking one engine against another. The zero value is what Check
+// does. Options change the work done, never the verdict.
+type Options struct {
+	// NoPrune sends every constraint to the solver: pruning only checks
+	// that the known edges are acyclic.
+	NoPrune bool
+	// AllPairs makes a constraint for every pair of write chains of a
+	// key, as seed 002 does, instead of ordering by reachability first
+	// (polygraph.Options.AllPairs).
+	AllPairs bool
+	// Engine is the solver's engine (solver.DefaultEngine when empty).
+	Engine solver.Engine
+}
+
+// CheckWith is Check with opts. Options only concern SER, SI and SSER;
+// the other levels are checked without a solver.
+func CheckWith(ctx context.Context, h *history.History, l level.Level, opts Options) (*Result, error) {
+	t := time.Now()
+	r, err := polygraph.Resolve(ctx, h)
+	if err != nil {
+		return stoppedBefore(ctx, h, l, time.Since(t), err)
+	}
+	res, err := checkResolved(ctx, r, l, opts)
+	if res != nil {
+		res.Stats.Construct += time.Since(t) - res.Stats.total()
+	}
+	return res, err
+}
