@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -17,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/solver"
 )
 
 // inputFlags are the flags of every command that reads a history.
@@ -87,6 +89,10 @@ type checkFlags struct {
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
 	noSessionOrder, elle      bool
+	// ablate are the options that turn parts of the checker off, for
+	// measurements.
+	ablate check.Options
+	engine string
 }
 
 // runCheck runs check (a summary and the checker's cycle) or, with
@@ -106,6 +112,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
 	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
+	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
+	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
+	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
 		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
@@ -122,6 +131,10 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if !ok {
 		return usageError(stderr, name, "--color must be auto, always or never, not %q", cf.colorMode)
 	}
+	if !slices.Contains(solver.Engines(), solver.Engine(cf.engine)) {
+		return usageError(stderr, name, "--solver must be one of %v, not %q", solver.Engines(), cf.engine)
+	}
+	cf.ablate.Engine = solver.Engine(cf.engine)
 	all := strings.EqualFold(cf.level, "all")
 	var lvl level.Level
 	if !all {
@@ -146,7 +159,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if all {
 		return cf.runAll(j, h, info, parseTime, explain, color, stdout, stderr)
 	}
-	res, err := check.Check(j.ctx, h, lvl)
+	res, err := check.CheckWith(j.ctx, h, lvl, cf.ablate)
 	if err != nil {
 		j.stop()
 		return checkFailed(err, stderr)
