@@ -139,6 +139,9 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 		copy(hint, p.Hint)
 	}
 	model := slices.Clone(hint)
+	// Start from an order that agrees with the hint wherever the fixed
+	// edges let it, so that the first round inserts it cheaply.
+	s.seedOrder(model)
 	// Variables that no clause mentions keep their hinted value; the
 	// others take gini's, which is asked to keep the hint where it can.
 	inClause := make([]bool, p.Vars)
