@@ -1,0 +1,634 @@
+package solver
+
+// The cdcl engine: a conflict-driven clause-learning SAT solver whose only
+// constraint is the acyclicity theory, checked inside the search (the
+// approach of MonoSAT and of VeriStrong's acyclic MiniSat). Literal l
+// becoming true adds the guarded edges it labels to the theory's graph,
+// whose topological order is kept up to date (Pearce-Kelly, the lazy
+// engine's session); an edge that would close a cycle makes that cycle's
+// literals, negated, a conflict clause at once, analysed to its first
+// unique implication point and learned. Backtracking only removes edges,
+// which never breaks the order. Decisions follow VSIDS activity; a
+// variable's first value is the hint, and later its last value (phase
+// saving); restarts follow the Luby sequence; learned clauses are reduced
+// by literal block distance and activity.
+
+import (
+	"context"
+	"slices"
+
+	"github.com/isocheck/isocheck/internal/progress"
+)
+
+// clit is a literal inside the engine: 2*v+1 for the negation of
+// 0-based variable v, 2*v for v.
+type clit = int32
+
+func toClit(l Lit) clit {
+	if l < 0 {
+		return clit(2*(-l-1) + 1)
+	}
+	return clit(2 * (l - 1))
+}
+
+type cclause struct {
+	lits    []clit
+	act     float32
+	lbd     int32
+	learnt  bool
+	deleted bool
+}
+
+type cwatch struct {
+	cref    int32
+	blocker clit
+}
+
+type cdcl struct {
+	p  *Problem
+	th *session
+	m  *progress.Meter
+	nv int
+
+	val    []int8 // per variable: 0 open, 1 true, -1 false
+	level  []int32
+	reason []int32 // clause index, -1 for a decision or a unit
+	phase  []bool
+	act    []float64
+	seen   []bool
+
+	heap    []int32 // variables, by activity
+	heapIdx []int32 // position in heap, -1 when not in it
+
+	watches  [][]cwatch
+	litEdges [][]int32 // per literal, the guarded edges it labels
+
+	clauses []cclause
+	learnts int
+
+	trail    []clit
+	trailLim []int32
+	qhead    int
+	thead    int
+
+	varInc, claInc float64
+
+	// Cycles behind theory conflicts and propagations, for the core.
+	cycles    []Cycle
+	cycClause [][]Lit
+	cycSeen   map[string]bool
+
+	conflicts, decisions, inserts int64
+	analyzeBuf, levelBuf           []clit
+	levelSeen                      []int32
+	levelStamp                     int32
+}
+
+// solveCDCL answers p with the cdcl engine. Result.Rounds counts
+// conflicts and Result.Clauses the distinct cycles that caused them.
+func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
+	m := progress.Start(ctx, "solve", 0, "conflicts")
+	th, err := newSession(p)
+	if err != nil {
+		return nil, err
+	}
+	s := newCDCL(p, th, m)
+	res := &Result{}
+	sat, err := s.search()
+	res.Rounds = int(s.conflicts)
+	res.Clauses = len(s.cycles)
+	if err != nil {
+		return res, err
+	}
+	if sat {
+		res.Sat = true
+		res.Model = make([]bool, p.Vars)
+		for v := range res.Model {
+			res.Model[v] = s.val[v] > 0
+		}
+		return res, nil
+	}
+	res.Core = core(ctx, p.Vars, s.cycClause, s.cycles)
+	return res, nil
+}
+
+func newCDCL(p *Problem, th *session, m *progress.Meter) *cdcl {
+	n := p.Vars
+	s := &cdcl{
+		p: p, th: th, m: m, nv: n,
+		val:       make([]int8, n),
+		level:     make([]int32, n),
+		reason:    make([]int32, n),
+		phase:     make([]bool, n),
+		act:       make([]float64, n),
+		seen:      make([]bool, n),
+		heapIdx:   make([]int32, n),
+		watches:   make([][]cwatch, 2*n),
+		litEdges:  make([][]int32, 2*n),
+		varInc:    1,
+		claInc:    1,
+		cycSeen:   make(map[string]bool),
+		levelSeen: make([]int32, n+1),
+	}
+	if p.Hint != nil {
+		copy(s.phase, p.Hint)
+	}
+	for i, c := range p.Cond {
+		l := toClit(c.Lit)
+		s.litEdges[l] = append(s.litEdges[l], int32(i))
+	}
+	// Variables guarding more edges first, before any conflict has
+	// told which matter: a tiny initial activity.
+	for v := 0; v < n; v++ {
+		s.reason[v] = -1
+		s.act[v] = 1e-9 * float64(len(s.litEdges[2*v])+len(s.litEdges[2*v+1]))
+		s.heapIdx[v] = -1
+		s.heapInsert(int32(v))
+	}
+	return s
+}
+
+func (s *cdcl) value(l clit) int8 {
+	v := s.val[l>>1]
+	if l&1 != 0 {
+		return -v
+	}
+	return v
+}
+
+func (s *cdcl) decisionLevel() int32 { return int32(len(s.trailLim)) }
+
+func (s *cdcl) enqueue(l clit, from int32) {
+	v := l >> 1
+	if l&1 != 0 {
+		s.val[v] = -1
+	} else {
+		s.val[v] = 1
+	}
+	s.level[v] = s.decisionLevel()
+	s.reason[v] = from
+	s.trail = append(s.trail, l)
+}
+
+// cancelUntil undoes every assignment above level lvl, removing the edges
+// they added.
+func (s *cdcl) cancelUntil(lvl int32) {
+	if s.decisionLevel() <= lvl {
+		return
+	}
+	lim := int(s.trailLim[lvl])
+	for c := len(s.trail) - 1; c >= lim; c-- {
+		l := s.trail[c]
+		v := l >> 1
+		s.phase[v] = l&1 == 0
+		s.val[v] = 0
+		s.reason[v] = -1
+		if c < s.thead {
+			for _, e := range s.litEdges[l] {
+				if s.th.active[e] {
+					s.th.remove(e)
+				}
+			}
+		}
+		if s.heapIdx[v] < 0 {
+			s.heapInsert(v)
+		}
+	}
+	s.trail = s.trail[:lim]
+	s.trailLim = s.trailLim[:lvl]
+	s.qhead = lim
+	s.thead = lim
+}
+
+// propagate runs unit propagation and the theory to a fixpoint. It
+// returns the literals of a clause that is false, or nil.
+func (s *cdcl) propagate() ([]clit, error) {
+	for {
+		if confl := s.bcp(); confl != nil {
+			return confl, nil
+		}
+		if s.thead >= len(s.trail) {
+			return nil, nil
+		}
+		l := s.trail[s.thead]
+		s.thead++
+		for _, e := range s.litEdges[l] {
+			s.inserts++
+			if s.inserts&255 == 0 {
+				if err := s.m.Err(); err != nil {
+					return nil, gaveUp(s.m)
+				}
+			}
+			if cyc := s.th.insert(e); cyc != nil {
+				return s.cycleClause(cyc), nil
+			}
+		}
+	}
+}
+
+// cycleClause returns the clause forbidding cycle c, every literal of
+// which is false now, and records the cycle for the core.
+func (s *cdcl) cycleClause(c Cycle) []clit {
+	clause := s.th.blockingClause(c)
+	k := clauseKey(clause)
+	if !s.cycSeen[k] {
+		s.cycSeen[k] = true
+		s.cycles = append(s.cycles, c)
+		s.cycClause = append(s.cycClause, clause)
+	}
+	out := make([]clit, len(clause))
+	for i, l := range clause {
+		out[i] = toClit(l)
+	}
+	return out
+}
+
+func (s *cdcl) bcp() []clit {
+	for s.qhead < len(s.trail) {
+		p := s.trail[s.qhead]
+		s.qhead++
+		falseLit := p ^ 1
+		ws := s.watches[falseLit]
+		i, j := 0, 0
+		for i < len(ws) {
+			w := ws[i]
+			if s.value(w.blocker) == 1 {
+				ws[j] = w
+				i++
+				j++
+				continue
+			}
+			c := &s.clauses[w.cref]
+			lits := c.lits
+			if lits[0] == falseLit {
+				lits[0], lits[1] = lits[1], falseLit
+			}
+			i++
+			first := lits[0]
+			nw := cwatch{w.cref, first}
+			if first != w.blocker && s.value(first) == 1 {
+				ws[j] = nw
+				j++
+				continue
+			}
+			moved := false
+			for k := 2; k < len(lits); k++ {
+				if s.value(lits[k]) != -1 {
+					lits[1], lits[k] = lits[k], falseLit
+					s.watches[lits[1]] = append(s.watches[lits[1]], nw)
+					moved = true
+					break
+				}
+			}
+			if moved {
+				continue
+			}
+			ws[j] = nw
+			j++
+			if s.value(first) == -1 {
+				for i < len(ws) {
+					ws[j] = ws[i]
+					i++
+					j++
+				}
+				s.watches[falseLit] = ws[:j]
+				s.qhead = len(s.trail)
+				if c.learnt {
+					s.bumpClause(c)
+				}
+				return lits
+			}
+			s.enqueue(first, w.cref)
+		}
+		s.watches[falseLit] = ws[:j]
+	}
+	return nil
+}
+
+// analyze derives the first-UIP clause of the conflict confl, its
+// asserting literal first and a literal of the highest other level
+// second; it returns the clause and the level to go back to.
+func (s *cdcl) analyze(confl []clit) ([]clit, int32) {
+	out := append(s.analyzeBuf[:0], -1)
+	pathC := 0
+	p := clit(-1)
+	idx := len(s.trail) - 1
+	dl := s.decisionLevel()
+	lits := confl
+	for {
+		start := 0
+		if p != -1 {
+			start = 1 // lits[0] is p, which the reason implied
+		}
+		for _, q := range lits[start:] {
+			v := q >> 1
+			if s.seen[v] || s.level[v] == 0 {
+				continue
+			}
+			s.bumpVar(v)
+			s.seen[v] = true
+			if s.level[v] >= dl {
+				pathC++
+			} else {
+				out = append(out, q)
+			}
+		}
+		for !s.seen[s.trail[idx]>>1] {
+			idx--
+		}
+		p = s.trail[idx]
+		idx--
+		s.seen[p>>1] = false
+		pathC--
+		if pathC <= 0 {
+			break
+		}
+		r := s.reason[p>>1]
+		c := &s.clauses[r]
+		if c.learnt {
+			s.bumpClause(c)
+		}
+		lits = c.lits
+	}
+	out[0] = p ^ 1
+	s.levelBuf = append(s.levelBuf[:0], out[1:]...)
+	// Drop literals implied by others of the clause (MiniSat's basic
+	// minimization).
+	j := 1
+	for i := 1; i < len(out); i++ {
+		v := out[i] >> 1
+		r := s.reason[v]
+		keep := r < 0
+		if !keep {
+			for _, q := range s.clauses[r].lits[1:] {
+				if u := q >> 1; !s.seen[u] && s.level[u] > 0 {
+					keep = true
+					break
+				}
+			}
+		}
+		if keep {
+			out[j] = out[i]
+			j++
+		}
+	}
+	for _, q := range s.levelBuf {
+		s.seen[q>>1] = false
+	}
+	out = out[:j]
+	bt := int32(0)
+	if len(out) > 1 {
+		maxI := 1
+		for i := 2; i < len(out); i++ {
+			if s.level[out[i]>>1] > s.level[out[maxI]>>1] {
+				maxI = i
+			}
+		}
+		out[1], out[maxI] = out[maxI], out[1]
+		bt = s.level[out[1]>>1]
+	}
+	s.analyzeBuf = out
+	return slices.Clone(out), bt
+}
+
+func (s *cdcl) lbd(lits []clit) int32 {
+	s.levelStamp++
+	n := int32(0)
+	for _, l := range lits {
+		lv := s.level[l>>1]
+		if s.levelSeen[lv] != s.levelStamp {
+			s.levelSeen[lv] = s.levelStamp
+			n++
+		}
+	}
+	return n
+}
+
+func (s *cdcl) addLearnt(lits []clit) int32 {
+	cref := int32(len(s.clauses))
+	s.clauses = append(s.clauses, cclause{lits: lits, learnt: true, lbd: s.lbd(lits), act: float32(s.claInc)})
+	s.learnts++
+	s.watches[lits[0]] = append(s.watches[lits[0]], cwatch{cref, lits[1]})
+	s.watches[lits[1]] = append(s.watches[lits[1]], cwatch{cref, lits[0]})
+	return cref
+}
+
+func (s *cdcl) bumpVar(v int32) {
+	s.act[v] += s.varInc
+	if s.act[v] > 1e100 {
+		for i := range s.act {
+			s.act[i] *= 1e-100
+		}
+		s.varInc *= 1e-100
+	}
+	if s.heapIdx[v] >= 0 {
+		s.heapUp(s.heapIdx[v])
+	}
+}
+
+func (s *cdcl) bumpClause(c *cclause) {
+	c.act += float32(s.claInc)
+	if c.act > 1e20 {
+		for i := range s.clauses {
+			s.clauses[i].act *= 1e-20
+		}
+		s.claInc *= 1e-20
+	}
+}
+
+// reduceDB deletes about half of the learned clauses: those of literal
+// block distance above 2, least active first, that are no reason now.
+func (s *cdcl) reduceDB() {
+	var cand []int32
+	for i := range s.clauses {
+		c := &s.clauses[i]
+		if !c.learnt || c.deleted || c.lbd <= 2 || len(c.lits) <= 2 {
+			continue
+		}
+		if v := c.lits[0] >> 1; s.reason[v] == int32(i) && s.value(c.lits[0]) == 1 {
+			continue
+		}
+		cand = append(cand, int32(i))
+	}
+	slices.SortFunc(cand, func(a, b int32) int {
+		ca, cb := &s.clauses[a], &s.clauses[b]
+		if ca.lbd != cb.lbd {
+			return int(cb.lbd - ca.lbd)
+		}
+		switch {
+		case ca.act < cb.act:
+			return -1
+		case ca.act > cb.act:
+			return 1
+		}
+		return 0
+	})
+	for _, i := range cand[:len(cand)/2] {
+		s.clauses[i].deleted = true
+		s.clauses[i].lits = nil
+		s.learnts--
+	}
+	for l := range s.watches {
+		ws := s.watches[l]
+		j := 0
+		for _, w := range ws {
+			if !s.clauses[w.cref].deleted {
+				ws[j] = w
+				j++
+			}
+		}
+		s.watches[l] = ws[:j]
+	}
+}
+
+// luby returns the i-th (from 0) element of the Luby sequence of base y.
+func luby(y float64, i int) float64 {
+	size, seq := 1, 0
+	for size < i+1 {
+		seq++
+		size = 2*size + 1
+	}
+	for size-1 != i {
+		size = (size - 1) >> 1
+		seq--
+		i = i % size
+	}
+	r := 1.0
+	for ; seq > 0; seq-- {
+		r *= y
+	}
+	return r
+}
+
+// search runs CDCL to an answer: true with every variable assigned and
+// the chosen graph acyclic, or false when a conflict needs no decision.
+func (s *cdcl) search() (bool, error) {
+	const restartFirst = 100
+	maxLearnts := 4000 + s.nv/2
+	restarts := 0
+	budget := int64(luby(2, restarts) * restartFirst)
+	var sinceRestart int64
+	for {
+		confl, err := s.propagate()
+		if err != nil {
+			return false, err
+		}
+		if confl != nil {
+			s.conflicts++
+			sinceRestart++
+			if err := s.m.Add(1); err != nil {
+				return false, gaveUp(s.m)
+			}
+			if s.decisionLevel() == 0 {
+				return false, nil
+			}
+			learnt, bt := s.analyze(confl)
+			s.cancelUntil(bt)
+			if len(learnt) == 1 {
+				s.enqueue(learnt[0], -1)
+			} else {
+				s.enqueue(learnt[0], s.addLearnt(learnt))
+			}
+			s.varInc /= 0.95
+			s.claInc /= 0.999
+			continue
+		}
+		if sinceRestart >= budget {
+			restarts++
+			budget = int64(luby(2, restarts) * restartFirst)
+			sinceRestart = 0
+			s.cancelUntil(0)
+		}
+		if s.learnts-len(s.trail) >= maxLearnts {
+			s.reduceDB()
+			maxLearnts += maxLearnts / 10
+		}
+		v := s.pickBranch()
+		if v < 0 {
+			return true, nil
+		}
+		s.decisions++
+		if s.decisions&1023 == 0 {
+			if err := s.m.Err(); err != nil {
+				return false, gaveUp(s.m)
+			}
+		}
+		s.trailLim = append(s.trailLim, int32(len(s.trail)))
+		l := 2 * v
+		if !s.phase[v] {
+			l++
+		}
+		s.enqueue(l, -1)
+	}
+}
+
+func (s *cdcl) pickBranch() int32 {
+	for len(s.heap) > 0 {
+		v := s.heapPop()
+		if s.val[v] == 0 {
+			return v
+		}
+	}
+	return -1
+}
+
+// The decision heap: a binary max-heap of variables by activity, ties to
+// the lower variable.
+
+func (s *cdcl) heapLess(a, b int32) bool {
+	if s.act[a] != s.act[b] {
+		return s.act[a] > s.act[b]
+	}
+	return a < b
+}
+
+func (s *cdcl) heapInsert(v int32) {
+	s.heapIdx[v] = int32(len(s.heap))
+	s.heap = append(s.heap, v)
+	s.heapUp(s.heapIdx[v])
+}
+
+func (s *cdcl) heapUp(i int32) {
+	v := s.heap[i]
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !s.heapLess(v, s.heap[parent]) {
+			break
+		}
+		s.heap[i] = s.heap[parent]
+		s.heapIdx[s.heap[i]] = i
+		i = parent
+	}
+	s.heap[i] = v
+	s.heapIdx[v] = i
+}
+
+func (s *cdcl) heapPop() int32 {
+	top := s.heap[0]
+	last := s.heap[len(s.heap)-1]
+	s.heap = s.heap[:len(s.heap)-1]
+	s.heapIdx[top] = -1
+	if len(s.heap) == 0 {
+		return top
+	}
+	n := int32(len(s.heap))
+	i := int32(0)
+	for {
+		c := 2*i + 1
+		if c >= n {
+			break
+		}
+		if c+1 < n && s.heapLess(s.heap[c+1], s.heap[c]) {
+			c++
+		}
+		if !s.heapLess(s.heap[c], last) {
+			break
+		}
+		s.heap[i] = s.heap[c]
+		s.heapIdx[s.heap[i]] = i
+		i = c
+	}
+	s.heap[i] = last
+	s.heapIdx[last] = i
+	return top
+}
