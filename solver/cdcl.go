@@ -79,9 +79,9 @@ type cdcl struct {
 	cycSeen   map[string]bool
 
 	conflicts, decisions, inserts int64
-	analyzeBuf, levelBuf           []clit
-	levelSeen                      []int32
-	levelStamp                     int32
+	analyzeBuf, levelBuf          []clit
+	levelSeen                     []int32
+	levelStamp                    int32
 }
 
 // solveCDCL answers p with the cdcl engine. Result.Rounds counts
