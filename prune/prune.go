@@ -23,9 +23,16 @@ const MaxClockEntries = 1 << 28
 // decide for another round to follow.
 const minDecidedPerRound = 64
 
-// fewConstraintsPerNode: pruning does not start when there is less than
-// one constraint per fewConstraintsPerNode nodes of the graph.
-const fewConstraintsPerNode = 64
+// clockCostPerConstraint weighs a round of pruning against the solver: a
+// round costs a pass of the clocks, about (nodes + edges) · chains steps,
+// and the solver spends about as much on clockCostPerConstraint of those
+// steps per constraint it is given. Pruning starts, and goes on, only
+// while the constraints left are worth a round. Measured on generated SI
+// histories: a zipfian one of 50k transactions (242k constraints, 1.1M
+// known edges, 25 chains) checks in 1.9 s with pruning and 5 s without;
+// uniform ones over 1M keys, 200k transactions (15k constraints, 6.5M
+// edges) and 1M (62k, 32M), spent 8 s and 34 s pruning to save nothing.
+const clockCostPerConstraint = 1000
 
 // Resolution records why a constraint was decided by pruning.
 type Resolution struct {
@@ -138,10 +145,11 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts 
 		if done || opts.NoDecide || len(remaining) == 0 {
 			break
 		}
-		if len(remaining) < g.N/fewConstraintsPerNode {
+		if int64(len(remaining))*clockCostPerConstraint < int64(g.N+len(g.Out))*int64(max(1, len(p.Chains))) {
 			// A pass of the clocks over a graph far larger than the
 			// constraints costs more than the solver spends on them
-			// (list histories, whose reads fix nearly every order).
+			// (list histories, whose reads fix nearly every order;
+			// uniform histories over many keys).
 			break
 		}
 		if digraph.ClockEntries(g.N, len(p.Chains)) > MaxClockEntries {
