@@ -3,7 +3,10 @@
 // history and the RUBiS, TPC-C and Twitter Cobra histories) and generated
 // snapshot-isolation histories of 10k and 100k transactions.
 //
-// Run them with `make bench` (or go test -bench . ./bench) and compare runs
+// Run them with `make bench-go` (or go test -bench . ./bench) and compare runs
 // with benchstat. Each history is benchmarked twice, Parse and Check, so
 // that the ratio of checking to parsing can be read off one run.
+//
+// The experiments of the papers, with plots, are the harness of
+// bench/harness, run by cmd/isobench (`make bench`).
 package bench

@@ -1,0 +1,34 @@
+// Package harness reproduces the shape of the PolySI paper's experiments
+// (seed 002, Section 5) and of the mini-transaction paper's (seed 001) on
+// the machine it runs on, and writes their results as CSV files, plots
+// (PNG and SVG) and a Markdown summary.
+//
+// Every measurement runs the isocheck command in a child process,
+//
+//	isocheck check --json --stats --level L [--no-prune] [--all-pairs] [--solver E] FILE
+//
+// and reads the time of each stage, the sizes of the problem before and
+// after pruning and the verdict from its JSON output, and the peak memory
+// from the child's resource usage. A run that outlives its timeout has its
+// whole process group killed and is recorded as "timeout". Other checkers
+// given as comparisons run the same way on the same generated histories,
+// written in the format they read.
+//
+// The experiments are:
+//
+//   - fig5: the time of each stage as one workload parameter varies around
+//     the defaults (20 sessions × 100 transactions × 15 operations, 50%
+//     reads, 10k keys, zipfian), as in seed 002's Figure 5;
+//   - table3: constraints and unknown dependencies before and after
+//     pruning for GeneralRH, GeneralRW, GeneralWH and the RUBiS, TPC-C and
+//     Twitter histories of the corpus, as in seed 002's Table 3;
+//   - fig9: the ablations (no pruning, all pairs of write chains, both, and
+//     every solver engine the command lists) on the same benchmarks, as in
+//     seed 002's Figure 9;
+//   - scaling: time and peak memory as the history grows from 10k
+//     transactions to 1M (10M with the full scale);
+//   - mini: histories of mini-transactions against general ones of the
+//     same size, at SER, SI and SSER, in the manner of seed 001's Figure 9.
+//
+// The cmd/isobench command runs them.
+package harness

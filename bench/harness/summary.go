@@ -1,0 +1,141 @@
+package harness
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Summary returns the headline numbers of rows (by experiment) as
+// Markdown tables: medians over the repetitions, isocheck's and each
+// comparison's.
+func Summary(rows map[string][]Row, m Machine, s Scale) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## Benchmark results (%s scale)\n\n", s)
+	fmt.Fprintf(&b, "Machine: %s, %d cores, %.0f GiB of memory; isocheck %s. Times are wall-clock times of the whole `isocheck check --level si` process (start, parse and check), median of the repetitions; memory is its peak resident set size.\n",
+		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Version)
+	if rs := rows["table3"]; len(rs) > 0 {
+		b.WriteString("\n### Pruning (seed 002, Table 3)\n\n")
+		b.WriteString("Constraints are made for the pairs of write chains of a key that reachability leaves unordered (default), or for every pair as seed 002 does (all-pairs).\n\n")
+		b.WriteString("| benchmark | constraints | transactions | constraints before → after pruning | unknown dependencies before → after | time | peak memory | verdict |\n")
+		b.WriteString("|---|---|---:|---:|---:|---:|---:|---|\n")
+		for _, g := range groups(rs) {
+			if g.Checker != "isocheck" {
+				continue
+			}
+			st := g.median.Stats
+			fmt.Fprintf(&b, "| %s | %s | %d | %d → %d | %d → %d | %s | %s | %s |\n", g.Case, g.Variant, g.Txns,
+				st.Constraints, st.ConstraintsRemaining, st.UnknownEdges, st.UnknownEdgesRemaining,
+				outcome(g), mib(g.median.MaxRSS), g.median.Status)
+		}
+	}
+	if rs := rows["fig9"]; len(rs) > 0 {
+		b.WriteString("\n### Ablations (seed 002, Figure 9): time to check SI\n\n")
+		var cases, variants []string
+		cell := make(map[[2]string]string)
+		for _, g := range groups(rs) {
+			if g.Checker != "isocheck" {
+				continue
+			}
+			if !slices.Contains(cases, g.Case) {
+				cases = append(cases, g.Case)
+			}
+			if !slices.Contains(variants, g.Variant) {
+				variants = append(variants, g.Variant)
+			}
+			cell[[2]string{g.Case, g.Variant}] = outcome(g)
+		}
+		fmt.Fprintf(&b, "| benchmark | %s |\n|---|%s\n", strings.Join(variants, " | "), strings.Repeat("---:|", len(variants)))
+		for _, c := range cases {
+			fmt.Fprintf(&b, "| %s |", c)
+			for _, v := range variants {
+				fmt.Fprintf(&b, " %s |", cell[[2]string{c, v}])
+			}
+			b.WriteString("\n")
+		}
+	}
+	if rs := rows["scaling"]; len(rs) > 0 {
+		b.WriteString("\n### Scaling: SI histories of the default workload (20 sessions, 15 operations per transaction, 10k keys, zipfian)\n\n")
+		b.WriteString("| transactions | checker | time | parse / construct / prune / encode / solve (s) | peak memory | verdict |\n")
+		b.WriteString("|---:|---|---:|---|---:|---|\n")
+		for _, g := range groups(rs) {
+			st := g.median.Stats
+			stages := "–"
+			if g.Checker == "isocheck" && g.ok() {
+				stages = fmt.Sprintf("%.2f / %.2f / %.2f / %.2f / %.2f", st.ParseMS/1e3, st.ConstructMS/1e3, st.PruneMS/1e3, st.EncodeMS/1e3, st.SolveMS/1e3)
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", sizeName(g.Txns), g.Checker, outcome(g), stages, mib(g.median.MaxRSS), g.median.Status)
+		}
+	}
+	if rs := rows["fig5"]; len(rs) > 0 {
+		b.WriteString("\n### Workload parameters (seed 002, Figure 5): time to check SI, slowest and fastest point of each axis\n\n")
+		b.WriteString("| parameter | fastest | slowest |\n|---|---|---|\n")
+		var axes []string
+		byAxis := make(map[string][]group)
+		for _, g := range groups(rs) {
+			if g.Checker != "isocheck" {
+				continue
+			}
+			if !slices.Contains(axes, g.Axis) {
+				axes = append(axes, g.Axis)
+			}
+			byAxis[g.Axis] = append(byAxis[g.Axis], g)
+		}
+		for _, ax := range axes {
+			gs := byAxis[ax]
+			lo := slices.MinFunc(gs, func(a, b group) int { return int(a.median.Wall - b.median.Wall) })
+			hi := slices.MaxFunc(gs, func(a, b group) int { return int(a.median.Wall - b.median.Wall) })
+			fmt.Fprintf(&b, "| %s | %s: %s | %s: %s |\n", ax, lo.X, outcome(lo), hi.X, outcome(hi))
+		}
+	}
+	if rs := rows["mini"]; len(rs) > 0 {
+		b.WriteString("\n### Mini-transactions (seed 001) against general transactions: time to check\n\n")
+		var sizes, cols []string
+		cell := make(map[[2]string]string)
+		for _, g := range groups(rs) {
+			col := g.Case + " " + strings.ToUpper(g.Level)
+			if g.Checker != "isocheck" {
+				col = g.Case + ": " + g.Checker
+			}
+			if !slices.Contains(sizes, g.X) {
+				sizes = append(sizes, g.X)
+			}
+			if !slices.Contains(cols, col) {
+				cols = append(cols, col)
+			}
+			cell[[2]string{g.X, col}] = outcome(g)
+		}
+		fmt.Fprintf(&b, "| transactions | %s |\n|---:|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
+		for _, s := range sizes {
+			fmt.Fprintf(&b, "| %s |", s)
+			for _, c := range cols {
+				fmt.Fprintf(&b, " %s |", cell[[2]string{s, c}])
+			}
+			b.WriteString("\n")
+		}
+	}
+	return b.String()
+}
+
+// outcome is the median time of g, or what stopped it.
+func outcome(g group) string {
+	switch g.median.Status {
+	case StatusSkipped:
+		return StatusSkipped
+	case StatusTimeout, StatusError, StatusNoVerdict:
+		return g.median.Status + " after " + seconds(g.median.Wall)
+	}
+	return seconds(g.median.Wall)
+}
+
+func seconds(d time.Duration) string {
+	if d < 10*time.Second {
+		return fmt.Sprintf("%.2f s", d.Seconds())
+	}
+	return fmt.Sprintf("%.0f s", d.Seconds())
+}
+
+func mib(b int64) string {
+	return fmt.Sprintf("%.0f MiB", float64(b)/(1<<20))
+}

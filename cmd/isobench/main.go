@@ -1,0 +1,187 @@
+// Command isobench runs isocheck's benchmark harness: the experiments of
+// the PolySI paper (seed 002, Section 5: Figure 5, Table 3, Figure 9, the
+// growth of time and memory with the history's size) and a comparison of
+// mini-transactions (seed 001) on this machine, each measurement in a
+// child process, and writes a CSV file per experiment, plots (PNG and SVG)
+// and a Markdown summary to --out.
+//
+// Usage:
+//
+//	isobench [--scale tiny|quick|paper|full] [--out DIR] [--reps N] [--timeout D]
+//	         [--experiments fig5,table3,fig9,scaling,mini] [--corpus DIR]
+//	         [--compare-format text|dbcop|jsonl|edn] [--compare 'CMD {}']...
+//	         [--binary ISOCHECK] [--work DIR]
+//
+// --compare runs another checker on every generated history, written in
+// the format of the last --compare-format before it (or, when none comes
+// before it, the last one given; text by default), with {} replaced by the
+// file's path; its time, peak memory and exit status go in the CSV files
+// beside isocheck's.
+//
+// `make bench` runs the quick scale (a few minutes on two cores) into
+// bench/results; `make bench-full` runs the full one.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/isocheck/isocheck/bench/harness"
+	"github.com/isocheck/isocheck/format"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(run(ctx, os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// compareFlags gathers the repeatable --compare and --compare-format.
+type compareFlags struct {
+	list      []harness.Comparison
+	explicit  []bool // whether a --compare-format came before list[i]
+	current   format.Format
+	formatSet bool
+}
+
+func (c *compareFlags) compare(s string) error {
+	if strings.TrimSpace(s) == "" {
+		return errors.New("empty command")
+	}
+	f := c.current
+	if f == "" {
+		f = format.Text
+	}
+	c.list = append(c.list, harness.Comparison{Command: s, Format: f})
+	c.explicit = append(c.explicit, c.formatSet)
+	return nil
+}
+
+func (c *compareFlags) format(s string) error {
+	f, err := harness.ParseCompareFormat(s)
+	if err != nil {
+		return err
+	}
+	c.current, c.formatSet = f, true
+	return nil
+}
+
+// comparisons returns the --compare flags, those without a format before
+// them taking the last one given.
+func (c *compareFlags) comparisons() []harness.Comparison {
+	for i := range c.list {
+		if !c.explicit[i] && c.formatSet {
+			c.list[i].Format = c.current
+		}
+	}
+	return c.list
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("isobench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	out := fs.String("out", "bench/results", "directory of the results (CSV, plots, summary.md)")
+	scale := fs.String("scale", "paper", "sizes: tiny (a smoke test), quick (make bench, a few minutes), paper (the paper's sizes, histories up to 1M transactions) or full (paper and 10M)")
+	full := fs.Bool("full", false, "same as --scale full")
+	reps := fs.Int("reps", 0, "repetitions of each measurement (default 1 at quick scale, else 3)")
+	timeout := fs.Duration("timeout", 10*time.Minute, "limit of each checker run, after which its process group is killed and the run recorded as timeout (0: none)")
+	exps := fs.String("experiments", strings.Join(harness.ExperimentNames(), ","), "experiments to run, comma-separated")
+	corpusDir := fs.String("corpus", "", "the shared corpus, for RUBiS, TPC-C and Twitter (default $ISOCHECK_CORPUS, else ../shared/corpus beside the repository)")
+	binary := fs.String("binary", "", "an isocheck binary to measure (default: build ./cmd/isocheck of the repository)")
+	work := fs.String("work", "", "directory for the binary and the histories, kept afterwards (default: a temporary one, removed)")
+	var cmp compareFlags
+	fs.Func("compare", "another checker to run on each generated history: a shell command, {} the history's path (repeatable)", cmp.compare)
+	fs.Func("compare-format", "format of the histories for the --compare commands: text, dbcop, jsonl or edn (default text)", cmp.format)
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "isobench: unexpected arguments %q\n", fs.Args())
+		return 2
+	}
+	if *full {
+		*scale = "full"
+	}
+	sc, err := harness.ParseScale(*scale)
+	if err != nil {
+		fmt.Fprintf(stderr, "isobench: --scale: %v\n", err)
+		return 2
+	}
+	repo, err := moduleRoot()
+	if err != nil {
+		fmt.Fprintf(stderr, "isobench: %v\n", err)
+		return 2
+	}
+	cfg := harness.Config{
+		Out:         *out,
+		Repo:        repo,
+		Binary:      *binary,
+		Scale:       sc,
+		Reps:        *reps,
+		Timeout:     *timeout,
+		Corpus:      corpus(*corpusDir, repo, stderr),
+		Experiments: strings.Split(*exps, ","),
+		Compare:     cmp.comparisons(),
+		WorkDir:     *work,
+		Log:         stderr,
+	}
+	start := time.Now()
+	rep, err := harness.Run(ctx, cfg)
+	if err != nil {
+		fmt.Fprintf(stderr, "isobench: %v\n", err)
+		return 1
+	}
+	fmt.Fprintln(stdout, rep.Summary)
+	fmt.Fprintf(stdout, "wrote %d files to %s in %s\n", len(rep.Files), *out, time.Since(start).Round(time.Second))
+	return 0
+}
+
+// moduleRoot finds isocheck's module root: the working directory or the
+// nearest parent holding its go.mod.
+func moduleRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		b, err := os.ReadFile(filepath.Join(dir, "go.mod"))
+		if err == nil && strings.HasPrefix(string(b), "module github.com/isocheck/isocheck\n") {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("run isobench inside the isocheck repository (no go.mod of github.com/isocheck/isocheck above the working directory)")
+		}
+		dir = parent
+	}
+}
+
+// corpus returns the corpus directory as internal/corpus finds it for the
+// tests ($ISOCHECK_CORPUS, else ../shared/corpus beside the repository),
+// or "" when it is missing.
+func corpus(flagValue, repo string, stderr io.Writer) string {
+	dir := flagValue
+	if dir == "" {
+		dir = os.Getenv("ISOCHECK_CORPUS")
+	}
+	if dir == "" {
+		dir = filepath.Join(repo, "..", "shared", "corpus")
+	}
+	if _, err := os.Stat(dir); err != nil {
+		fmt.Fprintf(stderr, "isobench: no corpus at %s (set --corpus or ISOCHECK_CORPUS): RUBiS, TPC-C and Twitter are skipped\n", dir)
+		return ""
+	}
+	return dir
+}
