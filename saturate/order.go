@@ -60,9 +60,12 @@ func newOrderer(s *saturator) *orderer {
 // false if an edge leads into the initial transaction, which precedes
 // everything: that alone is a cycle.
 //
+// Runs, unless nil, holds more forced edges, read by read (see
+// edgeRuns).
+//
 // It returns m's error (unless m is nil) once there is one: a million
 // transactions force some ten million edges.
-func (o *orderer) setForced(m *progress.Meter, lists [][]forcedEdge) (bool, error) {
+func (o *orderer) setForced(m *progress.Meter, lists [][]forcedEdge, runs *edgeRuns) (bool, error) {
 	stopped := func() error {
 		if m == nil {
 			return nil
@@ -84,6 +87,23 @@ func (o *orderer) setForced(m *progress.Meter, lists [][]forcedEdge) (bool, erro
 			o.forcedStart[e.to+2]++
 		}
 	}
+	if runs != nil {
+		if err := stopped(); err != nil {
+			return false, err
+		}
+		total += runs.edges
+		into := false
+		runs.each(func(head int32, _ history.Key, tails []int32) {
+			if head == o.s.t0 {
+				into = true
+				return
+			}
+			o.forcedStart[head+2] += int32(len(tails))
+		})
+		if into {
+			return false, nil
+		}
+	}
 	for i := 2; i < n+2; i++ {
 		o.forcedStart[i] += o.forcedStart[i-1]
 	}
@@ -101,6 +121,16 @@ func (o *orderer) setForced(m *progress.Meter, lists [][]forcedEdge) (bool, erro
 			o.forcedFrom[o.forcedStart[e.to+1]] = e.from
 			o.forcedStart[e.to+1]++
 		}
+	}
+	if runs != nil {
+		if err := stopped(); err != nil {
+			return false, err
+		}
+		runs.each(func(head int32, _ history.Key, tails []int32) {
+			at := o.forcedStart[head+1]
+			copy(o.forcedFrom[at:], tails)
+			o.forcedStart[head+1] = at + int32(len(tails))
+		})
 	}
 	return true, nil
 }

@@ -72,6 +72,13 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 // check is Check on the given number of goroutines (0: as many as
 // GOMAXPROCS, where the history is large enough to gain from them).
 func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int) (*Result, error) {
+	return checkStream(ctx, r, l, workers, false, 0)
+}
+
+// checkStream is check that, if stream is set, computes CC by streaming
+// its clocks (causalStream) however few the sessions, in batches of batch
+// transactions (0: streamBatch).
+func checkStream(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int, stream bool, batch int) (*Result, error) {
 	switch l {
 	case level.RC, level.RA, level.CC:
 	default:
@@ -92,8 +99,10 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	n := int64(len(r.History.Txns))
 	s := newSaturator(r)
 	s.workers = workers
+	s.stream, s.batch = stream, batch
 	o := newOrderer(s)
 	var forced [][]forcedEdge
+	var runs *edgeRuns // CC's forced edges, when streamed
 	var err error
 	switch l {
 	case level.RC:
@@ -103,7 +112,11 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	case level.CC:
 		s.indexGroups()
 		var acyclic bool
-		acyclic, err = s.clocks(progress.Start(ctx, "causal clocks", n, "transactions"), o)
+		if s.stream || s.sessions >= streamSessions || int64(s.n+1)*int64(s.sessions) > MaxClockEntries {
+			acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, MaxClockEntries)
+		} else {
+			acyclic, err = s.clocks(progress.Start(ctx, "causal clocks", n, "transactions"), o)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -112,7 +125,9 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 			res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, nil)
 			return res, nil
 		}
-		forced, err = s.parallel(progress.Start(ctx, "saturate CC", n, "transactions"), s.causal)
+		if runs == nil {
+			forced, err = s.parallel(progress.Start(ctx, "saturate CC", n, "transactions"), s.causal)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -121,11 +136,14 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	for _, f := range forced {
 		res.Edges += len(f)
 	}
+	if runs != nil {
+		res.Edges += runs.edges
+	}
 	m := progress.Start(ctx, "order "+l.String(), n, "transactions")
 	if err := m.Err(); err != nil {
 		return nil, err
 	}
-	acyclic, err := o.setForced(m, append(forced, s.versions))
+	acyclic, err := o.setForced(m, append(forced, s.versions), runs)
 	if err != nil {
 		return nil, err
 	}
@@ -137,6 +155,9 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 	if acyclic {
 		res.Satisfied = true
 		return res, nil
+	}
+	if runs != nil {
+		forced = append(forced, runs.forcedEdges())
 	}
 	res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, forced)
 	return res, nil
@@ -167,6 +188,12 @@ type saturator struct {
 	groupStart, groupSession, keyGroup []int32
 	// workers is the number of goroutines forcing edges (0: automatic).
 	workers int
+	// stream makes CC stream its clocks (causalStream) whatever the
+	// number of sessions; tests set it to run that path on small
+	// histories; batch, unless 0, is the number of transactions it
+	// computes the clocks of before it applies the axiom to them.
+	stream bool
+	batch  int
 	// past holds CC's clocks, a row of one entry per session for each
 	// transaction.
 	past     []int32

@@ -1,0 +1,412 @@
+package saturate
+
+import (
+	"fmt"
+	"runtime"
+	"slices"
+	"sync"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
+)
+
+// This file checks CC on histories of many sessions, where a vector clock
+// for every transaction (clocks and causal) would take n × sessions
+// entries: 8 GB for a million transactions in 2,000 sessions.
+//
+// The clocks are computed in one pass, in a topological order of so ∪ wr,
+// and the axiom is applied to each transaction's reads as soon as its
+// clock is known, while the clocks of the writers it read are still at
+// hand. A clock is kept only while a transaction that needs it (its
+// session successor, or a reader of one of its writes) is still to come,
+// and is then recycled, so memory follows the transactions whose clocks
+// are live — in histories from real stores, those whose writes are still
+// being read — rather than all of them. AWDIT (Møldrup and Pavlogiannis,
+// "AWDIT: An Optimal Weak Database Isolation Tester", PLDI 2025, Section
+// 5) frees its causal clocks the same way, and its axiom finds, as this
+// one does, per read and per session writing the key, the last write in
+// the reader's past.
+//
+// The edges are stored by read, not one by one: a head (the writer read
+// and the key) and the tails the read forced, which is a third of the
+// memory of forcedEdge when a read forces many, as reads of hot keys do.
+
+// streamSessions is the number of sessions from which Check computes CC's
+// clocks by streaming (causalStream) rather than for every transaction:
+// the full clocks cost n × sessions entries, and over a few hundred
+// sessions the pass over all of them dominates.
+const streamSessions = 128
+
+// rowsPerSlab is the number of clocks allocated together.
+const rowsPerSlab = 256
+
+// clockPool hands out clocks of a fixed number of entries and takes them
+// back, never holding more than limit entries at once.
+type clockPool struct {
+	width int
+	slabs [][]int32
+	free  []int32 // free slots
+	next  int32   // slots handed out so far, free or not
+	live  int64   // slots in use
+	limit int64   // entries
+}
+
+// get returns a free slot, or -1 if the pool would pass its limit.
+func (p *clockPool) get() int32 {
+	if (p.live+1)*int64(p.width) > p.limit {
+		return -1
+	}
+	p.live++
+	if n := len(p.free); n > 0 {
+		slot := p.free[n-1]
+		p.free = p.free[:n-1]
+		return slot
+	}
+	slot := p.next
+	p.next++
+	if int(slot)/rowsPerSlab == len(p.slabs) {
+		p.slabs = append(p.slabs, make([]int32, rowsPerSlab*p.width))
+	}
+	return slot
+}
+
+// put takes slot back.
+func (p *clockPool) put(slot int32) {
+	p.live--
+	p.free = append(p.free, slot)
+}
+
+// row returns the clock in slot.
+func (p *clockPool) row(slot int32) []int32 {
+	i := int(slot) % rowsPerSlab * p.width
+	return p.slabs[int(slot)/rowsPerSlab][i : i+p.width : i+p.width]
+}
+
+// edgeRuns holds forced edges read by read: for each read that forced
+// any, the triple head (the writer read), key and count, then count
+// tails. The words live in blocks of edgeBlock so that growing never
+// copies them.
+type edgeRuns struct {
+	blocks [][]int32
+	edges  int
+}
+
+// add appends the run of tails forced into head by a read of key.
+func (r *edgeRuns) add(head int32, key history.Key, tails []int32) {
+	need := 3 + len(tails)
+	last := len(r.blocks) - 1
+	if last < 0 || cap(r.blocks[last])-len(r.blocks[last]) < need {
+		r.blocks = append(r.blocks, make([]int32, 0, max(edgeBlock, need)))
+		last++
+	}
+	b := append(r.blocks[last], head, int32(key), int32(len(tails)))
+	r.blocks[last] = append(b, tails...)
+	r.edges += len(tails)
+}
+
+// each calls f on every run.
+func (r *edgeRuns) each(f func(head int32, key history.Key, tails []int32)) {
+	for _, b := range r.blocks {
+		for i := 0; i < len(b); {
+			n := int(b[i+2])
+			f(b[i], history.Key(b[i+1]), b[i+3:i+3+n])
+			i += 3 + n
+		}
+	}
+}
+
+// forcedEdges returns the edges of r one by one, for the evidence of a
+// cycle.
+func (r *edgeRuns) forcedEdges() []forcedEdge {
+	edges := make([]forcedEdge, 0, r.edges)
+	r.each(func(head int32, key history.Key, tails []int32) {
+		for _, t := range tails {
+			edges = append(edges, forcedEdge{from: t, to: head, key: key})
+		}
+	})
+	return edges
+}
+
+// indexGroupWriters lists the writers of every group (see indexGroups) in
+// session order: groupPos[groupWriters[g]:groupWriters[g+1]] are their
+// positions in the group's session and groupTxn the same range their
+// transactions.
+func (s *saturator) indexGroupWriters() (groupWriters, groupPos, groupTxn []int32) {
+	groupWriters = make([]int32, len(s.groupSession)+1)
+	for _, g := range s.keyGroup {
+		groupWriters[g+1]++
+	}
+	for g := range s.groupSession {
+		groupWriters[g+1] += groupWriters[g]
+	}
+	fill := slices.Clone(groupWriters[:len(s.groupSession)])
+	groupPos = make([]int32, len(s.keyGroup))
+	groupTxn = make([]int32, len(s.keyGroup))
+	for _, ts := range s.h.Sessions {
+		for _, t := range ts {
+			for i := s.keyStart[t]; i < s.keyStart[t+1]; i++ {
+				g := s.keyGroup[i]
+				groupPos[fill[g]], groupTxn[fill[g]] = s.pos[t], t
+				fill[g]++
+			}
+		}
+	}
+	return groupWriters, groupPos, groupTxn
+}
+
+// streamBatch is the number of transactions whose clocks causalStream
+// computes before it applies the axiom to their reads, on every worker.
+const streamBatch = 4096
+
+// stream is the state of causalStream.
+type stream struct {
+	s    *saturator
+	o    *orderer
+	pool *clockPool
+	// refs[t] counts the transactions still to come, or in the batch,
+	// that need t's clock: its session successor and its readers, once
+	// per read. slot[t] is where the clock is.
+	refs, slot []int32
+	// inBatch[t]: t is in the batch, whose reads are still to be
+	// checked.
+	inBatch []bool
+	batch   []int32
+	// groups[g] is what the axiom looks at first for group g (see
+	// indexGroups): its session, the positions of its last two writers
+	// visited so far (-1: none) and the last one. visited[g] is one past
+	// the last in groupPos: writers of a session are visited in session
+	// order. The axiom may see writers visited after the reader (later in
+	// its batch), which are never in the reader's past.
+	groups                           []groupState
+	visited                          []int32
+	groupWriters, groupPos, groupTxn []int32
+	zero                             []int32 // the clock of the initial state
+	workers                          []*edgeRuns
+}
+
+type groupState struct{ session, last, before, lastTxn int32 }
+
+// causalStream computes the causal clocks and applies CC's axiom (see
+// causal) in one pass over a topological order of so ∪ wr, keeping only
+// the clocks still needed, at most limit entries of them. The clocks are
+// computed on one goroutine, a batch at a time, and the axiom is applied
+// to the batch's reads on several (s.workers, or GOMAXPROCS on large
+// histories). It reports false if so ∪ wr is cyclic, and an error if the
+// clocks need more than limit entries or m reports one.
+func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bool, *edgeRuns, error) {
+	st := &stream{s: s, o: o,
+		pool:    &clockPool{width: s.sessions, limit: limit},
+		refs:    make([]int32, s.n),
+		slot:    make([]int32, s.n),
+		inBatch: make([]bool, s.n),
+		groups:  make([]groupState, len(s.groupSession)),
+		zero:    make([]int32, s.sessions),
+	}
+	for t := range s.n {
+		if p := o.prev[t]; p != s.t0 {
+			st.refs[p]++
+		}
+	}
+	for _, rd := range s.r.Reads {
+		if rd.Writer != s.t0 {
+			st.refs[rd.Writer]++
+		}
+	}
+	st.groupWriters, st.groupPos, st.groupTxn = s.indexGroupWriters()
+	for g, ws := range s.groupSession {
+		st.groups[g] = groupState{ws, -1, -1, -1}
+	}
+	st.visited = slices.Clone(st.groupWriters[:len(s.groupSession)])
+	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
+	if s.workers > 0 {
+		workers = s.workers
+	}
+	for range workers {
+		st.workers = append(st.workers, &edgeRuns{})
+	}
+	size := streamBatch
+	if s.batch > 0 {
+		size = s.batch
+	}
+	var err error
+	acyclic, merr := o.orderMeter(m, func(u int32) {
+		if err != nil {
+			return
+		}
+		if err = st.clock(u); err != nil {
+			return
+		}
+		if len(st.batch) == size {
+			st.flush()
+		}
+	})
+	if merr == nil && err == nil {
+		st.flush()
+	}
+	if merr != nil {
+		return false, nil, merr
+	}
+	if err != nil {
+		return false, nil, err
+	}
+	runs := st.workers[0]
+	for _, w := range st.workers[1:] {
+		runs.blocks = append(runs.blocks, w.blocks...)
+		runs.edges += w.edges
+	}
+	return acyclic, runs, nil
+}
+
+// clock computes u's clock, adds u to the batch and records its writes.
+func (st *stream) clock(u int32) error {
+	s, pool := st.s, st.pool
+	p := st.o.prev[u]
+	if p != s.t0 && st.refs[p] == 1 && !st.inBatch[p] {
+		// u is the last to need p's clock: take it over.
+		st.refs[p] = 0
+		st.slot[u] = st.slot[p]
+	} else if st.slot[u] = pool.get(); st.slot[u] < 0 {
+		return fmt.Errorf("saturate: %d transactions in %d sessions need more than %d live causal clock entries", s.n, s.sessions, pool.limit)
+	}
+	row := pool.row(st.slot[u])
+	switch {
+	case p == s.t0:
+		clear(row)
+	case st.refs[p] == 0:
+		row[s.h.Txns[p].Session] = s.pos[p] + 1
+	default:
+		copy(row, pool.row(st.slot[p]))
+		row[s.h.Txns[p].Session] = s.pos[p] + 1
+	}
+	for _, rd := range s.readsOf(u) {
+		w := rd.Writer
+		if w == s.t0 {
+			continue
+		}
+		ws := s.h.Txns[w].Session
+		if row[ws] > s.pos[w] {
+			continue // w, and so its past, is in u's past already
+		}
+		joinClock(row, pool.row(st.slot[w]))
+		row[ws] = s.pos[w] + 1
+	}
+	st.inBatch[u] = true
+	st.batch = append(st.batch, u)
+	for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
+		g := s.keyGroup[i]
+		st.visited[g]++
+		gs := &st.groups[g]
+		gs.before, gs.last, gs.lastTxn = gs.last, s.pos[u], u
+	}
+	return nil
+}
+
+// flush applies the axiom to the reads of the batch, split over the
+// workers, and then lets go of the clocks only the batch needed.
+func (st *stream) flush() {
+	s := st.s
+	batch := st.batch
+	if len(st.workers) == 1 || len(batch) < 2*len(st.workers) {
+		st.axiom(st.workers[0], batch)
+	} else {
+		var wg sync.WaitGroup
+		share := (len(batch) + len(st.workers) - 1) / len(st.workers)
+		for i, w := range st.workers {
+			part := batch[min(i*share, len(batch)):min((i+1)*share, len(batch))]
+			wg.Go(func() { st.axiom(w, part) })
+		}
+		wg.Wait()
+	}
+	for _, u := range batch {
+		st.inBatch[u] = false
+		if p := st.o.prev[u]; p != s.t0 && st.refs[p] > 0 {
+			st.release(p)
+		}
+		for _, rd := range s.readsOf(u) {
+			if rd.Writer != s.t0 {
+				st.release(rd.Writer)
+			}
+		}
+		if st.refs[u] == 0 {
+			st.pool.put(st.slot[u])
+		}
+	}
+	st.batch = st.batch[:0]
+}
+
+// release drops one of t's references, and its clock with the last.
+func (st *stream) release(t int32) {
+	if st.refs[t]--; st.refs[t] == 0 {
+		st.pool.put(st.slot[t])
+	}
+}
+
+// axiom applies CC's axiom to the reads of the transactions of batch,
+// recording the edges in runs: per read of x from t1 in t3 and per session
+// writing x, the last writer of x in t3's past, unless it is t1 or in
+// t1's past.
+func (st *stream) axiom(runs *edgeRuns, batch []int32) {
+	s := st.s
+	var tails []int32
+	for _, u := range batch {
+		row := st.pool.row(st.slot[u])
+		for _, alpha := range s.readsOf(u) {
+			row1 := st.zero
+			if alpha.Writer != s.t0 {
+				row1 = st.pool.row(st.slot[alpha.Writer])
+			}
+			tails = tails[:0]
+			for g := s.groupStart[alpha.Key]; g < s.groupStart[alpha.Key+1]; g++ {
+				gs := st.groups[g]
+				c3, c1 := row[gs.session], row1[gs.session]
+				if gs.last < c1 || c3 <= c1 {
+					continue // every write of the group in u's past is in t1's
+				}
+				// The last writer of the group at a position below c3:
+				// one of those visited, most often the last or the one
+				// before.
+				if gs.last < c3 {
+					if gs.lastTxn != alpha.Writer {
+						tails = append(tails, gs.lastTxn)
+					}
+					continue
+				}
+				var i int32
+				if gs.before < c3 {
+					if gs.before < c1 {
+						continue
+					}
+					i = st.visited[g] - 2
+				} else {
+					lo := st.groupWriters[g]
+					for i = st.visited[g] - 3; i >= lo && st.groupPos[i] >= c3; i-- {
+					}
+					if i < lo || st.groupPos[i] < c1 {
+						continue
+					}
+				}
+				if st.groupTxn[i] != alpha.Writer {
+					tails = append(tails, st.groupTxn[i])
+				}
+			}
+			if len(tails) > 0 {
+				runs.add(alpha.Writer, alpha.Key, tails)
+			}
+		}
+	}
+}
+
+// joinClock sets dst to the entrywise maximum of dst and src.
+func joinClock(dst, src []int32) {
+	src = src[:len(dst)]
+	for len(dst) >= 4 {
+		dst[0] = max(dst[0], src[0])
+		dst[1] = max(dst[1], src[1])
+		dst[2] = max(dst[2], src[2])
+		dst[3] = max(dst[3], src[3])
+		dst, src = dst[4:], src[4:]
+	}
+	for i := range dst {
+		dst[i] = max(dst[i], src[i])
+	}
+}

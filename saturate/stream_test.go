@@ -1,0 +1,154 @@
+package saturate
+
+import (
+	"context"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/workload"
+)
+
+// TestStreamAgreesWithReference forces CC's streamed clocks
+// (causalStream), which Check uses only on many sessions, on small random
+// histories, and requires the brute-force reference's verdict and
+// evidence that closes a cycle of edges the history shows.
+func TestStreamAgreesWithReference(t *testing.T) {
+	cfg := workload.SmallConfig{Sessions: 4, MaxTxns: 9, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.1}
+	runs := 3000
+	if testing.Short() {
+		runs = 500
+	}
+	violated := 0
+	for seed := range runs {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x57e))
+		h := workload.Small(rng, cfg)
+		r, err := polygraph.Resolve(context.Background(), h)
+		if err != nil {
+			t.Fatalf("seed %d: %v\n%s", seed, err, workload.Describe(h))
+		}
+		want, err := reference.Check(h, level.CC)
+		if err != nil {
+			t.Fatalf("seed %d: reference: %v", seed, err)
+		}
+		// One worker with whole batches, and several with batches of a
+		// few transactions, so that batches end everywhere and the axiom
+		// sees writers visited after the reader.
+		for _, c := range []struct{ workers, batch int }{{1, 0}, {3, 2}, {2, 5}} {
+			got, err := checkStream(context.Background(), r, level.CC, c.workers, true, c.batch)
+			if err != nil {
+				t.Fatalf("seed %d, %+v: %v", seed, c, err)
+			}
+			if got.Satisfied != want {
+				t.Fatalf("seed %d, %+v: satisfied = %v, reference says %v\n%s", seed, c, got.Satisfied, want, workload.Describe(h))
+			}
+			if !want {
+				checkEvidence(t, seed, r, got)
+			}
+		}
+		if !want {
+			violated++
+		}
+	}
+	if violated < runs/20 || violated > runs*19/20 {
+		t.Errorf("CC violated in %d of %d histories: too lopsided to test anything", violated, runs)
+	}
+}
+
+// checkEvidence fails t unless got, a violation, has evidence: cycles
+// that close and show only edges the history shows.
+func checkEvidence(t *testing.T, seed int, r *polygraph.Resolution, got *Result) {
+	t.Helper()
+	if len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
+		t.Fatalf("seed %d: violated without evidence", seed)
+	}
+	cycles := append([][]polygraph.Edge{got.Cycle}, got.Core...)
+	if c := got.Conflict; c != nil {
+		cycles = [][]polygraph.Edge{c.EitherCycle, c.OrCycle}
+	}
+	for _, cycle := range cycles {
+		for i, e := range cycle {
+			if next := cycle[(i+1)%len(cycle)]; e.To != next.From || !holds(r, e) {
+				t.Fatalf("seed %d: cycle %v: edge %v does not hold or does not lead on\n%s", seed, cycle, e, workload.Describe(r.History))
+			}
+		}
+	}
+}
+
+// TestStreamAgrees checks medium histories, too large for the reference,
+// with full clocks and streamed ones: the verdicts and the numbers of
+// edges forced must be the same, since both force, per read and per
+// session writing the key, the last write in the reader's past that is
+// not in the writer's.
+func TestStreamAgrees(t *testing.T) {
+	stores := []workload.Store{workload.ReadCommitted, workload.ReadAtomic, workload.Causal, workload.SnapshotIsolation}
+	violated := 0
+	for _, store := range stores {
+		for seed := range 4 {
+			h := workload.Large(workload.LargeConfig{Sessions: 9, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
+			r, err := polygraph.Resolve(context.Background(), h)
+			if err != nil {
+				t.Fatal(err)
+			}
+			full, err := checkStream(context.Background(), r, level.CC, 0, false, 0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			streamed, err := checkStream(context.Background(), r, level.CC, 3, true, 100)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !full.Satisfied {
+				violated++
+			}
+			if streamed.Satisfied != full.Satisfied || streamed.Edges != full.Edges || len(streamed.Anomalies) != len(full.Anomalies) {
+				t.Errorf("%v store, seed %d: full clocks give satisfied=%v with %d edges, streamed ones satisfied=%v with %d edges",
+					store, seed, full.Satisfied, full.Edges, streamed.Satisfied, streamed.Edges)
+			}
+		}
+	}
+	if violated == 0 || violated == len(stores)*4 {
+		t.Errorf("%d of %d histories violate CC: the comparison needs both verdicts", violated, len(stores)*4)
+	}
+}
+
+// TestStreamLimit: a history whose live clocks need more entries than the
+// limit is refused with an error, not allowed to exhaust memory.
+func TestStreamLimit(t *testing.T) {
+	h := workload.Large(workload.LargeConfig{Sessions: 200, TxnsPerSession: 20, OpsPerTxn: 4, Keys: 1000, ReadProportion: 0.5, Seed: 1, Store: workload.Causal})
+	r, err := polygraph.Resolve(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := newSaturator(r)
+	s.indexGroups()
+	if _, _, err := s.causalStream(nil, newOrderer(s), 10*200); err == nil {
+		t.Error("room for 10 clocks of 200 sessions: no error")
+	}
+	if ok, _, err := s.causalStream(nil, newOrderer(s), int64(s.n+1)*200); err != nil || !ok {
+		t.Errorf("room for every clock: acyclic %v, error %v", ok, err)
+	}
+}
+
+// BenchmarkManySessions checks CC on a history of 200,000 transactions in
+// 2,000 sessions, where clocks for every transaction would take 400
+// million entries.
+func BenchmarkManySessions(b *testing.B) {
+	h := workload.Large(workload.LargeConfig{Sessions: 2000, TxnsPerSession: 100, OpsPerTxn: 4, Keys: 100000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3, Store: workload.Causal})
+	r, err := polygraph.Resolve(context.Background(), h)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		res, err := Check(context.Background(), r, level.CC)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !res.Satisfied {
+			b.Fatal("a causal store's history violates CC")
+		}
+	}
+}
