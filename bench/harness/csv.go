@@ -2,9 +2,12 @@ package harness
 
 import (
 	"encoding/csv"
+	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strconv"
+	"time"
 )
 
 // Row is one measurement of an experiment.
@@ -58,4 +61,67 @@ func WriteCSV(w io.Writer, m Machine, rows []Row) error {
 		return fmt.Errorf("write csv: %w", err)
 	}
 	return nil
+}
+
+// ReadCSV reads rows written by WriteCSV, and the machine of the first.
+func ReadCSV(r io.Reader) (Machine, []Row, error) {
+	recs, err := csv.NewReader(r).ReadAll()
+	if err != nil {
+		return Machine{}, nil, fmt.Errorf("read csv: %w", err)
+	}
+	if len(recs) == 0 || !slices.Equal(recs[0], header) {
+		return Machine{}, nil, errors.New("read csv: not a harness CSV file (its header differs)")
+	}
+	var m Machine
+	var rows []Row
+	for i, rec := range recs[1:] {
+		p := &fieldParser{rec: rec}
+		r := Row{
+			Experiment: p.str(), Case: p.str(), Axis: p.str(), X: p.str(), Variant: p.str(), Checker: p.str(), Level: p.str(),
+			Rep: p.int(), Txns: p.int(),
+		}
+		r.Status, r.ExitCode = p.str(), p.int()
+		r.Wall = time.Duration(p.float() * float64(time.Millisecond))
+		r.MaxRSS = int64(p.int())
+		r.Stats = Stats{ParseMS: p.float(), ConstructMS: p.float(), PruneMS: p.float(), EncodeMS: p.float(), SolveMS: p.float(),
+			Constraints: p.int(), ConstraintsRemaining: p.int(), UnknownEdges: p.int(), UnknownEdgesRemaining: p.int(), Transactions: r.Txns}
+		m = Machine{CPU: p.str(), Cores: p.int(), MemBytes: int64(p.int()), Version: p.str()}
+		if p.err != nil {
+			return m, rows, fmt.Errorf("read csv: row %d: %w", i+1, p.err)
+		}
+		rows = append(rows, r)
+	}
+	return m, rows, nil
+}
+
+// fieldParser reads the fields of a record in order, keeping the first
+// error.
+type fieldParser struct {
+	rec []string
+	i   int
+	err error
+}
+
+func (p *fieldParser) str() string {
+	s := p.rec[p.i]
+	p.i++
+	return s
+}
+
+func (p *fieldParser) int() int {
+	s := p.str()
+	n, err := strconv.Atoi(s)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("column %s: %w", header[p.i-1], err)
+	}
+	return n
+}
+
+func (p *fieldParser) float() float64 {
+	s := p.str()
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil && p.err == nil {
+		p.err = fmt.Errorf("column %s: %w", header[p.i-1], err)
+	}
+	return f
 }

@@ -192,9 +192,50 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Files = append(rep.Files, plots...)
 	}
 	rep.Elapsed = time.Since(start)
-	rep.Summary = Summary(rep.Rows, e.machine, cfg.Scale) +
+	rep.Summary = Summary(rep.Rows, e.machine, cfg.Scale.String()+" scale") +
 		fmt.Sprintf("\nThe run (`isobench --scale %s`, %d repetition(s), %v a check at most) took %v.\n", cfg.Scale, cfg.Reps, cfg.Timeout, rep.Elapsed.Round(time.Second))
 	sumPath := filepath.Join(cfg.Out, "summary.md")
+	if err := os.WriteFile(sumPath, []byte(rep.Summary), 0o644); err != nil {
+		return rep, fmt.Errorf("write summary: %w", err)
+	}
+	rep.Files = append(rep.Files, sumPath)
+	return rep, nil
+}
+
+// Replot reads the CSV files of a previous Run in dir and writes their
+// plots and summary again (after a change to the plots, or to draw a run
+// of another machine).
+func Replot(dir string) (*Report, error) {
+	rep := &Report{Rows: make(map[string][]Row)}
+	for _, x := range experiments {
+		p := filepath.Join(dir, x.Name+".csv")
+		f, err := os.Open(p)
+		if errors.Is(err, os.ErrNotExist) {
+			continue
+		}
+		if err != nil {
+			return rep, fmt.Errorf("replot: %w", err)
+		}
+		m, rows, err := ReadCSV(f)
+		f.Close()
+		if err != nil {
+			return rep, fmt.Errorf("%s: %w", p, err)
+		}
+		if len(rows) == 0 {
+			continue
+		}
+		rep.Machine, rep.Rows[x.Name] = m, rows
+		plots, err := x.plot(rows, m, dir)
+		if err != nil {
+			return rep, fmt.Errorf("experiment %s: %w", x.Name, err)
+		}
+		rep.Files = append(rep.Files, plots...)
+	}
+	if len(rep.Rows) == 0 {
+		return rep, fmt.Errorf("replot: no CSV file of an experiment in %s", dir)
+	}
+	rep.Summary = Summary(rep.Rows, rep.Machine, "")
+	sumPath := filepath.Join(dir, "summary.md")
 	if err := os.WriteFile(sumPath, []byte(rep.Summary), 0o644); err != nil {
 		return rep, fmt.Errorf("write summary: %w", err)
 	}

@@ -65,6 +65,29 @@ func TestWriteCSV(t *testing.T) {
 	}
 }
 
+func TestCSVRoundTrip(t *testing.T) {
+	m := Machine{CPU: "Test CPU", Cores: 4, MemBytes: 8 << 30, Version: "v1"}
+	rows := []Row{
+		{Experiment: "scaling", Case: "10k", X: "10000", Variant: "default", Checker: "isocheck", Level: "si", Rep: 2, Txns: 10000,
+			Measurement: Measurement{Status: StatusViolated, ExitCode: 1, Wall: 1234 * time.Millisecond, MaxRSS: 5 << 20,
+				Stats: Stats{ParseMS: 1, ConstructMS: 2, PruneMS: 3, EncodeMS: 4, SolveMS: 5, Transactions: 10000, Constraints: 6, ConstraintsRemaining: 7, UnknownEdges: 8, UnknownEdgesRemaining: 9}}},
+	}
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, m, rows); err != nil {
+		t.Fatal(err)
+	}
+	gotM, got, err := ReadCSV(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotM != m || len(got) != 1 || got[0] != rows[0] {
+		t.Errorf("read back %+v %+v, want %+v %+v", gotM, got, m, rows)
+	}
+	if _, _, err := ReadCSV(strings.NewReader("a,b\n1,2\n")); err == nil {
+		t.Error("no error for a CSV file of another header")
+	}
+}
+
 func TestSubstitute(t *testing.T) {
 	tests := []struct {
 		cmd, path, want string
@@ -290,5 +313,24 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(rep.Summary, "| GeneralWH | all-pairs | 250 |") {
 		t.Errorf("summary lacks GeneralWH's all-pairs row:\n%s", rep.Summary)
+	}
+
+	// The CSV file is enough to draw the plots again.
+	for _, name := range []string{"table3.png", "table3.svg", "summary.md"} {
+		if err := os.Remove(filepath.Join(out, name)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	again, err := Replot(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"table3.png", "table3.svg", "summary.md"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("replot: %s missing or empty: %v", name, err)
+		}
+	}
+	if !strings.Contains(again.Summary, "| GeneralWH | all-pairs | 250 |") {
+		t.Errorf("replotted summary lacks GeneralWH's all-pairs row:\n%s", again.Summary)
 	}
 }

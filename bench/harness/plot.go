@@ -75,9 +75,18 @@ func save(p *plot.Plot, dir, name string, width vg.Length) ([]string, error) {
 	return files, nil
 }
 
-// barWidth fits n bars side by side in each group of a bar chart.
-func barWidth(n int) vg.Length {
-	return vg.Points(float64(min(60, 240/max(n, 1))))
+// barWidth fits n bars side by side in each of cats groups of a bar chart
+// width wide.
+func barWidth(width vg.Length, cats, n int) vg.Length {
+	w := 0.7 * float64(width.Points()-80) / float64(max(cats, 1)*max(n, 1))
+	return vg.Points(min(60, w))
+}
+
+// headroom raises the top of p's Y axis above the data, for the legend.
+func headroom(p *plot.Plot) {
+	if p.Y.Max > p.Y.Min {
+		p.Y.Max += 0.3 * (p.Y.Max - p.Y.Min)
+	}
 }
 
 // plotFig5 draws a stacked bar chart of the stage times for each axis.
@@ -123,7 +132,7 @@ func plotFig5(rows []Row, m Machine, dir string) ([]string, error) {
 			for k, g := range gs {
 				vals[k] = st.ms(g.median.Stats)
 			}
-			bar, err := plotter.NewBarChart(vals, barWidth(1))
+			bar, err := plotter.NewBarChart(vals, barWidth(6*vg.Inch, len(gs), 1))
 			if err != nil {
 				return files, fmt.Errorf("plot fig5: %w", err)
 			}
@@ -137,6 +146,7 @@ func plotFig5(rows []Row, m Machine, dir string) ([]string, error) {
 			p.Legend.Add(st.name, bar)
 		}
 		p.NominalX(names...)
+		headroom(p)
 		fs, err := save(p, dir, "fig5-"+slug(ax), 6*vg.Inch)
 		files = append(files, fs...)
 		if err != nil {
@@ -148,8 +158,8 @@ func plotFig5(rows []Row, m Machine, dir string) ([]string, error) {
 
 // groupedBars draws bars of value for each series (one colour each) beside
 // one another at each category.
-func groupedBars(p *plot.Plot, categories, series []string, value func(cat, ser int) float64) error {
-	w := barWidth(len(series))
+func groupedBars(p *plot.Plot, width vg.Length, categories, series []string, value func(cat, ser int) float64) error {
+	w := barWidth(width, len(categories), len(series))
 	for j, s := range series {
 		vals := make(plotter.Values, len(categories))
 		for i := range categories {
@@ -166,6 +176,7 @@ func groupedBars(p *plot.Plot, categories, series []string, value func(cat, ser 
 		p.Legend.Add(s, bar)
 	}
 	p.NominalX(categories...)
+	headroom(p)
 	return nil
 }
 
@@ -190,7 +201,7 @@ func plotTable3(rows []Row, m Machine, dir string) ([]string, error) {
 		}
 		return 100 * float64(after) / float64(before)
 	}
-	err := groupedBars(p, cats, []string{"constraints", "unknown dependencies"}, func(i, j int) float64 {
+	err := groupedBars(p, 11*vg.Inch, cats, []string{"constraints", "unknown dependencies"}, func(i, j int) float64 {
 		s := gs[i].median.Stats
 		if j == 0 {
 			return pct(s.ConstraintsRemaining, s.Constraints)
@@ -200,10 +211,12 @@ func plotTable3(rows []Row, m Machine, dir string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("plot table3: %w", err)
 	}
-	return save(p, dir, "table3", 7*vg.Inch)
+	return save(p, dir, "table3", 11*vg.Inch)
 }
 
-// plotFig9 draws the checking time of each variant per benchmark.
+// plotFig9 draws the checking time of each variant per benchmark, a
+// point per variant beside one another, on a log scale: the variants
+// differ by orders of magnitude.
 func plotFig9(rows []Row, m Machine, dir string) ([]string, error) {
 	var cats, series []string
 	wall := make(map[[2]string]float64)
@@ -217,14 +230,36 @@ func plotFig9(rows []Row, m Machine, dir string) ([]string, error) {
 		if !slices.Contains(series, g.Variant) {
 			series = append(series, g.Variant)
 		}
-		wall[[2]string{g.Case, g.Variant}] = g.median.Wall.Seconds()
+		if g.ok() || g.median.Status == StatusTimeout {
+			wall[[2]string{g.Case, g.Variant}] = max(g.median.Wall.Seconds(), 1e-3)
+		}
 	}
-	p := newPlot("Figure 9: ablations, checking SI (timed-out runs at their limit)", m)
+	p := newPlot("Figure 9: ablations, checking SI (timed-out runs at their limit, skipped ones left out)", m)
 	p.Y.Label.Text = "wall time (s), median run"
-	err := groupedBars(p, cats, series, func(i, j int) float64 { return wall[[2]string{cats[i], series[j]}] })
-	if err != nil {
-		return nil, fmt.Errorf("plot fig9: %w", err)
+	p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
+	for j, ser := range series {
+		var pts plotter.XYs
+		for i, c := range cats {
+			if y, ok := wall[[2]string{c, ser}]; ok {
+				x := float64(i) + 0.6*(float64(j)/float64(max(len(series)-1, 1))-0.5)
+				pts = append(pts, plotter.XY{X: x, Y: y})
+			}
+		}
+		if len(pts) == 0 {
+			continue
+		}
+		sc, err := plotter.NewScatter(pts)
+		if err != nil {
+			return nil, fmt.Errorf("plot fig9: %w", err)
+		}
+		sc.Color, sc.Shape, sc.Radius = plotutil.Color(j), plotutil.Shape(j), vg.Points(4)
+		p.Add(sc)
+		p.Legend.Add(ser, sc)
 	}
+	p.Add(plotter.NewGrid())
+	p.NominalX(cats...)
+	p.X.Min, p.X.Max = -0.5, float64(len(cats))-0.5
+	p.Legend.Left = true
 	return save(p, dir, "fig9", 8*vg.Inch)
 }
 

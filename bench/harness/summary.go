@@ -9,10 +9,14 @@ import (
 
 // Summary returns the headline numbers of rows (by experiment) as
 // Markdown tables: medians over the repetitions, isocheck's and each
-// comparison's.
-func Summary(rows map[string][]Row, m Machine, s Scale) string {
+// comparison's. A note, when given, goes in parentheses in the heading.
+func Summary(rows map[string][]Row, m Machine, note string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "## Benchmark results (%s scale)\n\n", s)
+	b.WriteString("## Benchmark results")
+	if note != "" {
+		fmt.Fprintf(&b, " (%s)", note)
+	}
+	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Machine: %s, %d cores, %.0f GiB of memory; isocheck %s. Times are wall-clock times of the whole `isocheck check --level si` process (start, parse and check), median of the repetitions; memory is its peak resident set size.\n",
 		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Version)
 	if rs := rows["table3"]; len(rs) > 0 {
@@ -98,13 +102,13 @@ func Summary(rows map[string][]Row, m Machine, s Scale) string {
 			if g.Checker != "isocheck" {
 				col = g.Case + ": " + g.Checker
 			}
-			if !slices.Contains(sizes, g.X) {
-				sizes = append(sizes, g.X)
+			if !slices.Contains(sizes, sizeName(g.Txns)) {
+				sizes = append(sizes, sizeName(g.Txns))
 			}
 			if !slices.Contains(cols, col) {
 				cols = append(cols, col)
 			}
-			cell[[2]string{g.X, col}] = outcome(g)
+			cell[[2]string{sizeName(g.Txns), col}] = outcome(g)
 		}
 		fmt.Fprintf(&b, "| transactions | %s |\n|---:|%s\n", strings.Join(cols, " | "), strings.Repeat("---:|", len(cols)))
 		for _, s := range sizes {

@@ -11,6 +11,7 @@
 //	         [--experiments fig5,table3,fig9,scaling,mini] [--corpus DIR]
 //	         [--compare-format text|dbcop|jsonl|edn] [--compare 'CMD {}']...
 //	         [--binary ISOCHECK] [--work DIR]
+//	isobench --replot DIR
 //
 // --compare runs another checker on every generated history, written in
 // the format of the last --compare-format before it (or, when none comes
@@ -98,6 +99,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	corpusDir := fs.String("corpus", "", "the shared corpus, for RUBiS, TPC-C and Twitter (default $ISOCHECK_CORPUS, else ../shared/corpus beside the repository)")
 	binary := fs.String("binary", "", "an isocheck binary to measure (default: build ./cmd/isocheck of the repository)")
 	work := fs.String("work", "", "directory for the binary and the histories, kept afterwards (default: a temporary one, removed)")
+	replot := fs.String("replot", "", "draw the plots and summary again from the CSV files of a previous run in DIR, and run nothing")
 	var cmp compareFlags
 	fs.Func("compare", "another checker to run on each generated history: a shell command, {} the history's path (repeatable)", cmp.compare)
 	fs.Func("compare-format", "format of the histories for the --compare commands: text, dbcop, jsonl or edn (default text)", cmp.format)
@@ -110,6 +112,16 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "isobench: unexpected arguments %q\n", fs.Args())
 		return 2
+	}
+	if *replot != "" {
+		rep, err := harness.Replot(*replot)
+		if err != nil {
+			fmt.Fprintf(stderr, "isobench: %v\n", err)
+			return 1
+		}
+		fmt.Fprintln(stdout, rep.Summary)
+		fmt.Fprintf(stdout, "wrote %d files to %s\n", len(rep.Files), *replot)
+		return 0
 	}
 	if *full {
 		*scale = "full"
