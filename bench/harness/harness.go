@@ -176,15 +176,16 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		x := experimentByName(n)
 		fmt.Fprintf(e.log, "== %s: %s\n", x.Name, x.Title)
 		rows, err := x.run(ctx, e)
-		if err != nil {
-			return rep, fmt.Errorf("experiment %s: %w", x.Name, err)
-		}
 		rep.Rows[x.Name] = rows
 		csvPath := filepath.Join(cfg.Out, x.Name+".csv")
-		if err := writeCSVFile(csvPath, e.machine, rows); err != nil {
-			return rep, err
+		// The rows measured before an interruption are kept.
+		if werr := writeCSVFile(csvPath, e.machine, rows); werr != nil {
+			return rep, errors.Join(err, werr)
 		}
 		rep.Files = append(rep.Files, csvPath)
+		if err != nil {
+			return rep, fmt.Errorf("experiment %s (%d rows in %s): %w", x.Name, len(rows), csvPath, err)
+		}
 		plots, err := x.plot(rows, e.machine, cfg.Out)
 		if err != nil {
 			return rep, fmt.Errorf("experiment %s: %w", x.Name, err)

@@ -156,6 +156,20 @@ func TestMeasureCommand(t *testing.T) {
 	}
 }
 
+// TestRunChildCanceled checks that ending the context (Ctrl-C of
+// isobench) kills the child's group rather than leaving it running.
+func TestRunChildCanceled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	res, err := RunChild(ctx, 0, []string{"/bin/sh", "-c", "sleep 5 & wait"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !res.TimedOut || res.Wall >= 5*time.Second {
+		t.Errorf("ran %v, stopped %v: the canceled context did not kill the group", res.Wall, res.TimedOut)
+	}
+}
+
 func TestMeasureCommandMissing(t *testing.T) {
 	if _, err := MeasureCommand(context.Background(), 0, []string{filepath.Join(t.TempDir(), "missing")}); err == nil {
 		t.Error("no error for a command that does not exist")
