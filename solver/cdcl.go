@@ -15,6 +15,8 @@ package solver
 
 import (
 	"context"
+	"fmt"
+	"os"
 	"slices"
 
 	"github.com/isocheck/isocheck/internal/progress"
@@ -78,11 +80,21 @@ type cdcl struct {
 	cycClause [][]Lit
 	cycSeen   map[string]bool
 
-	conflicts, decisions, inserts int64
+	// chronoT is how many levels a backjump may undo; beyond, it
+	// backtracks one level only.
+	chronoT int32
+
+	conflicts, decisions, inserts, restarts int64
 	analyzeBuf, levelBuf          []clit
 	levelSeen                     []int32
 	levelStamp                    int32
 }
+
+// cdclChronoT is the default chronoT; tests lower it to backtrack
+// chronologically always.
+var cdclChronoT int32 = 100
+
+var debugCDCL = os.Getenv("ISOCHECK_DEBUG_CDCL") != ""
 
 // solveCDCL answers p with the cdcl engine. Result.Rounds counts
 // conflicts and Result.Clauses the distinct cycles that caused them.
@@ -93,8 +105,16 @@ func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
 		return nil, err
 	}
 	s := newCDCL(p, th, m)
+	// The order agrees at once with the edges the hint chooses, so the
+	// first descent adds them cheaply.
+	th.seedOrder(s.phase)
+	s.initOrder()
 	res := &Result{}
 	sat, err := s.search()
+	if debugCDCL {
+		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d\n",
+			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts)
+	}
 	res.Rounds = int(s.conflicts)
 	res.Clauses = len(s.cycles)
 	if err != nil {
@@ -129,6 +149,7 @@ func newCDCL(p *Problem, th *session, m *progress.Meter) *cdcl {
 		claInc:    1,
 		cycSeen:   make(map[string]bool),
 		levelSeen: make([]int32, n+1),
+		chronoT:   cdclChronoT,
 	}
 	if p.Hint != nil {
 		copy(s.phase, p.Hint)
@@ -137,15 +158,32 @@ func newCDCL(p *Problem, th *session, m *progress.Meter) *cdcl {
 		l := toClit(c.Lit)
 		s.litEdges[l] = append(s.litEdges[l], int32(i))
 	}
-	// Variables guarding more edges first, before any conflict has
-	// told which matter: a tiny initial activity.
 	for v := 0; v < n; v++ {
 		s.reason[v] = -1
-		s.act[v] = 1e-9 * float64(len(s.litEdges[2*v])+len(s.litEdges[2*v+1]))
 		s.heapIdx[v] = -1
-		s.heapInsert(int32(v))
 	}
 	return s
+}
+
+// initOrder sets the first order of decisions, before any conflict has
+// told which variables matter, by a tiny initial activity: variables
+// whose edges come early in the theory's topological order first. A
+// cycle closed by a wrong hint runs between nearby nodes of the order,
+// mostly, so its literals are decided at nearby levels and backjumps stay
+// short.
+func (s *cdcl) initOrder() {
+	n := len(s.th.ord)
+	for v := 0; v < s.nv; v++ {
+		first := n
+		for _, l := range []clit{clit(2 * v), clit(2*v + 1)} {
+			for _, e := range s.litEdges[l] {
+				c := s.p.Cond[e]
+				first = min(first, int(s.th.ord[c.From]), int(s.th.ord[c.To]))
+			}
+		}
+		s.act[v] = 1e-12 * float64(n-first)
+		s.heapInsert(int32(v))
+	}
 }
 
 func (s *cdcl) value(l clit) int8 {
@@ -158,46 +196,61 @@ func (s *cdcl) value(l clit) int8 {
 
 func (s *cdcl) decisionLevel() int32 { return int32(len(s.trailLim)) }
 
-func (s *cdcl) enqueue(l clit, from int32) {
+func (s *cdcl) enqueue(l clit, from int32, lvl int32) {
 	v := l >> 1
 	if l&1 != 0 {
 		s.val[v] = -1
 	} else {
 		s.val[v] = 1
 	}
-	s.level[v] = s.decisionLevel()
+	s.level[v] = lvl
 	s.reason[v] = from
 	s.trail = append(s.trail, l)
 }
 
 // cancelUntil undoes every assignment above level lvl, removing the edges
-// they added.
+// they added. With chronological backtracking the trail is not sorted by
+// level: assignments of lvl or below that come after its end stay, in
+// their order, and are propagated again (which finds their clauses
+// and edges done already).
 func (s *cdcl) cancelUntil(lvl int32) {
 	if s.decisionLevel() <= lvl {
 		return
 	}
 	lim := int(s.trailLim[lvl])
+	// Remove the edges latest first: the order stays valid either way.
 	for c := len(s.trail) - 1; c >= lim; c-- {
 		l := s.trail[c]
 		v := l >> 1
+		if s.level[v] <= lvl {
+			continue
+		}
+		for _, e := range s.litEdges[l] {
+			if s.th.active[e] {
+				s.th.remove(e)
+			}
+		}
+	}
+	j := lim
+	for c := lim; c < len(s.trail); c++ {
+		l := s.trail[c]
+		v := l >> 1
+		if s.level[v] <= lvl {
+			s.trail[j] = l
+			j++
+			continue
+		}
 		s.phase[v] = l&1 == 0
 		s.val[v] = 0
 		s.reason[v] = -1
-		if c < s.thead {
-			for _, e := range s.litEdges[l] {
-				if s.th.active[e] {
-					s.th.remove(e)
-				}
-			}
-		}
 		if s.heapIdx[v] < 0 {
 			s.heapInsert(v)
 		}
 	}
-	s.trail = s.trail[:lim]
+	s.trail = s.trail[:j]
 	s.trailLim = s.trailLim[:lvl]
-	s.qhead = lim
-	s.thead = lim
+	s.qhead = min(s.qhead, s.thead, lim)
+	s.thead = s.qhead
 }
 
 // propagate runs unit propagation and the theory to a fixpoint. It
@@ -211,8 +264,10 @@ func (s *cdcl) propagate() ([]clit, error) {
 			return nil, nil
 		}
 		l := s.trail[s.thead]
-		s.thead++
 		for _, e := range s.litEdges[l] {
+			if s.th.active[e] {
+				continue // added before the trail was cut
+			}
 			s.inserts++
 			if s.inserts&255 == 0 {
 				if err := s.m.Err(); err != nil {
@@ -220,9 +275,12 @@ func (s *cdcl) propagate() ([]clit, error) {
 				}
 			}
 			if cyc := s.th.insert(e); cyc != nil {
+				// thead stays: the literal's other edges are
+				// added if it outlives the backtrack.
 				return s.cycleClause(cyc), nil
 			}
 		}
+		s.thead++
 	}
 }
 
@@ -292,13 +350,19 @@ func (s *cdcl) bcp() []clit {
 					j++
 				}
 				s.watches[falseLit] = ws[:j]
-				s.qhead = len(s.trail)
+				s.qhead-- // p is visited again if it outlives the backtrack
 				if c.learnt {
 					s.bumpClause(c)
 				}
 				return lits
 			}
-			s.enqueue(first, w.cref)
+			// With chronological backtracking the literal's level
+			// is its reason's highest, perhaps below the current.
+			lvl := int32(0)
+			for _, q := range lits[1:] {
+				lvl = max(lvl, s.level[q>>1])
+			}
+			s.enqueue(first, w.cref, lvl)
 		}
 		s.watches[falseLit] = ws[:j]
 	}
@@ -333,7 +397,7 @@ func (s *cdcl) analyze(confl []clit) ([]clit, int32) {
 				out = append(out, q)
 			}
 		}
-		for !s.seen[s.trail[idx]>>1] {
+		for v := s.trail[idx] >> 1; !s.seen[v] || s.level[v] < dl; v = s.trail[idx] >> 1 {
 			idx--
 		}
 		p = s.trail[idx]
@@ -519,15 +583,32 @@ func (s *cdcl) search() (bool, error) {
 			if err := s.m.Add(1); err != nil {
 				return false, gaveUp(s.m)
 			}
-			if s.decisionLevel() == 0 {
+			// The conflict's level is its clause's highest: with
+			// chronological backtracking it can be below the
+			// current one. Analysis starts there.
+			cl := int32(0)
+			for _, q := range confl {
+				cl = max(cl, s.level[q>>1])
+			}
+			if cl == 0 {
 				return false, nil
 			}
+			s.cancelUntil(cl)
 			learnt, bt := s.analyze(confl)
-			s.cancelUntil(bt)
-			if len(learnt) == 1 {
-				s.enqueue(learnt[0], -1)
+			// Backjump, unless that would undo many levels whose
+			// assignments will mostly be made again (chronological
+			// backtracking, Nadel and Ryvchin 2018): then undo only
+			// the conflict's level, and imply the learned clause's
+			// literal at its own level, out of order on the trail.
+			if s.decisionLevel()-bt > s.chronoT {
+				s.cancelUntil(s.decisionLevel() - 1)
 			} else {
-				s.enqueue(learnt[0], s.addLearnt(learnt))
+				s.cancelUntil(bt)
+			}
+			if len(learnt) == 1 {
+				s.enqueue(learnt[0], -1, 0)
+			} else {
+				s.enqueue(learnt[0], s.addLearnt(learnt), bt)
 			}
 			s.varInc /= 0.95
 			s.claInc /= 0.999
@@ -535,6 +616,7 @@ func (s *cdcl) search() (bool, error) {
 		}
 		if sinceRestart >= budget {
 			restarts++
+			s.restarts++
 			budget = int64(luby(2, restarts) * restartFirst)
 			sinceRestart = 0
 			s.cancelUntil(0)
@@ -558,7 +640,7 @@ func (s *cdcl) search() (bool, error) {
 		if !s.phase[v] {
 			l++
 		}
-		s.enqueue(l, -1)
+		s.enqueue(l, -1, s.decisionLevel())
 	}
 }
 

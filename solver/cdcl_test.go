@@ -183,7 +183,17 @@ func checkAnswer(t *testing.T, name string, p *Problem, res *Result, want bool, 
 // cdcl engine, the lazy engine and trying every assignment agree, models
 // are acyclic and cores are valid.
 func TestCDCLAgreesWithBruteForce(t *testing.T) {
-	rng := rand.New(rand.NewPCG(11, 12))
+	for _, chrono := range []int32{100, 0, 2} {
+		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
+			defer func(old int32) { cdclChronoT = old }(cdclChronoT)
+			cdclChronoT = chrono
+			testCDCLAgreesWithBruteForce(t, uint64(chrono))
+		})
+	}
+}
+
+func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(11, 12+seed))
 	counts := map[bool]int{}
 	trials := 6000
 	if testing.Short() {
@@ -222,7 +232,17 @@ func TestCDCLAgreesWithBruteForce(t *testing.T) {
 // force, the two engines agree; models are checked, and cores are checked
 // to be closed cycles whose clauses the lazy engine finds unsatisfiable.
 func TestCDCLAgreesWithLazy(t *testing.T) {
-	rng := rand.New(rand.NewPCG(21, 22))
+	for _, chrono := range []int32{100, 0, 5} {
+		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
+			defer func(old int32) { cdclChronoT = old }(cdclChronoT)
+			cdclChronoT = chrono
+			testCDCLAgreesWithLazy(t, uint64(chrono))
+		})
+	}
+}
+
+func testCDCLAgreesWithLazy(t *testing.T, seed uint64) {
+	rng := rand.New(rand.NewPCG(21, 22+seed))
 	counts := map[bool]int{}
 	trials := 600
 	if testing.Short() {
