@@ -2,6 +2,8 @@ package format
 
 import (
 	"bytes"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -114,6 +116,63 @@ func BenchmarkReadCobra(b *testing.B) {
 	for b.Loop() {
 		if _, err := ReadFile(dir, Cobra); err != nil {
 			b.Fatal(err)
+		}
+	}
+}
+
+// uniformHistory builds a history like `isocheck generate --sessions 20
+// --ops 15 --keys 1000000 --dist uniform`: txns transactions of 15
+// operations, half reads, over keys drawn uniformly from a million (a
+// history of 100,000 transactions has about 777,000 keys: interning them
+// is most of the cost of reading it).
+func uniformHistory(txns int) *history.History {
+	rng := rand.New(rand.NewPCG(1, 2))
+	b := history.NewBuilder(history.Null, "bench")
+	last := make(map[history.Key]history.Value)
+	ops := make([]history.Op, 15)
+	for t := 0; t < txns; t++ {
+		for i := range ops {
+			k := b.IntKey(int64(rng.IntN(1_000_000)))
+			if rng.IntN(2) == 0 {
+				v, ok := last[k]
+				if !ok {
+					v = history.Null
+				}
+				ops[i] = history.Op{Kind: history.Read, Key: k, Value: v}
+			} else {
+				ops[i] = history.Op{Kind: history.Write, Key: k, Value: history.Value(t + 1)}
+				last[k] = history.Value(t + 1)
+			}
+		}
+		b.AddTxn(history.Txn{Session: b.IntSession(int64(t % 20)), Start: int64(t), End: int64(t + 1)}, ops)
+	}
+	return b.History()
+}
+
+// BenchmarkReadUniform reads uniformHistory in each format (issue 11:
+// AWDIT's readers take 153 ms for dbcop at 100k transactions, 1.6 s at 1M).
+func BenchmarkReadUniform(b *testing.B) {
+	sizes := []int{100_000}
+	if os.Getenv("ISOCHECK_BENCH_1M") != "" {
+		sizes = append(sizes, 1_000_000)
+	}
+	for _, n := range sizes {
+		h := uniformHistory(n)
+		for _, f := range []Format{JSONL, DBCop, Text} {
+			var buf bytes.Buffer
+			if err := Write(&buf, h, f); err != nil {
+				b.Fatal(err)
+			}
+			data := buf.Bytes()
+			b.Run(fmt.Sprintf("%s/%dk", f, n/1000), func(b *testing.B) {
+				b.SetBytes(int64(len(data)))
+				b.ReportAllocs()
+				for b.Loop() {
+					if _, err := Read(bytes.NewReader(data), "bench", f); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
 		}
 	}
 }

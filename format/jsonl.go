@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strconv"
 	"unicode/utf8"
@@ -86,17 +87,27 @@ func readJSONL(m *progress.Meter, lr *lineReader, size int64) (*history.History,
 		// Typical lines spend ~16-20 bytes an operation and ~250 a
 		// transaction: room for that costs about the input's size.
 		r.b.Grow(int(size/256), int(size/16))
+		// Up to a quarter of the operations may have keys of their own
+		// (777k keys in 1.5M operations of uniform keys): room for them
+		// saves growing the key names, a tenth of the reading (measured).
+		r.b.GrowKeys(int(size / 64))
 	}
-	for {
-		line, err := lr.nextContent()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
+	if size >= parallelMinSize && lr.line == 0 && !lr.pending && (runtime.GOMAXPROCS(0) > 1 || parallelWorkers > 0) {
+		if err := r.readParallel(lr); err != nil {
 			return nil, err
 		}
-		if err := r.parseLine(line, lr.line); err != nil {
-			return nil, err
+	} else {
+		for {
+			line, err := lr.nextContent()
+			if err == io.EOF {
+				break
+			}
+			if err != nil {
+				return nil, err
+			}
+			if err := r.parseLine(line, lr.line); err != nil {
+				return nil, err
+			}
 		}
 	}
 	if err := m.Err(); err != nil {

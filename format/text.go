@@ -33,12 +33,13 @@ const textSyntax = "r(key,value,session,txn) or w(key,value,session,txn)"
 // transactions.
 const abortedID = -1
 
-// textTxn collects the operations of one transaction of a text history.
+// textTxn is one transaction of a text history.
 type textTxn struct {
 	id      int64 // abortedID for an aborted transaction
 	session int64
 	line    int
-	ops     []textOp
+	nops    int32 // its number of operations
+	start   int32 // the index of its first operation in the ops grouped by transaction
 }
 
 // textOp is an operation of a text history, its key and value not yet
@@ -46,16 +47,18 @@ type textTxn struct {
 // trace).
 type textOp struct {
 	kind  history.OpKind
+	txn   int32 // the index of its transaction
 	key   int64
 	value int64
 }
 
-// isInit reports whether t only writes 0, as an initial transaction does.
-func (t *textTxn) isInit() bool {
+// isInit reports whether t, whose operations are ops, only writes 0, as an
+// initial transaction does.
+func (t *textTxn) isInit(ops []textOp) bool {
 	if t.id == abortedID {
 		return false
 	}
-	for _, op := range t.ops {
+	for _, op := range ops {
 		if op.kind != history.Write || op.value != 0 {
 			return false
 		}
@@ -66,10 +69,18 @@ func (t *textTxn) isInit() bool {
 func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 	name := lr.name
 	b := history.NewBuilder(0, name)
-	var txns []*textTxn
-	index := make(map[int64]*textTxn)
-	last := make(map[int64]*textTxn) // the latest transaction of each session
-	nops := 0
+	// The operations are collected in one slice, in input order, and
+	// grouped by transaction at the end (when a transaction's operations
+	// are not all adjacent): a slice per transaction costs several
+	// allocations each (measured: a quarter of the reading).
+	var (
+		txns        []textTxn
+		ops         []textOp
+		interleaved bool // some transaction's operations are not adjacent
+		cur         = -1 // the transaction of the previous line
+	)
+	index := make(map[int64]int32)
+	last := make(map[int64]int32) // the latest transaction of each session
 	for {
 		line, err := lr.nextContent()
 		if err == io.EOF {
@@ -83,44 +94,76 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 			return nil, lineError(name, lr.line, "%v", err)
 		}
 		key, value, session, id := f[0], f[1], f[2], f[3]
-		var t *textTxn
-		if id == abortedID {
-			t = last[session]
-			if t == nil || t.id != abortedID {
-				t = &textTxn{id: id, session: session, line: lr.line}
-				txns = append(txns, t)
-				last[session] = t
+		t := cur
+		switch {
+		case t >= 0 && txns[t].id == id && txns[t].session == session:
+			// the same transaction as the previous line (the common case,
+			// which needs no lookup)
+		case id == abortedID:
+			if l, ok := last[session]; ok && txns[l].id == abortedID {
+				t = int(l)
+			} else {
+				t = len(txns)
+				txns = append(txns, textTxn{id: id, session: session, line: lr.line})
+				last[session] = int32(t)
 			}
-		} else if t = index[id]; t == nil {
-			t = &textTxn{id: id, session: session, line: lr.line}
-			index[id] = t
-			txns = append(txns, t)
-			last[session] = t
-		} else if t.session != session {
-			return nil, lineError(name, lr.line, "transaction %d is in session %d here but in session %d at line %d", id, session, t.session, t.line)
+		default:
+			if i, ok := index[id]; ok {
+				t = int(i)
+				if txns[t].session != session {
+					return nil, lineError(name, lr.line, "transaction %d is in session %d here but in session %d at line %d", id, session, txns[t].session, txns[t].line)
+				}
+			} else {
+				if len(txns) == math.MaxInt32 {
+					return nil, lineError(name, lr.line, "too many transactions (the limit is %d)", math.MaxInt32)
+				}
+				t = len(txns)
+				index[id] = int32(t)
+				txns = append(txns, textTxn{id: id, session: session, line: lr.line})
+				last[session] = int32(t)
+			}
 		}
-		if nops == maxOps {
+		if t != cur && txns[t].nops > 0 {
+			interleaved = true
+		}
+		cur = t
+		if len(ops) == maxOps {
 			return nil, lineError(name, lr.line, "too many operations (the limit is %d)", maxOps)
 		}
-		nops++
-		t.ops = append(t.ops, textOp{kind, key, value})
+		txns[t].nops++
+		ops = append(ops, textOp{kind, int32(t), key, value})
 	}
-	if len(txns) > 0 && txns[0].isInit() {
+	if interleaved {
+		ops = groupTextOps(txns, ops)
+	} else {
+		start := int32(0)
+		for i := range txns {
+			txns[i].start = start
+			start += txns[i].nops
+		}
+	}
+	opsOf := func(t *textTxn) []textOp { return ops[t.start : t.start+t.nops] }
+	if len(txns) > 0 && txns[0].isInit(opsOf(&txns[0])) {
 		txns = txns[1:] // IsoVista's initial state
 	}
-	var ops []history.Op
-	for i, t := range txns {
+	b.Grow(len(txns), len(ops))
+	b.GrowKeys(len(ops) / 2)
+	var (
+		hops []history.Op
+		ids  nameArena
+	)
+	for i := range txns {
 		if i%progress.Every == 0 {
 			if err := m.Err(); err != nil {
 				return nil, err
 			}
 		}
-		ops = ops[:0]
-		for _, op := range t.ops {
-			ops = append(ops, history.Op{Kind: op.kind, Key: b.IntKey(op.key), Value: uintValue(b, uint64(op.value))})
+		t := &txns[i]
+		hops = hops[:0]
+		for _, op := range opsOf(t) {
+			hops = append(hops, history.Op{Kind: op.kind, Key: b.IntKey(op.key), Value: uintValue(b, uint64(op.value))})
 		}
 		tx := history.Txn{
-			ID:      strconv.FormatInt(t.id, 10),
 			Session: b.IntSession(t.session),
 			Status:  history.Committed,
 			Start:   history.NoTime,
@@ -128,12 +171,33 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 			Pos:     int64(t.line),
 		}
 		if t.id == abortedID {
-			tx.ID, tx.Status = "", history.Aborted
+			tx.Status = history.Aborted
+		} else {
+			tx.ID = ids.int(t.id)
 		}
-		b.AddTxn(tx, ops)
-		t.ops = nil
+		b.AddTxn(tx, hops)
 	}
 	return b.History(), nil
+}
+
+// groupTextOps returns ops grouped by transaction, in input order within
+// each, and sets each transaction's start.
+func groupTextOps(txns []textTxn, ops []textOp) []textOp {
+	start := int32(0)
+	for i := range txns {
+		txns[i].start = start
+		start += txns[i].nops
+	}
+	next := make([]int32, len(txns))
+	for i := range txns {
+		next[i] = txns[i].start
+	}
+	grouped := make([]textOp, len(ops))
+	for _, op := range ops {
+		grouped[next[op.txn]] = op
+		next[op.txn]++
+	}
+	return grouped
 }
 
 // parseTextLine parses "r(key,value,session,txn)" or "w(...)", with optional

@@ -3,15 +3,25 @@ package history
 import (
 	"slices"
 	"strconv"
+	"unsafe"
 )
 
 // A Builder assembles a History. Readers call Session, Key and Value to
 // intern names, then AddTxn once per transaction in input order; a
 // transaction's session order is the order of AddTxn calls for its session.
 type Builder struct {
-	h        History
+	h History
+	// keys interns the keys whose names are not the canonical decimal
+	// form of an int64; the others are interned by number: dense[n] is
+	// key n plus one (0 for none) for 0 <= n < len(dense), intKeys holds
+	// the rest. A dense table is several times faster than a map when a
+	// history has hundreds of thousands of keys (measured on dbcop and
+	// JSONL inputs of 777k keys, see format's benchmarks).
 	keys     map[string]Key
+	dense    []Key
 	intKeys  map[int64]Key
+	names    []byte // the tail of the chunk that holds the names of integer keys
+	keyHint  int    // the number of keys expected (GrowKeys)
 	sessions map[string]int32
 	intSess  map[int64]int32
 	strVals  map[string]Value
@@ -24,7 +34,6 @@ func NewBuilder(init Value, files ...string) *Builder {
 	return &Builder{
 		h:        History{Init: init, Files: files},
 		keys:     make(map[string]Key),
-		intKeys:  make(map[int64]Key),
 		sessions: make(map[string]int32),
 		intSess:  make(map[int64]int32),
 		strVals:  make(map[string]Value),
@@ -42,6 +51,9 @@ func (b *Builder) AddFile(name string) int32 {
 
 // Key interns a key given by name.
 func (b *Builder) Key(name string) Key {
+	if n, ok := canonicalInt(name); ok {
+		return b.intKey(n, name)
+	}
 	if k, ok := b.keys[name]; ok {
 		return k
 	}
@@ -51,14 +63,111 @@ func (b *Builder) Key(name string) Key {
 	return k
 }
 
+// canonicalInt returns the int64 whose canonical decimal form (no '+', no
+// leading zeros, no "-0") is s, if there is one.
+func canonicalInt(s string) (int64, bool) {
+	if len(s) == 0 || len(s) > 20 {
+		return 0, false
+	}
+	d := s
+	if d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || (d[0] == '0' && len(s) > 1) {
+		return 0, false // "", "-", leading zeros, "-0"
+	}
+	for i := 0; i < len(d); i++ {
+		if d[i] < '0' || d[i] > '9' {
+			return 0, false
+		}
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	return n, err == nil
+}
+
 // IntKey interns a key given by number; IntKey(5) and Key("5") are the same key.
 func (b *Builder) IntKey(n int64) Key {
-	if k, ok := b.intKeys[n]; ok {
+	if uint64(n) < uint64(len(b.dense)) {
+		if k := b.dense[n]; k != 0 {
+			return k - 1
+		}
+	}
+	return b.intKey(n, "")
+}
+
+// intKey is IntKey with the key's name, if the caller has it.
+func (b *Builder) intKey(n int64, name string) Key {
+	if uint64(n) < uint64(len(b.dense)) {
+		if k := b.dense[n]; k != 0 {
+			return k - 1
+		}
+	} else if k, ok := b.intKeys[n]; ok {
 		return k
 	}
-	k := b.Key(strconv.FormatInt(n, 10))
+	if name == "" {
+		name = b.intName(n)
+	}
+	k := Key(len(b.h.KeyNames))
+	b.h.KeyNames = append(b.h.KeyNames, name)
+	if n >= 0 && b.growDense(n) {
+		b.dense[n] = k + 1
+		return k
+	}
+	if b.intKeys == nil {
+		b.intKeys = make(map[int64]Key)
+	}
 	b.intKeys[n] = k
 	return k
+}
+
+// minDense is the size up to which the dense table grows regardless of the
+// number of keys.
+const minDense = 1 << 16
+
+// growDense makes the dense table hold n if that keeps it at most 8 entries
+// per key plus minDense, so that hostile key numbers cannot make it large,
+// and reports whether it holds n. Keys of intKeys that the grown table
+// holds move into it.
+func (b *Builder) growDense(n int64) bool {
+	if n < int64(len(b.dense)) {
+		return true
+	}
+	// The size doubles, so that growing costs O(1) a key.
+	limit := int64(8*max(len(b.h.KeyNames), b.keyHint) + minDense)
+	if n >= limit {
+		return false
+	}
+	size := int64(max(len(b.dense), 1024))
+	for size <= n {
+		size *= 2
+	}
+	if size > limit {
+		return false
+	}
+	d := make([]Key, size)
+	copy(d, b.dense)
+	b.dense = d
+	for m, k := range b.intKeys {
+		if m >= 0 && m < size {
+			d[m] = k + 1
+			delete(b.intKeys, m)
+		}
+	}
+	return true
+}
+
+// intName returns the decimal form of n. The names share chunks of memory
+// rather than being allocated one by one, which halves the cost of a new
+// key (measured) and gives the garbage collector fewer objects.
+func (b *Builder) intName(n int64) string {
+	if cap(b.names)-len(b.names) < 20 {
+		b.names = make([]byte, 0, 16<<10)
+	}
+	start := len(b.names)
+	b.names = strconv.AppendInt(b.names, n, 10)
+	name := b.names[start:]
+	// The bytes are never written again: b.names only grows past them.
+	return unsafe.String(&name[0], len(name))
 }
 
 // Session interns a session given by name.
@@ -115,6 +224,14 @@ func grow[E any](s []E, n int) []E {
 	t := make([]E, len(s), len(s)+n)
 	copy(t, s)
 	return t
+}
+
+// GrowKeys makes room for n more keys: readers call it with an estimate
+// of the number of keys, which must be bounded by the input's size (the
+// room is allocated).
+func (b *Builder) GrowKeys(n int) {
+	b.h.KeyNames = grow(b.h.KeyNames, n)
+	b.keyHint = max(b.keyHint, len(b.h.KeyNames)+n)
 }
 
 // NumTxns is the number of transactions added so far.
