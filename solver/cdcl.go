@@ -85,9 +85,9 @@ type cdcl struct {
 	chronoT int32
 
 	conflicts, decisions, inserts, restarts int64
-	analyzeBuf, levelBuf          []clit
-	levelSeen                     []int32
-	levelStamp                    int32
+	analyzeBuf, levelBuf                    []clit
+	levelSeen                               []int32
+	levelStamp                              int32
 }
 
 // cdclChronoT is the default chronoT; tests lower it to backtrack
@@ -619,7 +619,7 @@ func (s *cdcl) search() (bool, error) {
 			s.restarts++
 			budget = int64(luby(2, restarts) * restartFirst)
 			sinceRestart = 0
-			s.cancelUntil(0)
+			s.cancelUntil(s.reusedLevels())
 		}
 		if s.learnts-len(s.trail) >= maxLearnts {
 			s.reduceDB()
@@ -642,6 +642,26 @@ func (s *cdcl) search() (bool, error) {
 		}
 		s.enqueue(l, -1, s.decisionLevel())
 	}
+}
+
+// reusedLevels is the level a restart goes back to: the decisions below
+// it are those the restart would make again first, as they are more active
+// than any open variable (reusing the trail, van der Tak, Ramos and Heule
+// 2011). A restart of a long trail then costs only the levels it changes.
+func (s *cdcl) reusedLevels() int32 {
+	for len(s.heap) > 0 && s.val[s.heap[0]] != 0 {
+		s.heapPop()
+	}
+	if len(s.heap) == 0 {
+		return 0
+	}
+	next := s.heap[0]
+	for k := int32(0); k < s.decisionLevel(); k++ {
+		if d := s.trail[s.trailLim[k]] >> 1; s.heapLess(next, d) {
+			return k
+		}
+	}
+	return s.decisionLevel()
 }
 
 func (s *cdcl) pickBranch() int32 {
