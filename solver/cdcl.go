@@ -85,6 +85,7 @@ type cdcl struct {
 	chronoT int32
 
 	conflicts, decisions, inserts, restarts int64
+	reductions, deletedClauses              int
 	analyzeBuf, levelBuf                    []clit
 	levelSeen                               []int32
 	levelStamp                              int32
@@ -93,6 +94,14 @@ type cdcl struct {
 // cdclChronoT is the default chronoT; tests lower it to backtrack
 // chronologically always.
 var cdclChronoT int32 = 100
+
+// cdclMaxLearnts, when positive, is the first bound on learned clauses
+// before a reduction; tests lower it to reduce often.
+var cdclMaxLearnts int
+
+// cdclRestartFirst, when positive, is the unit of the Luby restarts;
+// tests lower it to restart often.
+var cdclRestartFirst float64
 
 var debugCDCL = os.Getenv("ISOCHECK_DEBUG_CDCL") != ""
 
@@ -112,8 +121,8 @@ func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
 	res := &Result{}
 	sat, err := s.search()
 	if debugCDCL {
-		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d\n",
-			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts)
+		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d reductions=%d deleted=%d\n",
+			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts, s.reductions, s.deletedClauses)
 	}
 	res.Rounds = int(s.conflicts)
 	res.Clauses = len(s.cycles)
@@ -506,7 +515,11 @@ func (s *cdcl) reduceDB() {
 	var cand []int32
 	for i := range s.clauses {
 		c := &s.clauses[i]
-		if !c.learnt || c.deleted || c.lbd <= 2 || len(c.lits) <= 2 {
+		if !c.learnt || c.deleted {
+			continue
+		}
+		// Tests (cdclMaxLearnts) delete even the short clauses.
+		if (c.lbd <= 2 || len(c.lits) <= 2) && cdclMaxLearnts == 0 {
 			continue
 		}
 		if v := c.lits[0] >> 1; s.reason[v] == int32(i) && s.value(c.lits[0]) == 1 {
@@ -527,6 +540,8 @@ func (s *cdcl) reduceDB() {
 		}
 		return 0
 	})
+	s.reductions++
+	s.deletedClauses += len(cand) / 2
 	for _, i := range cand[:len(cand)/2] {
 		s.clauses[i].deleted = true
 		s.clauses[i].lits = nil
@@ -567,9 +582,15 @@ func luby(y float64, i int) float64 {
 // search runs CDCL to an answer: true with every variable assigned and
 // the chosen graph acyclic, or false when a conflict needs no decision.
 func (s *cdcl) search() (bool, error) {
-	const restartFirst = 100
+	restartFirst := 100.0
 	maxLearnts := 4000 + s.nv/2
+	if cdclMaxLearnts > 0 {
+		maxLearnts = cdclMaxLearnts
+	}
 	restarts := 0
+	if cdclRestartFirst > 0 {
+		restartFirst = cdclRestartFirst
+	}
 	budget := int64(luby(2, restarts) * restartFirst)
 	var sinceRestart int64
 	for {
@@ -621,7 +642,7 @@ func (s *cdcl) search() (bool, error) {
 			sinceRestart = 0
 			s.cancelUntil(s.reusedLevels())
 		}
-		if s.learnts-len(s.trail) >= maxLearnts {
+		if s.learnts-len(s.trail) >= maxLearnts || cdclMaxLearnts > 0 && s.learnts >= maxLearnts {
 			s.reduceDB()
 			maxLearnts += maxLearnts / 10
 		}

@@ -185,8 +185,14 @@ func checkAnswer(t *testing.T, name string, p *Problem, res *Result, want bool, 
 func TestCDCLAgreesWithBruteForce(t *testing.T) {
 	for _, chrono := range []int32{100, 0, 2} {
 		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
-			defer func(old int32) { cdclChronoT = old }(cdclChronoT)
+			defer func(old int32, l int, r float64) {
+				cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
+			}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
 			cdclChronoT = chrono
+			if chrono != 100 {
+				// Reduce the learned clauses and restart often.
+				cdclMaxLearnts, cdclRestartFirst = 3, 1
+			}
 			testCDCLAgreesWithBruteForce(t, uint64(chrono))
 		})
 	}
@@ -234,8 +240,14 @@ func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64) {
 func TestCDCLAgreesWithLazy(t *testing.T) {
 	for _, chrono := range []int32{100, 0, 5} {
 		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
-			defer func(old int32) { cdclChronoT = old }(cdclChronoT)
+			defer func(old int32, l int, r float64) {
+				cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
+			}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
 			cdclChronoT = chrono
+			if chrono != 100 {
+				// Reduce the learned clauses and restart often.
+				cdclMaxLearnts, cdclRestartFirst = 3, 1
+			}
 			testCDCLAgreesWithLazy(t, uint64(chrono))
 		})
 	}
@@ -387,4 +399,61 @@ func BenchmarkEnginesStructuredLarge(b *testing.B) {
 
 func BenchmarkEnginesStructuredInvalid(b *testing.B) {
 	benchEngines(b, benchProblem(3, 20, 500, 5000, 0.01))
+}
+
+// TestCDCLReduces: on mid-size problems, with few learned clauses kept
+// and frequent restarts, so that reductions delete clauses (reasons
+// among the candidates), the engines still agree.
+func TestCDCLReduces(t *testing.T) {
+	defer func(old int32, l int, r float64) {
+		cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
+	}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
+	rng := rand.New(rand.NewPCG(31, 32))
+	counts := map[bool]int{}
+	trials := 1500
+	if testing.Short() {
+		trials = 200
+	}
+	for trial := 0; trial < trials; trial++ {
+		cdclChronoT = []int32{100, 0, 3}[trial%3]
+		cdclMaxLearnts, cdclRestartFirst = 2+rng.IntN(20), float64(1+rng.IntN(10))
+		p := pairProblem(rng, 8+rng.IntN(12), 20+rng.IntN(40))
+		if trial%2 == 0 {
+			p = polyProblem(rng, 3+rng.IntN(5), 10+rng.IntN(40), 0, 50+rng.IntN(300), []float64{0, 0.02, 0.1}[rng.IntN(3)])
+		}
+		lres, err := Solve(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := solveCDCL(context.Background(), p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		counts[lres.Sat]++
+		checkAnswer(t, fmt.Sprintf("trial %d", trial), p, res, lres.Sat, false)
+		if !res.Sat {
+			checkCoreBySolving(t, p, res.Core)
+		}
+	}
+	t.Logf("sat/unsat: %v", counts)
+}
+
+// pairProblem orders pairs of nodes one way or the other, each with an
+// extra edge guarded by the same literal or by another variable's: hard
+// enough for hundreds of conflicts on a few dozen variables.
+func pairProblem(rng *rand.Rand, n, vars int) *Problem {
+	p := &Problem{Nodes: n, Vars: vars}
+	for v := 1; v <= vars; v++ {
+		a, b := int32(rng.IntN(n)), int32(rng.IntN(n))
+		for a == b {
+			b = int32(rng.IntN(n))
+		}
+		p.Cond = append(p.Cond, CondEdge{From: a, To: b, Lit: Lit(v)}, CondEdge{From: b, To: a, Lit: -Lit(v)})
+		lit := Lit(1 + rng.IntN(vars))
+		if rng.IntN(2) == 0 {
+			lit = -lit
+		}
+		p.Cond = append(p.Cond, CondEdge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Lit: lit})
+	}
+	return p
 }
