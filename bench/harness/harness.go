@@ -166,7 +166,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	}
 	engines, err := solverEngines(ctx, e.bin)
 	if err != nil {
-		return nil, err
+		// The ablations without engines are still worth having.
+		fmt.Fprintf(e.log, "isobench: no --solver engines to compare: %v\n", err)
 	}
 	e.engines = engines
 	fmt.Fprintf(e.log, "isobench: %s scale, %d repetition(s), on %s\n", cfg.Scale, cfg.Reps, e.machine)
@@ -270,7 +271,7 @@ func build(ctx context.Context, repo, bin string) error {
 }
 
 // enginesRE finds the engines in the help of --solver: "one of [lazy eager]".
-var enginesRE = regexp.MustCompile(`engine, one of \[([^\]]*)\]`)
+var enginesRE = regexp.MustCompile(`(?m)^\s*-solver\b.*\n.*one of \[([^\]]*)\]`)
 
 // solverEngines reads the engines of --solver from `isocheck check
 // --help`, so that a new engine is measured without changing the harness.

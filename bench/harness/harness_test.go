@@ -250,7 +250,9 @@ func TestParseEngines(t *testing.T) {
 	}{
 		{`  -solver string
     	for measurements: the solver's engine, one of [lazy] (default "lazy")`, []string{"lazy"}},
-		{`the solver's engine, one of [lazy eager cdcl] (default "lazy")`, []string{"lazy", "eager", "cdcl"}},
+		{`  -solver string
+    	the solver's engine, one of [lazy eager cdcl] (default "lazy")
+  -stats`, []string{"lazy", "eager", "cdcl"}},
 	}
 	for _, tt := range tests {
 		got, err := parseEngines(tt.help)
@@ -258,7 +260,7 @@ func TestParseEngines(t *testing.T) {
 			t.Errorf("parseEngines(%q) = %q, %v; want %q", tt.help, got, err, tt.want)
 		}
 	}
-	if _, err := parseEngines("no solver flag"); err == nil {
+	if _, err := parseEngines("  -format string\n    \tone of [auto jsonl]\n"); err == nil {
 		t.Error("no error for a help without --solver")
 	}
 }
