@@ -72,13 +72,25 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 // check is Check on the given number of goroutines (0: as many as
 // GOMAXPROCS, where the history is large enough to gain from them).
 func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int) (*Result, error) {
-	return checkStream(ctx, r, l, workers, false, 0)
+	return checkWith(ctx, r, l, options{workers: workers})
 }
 
-// checkStream is check that, if stream is set, computes CC by streaming
-// its clocks (causalStream) however few the sessions, in batches of batch
-// transactions (0: streamBatch).
-func checkStream(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int, stream bool, batch int) (*Result, error) {
+// options are the knobs of a check that tests turn to run every path on
+// small histories.
+type options struct {
+	// workers is the number of goroutines forcing edges (0: automatic).
+	workers int
+	// stream makes CC stream its clocks (causalStream) however few the
+	// sessions, in batches of batch transactions (0: streamBatch).
+	stream bool
+	batch  int
+	// denseShare replaces the constant of the same name; -1: no key is
+	// dense.
+	denseShare int
+}
+
+// checkWith is Check with the given options.
+func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt options) (*Result, error) {
 	switch l {
 	case level.RC, level.RA, level.CC:
 	default:
@@ -98,8 +110,7 @@ func checkStream(ctx context.Context, r *polygraph.Resolution, l level.Level, wo
 	}
 	n := int64(len(r.History.Txns))
 	s := newSaturator(r)
-	s.workers = workers
-	s.stream, s.batch = stream, batch
+	s.options = opt
 	o := newOrderer(s)
 	var forced [][]forcedEdge
 	var runs *edgeRuns // CC's forced edges, when streamed
@@ -186,14 +197,7 @@ type saturator struct {
 	// group g is of session groupSession[g]; the write of keys[i] is in
 	// group keyGroup[i].
 	groupStart, groupSession, keyGroup []int32
-	// workers is the number of goroutines forcing edges (0: automatic).
-	workers int
-	// stream makes CC stream its clocks (causalStream) whatever the
-	// number of sessions; tests set it to run that path on small
-	// histories; batch, unless 0, is the number of transactions it
-	// computes the clocks of before it applies the axiom to them.
-	stream bool
-	batch  int
+	options
 	// past holds CC's clocks, a row of one entry per session for each
 	// transaction.
 	past     []int32

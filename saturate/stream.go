@@ -1,6 +1,7 @@
 package saturate
 
 import (
+	"cmp"
 	"fmt"
 	"runtime"
 	"slices"
@@ -154,9 +155,13 @@ func (s *saturator) indexGroupWriters() (groupWriters, groupPos, groupTxn []int3
 	return groupWriters, groupPos, groupTxn
 }
 
+// denseShare: a key is dense (see denseKey) if at least one session in
+// denseShare writes it.
+const denseShare = 4
+
 // streamBatch is the number of transactions whose clocks causalStream
 // computes before it applies the axiom to their reads, on every worker.
-const streamBatch = 4096
+const streamBatch = 1024
 
 // stream is the state of causalStream.
 type stream struct {
@@ -182,9 +187,22 @@ type stream struct {
 	groupWriters, groupPos, groupTxn []int32
 	zero                             []int32 // the clock of the initial state
 	workers                          []*edgeRuns
+	// dense[denseOf[x]] (denseOf[x] >= 0) holds the same for the groups
+	// of x by session, for keys most sessions write: the axiom then
+	// walks the clocks and these arrays side by side.
+	denseOf []int32
+	dense   []denseKey
 }
 
+// groupState is what the axiom looks at first for a group.
 type groupState struct{ session, last, before, lastTxn int32 }
+
+// denseKey is groupState for every session, for a key most sessions
+// write: group[ws] is the group of session ws (-1: none, and then last[ws]
+// is -1 too).
+type denseKey struct {
+	group, last, before, lastTxn []int32
+}
 
 // causalStream computes the causal clocks and applies CC's axiom (see
 // causal) in one pass over a topological order of so ∪ wr, keeping only
@@ -217,6 +235,28 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 		st.groups[g] = groupState{ws, -1, -1, -1}
 	}
 	st.visited = slices.Clone(st.groupWriters[:len(s.groupSession)])
+	st.denseOf = make([]int32, len(s.groupStart)-1)
+	for x := range st.denseOf {
+		st.denseOf[x] = -1
+		gs, ge := s.groupStart[x], s.groupStart[x+1]
+		if share := cmp.Or(s.denseShare, denseShare); share < 0 || int(ge-gs)*share < s.sessions {
+			continue
+		}
+		d := denseKey{
+			group:   make([]int32, s.sessions),
+			last:    make([]int32, s.sessions),
+			before:  make([]int32, s.sessions),
+			lastTxn: make([]int32, s.sessions),
+		}
+		for i := range d.group {
+			d.group[i], d.last[i], d.before[i], d.lastTxn[i] = -1, -1, -1, -1
+		}
+		for g := gs; g < ge; g++ {
+			d.group[s.groupSession[g]] = g
+		}
+		st.denseOf[x] = int32(len(st.dense))
+		st.dense = append(st.dense, d)
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
 	if s.workers > 0 {
 		workers = s.workers
@@ -297,6 +337,10 @@ func (st *stream) clock(u int32) error {
 		st.visited[g]++
 		gs := &st.groups[g]
 		gs.before, gs.last, gs.lastTxn = gs.last, s.pos[u], u
+		if d := st.denseOf[s.keys[i]]; d >= 0 {
+			dk, ws := &st.dense[d], gs.session
+			dk.before[ws], dk.last[ws], dk.lastTxn[ws] = gs.before, gs.last, u
+		}
 	}
 	return nil
 }
@@ -356,37 +400,45 @@ func (st *stream) axiom(runs *edgeRuns, batch []int32) {
 				row1 = st.pool.row(st.slot[alpha.Writer])
 			}
 			tails = tails[:0]
-			for g := s.groupStart[alpha.Key]; g < s.groupStart[alpha.Key+1]; g++ {
-				gs := st.groups[g]
-				c3, c1 := row[gs.session], row1[gs.session]
-				if gs.last < c1 || c3 <= c1 {
-					continue // every write of the group in u's past is in t1's
-				}
-				// The last writer of the group at a position below c3:
-				// one of those visited, most often the last or the one
-				// before.
-				if gs.last < c3 {
-					if gs.lastTxn != alpha.Writer {
-						tails = append(tails, gs.lastTxn)
-					}
-					continue
-				}
-				var i int32
-				if gs.before < c3 {
-					if gs.before < c1 {
+			if d := st.denseOf[alpha.Key]; d >= 0 {
+				// The loop below, by session.
+				dk := &st.dense[d]
+				row, row1 := row[:len(dk.last)], row1[:len(dk.last)]
+				for ws, last := range dk.last {
+					c1 := row1[ws]
+					if last < c1 {
 						continue
 					}
-					i = st.visited[g] - 2
-				} else {
-					lo := st.groupWriters[g]
-					for i = st.visited[g] - 3; i >= lo && st.groupPos[i] >= c3; i-- {
-					}
-					if i < lo || st.groupPos[i] < c1 {
+					c3 := row[ws]
+					if c3 <= c1 {
 						continue
 					}
+					if last < c3 {
+						if t := dk.lastTxn[ws]; t != alpha.Writer {
+							tails = append(tails, t)
+						}
+					} else if before := dk.before[ws]; before >= c1 {
+						if t := st.below(dk.group[ws], before, c3, c1); t >= 0 && t != alpha.Writer {
+							tails = append(tails, t)
+						}
+					}
 				}
-				if st.groupTxn[i] != alpha.Writer {
-					tails = append(tails, st.groupTxn[i])
+			} else {
+				for g := s.groupStart[alpha.Key]; g < s.groupStart[alpha.Key+1]; g++ {
+					gs := st.groups[g]
+					c3, c1 := row[gs.session], row1[gs.session]
+					if gs.last < c1 || c3 <= c1 {
+						continue // every write of the group in u's past is in t1's
+					}
+					// The last writer of the group at a position below c3:
+					// one of those visited, most often the last.
+					if gs.last < c3 {
+						if gs.lastTxn != alpha.Writer {
+							tails = append(tails, gs.lastTxn)
+						}
+					} else if t := st.below(g, gs.before, c3, c1); t >= 0 && t != alpha.Writer {
+						tails = append(tails, t)
+					}
 				}
 			}
 			if len(tails) > 0 {
@@ -394,6 +446,28 @@ func (st *stream) axiom(runs *edgeRuns, batch []int32) {
 			}
 		}
 	}
+}
+
+// below returns the last writer of group g visited so far at a position
+// below c3, if that is at c1 or above, and otherwise -1. The last writer
+// visited is at c3 or above, and before is the position of the one before
+// it.
+func (st *stream) below(g, before, c3, c1 int32) int32 {
+	var i int32
+	if before < c3 {
+		if before < c1 {
+			return -1
+		}
+		i = st.visited[g] - 2
+	} else {
+		lo := st.groupWriters[g]
+		for i = st.visited[g] - 3; i >= lo && st.groupPos[i] >= c3; i-- {
+		}
+		if i < lo || st.groupPos[i] < c1 {
+			return -1
+		}
+	}
+	return st.groupTxn[i]
 }
 
 // joinClock sets dst to the entrywise maximum of dst and src.

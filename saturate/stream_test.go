@@ -35,9 +35,15 @@ func TestStreamAgreesWithReference(t *testing.T) {
 		}
 		// One worker with whole batches, and several with batches of a
 		// few transactions, so that batches end everywhere and the axiom
-		// sees writers visited after the reader.
-		for _, c := range []struct{ workers, batch int }{{1, 0}, {3, 2}, {2, 5}} {
-			got, err := checkStream(context.Background(), r, level.CC, c.workers, true, c.batch)
+		// sees writers visited after the reader; with every key dense
+		// (the histories have 4 sessions) and none.
+		for _, c := range []options{
+			{workers: 1, stream: true},
+			{workers: 3, stream: true, batch: 2},
+			{workers: 2, stream: true, batch: 5, denseShare: -1},
+			{workers: 1, stream: true, denseShare: -1},
+		} {
+			got, err := checkWith(context.Background(), r, level.CC, c)
 			if err != nil {
 				t.Fatalf("seed %d, %+v: %v", seed, c, err)
 			}
@@ -92,13 +98,21 @@ func TestStreamAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			full, err := checkStream(context.Background(), r, level.CC, 0, false, 0)
+			full, err := checkWith(context.Background(), r, level.CC, options{})
 			if err != nil {
 				t.Fatal(err)
 			}
-			streamed, err := checkStream(context.Background(), r, level.CC, 3, true, 100)
+			streamed, err := checkWith(context.Background(), r, level.CC, options{workers: 3, stream: true, batch: 100})
 			if err != nil {
 				t.Fatal(err)
+			}
+			sparse, err := checkWith(context.Background(), r, level.CC, options{workers: 2, stream: true, denseShare: -1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sparse.Satisfied != full.Satisfied || sparse.Edges != full.Edges {
+				t.Errorf("%v store, seed %d: full clocks give satisfied=%v with %d edges, streamed ones with no dense key satisfied=%v with %d edges",
+					store, seed, full.Satisfied, full.Edges, sparse.Satisfied, sparse.Edges)
 			}
 			if !full.Satisfied {
 				violated++
