@@ -64,6 +64,7 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 		return true, err
 	}
 	var sc orderScratch
+	defer func() { p.Known = append(p.Known, sc.known...) }()
 	work := keyWork{m: m}
 	for _, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
@@ -105,6 +106,10 @@ type orderScratch struct {
 	chain  []int32
 	groups []group
 	first  []int32
+	// known collects the edges the keys' orders add, which join p.Known
+	// at the end: appended to p.Known as they come, tens of millions of
+	// edges would be copied at every growth.
+	known []Edge
 }
 
 // orderKey orders the chains of one key (see orderChains). A key of many
@@ -150,7 +155,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 		g.pos, g.chain = sc.pos[at:end], sc.chain[at:end]
 		at = end
 		// The initial chain precedes the first of each group, and so all.
-		p.Known = before(p.Known, kc.key, &cs[0], &cs[g.chain[0]])
+		sc.known = before(sc.known, kc.key, &cs[0], &cs[g.chain[0]])
 	}
 	groups := sc.groups
 	var seen map[[2]int32]bool // pairs given a constraint or decided
@@ -197,9 +202,9 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				xyBad, yxBad := sideCloses(lw, clocks, kc.key, x, y), sideCloses(lw, clocks, kc.key, y, x)
 				switch {
 				case xyBad && !yxBad:
-					p.Known = before(p.Known, kc.key, y, x)
+					sc.known = before(sc.known, kc.key, y, x)
 				case yxBad && !xyBad:
-					p.Known = before(p.Known, kc.key, x, y)
+					sc.known = before(sc.known, kc.key, x, y)
 				default:
 					p.addConstraint(p.constraint(kc.key, x, y))
 					if p.TooLarge {
@@ -223,7 +228,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				}
 			}
 			if !implied {
-				p.Known = before(p.Known, kc.key, A, &cs[b])
+				sc.known = before(sc.known, kc.key, A, &cs[b])
 			}
 		}
 	}
