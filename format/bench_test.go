@@ -167,11 +167,16 @@ func BenchmarkReadUniform(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/%dk", f, n/1000), func(b *testing.B) {
 				b.SetBytes(int64(len(data)))
 				b.ReportAllocs()
+				n, cpu := 0, -cpuTime()
 				for b.Loop() {
 					if _, err := Read(bytes.NewReader(data), "bench", f); err != nil {
 						b.Fatal(err)
 					}
+					n++
 				}
+				// CPU time of all threads (the reader's, the garbage
+				// collector's): the work, where ns/op is the latency.
+				b.ReportMetric(float64(cpu+cpuTime())/float64(n)/1e6, "cpu-ms/op")
 			})
 		}
 	}

@@ -244,10 +244,13 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 	if r.size >= 0 {
 		// Room for the transactions and events the header announces, as
 		// far as the input can hold them.
+		// (A transaction takes at least 9 bytes, but room for more than
+		// one per 32 bytes would be 2 bytes for each byte of a hostile
+		// input: more are appended as they come.)
 		rest := uint64(max(r.size-r.off, 0))
-		txns := min(hdr.Nodes*hdr.Transactions, rest/9)
+		txns := min(hdr.Nodes*hdr.Transactions, rest/32)
 		if hdr.Nodes != 0 && txns/hdr.Nodes != hdr.Transactions {
-			txns = rest / 9 // overflow
+			txns = rest / 32 // overflow
 		}
 		ops := min(txns*hdr.Events, rest/dbcopEventLen)
 		if hdr.Events != 0 && ops/hdr.Events != txns {

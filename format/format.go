@@ -507,7 +507,7 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 		if f == JSONL {
 			h, err = readJSONL(m, lr, size)
 		} else {
-			h, err = readText(m, lr)
+			h, err = readText(m, lr, size)
 		}
 		if err != nil {
 			return nil, nil, err

@@ -66,7 +66,9 @@ func (t *textTxn) isInit(ops []textOp) bool {
 	return true
 }
 
-func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
+// readText reads a text history; size, when not -1, is the input's size in
+// bytes, from which it estimates how much to allocate.
+func readText(m *progress.Meter, lr *lineReader, size int64) (*history.History, error) {
 	name := lr.name
 	b := history.NewBuilder(0, name)
 	// The operations are collected in one slice, in input order, and
@@ -79,6 +81,11 @@ func readText(m *progress.Meter, lr *lineReader) (*history.History, error) {
 		interleaved bool // some transaction's operations are not adjacent
 		cur         = -1 // the transaction of the previous line
 	)
+	if size > 0 {
+		// A line takes 12 to 25 bytes: room for one every 16 bytes
+		// saves growing the slice (measured: a tenth of the reading).
+		ops = make([]textOp, 0, size/16)
+	}
 	index := make(map[int64]int32)
 	last := make(map[int64]int32) // the latest transaction of each session
 	for {
