@@ -10,12 +10,14 @@
 // (RA), or its causal past (CC). The history satisfies the level iff the
 // result is acyclic.
 //
-// The causal past is kept as per-session vector clocks, and only the last
+// The causal past is kept as per-session vector clocks, only while a
+// transaction still to come needs them (stream.go), and only the last
 // writer of x per session in it gets an edge (session order implies the
 // rest), so the pass is near-linear: O(reads × sessions) for CC. The
-// pass runs on one goroutine per share of the sessions; the graph is then
-// ordered without being built (order.go), and built in full only to
-// report a cycle, restated as the reads that forced it (evidence.go).
+// pass runs on one goroutine per share of the sessions (RC, RA) or of
+// each batch of transactions (CC); the graph is then ordered without
+// being built (order.go), and built in full only to report a cycle,
+// restated as the reads that forced it (evidence.go).
 package saturate
 
 import (
@@ -58,13 +60,14 @@ type Conflict struct {
 	EitherCycle, OrCycle []polygraph.Edge
 }
 
-// MaxClockEntries bounds the memory of CC's vector clocks (int32 entries).
+// MaxClockEntries bounds the memory of CC's vector clocks (int32 entries)
+// live at once.
 const MaxClockEntries = 1 << 28
 
 // Check decides whether the resolved history r satisfies l, one of RC, RA
-// and CC. It runs as the stages "causal clocks" (CC only), "saturate RC"
-// (or RA, CC) and "order RC" (or RA, CC), each counting transactions, and
-// returns the reason (context.Cause) if ctx ends first.
+// and CC. It runs as the stages "saturate RC" (or RA, CC) and "order RC"
+// (or RA, CC), each counting transactions, and returns the reason
+// (context.Cause) if ctx ends first.
 func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
 	return check(ctx, r, l, 0)
 }
@@ -80,10 +83,9 @@ func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers 
 type options struct {
 	// workers is the number of goroutines forcing edges (0: automatic).
 	workers int
-	// stream makes CC stream its clocks (causalStream) however few the
-	// sessions, in batches of batch transactions (0: streamBatch).
-	stream bool
-	batch  int
+	// batch is the number of transactions CC computes the clocks of
+	// before it applies the axiom to them (0: streamBatch).
+	batch int
 	// denseShare replaces the constant of the same name; -1: no key is
 	// dense.
 	denseShare int
@@ -113,7 +115,7 @@ func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt 
 	s.options = opt
 	o := newOrderer(s)
 	var forced [][]forcedEdge
-	var runs *edgeRuns // CC's forced edges, when streamed
+	var runs *edgeRuns // CC's forced edges
 	var err error
 	switch l {
 	case level.RC:
@@ -123,11 +125,7 @@ func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt 
 	case level.CC:
 		s.indexGroups()
 		var acyclic bool
-		if s.stream || s.sessions >= streamSessions || int64(s.n+1)*int64(s.sessions) > MaxClockEntries {
-			acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, MaxClockEntries)
-		} else {
-			acyclic, err = s.clocks(progress.Start(ctx, "causal clocks", n, "transactions"), o)
-		}
+		acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, MaxClockEntries)
 		if err != nil {
 			return nil, err
 		}
@@ -135,9 +133,6 @@ func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt 
 			// so ∪ wr is cyclic already.
 			res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, nil)
 			return res, nil
-		}
-		if runs == nil {
-			forced, err = s.parallel(progress.Start(ctx, "saturate CC", n, "transactions"), s.causal)
 		}
 	}
 	if err != nil {
@@ -198,9 +193,6 @@ type saturator struct {
 	// group keyGroup[i].
 	groupStart, groupSession, keyGroup []int32
 	options
-	// past holds CC's clocks, a row of one entry per session for each
-	// transaction.
-	past     []int32
 	sessions int // len(h.Sessions)
 	// readStart[t]: r.Reads[readStart[t]:readStart[t+1]] are the external
 	// reads of t, in program order (Resolve lists them by transaction).
@@ -567,97 +559,6 @@ func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32,
 			}
 			for _, k := range s.keys[s.keyStart[t3]:s.keyStart[t3+1]] {
 				w.lastWriter[k], w.lastSession[k] = t3, sid
-			}
-		}
-	}
-	return nil
-}
-
-// clocks computes every transaction's causal past, (so ∪ wr)+, as a vector
-// clock: past[t*sessions+s] is one more than the last position of session
-// s in t's past (0: none). It reports false if so ∪ wr is cyclic.
-func (s *saturator) clocks(m *progress.Meter, o *orderer) (bool, error) {
-	sessions := len(s.h.Sessions)
-	if int64(s.n+1)*int64(sessions) > MaxClockEntries {
-		return false, fmt.Errorf("saturate: %d transactions in %d sessions need too much memory for causal clocks", s.n, sessions)
-	}
-	s.past = make([]int32, (s.n+1)*sessions)
-	return o.orderMeter(m, func(u int32) {
-		row := s.row(u)
-		if p := o.prev[u]; p != s.t0 {
-			copy(row, s.row(p))
-			row[s.h.Txns[p].Session] = s.pos[p] + 1
-		}
-		for _, rd := range s.readsOf(u) {
-			p := rd.Writer
-			if p == s.t0 {
-				continue
-			}
-			for j, x := range s.row(p) {
-				row[j] = max(row[j], x)
-			}
-			ps := s.h.Txns[p].Session
-			row[ps] = max(row[ps], s.pos[p]+1)
-		}
-	})
-}
-
-// row returns t's clock.
-func (s *saturator) row(t int32) []int32 {
-	return s.past[int(t)*s.sessions : int(t+1)*s.sessions]
-}
-
-// causal: a read of x from t1 in t3 must see a version no older than that
-// of any writer of x in t3's causal past, (so ∪ wr)+ (Figure 2c).
-//
-// Of the writers of x in t3's past, only the last of each session can add
-// anything (session order puts the others before it), and only if it is
-// not in t1's past too (then it precedes t1 already). So each reading
-// session is walked in order keeping a frontier: for every key and
-// session writing it, the last writer in the current transaction's past.
-// The past only grows along the session, so the frontier moves forward by
-// replaying each session's writes once, in order, as the clock passes
-// them; a read then looks at one entry per session writing its key.
-func (s *saturator) causal(m *progress.Meter, w *worker, sessions [][]int32, first int) error {
-	type entry struct{ session, pos, txn int32 } // session: reading session plus one
-	frontier := make([]entry, len(s.groupSession))
-	replayed := make([]int32, s.sessions) // positions of each session replayed
-	ticks := 0
-	for i, sess := range sessions {
-		sid := int32(first+i) + 1
-		clear(replayed)
-		for _, t3 := range sess {
-			if err := tick(m, &ticks); err != nil {
-				return err
-			}
-			if !s.r.Included[t3] {
-				continue
-			}
-			row := s.row(t3)
-			for ws, upto := range row {
-				for p := replayed[ws]; p < upto; p++ {
-					u := s.h.Sessions[ws][p]
-					for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
-						frontier[s.keyGroup[i]] = entry{sid, p, u}
-					}
-				}
-				replayed[ws] = max(replayed[ws], upto)
-			}
-			for _, alpha := range s.readsOf(t3) {
-				var t1row []int32 // t1's causal past (none for the initial state)
-				if alpha.Writer != s.t0 {
-					t1row = s.row(alpha.Writer)
-				}
-				for g := s.groupStart[alpha.Key]; g < s.groupStart[alpha.Key+1]; g++ {
-					f := frontier[g]
-					if f.session != sid || f.txn == alpha.Writer {
-						continue
-					}
-					if t1row != nil && f.pos < t1row[s.groupSession[g]] {
-						continue
-					}
-					w.force(f.txn, alpha.Writer, alpha.Key)
-				}
 			}
 		}
 	}

@@ -11,32 +11,32 @@ import (
 	"github.com/isocheck/isocheck/internal/progress"
 )
 
-// This file checks CC on histories of many sessions, where a vector clock
-// for every transaction (clocks and causal) would take n × sessions
-// entries: 8 GB for a million transactions in 2,000 sessions.
+// This file checks CC. A vector clock for every transaction would take
+// n × sessions entries: 8 GB for a million transactions in 2,000
+// sessions.
 //
 // The clocks are computed in one pass, in a topological order of so ∪ wr,
-// and the axiom is applied to each transaction's reads as soon as its
-// clock is known, while the clocks of the writers it read are still at
-// hand. A clock is kept only while a transaction that needs it (its
-// session successor, or a reader of one of its writes) is still to come,
-// and is then recycled, so memory follows the transactions whose clocks
-// are live — in histories from real stores, those whose writes are still
-// being read — rather than all of them. AWDIT (Møldrup and Pavlogiannis,
-// "AWDIT: An Optimal Weak Database Isolation Tester", PLDI 2025, Section
-// 5) frees its causal clocks the same way, and its axiom finds, as this
-// one does, per read and per session writing the key, the last write in
-// the reader's past.
+// and the axiom is applied to the reads of each batch of transactions
+// once their clocks are known, while the clocks of the writers they read
+// are still at hand. A clock is kept only while a transaction that needs
+// it (its session successor, or a reader of one of its writes) is still
+// to come, then recycled, or handed on to the session successor when
+// that is the last to need it; so memory follows the transactions whose
+// clocks are live (in histories from real stores, those whose writes are
+// still being read) rather than all of them. AWDIT (Møldrup and
+// Pavlogiannis, "AWDIT: An Optimal Weak Database Isolation Tester", PLDI
+// 2025) frees its causal clocks the same way, and its axiom finds, as
+// this one does, per read and per session writing the key, the last
+// write in the reader's past.
+//
+// That last write is most often the last write of the session visited so
+// far, or the one before, which the pass keeps per group of writers; for
+// keys most sessions write, it keeps them in arrays by session, which the
+// axiom walks side by side with the clocks.
 //
 // The edges are stored by read, not one by one: a head (the writer read
 // and the key) and the tails the read forced, which is a third of the
 // memory of forcedEdge when a read forces many, as reads of hot keys do.
-
-// streamSessions is the number of sessions from which Check computes CC's
-// clocks by streaming (causalStream) rather than for every transaction:
-// the full clocks cost n × sessions entries, and over a few hundred
-// sessions the pass over all of them dominates.
-const streamSessions = 128
 
 // rowsPerSlab is the number of clocks allocated together.
 const rowsPerSlab = 256
@@ -204,11 +204,17 @@ type denseKey struct {
 	group, last, before, lastTxn []int32
 }
 
-// causalStream computes the causal clocks and applies CC's axiom (see
-// causal) in one pass over a topological order of so ∪ wr, keeping only
-// the clocks still needed, at most limit entries of them. The clocks are
-// computed on one goroutine, a batch at a time, and the axiom is applied
-// to the batch's reads on several (s.workers, or GOMAXPROCS on large
+// causalStream applies CC's axiom: a read of x from t1 in t3 must see a
+// version no older than that of any writer of x in t3's causal past,
+// (so ∪ wr)+ (seed 000, Figure 2c). Of those writers, only the last of
+// each session can add anything (session order puts the others before
+// it), and only if it is not in t1's past too (then it precedes t1
+// already), so each read forces at most one edge per session writing x.
+//
+// It computes the causal clocks in one pass over a topological order of
+// so ∪ wr, keeping only the clocks still needed, at most limit entries of
+// them: the clocks on one goroutine, a batch at a time, and the axiom on
+// the batch's reads on several (s.workers, or GOMAXPROCS on large
 // histories). It reports false if so ∪ wr is cyclic, and an error if the
 // clocks need more than limit entries or m reports one.
 func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bool, *edgeRuns, error) {
