@@ -89,6 +89,8 @@ type options struct {
 	// denseShare replaces the constant of the same name; -1: no key is
 	// dense.
 	denseShare int
+	// maxEdges, unless 0, replaces MaxForcedEdges.
+	maxEdges int
 }
 
 // checkWith is Check with the given options.

@@ -38,6 +38,11 @@ import (
 // and the key) and the tails the read forced, which is a third of the
 // memory of forcedEdge when a read forces many, as reads of hot keys do.
 
+// MaxForcedEdges bounds the edges CC's axiom may force (4 bytes each,
+// and 4 more to order them): a million transactions in 2,000 sessions
+// force some 100 million.
+const MaxForcedEdges = 1 << 28
+
 // rowsPerSlab is the number of clocks allocated together.
 const rowsPerSlab = 256
 
@@ -187,6 +192,7 @@ type stream struct {
 	groupWriters, groupPos, groupTxn []int32
 	zero                             []int32 // the clock of the initial state
 	workers                          []*edgeRuns
+	maxEdges                         int
 	// dense[denseOf[x]] (denseOf[x] >= 0) holds the same for the groups
 	// of x by session, for keys most sessions write: the axiom then
 	// walks the clocks and these arrays side by side.
@@ -219,12 +225,13 @@ type denseKey struct {
 // clocks need more than limit entries or m reports one.
 func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bool, *edgeRuns, error) {
 	st := &stream{s: s, o: o,
-		pool:    &clockPool{width: s.sessions, limit: limit},
-		refs:    make([]int32, s.n),
-		slot:    make([]int32, s.n),
-		inBatch: make([]bool, s.n),
-		groups:  make([]groupState, len(s.groupSession)),
-		zero:    make([]int32, s.sessions),
+		pool:     &clockPool{width: s.sessions, limit: limit},
+		refs:     make([]int32, s.n),
+		slot:     make([]int32, s.n),
+		inBatch:  make([]bool, s.n),
+		groups:   make([]groupState, len(s.groupSession)),
+		zero:     make([]int32, s.sessions),
+		maxEdges: cmp.Or(s.maxEdges, MaxForcedEdges),
 	}
 	for t := range s.n {
 		if p := o.prev[t]; p != s.t0 {
@@ -283,11 +290,11 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 			return
 		}
 		if len(st.batch) == size {
-			st.flush()
+			err = st.flush()
 		}
 	})
 	if merr == nil && err == nil {
-		st.flush()
+		err = st.flush()
 	}
 	if merr != nil {
 		return false, nil, merr
@@ -352,8 +359,9 @@ func (st *stream) clock(u int32) error {
 }
 
 // flush applies the axiom to the reads of the batch, split over the
-// workers, and then lets go of the clocks only the batch needed.
-func (st *stream) flush() {
+// workers, and then lets go of the clocks only the batch needed. It
+// returns an error if the edges forced so far pass MaxForcedEdges.
+func (st *stream) flush() error {
 	s := st.s
 	batch := st.batch
 	if len(st.workers) == 1 || len(batch) < 2*len(st.workers) {
@@ -382,6 +390,14 @@ func (st *stream) flush() {
 		}
 	}
 	st.batch = st.batch[:0]
+	edges := 0
+	for _, w := range st.workers {
+		edges += w.edges
+	}
+	if edges > st.maxEdges {
+		return fmt.Errorf("saturate: CC forces more than %d edges", st.maxEdges)
+	}
+	return nil
 }
 
 // release drops one of t's references, and its clock with the last.

@@ -171,7 +171,8 @@ func staleReads(h *history.History, rng *rand.Rand, n int) {
 }
 
 // TestStreamLimit: a history whose live clocks need more entries than the
-// limit is refused with an error, not allowed to exhaust memory.
+// limit, or that forces more edges than the limit, is refused with an
+// error, not allowed to exhaust memory.
 func TestStreamLimit(t *testing.T) {
 	h := workload.Large(workload.LargeConfig{Sessions: 200, TxnsPerSession: 20, OpsPerTxn: 4, Keys: 1000, ReadProportion: 0.5, Seed: 1, Store: workload.Causal})
 	r, err := polygraph.Resolve(context.Background(), h)
@@ -183,8 +184,17 @@ func TestStreamLimit(t *testing.T) {
 	if _, _, err := s.causalStream(nil, newOrderer(s), 10*200); err == nil {
 		t.Error("room for 10 clocks of 200 sessions: no error")
 	}
-	if ok, _, err := s.causalStream(nil, newOrderer(s), int64(s.n+1)*200); err != nil || !ok {
-		t.Errorf("room for every clock: acyclic %v, error %v", ok, err)
+	ok, runs, err := s.causalStream(nil, newOrderer(s), int64(s.n+1)*200)
+	if err != nil || !ok || runs.edges == 0 {
+		t.Fatalf("room for every clock: acyclic %v, error %v", ok, err)
+	}
+	s.maxEdges = runs.edges - 1
+	if _, _, err := s.causalStream(nil, newOrderer(s), int64(s.n+1)*200); err == nil {
+		t.Errorf("room for %d edges of %d: no error", s.maxEdges, runs.edges)
+	}
+	s.maxEdges = runs.edges
+	if _, _, err := s.causalStream(nil, newOrderer(s), int64(s.n+1)*200); err != nil {
+		t.Errorf("room for every edge: %v", err)
 	}
 }
 
