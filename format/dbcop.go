@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"unicode/utf8"
 
@@ -263,6 +264,11 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 		ops   []history.Op
 		ids   nameArena
 		idBuf []byte
+		// The keys of the events of a transaction, and whether one is
+		// above 2^63-1 (a named key).
+		rawKeys []int64
+		keys    []history.Key
+		bigKeys bool
 	)
 	nops := 0
 	for s := uint64(0); s < nSessions; s++ {
@@ -310,11 +316,14 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 				nops++
 				ops = append(ops, history.Op{
 					Kind:  history.OpKind(ev[0]), // Read is 0, Write 1
-					Key:   uintKey(b, binary.LittleEndian.Uint64(ev[1:])),
 					Value: uintValue(b, binary.LittleEndian.Uint64(ev[9:])),
 				})
+				k := binary.LittleEndian.Uint64(ev[1:])
+				bigKeys = bigKeys || k > math.MaxInt64
+				rawKeys = append(rawKeys, int64(k))
 				return nil
 			}
+			rawKeys, bigKeys = rawKeys[:0], false
 			for e := uint64(0); e < nEvents; {
 				want := int(min(nEvents-e, uint64(r.br.Size()/dbcopEventLen)))
 				evs, _ := r.br.Peek(want * dbcopEventLen)
@@ -338,6 +347,18 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 				r.br.Discard(n * dbcopEventLen)
 				r.off += int64(n * dbcopEventLen)
 				e += uint64(n)
+			}
+			// The keys, interned together (see IntKeys), in order.
+			if bigKeys {
+				for i := range ops {
+					ops[i].Key = uintKey(b, uint64(rawKeys[i]))
+				}
+			} else {
+				keys = slices.Grow(keys[:0], len(ops))[:len(ops)]
+				b.IntKeys(rawKeys, keys)
+				for i := range ops {
+					ops[i].Key = keys[i]
+				}
 			}
 			committed, err := r.boolean(where("the success flag"))
 			if err != nil {

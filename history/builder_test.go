@@ -59,3 +59,34 @@ func TestBuilderKeys(t *testing.T) {
 		t.Fatalf("%d keys, want %d", len(h.KeyNames), len(want))
 	}
 }
+
+// TestBuilderIntKeys checks IntKeys against IntKey.
+func TestBuilderIntKeys(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	a, b := NewBuilder(0), NewBuilder(0)
+	for i := 0; i < 20_000; i++ {
+		ns := make([]int64, rng.IntN(20))
+		for j := range ns {
+			switch rng.IntN(4) {
+			case 0:
+				ns[j] = rng.Int64N(1 << 22)
+			case 1:
+				ns[j] = rng.Int64N(100)
+			case 2:
+				ns[j] = -rng.Int64N(100)
+			case 3:
+				ns[j] = rng.Int64()
+			}
+			if j > 0 && rng.IntN(5) == 0 {
+				ns[j] = ns[rng.IntN(j)] // a key twice
+			}
+		}
+		keys := make([]Key, len(ns))
+		a.IntKeys(ns, keys)
+		for j, n := range ns {
+			if k := b.IntKey(n); k != keys[j] {
+				t.Fatalf("IntKeys gave key %d to %d, IntKey %d", keys[j], n, k)
+			}
+		}
+	}
+}
