@@ -30,7 +30,7 @@ var header = []string{
 	"status", "exit_code", "wall_ms", "max_rss_bytes",
 	"parse_ms", "construct_ms", "prune_ms", "encode_ms", "solve_ms",
 	"constraints", "constraints_remaining", "unknown_edges", "unknown_edges_remaining",
-	"cpu", "cores", "mem_bytes", "version",
+	"load1", "cpu", "cores", "mem_bytes", "version",
 }
 
 // WriteCSV writes rows with a header line. Every row carries the machine
@@ -50,7 +50,7 @@ func WriteCSV(w io.Writer, m Machine, rows []Row) error {
 			r.Status, itoa(r.ExitCode), ms(float64(r.Wall.Microseconds()) / 1000), strconv.FormatInt(r.MaxRSS, 10),
 			ms(s.ParseMS), ms(s.ConstructMS), ms(s.PruneMS), ms(s.EncodeMS), ms(s.SolveMS),
 			itoa(s.Constraints), itoa(s.ConstraintsRemaining), itoa(s.UnknownEdges), itoa(s.UnknownEdgesRemaining),
-			m.CPU, itoa(m.Cores), strconv.FormatInt(m.MemBytes, 10), m.Version,
+			strconv.FormatFloat(r.Load1, 'f', 2, 64), m.CPU, itoa(m.Cores), strconv.FormatInt(m.MemBytes, 10), m.Version,
 		}
 		if err := cw.Write(rec); err != nil {
 			return fmt.Errorf("write csv: %w", err)
@@ -85,6 +85,7 @@ func ReadCSV(r io.Reader) (Machine, []Row, error) {
 		r.MaxRSS = int64(p.int())
 		r.Stats = Stats{ParseMS: p.float(), ConstructMS: p.float(), PruneMS: p.float(), EncodeMS: p.float(), SolveMS: p.float(),
 			Constraints: p.int(), ConstraintsRemaining: p.int(), UnknownEdges: p.int(), UnknownEdgesRemaining: p.int(), Transactions: r.Txns}
+		r.Load1 = p.float()
 		m = Machine{CPU: p.str(), Cores: p.int(), MemBytes: int64(p.int()), Version: p.str()}
 		if p.err != nil {
 			return m, rows, fmt.Errorf("read csv: row %d: %w", i+1, p.err)

@@ -27,16 +27,16 @@ func TestWriteCSV(t *testing.T) {
 			name: "isocheck and a comparison",
 			rows: []Row{
 				{Experiment: "fig5", Case: "sessions=5", Axis: "sessions", X: "5", Variant: "default", Checker: "isocheck", Level: "si", Rep: 1, Txns: 500,
-					Measurement: Measurement{Status: StatusSatisfied, Wall: 1500 * time.Microsecond, MaxRSS: 2048,
+					Measurement: Measurement{Status: StatusSatisfied, Wall: 1500 * time.Microsecond, MaxRSS: 2048, Load1: 1.5,
 						Stats: Stats{ParseMS: 0.5, SolveMS: 1.25, Constraints: 7, ConstraintsRemaining: 1, UnknownEdges: 9, UnknownEdgesRemaining: 2}}},
 				{Experiment: "fig5", Case: "sessions=5", Checker: "dbcop verify {}", Level: "si", Rep: 1, Txns: 500,
 					Measurement: Measurement{Status: StatusTimeout, ExitCode: -1, Wall: 2 * time.Second}},
 			},
 			want: [][]string{
 				{"fig5", "sessions=5", "sessions", "5", "default", "isocheck", "si", "1", "500", "satisfied", "0", "1.500", "2048",
-					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
+					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "1.50", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
 				{"fig5", "sessions=5", "", "", "", "dbcop verify {}", "si", "1", "500", "timeout", "-1", "2000.000", "0",
-					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
+					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "0.00", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
 			},
 		},
 	}
@@ -69,7 +69,7 @@ func TestCSVRoundTrip(t *testing.T) {
 	m := Machine{CPU: "Test CPU", Cores: 4, MemBytes: 8 << 30, Version: "v1"}
 	rows := []Row{
 		{Experiment: "scaling", Case: "10k", X: "10000", Variant: "default", Checker: "isocheck", Level: "si", Rep: 2, Txns: 10000,
-			Measurement: Measurement{Status: StatusViolated, ExitCode: 1, Wall: 1234 * time.Millisecond, MaxRSS: 5 << 20,
+			Measurement: Measurement{Status: StatusViolated, ExitCode: 1, Wall: 1234 * time.Millisecond, MaxRSS: 5 << 20, Load1: 2.25,
 				Stats: Stats{ParseMS: 1, ConstructMS: 2, PruneMS: 3, EncodeMS: 4, SolveMS: 5, Transactions: 10000, Constraints: 6, ConstraintsRemaining: 7, UnknownEdges: 8, UnknownEdgesRemaining: 9}}},
 	}
 	var buf bytes.Buffer

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -56,6 +57,10 @@ type Measurement struct {
 	// largest waited-for descendant included (isocheck checks in a worker
 	// process it waits for). 0 for an isocheck run that timed out.
 	MaxRSS int64
+	// Load1 is the machine's load average over the last minute as the
+	// child started: above the number of cores, something else competed
+	// for them.
+	Load1 float64
 	// Stats holds isocheck's figures; zero for other checkers.
 	Stats Stats
 	// Detail is the end of the child's standard error when the run
@@ -71,6 +76,7 @@ type Result struct {
 	TimedOut bool
 	Wall     time.Duration
 	MaxRSS   int64
+	Load1    float64 // load average as it started; 0 when unknown
 }
 
 // RunChild runs argv in a new process group and waits for it. When
@@ -87,6 +93,7 @@ func RunChild(ctx context.Context, timeout time.Duration, argv []string) (Result
 	cmd.Stderr = &tailWriter{max: 4 << 10, buf: &stderr}
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	lowerPeak()
+	load := load1()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
 		return Result{}, fmt.Errorf("run %s: %w", argv[0], err)
@@ -114,7 +121,7 @@ func RunChild(ctx context.Context, timeout time.Duration, argv []string) (Result
 	err := cmd.Wait()
 	wall := time.Since(start)
 	close(done)
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Wall: wall, TimedOut: <-timedOut}
+	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Wall: wall, TimedOut: <-timedOut, Load1: load}
 	if res.TimedOut {
 		// Children of the child may outlive it; the group dies with it.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
@@ -143,6 +150,17 @@ func lowerPeak() {
 	// older kernel or another system keeps the peak, which only
 	// overstates children's memory.
 	os.WriteFile("/proc/self/clear_refs", []byte("5"), 0)
+}
+
+// load1 is the first field of /proc/loadavg, or 0.
+func load1() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	f, _, _ := strings.Cut(string(b), " ")
+	l, _ := strconv.ParseFloat(f, 64)
+	return l
 }
 
 // tailWriter keeps the last max bytes written to it.
@@ -215,7 +233,7 @@ func MeasureCheck(ctx context.Context, timeout time.Duration, bin string, opts C
 	if err != nil {
 		return Measurement{}, err
 	}
-	m := Measurement{ExitCode: res.ExitCode, Wall: res.Wall, MaxRSS: res.MaxRSS}
+	m := Measurement{ExitCode: res.ExitCode, Wall: res.Wall, MaxRSS: res.MaxRSS, Load1: res.Load1}
 	switch {
 	case res.TimedOut:
 		// isocheck's worker, killed with it, was never waited for by
@@ -255,7 +273,7 @@ func MeasureCommand(ctx context.Context, timeout time.Duration, argv []string) (
 	if err != nil {
 		return Measurement{}, err
 	}
-	m := Measurement{ExitCode: res.ExitCode, Wall: res.Wall, MaxRSS: res.MaxRSS}
+	m := Measurement{ExitCode: res.ExitCode, Wall: res.Wall, MaxRSS: res.MaxRSS, Load1: res.Load1}
 	if res.TimedOut {
 		m.Status = StatusTimeout
 		return m, nil

@@ -19,6 +19,15 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 	b.WriteString("\n\n")
 	fmt.Fprintf(&b, "Machine: %s, %d cores, %.0f GiB of memory; isocheck %s. Times are wall-clock times of the whole `isocheck check --level si` process (start, parse and check), median of the repetitions; memory is its peak resident set size.\n",
 		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Version)
+	var busiest float64
+	for _, rs := range rows {
+		for _, r := range rs {
+			busiest = max(busiest, r.Load1)
+		}
+	}
+	if busiest > float64(m.Cores) {
+		fmt.Fprintf(&b, "\nThe machine was busy with other work during the run (load average up to %.1f on %d cores): times are longer than on an idle machine, and vary more.\n", busiest, m.Cores)
+	}
 	if rs := rows["table3"]; len(rs) > 0 {
 		b.WriteString("\n### Pruning (seed 002, Table 3)\n\n")
 		b.WriteString("Constraints are made for the pairs of write chains of a key that reachability leaves unordered (default), or for every pair as seed 002 does (all-pairs).\n\n")
