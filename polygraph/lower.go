@@ -1,6 +1,8 @@
 package polygraph
 
 import (
+	"iter"
+
 	"github.com/isocheck/isocheck/internal/digraph"
 	"github.com/isocheck/isocheck/level"
 )
@@ -52,6 +54,24 @@ func (lw Lowering) LowerAll(edges []Edge) []digraph.Edge {
 		out = lw.Lower(e, out)
 	}
 	return out
+}
+
+// Seq lowers the edges of each list in turn, in order, as a sequence:
+// digraph.Graph.ResetSeq builds the lowered graph from it without a list
+// of the lowered edges.
+func (lw Lowering) Seq(lists ...[]Edge) iter.Seq[digraph.Edge] {
+	return func(yield func(digraph.Edge) bool) {
+		var buf [2]digraph.Edge
+		for _, edges := range lists {
+			for _, e := range edges {
+				for _, le := range lw.Lower(e, buf[:0]) {
+					if !yield(le) {
+						return
+					}
+				}
+			}
+		}
+	}
 }
 
 // ClosesCycle reports whether adding e to a graph whose reachability c

@@ -47,7 +47,8 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 	if digraph.ClockEntries(lw.Nodes(), len(p.Chains)) > maxClockEntries {
 		return false, nil
 	}
-	g := digraph.New(lw.Nodes(), lw.LowerAll(p.Known))
+	g := &digraph.Graph{}
+	g.ResetSeq(lw.Nodes(), lw.Seq(p.Known))
 	if err := m.Err(); err != nil {
 		return true, err
 	}

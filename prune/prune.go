@@ -102,17 +102,12 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts 
 	// The edges pruning decides are kept apart from the polygraph's until
 	// the end, so that the two are never both copied (a million
 	// transactions make tens of millions of known edges); known joins
-	// them for the evidence of a violation. The lowered known edges grow
-	// with them, so each round lowers only what the last one added.
+	// them for the evidence of a violation. Each round's graph is built
+	// from both, lowered as it goes (the list of lowered edges would be
+	// as large as the graph).
 	var added []polygraph.Edge
 	known := func() []polygraph.Edge { return append(p.Known[:len(p.Known)], added...) }
-	lowered := lw.LowerAll(p.Known)
-	know := func(side []polygraph.Edge) {
-		added = append(added, side...)
-		for _, e := range side {
-			lowered = lw.Lower(e, lowered)
-		}
-	}
+	know := func(side []polygraph.Edge) { added = append(added, side...) }
 	remaining := make([]int, len(p.Constraints))
 	for i := range remaining {
 		remaining[i] = i
@@ -126,7 +121,7 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts 
 			return res, err
 		}
 		res.Rounds++
-		g.Reset(lw.Nodes(), lowered)
+		g.ResetSeq(lw.Nodes(), lw.Seq(p.Known, added))
 		if err := m.Err(); err != nil {
 			return res, err
 		}

@@ -10,6 +10,7 @@
 package digraph
 
 import (
+	"iter"
 	"slices"
 	"sync"
 
@@ -59,6 +60,41 @@ func (g *Graph) Reset(n int, edges []Edge) {
 	wg.Go(func() { fillIn(g.InStart, g.In, edges) })
 	fillOut(g.OutStart, g.Out, g.OutID, edges)
 	wg.Wait()
+}
+
+// ResetSeq is Reset for edges given as a sequence, which it goes through
+// twice (to count, then to place them): the edges need not be in memory
+// at once. A million-transaction SI history lowers to 57M edges, whose
+// list alone would take 460 MB.
+func (g *Graph) ResetSeq(n int, edges iter.Seq[Edge]) {
+	g.N = n
+	g.OutStart = zeroed(g.OutStart, n+1)
+	g.InStart = zeroed(g.InStart, n+1)
+	m := 0
+	for e := range edges {
+		g.OutStart[e.From+1]++
+		g.InStart[e.To+1]++
+		m++
+	}
+	for i := 1; i <= n; i++ {
+		g.OutStart[i] += g.OutStart[i-1]
+		g.InStart[i] += g.InStart[i-1]
+	}
+	g.Out = resize(g.Out, m)
+	g.OutID = resize(g.OutID, m)
+	g.In = resize(g.In, m)
+	// The next free place of each node's out- and in-list.
+	outAt, inAt := slices.Clone(g.OutStart[:n]), slices.Clone(g.InStart[:n])
+	id := int32(0)
+	for e := range edges {
+		j := outAt[e.From]
+		outAt[e.From]++
+		g.Out[j], g.OutID[j] = e.To, id
+		k := inAt[e.To]
+		inAt[e.To]++
+		g.In[k] = e.From
+		id++
+	}
 }
 
 // minParallelEdges is the size from which Reset builds the two directions

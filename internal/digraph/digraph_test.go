@@ -2,6 +2,7 @@ package digraph
 
 import (
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -208,5 +209,24 @@ func TestFindCycleBetweenCycles(t *testing.T) {
 	g := New(24, edges)
 	if c := g.FindCycle(); len(c) != 2 {
 		t.Fatalf("FindCycle = %v, want a cycle of 2 nodes", c)
+	}
+}
+
+// TestResetSeq checks that a graph built from a sequence of edges is the
+// one built from their list, edge ids included.
+func TestResetSeq(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 9))
+	for trial := 0; trial < 200; trial++ {
+		n := 1 + rng.IntN(30)
+		var edges []Edge
+		for i := rng.IntN(100); i > 0; i-- {
+			edges = append(edges, Edge{int32(rng.IntN(n)), int32(rng.IntN(n))})
+		}
+		want := New(n, edges)
+		got := &Graph{}
+		got.ResetSeq(n, slices.Values(edges))
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: ResetSeq gives %+v, Reset %+v", trial, got, want)
+		}
 	}
 }
