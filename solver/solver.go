@@ -110,18 +110,24 @@ const (
 	// Lazy is gini proposing whole assignments and the theory blocking
 	// the cycles each one closes (Solve).
 	Lazy Engine = "lazy"
+	// CDCL is a conflict-driven search of its own that propagates the
+	// theory as it assigns: an edge that closes a cycle is a conflict at
+	// once (see solveCDCL).
+	CDCL Engine = "cdcl"
 	// DefaultEngine is the engine Solve uses.
 	DefaultEngine = Lazy
 )
 
 // Engines lists the engines SolveWith knows.
-func Engines() []Engine { return []Engine{Lazy} }
+func Engines() []Engine { return []Engine{Lazy, CDCL} }
 
 // SolveWith answers p with engine e ("" is DefaultEngine).
 func SolveWith(ctx context.Context, p *Problem, e Engine) (*Result, error) {
 	switch e {
 	case "", Lazy:
 		return Solve(ctx, p)
+	case CDCL:
+		return solveCDCL(ctx, p)
 	}
 	return nil, fmt.Errorf("solver: unknown engine %q (have %v)", e, Engines())
 }
