@@ -16,16 +16,17 @@ test:
 # The benchmark harness (cmd/isobench, bench/harness): the PolySI paper's
 # experiments (Figure 5, Table 3, Figure 9, growth to 100k transactions)
 # and mini-transactions, at a reduced scale, one repetition, each check in
-# a child process with a 30 s limit; CSV files, plots and summary.md in
-# bench/results. About 5 minutes on 2 cores.
+# a child process with a 60 s limit; CSV files, plots and summary.md in
+# bench/results. 3 to 5 minutes on 2 cores.
 bench:
-	$(GO) run ./cmd/isobench --scale quick --timeout 30s --out bench/results
+	$(GO) run ./cmd/isobench --scale quick --timeout 60s --out bench/results
 
 # The same at the paper's sizes, 3 repetitions, histories up to 10M
-# transactions, 10 minutes a run at most: expect 1 to 2 hours on 2 cores,
-# most of it in ablations that reach the limit (summary.md says how long
-# the run took); the 10M history needs more memory than 24 GiB allow, and
-# is then recorded as no-verdict. `--scale paper` stops at 1M.
+# transactions, 10 minutes a run at most: expect 1 to 2 hours on 2 cores
+# (a 1M-transaction history checks in about 100 s and 4.5 GiB), much of it
+# in ablations that reach the limit; summary.md says how long the run took.
+# The 10M history needs more memory than 24 GiB allow, and is then
+# recorded as no-verdict. `--scale paper` stops at 1M.
 bench-full:
 	$(GO) run ./cmd/isobench --scale full --timeout 10m --out bench/results/full
 
