@@ -177,10 +177,12 @@ type stream struct {
 	// that need t's clock: its session successor and its readers, once
 	// per read. slot[t] is where the clock is.
 	refs, slot []int32
-	// inBatch[t]: t is in the batch, whose reads are still to be
-	// checked.
-	inBatch []bool
-	batch   []int32
+	// inBatch[t]: t is in a batch whose reads are still to be checked:
+	// next, whose clocks are being computed, or checked, whose reads the
+	// workers are checking meanwhile (if running).
+	inBatch       []bool
+	next, checked []int32
+	running       sync.WaitGroup
 	// groups[g] is what the axiom looks at first for group g (see
 	// indexGroups): its session, the positions of its last two writers
 	// visited so far (-1: none) and the last one. visited[g] is one past
@@ -289,12 +291,15 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 		if err = st.clock(u); err != nil {
 			return
 		}
-		if len(st.batch) == size {
-			err = st.flush()
+		if len(st.next) == size {
+			err = st.rotate()
 		}
 	})
-	if merr == nil && err == nil {
-		err = st.flush()
+	if err2 := st.rotate(); err == nil {
+		err = err2
+	}
+	if err2 := st.rotate(); err == nil {
+		err = err2
 	}
 	if merr != nil {
 		return false, nil, merr
@@ -310,7 +315,7 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 	return acyclic, runs, nil
 }
 
-// clock computes u's clock, adds u to the batch and records its writes.
+// clock computes u's clock and adds u to the next batch.
 func (st *stream) clock(u int32) error {
 	s, pool := st.s, st.pool
 	p := st.o.prev[u]
@@ -344,38 +349,36 @@ func (st *stream) clock(u int32) error {
 		row[ws] = s.pos[w] + 1
 	}
 	st.inBatch[u] = true
-	st.batch = append(st.batch, u)
-	for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
-		g := s.keyGroup[i]
-		st.visited[g]++
-		gs := &st.groups[g]
-		gs.before, gs.last, gs.lastTxn = gs.last, s.pos[u], u
-		if d := st.denseOf[s.keys[i]]; d >= 0 {
-			dk, ws := &st.dense[d], gs.session
-			dk.before[ws], dk.last[ws], dk.lastTxn[ws] = gs.before, gs.last, u
-		}
-	}
+	st.next = append(st.next, u)
 	return nil
 }
 
-// flush applies the axiom to the reads of the batch, split over the
-// workers, and then lets go of the clocks only the batch needed. It
-// returns an error if the edges forced so far pass MaxForcedEdges.
-func (st *stream) flush() error {
+// record records the writes of batch in the groups' state.
+func (st *stream) record(batch []int32) {
 	s := st.s
-	batch := st.batch
-	if len(st.workers) == 1 || len(batch) < 2*len(st.workers) {
-		st.axiom(st.workers[0], batch)
-	} else {
-		var wg sync.WaitGroup
-		share := (len(batch) + len(st.workers) - 1) / len(st.workers)
-		for i, w := range st.workers {
-			part := batch[min(i*share, len(batch)):min((i+1)*share, len(batch))]
-			wg.Go(func() { st.axiom(w, part) })
-		}
-		wg.Wait()
-	}
 	for _, u := range batch {
+		for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
+			g := s.keyGroup[i]
+			st.visited[g]++
+			gs := &st.groups[g]
+			gs.before, gs.last, gs.lastTxn = gs.last, s.pos[u], u
+			if d := st.denseOf[s.keys[i]]; d >= 0 {
+				dk, ws := &st.dense[d], gs.session
+				dk.before[ws], dk.last[ws], dk.lastTxn[ws] = gs.before, gs.last, u
+			}
+		}
+	}
+}
+
+// rotate waits for the workers to check the reads of the checked batch,
+// lets go of the clocks only that batch needed, and sets them to check
+// the next batch, in the background, while the clocks of the one after
+// are computed. It returns an error if the edges forced so far pass
+// MaxForcedEdges, and then leaves the next batch unchecked.
+func (st *stream) rotate() error {
+	s := st.s
+	st.running.Wait()
+	for _, u := range st.checked {
 		st.inBatch[u] = false
 		if p := st.o.prev[u]; p != s.t0 && st.refs[p] > 0 {
 			st.release(p)
@@ -389,7 +392,7 @@ func (st *stream) flush() error {
 			st.pool.put(st.slot[u])
 		}
 	}
-	st.batch = st.batch[:0]
+	st.checked = st.checked[:0]
 	edges := 0
 	for _, w := range st.workers {
 		edges += w.edges
@@ -397,7 +400,37 @@ func (st *stream) flush() error {
 	if edges > st.maxEdges {
 		return fmt.Errorf("saturate: CC forces more than %d edges", st.maxEdges)
 	}
+	if len(st.next) == 0 {
+		return nil
+	}
+	// The workers read the groups' state and the clocks of the batch and
+	// of the writers it read, which stay as they are until the next
+	// rotate; they see the clocks through a copy of the pool's list of
+	// slabs, to which clock may add meanwhile.
+	st.record(st.next)
+	st.checked, st.next = st.next, st.checked
+	batch := st.checked
+	rows := rowView{slabs: st.pool.slabs, width: st.pool.width}
+	share := (len(batch) + len(st.workers) - 1) / len(st.workers)
+	for i, w := range st.workers {
+		part := batch[min(i*share, len(batch)):min((i+1)*share, len(batch))]
+		if len(part) > 0 {
+			st.running.Go(func() { st.axiom(w, rows, part) })
+		}
+	}
 	return nil
+}
+
+// rowView is a clockPool's clocks as they were.
+type rowView struct {
+	slabs [][]int32
+	width int
+}
+
+// row returns the clock in slot.
+func (v rowView) row(slot int32) []int32 {
+	i := int(slot) % rowsPerSlab * v.width
+	return v.slabs[int(slot)/rowsPerSlab][i : i+v.width : i+v.width]
 }
 
 // release drops one of t's references, and its clock with the last.
@@ -411,15 +444,15 @@ func (st *stream) release(t int32) {
 // recording the edges in runs: per read of x from t1 in t3 and per session
 // writing x, the last writer of x in t3's past, unless it is t1 or in
 // t1's past.
-func (st *stream) axiom(runs *edgeRuns, batch []int32) {
+func (st *stream) axiom(runs *edgeRuns, rows rowView, batch []int32) {
 	s := st.s
 	var tails []int32
 	for _, u := range batch {
-		row := st.pool.row(st.slot[u])
+		row := rows.row(st.slot[u])
 		for _, alpha := range s.readsOf(u) {
 			row1 := st.zero
 			if alpha.Writer != s.t0 {
-				row1 = st.pool.row(st.slot[alpha.Writer])
+				row1 = rows.row(st.slot[alpha.Writer])
 			}
 			tails = tails[:0]
 			if d := st.denseOf[alpha.Key]; d >= 0 {
