@@ -128,7 +128,7 @@ type Polygraph struct {
 	// constraintEdges counts the edges of Constraints, against maxEdges.
 	constraintEdges, maxEdges int
 	// arena holds the edges of the constraints.
-	arena edgeArena
+	arena arena[Edge]
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -373,6 +373,10 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 	readHead := make([]int32, nodes)
 	var readNext []int32
 	var out []keyChains
+	var chains []chain
+	var readers []int32
+	var chainArena arena[chain]
+	var readerArena arena[int32]
 	work := keyWork{m: m}
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
@@ -426,9 +430,15 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 			next[r.Writer] = r.Reader
 			hasPrev[r.Reader] = s
 		}
-		// Chains from every head: T0 and the blind writers.
-		kc := keyChains{key: key}
-		for _, head := range append([]int32{p.T0}, writers...) {
+		// Chains from every head: T0 and the blind writers. They are
+		// built in scratch and copied to arenas only for keys that keep
+		// them.
+		chains, readers = chains[:0], readers[:0]
+		for hi := -1; hi < len(writers); hi++ {
+			head := p.T0
+			if hi >= 0 {
+				head = writers[hi]
+			}
 			if head != p.T0 && hasPrev[head] == s {
 				continue
 			}
@@ -441,16 +451,21 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 				}
 				u = v
 			}
-			c := chain{head: head, tail: u}
+			at := len(readers)
 			for i := readHead[u]; i >= 0; i = readNext[i] {
-				c.readers = append(c.readers, rs[i].Reader)
+				readers = append(readers, rs[i].Reader)
 			}
-			kc.chains = append(kc.chains, c)
+			chains = append(chains, chain{head: head, tail: u, readers: readers[at:len(readers):len(readers)]})
 		}
 		// Writers on no chain from a head read from each other in a
 		// cycle; their WR edges already make the known graph cyclic.
-		if len(kc.chains) > 1 {
-			out = append(out, kc)
+		if len(chains) > 1 {
+			kept := readerArena.clone(readers)
+			for i := range chains {
+				n := len(chains[i].readers)
+				chains[i].readers, kept = kept[:n:n], kept[n:]
+			}
+			out = append(out, keyChains{key: key, chains: chainArena.clone(chains)})
 		}
 	}
 	return out, nil
@@ -475,27 +490,35 @@ func (p *Polygraph) constraint(key history.Key, a, b *chain) Constraint {
 		Or:     before(p.arena.alloc(1+len(b.readers)), key, b, a)}
 }
 
-// edgeArena hands out room for edges cut from large blocks, so that
-// millions of constraints cost no allocation each (a 1M-transaction
-// history has millions, and their small slices half again their size in
-// allocation overhead).
-type edgeArena struct{ block []Edge }
+// arena hands out room for values cut from large blocks, so that millions
+// of small slices cost no allocation each: a 1M-transaction history has
+// millions of constraints and of write chains, and their small slices half
+// again their size in allocation overhead.
+type arena[T any] struct{ block []T }
 
-// arenaBlock is the number of edges of a block of an edgeArena.
+// arenaBlock is the number of values of a block of an arena.
 const arenaBlock = 1 << 16
 
-// alloc returns an empty slice with room for exactly n edges: appending
+// alloc returns an empty slice with room for exactly n values: appending
 // more reallocates it rather than run into its neighbour's.
-func (a *edgeArena) alloc(n int) []Edge {
+func (a *arena[T]) alloc(n int) []T {
 	if cap(a.block)-len(a.block) < n {
 		if n > arenaBlock/8 {
-			return make([]Edge, 0, n)
+			return make([]T, 0, n)
 		}
-		a.block = make([]Edge, 0, arenaBlock)
+		a.block = make([]T, 0, arenaBlock)
 	}
 	at := len(a.block)
 	a.block = a.block[:at+n]
 	return a.block[at : at : at+n]
+}
+
+// clone returns a copy of s cut from the arena.
+func (a *arena[T]) clone(s []T) []T {
+	if len(s) == 0 {
+		return nil
+	}
+	return append(a.alloc(len(s)), s...)
 }
 
 // orderAllPairs orders the chains of every key the way seed 002 does: the
