@@ -8,10 +8,17 @@ package solver
 // engine's session); an edge that would close a cycle makes that cycle's
 // literals, negated, a conflict clause at once, analysed to its first
 // unique implication point and learned. Backtracking only removes edges,
-// which never breaks the order. Decisions follow VSIDS activity; a
-// variable's first value is the hint, and later its last value (phase
-// saving); restarts follow the Luby sequence; learned clauses are reduced
-// by literal block distance and activity.
+// which never breaks the order. Decisions follow VSIDS activity, first in
+// the topological order of the hinted graph; a variable's first value is
+// the hint, and later its last value (phase saving); restarts follow the
+// Luby sequence and keep the leading decisions they would make again;
+// learned clauses are reduced by literal block distance and activity.
+//
+// Most conflicts on a valid history's problem are local (one wrong hint
+// closes a short cycle) while the trail holds every variable, so undoing
+// levels is what costs: a backjump of more than chronoT levels backtracks
+// chronologically instead (Nadel and Ryvchin, SAT 2018), and a cycle
+// closed by the current decision alone flips that decision (see flip).
 
 import (
 	"context"
@@ -86,6 +93,11 @@ type cdcl struct {
 
 	conflicts, decisions, inserts, restarts int64
 	reductions, deletedClauses              int
+	flips                                   int64
+	// theoryAt is the trail position of the literal whose edge closed
+	// the last conflict's cycle, or -1 when unit propagation found it.
+	theoryAt int
+	belowLevels, jumpLevels                 int64
 	analyzeBuf, levelBuf                    []clit
 	levelSeen                               []int32
 	levelStamp                              int32
@@ -121,8 +133,8 @@ func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
 	res := &Result{}
 	sat, err := s.search()
 	if debugCDCL {
-		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d reductions=%d deleted=%d\n",
-			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts, s.reductions, s.deletedClauses)
+		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d reductions=%d deleted=%d below=%d jumped=%d flips=%d\n",
+			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts, s.reductions, s.deletedClauses, s.belowLevels, s.jumpLevels, s.flips)
 	}
 	res.Rounds = int(s.conflicts)
 	res.Clauses = len(s.cycles)
@@ -267,6 +279,7 @@ func (s *cdcl) cancelUntil(lvl int32) {
 func (s *cdcl) propagate() ([]clit, error) {
 	for {
 		if confl := s.bcp(); confl != nil {
+			s.theoryAt = -1
 			return confl, nil
 		}
 		if s.thead >= len(s.trail) {
@@ -286,6 +299,7 @@ func (s *cdcl) propagate() ([]clit, error) {
 			if cyc := s.th.insert(e); cyc != nil {
 				// thead stays: the literal's other edges are
 				// added if it outlives the backtrack.
+				s.theoryAt = s.thead
 				return s.cycleClause(cyc), nil
 			}
 		}
@@ -614,6 +628,10 @@ func (s *cdcl) search() (bool, error) {
 			if cl == 0 {
 				return false, nil
 			}
+			if s.flip(confl) {
+				continue
+			}
+			s.belowLevels += int64(s.decisionLevel() - cl)
 			s.cancelUntil(cl)
 			learnt, bt := s.analyze(confl)
 			// Backjump, unless that would undo many levels whose
@@ -621,6 +639,7 @@ func (s *cdcl) search() (bool, error) {
 			// backtracking, Nadel and Ryvchin 2018): then undo only
 			// the conflict's level, and imply the learned clause's
 			// literal at its own level, out of order on the trail.
+			s.jumpLevels += int64(min(s.decisionLevel()-bt, s.chronoT+1))
 			if s.decisionLevel()-bt > s.chronoT {
 				s.cancelUntil(s.decisionLevel() - 1)
 			} else {
@@ -663,6 +682,51 @@ func (s *cdcl) search() (bool, error) {
 		}
 		s.enqueue(l, -1, s.decisionLevel())
 	}
+}
+
+// flip handles a conflict whose cycle the current level's decision
+// closed, alone on its level: rather than learn the cycle's clause and
+// imply the decision's negation at the clause's next highest level (far
+// below, often, which puts it out of order on the trail, where its edges
+// close cycles with levels in between and undo them all), it replaces the
+// decision by its negation, as a decision on the same level, and keeps the
+// cycle's clause. Phase saving remembers the negation. The clause is new
+// (unit propagation would have found it otherwise), so flips are finite.
+func (s *cdcl) flip(confl []clit) bool {
+	dl := s.decisionLevel()
+	if s.theoryAt < 0 || dl == 0 || len(confl) < 2 || s.theoryAt != int(s.trailLim[dl-1]) {
+		return false
+	}
+	dec := s.trail[s.theoryAt]
+	at := -1
+	for i, q := range confl {
+		if q == dec^1 {
+			at = i
+		} else if s.level[q>>1] >= dl {
+			return false
+		}
+	}
+	if at < 0 {
+		return false
+	}
+	s.flips++
+	lits := slices.Clone(confl)
+	lits[0], lits[at] = lits[at], lits[0]
+	maxI := 1
+	for i := 2; i < len(lits); i++ {
+		if s.level[lits[i]>>1] > s.level[lits[maxI]>>1] {
+			maxI = i
+		}
+	}
+	lits[1], lits[maxI] = lits[maxI], lits[1]
+	for _, q := range lits {
+		s.bumpVar(q >> 1)
+	}
+	s.cancelUntil(dl - 1)
+	s.addLearnt(lits)
+	s.trailLim = append(s.trailLim, int32(len(s.trail)))
+	s.enqueue(dec^1, -1, dl)
+	return true
 }
 
 // reusedLevels is the level a restart goes back to: the decisions below
