@@ -96,11 +96,11 @@ type cdcl struct {
 	flips                                   int64
 	// theoryAt is the trail position of the literal whose edge closed
 	// the last conflict's cycle, or -1 when unit propagation found it.
-	theoryAt int
-	belowLevels, jumpLevels                 int64
-	analyzeBuf, levelBuf                    []clit
-	levelSeen                               []int32
-	levelStamp                              int32
+	theoryAt                int
+	belowLevels, jumpLevels int64
+	analyzeBuf, levelBuf    []clit
+	levelSeen               []int32
+	levelStamp              int32
 }
 
 // cdclChronoT is the default chronoT; tests lower it to backtrack
