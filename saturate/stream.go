@@ -203,13 +203,13 @@ type stream struct {
 }
 
 // groupState is what the axiom looks at first for a group.
-type groupState struct{ session, last, before, lastTxn int32 }
+type groupState struct{ session, last, before, lastTxn, beforeTxn int32 }
 
 // denseKey is groupState for every session, for a key most sessions
 // write: group[ws] is the group of session ws (-1: none, and then last[ws]
 // is -1 too).
 type denseKey struct {
-	group, last, before, lastTxn []int32
+	group, last, before, lastTxn, beforeTxn []int32
 }
 
 // causalStream applies CC's axiom: a read of x from t1 in t3 must see a
@@ -247,7 +247,7 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 	}
 	st.groupWriters, st.groupPos, st.groupTxn = s.indexGroupWriters()
 	for g, ws := range s.groupSession {
-		st.groups[g] = groupState{ws, -1, -1, -1}
+		st.groups[g] = groupState{ws, -1, -1, -1, -1}
 	}
 	st.visited = slices.Clone(st.groupWriters[:len(s.groupSession)])
 	st.denseOf = make([]int32, len(s.groupStart)-1)
@@ -258,13 +258,14 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 			continue
 		}
 		d := denseKey{
-			group:   make([]int32, s.sessions),
-			last:    make([]int32, s.sessions),
-			before:  make([]int32, s.sessions),
-			lastTxn: make([]int32, s.sessions),
+			group:     make([]int32, s.sessions),
+			last:      make([]int32, s.sessions),
+			before:    make([]int32, s.sessions),
+			lastTxn:   make([]int32, s.sessions),
+			beforeTxn: make([]int32, s.sessions),
 		}
 		for i := range d.group {
-			d.group[i], d.last[i], d.before[i], d.lastTxn[i] = -1, -1, -1, -1
+			d.group[i], d.last[i], d.before[i], d.lastTxn[i], d.beforeTxn[i] = -1, -1, -1, -1, -1
 		}
 		for g := gs; g < ge; g++ {
 			d.group[s.groupSession[g]] = g
@@ -361,10 +362,10 @@ func (st *stream) record(batch []int32) {
 			g := s.keyGroup[i]
 			st.visited[g]++
 			gs := &st.groups[g]
-			gs.before, gs.last, gs.lastTxn = gs.last, s.pos[u], u
+			gs.before, gs.beforeTxn, gs.last, gs.lastTxn = gs.last, gs.lastTxn, s.pos[u], u
 			if d := st.denseOf[s.keys[i]]; d >= 0 {
 				dk, ws := &st.dense[d], gs.session
-				dk.before[ws], dk.last[ws], dk.lastTxn[ws] = gs.before, gs.last, u
+				dk.before[ws], dk.beforeTxn[ws], dk.last[ws], dk.lastTxn[ws] = gs.before, gs.beforeTxn, gs.last, u
 			}
 		}
 	}
@@ -468,14 +469,21 @@ func (st *stream) axiom(runs *edgeRuns, rows rowView, batch []int32) {
 					if c3 <= c1 {
 						continue
 					}
-					if last < c3 {
-						if t := dk.lastTxn[ws]; t != alpha.Writer {
-							tails = append(tails, t)
+					t := dk.lastTxn[ws]
+					if last >= c3 {
+						// The one before, or an earlier one.
+						before := dk.before[ws]
+						if before < c1 {
+							continue
 						}
-					} else if before := dk.before[ws]; before >= c1 {
-						if t := st.below(dk.group[ws], before, c3, c1); t >= 0 && t != alpha.Writer {
-							tails = append(tails, t)
+						if t = dk.beforeTxn[ws]; before >= c3 {
+							if t = st.below(dk.group[ws], c3, c1); t < 0 {
+								continue
+							}
 						}
+					}
+					if t != alpha.Writer {
+						tails = append(tails, t)
 					}
 				}
 			} else {
@@ -486,12 +494,20 @@ func (st *stream) axiom(runs *edgeRuns, rows rowView, batch []int32) {
 						continue // every write of the group in u's past is in t1's
 					}
 					// The last writer of the group at a position below c3:
-					// one of those visited, most often the last.
-					if gs.last < c3 {
-						if gs.lastTxn != alpha.Writer {
-							tails = append(tails, gs.lastTxn)
+					// one of those visited, most often the last or the one
+					// before.
+					t := gs.lastTxn
+					if gs.last >= c3 {
+						if gs.before < c1 {
+							continue
 						}
-					} else if t := st.below(g, gs.before, c3, c1); t >= 0 && t != alpha.Writer {
+						if t = gs.beforeTxn; gs.before >= c3 {
+							if t = st.below(g, c3, c1); t < 0 {
+								continue
+							}
+						}
+					}
+					if t != alpha.Writer {
 						tails = append(tails, t)
 					}
 				}
@@ -504,23 +520,16 @@ func (st *stream) axiom(runs *edgeRuns, rows rowView, batch []int32) {
 }
 
 // below returns the last writer of group g visited so far at a position
-// below c3, if that is at c1 or above, and otherwise -1. The last writer
-// visited is at c3 or above, and before is the position of the one before
-// it.
-func (st *stream) below(g, before, c3, c1 int32) int32 {
-	var i int32
-	if before < c3 {
-		if before < c1 {
-			return -1
-		}
-		i = st.visited[g] - 2
-	} else {
-		lo := st.groupWriters[g]
-		for i = st.visited[g] - 3; i >= lo && st.groupPos[i] >= c3; i-- {
-		}
-		if i < lo || st.groupPos[i] < c1 {
-			return -1
-		}
+// below c3, if that is at c1 or above, and otherwise -1. The last two
+// writers visited are at c3 or above.
+func (st *stream) below(g, c3, c1 int32) int32 {
+	lo := st.groupWriters[g]
+	i := st.visited[g] - 3
+	for i >= lo && st.groupPos[i] >= c3 {
+		i--
+	}
+	if i < lo || st.groupPos[i] < c1 {
+		return -1
 	}
 	return st.groupTxn[i]
 }
