@@ -100,16 +100,25 @@ func polyProblem(rng *rand.Rand, sessions, perSession, keys, constraints int, ba
 		v := Lit(p.Vars)
 		p.Cond = append(p.Cond, CondEdge{From: a, To: b, Lit: v}, CondEdge{From: b, To: a, Lit: -v})
 		// Anti-dependency edges: readers of a before b, readers of b
-		// before a.
+		// before a. On the side the hidden order takes, they agree
+		// with it, so that without bad edges the problem is
+		// satisfiable.
+		reader := func(to int32, agree bool) (int32, bool) {
+			for range 10 {
+				x := int32(rng.IntN(n))
+				if x != to && (!agree || pos[x] < pos[to]) {
+					return x, true
+				}
+			}
+			return 0, false
+		}
 		for r := 0; r < rng.IntN(3); r++ {
-			x := int32(rng.IntN(n))
-			if x != b {
+			if x, ok := reader(b, pos[a] < pos[b]); ok {
 				p.Cond = append(p.Cond, CondEdge{From: x, To: b, Lit: v})
 			}
 		}
 		for r := 0; r < rng.IntN(3); r++ {
-			x := int32(rng.IntN(n))
-			if x != a {
+			if x, ok := reader(a, pos[b] < pos[a]); ok {
 				p.Cond = append(p.Cond, CondEdge{From: x, To: a, Lit: -v})
 			}
 		}
