@@ -194,7 +194,8 @@ type saturator struct {
 	// group g is of session groupSession[g]; the write of keys[i] is in
 	// group keyGroup[i].
 	groupStart, groupSession, keyGroup []int32
-	options  // the knobs the check runs with
+	// options are the knobs the check runs with.
+	options
 	sessions int // len(h.Sessions)
 	// readStart[t]: r.Reads[readStart[t]:readStart[t+1]] are the external
 	// reads of t, in program order (Resolve lists them by transaction).
