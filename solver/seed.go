@@ -1,9 +1,5 @@
 package solver
 
-// seedCostPerInsertion is how many insertions against the order cost
-// about one pass over the graph's nodes and edges: see seedOrder.
-const seedCostPerInsertion = 256
-
 // seedOrder rearranges the session's topological order, before any guarded
 // edge is in the graph, so that it agrees with as many of the edges model
 // chooses as it can: the strongly connected components of the fixed edges
@@ -19,20 +15,6 @@ const seedCostPerInsertion = 256
 func (s *session) seedOrder(model []bool) {
 	n := int32(len(s.ord))
 	p := s.p
-	// Seeding costs a pass over the graph, and an insertion against the
-	// order about 1/300 of one (a 50k zipfian history: 14k of them took
-	// 1.08 s): seed only when the chosen edges against the order are that
-	// many. A 200k-transaction uniform history has 123 of 60k, against 8M
-	// fixed edges.
-	back := 0
-	for _, c := range p.Cond {
-		if s.holds(c.Lit, model) && s.ord[c.From] >= s.ord[c.To] {
-			back++
-		}
-	}
-	if int64(back)*seedCostPerInsertion < int64(n)+int64(len(s.fixed.Out)) {
-		return
-	}
 	// The chosen guarded edges in CSR form, by tail.
 	start := make([]int32, n+1)
 	for _, c := range p.Cond {
