@@ -56,23 +56,32 @@ func (lw Lowering) LowerAll(edges []Edge) []digraph.Edge {
 	return out
 }
 
-// Seq lowers the edges of each list in turn, in order, as a sequence:
-// digraph.Graph.ResetSeq builds the lowered graph from it without a list
-// of the lowered edges.
-func (lw Lowering) Seq(lists ...[]Edge) iter.Seq[digraph.Edge] {
-	return func(yield func(digraph.Edge) bool) {
-		var buf [2]digraph.Edge
+// Chunks lowers the edges of each list in turn, in order, as a sequence
+// of chunks of lowered edges (each valid until the next):
+// digraph.Graph.ResetChunks builds the lowered graph from it without a
+// list of the lowered edges. Each range over it lowers anew, with its own
+// buffer.
+func (lw Lowering) Chunks(lists ...[]Edge) iter.Seq[[]digraph.Edge] {
+	return func(yield func([]digraph.Edge) bool) {
+		buf := make([]digraph.Edge, 0, loweringChunk+2)
 		for _, edges := range lists {
 			for _, e := range edges {
-				for _, le := range lw.Lower(e, buf[:0]) {
-					if !yield(le) {
+				if buf = lw.Lower(e, buf); len(buf) >= loweringChunk {
+					if !yield(buf) {
 						return
 					}
+					buf = buf[:0]
 				}
 			}
 		}
+		if len(buf) > 0 {
+			yield(buf)
+		}
 	}
 }
+
+// loweringChunk is the number of lowered edges Chunks hands out at once.
+const loweringChunk = 4096
 
 // ClosesCycle reports whether adding e to a graph whose reachability c
 // answers would close a cycle: whether some lowered edge a → b of e has

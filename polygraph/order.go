@@ -48,7 +48,7 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 		return false, nil
 	}
 	g := &digraph.Graph{}
-	g.ResetSeq(lw.Nodes(), lw.Seq(p.Known))
+	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known))
 	if err := m.Err(); err != nil {
 		return true, err
 	}

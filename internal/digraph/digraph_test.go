@@ -212,9 +212,9 @@ func TestFindCycleBetweenCycles(t *testing.T) {
 	}
 }
 
-// TestResetSeq checks that a graph built from a sequence of edges is the
-// one built from their list, edge ids included.
-func TestResetSeq(t *testing.T) {
+// TestResetChunks checks that a graph built from a sequence of chunks of
+// edges is the one built from their list, edge ids included.
+func TestResetChunks(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 9))
 	for trial := 0; trial < 200; trial++ {
 		n := 1 + rng.IntN(30)
@@ -223,10 +223,16 @@ func TestResetSeq(t *testing.T) {
 			edges = append(edges, Edge{int32(rng.IntN(n)), int32(rng.IntN(n))})
 		}
 		want := New(n, edges)
+		// Chunks of random sizes, some empty.
+		var chunks [][]Edge
+		for rest := edges; len(rest) > 0; {
+			k := min(rng.IntN(8), len(rest))
+			chunks, rest = append(chunks, rest[:k]), rest[k:]
+		}
 		got := &Graph{}
-		got.ResetSeq(n, slices.Values(edges))
+		got.ResetChunks(n, slices.Values(chunks))
 		if !reflect.DeepEqual(got, want) {
-			t.Fatalf("trial %d: ResetSeq gives %+v, Reset %+v", trial, got, want)
+			t.Fatalf("trial %d: ResetChunks gives %+v, Reset %+v", trial, got, want)
 		}
 	}
 }
