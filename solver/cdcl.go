@@ -22,8 +22,6 @@ package solver
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"slices"
 
 	"github.com/isocheck/isocheck/internal/progress"
@@ -115,8 +113,6 @@ var cdclMaxLearnts int
 // tests lower it to restart often.
 var cdclRestartFirst float64
 
-var debugCDCL = os.Getenv("ISOCHECK_DEBUG_CDCL") != ""
-
 // solveCDCL answers p with the cdcl engine. Result.Rounds counts
 // conflicts and Result.Clauses the distinct cycles that caused them.
 func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
@@ -132,10 +128,6 @@ func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
 	s.initOrder()
 	res := &Result{}
 	sat, err := s.search()
-	if debugCDCL {
-		fmt.Fprintf(os.Stderr, "cdcl: sat=%v conflicts=%d decisions=%d inserts=%d restarts=%d learnts=%d reductions=%d deleted=%d below=%d jumped=%d flips=%d\n",
-			sat, s.conflicts, s.decisions, s.inserts, s.restarts, s.learnts, s.reductions, s.deletedClauses, s.belowLevels, s.jumpLevels, s.flips)
-	}
 	res.Rounds = int(s.conflicts)
 	res.Clauses = len(s.cycles)
 	if err != nil {
