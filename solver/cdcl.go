@@ -52,10 +52,11 @@ type cwatch struct {
 }
 
 type cdcl struct {
-	p  *Problem
-	th *session
-	m  *progress.Meter
-	nv int
+	p    *Problem
+	th   *session
+	m    *progress.Meter
+	tune cdclTuning
+	nv   int
 
 	val    []int8 // per variable: 0 open, 1 true, -1 false
 	level  []int32
@@ -101,27 +102,36 @@ type cdcl struct {
 	levelStamp              int32
 }
 
-// cdclChronoT is the default chronoT; tests lower it to backtrack
-// chronologically always.
-var cdclChronoT int32 = 100
+// cdclTuning holds the cdcl engine's knobs; tests change them to reach
+// paths the defaults rarely take.
+type cdclTuning struct {
+	// chronoT: a backjump of more levels than this backtracks one level
+	// (chronological backtracking).
+	chronoT int32
+	// maxLearnts, when positive, is the first bound on learned clauses
+	// before a reduction, which then deletes even short clauses.
+	maxLearnts int
+	// restartFirst, when positive, is the unit of the Luby restarts.
+	restartFirst float64
+}
 
-// cdclMaxLearnts, when positive, is the first bound on learned clauses
-// before a reduction; tests lower it to reduce often.
-var cdclMaxLearnts int
-
-// cdclRestartFirst, when positive, is the unit of the Luby restarts;
-// tests lower it to restart often.
-var cdclRestartFirst float64
+// defaultCDCL is the tuning solveCDCL uses.
+var defaultCDCL = cdclTuning{chronoT: 100}
 
 // solveCDCL answers p with the cdcl engine. Result.Rounds counts
 // conflicts and Result.Clauses the distinct cycles that caused them.
 func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
+	return solveCDCLTuned(ctx, p, defaultCDCL)
+}
+
+// solveCDCLTuned is solveCDCL with the knobs of tune.
+func solveCDCLTuned(ctx context.Context, p *Problem, tune cdclTuning) (*Result, error) {
 	m := progress.Start(ctx, "solve", 0, "conflicts")
 	th, err := newSession(p)
 	if err != nil {
 		return nil, err
 	}
-	s := newCDCL(p, th, m)
+	s := newCDCL(p, th, m, tune)
 	// The order agrees at once with the edges the hint chooses, so the
 	// first descent adds them cheaply.
 	th.seedOrder(s.phase)
@@ -145,7 +155,7 @@ func solveCDCL(ctx context.Context, p *Problem) (*Result, error) {
 	return res, nil
 }
 
-func newCDCL(p *Problem, th *session, m *progress.Meter) *cdcl {
+func newCDCL(p *Problem, th *session, m *progress.Meter, tune cdclTuning) *cdcl {
 	n := p.Vars
 	s := &cdcl{
 		p: p, th: th, m: m, nv: n,
@@ -162,7 +172,8 @@ func newCDCL(p *Problem, th *session, m *progress.Meter) *cdcl {
 		claInc:    1,
 		cycSeen:   make(map[string]bool),
 		levelSeen: make([]int32, n+1),
-		chronoT:   cdclChronoT,
+		chronoT:   tune.chronoT,
+		tune:      tune,
 	}
 	if p.Hint != nil {
 		copy(s.phase, p.Hint)
@@ -524,8 +535,8 @@ func (s *cdcl) reduceDB() {
 		if !c.learnt || c.deleted {
 			continue
 		}
-		// Tests (cdclMaxLearnts) delete even the short clauses.
-		if (c.lbd <= 2 || len(c.lits) <= 2) && cdclMaxLearnts == 0 {
+		// Tests (tune.maxLearnts) delete even the short clauses.
+		if (c.lbd <= 2 || len(c.lits) <= 2) && s.tune.maxLearnts == 0 {
 			continue
 		}
 		if v := c.lits[0] >> 1; s.reason[v] == int32(i) && s.value(c.lits[0]) == 1 {
@@ -590,12 +601,12 @@ func luby(y float64, i int) float64 {
 func (s *cdcl) search() (bool, error) {
 	restartFirst := 100.0
 	maxLearnts := 4000 + s.nv/2
-	if cdclMaxLearnts > 0 {
-		maxLearnts = cdclMaxLearnts
+	if s.tune.maxLearnts > 0 {
+		maxLearnts = s.tune.maxLearnts
 	}
 	restarts := 0
-	if cdclRestartFirst > 0 {
-		restartFirst = cdclRestartFirst
+	if s.tune.restartFirst > 0 {
+		restartFirst = s.tune.restartFirst
 	}
 	budget := int64(luby(2, restarts) * restartFirst)
 	var sinceRestart int64
@@ -653,7 +664,7 @@ func (s *cdcl) search() (bool, error) {
 			sinceRestart = 0
 			s.cancelUntil(s.reusedLevels())
 		}
-		if s.learnts-len(s.trail) >= maxLearnts || cdclMaxLearnts > 0 && s.learnts >= maxLearnts {
+		if s.learnts-len(s.trail) >= maxLearnts || s.tune.maxLearnts > 0 && s.learnts >= maxLearnts {
 			s.reduceDB()
 			maxLearnts += maxLearnts / 10
 		}

@@ -1,13 +1,19 @@
 package solver
 
+import "context"
+
 // SolveCDCL exposes the cdcl engine to the tests of package solver_test,
 // which encode real histories (package encode imports solver).
 var SolveCDCL = solveCDCL
 
-// SetCDCLChronoT sets the cdcl engine's chronological backtracking
-// threshold for a measurement, returning a function that restores it.
-func SetCDCLChronoT(v int32) (restore func()) {
-	old := cdclChronoT
-	cdclChronoT = v
-	return func() { cdclChronoT = old }
+// DefaultCDCLChronoT is the cdcl engine's chronological backtracking
+// threshold.
+var DefaultCDCLChronoT = defaultCDCL.chronoT
+
+// SolveCDCLChronoT is SolveCDCL with the chronological backtracking
+// threshold v, for measurements.
+func SolveCDCLChronoT(ctx context.Context, p *Problem, v int32) (*Result, error) {
+	tune := defaultCDCL
+	tune.chronoT = v
+	return solveCDCLTuned(ctx, p, tune)
 }

@@ -72,7 +72,7 @@ func chosenAcyclic(p *solver.Problem, model []bool) bool {
 	return ok
 }
 
-func compareEngines(t *testing.T, name string, p *solver.Problem) (lazy, cdcl time.Duration, lres, cres *solver.Result) {
+func compareEngines(t *testing.T, name string, p *solver.Problem, chrono int32) (lazy, cdcl time.Duration, lres, cres *solver.Result) {
 	t.Helper()
 	// Each engine has ISOCHECK_CDCL_TIMEOUT, if set.
 	limit := func() (context.Context, context.CancelFunc) {
@@ -92,7 +92,7 @@ func compareEngines(t *testing.T, name string, p *solver.Problem) (lazy, cdcl ti
 	ctx, cancel = limit()
 	defer cancel()
 	t0 = time.Now()
-	cres, err = solver.SolveCDCL(ctx, p)
+	cres, err = solver.SolveCDCLChronoT(ctx, p, chrono)
 	cdcl = time.Since(t0)
 	if err != nil {
 		t.Fatalf("%s: cdcl: %v after %v", name, err, cdcl)
@@ -210,7 +210,7 @@ func TestCDCLOnSmallHistories(t *testing.T) {
 				if p == nil {
 					continue
 				}
-				_, _, lres, _ := compareEngines(t, fmt.Sprintf("history %d %v noPrune=%v", i, l, noPrune), p)
+				_, _, lres, _ := compareEngines(t, fmt.Sprintf("history %d %v noPrune=%v", i, l, noPrune), p, solver.DefaultCDCLChronoT)
 				solved[lres.Sat]++
 			}
 		}
@@ -255,8 +255,9 @@ func TestCDCLOnLargeHistories(t *testing.T) {
 		c.ReadProportion = 0.2
 		cfgs = append(cfgs, cfg{fmt.Sprintf("si-zipf-50k-writeheavy-seed%d", seed), c, level.SI, false})
 	}
+	chrono := solver.DefaultCDCLChronoT
 	if v, err := strconv.Atoi(os.Getenv("ISOCHECK_CDCL_CHRONO")); err == nil {
-		defer solver.SetCDCLChronoT(int32(v))()
+		chrono = int32(v)
 	}
 	only := os.Getenv("ISOCHECK_CDCL_LARGE")
 	for _, c := range cfgs {
@@ -269,11 +270,11 @@ func TestCDCLOnLargeHistories(t *testing.T) {
 			t.Logf("%-42s decided before the solver", c.name)
 			continue
 		}
-		lt, ct, lres, cres := compareEngines(t, c.name, p)
+		lt, ct, lres, cres := compareEngines(t, c.name, p, chrono)
 		// ISOCHECK_CDCL_REPS runs take the fastest of each engine.
 		reps, _ := strconv.Atoi(os.Getenv("ISOCHECK_CDCL_REPS"))
 		for r := 1; r < reps; r++ {
-			lt2, ct2, _, _ := compareEngines(t, c.name, p)
+			lt2, ct2, _, _ := compareEngines(t, c.name, p, chrono)
 			lt, ct = min(lt, lt2), min(ct, ct2)
 		}
 		t.Logf("%-42s vars=%6d cond=%7d sat=%-5v lazy %8.1fms (rounds %d, clauses %d, core %d)  cdcl %8.1fms (conflicts %d, cycles %d, core %d)",

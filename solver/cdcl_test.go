@@ -194,20 +194,17 @@ func checkAnswer(t *testing.T, name string, p *Problem, res *Result, want bool, 
 func TestCDCLAgreesWithBruteForce(t *testing.T) {
 	for _, chrono := range []int32{100, 0, 2} {
 		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
-			defer func(old int32, l int, r float64) {
-				cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
-			}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
-			cdclChronoT = chrono
+			tune := cdclTuning{chronoT: chrono}
 			if chrono != 100 {
 				// Reduce the learned clauses and restart often.
-				cdclMaxLearnts, cdclRestartFirst = 3, 1
+				tune.maxLearnts, tune.restartFirst = 3, 1
 			}
-			testCDCLAgreesWithBruteForce(t, uint64(chrono))
+			testCDCLAgreesWithBruteForce(t, uint64(chrono), tune)
 		})
 	}
 }
 
-func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64) {
+func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64, tune cdclTuning) {
 	rng := rand.New(rand.NewPCG(11, 12+seed))
 	counts := map[bool]int{}
 	trials := 6000
@@ -226,7 +223,7 @@ func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64) {
 		}
 		want := bruteForce(p)
 		counts[want]++
-		res, err := solveCDCL(context.Background(), p)
+		res, err := solveCDCLTuned(context.Background(), p, tune)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -249,20 +246,17 @@ func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64) {
 func TestCDCLAgreesWithLazy(t *testing.T) {
 	for _, chrono := range []int32{100, 0, 5} {
 		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
-			defer func(old int32, l int, r float64) {
-				cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
-			}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
-			cdclChronoT = chrono
+			tune := cdclTuning{chronoT: chrono}
 			if chrono != 100 {
 				// Reduce the learned clauses and restart often.
-				cdclMaxLearnts, cdclRestartFirst = 3, 1
+				tune.maxLearnts, tune.restartFirst = 3, 1
 			}
-			testCDCLAgreesWithLazy(t, uint64(chrono))
+			testCDCLAgreesWithLazy(t, uint64(chrono), tune)
 		})
 	}
 }
 
-func testCDCLAgreesWithLazy(t *testing.T, seed uint64) {
+func testCDCLAgreesWithLazy(t *testing.T, seed uint64, tune cdclTuning) {
 	rng := rand.New(rand.NewPCG(21, 22+seed))
 	counts := map[bool]int{}
 	trials := 600
@@ -280,7 +274,7 @@ func testCDCLAgreesWithLazy(t *testing.T, seed uint64) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := solveCDCL(context.Background(), p)
+		res, err := solveCDCLTuned(context.Background(), p, tune)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -414,9 +408,6 @@ func BenchmarkEnginesStructuredInvalid(b *testing.B) {
 // and frequent restarts, so that reductions delete clauses (reasons
 // among the candidates), the engines still agree.
 func TestCDCLReduces(t *testing.T) {
-	defer func(old int32, l int, r float64) {
-		cdclChronoT, cdclMaxLearnts, cdclRestartFirst = old, l, r
-	}(cdclChronoT, cdclMaxLearnts, cdclRestartFirst)
 	rng := rand.New(rand.NewPCG(31, 32))
 	counts := map[bool]int{}
 	trials := 1500
@@ -424,8 +415,7 @@ func TestCDCLReduces(t *testing.T) {
 		trials = 200
 	}
 	for trial := 0; trial < trials; trial++ {
-		cdclChronoT = []int32{100, 0, 3}[trial%3]
-		cdclMaxLearnts, cdclRestartFirst = 2+rng.IntN(20), float64(1+rng.IntN(10))
+		tune := cdclTuning{chronoT: []int32{100, 0, 3}[trial%3], maxLearnts: 2 + rng.IntN(20), restartFirst: float64(1 + rng.IntN(10))}
 		p := pairProblem(rng, 8+rng.IntN(12), 20+rng.IntN(40))
 		if trial%2 == 0 {
 			p = polyProblem(rng, 3+rng.IntN(5), 10+rng.IntN(40), 0, 50+rng.IntN(300), []float64{0, 0.02, 0.1}[rng.IntN(3)])
@@ -434,7 +424,7 @@ func TestCDCLReduces(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		res, err := solveCDCL(context.Background(), p)
+		res, err := solveCDCLTuned(context.Background(), p, tune)
 		if err != nil {
 			t.Fatal(err)
 		}
