@@ -78,6 +78,11 @@ type jsonlOrder struct {
 // readJSONL reads a JSONL history; size, when not -1, is the input's size
 // in bytes, from which it estimates how much to allocate.
 func readJSONL(m *progress.Meter, lr *lineReader, size int64) (*history.History, error) {
+	return readJSONLWith(m, lr, size, defaultParallel)
+}
+
+// readJSONLWith is readJSONL reading in parallel as cfg says.
+func readJSONLWith(m *progress.Meter, lr *lineReader, size int64, cfg parallelConfig) (*history.History, error) {
 	r := &jsonlReader{
 		b:    history.NewBuilder(history.Null, lr.name),
 		name: lr.name,
@@ -95,8 +100,8 @@ func readJSONL(m *progress.Meter, lr *lineReader, size int64) (*history.History,
 		// saves growing the key names, a tenth of the reading (measured).
 		r.b.GrowKeys(int(size / 64))
 	}
-	if size >= parallelMinSize && lr.line == 0 && !lr.pending && (runtime.GOMAXPROCS(0) > 1 || parallelWorkers > 0) {
-		if err := r.readParallel(lr); err != nil {
+	if size >= cfg.minSize && lr.line == 0 && !lr.pending && (runtime.GOMAXPROCS(0) > 1 || cfg.workers > 0) {
+		if err := r.readParallel(lr, cfg); err != nil {
 			return nil, err
 		}
 	} else {

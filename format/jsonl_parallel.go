@@ -25,16 +25,20 @@ import (
 // A line too long for a chunk makes the rest of the input be read line by
 // line.
 
-// Knobs of the parallel reader; the tests set them low to exercise chunk
-// boundaries and the fallbacks on small inputs.
-var (
-	// parallelMinSize is the size from which an input is read in parallel.
-	parallelMinSize int64 = 4 << 20
-	// parallelChunk is the size of a chunk.
-	parallelChunk = 1 << 20
-	// parallelWorkers is the number of workers, 0 for GOMAXPROCS.
-	parallelWorkers = 0
-)
+// parallelConfig says when and how the JSONL reader reads in parallel;
+// the tests make it small to exercise chunk boundaries and the fallbacks
+// on small inputs.
+type parallelConfig struct {
+	// minSize is the size from which an input is read in parallel.
+	minSize int64
+	// chunk is the size of a chunk.
+	chunk int
+	// workers is the number of workers, 0 for GOMAXPROCS.
+	workers int
+}
+
+// defaultParallel is the configuration Read uses.
+var defaultParallel = parallelConfig{minSize: 4 << 20, chunk: 1 << 20}
 
 // fastTxn is a line as a worker scanned it. Strings are offsets and
 // lengths into the chunk.
@@ -92,12 +96,12 @@ type chunkResult struct {
 
 // readJSONLParallel reads the lines of lr in parallel into r. It is called
 // only on a fresh lineReader.
-func (r *jsonlReader) readParallel(lr *lineReader) error {
-	workers := parallelWorkers
+func (r *jsonlReader) readParallel(lr *lineReader, cfg parallelConfig) error {
+	workers := cfg.workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
-	chunkSize := max(parallelChunk, 64)
+	chunkSize := max(cfg.chunk, 64)
 	jobs := make(chan *chunkJob, workers)
 	order := make(chan *chunkJob, 2*workers+2)
 	free := make(chan *chunkJob, 2*workers+4)

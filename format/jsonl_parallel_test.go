@@ -1,25 +1,35 @@
 package format
 
 import (
+	"bufio"
 	"bytes"
+	"context"
 	"fmt"
+	"io"
 	"math/rand/v2"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 )
 
 // readJSONLBoth reads data line by line and in parallel in chunks of
 // chunk bytes by workers workers.
 func readJSONLBoth(data []byte, chunk, workers int) (seq, par *history.History, seqErr, parErr error) {
-	defer func(s int64, c, w int) { parallelMinSize, parallelChunk, parallelWorkers = s, c, w }(parallelMinSize, parallelChunk, parallelWorkers)
-	parallelMinSize = 1 << 62
-	seq, seqErr = Read(bytes.NewReader(data), "p.jsonl", JSONL)
-	parallelMinSize, parallelChunk, parallelWorkers = 0, chunk, workers
-	par, parErr = Read(bytes.NewReader(data), "p.jsonl", JSONL)
+	seq, seqErr = readJSONLConfig(bytes.NewReader(data), int64(len(data)), lineByLine)
+	par, parErr = readJSONLConfig(bytes.NewReader(data), int64(len(data)), parallelConfig{chunk: chunk, workers: workers})
 	return
+}
+
+// lineByLine is the configuration that never reads in parallel.
+var lineByLine = parallelConfig{minSize: 1 << 62}
+
+// readJSONLConfig reads r, of size bytes, as JSONL with cfg.
+func readJSONLConfig(r io.Reader, size int64, cfg parallelConfig) (*history.History, error) {
+	m := progress.Start(context.Background(), "parse", size, "bytes")
+	return readJSONLWith(m, newLineReader(bufio.NewReader(r), "p.jsonl"), size, cfg)
 }
 
 // checkParallelSame checks that reading data in parallel gives exactly
@@ -244,18 +254,15 @@ func (f *failingReader) Read(p []byte) (int, error) {
 
 func TestJSONLParallelReadError(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
-	defer func(s int64, c, w int) { parallelMinSize, parallelChunk, parallelWorkers = s, c, w }(parallelMinSize, parallelChunk, parallelWorkers)
 	for i := 0; i < 200; i++ {
 		data := randomJSONL(rng, 1+rng.IntN(30))
 		data = data[:rng.IntN(len(data)+1)]
-		read := func() string {
-			_, err := Read(&failingReader{bytes.NewReader(data), len(data) + 100}, "f.jsonl", JSONL)
+		read := func(cfg parallelConfig) string {
+			_, err := readJSONLConfig(&failingReader{bytes.NewReader(data), len(data) + 100}, int64(len(data)), cfg)
 			return fmt.Sprint(err)
 		}
-		parallelMinSize = 1 << 62
-		seq := read()
-		parallelMinSize, parallelChunk, parallelWorkers = 0, []int{64, 100, 1000}[rng.IntN(3)], 2
-		if par := read(); par != seq {
+		seq := read(lineByLine)
+		if par := read(parallelConfig{chunk: []int{64, 100, 1000}[rng.IntN(3)], workers: 2}); par != seq {
 			t.Fatalf("read line by line: %s\nin parallel: %s\ninput:\n%s", seq, par, data)
 		}
 	}
