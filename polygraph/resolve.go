@@ -3,6 +3,8 @@ package polygraph
 import (
 	"context"
 	"fmt"
+	"sort"
+	"sync"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
@@ -236,13 +238,86 @@ type ExternalRead struct {
 // records the anomalies, and returns the external reads. It counts the
 // transactions done on m.
 func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final []bool) ([]ExternalRead, error) {
+	workers := 1
+	if len(p.History.Ops) >= minParallelResolve {
+		workers = 2
+	}
+	return p.resolveReadsBy(m, writes, final, workers)
+}
+
+// resolveReadsBy is resolveReads by workers workers, each on a share of
+// the transactions (cut by operations): the lookups of the writes are
+// cache misses that a second core overlaps. Their reads and anomalies
+// join in transaction order, as one worker would have found them.
+func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final []bool, workers int) ([]ExternalRead, error) {
 	h := p.History
+	parts := []int{0}
+	for w := 1; w < workers; w++ {
+		cut := len(h.Ops) * w / workers
+		parts = append(parts, sort.Search(len(h.Txns), func(t int) bool { return int(h.Txns[t].OpStart) >= cut }))
+	}
+	parts = append(parts, len(h.Txns))
+	rs := make([]readResolver, len(parts)-1)
+	var wg sync.WaitGroup
+	for i := range rs {
+		rs[i] = readResolver{p: p, writes: writes, final: final, index: make(map[history.Key]int)}
+		wg.Go(func() { rs[i].err = rs[i].run(m, parts[i], parts[i+1]) })
+	}
+	wg.Wait()
+	n := 0
+	for i := range rs {
+		if rs[i].err != nil {
+			return nil, rs[i].err
+		}
+		n += len(rs[i].reads)
+	}
+	if len(rs) == 1 {
+		p.Anomalies = append(p.Anomalies, rs[0].anomalies...)
+		return rs[0].reads, nil
+	}
+	reads := make([]ExternalRead, 0, n)
+	for i := range rs {
+		reads = append(reads, rs[i].reads...)
+		p.Anomalies = append(p.Anomalies, rs[i].anomalies...)
+		rs[i].reads = nil
+	}
+	return reads, nil
+}
+
+// minParallelResolve is the number of operations from which
+// resolveReads uses two workers.
+const minParallelResolve = 1 << 20
+
+// readResolver resolves the reads of a range of transactions.
+type readResolver struct {
+	p         *Resolution
+	writes    *writeIndex
+	final     []bool
+	reads     []ExternalRead
+	anomalies []Anomaly
+	index     map[history.Key]int
+	err       error
+}
+
+// keyState is what a transaction did to a key so far.
+type keyState struct {
+	key       history.Key
+	wrote     bool
+	lastWrite history.Value
+	readOp    int32         // first external read, -1 if none
+	lastRead  history.Value // value of the latest external read
+	readIndex int           // index into reads
+}
+
+// run resolves the reads of transactions lo to hi.
+func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
+	p, h, writes, final := r.p, r.p.History, r.writes, r.final
 	// Most reads are external: size the list once rather than copy it
 	// as it grows (a million transactions make millions of reads).
 	n := 0
-	for t := range h.Txns {
+	for t := lo; t < hi; t++ {
 		if err := tick(m, t, false); err != nil {
-			return nil, err
+			return err
 		}
 		if p.Included[t] {
 			for _, op := range h.OpsOf(t) {
@@ -253,21 +328,17 @@ func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final [
 		}
 	}
 	reads := make([]ExternalRead, 0, n)
-	type keyState struct {
-		key       history.Key
-		wrote     bool
-		lastWrite history.Value
-		readOp    int32         // first external read, -1 if none
-		lastRead  history.Value // value of the latest external read
-		readIndex int           // index into reads
+	anomaly := func(kind AnomalyKind, t int, op int32, w writeRef) {
+		v := h.Ops[op]
+		r.anomalies = append(r.anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
 	}
 	// Transactions are usually short: find a key's state by a linear scan,
 	// and through a map only in long transactions.
 	var states []keyState
-	index := make(map[history.Key]int)
-	for t := range h.Txns {
+	index := r.index
+	for t := lo; t < hi; t++ {
 		if err := tick(m, t, true); err != nil {
-			return nil, err
+			return err
 		}
 		if !p.Included[t] {
 			continue
@@ -319,34 +390,34 @@ func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final [
 				}
 				switch {
 				case ok && int(w.txn) == t && w.op > i:
-					p.anomaly(FutureRead, t, i, w)
+					anomaly(FutureRead, t, i, w)
 				case ok && int(w.txn) == t:
-					p.anomaly(NotMyLastWrite, t, i, w)
+					anomaly(NotMyLastWrite, t, i, w)
 				default:
-					p.anomaly(NotMyOwnWrite, t, i, w)
+					anomaly(NotMyOwnWrite, t, i, w)
 				}
 				continue
 			}
 			repeat := st.readOp >= 0
 			if repeat && op.Value != st.lastRead {
 				st.lastRead = op.Value
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
+				r.anomalies = append(r.anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
 			}
 			writer := int32(len(h.Txns))
 			if op.Value != h.Init {
 				w, ok := writes.get(op.Key, op.Value)
 				switch {
 				case !ok:
-					p.anomaly(ThinAirRead, t, i, writeRef{-1, -1})
+					anomaly(ThinAirRead, t, i, writeRef{-1, -1})
 					continue
 				case int(w.txn) == t:
-					p.anomaly(FutureRead, t, i, w)
+					anomaly(FutureRead, t, i, w)
 					continue
 				case !p.Included[w.txn]:
-					p.anomaly(AbortedRead, t, i, w)
+					anomaly(AbortedRead, t, i, w)
 					continue
 				case !final[w.op]:
-					p.anomaly(IntermediateRead, t, i, w)
+					anomaly(IntermediateRead, t, i, w)
 					continue
 				}
 				writer = w.txn
@@ -357,10 +428,6 @@ func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final [
 			reads = append(reads, ExternalRead{Op: i, Key: op.Key, Writer: writer, Reader: int32(t), Repeat: repeat})
 		}
 	}
-	return reads, nil
-}
-
-func (p *Resolution) anomaly(kind AnomalyKind, t int, op int32, w writeRef) {
-	v := p.History.Ops[op]
-	p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
+	r.reads = reads
+	return nil
 }
