@@ -48,7 +48,8 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 		return false, nil
 	}
 	g := &digraph.Graph{}
-	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known))
+	// The clocks and the searches of paths need no edge ids.
+	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
 	if err := m.Err(); err != nil {
 		return true, err
 	}

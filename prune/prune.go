@@ -121,7 +121,7 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts 
 			return res, err
 		}
 		res.Rounds++
-		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known, added))
+		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known, added), true)
 		if err := m.Err(); err != nil {
 			return res, err
 		}

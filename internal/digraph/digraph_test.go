@@ -230,9 +230,14 @@ func TestResetChunks(t *testing.T) {
 			chunks, rest = append(chunks, rest[:k]), rest[k:]
 		}
 		got := &Graph{}
-		got.ResetChunks(n, slices.Values(chunks))
+		got.ResetChunks(n, slices.Values(chunks), true)
 		if !reflect.DeepEqual(got, want) {
 			t.Fatalf("trial %d: ResetChunks gives %+v, Reset %+v", trial, got, want)
+		}
+		got.ResetChunks(n, slices.Values(chunks), false)
+		want.OutID = nil
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("trial %d: ResetChunks without ids gives %+v, want %+v", trial, got, want)
 		}
 	}
 }
