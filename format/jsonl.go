@@ -280,6 +280,14 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 	if t.Start != history.NoTime && t.End != history.NoTime && t.End < t.Start {
 		return lineError(r.name, lineNo, "end %d is before start %d", t.End, t.Start)
 	}
+	return r.addTxn(t, idSet, lineNo, true)
+}
+
+// addTxn adds transaction t of line lineNo, whose operations are r.ops,
+// once its id is checked. In a history of lists, its operations' lists
+// are those of r.lists when withLists is set, and none otherwise (a
+// transaction that only reads null).
+func (r *jsonlReader) addTxn(t history.Txn, idSet bool, lineNo int, withLists bool) error {
 	if err := r.checkID(&t, idSet, lineNo); err != nil {
 		return err
 	}
@@ -292,8 +300,14 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 		return nil
 	}
 	lists := r.listScratch[:0]
-	for _, l := range r.lists {
-		lists = append(lists, r.listBuf[l[0]:l[1]])
+	if withLists {
+		for _, l := range r.lists {
+			lists = append(lists, r.listBuf[l[0]:l[1]])
+		}
+	} else {
+		for range r.ops {
+			lists = append(lists, nil)
+		}
 	}
 	r.b.AddListTxn(t, r.ops, lists)
 	clear(lists) // AddListTxn copied them

@@ -602,25 +602,8 @@ func (r *jsonlReader) addFast(ft *fastTxn, ops []fastOp, reg int, data []byte) e
 			r.regWhat = "writes with \"w\""
 		}
 	}
-	if err := r.checkID(&t, idSet, lineNo); err != nil {
-		return err
-	}
-	if len(r.ops) > maxOps-r.nops {
-		return lineError(r.name, lineNo, "too many operations (the limit is %d)", maxOps)
-	}
-	r.nops += len(r.ops)
-	if r.listLine == 0 {
-		r.b.AddTxn(t, r.ops)
-		return nil
-	}
-	// A history of lists, and this transaction only reads null.
-	lists := r.listScratch[:0]
-	for range r.ops {
-		lists = append(lists, nil)
-	}
-	r.b.AddListTxn(t, r.ops, lists)
-	r.listScratch = lists
-	return nil
+	// In a history of lists, this transaction only reads null.
+	return r.addTxn(t, idSet, lineNo, false)
 }
 
 // value interns the string value s.
