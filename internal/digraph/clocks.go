@@ -18,6 +18,9 @@ type Clocks struct {
 	chainOf []int32 // -1: on no chain
 	posOf   []int32
 	clock   []int32 // clock[u*chains+c]
+	// search serves the rare queries the clocks cannot answer: made once,
+	// not per query (its scratch is as large as the graph).
+	search *Searcher
 }
 
 // noReach is the clock entry of a chain a node does not reach.
@@ -90,6 +93,7 @@ func (c *Clocks) ResetMeter(m *progress.Meter, g *Graph, order []int32, chains [
 }
 
 // Reaches reports whether there is a path from u to v (u reaches itself).
+// It is not safe for concurrent use.
 func (c *Clocks) Reaches(u, v int32) bool {
 	return c.reaches(u, v, 4)
 }
@@ -103,7 +107,10 @@ func (c *Clocks) reaches(u, v int32, depth int) bool {
 	}
 	// v is on no chain: u reaches v iff u reaches one of its predecessors.
 	if depth == 0 {
-		return NewSearcher(c.g).ShortestPath(u, v, nil) != nil
+		if c.search == nil || c.search.g != c.g || len(c.search.parent) != c.g.N {
+			c.search = NewSearcher(c.g)
+		}
+		return c.search.ShortestPath(u, v, nil) != nil
 	}
 	for _, p := range c.g.Pred(v) {
 		if c.reaches(u, p, depth-1) {
