@@ -14,36 +14,6 @@ import (
 	"github.com/isocheck/isocheck/internal/digraph"
 )
 
-// randomProblem is a small problem of the kind TestSolveAgreesWithBruteForce
-// poses: fixed edges forward in a random order, guarded edges anywhere.
-func randomProblem(rng *rand.Rand, maxNodes, maxVars, maxCond int) *Problem {
-	n := 2 + rng.IntN(maxNodes-1)
-	p := &Problem{Nodes: n, Vars: 1 + rng.IntN(maxVars)}
-	perm := rng.Perm(n)
-	density := 2 + rng.IntN(6)
-	for i := 0; i < n; i++ {
-		for j := i + 1; j < n; j++ {
-			if rng.IntN(density) == 0 {
-				p.Fixed = append(p.Fixed, digraph.Edge{From: int32(perm[i]), To: int32(perm[j])})
-			}
-		}
-	}
-	for i := 0; i < 1+rng.IntN(maxCond); i++ {
-		lit := Lit(1 + rng.IntN(p.Vars))
-		if rng.IntN(2) == 0 {
-			lit = -lit
-		}
-		p.Cond = append(p.Cond, CondEdge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Lit: lit})
-	}
-	if rng.IntN(2) == 0 {
-		p.Hint = make([]bool, p.Vars)
-		for v := range p.Hint {
-			p.Hint[v] = rng.IntN(2) == 0
-		}
-	}
-	return p
-}
-
 // polyProblem resembles an encoded polygraph: sessions are chains of
 // fixed edges, reads add fixed edges from writers, and each constraint
 // variable orders two writers of a key one way (with the anti-dependency
@@ -192,14 +162,20 @@ func checkAnswer(t *testing.T, name string, p *Problem, res *Result, want bool, 
 // cdcl engine, the lazy engine and trying every assignment agree, models
 // are acyclic and cores are valid.
 func TestCDCLAgreesWithBruteForce(t *testing.T) {
-	for _, chrono := range []int32{100, 0, 2} {
+	forTunings(t, []int32{100, 0, 2}, testCDCLAgreesWithBruteForce)
+}
+
+// forTunings runs test once per chronological backtracking threshold of
+// chronos; past the default, it also reduces the learned clauses and
+// restarts often.
+func forTunings(t *testing.T, chronos []int32, test func(t *testing.T, seed uint64, tune cdclTuning)) {
+	for _, chrono := range chronos {
 		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
 			tune := cdclTuning{chronoT: chrono}
-			if chrono != 100 {
-				// Reduce the learned clauses and restart often.
+			if chrono != defaultCDCL.chronoT {
 				tune.maxLearnts, tune.restartFirst = 3, 1
 			}
-			testCDCLAgreesWithBruteForce(t, uint64(chrono), tune)
+			test(t, uint64(chrono), tune)
 		})
 	}
 }
@@ -244,16 +220,7 @@ func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64, tune cdclTuning) {
 // force, the two engines agree; models are checked, and cores are checked
 // to be closed cycles whose clauses the lazy engine finds unsatisfiable.
 func TestCDCLAgreesWithLazy(t *testing.T) {
-	for _, chrono := range []int32{100, 0, 5} {
-		t.Run(fmt.Sprintf("chronoT=%d", chrono), func(t *testing.T) {
-			tune := cdclTuning{chronoT: chrono}
-			if chrono != 100 {
-				// Reduce the learned clauses and restart often.
-				tune.maxLearnts, tune.restartFirst = 3, 1
-			}
-			testCDCLAgreesWithLazy(t, uint64(chrono), tune)
-		})
-	}
+	forTunings(t, []int32{100, 0, 5}, testCDCLAgreesWithLazy)
 }
 
 func testCDCLAgreesWithLazy(t *testing.T, seed uint64, tune cdclTuning) {

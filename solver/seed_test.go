@@ -14,23 +14,8 @@ import (
 func TestSeedOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	for trial := 0; trial < 3000; trial++ {
-		n := 2 + rng.IntN(12)
-		p := &Problem{Nodes: n, Vars: 1 + rng.IntN(8)}
-		perm := rng.Perm(n)
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				if rng.IntN(4) == 0 {
-					p.Fixed = append(p.Fixed, digraph.Edge{From: int32(perm[i]), To: int32(perm[j])})
-				}
-			}
-		}
-		for i := 0; i < rng.IntN(3*n); i++ {
-			lit := Lit(1 + rng.IntN(p.Vars))
-			if rng.IntN(2) == 0 {
-				lit = -lit
-			}
-			p.Cond = append(p.Cond, CondEdge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Lit: lit})
-		}
+		p := randomProblem(rng, 13, 8, 36)
+		n := p.Nodes
 		model := make([]bool, p.Vars)
 		for v := range model {
 			model[v] = rng.IntN(2) == 0

@@ -43,30 +43,7 @@ func TestSolveAgreesWithBruteForce(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	counts := map[bool]int{}
 	for trial := 0; trial < 1500; trial++ {
-		n := 2 + rng.IntN(7)
-		p := &Problem{Nodes: n, Vars: 1 + rng.IntN(6)}
-		// Fixed edges forward in a random order keep them acyclic.
-		perm := rng.Perm(n)
-		for i := 0; i < n; i++ {
-			for j := i + 1; j < n; j++ {
-				if rng.IntN(5) == 0 {
-					p.Fixed = append(p.Fixed, digraph.Edge{From: int32(perm[i]), To: int32(perm[j])})
-				}
-			}
-		}
-		for i := 0; i < 2+rng.IntN(8); i++ {
-			lit := Lit(1 + rng.IntN(p.Vars))
-			if rng.IntN(2) == 0 {
-				lit = -lit
-			}
-			p.Cond = append(p.Cond, CondEdge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Lit: lit})
-		}
-		if rng.IntN(2) == 0 {
-			p.Hint = make([]bool, p.Vars)
-			for v := range p.Hint {
-				p.Hint[v] = rng.IntN(2) == 0
-			}
-		}
+		p := randomProblem(rng, 8, 6, 10)
 		res, err := Solve(context.Background(), p)
 		if err != nil {
 			t.Fatal(err)
@@ -91,6 +68,36 @@ func TestSolveAgreesWithBruteForce(t *testing.T) {
 	if counts[true] == 0 || counts[false] == 0 {
 		t.Errorf("one-sided problems: %v", counts)
 	}
+}
+
+// randomProblem is a small random problem: fixed edges forward in a
+// random order (so acyclic), guarded edges anywhere, a hint half the time.
+func randomProblem(rng *rand.Rand, maxNodes, maxVars, maxCond int) *Problem {
+	n := 2 + rng.IntN(maxNodes-1)
+	p := &Problem{Nodes: n, Vars: 1 + rng.IntN(maxVars)}
+	perm := rng.Perm(n)
+	density := 2 + rng.IntN(6)
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			if rng.IntN(density) == 0 {
+				p.Fixed = append(p.Fixed, digraph.Edge{From: int32(perm[i]), To: int32(perm[j])})
+			}
+		}
+	}
+	for i := 0; i < 1+rng.IntN(maxCond); i++ {
+		lit := Lit(1 + rng.IntN(p.Vars))
+		if rng.IntN(2) == 0 {
+			lit = -lit
+		}
+		p.Cond = append(p.Cond, CondEdge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Lit: lit})
+	}
+	if rng.IntN(2) == 0 {
+		p.Hint = make([]bool, p.Vars)
+		for v := range p.Hint {
+			p.Hint[v] = rng.IntN(2) == 0
+		}
+	}
+	return p
 }
 
 func checkCycle(t *testing.T, p *Problem, c Cycle) {
