@@ -223,6 +223,25 @@ func TestCDCLAgreesWithLazy(t *testing.T) {
 	forTunings(t, []int32{100, 0, 5}, testCDCLAgreesWithLazy)
 }
 
+// agreeWithLazy solves p with both engines, checks that cdcl's answer is
+// lazy's, with a valid model or core, and returns whether p is satisfiable.
+func agreeWithLazy(t *testing.T, name string, p *Problem, tune cdclTuning) bool {
+	t.Helper()
+	lres, err := Solve(context.Background(), p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := solveCDCLTuned(context.Background(), p, tune)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAnswer(t, name, p, res, lres.Sat, false)
+	if !res.Sat {
+		checkCoreBySolving(t, p, res.Core)
+	}
+	return lres.Sat
+}
+
 func testCDCLAgreesWithLazy(t *testing.T, seed uint64, tune cdclTuning) {
 	rng := rand.New(rand.NewPCG(21, 22+seed))
 	counts := map[bool]int{}
@@ -237,19 +256,7 @@ func testCDCLAgreesWithLazy(t *testing.T, seed uint64, tune cdclTuning) {
 		} else {
 			p = randomProblem(rng, 40, 40, 120)
 		}
-		lres, err := Solve(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := solveCDCLTuned(context.Background(), p, tune)
-		if err != nil {
-			t.Fatal(err)
-		}
-		counts[lres.Sat]++
-		checkAnswer(t, fmt.Sprintf("trial %d", trial), p, res, lres.Sat, false)
-		if !res.Sat {
-			checkCoreBySolving(t, p, res.Core)
-		}
+		counts[agreeWithLazy(t, fmt.Sprintf("trial %d", trial), p, tune)]++
 	}
 	t.Logf("sat/unsat: %v", counts)
 	if counts[true] == 0 || counts[false] == 0 {
@@ -387,19 +394,7 @@ func TestCDCLReduces(t *testing.T) {
 		if trial%2 == 0 {
 			p = polyProblem(rng, 3+rng.IntN(5), 10+rng.IntN(40), 0, 50+rng.IntN(300), []float64{0, 0.02, 0.1}[rng.IntN(3)])
 		}
-		lres, err := Solve(context.Background(), p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := solveCDCLTuned(context.Background(), p, tune)
-		if err != nil {
-			t.Fatal(err)
-		}
-		counts[lres.Sat]++
-		checkAnswer(t, fmt.Sprintf("trial %d", trial), p, res, lres.Sat, false)
-		if !res.Sat {
-			checkCoreBySolving(t, p, res.Core)
-		}
+		counts[agreeWithLazy(t, fmt.Sprintf("trial %d", trial), p, tune)]++
 	}
 	t.Logf("sat/unsat: %v", counts)
 }
