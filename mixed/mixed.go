@@ -1,0 +1,374 @@
+// Package mixed checks SQL histories whose transactions each run at their
+// own isolation level: seed 003 (Bouajjani, Enea, Román-Calvo, "On the
+// Complexity of Checking Mixed Isolation Levels for SQL Transactions").
+//
+// A history (package sqlhistory) is a client history (§2.3): a read names
+// the row versions its predicate selected and nothing of the others. It
+// is consistent when some witness, a choice of the version each read saw
+// of every row it did not return (one its predicate rejects), and some
+// commit order satisfy the axioms of every transaction's level (§3): for
+// a read of x from t1 in a transaction at level L, every other writer of
+// x visible to it under L commits before t1.
+//
+// Check decides it in three steps:
+//
+//   - It checks what holds at every level: a read sees its own
+//     transaction's writes; a row read was written by a committed
+//     transaction, in its final version, and satisfies the predicate; a row
+//     not returned had some version the predicate rejects. A failure is an
+//     Anomaly.
+//   - Saturation (Algorithms 1 and 2, §4.2): the partial commit order pco
+//     starts as (so ∪ wr)+ and grows by the axioms until a fixpoint. A
+//     cycle is a violation every witness has. For levels whose visibility
+//     does not mention the commit order (RC, RA, CC) on full histories this
+//     is the whole check (Theorem 2).
+//   - Search (Algorithms 3 and 4, §5): a read that did not return a row
+//     one of whose possible versions its predicate selects is a conflict;
+//     its writer is chosen among those its predicate rejects, saturating
+//     after each choice, and once no conflict is left, a commit order is
+//     searched prefix by prefix. Sound and complete for SER, SI, PC, RA,
+//     RC and CC configurations (Theorem 5), and tested against a
+//     brute-force reference (package internal/reference).
+//
+// Transactions of unknown outcome count as committed when a committed
+// transaction read from them; each of the others may or may not have
+// committed, and Check tries the subsets of them (at most MaxUnknown).
+package mixed
+
+import (
+	"context"
+	"fmt"
+	"math/bits"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/sqlhistory"
+)
+
+// MaxUnknown bounds the transactions of unknown outcome nobody read from
+// whose subsets Check tries; with more, a history Check finds violated
+// with all of them aborted gets no verdict.
+const MaxUnknown = 10
+
+// Options tune Check.
+type Options struct {
+	// Naive checks as seed 003 §6's baseline does: every witness of every
+	// read of a row it did not return, and every commit order, without
+	// saturation or memory of failed prefixes. For benchmarks.
+	Naive bool
+	// NoShrink keeps the whole history as the counterexample instead of
+	// shrinking it to a minimal set of transactions.
+	NoShrink bool
+}
+
+// Result is the outcome of Check.
+type Result struct {
+	Verdict check.Verdict
+	// Reason says why there is no verdict.
+	Reason string
+	// Txns are the transactions of the counterexample, as indices into
+	// the input's Txns: a minimal set unless Options.NoShrink (removing
+	// any one that no other of them read from leaves a consistent
+	// history).
+	Txns []int
+	// Anomalies are violations no commit order can mend.
+	Anomalies []Anomaly
+	// Cycle is a cycle of commit-order constraints every witness has.
+	Cycle []Edge
+	// Missed, when set, is a read that did not return a row, with each
+	// version it could have read instead and why each fails.
+	Missed *Missed
+	// NoOrder says that no commit order satisfies the axioms although no
+	// single cycle shows it (seed 003's Algorithm 4 found none).
+	NoOrder bool
+	// History is the history the evidence refers to: the counterexample
+	// alone when shrunk, else the input. The transaction indices of
+	// Anomalies, Cycle and Missed are indices into History.Txns; Txns maps
+	// them back to the input's.
+	History *sqlhistory.History
+	Stats   Stats
+}
+
+// Stats describe the work done.
+type Stats struct {
+	Txns      int
+	Conflicts int // reads of rows not returned that some version could have matched
+	Steps     int
+	Elapsed   time.Duration
+}
+
+// AnomalyKind names a violation that holds under every level.
+type AnomalyKind uint8
+
+const (
+	_ AnomalyKind = iota
+	// ThinAirRead: a read returned a version nobody wrote.
+	ThinAirRead
+	// AbortedRead: a read returned a version of a transaction that did
+	// not commit (Adya's G1a).
+	AbortedRead
+	// IntermediateRead: a read returned a version its writer overwrote
+	// itself (G1b).
+	IntermediateRead
+	// FutureRead: a read returned a version its own transaction writes
+	// later.
+	FutureRead
+	// InternalRead: a read of a row the transaction wrote before did not
+	// return its own last version.
+	InternalRead
+	// MissingOwnWrite: a read did not return a row the transaction wrote
+	// before, although its predicate selects it.
+	MissingOwnWrite
+	// PredicateMismatch: a read returned a version its predicate rejects.
+	PredicateMismatch
+	// MissedRow: a read did not return a row although its predicate
+	// selects every version of it the read could have seen.
+	MissedRow
+)
+
+var anomalyNames = map[AnomalyKind]string{
+	ThinAirRead: "thin-air read", AbortedRead: "aborted read (G1a)", IntermediateRead: "intermediate read (G1b)",
+	FutureRead: "future read", InternalRead: "internal inconsistency", MissingOwnWrite: "missing own write",
+	PredicateMismatch: "predicate mismatch", MissedRow: "missed row (phantom)",
+}
+
+func (k AnomalyKind) String() string {
+	if s, ok := anomalyNames[k]; ok {
+		return s
+	}
+	return fmt.Sprintf("AnomalyKind(%d)", uint8(k))
+}
+
+// Anomaly is a violation found without a cycle.
+type Anomaly struct {
+	Kind AnomalyKind
+	// Txn and Event locate the read.
+	Txn, Event int
+	Key        sqlhistory.KeyID
+	// Version is the version read (for MissedRow and MissingOwnWrite, the
+	// transaction's own, if any).
+	Version sqlhistory.VersionID
+	// Expected is the version it should have read (InternalRead,
+	// IntermediateRead).
+	Expected sqlhistory.VersionID
+	// Writers are, for MissedRow, the writers of the versions the read
+	// could have seen (all selected by its predicate).
+	Writers []int
+}
+
+// EdgeKind says why one transaction commits before another.
+type EdgeKind uint8
+
+const (
+	_ EdgeKind = iota
+	// SessionOrder: the same session ran From first.
+	SessionOrder
+	// ReadFrom: To read Key from From.
+	ReadFrom
+	// Visible: transaction Reader read Key from To, and From, which also
+	// writes Key, is visible to that read under Reader's level, so From
+	// commits first (the level's axiom).
+	Visible
+)
+
+func (k EdgeKind) String() string {
+	switch k {
+	case SessionOrder:
+		return "so"
+	case ReadFrom:
+		return "wr"
+	case Visible:
+		return "vis"
+	}
+	return fmt.Sprintf("EdgeKind(%d)", uint8(k))
+}
+
+// Edge is a commit-order constraint From → To with its reason.
+type Edge struct {
+	// From and To are transaction indices, sqlhistory.Init for init.
+	From, To int
+	Kind     EdgeKind
+	Key      sqlhistory.KeyID
+	// Reader and Event locate the read the edge comes from (ReadFrom,
+	// Visible).
+	Reader, Event int
+	// Version is the version read; Chosen says the read did not return
+	// the row and the witness chose To's (Visible) or From's (ReadFrom)
+	// version, one its predicate rejects.
+	Version sqlhistory.VersionID
+	Chosen  bool
+
+	from, to, reader, readEv int // nodes
+}
+
+// Missed is a read that did not return a row (a conflict of seed 003 §5)
+// whose every possible version leads to a violation.
+type Missed struct {
+	Txn, Event int
+	Key        sqlhistory.KeyID
+	// Selected are the writers of versions the predicate selects that
+	// the read may have seen: it did not see them.
+	Selected []int
+	// Choices are the versions the predicate rejects, each with why
+	// reading it fails.
+	Choices []Choice
+}
+
+// Choice is one version a Missed read could have seen.
+type Choice struct {
+	Writer  int
+	Version sqlhistory.VersionID // -1: absent initially
+	// Cycle closes when the read saw this version; NoOrder says no single
+	// cycle does, but no commit order satisfies the axioms.
+	Cycle   []Edge
+	NoOrder bool
+}
+
+// Check decides whether h is consistent: whether it satisfies every
+// transaction's isolation level. When ctx ends first, the Result has
+// NoVerdict and the Reason.
+func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
+	start := time.Now()
+	res := decide(ctx, h, opts)
+	if res.Verdict == check.Violated && !opts.NoShrink {
+		shrink(ctx, h, opts, res)
+	} else {
+		res.History = h
+		res.Txns = allTxns(h, res)
+	}
+	res.Stats.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func allTxns(h *sqlhistory.History, res *Result) []int {
+	if res.Verdict != check.Violated {
+		return nil
+	}
+	ts := make([]int, len(h.Txns))
+	for i := range ts {
+		ts[i] = i
+	}
+	return ts
+}
+
+// decide checks h without shrinking.
+func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
+	committed, optional := outcomes(h)
+	if len(optional) > MaxUnknown {
+		// Try all committed and all aborted only.
+		res := decideOne(ctx, h, committed, opts)
+		if res.Verdict == check.Violated {
+			return &Result{Verdict: check.NoVerdict, Reason: fmt.Sprintf("%d transactions of unknown outcome that nobody read from: more than %d to try", len(optional), MaxUnknown)}
+		}
+		return res
+	}
+	var first *Result
+	// Subsets by increasing size: the evidence kept is that of all of
+	// them aborted.
+	for size := 0; size <= len(optional); size++ {
+		for mask := uint(0); mask < 1<<len(optional); mask++ {
+			if bits.OnesCount(mask) != size {
+				continue
+			}
+			c := append([]bool(nil), committed...)
+			for i, t := range optional {
+				c[t] = mask&(1<<i) != 0
+			}
+			res := decideOne(ctx, h, c, opts)
+			if first == nil {
+				first = res
+			}
+			if res.Verdict == check.Satisfied {
+				res.Stats.Steps += first.Stats.Steps
+				return res
+			}
+			if res.Verdict == check.NoVerdict {
+				return res
+			}
+		}
+	}
+	return first
+}
+
+// outcomes returns which transactions committed, taking an Unknown one as
+// committed when a committed transaction read a version it wrote
+// (transitively), and the Unknown ones left undecided.
+func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
+	committed = make([]bool, len(h.Txns))
+	for i := range h.Txns {
+		committed[i] = h.Txns[i].Status == sqlhistory.Committed
+	}
+	for changed := true; changed; {
+		changed = false
+		for i := range h.Txns {
+			if !committed[i] {
+				continue
+			}
+			for _, e := range h.Txns[i].Events {
+				for _, v := range e.Reads {
+					w := h.Versions[v].Writer
+					if w >= 0 && !committed[w] && h.Txns[w].Status == sqlhistory.Unknown {
+						committed[w] = true
+						changed = true
+					}
+				}
+			}
+		}
+	}
+	for i := range h.Txns {
+		if !committed[i] && h.Txns[i].Status == sqlhistory.Unknown {
+			optional = append(optional, i)
+		}
+	}
+	return committed, optional
+}
+
+// decideOne checks h with the given committed transactions.
+func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) *Result {
+	p := newProblem(h, committed)
+	res := &Result{Stats: Stats{Txns: len(p.nodes) - 1, Conflicts: len(p.unknown)}}
+	if len(p.anomalies) > 0 {
+		res.Verdict, res.Anomalies = check.Violated, p.anomalies
+		return res
+	}
+	s := &searcher{ctx: ctx, p: p, naive: opts.Naive}
+	f := s.solve()
+	res.Stats.Steps = s.steps
+	switch {
+	case s.err != nil:
+		res.Verdict, res.Reason = check.NoVerdict, reason(s.err)
+	case f == nil:
+		res.Verdict = check.Satisfied
+	default:
+		res.Verdict = check.Violated
+		res.Cycle, res.Missed, res.NoOrder = p.export(f.cycle), f.missed, f.noOrder
+	}
+	return res
+}
+
+func reason(err error) string {
+	if err == context.DeadlineExceeded {
+		return "timed out"
+	}
+	if cause := context.Cause(context.Background()); cause != nil {
+		return cause.Error()
+	}
+	return err.Error()
+}
+
+// export fills the transaction indices of edges from their nodes.
+func (p *problem) export(cycle []Edge) []Edge {
+	if cycle == nil {
+		return nil
+	}
+	out := make([]Edge, len(cycle))
+	for i, e := range cycle {
+		e.From, e.To = p.nodes[e.from], p.nodes[e.to]
+		e.Reader, e.Event = -1, -1
+		if e.Kind != SessionOrder {
+			e.Reader, e.Event = p.nodes[e.reader], e.readEv
+		}
+		out[i] = e
+	}
+	return out
+}

@@ -1,0 +1,281 @@
+package mixed
+
+import (
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/sqlhistory"
+)
+
+// readInst is a read of one key with a known writer: the read event ev of
+// node t read key from node w (version, or -1 for a witness the search
+// chose).
+type readInst struct {
+	t, ev   int
+	key     sqlhistory.KeyID
+	w       int
+	version sqlhistory.VersionID
+	chosen  bool
+}
+
+// unknownRead is a read event that did not return key: its writer is
+// one of the writers of key whose version the predicate rejects (unsat),
+// and none of those it accepts (sat) may be the one it read.
+type unknownRead struct {
+	t, ev      int
+	key        sqlhistory.KeyID
+	sat, unsat []int
+}
+
+// problem is a history reduced to what the checker decides on, for one
+// choice of which transactions of unknown outcome committed. Node 0 is
+// seed 003's transaction init; nodes 1.. are committed transactions.
+type problem struct {
+	h      *sqlhistory.History
+	nodes  []int // node -> transaction index (sqlhistory.Init for node 0)
+	nodeOf []int // transaction index -> node, or -1
+	level  []level.Level
+	// writes[t]: the keys t writes, with its final version of each.
+	writes []map[sqlhistory.KeyID]sqlhistory.VersionID
+	// writers[x]: the nodes that write x, init included.
+	writers [][]int
+	// shareWrite[t]: for SI transactions, the nodes writing a key t writes.
+	shareWrite []bitset
+	// soPrev[t]: t's session-order predecessors (init included).
+	soPrev    []bitset
+	reads     []readInst
+	unknown   []unknownRead
+	anomalies []Anomaly
+	anySI     bool
+}
+
+// newProblem builds the problem of h in which the transactions marked in
+// committed are those that committed (init aside).
+func newProblem(h *sqlhistory.History, committed []bool) *problem {
+	p := &problem{h: h, nodes: []int{sqlhistory.Init}, nodeOf: make([]int, len(h.Txns)), level: []level.Level{0}}
+	for i := range h.Txns {
+		p.nodeOf[i] = -1
+		if committed[i] {
+			p.nodeOf[i] = len(p.nodes)
+			p.nodes = append(p.nodes, i)
+			p.level = append(p.level, h.Txns[i].Level)
+			p.anySI = p.anySI || h.Txns[i].Level == level.SI
+		}
+	}
+	n := len(p.nodes)
+	p.writes = make([]map[sqlhistory.KeyID]sqlhistory.VersionID, n)
+	p.writers = make([][]int, len(h.Keys))
+	init := map[sqlhistory.KeyID]sqlhistory.VersionID{}
+	for x := range h.Keys {
+		p.writers[x] = []int{0}
+		if v, ok := h.Initial[sqlhistory.KeyID(x)]; ok {
+			init[sqlhistory.KeyID(x)] = v
+		} else {
+			init[sqlhistory.KeyID(x)] = -1 // absent: seed 003's †
+		}
+	}
+	p.writes[0] = init
+	for t := 1; t < n; t++ {
+		w := map[sqlhistory.KeyID]sqlhistory.VersionID{}
+		for _, e := range h.Txns[p.nodes[t]].Events {
+			for _, v := range e.Writes {
+				w[h.Versions[v].Key] = v
+			}
+		}
+		p.writes[t] = w
+		for x := range w {
+			p.writers[x] = append(p.writers[x], t)
+		}
+	}
+	p.shareWrite = make([]bitset, n)
+	for t := 1; t < n; t++ {
+		if p.level[t] != level.SI {
+			continue
+		}
+		b := newBitset(n)
+		for x := range p.writes[t] {
+			for _, u := range p.writers[x] {
+				if u != t {
+					b.set(u)
+				}
+			}
+		}
+		p.shareWrite[t] = b
+	}
+	p.soPrev = make([]bitset, n)
+	p.soPrev[0] = newBitset(n)
+	for _, sess := range h.Sessions {
+		prev := newBitset(n)
+		prev.set(0)
+		for _, ti := range sess {
+			t := p.nodeOf[ti]
+			if t < 0 {
+				continue
+			}
+			p.soPrev[t] = prev.clone()
+			prev.set(t)
+		}
+	}
+	for t := 1; t < n; t++ {
+		p.readsOf(t)
+	}
+	return p
+}
+
+// row returns the content of node t's final version of x (nil: absent).
+func (p *problem) finalRow(t int, x sqlhistory.KeyID) (v sqlhistory.VersionID, ok bool) {
+	v, ok = p.writes[t][x]
+	return v, ok
+}
+
+// satisfies reports whether version v (-1: absent) satisfies event e's
+// predicate.
+func (p *problem) satisfies(e *sqlhistory.Event, v sqlhistory.VersionID) bool {
+	if v < 0 {
+		return false
+	}
+	row := p.h.Versions[v].Row
+	return row != nil && e.Where.Eval(row)
+}
+
+// readsOf classifies the reads of node t (seed 003 §2.3): local reads
+// must see t's own last write; an external read that returned a row
+// names its writer; one that did not is an unknownRead, unless no writer
+// could make it a conflict.
+func (p *problem) readsOf(t int) {
+	h := p.h
+	ti := p.nodes[t]
+	txn := &h.Txns[ti]
+	own := map[sqlhistory.KeyID]sqlhistory.VersionID{}
+	for ei := range txn.Events {
+		e := &txn.Events[ei]
+		if e.Kind.Reads() {
+			listed := make(map[sqlhistory.KeyID]sqlhistory.VersionID, len(e.Reads))
+			for _, v := range e.Reads {
+				listed[h.Versions[v].Key] = v
+			}
+			for _, v := range e.Reads {
+				p.listedRead(t, ei, e, v, own)
+			}
+			for _, x := range h.TableKeys[e.Table] {
+				if _, ok := listed[x]; ok {
+					continue
+				}
+				if mine, ok := own[x]; ok {
+					if p.satisfies(e, mine) {
+						p.anomaly(Anomaly{Kind: MissingOwnWrite, Txn: ti, Event: ei, Key: x, Version: mine})
+					}
+					continue
+				}
+				u := unknownRead{t: t, ev: ei, key: x}
+				for _, w := range p.writers[x] {
+					if w == t {
+						continue
+					}
+					if p.satisfies(e, p.writes[w][x]) {
+						u.sat = append(u.sat, w)
+					} else {
+						u.unsat = append(u.unsat, w)
+					}
+				}
+				switch {
+				case len(u.sat) == 0:
+					// Whatever t read of x, the predicate rejects it:
+					// never a conflict (seed 003, Algorithm 3's 1-sets).
+				case len(u.unsat) == 0:
+					p.anomaly(Anomaly{Kind: MissedRow, Txn: ti, Event: ei, Key: x, Writers: p.txnsOf(u.sat)})
+				default:
+					p.unknown = append(p.unknown, u)
+				}
+			}
+		}
+		for _, v := range e.Writes {
+			own[h.Versions[v].Key] = v
+		}
+	}
+}
+
+// listedRead checks a row that read event ei of node t returned, version v.
+func (p *problem) listedRead(t, ei int, e *sqlhistory.Event, v sqlhistory.VersionID, own map[sqlhistory.KeyID]sqlhistory.VersionID) {
+	h := p.h
+	ti := p.nodes[t]
+	ver := &h.Versions[v]
+	a := Anomaly{Txn: ti, Event: ei, Key: ver.Key, Version: v}
+	if mine, ok := own[ver.Key]; ok {
+		if v != mine || !p.satisfies(e, v) {
+			a.Kind, a.Expected = InternalRead, mine
+			p.anomaly(a)
+		}
+		return
+	}
+	w := -1
+	switch {
+	case ver.Writer == sqlhistory.Unwritten:
+		a.Kind = ThinAirRead
+	case ver.Writer == sqlhistory.Init:
+		w = 0
+	case ver.Writer == ti:
+		a.Kind = FutureRead
+	case p.nodeOf[ver.Writer] < 0:
+		a.Kind = AbortedRead
+	default:
+		w = p.nodeOf[ver.Writer]
+		if p.writes[w][ver.Key] != v {
+			a.Kind, a.Expected = IntermediateRead, p.writes[w][ver.Key]
+		}
+	}
+	if a.Kind == 0 && !p.satisfies(e, v) {
+		a.Kind = PredicateMismatch
+	}
+	if a.Kind != 0 {
+		p.anomaly(a)
+		return
+	}
+	p.reads = append(p.reads, readInst{t: t, ev: ei, key: ver.Key, w: w, version: v})
+}
+
+func (p *problem) anomaly(a Anomaly) { p.anomalies = append(p.anomalies, a) }
+
+func (p *problem) txnsOf(nodes []int) []int {
+	ts := make([]int, len(nodes))
+	for i, n := range nodes {
+		ts[i] = p.nodes[n]
+	}
+	return ts
+}
+
+// initialState is pco = (so ∪ wr)+ of the history, with the dependencies
+// it names (seed 003, Algorithm 2, line 3). It returns the cycle if so ∪
+// wr is cyclic.
+func (p *problem) initialState() (*state, []Edge) {
+	n := len(p.nodes)
+	s := newState(n, len(p.unknown))
+	for _, sess := range p.h.Sessions {
+		prev := 0
+		for _, ti := range sess {
+			t := p.nodeOf[ti]
+			if t < 0 {
+				continue
+			}
+			s.addOrder(prev, t, Edge{from: prev, to: t, Kind: SessionOrder})
+			p.soPrev[t].each(func(u int) { s.addSoWr(u, t, -1) })
+			prev = t
+		}
+	}
+	for i := range p.reads {
+		if c := p.addRead(s, p.reads[i]); c != nil {
+			return s, c
+		}
+	}
+	return s, nil
+}
+
+// addRead adds read ri, with its writer, to s: the dependency writer →
+// reader. It returns the cycle the dependency closes, if any.
+func (p *problem) addRead(s *state, ri readInst) []Edge {
+	s.reads = append(s.reads, ri)
+	s.addSoWr(ri.w, ri.t, ri.ev)
+	why := Edge{from: ri.w, to: ri.t, Kind: ReadFrom, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
+	if !s.addOrder(ri.w, ri.t, why) {
+		return append(s.path(ri.t, ri.w), why)
+	}
+	return nil
+}

@@ -1,0 +1,319 @@
+package mixed
+
+import (
+	"context"
+
+	"github.com/isocheck/isocheck/level"
+)
+
+// searcher decides one problem: seed 003's Algorithm 3, with its
+// enumeration of conflict-free extensions replaced by a backtracking
+// search that saturates after every choice, and Algorithm 4 under it.
+type searcher struct {
+	ctx   context.Context
+	p     *problem
+	naive bool
+	steps int
+	err   error
+	// root records why the first conflict's choices all failed, for the
+	// explanation.
+	root *Missed
+}
+
+// checkCtx reports whether the search must stop; it polls ctx every so
+// many steps.
+func (s *searcher) stopped() bool {
+	if s.err != nil {
+		return true
+	}
+	s.steps++
+	if s.steps&1023 == 0 {
+		if err := s.ctx.Err(); err != nil {
+			s.err = err
+			return true
+		}
+	}
+	return false
+}
+
+// failure is why a problem has no consistent execution.
+type failure struct {
+	cycle  []Edge
+	missed *Missed
+	// noOrder: the witnesses were fixed, pco was acyclic, and still no
+	// commit order satisfies the axioms (Algorithm 4 found none).
+	noOrder bool
+}
+
+// solve decides whether the problem has a consistent execution. It
+// returns nil when it has, and the reason when not.
+func (s *searcher) solve() *failure {
+	st, cycle := s.p.initialState()
+	if cycle != nil {
+		return &failure{cycle: cycle}
+	}
+	if s.naive {
+		if s.naiveWitnesses(st, 0) {
+			return nil
+		}
+		return &failure{noOrder: true}
+	}
+	return s.extend(st, true)
+}
+
+// extend is Algorithm 3 on the history of st: saturate (Algorithm 1's
+// fixpoint, line 2); pick a conflict, a read that did not return a row
+// although a version of it its predicate selects may be the one it saw
+// (line 3); try each writer of a version the predicate rejects (0-set,
+// line 4) as the one it read, saturating again after each choice. Where
+// the paper enumerates the product of all conflicts' choices up front,
+// this picks the conflict with the fewest choices left after the
+// previous ones and drops every choice that closes a cycle at once; each
+// branch is again a client history, so Theorem 5 applies to the leaves
+// unchanged. With no conflict left, Algorithm 4 searches the commit order.
+func (s *searcher) extend(st *state, root bool) *failure {
+	if cycle := s.p.saturate(st, &s.steps); cycle != nil {
+		return &failure{cycle: cycle}
+	}
+	if s.stopped() {
+		return &failure{}
+	}
+	best, bestChoices := -1, []int(nil)
+	for i := range s.p.unknown {
+		if st.assigned[i] {
+			continue
+		}
+		u := &s.p.unknown[i]
+		conflict := false
+		for _, w := range u.sat {
+			if !st.succ[u.t].has(w) {
+				conflict = true
+				break
+			}
+		}
+		if !conflict {
+			continue
+		}
+		var choices []int
+		for _, w := range u.unsat {
+			if !st.succ[u.t].has(w) {
+				choices = append(choices, w)
+			}
+		}
+		if best < 0 || len(choices) < len(bestChoices) {
+			best, bestChoices = i, choices
+			if len(choices) == 0 {
+				break
+			}
+		}
+	}
+	if best < 0 {
+		if s.prefixes(st, false) {
+			return nil
+		}
+		return &failure{noOrder: true}
+	}
+	u := &s.p.unknown[best]
+	var missed *Missed
+	if root {
+		missed = &Missed{Txn: s.p.nodes[u.t], Event: u.ev, Key: u.key, Selected: s.p.txnsOf(u.sat)}
+	}
+	for _, w := range bestChoices {
+		next := st.clone()
+		next.assigned[best] = true
+		ri := readInst{t: u.t, ev: u.ev, key: u.key, w: w, version: s.p.writes[w][u.key], chosen: true}
+		var f *failure
+		if cycle := s.p.addRead(next, ri); cycle != nil {
+			f = &failure{cycle: cycle}
+		} else {
+			f = s.extend(next, false)
+		}
+		if f == nil {
+			return nil
+		}
+		if s.err != nil {
+			return f
+		}
+		if missed != nil {
+			missed.Choices = append(missed.Choices, Choice{Writer: s.p.nodes[w], Version: ri.version, Cycle: s.p.export(f.cycle), NoOrder: f.cycle == nil})
+		}
+	}
+	if missed != nil {
+		return &failure{missed: missed}
+	}
+	return &failure{noOrder: true}
+}
+
+// prefixes is Algorithm 4: a depth-first search for a commit order of a
+// conflict-free history, extending a prefix of committed transactions one
+// transaction at a time while Definition 10 holds, and remembering the
+// prefixes that led nowhere (seed 003 §5: the same set of transactions,
+// and with SI also the same last writer of every key, is the same
+// prefix). Without memo (the naive baseline) it enumerates every order.
+func (s *searcher) prefixes(st *state, naive bool) bool {
+	p := s.p
+	n := len(p.nodes)
+	// byKey[x]: the reads of x with a known writer; byTxn[t]: t's reads.
+	byKey := make(map[int][]int)
+	byTxn := make([][]int, n)
+	for i := range st.reads {
+		ri := &st.reads[i]
+		byKey[int(ri.key)] = append(byKey[int(ri.key)], i)
+		byTxn[ri.t] = append(byTxn[ri.t], i)
+	}
+	in := newBitset(n)
+	in.set(0)
+	last := make([]int, len(p.h.Keys)) // node 0 (init) writes every key first
+	seen := map[string]bool{}
+	memoKey := func() string {
+		b := make([]byte, 0, len(in)*8+len(last)*4)
+		for _, w := range in {
+			for i := 0; i < 8; i++ {
+				b = append(b, byte(w>>(8*i)))
+			}
+		}
+		if p.anySI {
+			for _, w := range last {
+				b = append(b, byte(w), byte(w>>8), byte(w>>16), byte(w>>24))
+			}
+		}
+		return string(b)
+	}
+	// allowed is Definition 10's second condition for appending t: t
+	// overwrites no version that a read still to come, to which t is
+	// visible, read from a transaction already in the prefix.
+	allowed := func(t int) bool {
+		for x := range p.writes[t] {
+			for _, i := range byKey[int(x)] {
+				ri := &st.reads[i]
+				u := ri.t
+				if u == t || in.has(u) || ri.w == t || !in.has(ri.w) {
+					continue
+				}
+				if p.visibleAfter(st, t, ri, in) {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	// conflictFree is SI's Conflict for the transactions still to come
+	// after t is appended: an SI transaction u that writes a key t writes
+	// commits after t, so every key u read from a transaction w in the
+	// prefix must not have been written again since w.
+	conflictFree := func(t int) bool {
+		share := p.shareWrite
+		for u := 1; u < n; u++ {
+			if in.has(u) || p.level[u] != level.SI || !share[u].has(t) {
+				continue
+			}
+			for _, i := range byTxn[u] {
+				ri := &st.reads[i]
+				if in.has(ri.w) && last[ri.key] != ri.w {
+					return false
+				}
+			}
+		}
+		return true
+	}
+	count := 1
+	var rec func() bool
+	rec = func() bool {
+		if count == n {
+			return true
+		}
+		if s.stopped() {
+			return false
+		}
+		for t := 1; t < n; t++ {
+			if in.has(t) || !st.pred[t].subsetOf(in) || !allowed(t) {
+				continue
+			}
+			in.set(t)
+			count++
+			var saved []int
+			for x := range p.writes[t] {
+				saved = append(saved, int(x), last[x])
+				last[x] = t
+			}
+			ok := !p.anySI || conflictFree(t)
+			var k string
+			if ok && !naive {
+				k = memoKey()
+				ok = !seen[k]
+			}
+			if ok {
+				if rec() {
+					return true
+				}
+				if !naive {
+					seen[k] = true
+				}
+			}
+			for i := 0; i < len(saved); i += 2 {
+				last[saved[i]] = saved[i+1]
+			}
+			in.clear(t)
+			count--
+			if s.err != nil {
+				return false
+			}
+		}
+		return false
+	}
+	return rec()
+}
+
+// visibleAfter is the visibility of t to read ri when t is appended to
+// the prefix in: everything in the prefix commits before t, everything
+// outside after it (seed 003, Table 1's pco_t^P).
+func (p *problem) visibleAfter(st *state, t int, ri *readInst, in bitset) bool {
+	u := ri.t
+	switch p.level[u] {
+	case level.SER:
+		return true
+	case level.PC, level.SI:
+		// t co* t3 and t3 (so ∪ wr) u: some direct predecessor of u is
+		// outside the prefix (t itself or one committed after it).
+		for i, w := range st.soWr[u] {
+			if w&^in[i] != 0 {
+				return true
+			}
+		}
+		return false
+	case level.CC:
+		return st.hb[u].has(t)
+	case level.RA:
+		return st.soWr[u].has(t)
+	case level.RC:
+		return p.rcVisible(st, t, ri)
+	}
+	return false
+}
+
+// naiveWitnesses is the baseline of seed 003 §6: enumerate every witness
+// (a writer for every read of a row it did not return, whose version its
+// predicate rejects) and, for each, every commit order.
+func (s *searcher) naiveWitnesses(st *state, i int) bool {
+	if s.stopped() {
+		return false
+	}
+	if i == len(s.p.unknown) {
+		return s.prefixes(st, true)
+	}
+	u := &s.p.unknown[i]
+	for _, w := range u.unsat {
+		next := st.clone()
+		next.assigned[i] = true
+		if s.p.addRead(next, readInst{t: u.t, ev: u.ev, key: u.key, w: w, version: s.p.writes[w][u.key], chosen: true}) != nil {
+			continue
+		}
+		if s.naiveWitnesses(next, i+1) {
+			return true
+		}
+		if s.err != nil {
+			return false
+		}
+	}
+	return false
+}
