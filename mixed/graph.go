@@ -13,12 +13,12 @@ import (
 // axioms ask becomes a word-parallel intersection.
 type bitset []uint64
 
-func newBitset(n int) bitset        { return make(bitset, (n+63)/64) }
-func (b bitset) has(i int) bool     { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
-func (b bitset) set(i int)          { b[i>>6] |= 1 << (uint(i) & 63) }
-func (b bitset) clear(i int)        { b[i>>6] &^= 1 << (uint(i) & 63) }
-func (b bitset) clone() bitset      { return append(bitset(nil), b...) }
-func (b bitset) or(c bitset)        { orInto(b, c) }
+func newBitset(n int) bitset    { return make(bitset, (n+63)/64) }
+func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
+func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
+func (b bitset) clear(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
+func (b bitset) clone() bitset  { return append(bitset(nil), b...) }
+func (b bitset) or(c bitset)    { orInto(b, c) }
 func (b bitset) intersects(c bitset) bool {
 	for i := range b {
 		if b[i]&c[i] != 0 {
