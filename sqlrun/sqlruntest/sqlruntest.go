@@ -1,0 +1,119 @@
+// Package sqlruntest helps test SQL client programs run by package sqlrun:
+// it opens the databases to test on and checks a recorded history.
+package sqlruntest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/isocheck/isocheck/db"
+	"github.com/isocheck/isocheck/db/postgres"
+	"github.com/isocheck/isocheck/db/sqlite"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/sqlrun"
+)
+
+// PostgresEnv names the environment variable with the DSN of a PostgreSQL
+// server to test on.
+const PostgresEnv = "ISOCHECK_POSTGRES_DSN"
+
+// Database is a database to test on.
+type Database struct {
+	Name string // "sqlite" or "postgres"
+	DB   db.SQLDatabase
+}
+
+// Databases opens an SQLite database in t.TempDir() and, if $PostgresEnv
+// is set, the PostgreSQL database it names; t.Cleanup closes them.
+func Databases(t testing.TB) []Database {
+	t.Helper()
+	ctx := context.Background()
+	var dbs []Database
+	d, err := sqlite.OpenSQL(ctx, "sqlite://"+filepath.Join(t.TempDir(), "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { d.Close() })
+	dbs = append(dbs, Database{"sqlite", d})
+	if dsn := os.Getenv(PostgresEnv); dsn != "" {
+		d, err := postgres.OpenSQL(ctx, dsn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { d.Close() })
+		dbs = append(dbs, Database{"postgres", d})
+	}
+	return dbs
+}
+
+// Check checks what a user of a history run with cfg cares about: it has
+// cfg.Sessions sessions of cfg.TxnsPerSession transactions, every level
+// of the mix appears, no transaction's status is unknown, every read
+// names a version that exists (written by the initial load or by a
+// transaction), every row a Select, Update or Delete read satisfies its
+// predicate, and an Update or Delete writes the rows it read.
+func Check(t testing.TB, h *sqlhistory.History, cfg sqlrun.Config) {
+	t.Helper()
+	for _, err := range Problems(h, cfg) {
+		t.Error(err)
+	}
+}
+
+// Problems returns what Check would report.
+func Problems(h *sqlhistory.History, cfg sqlrun.Config) []error {
+	var errs []error
+	fail := func(format string, args ...any) { errs = append(errs, fmt.Errorf(format, args...)) }
+	if n := cfg.Sessions * cfg.TxnsPerSession; len(h.Txns) != n {
+		fail("%d transactions, want %d", len(h.Txns), n)
+	}
+	if len(h.Sessions) != cfg.Sessions {
+		fail("%d sessions, want %d", len(h.Sessions), cfg.Sessions)
+	}
+	for s, txns := range h.Sessions {
+		if len(txns) != cfg.TxnsPerSession {
+			fail("session %d has %d transactions, want %d", s, len(txns), cfg.TxnsPerSession)
+		}
+	}
+	seen := map[level.Level]bool{}
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		seen[t.Level] = true
+		if t.Status == sqlhistory.Unknown {
+			fail("%s: status unknown", t.Name)
+		}
+		for ei, e := range t.Events {
+			for ri, r := range e.Reads {
+				v := &h.Versions[r]
+				if v.Writer == sqlhistory.Unwritten {
+					fail("%s event %d (%v): read %s, which nobody wrote", t.Name, ei+1, e.Kind, h.VersionString(r))
+					continue
+				}
+				if v.Deleted() {
+					fail("%s event %d (%v): read a deletion %s", t.Name, ei+1, e.Kind, h.VersionString(r))
+					continue
+				}
+				if !e.Where.Eval(v.Row) {
+					fail("%s event %d (%v WHERE %s): read %s, which does not satisfy the predicate", t.Name, ei+1, e.Kind, e.Where, h.VersionString(r))
+				}
+				if e.Kind != sqlhistory.Select && h.Versions[e.Writes[ri]].Key != v.Key {
+					fail("%s event %d (%v): wrote %s for %s", t.Name, ei+1, e.Kind, h.VersionString(e.Writes[ri]), h.VersionString(r))
+				}
+			}
+			if e.Kind == sqlhistory.Update || e.Kind == sqlhistory.Delete {
+				if len(e.Reads) != len(e.Writes) {
+					fail("%s event %d (%v): %d reads, %d writes", t.Name, ei+1, e.Kind, len(e.Reads), len(e.Writes))
+				}
+			}
+		}
+	}
+	for _, l := range cfg.Levels.Levels() {
+		if !seen[l] {
+			fail("no transaction at %v (mix %v)", l, cfg.Levels)
+		}
+	}
+	return errs
+}
