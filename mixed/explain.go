@@ -67,6 +67,16 @@ func Explain(res *Result) *Report {
 		rep.Anomaly = "phantom"
 		rep.Description = "a read did not return a row, and every version of it that the read may have seen instead leads to a violation"
 		rep.Because = append(rep.Because, x.missed(m)...)
+	case res.Either != nil:
+		ei := res.Either
+		rep.Anomaly, rep.Description = cycleName(append(ei.AB[1:], ei.BA[1:]...))
+		rep.Because = append(rep.Because, fmt.Sprintf("%s and %s close a cycle in whichever order they commit:", x.name(ei.A), x.name(ei.B)))
+		for _, c := range [][]Edge{ei.AB, ei.BA} {
+			rep.Because = append(rep.Because, fmt.Sprintf("if %s commits before %s:", x.name(c[0].From), x.name(c[0].To)))
+			for _, e := range c[1:] {
+				rep.Because = append(rep.Because, "  "+x.edge(e))
+			}
+		}
 	default:
 		rep.Anomaly = "no commit order"
 		rep.Description = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
@@ -232,6 +242,9 @@ func (x explainer) read(t, ev int) string {
 func (x explainer) edge(e Edge) string {
 	switch e.Kind {
 	case SessionOrder:
+		if e.From == sqlhistory.Init {
+			return fmt.Sprintf("init → %s: the initial state precedes every transaction", x.name(e.To))
+		}
 		return fmt.Sprintf("%s → %s: same session, %s first", x.name(e.From), x.name(e.To), x.name(e.From))
 	case ReadFrom:
 		if e.Chosen {
@@ -240,13 +253,17 @@ func (x explainer) edge(e Edge) string {
 		}
 		return fmt.Sprintf("%s → %s: %s read %s", x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), x.version(e.Key, e.Version))
 	case Visible:
+		then := "so it commits before " + x.name(e.To)
+		if e.To == sqlhistory.Init {
+			then = "so it would have to commit before the initial state"
+		}
 		how := "read"
 		if e.Chosen {
 			how = "saw (it did not return the row; its predicate rejects this version)"
 		}
-		return fmt.Sprintf("%s → %s: %s %s %s of %s, and %s, which also writes %s, is visible to it under %s (%s), so it commits before %s",
+		return fmt.Sprintf("%s → %s: %s %s %s of %s, and %s, which also writes %s, is visible to it under %s (%s), %s",
 			x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), how, x.version(e.Key, e.Version), x.name(e.To),
-			x.name(e.From), x.h.Keys[e.Key], x.h.Txns[e.Reader].Level, visibility[x.h.Txns[e.Reader].Level], x.name(e.To))
+			x.name(e.From), x.h.Keys[e.Key], x.h.Txns[e.Reader].Level, visibility[x.h.Txns[e.Reader].Level], then)
 	}
 	return ""
 }
@@ -306,6 +323,9 @@ func (r *Result) WriteDOT(w io.Writer) error {
 		fmt.Fprintf(&b, "  t%d [label=%q];\n", i, fmt.Sprintf("%s [%s]", h.TxnName(i), h.Txns[i].Level))
 	}
 	edges := r.Cycle
+	if r.Either != nil {
+		edges = append(append(edges, r.Either.AB...), r.Either.BA...)
+	}
 	if r.Missed != nil {
 		for _, c := range r.Missed.Choices {
 			edges = append(edges, c.Cycle...)

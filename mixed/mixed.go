@@ -81,6 +81,9 @@ type Result struct {
 	// NoOrder says that no commit order satisfies the axioms although no
 	// single cycle shows it (seed 003's Algorithm 4 found none).
 	NoOrder bool
+	// Either, when NoOrder, may show why: two transactions that close a
+	// cycle in whichever order they commit.
+	Either *Either
 	// History is the history the evidence refers to: the counterexample
 	// alone when shrunk, else the input. The transaction indices of
 	// Anomalies, Cycle and Missed are indices into History.Txns; Txns maps
@@ -169,6 +172,9 @@ const (
 	// writes Key, is visible to that read under Reader's level, so From
 	// commits first (the level's axiom).
 	Visible
+	// Supposed: one side of a choice the explanation makes, From
+	// committing before To (see Result.Either).
+	Supposed
 )
 
 func (k EdgeKind) String() string {
@@ -179,6 +185,8 @@ func (k EdgeKind) String() string {
 		return "wr"
 	case Visible:
 		return "vis"
+	case Supposed:
+		return "if"
 	}
 	return fmt.Sprintf("EdgeKind(%d)", uint8(k))
 }
@@ -222,6 +230,14 @@ type Choice struct {
 	// cycle does, but no commit order satisfies the axioms.
 	Cycle   []Edge
 	NoOrder bool
+}
+
+// Either is a pair of transactions A and B such that A before B closes
+// cycle AB, and B before A closes cycle BA (each starting with the
+// supposed edge).
+type Either struct {
+	A, B   int
+	AB, BA []Edge
 }
 
 // Check decides whether h is consistent: whether it satisfies every

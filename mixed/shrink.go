@@ -50,6 +50,9 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 		res.History, res.Txns = h, allTxns(h, res)
 		return
 	}
+	if final.NoOrder && final.Missed == nil {
+		final.Either = either(sub, final)
+	}
 	stats := res.Stats
 	*res = *final
 	res.Stats = stats
@@ -147,4 +150,55 @@ func evidenceTxns(h *sqlhistory.History, res *Result) []bool {
 		}
 	}
 	return keep
+}
+
+// either looks for two transactions of a small violated history without
+// conflicts that close a cycle in either order, for the explanation.
+func either(h *sqlhistory.History, res *Result) *Either {
+	committed, optional := outcomes(h)
+	if len(optional) > 0 || len(h.Txns) > 64 {
+		return nil
+	}
+	p := newProblem(h, committed)
+	if len(p.unknown) > 0 || len(p.anomalies) > 0 {
+		return nil
+	}
+	st, cycle := p.initialState()
+	steps := 0
+	if cycle != nil || p.saturate(st, &steps) != nil {
+		return nil
+	}
+	try := func(a, b int) []Edge {
+		next := st.clone()
+		why := Edge{from: a, to: b, Kind: Supposed}
+		next.addOrder(a, b, why)
+		c := p.saturate(next, &steps)
+		if c == nil {
+			return nil
+		}
+		// Start with the supposed edge: as the cycle's first edge if it
+		// is one, else as the premise that made the cycle's edges hold.
+		for i, e := range c {
+			if e.Kind == Supposed {
+				return p.export(append(c[i:], c[:i]...))
+			}
+		}
+		return p.export(append([]Edge{why}, c...))
+	}
+	n := len(p.nodes)
+	for a := 1; a < n; a++ {
+		for b := a + 1; b < n; b++ {
+			if st.succ[a].has(b) || st.succ[b].has(a) {
+				continue
+			}
+			ab := try(a, b)
+			if ab == nil {
+				continue
+			}
+			if ba := try(b, a); ba != nil {
+				return &Either{A: p.nodes[a], B: p.nodes[b], AB: ab, BA: ba}
+			}
+		}
+	}
+	return nil
 }

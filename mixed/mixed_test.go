@@ -1,0 +1,93 @@
+package mixed_test
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/predicate"
+	"github.com/isocheck/isocheck/sqlhistory"
+)
+
+// doctors builds the on-call history: two doctors are on call; each of two
+// transactions checks that both are, and takes one off call. Levels a and
+// b are the two transactions'; see says how many on-call rows the second
+// one's SELECT returned (2: it did not see the first's update; 1: it did).
+func doctors(t *testing.T, a, b level.Level, see int) *sqlhistory.History {
+	t.Helper()
+	bld := sqlhistory.NewBuilder("doctors")
+	row := func(id int64, on bool) predicate.Row {
+		return predicate.Row{"id": predicate.Int(id), "on_call": predicate.Bool(on)}
+	}
+	for _, id := range []string{"1", "2"} {
+		n := int64(id[0] - '0')
+		if err := bld.AddInitial("doctors", id, "init-"+id, row(n, true), 0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	onCall := predicate.MustParse("on_call = TRUE")
+	txn := func(name, session string, lvl level.Level, reads []sqlhistory.RowSpec, id string, read string) sqlhistory.TxnSpec {
+		n := int64(id[0] - '0')
+		return sqlhistory.TxnSpec{Name: name, Session: session, Level: lvl, Events: []sqlhistory.EventSpec{
+			{Kind: sqlhistory.Select, Table: "doctors", Where: onCall, Rows: reads},
+			{Kind: sqlhistory.Update, Table: "doctors", Where: predicate.MustParse("id = " + id),
+				Rows: []sqlhistory.RowSpec{{Key: id, Read: read, Write: name + "-" + id, Row: row(n, false)}}},
+		}}
+	}
+	both := []sqlhistory.RowSpec{{Key: "1", Read: "init-1"}, {Key: "2", Read: "init-2"}}
+	if _, err := bld.AddTxn(txn("T1", "a", a, both, "1", "init-1")); err != nil {
+		t.Fatal(err)
+	}
+	second := both
+	if see == 1 {
+		second = []sqlhistory.RowSpec{{Key: "2", Read: "init-2"}}
+	}
+	if _, err := bld.AddTxn(txn("T2", "b", b, second, "2", "init-2")); err != nil {
+		t.Fatal(err)
+	}
+	h, err := bld.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return h
+}
+
+func TestDoctors(t *testing.T) {
+	for _, tc := range []struct {
+		a, b    level.Level
+		see     int
+		want    check.Verdict
+		anomaly string
+	}{
+		// Write skew: both saw two doctors on call.
+		{level.SER, level.SER, 2, check.Violated, "G2"},
+		{level.SER, level.RC, 2, check.Satisfied, ""}, // T1, then T2 reading stale rows at RC
+		{level.SI, level.SI, 2, check.Satisfied, ""},
+		{level.RC, level.RC, 2, check.Satisfied, ""},
+		// T2 saw T1's update: T1 then T2, serial.
+		{level.SER, level.SER, 1, check.Satisfied, ""},
+	} {
+		h := doctors(t, tc.a, tc.b, tc.see)
+		res, err := mixed.Check(context.Background(), h, mixed.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != tc.want {
+			t.Errorf("%v+%v, saw %d: %v, want %v", tc.a, tc.b, tc.see, res.Verdict, tc.want)
+			continue
+		}
+		if tc.want != check.Violated {
+			continue
+		}
+		rep := mixed.Explain(res)
+		if !strings.HasPrefix(rep.Anomaly, tc.anomaly) {
+			t.Errorf("%v+%v: anomaly %q, want %q", tc.a, tc.b, rep.Anomaly, tc.anomaly)
+		}
+		var b strings.Builder
+		rep.WriteText(&b)
+		t.Logf("%v+%v:\n%s", tc.a, tc.b, b.String())
+	}
+}
