@@ -59,9 +59,7 @@ func Explain(res *Result) *Report {
 	case res.Cycle != nil:
 		rep.Anomaly, rep.Description = cycleName(res.Cycle)
 		rep.Because = append(rep.Because, "every commit order must order these transactions in a cycle:")
-		for _, e := range res.Cycle {
-			rep.Because = append(rep.Because, "  "+x.edge(e))
-		}
+		rep.Because = append(rep.Because, x.edges(res.Cycle, "  ")...)
 	case res.Missed != nil:
 		m := res.Missed
 		rep.Anomaly = "phantom"
@@ -73,9 +71,7 @@ func Explain(res *Result) *Report {
 		rep.Because = append(rep.Because, fmt.Sprintf("%s and %s close a cycle in whichever order they commit:", x.name(ei.A), x.name(ei.B)))
 		for _, c := range [][]Edge{ei.AB, ei.BA} {
 			rep.Because = append(rep.Because, fmt.Sprintf("if %s commits before %s:", x.name(c[0].From), x.name(c[0].To)))
-			for _, e := range c[1:] {
-				rep.Because = append(rep.Because, "  "+x.edge(e))
-			}
+			rep.Because = append(rep.Because, x.edges(c[1:], "  ")...)
 		}
 	default:
 		rep.Anomaly = "no commit order"
@@ -239,6 +235,19 @@ func (x explainer) read(t, ev int) string {
 		strings.ToUpper(e.Kind.String()), e.Table, e.Where.String())
 }
 
+// edges prints each edge of a chain, and under a visibility edge the
+// chain that makes the writer visible.
+func (x explainer) edges(chain []Edge, indent string) []string {
+	var out []string
+	for _, e := range chain {
+		out = append(out, indent+x.edge(e))
+		for _, v := range e.Via {
+			out = append(out, indent+"    because "+x.edge(v))
+		}
+	}
+	return out
+}
+
 func (x explainer) edge(e Edge) string {
 	switch e.Kind {
 	case SessionOrder:
@@ -257,13 +266,13 @@ func (x explainer) edge(e Edge) string {
 		if e.To == sqlhistory.Init {
 			then = "so it would have to commit before the initial state"
 		}
-		how := "read"
+		saw := fmt.Sprintf("read %s from %s", x.version(e.Key, e.Version), x.name(e.To))
 		if e.Chosen {
-			how = "saw (it did not return the row; its predicate rejects this version)"
+			saw = fmt.Sprintf("did not return %s, so it saw %s's version, which its predicate rejects: %s", x.h.Keys[e.Key], x.name(e.To), x.version(e.Key, e.Version))
 		}
-		return fmt.Sprintf("%s → %s: %s %s %s of %s, and %s, which also writes %s, is visible to it under %s (%s), %s",
-			x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), how, x.version(e.Key, e.Version), x.name(e.To),
-			x.name(e.From), x.h.Keys[e.Key], x.h.Txns[e.Reader].Level, visibility[x.h.Txns[e.Reader].Level], then)
+		lvl := x.h.Txns[e.Reader].Level
+		return fmt.Sprintf("%s → %s: %s %s; %s also writes %s and is visible to that statement under %s (%s), %s",
+			x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), saw, x.name(e.From), x.h.Keys[e.Key], lvl, visibility[lvl], then)
 	}
 	return ""
 }
@@ -306,9 +315,7 @@ func (x explainer) missed(m *Missed) []string {
 		if c.NoOrder {
 			out = append(out, "  no commit order satisfies the levels")
 		}
-		for _, e := range c.Cycle {
-			out = append(out, "  "+x.edge(e))
-		}
+		out = append(out, x.edges(c.Cycle, "  ")...)
 	}
 	return out
 }

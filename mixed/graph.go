@@ -274,9 +274,55 @@ func (p *problem) saturate(s *state, steps *int) []Edge {
 				}
 				why := Edge{from: t2, to: t1, Kind: Visible, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
 				if !s.addOrder(t2, t1, why) {
-					return append(s.path(t1, t2), why)
+					return p.justify(s, append(s.path(t1, t2), why))
 				}
 				changed = true
+			}
+		}
+	}
+	return nil
+}
+
+// justify fills in Via for the Visible edges of cycle: the constraints
+// that make the writer visible to the read, for the levels whose
+// visibility goes through the commit order.
+func (p *problem) justify(s *state, cycle []Edge) []Edge {
+	for i := range cycle {
+		e := &cycle[i]
+		if e.Kind != Visible || e.Via != nil {
+			continue
+		}
+		t2, t := e.from, e.reader
+		switch p.level[t] {
+		case level.SER:
+			e.Via = s.path(t2, t)
+		case level.PC, level.SI:
+			e.Via = p.prefixVia(s, t2, t)
+		}
+	}
+	return cycle
+}
+
+// prefixVia returns a path t2 ⇝ t3 → t where the last edge is session
+// order or a read, or, for SI, t2 ⇝ t4 ⇝ t where t4 writes a row t writes.
+func (p *problem) prefixVia(s *state, t2, t int) []Edge {
+	for _, e := range s.edges {
+		for _, d := range e {
+			if d.to != t || (d.Kind != SessionOrder && d.Kind != ReadFrom) {
+				continue
+			}
+			if d.from == t2 {
+				return []Edge{d}
+			}
+			if s.succ[t2].has(d.from) {
+				return append(s.path(t2, d.from), d)
+			}
+		}
+	}
+	if share := p.shareWrite[t]; share != nil {
+		for t4 := range s.succ {
+			if share.has(t4) && s.succ[t4].has(t) && (t4 == t2 || s.succ[t2].has(t4)) {
+				return append(s.path(t2, t4), s.path(t4, t)...)
 			}
 		}
 	}

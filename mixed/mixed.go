@@ -205,6 +205,10 @@ type Edge struct {
 	// version, one its predicate rejects.
 	Version sqlhistory.VersionID
 	Chosen  bool
+	// Via, for Visible edges, is the chain of commit-order constraints
+	// that makes From visible to the read (for levels whose visibility
+	// depends on the commit order).
+	Via []Edge
 
 	from, to, reader, readEv int // nodes
 }
@@ -381,9 +385,10 @@ func (p *problem) export(cycle []Edge) []Edge {
 	for i, e := range cycle {
 		e.From, e.To = p.nodes[e.from], p.nodes[e.to]
 		e.Reader, e.Event = -1, -1
-		if e.Kind != SessionOrder {
+		if e.Kind != SessionOrder && e.Kind != Supposed {
 			e.Reader, e.Event = p.nodes[e.reader], e.readEv
 		}
+		e.Via = p.export(e.Via)
 		out[i] = e
 	}
 	return out

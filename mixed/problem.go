@@ -275,7 +275,7 @@ func (p *problem) addRead(s *state, ri readInst) []Edge {
 	s.addSoWr(ri.w, ri.t, ri.ev)
 	why := Edge{from: ri.w, to: ri.t, Kind: ReadFrom, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
 	if !s.addOrder(ri.w, ri.t, why) {
-		return append(s.path(ri.t, ri.w), why)
+		return p.justify(s, append(s.path(ri.t, ri.w), why))
 	}
 	return nil
 }
