@@ -42,6 +42,10 @@
 //     [ElleJSON], elle-cli's JSON form of the same: one event (an op map)
 //     a line, or all of them in one vector (array), as described below
 //     under "Jepsen histories".
+//   - [SQL], histories of SQL transactions (package sqlhistory), one JSON
+//     transaction per line, as described below under "SQL histories".
+//     They are not key-value histories: [ReadSQL] and [WriteSQL] read and
+//     write them, and ReadFile and Read refuse them.
 //
 // Integers of the text and binary formats that the native format cannot
 // hold as integers (|v| >= 2^62) are read as named values, the decimal
@@ -142,6 +146,81 @@
 // Tagged records (#jepsen.history.Op{...}) are read as their maps;
 // comments and #_ discards are skipped.
 //
+// # SQL histories
+//
+// A SQL history (seed 003, §2) holds transactions of SELECT, INSERT,
+// UPDATE and DELETE statements (events) over tables of rows with a
+// primary key, each transaction at its own isolation level. It is JSONL:
+// one JSON object a line, blank lines ignored. Lines with the single field
+// "init" declare the initial rows; there may be any number of them, before
+// the first transaction:
+//
+//	{"init": [{"table": "kv", "key": 1, "id": "init-1", "row": {"k": 1, "v": 0}}]}
+//
+// Each other line is a transaction:
+//
+//	{"session": 0, "id": "t1", "level": "SER", "status": "committed", "events": [
+//	  {"select": "kv", "where": "k = 1 OR v > 3", "rows": [{"key": 1, "id": "init-1"}]},
+//	  {"insert": "kv", "rows": [{"key": 2, "id": "t1-a", "row": {"k": 2, "v": 5}}]},
+//	  {"update": "kv", "where": "v < 3", "rows": [{"key": 1, "read": "init-1", "id": "t1-b", "row": {"k": 1, "v": 3}}]},
+//	  {"delete": "kv", "where": "v = 5", "rows": [{"key": 2, "read": "t1-a"}]}]}
+//
+// (on one line in a file). The lines of a session, in file order, are its
+// transactions in session order. The fields of a transaction are:
+//
+//   - session (required): an integer or a string; 1 and "1" are the same.
+//   - id: a string naming the transaction in reports; by default T and its
+//     index, from T0. No two transactions may have the same id (given, or
+//     by default).
+//   - level (required): its isolation level, SER, SI, PC, CC, RA or RC
+//     (or a long name such as "serializable" or "read-committed").
+//   - status: "committed" (the default), "aborted" or "unknown".
+//   - events (required): its statements in program order.
+//
+// An event has exactly one of the fields select, insert, update and
+// delete, whose value is the table; where, its predicate (absent: every
+// row of the table; an insert has none); rows (required, maybe []); and
+// text, the statement as sent, for reports only. A row of an event has
+// key, the row's primary key: a string, a number or an array of those,
+// whose canonical text is the string, the number as written, or the
+// array's compact JSON encoding (so 1 and "1" are the same key, but 1 and
+// 1.0 are not); and, by the kind of the event:
+//
+//   - select: id, the version of the row the select returned, and
+//     optionally row, its content, which must agree with what the version's
+//     writer wrote. A select names only the rows it returned: that no other
+//     row satisfied the predicate is left for the checker to explain.
+//   - insert: id, the version it wrote, and row, its content. An insert
+//     reads nothing; it inserts or replaces the row.
+//   - update: read, the version the update matched, id, the version it
+//     wrote, and row, the new content. An update names the rows it
+//     matched, only.
+//   - delete: read, the version the delete matched, and optionally id, the
+//     name of the deletion (by default one is made up).
+//
+// Versions are named by write ids, unique in the history: an initial row,
+// an insert or an update writes a version of the name given, and a read
+// names one. A read of a version nobody wrote is a read from thin air,
+// left for the checker to report. The content of a row (row) is an object
+// of its columns: each value a string, a number (an integer from -2^63 to
+// 2^63-1 if written without fraction or exponent, else a float), a
+// boolean or null.
+//
+// A predicate (where) is SQL's WHERE clause, as package predicate reads
+// it: comparisons (=, <> or !=, <, <=, >, >=) of columns and constants
+// (integers, decimals, 'strings', TRUE, FALSE, NULL), col [NOT] IN (v1,
+// v2, ...), col [NOT] BETWEEN lo AND hi and col IS [NOT] NULL, combined
+// with AND, OR, NOT and parentheses. It has SQL's three-valued logic: a
+// comparison with NULL (a missing column is NULL) or of values of
+// incomparable kinds is unknown, and a row satisfies the predicate only
+// if it is true. A deleted row satisfies no predicate.
+//
+// Unknown and duplicate fields are errors, and every error gives the file
+// and the line, and the column for one inside a line (and the byte offset
+// inside the predicate for a predicate that does not parse). Besides the
+// length of a line (see "Limits"), an event or an init line has at most
+// 2^20 rows and a transaction at most 2^20 events.
+//
 // # Empty inputs
 //
 // An input that is empty or blank (only spaces, tabs, carriage returns and
@@ -204,6 +283,10 @@ const (
 	EDN Format = "edn"
 	// ElleJSON is elle-cli's JSON form of a Jepsen history.
 	ElleJSON Format = "elle-json"
+	// SQL is a SQL history (see "SQL histories" in the package
+	// documentation), which is not a key-value history: read it with
+	// ReadSQL or ReadSQLFile. ReadFile and Read refuse it, saying so.
+	SQL Format = "sql"
 	// Empty is the Info.Format of an input read with Auto that is empty or
 	// blank (see "Empty inputs" in the package documentation): there was
 	// nothing to tell its format by. It is not a format to read with.
@@ -230,8 +313,10 @@ func ParseFormat(s string) (Format, error) {
 		return EDN, nil
 	case "elle-json", "ellejson":
 		return ElleJSON, nil
+	case "sql":
+		return SQL, nil
 	}
-	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn or elle-json)", s)
+	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn, elle-json or sql)", s)
 }
 
 // Error is an error in the content of an input.
@@ -338,6 +423,8 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
 		return readCobra(ctx, path)
+	case SQL:
+		return nil, nil, errSQL(path, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", path, f)
 	}
@@ -392,6 +479,8 @@ func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*hist
 	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
 		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
+	case SQL:
+		return nil, nil, errSQL(name, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
 	}
@@ -496,6 +585,8 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 	switch f {
 	case Empty:
 		return emptyHistory(name), &Info{Format: Empty}, nil
+	case SQL:
+		return nil, nil, errSQL(name, true)
 	case JSONL, Text:
 		if lr == nil {
 			lr = newLineReader(br, name)
@@ -567,7 +658,7 @@ func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
 		e.Line = lr.line
 		return "", nil, e
 	}
-	if f != JSONL && f != Text {
+	if f != JSONL && f != Text && f != SQL {
 		return "", nil, lineError(name, lr.line, "cannot detect the format: a %s input cannot start with blank lines", f)
 	}
 	return f, lr, nil
@@ -637,6 +728,8 @@ func Write(w io.Writer, h *history.History, f Format) error {
 		err = writeEDN(bw, h)
 	case ElleJSON:
 		err = writeElleJSON(bw, h)
+	case SQL:
+		return fmt.Errorf("cannot write a key-value history as a SQL history: convert it with sqlhistory.FromKV and write it with WriteSQL")
 	default:
 		return fmt.Errorf("cannot write format %q (want jsonl, text, dbcop, edn or elle-json)", f)
 	}
@@ -663,6 +756,8 @@ const sniffLen = 64 << 10
 //   - a file that starts with an EDN map ("{:"), a vector or list of them,
 //     a record ("#jepsen..."), a discarded form ("#_") or a comment (";")
 //     is EDN;
+//   - a file whose first non-blank line is a JSON object with a field
+//     "events" or "init" (among those of the first 64 KiB) is SQL;
 //   - a file whose first non-blank line starts with "{" is JSONL;
 //   - a file whose first non-blank line starts with "r(" or "w(" is Text;
 //   - a file named *.log that starts with a Cobra 'S' record is a Cobra log
@@ -715,6 +810,9 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 		case '{':
 			if f, ok := sniffJepsen(s[i:]); ok {
 				return f, nil
+			}
+			if sniffSQL(s[i:]) {
+				return SQL, nil
 			}
 			return JSONL, nil
 		case '[', '(', '#', ';':

@@ -137,6 +137,7 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 // and the examples between the formats.
 func TestRoundTripVerdictsCorpus(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
+	paths = keyValueExamples(paths)
 	dir := corpus.Dir(t)
 	paths = append(paths, filepath.Join(dir, "polysi", "galera.txt"), filepath.Join(dir, "polysi", "yugabyte.txt"))
 	if !testing.Short() {
@@ -202,6 +203,7 @@ func TestRoundTripVerdictsGenerated(t *testing.T) {
 // are strings, to text and dbcop.
 func TestConvertExamples(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
+	paths = keyValueExamples(paths)
 	if err != nil || len(paths) == 0 {
 		t.Skip("no examples")
 	}
