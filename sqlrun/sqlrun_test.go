@@ -100,6 +100,7 @@ func TestRunBank(t *testing.T) {
 					t.Fatal(err)
 				}
 				sqlruntest.Check(t, h, cfg)
+				sqlruntest.Satisfied(t, h)
 				kinds := map[sqlhistory.Kind]int{}
 				status := map[sqlhistory.Status]int{}
 				for _, tx := range h.Txns {

@@ -8,11 +8,14 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
+	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/postgres"
 	"github.com/isocheck/isocheck/db/sqlite"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
 )
@@ -116,4 +119,20 @@ func Problems(h *sqlhistory.History, cfg sqlrun.Config) []error {
 		}
 	}
 	return errs
+}
+
+// Satisfied checks h with package mixed, each transaction at its level,
+// and fails t unless the verdict is Satisfied: what SQLite and PostgreSQL
+// record at the levels they provide should be.
+func Satisfied(t testing.TB, h *sqlhistory.History) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	res, err := mixed.Check(ctx, h, mixed.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Verdict != check.Satisfied {
+		t.Errorf("mixed.Check: %v (%s): transactions %v, anomalies %v, cycle %v", res.Verdict, res.Reason, res.Txns, res.Anomalies, res.Cycle)
+	}
 }

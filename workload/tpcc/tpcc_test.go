@@ -28,6 +28,7 @@ func TestRun(t *testing.T) {
 				}
 				elapsed := time.Since(start)
 				sqlruntest.Check(t, h, cfg)
+				sqlruntest.Satisfied(t, h)
 				kinds := map[string]int{}
 				status := map[sqlhistory.Status]int{}
 				events := 0

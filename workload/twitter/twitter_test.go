@@ -27,6 +27,7 @@ func TestRun(t *testing.T) {
 					t.Fatal(err)
 				}
 				sqlruntest.Check(t, h, cfg)
+				sqlruntest.Satisfied(t, h)
 				kinds := map[string]int{}
 				status := map[sqlhistory.Status]int{}
 				events := 0
