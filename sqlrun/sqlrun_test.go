@@ -101,6 +101,7 @@ func TestRunBank(t *testing.T) {
 				}
 				sqlruntest.Check(t, h, cfg)
 				sqlruntest.Satisfied(t, h)
+				size := len(sqlruntest.RoundTrip(t, h))
 				kinds := map[sqlhistory.Kind]int{}
 				status := map[sqlhistory.Status]int{}
 				for _, tx := range h.Txns {
@@ -109,7 +110,7 @@ func TestRunBank(t *testing.T) {
 						kinds[e.Kind]++
 					}
 				}
-				t.Logf("%v %v", status, kinds)
+				t.Logf("%v %v, %d bytes written", status, kinds, size)
 				for _, k := range []sqlhistory.Kind{sqlhistory.Select, sqlhistory.Insert, sqlhistory.Update, sqlhistory.Delete} {
 					if kinds[k] == 0 {
 						t.Errorf("no %v event", k)

@@ -3,10 +3,14 @@
 package sqlruntest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -14,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/postgres"
 	"github.com/isocheck/isocheck/db/sqlite"
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -135,4 +140,57 @@ func Satisfied(t testing.TB, h *sqlhistory.History) {
 	if res.Verdict != check.Satisfied {
 		t.Errorf("mixed.Check: %v (%s): transactions %v, anomalies %v, cycle %v", res.Verdict, res.Reason, res.Txns, res.Anomalies, res.Cycle)
 	}
+}
+
+// RoundTrip writes h with format.WriteSQL, reads it back with
+// format.ReadSQL, fails t unless it is the same history (but for its
+// file and lines), and returns what was written.
+func RoundTrip(t testing.TB, h *sqlhistory.History) []byte {
+	t.Helper()
+	var out bytes.Buffer
+	if err := format.WriteSQL(&out, h); err != nil {
+		t.Fatalf("WriteSQL: %v", err)
+	}
+	back, err := format.ReadSQL(bytes.NewReader(out.Bytes()), "back.jsonl")
+	if err != nil {
+		t.Fatalf("reading back: %v", err)
+	}
+	if a, b := Dump(h), Dump(back); a != b {
+		t.Fatalf("the format's round trip changed the history:\n%s\nto\n%s", a, b)
+	}
+	return out.Bytes()
+}
+
+// Dump renders h canonically, all but its file and lines.
+func Dump(h *sqlhistory.History) string {
+	var b strings.Builder
+	for k, rk := range h.Keys {
+		fmt.Fprintf(&b, "key %d %q/%q\n", k, rk.Table, rk.Key)
+	}
+	for _, t := range slices.Sorted(maps.Keys(h.TableKeys)) {
+		fmt.Fprintf(&b, "table %q: %v\n", t, h.TableKeys[t])
+	}
+	for id := range h.Versions {
+		v := &h.Versions[id]
+		row := "deleted"
+		if v.Row != nil {
+			row = sqlhistory.RowString(v.Row)
+		}
+		fmt.Fprintf(&b, "v%d %q of %s by %s/%d %s\n", id, v.Name, h.Keys[v.Key], h.TxnName(v.Writer), v.Event, row)
+	}
+	var inits []string
+	for k, v := range h.Initial {
+		inits = append(inits, fmt.Sprintf("init %s = v%d\n", h.Keys[k], v))
+	}
+	slices.Sort(inits)
+	b.WriteString(strings.Join(inits, ""))
+	fmt.Fprintf(&b, "sessions %v\n", h.Sessions)
+	for i := range h.Txns {
+		t := &h.Txns[i]
+		fmt.Fprintf(&b, "txn %d %q s%d %v %v\n", i, h.TxnName(i), t.Session, t.Level, t.Status)
+		for _, e := range t.Events {
+			fmt.Fprintf(&b, "  %v %q where %v text %q reads %v writes %v\n", e.Kind, e.Table, e.Where, e.Text, e.Reads, e.Writes)
+		}
+	}
+	return b.String()
 }

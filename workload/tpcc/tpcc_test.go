@@ -29,6 +29,7 @@ func TestRun(t *testing.T) {
 				elapsed := time.Since(start)
 				sqlruntest.Check(t, h, cfg)
 				sqlruntest.Satisfied(t, h)
+				size := len(sqlruntest.RoundTrip(t, h))
 				kinds := map[string]int{}
 				status := map[sqlhistory.Status]int{}
 				events := 0
@@ -38,7 +39,7 @@ func TestRun(t *testing.T) {
 					status[tx.Status]++
 					events += len(tx.Events)
 				}
-				t.Logf("%v: %d txns %v, %v, %d events, %d versions, %d keys", elapsed, len(h.Txns), status, kinds, events, len(h.Versions), len(h.Keys))
+				t.Logf("%v: %d txns %v, %v, %d events, %d versions, %d keys, %d bytes written", elapsed, len(h.Txns), status, kinds, events, len(h.Versions), len(h.Keys), size)
 				if status[sqlhistory.Committed] == 0 {
 					t.Error("nothing committed")
 				}

@@ -26,8 +26,10 @@ func TestRun(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				elapsed := time.Since(start)
 				sqlruntest.Check(t, h, cfg)
 				sqlruntest.Satisfied(t, h)
+				size := len(sqlruntest.RoundTrip(t, h))
 				kinds := map[string]int{}
 				status := map[sqlhistory.Status]int{}
 				events := 0
@@ -37,7 +39,7 @@ func TestRun(t *testing.T) {
 					status[tx.Status]++
 					events += len(tx.Events)
 				}
-				t.Logf("%v: %d txns %v, %v, %d events, %d versions", time.Since(start), len(h.Txns), status, kinds, events, len(h.Versions))
+				t.Logf("%v: %d txns %v, %v, %d events, %d versions, %d bytes written", elapsed, len(h.Txns), status, kinds, events, len(h.Versions), size)
 				if status[sqlhistory.Committed] == 0 {
 					t.Error("nothing committed")
 				}
