@@ -45,6 +45,9 @@ type problem struct {
 	unknown   []unknownRead
 	anomalies []Anomaly
 	anySI     bool
+	// anyCC: some transaction is at CC, whose visibility, (so ∪ wr)+, goes
+	// through the reads of other transactions (see causalWitness).
+	anyCC bool
 }
 
 // newProblem builds the problem of h in which the transactions marked in
@@ -58,6 +61,7 @@ func newProblem(h *sqlhistory.History, committed []bool) *problem {
 			p.nodes = append(p.nodes, i)
 			p.level = append(p.level, h.Txns[i].Level)
 			p.anySI = p.anySI || h.Txns[i].Level == level.SI
+			p.anyCC = p.anyCC || h.Txns[i].Level == level.CC
 		}
 	}
 	n := len(p.nodes)
@@ -120,6 +124,24 @@ func newProblem(h *sqlhistory.History, committed []bool) *problem {
 	return p
 }
 
+// causalWitness reports whether the writer of a row that a read of node t
+// did not return matters even when the read's predicate rejects every
+// version of it. Seed 003's Theorem 5, which lets Algorithm 3 leave such
+// reads undefined, covers SER, SI, PC, RA and RC, not CC: a read adds
+// its writer to the causal past, (so ∪ wr)+, of its transaction and of
+// every transaction after it. A read of an RC, RA or CC transaction may
+// always read from a writer already in its causal past, but SER, SI and
+// PC make it read from one co-after every visible writer, which may not
+// be. So with a CC transaction in the history, such reads of SER, SI and
+// PC transactions are decided like conflicts (see searcher.extend).
+func (p *problem) causalWitness(t int) bool {
+	switch p.level[t] {
+	case level.SER, level.SI, level.PC:
+		return p.anyCC
+	}
+	return false
+}
+
 // row returns the content of node t's final version of x (nil: absent).
 func (p *problem) finalRow(t int, x sqlhistory.KeyID) (v sqlhistory.VersionID, ok bool) {
 	v, ok = p.writes[t][x]
@@ -177,7 +199,7 @@ func (p *problem) readsOf(t int) {
 					}
 				}
 				switch {
-				case len(u.sat) == 0:
+				case len(u.sat) == 0 && !p.causalWitness(t):
 					// Whatever t read of x, the predicate rejects it:
 					// never a conflict (seed 003, Algorithm 3's 1-sets).
 				case len(u.unsat) == 0:

@@ -91,14 +91,18 @@ func (s *searcher) extend(st *state, root bool) *failure {
 				break
 			}
 		}
-		if !conflict {
-			continue
-		}
 		var choices []int
+		causal := false
 		for _, w := range u.unsat {
 			if !st.succ[u.t].has(w) {
 				choices = append(choices, w)
+				causal = causal || (s.p.causalWitness(u.t) && !st.hb[u.t].has(w))
 			}
+		}
+		if !conflict && !causal {
+			// Every choice is rejected by the predicate and adds nothing
+			// to the reader's causal past: the read may stay undefined.
+			continue
 		}
 		if best < 0 || len(choices) < len(bestChoices) {
 			best, bestChoices = i, choices

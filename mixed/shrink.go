@@ -30,16 +30,20 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 			keep = seed
 		}
 	}
-	for i := len(h.Txns) - 1; i >= 0; i-- {
-		if !keep[i] || readFrom(h, keep, i) {
-			continue
-		}
-		keep[i] = false
-		if violates(ctx, h, keep, opts) == nil {
-			keep[i] = true
-		}
-		if ctx.Err() != nil {
-			break
+	// Drop transactions one at a time until none can go: dropping one
+	// may make another droppable, so repeat the passes to a fixpoint.
+	for changed := true; changed && ctx.Err() == nil; {
+		changed = false
+		for i := len(h.Txns) - 1; i >= 0 && ctx.Err() == nil; i-- {
+			if !keep[i] || readFrom(h, keep, i) {
+				continue
+			}
+			keep[i] = false
+			if violates(ctx, h, keep, opts) == nil {
+				keep[i] = true
+			} else {
+				changed = true
+			}
 		}
 	}
 	sub, orig := h.Subset(keep)

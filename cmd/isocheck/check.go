@@ -93,6 +93,8 @@ type checkFlags struct {
 	// measurements.
 	ablate check.Options
 	engine string
+	// sqlNaive checks SQL histories with seed 003's naive baseline.
+	sqlNaive bool
 }
 
 // runCheck runs check (a summary and the checker's cycle) or, with
@@ -104,7 +106,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	fs := newFlagSet(name, stderr)
 	var cf checkFlags
-	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all")
+	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all; for a SQL history, the level of every transaction instead of each one's own")
 	cf.input = addInputFlags(fs)
 	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
@@ -114,6 +116,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
 	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
+	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (seed 003's baseline)")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
@@ -135,6 +138,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		return usageError(stderr, name, "--solver must be one of %v, not %q", solver.Engines(), cf.engine)
 	}
 	cf.ablate.Engine = solver.Engine(cf.engine)
+	if isSQL(cf.input.format, pos[0]) {
+		return cf.runSQL(fs, pos[0], explain, stdout, stderr)
+	}
 	all := strings.EqualFold(cf.level, "all")
 	var lvl level.Level
 	if !all {

@@ -1,0 +1,130 @@
+package mixed_test
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"math/rand/v2"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlhistory"
+)
+
+var sqlRuns = flag.Int("sql.runs", 3000, "random SQL histories in TestAgreesWithReference")
+
+// TestAgreesWithReference checks random small SQL histories, with random
+// predicates, inserts, updates, deletes, aborted and unknown transactions
+// and a random level per transaction, with the checker (by default, and
+// with the naive baseline) and with the brute-force reference, which
+// enumerates every witness and commit order. The verdicts must be equal.
+func TestAgreesWithReference(t *testing.T) {
+	cfgs := []historytest.SQLConfig{
+		{},
+		{Txns: 7, Sessions: 3, Keys: 3, Tables: 1, Events: 3},
+		{Txns: 5, Sessions: 2, Keys: 4, Tables: 1, Events: 4, FaultProb: -1},
+	}
+	verdicts := map[bool]int{}
+	conflicts, naiveSkipped := 0, 0
+	for seed := 0; seed < *sqlRuns; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x5a1))
+		cfg := cfgs[seed%len(cfgs)]
+		h := historytest.RandomSQL(rng, cfg)
+		want, err := reference.CheckSQL(h)
+		if errors.Is(err, reference.ErrSQLTooBig) {
+			continue
+		}
+		if err != nil {
+			t.Fatalf("seed %d: reference: %v", seed, err)
+		}
+		res, err := mixed.Check(context.Background(), h, mixed.Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+			t.Fatalf("seed %d: mixed says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
+		}
+		conflicts += res.Stats.Conflicts
+		if res.Verdict == check.Violated {
+			checkEvidence(t, seed, h, res)
+		}
+		// The naive baseline enumerates every witness and commit order:
+		// compare where it finishes in a moment.
+		if res.Stats.Conflicts <= 6 {
+			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+			naive, err := mixed.Check(ctx, h, mixed.Options{Naive: true, NoShrink: true})
+			cancel()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if naive.Verdict == check.NoVerdict {
+				naiveSkipped++
+			} else if naive.Verdict != res.Verdict {
+				t.Fatalf("seed %d: the naive baseline says %v, mixed %v\n%s", seed, naive.Verdict, res.Verdict, describe(h))
+			}
+		}
+		verdicts[want]++
+	}
+	t.Logf("%d consistent, %d not; %d reads of rows not returned; the naive baseline timed out on %d", verdicts[true], verdicts[false], conflicts, naiveSkipped)
+	if verdicts[true] < *sqlRuns/5 || verdicts[false] < *sqlRuns/5 {
+		t.Errorf("lopsided generator: %v", verdicts)
+	}
+}
+
+// checkEvidence requires that the counterexample of a violation is itself
+// violated according to the reference, and minimal: dropping any one of
+// its transactions that no other of them read from makes it consistent.
+func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Result) {
+	t.Helper()
+	cex := res.History
+	if ok, err := reference.CheckSQL(cex); err == nil && ok {
+		t.Fatalf("seed %d: the counterexample is consistent\n%s", seed, describe(cex))
+	}
+	if res.Anomalies == nil && res.Cycle == nil && res.Missed == nil && !res.NoOrder {
+		t.Fatalf("seed %d: a violation without evidence", seed)
+	}
+	for i := range cex.Txns {
+		keep := make([]bool, len(cex.Txns))
+		for j := range keep {
+			keep[j] = j != i
+		}
+		if readFromBy(cex, i, keep) {
+			continue
+		}
+		sub, _ := cex.Subset(keep)
+		if ok, err := reference.CheckSQL(sub); err == nil && !ok {
+			t.Fatalf("seed %d: the counterexample is not minimal: without %s it is still violated\n%s", seed, cex.TxnName(i), describe(cex))
+		}
+	}
+}
+
+// describe prints h in the SQL JSONL format.
+func describe(h *sqlhistory.History) string {
+	var b strings.Builder
+	if err := format.WriteSQL(&b, h); err != nil {
+		return err.Error()
+	}
+	return b.String()
+}
+
+func readFromBy(h *sqlhistory.History, i int, keep []bool) bool {
+	for j := range h.Txns {
+		if !keep[j] {
+			continue
+		}
+		for _, e := range h.Txns[j].Events {
+			for _, v := range e.Reads {
+				if h.Versions[v].Writer == i {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
