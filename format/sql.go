@@ -783,7 +783,11 @@ func appendSQLTxn(b []byte, h *sqlhistory.History, ti int, unwrittenSeen map[sql
 	t := &h.Txns[ti]
 	var err error
 	b = append(b, `{"session":`...)
-	b = strconv.AppendInt(b, int64(t.Session), 10)
+	if name := h.SessionName(t.Session); isDecimal(name) {
+		b = append(b, name...)
+	} else if b, err = appendSQLString(b, name); err != nil {
+		return nil, err
+	}
 	if t.Name != "" {
 		b = append(b, `,"id":`...)
 		if b, err = appendSQLString(b, t.Name); err != nil {
@@ -1092,4 +1096,18 @@ func (p *scanner) skipValue() bool {
 			return true
 		}
 	}
+}
+
+// isDecimal reports whether s is a non-negative decimal integer as the
+// reader writes session numbers: no sign, no leading zero.
+func isDecimal(s string) bool {
+	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
 }

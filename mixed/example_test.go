@@ -51,9 +51,9 @@ func ExampleCheck() {
 	//   a read did not return a row, and every version of it that the read may have seen instead leads to a violation
 	//
 	// counterexample: 2 transactions
-	//   T2 [SER] session 0, committed
+	//   T2 [SER] session s2, committed
 	//     1. INSERT orders: orders/2@o2 {id: 2, status: 'open'}
-	//   T1 [SER] session 1, committed
+	//   T1 [SER] session s1, committed
 	//     1. SELECT orders WHERE status = 'open' → orders/1@o1 {id: 1, status: 'open'}
 	//     2. SELECT orders WHERE id = 2 → orders/2@o2 {id: 2, status: 'open'}
 	//

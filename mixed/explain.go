@@ -30,7 +30,7 @@ type Report struct {
 // TxnReport is one transaction of a counterexample.
 type TxnReport struct {
 	Name       string   `json:"name"`
-	Session    int      `json:"session"`
+	Session    string   `json:"session"`
 	Level      string   `json:"level"`
 	Status     string   `json:"status"`
 	Line       int      `json:"line,omitempty"`
@@ -97,7 +97,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "violated: %s\n  %s\n\n", r.Anomaly, r.Description)
 	fmt.Fprintf(&b, "counterexample: %d transactions\n", len(r.Transactions))
 	for _, t := range r.Transactions {
-		fmt.Fprintf(&b, "  %s [%s] session %d, %s", t.Name, t.Level, t.Session, t.Status)
+		fmt.Fprintf(&b, "  %s [%s] session %s, %s", t.Name, t.Level, t.Session, t.Status)
 		if t.Line > 0 {
 			fmt.Fprintf(&b, ", line %d", t.Line)
 		}
@@ -158,7 +158,7 @@ func (x explainer) name(t int) string { return x.h.TxnName(t) }
 
 func (x explainer) txn(i int) TxnReport {
 	t := &x.h.Txns[i]
-	r := TxnReport{Name: x.name(i), Session: t.Session, Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
+	r := TxnReport{Name: x.name(i), Session: x.h.SessionName(t.Session), Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
 	for ei := range t.Events {
 		r.Statements = append(r.Statements, x.statement(i, ei))
 	}
@@ -250,6 +250,8 @@ func (x explainer) edges(chain []Edge, indent string) []string {
 
 func (x explainer) edge(e Edge) string {
 	switch e.Kind {
+	case Supposed:
+		return fmt.Sprintf("%s → %s: supposed above", x.name(e.From), x.name(e.To))
 	case SessionOrder:
 		if e.From == sqlhistory.Init {
 			return fmt.Sprintf("init → %s: the initial state precedes every transaction", x.name(e.To))

@@ -153,6 +153,7 @@ func (b *Builder) AddTxn(spec TxnSpec) (int, error) {
 		s = len(b.h.Sessions)
 		b.sessions[spec.Session] = s
 		b.h.Sessions = append(b.h.Sessions, nil)
+		b.h.SessionNames = append(b.h.SessionNames, spec.Session)
 	}
 	ti := len(b.h.Txns)
 	t := Txn{Name: spec.Name, Session: s, Level: spec.Level, Status: spec.Status, Line: spec.Line}

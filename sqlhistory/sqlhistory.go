@@ -161,8 +161,10 @@ type Txn struct {
 // History is a recorded run of SQL transactions.
 type History struct {
 	Txns []Txn
-	// Sessions lists, per session, its transactions in session order.
-	Sessions [][]int
+	// Sessions lists, per session, its transactions in session order;
+	// SessionNames are the sessions' names in the input.
+	Sessions     [][]int
+	SessionNames []string
 	Keys     []RowKey
 	// TableKeys lists, per table, the keys of its rows that appear in the
 	// history.
@@ -190,6 +192,14 @@ func ValidLevel(l level.Level) bool {
 		}
 	}
 	return false
+}
+
+// SessionName returns the input's name of session s.
+func (h *History) SessionName(s int) string {
+	if s < len(h.SessionNames) {
+		return h.SessionNames[s]
+	}
+	return fmt.Sprint(s)
 }
 
 // TxnName returns the name of transaction i for reports ("init" for Init).
@@ -224,7 +234,7 @@ func (h *History) VersionString(v VersionID) string {
 // version whose writer is dropped becomes Unwritten. Sessions keep their
 // indices (some may be empty).
 func (h *History) Subset(keep []bool) (*History, []int) {
-	sub := &History{Keys: h.Keys, TableKeys: h.TableKeys, Initial: h.Initial, File: h.File,
+	sub := &History{Keys: h.Keys, TableKeys: h.TableKeys, Initial: h.Initial, File: h.File, SessionNames: h.SessionNames,
 		Sessions: make([][]int, len(h.Sessions)), Versions: make([]Version, len(h.Versions))}
 	newIndex := make([]int, len(h.Txns))
 	var orig []int
