@@ -165,7 +165,7 @@ type History struct {
 	// SessionNames are the sessions' names in the input.
 	Sessions     [][]int
 	SessionNames []string
-	Keys     []RowKey
+	Keys         []RowKey
 	// TableKeys lists, per table, the keys of its rows that appear in the
 	// history.
 	TableKeys map[string][]KeyID

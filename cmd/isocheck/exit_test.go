@@ -50,6 +50,14 @@ func TestExitStatus(t *testing.T) {
 		{"lwt endless input", []string{"lwt", "/dev/zero"}, exitBadInput, "", "/dev/zero"},
 		{"lwt stopped", []string{"lwt", "--timeout", "1ns", "../../examples/cas-stale-read.edn"}, exitNoVerdict, "--timeout 0 for no limit", ""},
 		{"unknown command", []string{"frobnicate"}, exitBadInput, "", "unknown command"},
+		{"SQL write skew at SER", []string{"check", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, "alice-leaves and bob-leaves close a cycle in whichever order they commit", ""},
+		{"SQL write skew at RC", []string{"check", "../../examples/sql-phantom-rc-ok.jsonl"}, exitSatisfied, "satisfied", ""},
+		{"SQL mixed levels", []string{"explain", "../../examples/sql-mixed-ok.jsonl"}, exitSatisfied, "satisfied", ""},
+		{"SQL at one level", []string{"check", "--level", "rc", "../../examples/sql-phantom-ser.jsonl"}, exitSatisfied, "every transaction at RC: satisfied", ""},
+		{"SQL at all levels", []string{"check", "--level", "all", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, "every transaction at SI: satisfied", ""},
+		{"SQL json", []string{"check", "--json", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, `"anomaly": "G2"`, ""},
+		{"SQL bad level", []string{"check", "--level", "sser", "../../examples/sql-phantom-ser.jsonl"}, exitBadInput, "", "SQL history"},
+		{"SQL syntax error", []string{"check", "--format", "sql", syntax}, exitBadInput, "", "syntax.jsonl:"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
