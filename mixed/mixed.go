@@ -56,6 +56,11 @@ type Options struct {
 	// read of a row it did not return, and every commit order, without
 	// saturation or memory of failed prefixes. For benchmarks.
 	Naive bool
+	// Paper searches for witnesses and a commit order as seed 003's
+	// Algorithms 3 and 4 do (with saturation after every choice) instead
+	// of solving the SAT encoding. For benchmarks; histories with CC
+	// transactions are always checked so.
+	Paper bool
 	// NoShrink keeps the whole history as the counterexample instead of
 	// shrinking it to a minimal set of transactions.
 	NoShrink bool
@@ -90,6 +95,10 @@ type Result struct {
 	// them back to the input's.
 	History *sqlhistory.History
 	Stats   Stats
+
+	// core are transactions (indices into History) the evidence of a
+	// NoOrder involves, where known: where shrinking starts.
+	core []int
 }
 
 // Stats describe the work done.
@@ -97,7 +106,9 @@ type Stats struct {
 	Txns      int
 	Conflicts int // reads of rows not returned that some version could have matched
 	Steps     int
-	Elapsed   time.Duration
+	// Vars and Clauses are the size of the SAT encoding, when solved so.
+	Vars, Clauses int
+	Elapsed       time.Duration
 }
 
 // AnomalyKind names a violation that holds under every level.
@@ -351,9 +362,9 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 		res.Verdict, res.Anomalies = check.Violated, p.anomalies
 		return res
 	}
-	s := &searcher{ctx: ctx, p: p, naive: opts.Naive}
+	s := &searcher{ctx: ctx, p: p, naive: opts.Naive, paper: opts.Paper}
 	f := s.solve()
-	res.Stats.Steps = s.steps
+	res.Stats.Steps, res.Stats.Vars, res.Stats.Clauses = s.steps, s.vars, s.clauses
 	switch {
 	case s.err != nil:
 		res.Verdict, res.Reason = check.NoVerdict, reason(s.err)
@@ -362,6 +373,11 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 	default:
 		res.Verdict = check.Violated
 		res.Cycle, res.Missed, res.NoOrder = p.export(f.cycle), f.missed, f.noOrder
+		for _, n := range f.core {
+			if n > 0 {
+				res.core = append(res.core, p.nodes[n])
+			}
+		}
 	}
 	return res
 }

@@ -21,9 +21,10 @@ var sqlRuns = flag.Int("sql.runs", 3000, "random SQL histories in TestAgreesWith
 
 // TestAgreesWithReference checks random small SQL histories, with random
 // predicates, inserts, updates, deletes, aborted and unknown transactions
-// and a random level per transaction, with the checker (by default, and
-// with the naive baseline) and with the brute-force reference, which
-// enumerates every witness and commit order. The verdicts must be equal.
+// and a random level per transaction, with the checker (its SAT encoding,
+// seed 003's search, and the naive baseline) and with the brute-force
+// reference, which enumerates every witness and commit order. The
+// verdicts must be equal.
 func TestAgreesWithReference(t *testing.T) {
 	cfgs := []historytest.SQLConfig{
 		{},
@@ -49,6 +50,13 @@ func TestAgreesWithReference(t *testing.T) {
 		}
 		if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
 			t.Fatalf("seed %d: mixed says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
+		}
+		paper, err := mixed.Check(context.Background(), h, mixed.Options{Paper: true, NoShrink: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if paper.Verdict != res.Verdict {
+			t.Fatalf("seed %d: seed 003's search says %v, the SAT encoding %v\n%s", seed, paper.Verdict, res.Verdict, describe(h))
 		}
 		conflicts += res.Stats.Conflicts
 		if res.Verdict == check.Violated {
@@ -79,7 +87,9 @@ func TestAgreesWithReference(t *testing.T) {
 
 // checkEvidence requires that the counterexample of a violation is itself
 // violated according to the reference, and minimal: dropping any one of
-// its transactions that no other of them read from makes it consistent.
+// its transactions (with those that read from it) where that keeps the
+// violation one of the whole history (mixed.Droppable) makes it
+// consistent.
 func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Result) {
 	t.Helper()
 	cex := res.History
@@ -92,9 +102,13 @@ func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Res
 	for i := range cex.Txns {
 		keep := make([]bool, len(cex.Txns))
 		for j := range keep {
-			keep[j] = j != i
+			keep[j] = true
 		}
-		if readFromBy(cex, i, keep) {
+		drop := readers(cex, i)
+		for _, j := range drop {
+			keep[j] = false
+		}
+		if !mixed.Droppable(cex, keep, drop) {
 			continue
 		}
 		sub, _ := cex.Subset(keep)
@@ -102,6 +116,29 @@ func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Res
 			t.Fatalf("seed %d: the counterexample is not minimal: without %s it is still violated\n%s", seed, cex.TxnName(i), describe(cex))
 		}
 	}
+}
+
+// readers returns i and the transactions that read from it, directly or
+// not.
+func readers(h *sqlhistory.History, i int) []int {
+	in := map[int]bool{i: true}
+	for changed := true; changed; {
+		changed = false
+		for j := range h.Txns {
+			for _, e := range h.Txns[j].Events {
+				for _, v := range e.Reads {
+					if w := h.Versions[v].Writer; w >= 0 && in[w] && !in[j] {
+						in[j], changed = true, true
+					}
+				}
+			}
+		}
+	}
+	var out []int
+	for j := range in {
+		out = append(out, j)
+	}
+	return out
 }
 
 // describe prints h in the SQL JSONL format.
@@ -113,18 +150,36 @@ func describe(h *sqlhistory.History) string {
 	return b.String()
 }
 
-func readFromBy(h *sqlhistory.History, i int, keep []bool) bool {
-	for j := range h.Txns {
-		if !keep[j] {
+
+// TestDroppableKeepsConsistency: dropping what Droppable allows from a
+// consistent history leaves a consistent one, so that a violation of a
+// shrunk counterexample is a violation of the whole history.
+func TestDroppableKeepsConsistency(t *testing.T) {
+	tried := 0
+	for seed := 0; seed < *sqlRuns; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0xd80))
+		h := historytest.RandomSQL(rng, historytest.SQLConfig{})
+		if ok, err := reference.CheckSQL(h); err != nil || !ok {
 			continue
 		}
-		for _, e := range h.Txns[j].Events {
-			for _, v := range e.Reads {
-				if h.Versions[v].Writer == i {
-					return true
-				}
+		for i := range h.Txns {
+			keep := make([]bool, len(h.Txns))
+			for j := range keep {
+				keep[j] = true
+			}
+			drop := readers(h, i)
+			for _, j := range drop {
+				keep[j] = false
+			}
+			if !mixed.Droppable(h, keep, drop) {
+				continue
+			}
+			tried++
+			sub, _ := h.Subset(keep)
+			if ok, err := reference.CheckSQL(sub); err == nil && !ok {
+				t.Fatalf("seed %d: consistent, but not without %s\n%s", seed, h.TxnName(i), describe(h))
 			}
 		}
 	}
-	return false
+	t.Logf("%d droppable sets checked", tried)
 }

@@ -2,6 +2,9 @@ package mixed
 
 import (
 	"context"
+	"slices"
+
+	"github.com/isocheck/isocheck/solver"
 
 	"github.com/isocheck/isocheck/level"
 )
@@ -13,8 +16,13 @@ type searcher struct {
 	ctx   context.Context
 	p     *problem
 	naive bool
+	// paper searches as seed 003's Algorithms 3 and 4 do (with the
+	// improvements of extend) instead of solving the SAT encoding.
+	paper bool
 	steps int
-	err   error
+	// vars and clauses count the SAT encoding's size.
+	vars, clauses int
+	err           error
 	// root records why the first conflict's choices all failed, for the
 	// explanation.
 	root *Missed
@@ -43,6 +51,9 @@ type failure struct {
 	// noOrder: the witnesses were fixed, pco was acyclic, and still no
 	// commit order satisfies the axioms (Algorithm 4 found none).
 	noOrder bool
+	// core: for noOrder found by the SAT encoding, the transactions
+	// (nodes) of the cycles its unsatisfiable core is made of.
+	core []int
 }
 
 // solve decides whether the problem has a consistent execution. It
@@ -58,7 +69,10 @@ func (s *searcher) solve() *failure {
 		}
 		return &failure{noOrder: true}
 	}
-	return s.extend(st, true)
+	if s.paper || s.p.anyCC {
+		return s.extend(st, true)
+	}
+	return s.sat(st)
 }
 
 // extend is Algorithm 3 on the history of st: saturate (Algorithm 1's
@@ -104,6 +118,7 @@ func (s *searcher) extend(st *state, root bool) *failure {
 			// to the reader's causal past: the read may stay undefined.
 			continue
 		}
+		s.p.orderChoices(st, u.t, choices)
 		if best < 0 || len(choices) < len(bestChoices) {
 			best, bestChoices = i, choices
 			if len(choices) == 0 {
@@ -146,6 +161,71 @@ func (s *searcher) extend(st *state, root bool) *failure {
 		return &failure{missed: missed}
 	}
 	return &failure{noOrder: true}
+}
+
+// sat decides the problem by its SAT encoding (see encoding), after
+// saturating.
+func (s *searcher) sat(st *state) *failure {
+	if cycle := s.p.saturate(st, &s.steps); cycle != nil {
+		return &failure{cycle: cycle}
+	}
+	var conflicts []int
+	var choices [][]int
+	for i := range s.p.unknown {
+		u := &s.p.unknown[i]
+		conflict := false
+		for _, w := range u.sat {
+			conflict = conflict || !st.succ[u.t].has(w)
+		}
+		if !conflict {
+			continue
+		}
+		var ch []int
+		for _, w := range u.unsat {
+			if !st.succ[u.t].has(w) {
+				ch = append(ch, w)
+			}
+		}
+		conflicts = append(conflicts, i)
+		choices = append(choices, ch)
+	}
+	e := s.p.encode(st, conflicts, choices)
+	s.vars, s.clauses = e.vars, len(e.cls)
+	if e.unsat {
+		return &failure{noOrder: true}
+	}
+	res, err := solver.Solve(s.ctx, e.problem())
+	if err != nil {
+		if s.err = s.ctx.Err(); s.err == nil {
+			s.err = err
+		}
+		return &failure{}
+	}
+	s.steps += res.Rounds
+	if res.Sat {
+		return nil
+	}
+	p := e.problem()
+	seen := map[int]bool{}
+	var core []int
+	add := func(n int32) {
+		if !seen[int(n)] {
+			seen[int(n)] = true
+			core = append(core, int(n))
+		}
+	}
+	for _, c := range res.Core {
+		for _, id := range c {
+			if int(id) < len(p.Fixed) {
+				add(p.Fixed[id].From)
+				add(p.Fixed[id].To)
+			} else {
+				add(p.Cond[int(id)-len(p.Fixed)].From)
+				add(p.Cond[int(id)-len(p.Fixed)].To)
+			}
+		}
+	}
+	return &failure{noOrder: true, core: core}
 }
 
 // prefixes is Algorithm 4: a depth-first search for a commit order of a
@@ -320,4 +400,29 @@ func (s *searcher) naiveWitnesses(st *state, i int) bool {
 		}
 	}
 	return false
+}
+
+// orderChoices orders the writers a read of node t may have seen so that
+// the likeliest to lead to a witness come first. The order only changes
+// how soon the search finds one. Under SER, SI and PC the read must see
+// the latest version among those visible, which commit order makes many:
+// writers that no other choice must follow come first. Under RC, RA and
+// CC it may see any version from its visible writers on: the earliest,
+// which orders the least, comes first.
+func (p *problem) orderChoices(st *state, t int, choices []int) {
+	later := func(w int) int {
+		n := 0
+		for _, v := range choices {
+			if st.succ[w].has(v) {
+				n++
+			}
+		}
+		return n
+	}
+	switch p.level[t] {
+	case level.SER, level.SI, level.PC:
+		slices.SortStableFunc(choices, func(a, b int) int { return later(a) - later(b) })
+	default:
+		slices.SortStableFunc(choices, func(a, b int) int { return later(b) - later(a) })
+	}
 }

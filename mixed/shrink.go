@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -12,10 +13,14 @@ import (
 // the caller's context.
 const shrinkBudget = 10 * time.Second
 
+// explainBudget bounds the search that explains a counterexample.
+const explainBudget = 3 * time.Second
+
 // shrink replaces res's evidence with that of a minimal counterexample: a
 // set of transactions that still violates on its own, from which no
-// transaction can be dropped. A transaction another one of the set read
-// from is never dropped (its readers would read from thin air). It starts
+// transaction can be dropped together with those that read from it (they
+// would read from thin air) while its violation stays one of the whole
+// history (see Droppable). It starts
 // from the transactions the evidence names, and their sessions' earlier
 // transactions, when those alone violate.
 func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Result) {
@@ -26,7 +31,13 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 		keep[i] = true
 	}
 	if seed := evidenceTxns(h, res); seed != nil {
-		if r := violates(ctx, h, seed, opts); r != nil {
+		var rest []int
+		for i, k := range seed {
+			if !k {
+				rest = append(rest, i)
+			}
+		}
+		if Droppable(h, seed, rest) && violates(ctx, h, seed, opts) != nil {
 			keep = seed
 		}
 	}
@@ -35,19 +46,42 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 	for changed := true; changed && ctx.Err() == nil; {
 		changed = false
 		for i := len(h.Txns) - 1; i >= 0 && ctx.Err() == nil; i-- {
-			if !keep[i] || readFrom(h, keep, i) {
+			if !keep[i] {
 				continue
 			}
-			keep[i] = false
+			// Drop i with the transactions that read from it, directly
+			// or not: what is left is still a history of its own.
+			drop := readersOf(h, keep, i)
+			for _, j := range drop {
+				keep[j] = false
+			}
+			if !Droppable(h, keep, drop) {
+				for _, j := range drop {
+					keep[j] = true
+				}
+				continue
+			}
 			if violates(ctx, h, keep, opts) == nil {
-				keep[i] = true
+				for _, j := range drop {
+					keep[j] = true
+				}
 			} else {
 				changed = true
 			}
 		}
 	}
 	sub, orig := h.Subset(keep)
-	final := decide(context.WithoutCancel(ctx), sub, opts)
+	// The paper's search on the small counterexample says which choice
+	// of a missed row fails how; it gets a few seconds of its own, and
+	// the SAT encoding's verdict stands if it needs more.
+	explainOpts := opts
+	explainOpts.Paper = true
+	ectx, ecancel := context.WithTimeout(context.WithoutCancel(ctx), explainBudget)
+	final := decide(ectx, sub, explainOpts)
+	ecancel()
+	if final.Verdict == check.NoVerdict {
+		final = decide(context.WithoutCancel(ctx), sub, opts)
+	}
 	if final.Verdict != check.Violated {
 		// Cannot happen unless the checker disagrees with itself; keep the
 		// unshrunk evidence rather than a wrong one.
@@ -73,22 +107,113 @@ func violates(ctx context.Context, h *sqlhistory.History, keep []bool, opts Opti
 	return nil
 }
 
-// readFrom reports whether a kept transaction other than i read a
-// version i wrote.
-func readFrom(h *sqlhistory.History, keep []bool, i int) bool {
-	for j := range h.Txns {
-		if !keep[j] || j == i {
-			continue
+// Droppable reports whether dropping the transactions drop from a
+// history, leaving those marked in keep, keeps every consistent history
+// consistent, so that a violation of what is left is one of the whole.
+// drop must hold the transactions that read from the others. Dropping a
+// transaction only removes constraints (the levels' visibility shrinks),
+// unless a read left may have seen its version of a row the read did not
+// return, and that version was the only possible one. So for each row a
+// dropped transaction writes and a read left inspects without returning
+// it, the dropped version must be one the read's predicate selects (never
+// a version the read saw), or every version left of that row must be one
+// it rejects: then the latest visible one may take its place (the
+// argument of seed 003's Theorem 5, which does not cover CC, whose
+// histories get the first rule only).
+func Droppable(h *sqlhistory.History, keep []bool, drop []int) bool {
+	finals := func(t int) map[sqlhistory.KeyID]sqlhistory.VersionID {
+		f := map[sqlhistory.KeyID]sqlhistory.VersionID{}
+		for _, e := range h.Txns[t].Events {
+			for _, v := range e.Writes {
+				f[h.Versions[v].Key] = v
+			}
 		}
-		for _, e := range h.Txns[j].Events {
-			for _, v := range e.Reads {
-				if h.Versions[v].Writer == i {
-					return true
+		return f
+	}
+	// left[x]: the final versions of x of the transactions left.
+	left := map[sqlhistory.KeyID][]sqlhistory.VersionID{}
+	cc := false
+	for j := range h.Txns {
+		if keep[j] && h.Txns[j].Status != sqlhistory.Aborted {
+			cc = cc || h.Txns[j].Level == level.CC
+			for x, v := range finals(j) {
+				left[x] = append(left[x], v)
+			}
+		}
+	}
+	rejectsAll := func(e *sqlhistory.Event, x sqlhistory.KeyID) bool {
+		if v, ok := h.Initial[x]; ok && e.Where.Eval(h.Versions[v].Row) {
+			return false
+		}
+		for _, v := range left[x] {
+			if row := h.Versions[v].Row; row != nil && e.Where.Eval(row) {
+				return false
+			}
+		}
+		return true
+	}
+	for _, d := range drop {
+		final := finals(d)
+		for j := range h.Txns {
+			if !keep[j] || h.Txns[j].Status == sqlhistory.Aborted {
+				continue
+			}
+			for ei := range h.Txns[j].Events {
+				e := &h.Txns[j].Events[ei]
+				if !e.Kind.Reads() {
+					continue
+				}
+				for _, v := range e.Reads {
+					if h.Versions[v].Writer == d {
+						return false
+					}
+				}
+				for x, v := range final {
+					if h.Keys[x].Table != e.Table {
+						continue
+					}
+					if row := h.Versions[v].Row; row != nil && e.Where.Eval(row) {
+						continue // never a version this read may have seen
+					}
+					listed := false
+					for _, r := range e.Reads {
+						listed = listed || h.Versions[r].Key == x
+					}
+					if !listed && (cc || !rejectsAll(e, x)) {
+						return false
+					}
 				}
 			}
 		}
 	}
-	return false
+	return true
+}
+
+// readersOf returns i and the kept transactions that read from it,
+// directly or through others.
+func readersOf(h *sqlhistory.History, keep []bool, i int) []int {
+	in := map[int]bool{i: true}
+	out := []int{i}
+	for changed := true; changed; {
+		changed = false
+		for j := range h.Txns {
+			if !keep[j] || in[j] {
+				continue
+			}
+		reads:
+			for _, e := range h.Txns[j].Events {
+				for _, v := range e.Reads {
+					if w := h.Versions[v].Writer; w >= 0 && in[w] {
+						in[j] = true
+						out = append(out, j)
+						changed = true
+						break reads
+					}
+				}
+			}
+		}
+	}
+	return out
 }
 
 // evidenceTxns returns the transactions res's evidence names, with the
@@ -101,6 +226,9 @@ func evidenceTxns(h *sqlhistory.History, res *Result) []bool {
 		if t >= 0 {
 			keep[t], any = true, true
 		}
+	}
+	for _, t := range res.core {
+		mark(t)
 	}
 	for _, a := range res.Anomalies {
 		mark(a.Txn)

@@ -151,7 +151,7 @@ func solveCDCLTuned(ctx context.Context, p *Problem, tune cdclTuning) (*Result, 
 		}
 		return res, nil
 	}
-	res.Core = core(ctx, p.Vars, s.cycClause, s.cycles)
+	res.Core = core(ctx, p.Vars, nil, s.cycClause, s.cycles)
 	return res, nil
 }
 

@@ -58,6 +58,10 @@ type Problem struct {
 	// Hint, when not nil, is a first assignment to try: Hint[v-1] for
 	// variable v.
 	Hint []bool
+	// Clauses, when not nil, are clauses over the variables that every
+	// model must satisfy besides acyclicity (the Lazy engine only). Core
+	// then lists cycles that, together with Clauses, leave no assignment.
+	Clauses [][]Lit
 	// FixedGraph and FixedOrder, when not nil, are the graph of the fixed
 	// edges (digraph.New(Nodes, Fixed)) and a topological order of it, if
 	// the caller has them already.
@@ -127,6 +131,9 @@ func SolveWith(ctx context.Context, p *Problem, e Engine) (*Result, error) {
 	case "", Lazy:
 		return Solve(ctx, p)
 	case CDCL:
+		if p.Clauses != nil {
+			return nil, fmt.Errorf("solver: engine %q takes no clauses besides acyclicity", e)
+		}
 		return solveCDCL(ctx, p)
 	}
 	return nil, fmt.Errorf("solver: unknown engine %q (have %v)", e, Engines())
@@ -158,6 +165,32 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 	seen := make(map[string]bool)
 	var clauses [][]Lit
 	var cycles []Cycle
+	if p.Clauses != nil {
+		// The caller's clauses come first: the hint need not satisfy them.
+		g = gini.New()
+		for i := 0; i < p.Vars; i++ {
+			g.Lit()
+		}
+		for _, clause := range p.Clauses {
+			for _, l := range clause {
+				g.Add(z.Dimacs2Lit(int(l)))
+				if v := l.Var(); !inClause[v-1] {
+					inClause[v-1] = true
+					clauseVars = append(clauseVars, v)
+				}
+			}
+			g.Add(z.LitNull)
+		}
+		switch solve(ctx, g) {
+		case 0:
+			return res, gaveUp(m)
+		case -1:
+			return res, nil
+		}
+		for _, v := range clauseVars {
+			model[v-1] = g.Value(z.Var(v).Pos())
+		}
+	}
 	for {
 		if err := m.Add(1); err != nil {
 			return res, gaveUp(m)
@@ -205,7 +238,7 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 		case 0:
 			return res, gaveUp(m)
 		case -1:
-			res.Core = core(ctx, p.Vars, clauses, cycles)
+			res.Core = core(ctx, p.Vars, p.Clauses, clauses, cycles)
 			return res, nil
 		}
 		for _, v := range clauseVars {
@@ -248,10 +281,16 @@ func solve(ctx context.Context, g *gini.Gini) int {
 // needs, by solving again with each clause guarded by an assumption and
 // asking gini which assumptions failed. If ctx ends first, it returns them
 // all.
-func core(ctx context.Context, vars int, clauses [][]Lit, cycles []Cycle) []Cycle {
+func core(ctx context.Context, vars int, base, clauses [][]Lit, cycles []Cycle) []Cycle {
 	g := gini.New()
 	for i := 0; i < vars; i++ {
 		g.Lit()
+	}
+	for _, clause := range base {
+		for _, l := range clause {
+			g.Add(z.Dimacs2Lit(int(l)))
+		}
+		g.Add(z.LitNull)
 	}
 	acts := make([]z.Lit, len(clauses))
 	for i, clause := range clauses {
