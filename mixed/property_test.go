@@ -150,7 +150,6 @@ func describe(h *sqlhistory.History) string {
 	return b.String()
 }
 
-
 // TestDroppableKeepsConsistency: dropping what Droppable allows from a
 // consistent history leaves a consistent one, so that a violation of a
 // shrunk counterexample is a violation of the whole history.
