@@ -14,10 +14,13 @@ test:
 	$(GO) test ./...
 
 # The benchmark harness (cmd/isobench, bench/harness): the PolySI paper's
-# experiments (Figure 5, Table 3, Figure 9, growth to 100k transactions)
-# and mini-transactions, at a reduced scale, one repetition, each check in
-# a child process with a 60 s limit; CSV files, plots and summary.md in
-# bench/results. 3 to 5 minutes on 2 cores.
+# experiments (Figure 5, Table 3, Figure 9, growth to 100k transactions),
+# mini-transactions, and seed 003's SQL experiments (Figures 6 and 7, the
+# naive baseline; histories recorded on $ISOCHECK_POSTGRES_DSN when set,
+# else on an embedded SQLite file), at a reduced scale, one repetition (2
+# clients a SQL point), each check in a child process with a 60 s limit;
+# CSV files, plots and summary.md in bench/results. 3 to 4 minutes on 2
+# cores.
 bench:
 	$(GO) run ./cmd/isobench --scale quick --timeout 60s --out bench/results
 
@@ -26,9 +29,10 @@ bench:
 # (a 1M-transaction history checks in about 100 s and 4.5 GiB), much of it
 # in ablations that reach the limit; summary.md says how long the run took.
 # The 10M history needs more memory than 24 GiB allow, and is then
-# recorded as no-verdict. `--scale paper` stops at 1M.
+# recorded as no-verdict. `--scale paper` stops at 1M. The SQL experiments
+# run at seed 003's sizes, 5 clients a point, 60 s a check as in the paper.
 bench-full:
-	$(GO) run ./cmd/isobench --scale full --timeout 10m --out bench/results/full
+	$(GO) run ./cmd/isobench --scale full --timeout 10m --sql-timeout 60s --out bench/results/full
 
 # Go benchmarks of the checker on the corpus and on generated histories.
 # Compare runs with benchstat.

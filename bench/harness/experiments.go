@@ -26,6 +26,9 @@ var experiments = []*experiment{
 	{Name: "fig9", Title: "ablations: no pruning, all pairs, solver engines (seed 002, Figure 9)", run: runFig9, plot: plotFig9},
 	{Name: "scaling", Title: "time and peak memory as the history grows", run: runScaling, plot: plotScaling},
 	{Name: "mini", Title: "mini-transactions against general transactions (seed 001, Figure 9)", run: runMini, plot: plotMini},
+	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (seed 003, Figure 6)", run: runSQLSessions, plot: plotSQL},
+	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (seed 003, Figure 7)", run: runSQLTxns, plot: plotSQL},
+	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (seed 003, §6)", run: runSQLNaive, plot: plotSQLNaive},
 }
 
 // defaultWorkload is seed 002's default general workload, run by a

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 )
@@ -91,6 +92,17 @@ type Config struct {
 	// WorkDir holds the binary and the histories; a temporary directory,
 	// removed at the end, when empty.
 	WorkDir string
+	// SQLDB is the database the SQL experiments record their histories
+	// on (a DSN for dial.OpenSQL: sqlite://PATH or postgres://...); an
+	// SQLite file in the work directory when empty.
+	SQLDB string
+	// SQLTimeout limits each check of the SQL experiments (seed 003 gives
+	// each history 60 s); Timeout when 0.
+	SQLTimeout time.Duration
+	// SQLClients is the number of clients (histories) of each point of
+	// the SQL experiments; 0 means the scale's (1 at Tiny, 2 at Quick, 5
+	// otherwise).
+	SQLClients int
 	// Log receives a line per measurement; nil discards them.
 	Log io.Writer
 }
@@ -117,6 +129,8 @@ type env struct {
 	engines []string
 	log     io.Writer
 	files   map[string]string // history files by key and format
+	sqlDB   db.SQLDatabase    // the SQL experiments' database, once opened
+	sqlKind string            // its kind: sqlite or postgres
 }
 
 // Run builds isocheck (unless cfg.Binary is set), runs the experiments and
@@ -156,6 +170,11 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	} else if err := os.MkdirAll(e.work, 0o755); err != nil {
 		return nil, fmt.Errorf("work directory: %w", err)
 	}
+	defer func() {
+		if e.sqlDB != nil {
+			e.sqlDB.Close()
+		}
+	}()
 	e.machine = DetectMachine(ctx, cfg.Repo)
 	e.bin = cfg.Binary
 	if e.bin == "" {

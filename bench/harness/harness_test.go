@@ -34,9 +34,9 @@ func TestWriteCSV(t *testing.T) {
 			},
 			want: [][]string{
 				{"fig5", "sessions=5", "sessions", "5", "default", "isocheck", "si", "1", "500", "satisfied", "0", "1.500", "2048",
-					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "1.50", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
+					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "1.50", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000"},
 				{"fig5", "sessions=5", "", "", "", "dbcop verify {}", "si", "1", "500", "timeout", "-1", "2000.000", "0",
-					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "0.00", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty"},
+					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "0.00", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000"},
 			},
 		},
 	}
@@ -348,5 +348,211 @@ func TestRunEndToEnd(t *testing.T) {
 	}
 	if !strings.Contains(again.Summary, "| GeneralWH | all-pairs | 250 |") {
 		t.Errorf("replotted summary lacks GeneralWH's all-pairs row:\n%s", again.Summary)
+	}
+}
+
+func TestExperimentNames(t *testing.T) {
+	want := []string{"fig5", "table3", "fig9", "scaling", "mini", "sql-sessions", "sql-txns", "sql-naive"}
+	if got := ExperimentNames(); !slices.Equal(got, want) {
+		t.Errorf("ExperimentNames() = %q, want %q", got, want)
+	}
+	for _, s := range []Scale{Tiny, Quick, Paper, Full} {
+		z := sqlScale(s)
+		if len(z.sessions) == 0 || len(z.txns) == 0 || len(z.naiveTxns) == 0 || z.clients < 1 {
+			t.Errorf("%v: SQL sizes %+v", s, z)
+		}
+		for _, xs := range [][]int{z.sessions, z.txns, z.naiveTxns} {
+			if !slices.IsSorted(xs) {
+				t.Errorf("%v: points %v not in growing order (the skips after a timeout need it)", s, xs)
+			}
+		}
+	}
+	if z := sqlScale(Quick); !slices.Equal(z.sessions, []int{2, 3, 4}) || !slices.Equal(z.txns, []int{5, 10, 20}) || z.clients != 2 {
+		t.Errorf("quick SQL sizes %+v", z)
+	}
+	if z := sqlScale(Full); z.clients != 5 {
+		t.Errorf("full scale: %d clients a point, want the paper's 5", z.clients)
+	}
+}
+
+func TestSQLCheckOptions(t *testing.T) {
+	tests := []struct {
+		opts    CheckOptions
+		args    string
+		variant string
+	}{
+		{CheckOptions{SQL: true}, "check --json F", "default"},
+		{CheckOptions{SQL: true, Level: "ser"}, "check --json --level ser F", "default"},
+		{CheckOptions{SQL: true, Level: "ser", Naive: true}, "check --json --level ser --naive F", "naive"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(tt.opts.Args("F"), " "); got != tt.args {
+			t.Errorf("%+v: args %q, want %q", tt.opts, got, tt.args)
+		}
+		if got := tt.opts.Variant(); got != tt.variant {
+			t.Errorf("%+v: variant %q, want %q", tt.opts, got, tt.variant)
+		}
+	}
+}
+
+func TestSQLDBKind(t *testing.T) {
+	for dsn, want := range map[string]string{
+		"sqlite:///tmp/x.sqlite":                      "sqlite",
+		"sqlite::memory:":                             "sqlite",
+		"postgres://isocheck@127.0.0.1:5432/isocheck": "postgres",
+		"postgresql://u:secret@h/db?sslmode=disable":  "postgres",
+		"POSTGRES://isocheck@127.0.0.1:5432/isocheck": "postgres",
+	} {
+		if got := SQLDBKind(dsn); got != want {
+			t.Errorf("SQLDBKind(%q) = %q, want %q", dsn, got, want)
+		}
+	}
+}
+
+// TestCSVRoundTripSQL: the columns of SQL histories (db, seed, steps,
+// conflicts, check_ms) survive, and a file of the old header still reads.
+func TestCSVRoundTripSQL(t *testing.T) {
+	m := Machine{CPU: "Test CPU", Cores: 2, MemBytes: 1 << 30, Version: "v2"}
+	rows := []Row{
+		{Experiment: "sql-naive", Case: "tpcc", Axis: "txns/session", X: "8", Variant: "naive", Checker: "isocheck", Level: "ser", Rep: 1, Txns: 24,
+			DB: "postgres", Seed: 3,
+			Measurement: Measurement{Status: StatusViolated, ExitCode: 1, Wall: 1500 * time.Millisecond, MaxRSS: 7 << 20, Load1: 0.5,
+				Stats: Stats{Transactions: 24, SQLTxns: 24, Conflicts: 5, Steps: 1234, Elapsed: 1250 * time.Millisecond}}},
+		{Experiment: "sql-sessions", Case: "twitter", Axis: "sessions", X: "4", Variant: "default", Checker: "isocheck", Level: "si+rc", Rep: 1, Txns: 40,
+			DB: "sqlite", Seed: 1, Measurement: Measurement{Status: StatusTimeout, ExitCode: -1, Wall: time.Minute}},
+	}
+	rows[1].Stats.Transactions, rows[1].Stats.SQLTxns = 40, 40
+	var buf bytes.Buffer
+	if err := WriteCSV(&buf, m, rows); err != nil {
+		t.Fatal(err)
+	}
+	gotM, got, err := ReadCSV(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if gotM != m || !slices.Equal(got, rows) {
+		t.Errorf("read back\n %+v\n %+v\nwant\n %+v\n %+v", gotM, got, m, rows)
+	}
+
+	// A file of the header before the SQL columns.
+	var old bytes.Buffer
+	w := csv.NewWriter(&old)
+	w.Write(oldHeader)
+	w.Write([]string{"scaling", "10k", "", "10000", "default", "isocheck", "si", "1", "10000", "satisfied", "0", "270.000", "1024",
+		"1.000", "2.000", "3.000", "4.000", "5.000", "6", "7", "8", "9", "0.10", "CPU", "2", "1073741824", "v0"})
+	w.Flush()
+	_, got, err = ReadCSV(&old)
+	if err != nil || len(got) != 1 || got[0].Txns != 10000 || got[0].DB != "" || got[0].Wall != 270*time.Millisecond {
+		t.Errorf("old header: %+v, %v", got, err)
+	}
+}
+
+// TestMeasureCheckSQL reads the stats of a SQL check (package mixed's,
+// under their Go names).
+func TestMeasureCheckSQL(t *testing.T) {
+	dir := t.TempDir()
+	fake := filepath.Join(dir, "isocheck")
+	script := `#!/bin/sh
+echo '{"level":"per transaction","satisfied":true,"verdict":"satisfied","stats":{"Txns":30,"Conflicts":2,"Steps":17,"Elapsed":1500000}}'
+`
+	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	m, err := MeasureCheck(context.Background(), time.Minute, fake, CheckOptions{SQL: true}, filepath.Join(dir, "h.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := Stats{Transactions: 30, SQLTxns: 30, Conflicts: 2, Steps: 17, Elapsed: 1500 * time.Microsecond}
+	if m.Status != StatusSatisfied || m.Stats != want {
+		t.Errorf("got %q %+v, want satisfied %+v", m.Status, m.Stats, want)
+	}
+}
+
+// TestSQLNaiveSummary: timeouts, times and the median speedup, with a
+// timed-out naive run counted at its limit.
+func TestSQLNaiveSummary(t *testing.T) {
+	row := func(app, x string, seed int64, variant, status string, wall time.Duration) Row {
+		return Row{Experiment: "sql-naive", Case: app, Axis: "txns/session", X: x, Variant: variant, Checker: "isocheck", Level: "ser", Rep: 1,
+			DB: "sqlite", Seed: seed, Measurement: Measurement{Status: status, Wall: wall}}
+	}
+	s := time.Second
+	rows := []Row{
+		row("tpcc", "2", 1, "default", StatusSatisfied, s/10), row("tpcc", "2", 1, "naive", StatusSatisfied, 2*s),
+		row("tpcc", "4", 1, "default", StatusViolated, s/10), row("tpcc", "4", 1, "naive", StatusTimeout, 60*s),
+		row("twitter", "2", 1, "default", StatusSatisfied, s), row("twitter", "2", 1, "naive", StatusSatisfied, 5*s),
+	}
+	ratios, bounded := naiveRatios(rows)
+	if !slices.Equal(ratios, []float64{20, 600, 5}) || bounded != 1 {
+		t.Errorf("ratios %v (%d bounded), want [20 600 5] (1)", ratios, bounded)
+	}
+	var b strings.Builder
+	sqlNaiveSummary(&b, rows, nil)
+	for _, want := range []string{
+		"| TPC-C | naive | 2 | 1 (50.0%) | 0 | 2.00 s | 2.00 s | 2.00 s |",
+		"| TPC-C | default | 2 | 0 (0.0%) | 1 | 0.10 s | 0.10 s | 0.10 s |",
+		"| all | naive | 3 | 1 (33.3%) | 0 | 3.50 s | 3.50 s | 5.00 s |",
+		"**20.0×** over 3 histories (TPC-C 310.0×, Twitter 5.0×)",
+		"no timeouts: met",
+		"on the median: met (20.0×)",
+	} {
+		if !strings.Contains(b.String(), want) {
+			t.Errorf("summary lacks %q:\n%s", want, b.String())
+		}
+	}
+}
+
+// TestRunSQLSessions records one tiny sql-sessions run on SQLite, one
+// client a point, checked by a freshly built isocheck, and checks the
+// CSV, the plots and the summary.
+func TestRunSQLSessions(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds isocheck and records SQL histories")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build isocheck with")
+	}
+	out := t.TempDir()
+	var log bytes.Buffer
+	rep, err := Run(context.Background(), Config{
+		Out:         out,
+		Repo:        repoRoot(t),
+		Scale:       Tiny,
+		Experiments: []string{"sql-sessions"},
+		SQLClients:  1,
+		Timeout:     2 * time.Minute,
+		Log:         &log,
+	})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, err := os.Open(filepath.Join(out, "sql-sessions.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, rows, err := ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := len(SQLApps) * len(SQLMixes) * len(sqlScale(Tiny).sessions)
+	if len(rows) != want {
+		t.Fatalf("%d rows, want %d\n%s", len(rows), want, log.String())
+	}
+	for _, r := range rows {
+		if r.DB != "sqlite" || r.Seed != 1 || r.Variant != "default" || !slices.Contains(SQLMixes, r.Level) ||
+			r.Txns != atoi(r.X)*sqlTxnsPerSession || r.Stats.Steps == 0 {
+			t.Errorf("row %+v", r)
+		}
+		if r.Status != StatusSatisfied && r.Status != StatusViolated {
+			t.Errorf("%s %s sessions=%s: %s (%s)", r.Case, r.Level, r.X, r.Status, r.Detail)
+		}
+	}
+	for _, name := range []string{"sql-sessions-tpcc.png", "sql-sessions-tpcc.svg", "sql-sessions-twitter.svg", "summary.md"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", name, err)
+		}
+	}
+	if !strings.Contains(rep.Summary, "| TPC-C | SER+RC |") || !strings.Contains(rep.Summary, "SQLite") {
+		t.Errorf("summary lacks TPC-C's SER+RC row or the database:\n%s", rep.Summary)
 	}
 }

@@ -38,6 +38,15 @@ type Stats struct {
 	ConstraintsRemaining  int     `json:"constraints_remaining"`
 	UnknownEdges          int     `json:"unknown_edges"`
 	UnknownEdgesRemaining int     `json:"unknown_edges_remaining"`
+
+	// The figures of a SQL history's check (package mixed's Stats, which
+	// isocheck prints under their Go names): its transactions, the reads
+	// of rows not returned that some version could have matched, the
+	// steps of the search, and the time of the check (parse excluded).
+	SQLTxns   int           `json:"Txns"`
+	Conflicts int           `json:"Conflicts"`
+	Steps     int           `json:"Steps"`
+	Elapsed   time.Duration `json:"Elapsed"`
 }
 
 // CheckMS is the time of the stages after parsing: construct, prune,
@@ -182,14 +191,31 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 
 // CheckOptions are the flags of one isocheck check run.
 type CheckOptions struct {
-	Level    string // --level; "si" when empty
+	Level    string // --level; "si" when empty (but for SQL)
 	NoPrune  bool   // --no-prune
 	AllPairs bool   // --all-pairs
 	Solver   string // --solver, when not empty
+	// SQL is for a SQL history (seed 003): --level only when Level is
+	// set, else each transaction is checked at the level it recorded;
+	// no --stats (the JSON has the stats of a SQL check anyway).
+	SQL bool
+	// Naive is --naive: seed 003's baseline, every witness and every
+	// commit order (SQL histories).
+	Naive bool
 }
 
 // Args returns the arguments of isocheck for checking file.
 func (o CheckOptions) Args(file string) []string {
+	if o.SQL {
+		args := []string{"check", "--json"}
+		if o.Level != "" {
+			args = append(args, "--level", o.Level)
+		}
+		if o.Naive {
+			args = append(args, "--naive")
+		}
+		return append(args, file)
+	}
 	level := o.Level
 	if level == "" {
 		level = "si"
@@ -208,7 +234,8 @@ func (o CheckOptions) Args(file string) []string {
 }
 
 // Variant names the ablation the options select: "default", "no-prune",
-// "all-pairs", "no-prune+all-pairs", with "+solver=E" for an engine.
+// "all-pairs", "no-prune+all-pairs", with "+solver=E" for an engine;
+// "naive" for seed 003's baseline.
 func (o CheckOptions) Variant() string {
 	var parts []string
 	if o.NoPrune {
@@ -219,6 +246,9 @@ func (o CheckOptions) Variant() string {
 	}
 	if o.Solver != "" {
 		parts = append(parts, "solver="+o.Solver)
+	}
+	if o.Naive {
+		parts = append(parts, "naive")
 	}
 	if len(parts) == 0 {
 		return "default"
@@ -260,6 +290,9 @@ func MeasureCheck(ctx context.Context, timeout time.Duration, bin string, opts C
 		return m, nil
 	}
 	m.Stats = out.Stats
+	if m.Stats.Transactions == 0 {
+		m.Stats.Transactions = m.Stats.SQLTxns
+	}
 	if m.Status == StatusNoVerdict {
 		m.Detail = lastLine(res.Stderr)
 	}

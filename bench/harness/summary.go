@@ -17,7 +17,7 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 		fmt.Fprintf(&b, " (%s)", note)
 	}
 	b.WriteString("\n\n")
-	fmt.Fprintf(&b, "Machine: %s, %d cores, %.0f GiB of memory; isocheck %s. Times are wall-clock times of the whole `isocheck check --level si` process (start, parse and check), median of the repetitions; memory is its peak resident set size.\n",
+	fmt.Fprintf(&b, "Machine: %s, %d cores, %.0f GiB of memory; isocheck %s. Times are wall-clock times of the whole `isocheck check` process (start, parse and check), median of the repetitions (SQL histories: mean of the clients); memory is its peak resident set size.\n",
 		m.CPU, m.Cores, float64(m.MemBytes)/(1<<30), m.Version)
 	var busiest float64
 	for _, rs := range rows {
@@ -128,6 +128,9 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 			b.WriteString("\n")
 		}
 	}
+	sqlGridSummary(&b, rows["sql-sessions"], "SQL histories (seed 003, Figure 6): time to check as sessions grow, 10 transactions each")
+	sqlGridSummary(&b, rows["sql-txns"], "SQL histories (seed 003, Figure 7): time to check as transactions per session grow, 3 sessions")
+	sqlNaiveSummary(&b, rows["sql-naive"], append(slices.Clone(rows["sql-sessions"]), rows["sql-txns"]...))
 	return b.String()
 }
 

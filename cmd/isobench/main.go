@@ -1,16 +1,18 @@
 // Command isobench runs isocheck's benchmark harness: the experiments of
 // the PolySI paper (seed 002, Section 5: Figure 5, Table 3, Figure 9, the
-// growth of time and memory with the history's size) and a comparison of
-// mini-transactions (seed 001) on this machine, each measurement in a
+// growth of time and memory with the history's size), a comparison of
+// mini-transactions (seed 001), and seed 003's experiments on SQL
+// histories with a level per transaction (§6: Figures 6 and 7, and the
+// naive baseline) on this machine, each measurement in a
 // child process, and writes a CSV file per experiment, plots (PNG and SVG)
 // and a Markdown summary to --out.
 //
 // Usage:
 //
 //	isobench [--scale tiny|quick|paper|full] [--out DIR] [--reps N] [--timeout D]
-//	         [--experiments fig5,table3,fig9,scaling,mini] [--corpus DIR]
+//	         [--experiments fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive] [--corpus DIR]
 //	         [--compare-format text|dbcop|jsonl|edn] [--compare 'CMD {}']...
-//	         [--binary ISOCHECK] [--work DIR]
+//	         [--binary ISOCHECK] [--work DIR] [--sql-db DSN] [--sql-clients N] [--sql-timeout D]
 //	isobench --replot DIR
 //
 // --compare runs another checker on every generated history, written in
@@ -18,6 +20,11 @@
 // before it, the last one given; text by default), with {} replaced by the
 // file's path; its time, peak memory and exit status go in the CSV files
 // beside isocheck's.
+//
+// The SQL experiments record their histories (BenchBase's TPC-C and
+// Twitter, package sqlrun) on the database of --sql-db, else of
+// $ISOCHECK_POSTGRES_DSN, else on a fresh SQLite file in the work
+// directory; the CSV files' db column says which.
 //
 // `make bench` runs the quick scale (a few minutes on two cores) into
 // bench/results; `make bench-full` runs the full one.
@@ -99,6 +106,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	corpusDir := fs.String("corpus", "", "the shared corpus, for RUBiS, TPC-C and Twitter (default $ISOCHECK_CORPUS, else ../shared/corpus beside the repository)")
 	binary := fs.String("binary", "", "an isocheck binary to measure (default: build ./cmd/isocheck of the repository)")
 	work := fs.String("work", "", "directory for the binary and the histories, kept afterwards (default: a temporary one, removed)")
+	sqlDB := fs.String("sql-db", "", "the database the SQL experiments record their histories on: sqlite://PATH or postgres://... (default $ISOCHECK_POSTGRES_DSN, else a fresh SQLite file in the work directory)")
+	sqlTimeout := fs.Duration("sql-timeout", 0, "limit of each check of the SQL experiments (default --timeout; seed 003 gives each history 60s)")
+	sqlClients := fs.Int("sql-clients", 0, "clients (histories, seeds 1..N) of each point of the SQL experiments (default 1 at tiny scale, 2 at quick, 5 otherwise)")
 	replot := fs.String("replot", "", "draw the plots and summary again from the CSV files of a previous run in DIR, and run nothing")
 	var cmp compareFlags
 	fs.Func("compare", "another checker to run on each generated history: a shell command, {} the history's path (repeatable)", cmp.compare)
@@ -147,6 +157,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		Experiments: strings.Split(*exps, ","),
 		Compare:     cmp.comparisons(),
 		WorkDir:     *work,
+		SQLDB:       sqlDatabase(*sqlDB, *exps, stderr),
+		SQLClients:  *sqlClients,
+		SQLTimeout:  *sqlTimeout,
 		Log:         stderr,
 	}
 	start := time.Now()
@@ -158,6 +171,25 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fmt.Fprintln(stdout, rep.Summary)
 	fmt.Fprintf(stdout, "wrote %d files to %s in %s\n", len(rep.Files), *out, time.Since(start).Round(time.Second))
 	return 0
+}
+
+// sqlDatabase returns the DSN of the SQL experiments' database: the flag,
+// else $ISOCHECK_POSTGRES_DSN, else "" (the harness's SQLite file), and
+// says which when a SQL experiment runs.
+func sqlDatabase(flagValue, experiments string, stderr io.Writer) string {
+	if !strings.Contains(experiments, "sql") {
+		return flagValue
+	}
+	switch {
+	case flagValue != "":
+		fmt.Fprintf(stderr, "isobench: SQL histories recorded on %s (--sql-db)\n", harness.SQLDBKind(flagValue))
+		return flagValue
+	case os.Getenv("ISOCHECK_POSTGRES_DSN") != "":
+		fmt.Fprintln(stderr, "isobench: SQL histories recorded on PostgreSQL ($ISOCHECK_POSTGRES_DSN; --sql-db to choose another database)")
+		return os.Getenv("ISOCHECK_POSTGRES_DSN")
+	}
+	fmt.Fprintln(stderr, "isobench: SQL histories recorded on a fresh SQLite file in the work directory (--sql-db or $ISOCHECK_POSTGRES_DSN for another database)")
+	return ""
 }
 
 // moduleRoot finds isocheck's module root: the working directory or the
