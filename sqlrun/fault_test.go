@@ -111,5 +111,5 @@ func TestFaults(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	sqlruntest.Satisfied(t, h)
+	sqlruntest.Satisfied(t, h, "sqlite")
 }

@@ -100,7 +100,7 @@ func TestRunBank(t *testing.T) {
 					t.Fatal(err)
 				}
 				sqlruntest.Check(t, h, cfg)
-				sqlruntest.Satisfied(t, h)
+				sqlruntest.Satisfied(t, h, d.Name)
 				size := len(sqlruntest.RoundTrip(t, h))
 				kinds := map[sqlhistory.Kind]int{}
 				status := map[sqlhistory.Status]int{}

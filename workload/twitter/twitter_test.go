@@ -28,7 +28,7 @@ func TestRun(t *testing.T) {
 				}
 				elapsed := time.Since(start)
 				sqlruntest.Check(t, h, cfg)
-				sqlruntest.Satisfied(t, h)
+				sqlruntest.Satisfied(t, h, d.Name)
 				size := len(sqlruntest.RoundTrip(t, h))
 				kinds := map[string]int{}
 				status := map[sqlhistory.Status]int{}
