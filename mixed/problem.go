@@ -45,15 +45,19 @@ type problem struct {
 	unknown   []unknownRead
 	anomalies []Anomaly
 	anySI     bool
+	// full keeps every read of a row not returned, conflict or not: the
+	// naive baseline enumerates full histories.
+	full bool
 	// anyCC: some transaction is at CC, whose visibility, (so ∪ wr)+, goes
 	// through the reads of other transactions (see causalWitness).
 	anyCC bool
 }
 
 // newProblem builds the problem of h in which the transactions marked in
-// committed are those that committed (init aside).
-func newProblem(h *sqlhistory.History, committed []bool) *problem {
-	p := &problem{h: h, nodes: []int{sqlhistory.Init}, nodeOf: make([]int, len(h.Txns)), level: []level.Level{0}}
+// committed are those that committed (init aside); full keeps every read
+// of a row not returned with more than one possible writer.
+func newProblem(h *sqlhistory.History, committed []bool, full bool) *problem {
+	p := &problem{h: h, nodes: []int{sqlhistory.Init}, nodeOf: make([]int, len(h.Txns)), level: []level.Level{0}, full: full}
 	for i := range h.Txns {
 		p.nodeOf[i] = -1
 		if committed[i] {
@@ -199,7 +203,7 @@ func (p *problem) readsOf(t int) {
 					}
 				}
 				switch {
-				case len(u.sat) == 0 && !p.causalWitness(t):
+				case len(u.sat) == 0 && !p.causalWitness(t) && !(p.full && len(u.unsat) > 1):
 					// Whatever t read of x, the predicate rejects it:
 					// never a conflict (seed 003, Algorithm 3's 1-sets).
 				case len(u.unsat) == 0:

@@ -64,7 +64,7 @@ func (s *searcher) solve() *failure {
 		return &failure{cycle: cycle}
 	}
 	if s.naive {
-		if s.naiveWitnesses(st, 0) {
+		if s.naiveWitnesses(st, nil) {
 			return nil
 		}
 		return &failure{noOrder: true}
@@ -377,22 +377,30 @@ func (p *problem) visibleAfter(st *state, t int, ri *readInst, in bitset) bool {
 
 // naiveWitnesses is the baseline of seed 003 §6: enumerate every witness
 // (a writer for every read of a row it did not return, whose version its
-// predicate rejects) and, for each, every commit order.
-func (s *searcher) naiveWitnesses(st *state, i int) bool {
+// predicate rejects: a full history) and, for each, every commit order,
+// each checked as it grows. base is the state of so and the reads with
+// known writers; the choices so far are in assign.
+func (s *searcher) naiveWitnesses(base *state, assign []int) bool {
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+	}
 	if s.stopped() {
 		return false
 	}
+	i := len(assign)
 	if i == len(s.p.unknown) {
+		st := base.clone()
+		for j, w := range assign {
+			u := &s.p.unknown[j]
+			st.assigned[j] = true
+			if s.p.addRead(st, readInst{t: u.t, ev: u.ev, key: u.key, w: w, version: s.p.writes[w][u.key], chosen: true}) != nil {
+				return false
+			}
+		}
 		return s.prefixes(st, true)
 	}
-	u := &s.p.unknown[i]
-	for _, w := range u.unsat {
-		next := st.clone()
-		next.assigned[i] = true
-		if s.p.addRead(next, readInst{t: u.t, ev: u.ev, key: u.key, w: w, version: s.p.writes[w][u.key], chosen: true}) != nil {
-			continue
-		}
-		if s.naiveWitnesses(next, i+1) {
+	for _, w := range s.p.unknown[i].unsat {
+		if s.naiveWitnesses(base, append(assign, w)) {
 			return true
 		}
 		if s.err != nil {

@@ -291,7 +291,7 @@ func either(h *sqlhistory.History, res *Result) *Either {
 	if len(optional) > 0 || len(h.Txns) > 64 {
 		return nil
 	}
-	p := newProblem(h, committed)
+	p := newProblem(h, committed, false)
 	if len(p.unknown) > 0 || len(p.anomalies) > 0 {
 		return nil
 	}

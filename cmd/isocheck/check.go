@@ -93,8 +93,9 @@ type checkFlags struct {
 	// measurements.
 	ablate check.Options
 	engine string
-	// sqlNaive checks SQL histories with seed 003's naive baseline.
-	sqlNaive bool
+	// sqlNaive and sqlPaper check SQL histories with seed 003's naive
+	// baseline or its Algorithms 3 and 4.
+	sqlNaive, sqlPaper bool
 }
 
 // runCheck runs check (a summary and the checker's cycle) or, with
@@ -117,6 +118,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
 	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
 	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (seed 003's baseline)")
+	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by seed 003's search (Algorithms 3 and 4) instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")

@@ -86,7 +86,7 @@ func withLevel(h *sqlhistory.History, l level.Level) *sqlhistory.History {
 // sqlOne checks h and prints the verdict; name, if set, is the level
 // every transaction was set to.
 func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain bool, stdout, stderr io.Writer) int {
-	res, err := mixed.Check(j.ctx, h, mixed.Options{Naive: cf.sqlNaive})
+	res, err := mixed.Check(j.ctx, h, mixed.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
 	if err != nil {
 		return checkFailed(err, stderr)
 	}
