@@ -251,7 +251,7 @@ func (x explainer) edges(chain []Edge, indent string) []string {
 func (x explainer) edge(e Edge) string {
 	switch e.Kind {
 	case Supposed:
-		return fmt.Sprintf("%s → %s: supposed above", x.name(e.From), x.name(e.To))
+		return fmt.Sprintf("%s → %s (supposed)", x.name(e.From), x.name(e.To))
 	case SessionOrder:
 		if e.From == sqlhistory.Init {
 			return fmt.Sprintf("init → %s: the initial state precedes every transaction", x.name(e.To))
