@@ -15,6 +15,8 @@ package sqlhistory
 import (
 	"fmt"
 
+	"github.com/isocheck/isocheck/history"
+
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 )
@@ -59,32 +61,17 @@ func ParseKind(s string) (Kind, bool) {
 // table (seed 003's read events).
 func (k Kind) Reads() bool { return k == Select || k == Update || k == Delete }
 
-// Status says whether a transaction committed.
-type Status uint8
+// Status says whether a transaction committed: the key-value model's.
+// An Unknown transaction is taken as committed if another transaction
+// read a version it wrote, and as either otherwise.
+type Status = history.Status
 
+// The statuses.
 const (
-	// Committed transactions took effect.
-	Committed Status = iota
-	// Aborted transactions did not: nothing may read their writes, and
-	// their reads are not checked.
-	Aborted
-	// Unknown transactions may or may not have committed. The checker takes
-	// one as committed if another transaction read a version it wrote, and
-	// as aborted otherwise (which only removes obligations).
-	Unknown
+	Committed = history.Committed
+	Aborted   = history.Aborted
+	Unknown   = history.Unknown
 )
-
-func (s Status) String() string {
-	switch s {
-	case Committed:
-		return "committed"
-	case Aborted:
-		return "aborted"
-	case Unknown:
-		return "unknown"
-	}
-	return fmt.Sprintf("Status(%d)", uint8(s))
-}
 
 // KeyID is a dense index into History.Keys.
 type KeyID int32
