@@ -16,7 +16,6 @@ import (
 	"fmt"
 
 	"github.com/isocheck/isocheck/history"
-
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 )
