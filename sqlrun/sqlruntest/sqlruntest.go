@@ -218,3 +218,48 @@ func Dump(h *sqlhistory.History) string {
 	}
 	return b.String()
 }
+
+// RunApp runs app on every database of Databases at each level mix, one
+// subtest each, with cfg (its Levels set per mix), and requires of every
+// history what a user cares about: it is well formed (Check), keeps its
+// levels (Satisfied), survives the format (RoundTrip), and something
+// committed. after, if not nil, runs after each run, on the database.
+func RunApp(t *testing.T, app sqlrun.App, mixes []string, cfg sqlrun.Config, after func(t *testing.T, d Database)) {
+	for _, d := range Databases(t) {
+		for _, mix := range mixes {
+			t.Run(d.Name+"/"+mix, func(t *testing.T) {
+				levels, err := sqlrun.ParseLevelMix(mix)
+				if err != nil {
+					t.Fatal(err)
+				}
+				cfg := cfg
+				cfg.Levels = levels
+				start := time.Now()
+				h, err := sqlrun.Run(context.Background(), d.DB, app, cfg)
+				if err != nil {
+					t.Fatal(err)
+				}
+				elapsed := time.Since(start)
+				Check(t, h, cfg)
+				Satisfied(t, h, d.Name)
+				size := len(RoundTrip(t, h))
+				kinds := map[string]int{}
+				status := map[sqlhistory.Status]int{}
+				events := 0
+				for _, tx := range h.Txns {
+					kind, _, _ := strings.Cut(tx.Name, "-")
+					kinds[kind]++
+					status[tx.Status]++
+					events += len(tx.Events)
+				}
+				t.Logf("%v: %d txns %v, %v, %d events, %d versions, %d keys, %d bytes written", elapsed, len(h.Txns), status, kinds, events, len(h.Versions), len(h.Keys), size)
+				if status[sqlhistory.Committed] == 0 {
+					t.Error("nothing committed")
+				}
+				if after != nil {
+					after(t, d)
+				}
+			})
+		}
+	}
+}
