@@ -1,7 +1,7 @@
 # The README's commands, and the longer jobs behind them.
 GO ?= go
 
-.PHONY: all build test bench bench-full bench-go fuzz
+.PHONY: all build test bench bench-full bench-go fuzz sql-demo
 
 all: build test
 
@@ -33,6 +33,13 @@ bench:
 # run at seed 003's sizes, 5 clients a point, 60 s a check as in the paper.
 bench-full:
 	$(GO) run ./cmd/isobench --scale full --timeout 10m --sql-timeout 60s --out bench/results/full
+
+# TPC-C on embedded SQLite, each transaction at a random one of SER, SI
+# and RC, recorded as a SQL history (tpcc.jsonl) and checked: 3 sessions of
+# 10 transactions, under a second. For PostgreSQL, see the README.
+SQL_DEMO_DB ?= $(or $(TMPDIR),/tmp)/isocheck-tpcc.db
+sql-demo:
+	$(GO) run ./cmd/isocheck run --workload tpcc --db sqlite://$(SQL_DEMO_DB) --levels random --sessions 3 --txns 10 -o tpcc.jsonl --check
 
 # Go benchmarks of the checker on the corpus and on generated histories.
 # Compare runs with benchstat.

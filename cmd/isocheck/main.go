@@ -10,6 +10,7 @@
 //	isocheck generate [--store ...] [--sessions N] [--txns N] [--ops N] [--keys N] [--reads P] [--dist uniform|zipf|hotspot] [--seed N] OUT
 //	isocheck lwt [--init N] PATH
 //	isocheck run --db DSN [--level LEVEL] [--workload general|mini|lwt|append] [...] [-o FILE] [--check LEVEL|all]
+//	isocheck run --db sqlite://...|postgres://... --workload tpcc|twitter [--levels ser|si|rc|ser+rc|si+rc|random] [...] [-o FILE] [--check]
 //	isocheck gen [--workload ...] [...] [-o FILE]
 //	isocheck demo
 //	isocheck help [COMMAND]

@@ -132,12 +132,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
 	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
 	fs.DurationVar(&rf.nemesis.Duration, "nemesis-duration", nemesis.DefaultDuration, "how long a node stays paused or down")
-	pos, help, err := parse(fs, args)
+	sf := addSQLFlags(fs)
+	pos, help, err := parse(fs, bareCheck(args))
 	if err != nil {
 		return parseStatus(help)
 	}
 	if len(pos) != 0 {
 		return usageError(stderr, "run", "unexpected argument %q", pos[0])
+	}
+	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
+		return status
 	}
 	if rf.check != "" && !strings.EqualFold(rf.check, "all") {
 		if _, err := level.Parse(rf.check); err != nil {
