@@ -216,13 +216,15 @@ func (p sqlPoint) xy() (plotter.XY, bool, bool) {
 // linearLines draws one line per series on a linear X axis and a log Y
 // axis, and red rings around the marked points.
 func linearLines(p *plot.Plot, series []string, pts map[string]plotter.XYs, marks plotter.XYs) error {
-	ys := make(map[float64]bool)
+	// A log Y axis only where the times span a decade: its ticks are at
+	// powers of ten, so a narrower range would have none.
+	lo, hi := math.Inf(1), 0.0
 	for _, s := range series {
 		for _, pt := range pts[s] {
-			ys[pt.Y] = true
+			lo, hi = math.Min(lo, pt.Y), math.Max(hi, pt.Y)
 		}
 	}
-	if len(ys) > 1 {
+	if lo > 0 && hi >= 10*lo {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
 	for i, s := range series {

@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 
@@ -22,6 +23,11 @@ func isSQL(formatFlag, path string) bool {
 		return true
 	}
 	if !strings.EqualFold(formatFlag, string(format.Auto)) || path == "-" {
+		return false
+	}
+	// Only a regular file can be looked at twice: a FIFO or a device is
+	// read once, by the key-value readers, which detect SQL and say so.
+	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
 		return false
 	}
 	f, err := format.Detect(path)
