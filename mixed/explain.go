@@ -68,11 +68,7 @@ func Explain(res *Result) *Report {
 	case res.Either != nil:
 		ei := res.Either
 		rep.Anomaly, rep.Description = cycleName(append(ei.AB[1:], ei.BA[1:]...))
-		rep.Because = append(rep.Because, fmt.Sprintf("%s and %s close a cycle in whichever order they commit:", x.name(ei.A), x.name(ei.B)))
-		for _, c := range [][]Edge{ei.AB, ei.BA} {
-			rep.Because = append(rep.Because, fmt.Sprintf("if %s commits before %s:", x.name(c[0].From), x.name(c[0].To)))
-			rep.Because = append(rep.Because, x.edges(c[1:], "  ")...)
-		}
+		rep.Because = append(rep.Because, x.either(ei, "")...)
 	default:
 		rep.Anomaly = "no commit order"
 		rep.Description = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
@@ -235,6 +231,16 @@ func (x explainer) read(t, ev int) string {
 		strings.ToUpper(e.Kind.String()), e.Table, e.Where.String())
 }
 
+// either prints two transactions that close a cycle in either order.
+func (x explainer) either(ei *Either, indent string) []string {
+	out := []string{fmt.Sprintf("%s%s and %s close a cycle in whichever order they commit:", indent, x.name(ei.A), x.name(ei.B))}
+	for _, c := range [][]Edge{ei.AB, ei.BA} {
+		out = append(out, fmt.Sprintf("%sif %s commits before %s:", indent, x.name(c[0].From), x.name(c[0].To)))
+		out = append(out, x.edges(c[1:], indent+"  ")...)
+	}
+	return out
+}
+
 // edges prints each edge of a chain, and under a visibility edge the
 // chain that makes the writer visible.
 func (x explainer) edges(chain []Edge, indent string) []string {
@@ -314,7 +320,10 @@ func (x explainer) missed(m *Missed) []string {
 	out := []string{fmt.Sprintf("%s did not return %s, so it saw a version its predicate rejects, not one of %s's", x.read(m.Txn, m.Event), x.h.Keys[m.Key], strings.Join(sel, ", "))}
 	for _, c := range m.Choices {
 		out = append(out, fmt.Sprintf("if it saw %s's %s:", x.name(c.Writer), x.version(m.Key, c.Version)))
-		if c.NoOrder {
+		switch {
+		case c.Either != nil:
+			out = append(out, x.either(c.Either, "  ")...)
+		case c.NoOrder:
 			out = append(out, "  no commit order satisfies the levels")
 		}
 		out = append(out, x.edges(c.Cycle, "  ")...)

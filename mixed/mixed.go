@@ -242,9 +242,11 @@ type Choice struct {
 	Writer  int
 	Version sqlhistory.VersionID // -1: absent initially
 	// Cycle closes when the read saw this version; NoOrder says no single
-	// cycle does, but no commit order satisfies the axioms.
+	// cycle does, but no commit order satisfies the axioms, and Either,
+	// if found, shows two transactions that close one in either order.
 	Cycle   []Edge
 	NoOrder bool
+	Either  *Either
 }
 
 // Either is a pair of transactions A and B such that A before B closes

@@ -91,6 +91,9 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 	if final.NoOrder && final.Missed == nil {
 		final.Either = either(sub, final)
 	}
+	if final.Missed != nil {
+		eitherChoices(sub, final.Missed)
+	}
 	stats := res.Stats
 	*res = *final
 	res.Stats = stats
@@ -153,6 +156,9 @@ func Droppable(h *sqlhistory.History, keep []bool, drop []int) bool {
 		return true
 	}
 	for _, d := range drop {
+		if h.Txns[d].Status == sqlhistory.Aborted {
+			continue // its versions are no witness of anything
+		}
 		final := finals(d)
 		for j := range h.Txns {
 			if !keep[j] || h.Txns[j].Status == sqlhistory.Aborted {
@@ -296,8 +302,47 @@ func either(h *sqlhistory.History, res *Result) *Either {
 		return nil
 	}
 	st, cycle := p.initialState()
+	if cycle != nil {
+		return nil
+	}
+	return p.either(st)
+}
+
+// eitherChoices fills in Either for the choices of a Missed read that
+// failed without a single cycle, on the small history h.
+func eitherChoices(h *sqlhistory.History, m *Missed) {
+	committed, optional := outcomes(h)
+	if len(optional) > 0 || len(h.Txns) > 64 {
+		return
+	}
+	p := newProblem(h, committed, false)
+	base, cycle := p.initialState()
+	if cycle != nil || len(p.anomalies) > 0 {
+		return
+	}
+	t := p.nodeOf[m.Txn]
+	for i := range m.Choices {
+		c := &m.Choices[i]
+		w := 0
+		if c.Writer >= 0 {
+			w = p.nodeOf[c.Writer]
+		}
+		if !c.NoOrder || t < 0 || w < 0 {
+			continue
+		}
+		st := base.clone()
+		if p.addRead(st, readInst{t: t, ev: m.Event, key: m.Key, w: w, version: c.Version, chosen: true}) != nil {
+			continue
+		}
+		c.Either = p.either(st)
+	}
+}
+
+// either looks, in the saturated st, for two transactions that close a
+// cycle in either order.
+func (p *problem) either(st *state) *Either {
 	steps := 0
-	if cycle != nil || p.saturate(st, &steps) != nil {
+	if p.saturate(st, &steps) != nil {
 		return nil
 	}
 	try := func(a, b int) []Edge {
