@@ -6,8 +6,6 @@ import (
 	"database/sql/driver"
 	"fmt"
 	"os"
-	"path/filepath"
-	"strings"
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/level"
@@ -37,36 +35,8 @@ func OpenSQL(ctx context.Context, dsn string) (db.SQLDatabase, error) {
 		return nil, err
 	}
 	d := &sqlDatabase{opts: o}
-	path := o.path
-	synchronous := "NORMAL"
-	if path == memory {
-		// As in Open: a private database is a file in a temporary
-		// directory, to have the concurrency of a database file.
-		d.tempDir, err = os.MkdirTemp("", "isocheck-sqlite-")
-		if err != nil {
-			return nil, fmt.Errorf("sqlite: private database: %w", err)
-		}
-		path = filepath.Join(d.tempDir, "db.sqlite")
-		synchronous = "OFF"
-	}
-	if strings.HasPrefix(path, "file:") {
-		path = "./" + path
-	}
-	name := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
-		path, o.busyTimeout.Milliseconds(), synchronous)
-	d.db, err = sql.Open("sqlite", name)
-	if err != nil {
-		d.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	var mode string
-	if err := d.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		d.Close()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
-	}
-	if !strings.EqualFold(mode, "wal") {
-		d.Close()
-		return nil, fmt.Errorf("sqlite: open %s: journal mode is %s, not WAL", path, mode)
+	if d.db, d.tempDir, _, err = openPool(ctx, o); err != nil {
+		return nil, err
 	}
 	return d, nil
 }

@@ -130,7 +130,23 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		return nil, err
 	}
 	d := &database{cfg: cfg, opts: o}
-	path := o.path
+	var path string
+	if d.db, d.tempDir, path, err = openPool(ctx, o); err != nil {
+		return nil, err
+	}
+	if err := d.setUp(ctx, path); err != nil {
+		d.Close()
+		return nil, err
+	}
+	return d, nil
+}
+
+// openPool opens the connection pool of o's database in WAL mode, and
+// returns it with the temporary directory of a private database (to
+// remove on close; empty otherwise) and the path it opened. The key-value
+// and the SQL adapters share it.
+func openPool(ctx context.Context, o options) (pool *sql.DB, tempDir, path string, err error) {
+	path = o.path
 	synchronous := "NORMAL"
 	if path == memory {
 		// A private database is a file in a temporary directory rather
@@ -141,43 +157,46 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		// mode. A temporary file gives :memory: exactly the
 		// concurrency of sqlite://PATH. Durability does not matter, so
 		// it is not synced.
-		d.tempDir, err = os.MkdirTemp("", "isocheck-sqlite-")
+		tempDir, err = os.MkdirTemp("", "isocheck-sqlite-")
 		if err != nil {
-			return nil, fmt.Errorf("sqlite: private database: %w", err)
+			return nil, "", "", fmt.Errorf("sqlite: private database: %w", err)
 		}
-		path = filepath.Join(d.tempDir, "db.sqlite")
+		path = filepath.Join(tempDir, "db.sqlite")
 		synchronous = "OFF"
 	}
-	if strings.HasPrefix(path, "file:") {
+	fail := func(err error) (*sql.DB, string, string, error) {
+		if pool != nil {
+			pool.Close()
+		}
+		if tempDir != "" {
+			os.RemoveAll(tempDir)
+		}
+		return nil, "", "", err
+	}
+	name := path
+	if strings.HasPrefix(name, "file:") {
 		// The driver would read the name as an SQLite URI.
-		path = "./" + path
+		name = "./" + name
 	}
 	// Every connection the pool opens runs these pragmas, busy_timeout
 	// first (the driver orders it so).
-	name := fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
-		path, o.busyTimeout.Milliseconds(), synchronous)
-	d.db, err = sql.Open("sqlite", name)
-	if err != nil {
-		d.removeTemp()
-		return nil, fmt.Errorf("sqlite: open %s: %w", path, err)
+	name = fmt.Sprintf("%s?_pragma=busy_timeout(%d)&_pragma=journal_mode(WAL)&_pragma=synchronous(%s)",
+		name, o.busyTimeout.Milliseconds(), synchronous)
+	if pool, err = sql.Open("sqlite", name); err != nil {
+		return fail(fmt.Errorf("sqlite: open %s: %w", path, err))
 	}
-	if err := d.setUp(ctx, path); err != nil {
-		d.Close()
-		return nil, err
-	}
-	return d, nil
-}
-
-// setUp checks the journal mode and creates, checks and empties the table.
-func (d *database) setUp(ctx context.Context, path string) error {
 	var mode string
-	if err := d.db.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
-		return fmt.Errorf("sqlite: open %s: %w", path, err)
+	if err := pool.QueryRowContext(ctx, "PRAGMA journal_mode").Scan(&mode); err != nil {
+		return fail(fmt.Errorf("sqlite: open %s: %w", path, err))
 	}
 	if !strings.EqualFold(mode, "wal") {
-		return fmt.Errorf("sqlite: open %s: journal mode is %s, not WAL", path, mode)
+		return fail(fmt.Errorf("sqlite: open %s: journal mode is %s, not WAL", path, mode))
 	}
+	return pool, tempDir, path, nil
+}
 
+// setUp creates, checks and empties the table.
+func (d *database) setUp(ctx context.Context, path string) error {
 	name := d.cfg.TableName()
 	table := quote(name)
 	typ := "INTEGER"
