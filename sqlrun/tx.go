@@ -211,6 +211,19 @@ func valueText(v predicate.Value) string {
 	return v.String()
 }
 
+// queryRows runs q, a statement returning whole rows of t, and returns
+// them with their versions' write ids and previous write ids.
+func (tx *Tx) queryRows(t *table, q string) (rows []predicate.Row, wids, prevs []string, err error) {
+	res, err := tx.query(q)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if rows, wids, prevs, err = t.fromSQL(res); err != nil {
+		return nil, nil, nil, tx.fail(err)
+	}
+	return rows, wids, prevs, nil
+}
+
 // fromSQL converts the rows a statement returned to predicate Rows of
 // t's declared columns (NULLs left out) and their hidden columns.
 func (t *table) fromSQL(res *db.SQLRows) (rows []predicate.Row, wids, prevs []string, err error) {
@@ -398,13 +411,9 @@ func (tx *Tx) Select(table string, where *predicate.Expr) ([]predicate.Row, erro
 		return nil, tx.fail(err)
 	}
 	q := "SELECT * FROM " + t.sql + whereClause(where)
-	res, err := tx.query(q)
+	rows, wids, _, err := tx.queryRows(t, q)
 	if err != nil {
 		return nil, err
-	}
-	rows, wids, _, err := t.fromSQL(res)
-	if err != nil {
-		return nil, tx.fail(err)
 	}
 	ev := sqlhistory.EventSpec{Kind: sqlhistory.Select, Table: table, Where: where, Text: q}
 	for i, r := range rows {
@@ -519,13 +528,9 @@ func (tx *Tx) Update(table string, where *predicate.Expr, set Set) ([]predicate.
 	prefix := predicate.String(fmt.Sprintf("%d.%d.%d/", tx.sess.id, tx.index, n)).String()
 	assign = append(assign, WID+" = "+prefix+" || "+t.keyExpr(), Prev+" = "+WID)
 	q := fmt.Sprintf("UPDATE %s SET %s%s RETURNING *", t.sql, strings.Join(assign, ", "), whereClause(where))
-	res, err := tx.query(q)
+	rows, wids, prevs, err := tx.queryRows(t, q)
 	if err != nil {
 		return nil, err
-	}
-	rows, wids, prevs, err := t.fromSQL(res)
-	if err != nil {
-		return nil, tx.fail(err)
 	}
 	ev := sqlhistory.EventSpec{Kind: sqlhistory.Update, Table: table, Where: where, Text: q}
 	for i, r := range rows {
@@ -559,13 +564,9 @@ func (tx *Tx) Delete(table string, where *predicate.Expr) ([]predicate.Row, erro
 		return nil, tx.fail(err)
 	}
 	q := "DELETE FROM " + t.sql + whereClause(where) + " RETURNING *"
-	res, err := tx.query(q)
+	rows, wids, _, err := tx.queryRows(t, q)
 	if err != nil {
 		return nil, err
-	}
-	rows, wids, _, err := t.fromSQL(res)
-	if err != nil {
-		return nil, tx.fail(err)
 	}
 	ev := sqlhistory.EventSpec{Kind: sqlhistory.Delete, Table: table, Where: where, Text: q}
 	for i, r := range rows {
