@@ -185,12 +185,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	}
 	defer d.Close()
 
-	var f *os.File
-	if rf.out == "" {
-		f, err = os.CreateTemp("", "isocheck-run-*.jsonl")
-	} else {
-		f, err = os.Create(rf.out)
-	}
+	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
 		return "", exitBadInput
@@ -348,4 +343,13 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "Next: isocheck run --db postgres://... --level repeatable-read --check si (see the README).")
 	}
 	return status
+}
+
+// createOutput creates the history file of -o, or a temporary one when
+// none is given (--check reads it back).
+func (rf *runFlags) createOutput() (*os.File, error) {
+	if rf.out == "" {
+		return os.CreateTemp("", "isocheck-run-*.jsonl")
+	}
+	return os.Create(rf.out)
 }

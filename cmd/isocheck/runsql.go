@@ -165,12 +165,7 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 	}
 	defer d.Close()
 
-	var f *os.File
-	if rf.out == "" {
-		f, err = os.CreateTemp("", "isocheck-run-*.jsonl")
-	} else {
-		f, err = os.Create(rf.out)
-	}
+	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
 		return "", exitBadInput
