@@ -263,6 +263,25 @@ func plotFig9(rows []Row, m Machine, dir string) ([]string, error) {
 	return save(p, dir, "fig9", 8*vg.Inch)
 }
 
+// addSeries adds one line per series, each in its colour and marker,
+// with its legend entry.
+func addSeries(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
+	for i, s := range series {
+		if len(pts[s]) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts[s])
+		if err != nil {
+			return err
+		}
+		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
+		sc.Shape = plotutil.Shape(i)
+		p.Add(l, sc)
+		p.Legend.Add(s, l, sc)
+	}
+	return nil
+}
+
 // lines draws one line per series of (x, y) points on log-log axes.
 func lines(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
 	// A log scale needs an axis range of positive numbers: at least two
@@ -279,18 +298,8 @@ func lines(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
 	if len(ys) > 1 {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
-	for i, s := range series {
-		if len(pts[s]) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts[s])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(s, l, sc)
+	if err := addSeries(p, series, pts); err != nil {
+		return err
 	}
 	p.Legend.Left = true
 	return nil

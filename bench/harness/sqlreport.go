@@ -11,7 +11,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/draw"
 )
@@ -227,18 +226,8 @@ func linearLines(p *plot.Plot, series []string, pts map[string]plotter.XYs, mark
 	if lo > 0 && hi >= 10*lo {
 		p.Y.Scale, p.Y.Tick.Marker = plot.LogScale{}, plot.LogTicks{Prec: -1}
 	}
-	for i, s := range series {
-		if len(pts[s]) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts[s])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
-		p.Add(l, sc)
-		p.Legend.Add(s, l, sc)
+	if err := addSeries(p, series, pts); err != nil {
+		return err
 	}
 	if len(marks) > 0 {
 		sc, err := plotter.NewScatter(marks)
