@@ -258,10 +258,16 @@ func (p *problem) rcVisible(s *state, t2 int, ri *readInst) bool {
 // current pco: for every read with a known writer t1 of key x, every
 // other writer t2 of x visible to it must commit before t1. It returns the
 // cycle that an impossible order closes, or nil.
+//
+// It stops early, without a cycle, when p.ctx ends: the caller must look
+// at the context before trusting an acyclic result.
 func (p *problem) saturate(s *state, steps *int) []Edge {
 	for changed := true; changed; {
 		changed = false
 		for i := range s.reads {
+			if i&255 == 0 && p.ctx != nil && p.ctx.Err() != nil {
+				return nil
+			}
 			ri := &s.reads[i]
 			t1 := ri.w
 			for _, t2 := range p.writers[ri.key] {

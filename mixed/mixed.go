@@ -359,6 +359,7 @@ func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
 // decideOne checks h with the given committed transactions.
 func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) *Result {
 	p := newProblem(h, committed, opts.Naive)
+	p.ctx = ctx
 	res := &Result{Stats: Stats{Txns: len(p.nodes) - 1, Conflicts: len(p.unknown)}}
 	if len(p.anomalies) > 0 {
 		res.Verdict, res.Anomalies = check.Violated, p.anomalies

@@ -1,6 +1,8 @@
 package mixed
 
 import (
+	"context"
+
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -29,6 +31,8 @@ type unknownRead struct {
 // choice of which transactions of unknown outcome committed. Node 0 is
 // seed 003's transaction init; nodes 1.. are committed transactions.
 type problem struct {
+	// ctx, when set, bounds saturation.
+	ctx    context.Context
 	h      *sqlhistory.History
 	nodes  []int // node -> transaction index (sqlhistory.Init for node 0)
 	nodeOf []int // transaction index -> node, or -1

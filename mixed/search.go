@@ -89,6 +89,9 @@ func (s *searcher) extend(st *state, root bool) *failure {
 	if cycle := s.p.saturate(st, &s.steps); cycle != nil {
 		return &failure{cycle: cycle}
 	}
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+	}
 	if s.stopped() {
 		return &failure{}
 	}
@@ -168,6 +171,12 @@ func (s *searcher) extend(st *state, root bool) *failure {
 func (s *searcher) sat(st *state) *failure {
 	if cycle := s.p.saturate(st, &s.steps); cycle != nil {
 		return &failure{cycle: cycle}
+	}
+	if err := s.ctx.Err(); err != nil {
+		s.err = err
+	}
+	if s.stopped() {
+		return &failure{}
 	}
 	var conflicts []int
 	var choices [][]int

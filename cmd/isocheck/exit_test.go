@@ -57,6 +57,7 @@ func TestExitStatus(t *testing.T) {
 		{"SQL at all levels", []string{"check", "--level", "all", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, "every transaction at SI: satisfied", ""},
 		{"SQL json", []string{"check", "--json", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, `"anomaly": "G2"`, ""},
 		{"SQL bad level", []string{"check", "--level", "sser", "../../examples/sql-phantom-ser.jsonl"}, exitBadInput, "", "SQL history"},
+		{"SQL timeout", []string{"check", "--timeout", "1ns", "../../examples/sql-phantom-ser.jsonl"}, exitNoVerdict, "no verdict", ""},
 		{"SQL syntax error", []string{"check", "--format", "sql", syntax}, exitBadInput, "", "syntax.jsonl:"},
 	}
 	for _, c := range cases {
