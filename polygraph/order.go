@@ -119,7 +119,11 @@ type orderScratch struct {
 func (sc *orderScratch) before(key history.Key, a, b *chain) {
 	need := 1 + len(a.readers)
 	if n := len(sc.known); n == 0 || cap(sc.known[n-1])-len(sc.known[n-1]) < need {
-		sc.known = append(sc.known, make([]Edge, 0, max(need, arenaBlock)))
+		size := firstBlock
+		if n > 0 {
+			size = min(arenaBlock, 2*cap(sc.known[n-1]))
+		}
+		sc.known = append(sc.known, make([]Edge, 0, max(need, size)))
 	}
 	last := &sc.known[len(sc.known)-1]
 	*last = before(*last, key, a, b)

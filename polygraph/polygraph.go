@@ -496,8 +496,13 @@ func (p *Polygraph) constraint(key history.Key, a, b *chain) Constraint {
 // again their size in allocation overhead.
 type arena[T any] struct{ block []T }
 
-// arenaBlock is the number of values of a block of an arena.
-const arenaBlock = 1 << 16
+// arenaBlock is the largest number of values of a block of an arena.
+// Blocks start at firstBlock values and double: a check of a history of
+// ten transactions (the model checker runs thousands) allocates little.
+const (
+	arenaBlock = 1 << 16
+	firstBlock = 256
+)
 
 // alloc returns an empty slice with room for exactly n values: appending
 // more reallocates it rather than run into its neighbour's.
@@ -506,7 +511,7 @@ func (a *arena[T]) alloc(n int) []T {
 		if n > arenaBlock/8 {
 			return make([]T, 0, n)
 		}
-		a.block = make([]T, 0, arenaBlock)
+		a.block = make([]T, 0, min(arenaBlock, max(firstBlock, 2*cap(a.block), n)))
 	}
 	at := len(a.block)
 	a.block = a.block[:at+n]

@@ -1,0 +1,152 @@
+package explore
+
+import (
+	"math/bits"
+
+	"github.com/isocheck/isocheck/level"
+)
+
+// anyHistory is the trivial level under which every history is consistent
+// ("true" in seed 004 §7.3).
+const anyHistory level.Level = 255
+
+// checker decides whether a state satisfies RC, RA or CC. It runs at every
+// step of the exploration, on histories of a few dozen transactions at
+// most, so it is written for them rather than built on package saturate
+// (made for histories of millions of operations, whose setup costs more
+// than this whole check): transaction sets are single-word bit masks and
+// scratch space is reused.
+//
+// The levels are the axioms of seed 004 Figure 2 and Figure A.1 (those of
+// seed 000, as isocheck's checker and reference define them): a history
+// satisfies the level when some commit order co ⊇ so ∪ wr makes, for every
+// read α of x in t3 from t1 and every t2 ≠ t1 writing x with φ(t2, α),
+// t2 co t1, where φ is
+//
+//	RC: t2 wr ∘ po α (t2 wrote what an earlier read of t3 returned)
+//	RA: t2 (so ∪ wr) t3
+//	CC: t2 (so ∪ wr)⁺ t3
+//
+// None of the φ depends on co, so the edges they ask for are known: the
+// history is consistent exactly when so ∪ wr plus those edges is acyclic
+// (seed 000 §4's saturation, in one pass). Aborted transactions write
+// nothing, and their reads count as everyone's; pending transactions are
+// read by nobody, so their writes constrain nothing.
+type checker struct {
+	level  level.Level
+	soPred []uint64 // per pid, the transactions before it in session order, the initial state included
+	// scratch, indexed by pid+1
+	direct, causal, co []uint64
+	writers            []uint64 // per interned key
+	touched            []int32
+}
+
+func newChecker(l level.Level, soPred []uint64) *checker {
+	n := len(soPred) + 1
+	return &checker{level: l, soPred: soPred, direct: make([]uint64, n), causal: make([]uint64, n), co: make([]uint64, n)}
+}
+
+// closure computes, for every transaction of s, its direct (so ∪ wr)
+// predecessors and its causal ((so ∪ wr)⁺) predecessors, into c.direct
+// and c.causal (indexed by pid+1). The history order lists a
+// transaction's predecessors before it.
+func (c *checker) closure(s *state) {
+	present := s.present()
+	c.direct[0], c.causal[0] = 0, 0
+	for _, p := range s.order {
+		r := s.recs[p]
+		d := c.soPred[p] & present
+		for i, f := range r.from {
+			if f != fromNone && r.events[i].Kind == Read {
+				d |= bit(f)
+			}
+		}
+		cl := d
+		forEach(d, func(q int) { cl |= c.causal[q+1] })
+		c.direct[p+1], c.causal[p+1] = d, cl
+	}
+}
+
+// consistent reports whether s satisfies the checker's level.
+func (c *checker) consistent(s *state) bool {
+	if c.level == anyHistory {
+		return true
+	}
+	c.closure(s)
+	// The writers of every key (the initial state writes them all).
+	for _, p := range s.order {
+		r := s.recs[p]
+		if r.status == Aborted {
+			continue
+		}
+		for i, e := range r.events {
+			if e.Kind == Write {
+				k := r.kids[i]
+				for int(k) >= len(c.writers) {
+					c.writers = append(c.writers, 0)
+				}
+				if c.writers[k] == 0 {
+					c.touched = append(c.touched, k)
+				}
+				c.writers[k] |= bit(p)
+			}
+		}
+	}
+	defer func() {
+		for _, k := range c.touched {
+			c.writers[k] = 0
+		}
+		c.touched = c.touched[:0]
+	}()
+	c.co[0] = 0
+	for _, p := range s.order {
+		c.co[p+1] = c.direct[p+1]
+	}
+	for _, p := range s.order {
+		r := s.recs[p]
+		var earlier uint64 // RC: the writers of earlier reads
+		for i, f := range r.from {
+			if f == fromNone || r.events[i].Kind != Read {
+				continue
+			}
+			var phi uint64
+			switch c.level {
+			case level.CC:
+				phi = c.causal[p+1]
+			case level.RA:
+				phi = c.direct[p+1]
+			default:
+				phi = earlier
+			}
+			earlier |= bit(f)
+			k := r.kids[i]
+			var w uint64 = 1 // the initial state
+			if int(k) < len(c.writers) {
+				w |= c.writers[k]
+			}
+			if t2 := phi & w &^ bit(f) &^ bit(p); t2 != 0 {
+				c.co[f+1] |= t2
+			}
+		}
+	}
+	return acyclic(c.co, s.present())
+}
+
+// acyclic reports whether the graph whose node i has the predecessors
+// preds[i] (bit j for node j) is acyclic on the nodes of mask.
+func acyclic(preds []uint64, mask uint64) bool {
+	for mask != 0 {
+		progress := false
+		for m := mask; m != 0; m &= m - 1 {
+			i := bits.TrailingZeros64(m)
+			if preds[i]&mask&^(1<<uint(i)) == 0 {
+				mask &^= 1 << uint(i)
+				progress = true
+			}
+		}
+		if !progress {
+			return false
+		}
+	}
+	return true
+}

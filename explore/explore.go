@@ -1,0 +1,368 @@
+package explore
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/level"
+)
+
+// Algorithm is a way of enumerating a program's histories.
+type Algorithm uint8
+
+const (
+	// ExploreCE is seed 004's explore-ce (§5) under the base level, with
+	// the filter of explore-ce* (§6) when the level is stronger.
+	ExploreCE Algorithm = iota
+	// DFS is the baseline of seed 004 §7.3: a depth-first search of every
+	// interleaving of the operational semantics (§2.3), which reaches a
+	// history once per interleaving that produces it.
+	DFS
+)
+
+func (a Algorithm) String() string {
+	if a == DFS {
+		return "dfs"
+	}
+	return "explore-ce"
+}
+
+// AnyHistory is the trivial base level ("true" in seed 004 §7.3): every
+// history is consistent while exploring, and only the filter at the end
+// applies the level.
+const AnyHistory = anyHistory
+
+// Config says how to explore.
+type Config struct {
+	// Level is the isolation level the database keeps: RC, RA, CC, PC, SI
+	// or SER.
+	Level level.Level
+	// Base is the level explored under: RC, RA, CC or AnyHistory, no
+	// stronger than Level. By default it is Level for RC, RA and CC and
+	// CC for the others (explore-ce*(CC, Level)). A weaker base explores
+	// more partial histories and filters the complete ones (seed 004's
+	// explore-ce*(Base, Level)).
+	Base level.Level
+	// Algorithm is ExploreCE (the default) or DFS.
+	Algorithm Algorithm
+	// OnHistory, when set, is called with every history found (those
+	// that satisfy Level). An error stops the exploration and is
+	// returned.
+	OnHistory func(*History) error
+	// StopAtFailure stops at the first history that breaks an assertion.
+	StopAtFailure bool
+}
+
+// Result is what an exploration found.
+type Result struct {
+	Algorithm   Algorithm
+	Level, Base level.Level
+	// EndStates counts the complete histories reached (seed 004 §7.3's
+	// end states), before the filter of explore-ce*. DFS counts a history
+	// once per interleaving that reaches it.
+	EndStates int
+	// Histories counts the end states that satisfy Level.
+	Histories int
+	// Failed counts those that break an assertion; First is the first
+	// of them.
+	Failed int
+	First  *History
+	// Blocked counts explorations that ended without a complete history:
+	// zero for explore-ce (strong optimality), not for DFS.
+	Blocked int
+	// Complete says every history was enumerated: false when the context
+	// ended or StopAtFailure stopped early.
+	Complete bool
+	Elapsed  time.Duration
+}
+
+// Explore enumerates the histories of p under cfg.Level and checks the
+// program's assertions on each. It returns early, with Result.Complete
+// false, when ctx ends; an error means the program or the configuration is
+// wrong (a body that panics or is not deterministic, a level it cannot
+// explore).
+func Explore(ctx context.Context, p *Program, cfg Config) (*Result, error) {
+	e, err := newEngine(ctx, p, cfg)
+	if err != nil {
+		return nil, err
+	}
+	start := time.Now()
+	res := &e.res
+	if cfg.Algorithm == DFS {
+		err = e.dfs(&state{recs: make([]*txnRec, len(e.txns))})
+	} else {
+		err = e.explore(&state{recs: make([]*txnRec, len(e.txns))})
+	}
+	res.Elapsed = time.Since(start)
+	switch {
+	case err == nil:
+		res.Complete = true
+	case errors.Is(err, errStop):
+		if e.bodyErr != nil {
+			return res, e.bodyErr
+		}
+	default:
+		return res, err
+	}
+	return res, nil
+}
+
+// errStop unwinds the exploration.
+var errStop = errors.New("exploration stopped")
+
+// progTxn is a transaction of the program, by pid.
+type progTxn struct {
+	id   TxnID
+	name string
+	body func(*Tx)
+}
+
+type engine struct {
+	ctx      context.Context
+	cfg      Config
+	prog     *Program
+	txns     []progTxn
+	sessions []string
+	base     *checker // the base level, at every step
+	final    *checker // Level, when it is RC, RA or CC and stronger than Base
+	keys     map[string]int32
+	res      Result
+	steps    int
+	bodyErr  error
+}
+
+func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
+	switch cfg.Level {
+	case level.RC, level.RA, level.CC, level.PC, level.SI, level.SER:
+	default:
+		return nil, fmt.Errorf("explore: cannot explore under %v: choose RC, RA, CC, PC, SI or SER", cfg.Level)
+	}
+	if cfg.Base == 0 {
+		cfg.Base = cfg.Level
+		if !causallyExtensible(cfg.Level) {
+			cfg.Base = level.CC
+		}
+	}
+	if !causallyExtensible(cfg.Base) && cfg.Base != anyHistory {
+		return nil, fmt.Errorf("explore: cannot explore under %v: the base level must be RC, RA or CC (seed 004 §5 needs a causally extensible level)", cfg.Base)
+	}
+	if cfg.Base != anyHistory && weaker(cfg.Level, cfg.Base) {
+		return nil, fmt.Errorf("explore: the base level %v is stronger than %v", cfg.Base, cfg.Level)
+	}
+	e := &engine{ctx: ctx, cfg: cfg, prog: p, keys: map[string]int32{}}
+	e.res.Algorithm, e.res.Level, e.res.Base = cfg.Algorithm, cfg.Level, cfg.Base
+	seen := map[string]bool{}
+	for i, s := range p.Sessions {
+		name := s.Name
+		if name == "" || seen[name] {
+			name = fmt.Sprintf("s%d", i)
+		}
+		seen[name] = true
+		e.sessions = append(e.sessions, name)
+		for j, t := range s.Txns {
+			e.txns = append(e.txns, progTxn{id: TxnID{i, j}, name: t.Name, body: t.Body})
+		}
+	}
+	if p.Final != nil {
+		e.sessions = append(e.sessions, "final")
+		e.txns = append(e.txns, progTxn{id: TxnID{len(p.Sessions), 0}, name: p.Final.Name, body: p.Final.Body})
+	}
+	if len(e.txns) > 63 {
+		return nil, fmt.Errorf("explore: the program has %d transactions; explore handles at most 63", len(e.txns))
+	}
+	for pid, t := range e.txns {
+		if t.body == nil {
+			return nil, fmt.Errorf("explore: transaction %s (%s) has no body", t.id, t.name)
+		}
+		if t.name == "" {
+			e.txns[pid].name = t.id.String()
+		}
+	}
+	soPred := make([]uint64, len(e.txns))
+	for pid, t := range e.txns {
+		soPred[pid] = 1
+		for q := 0; q < pid; q++ {
+			if e.txns[q].id.Session == t.id.Session || (p.Final != nil && pid == len(e.txns)-1) {
+				soPred[pid] |= bit(q)
+			}
+		}
+	}
+	e.base = newChecker(cfg.Base, soPred)
+	if causallyExtensible(cfg.Level) && cfg.Level != cfg.Base {
+		e.final = newChecker(cfg.Level, soPred)
+	}
+	return e, nil
+}
+
+func causallyExtensible(l level.Level) bool { return l == level.RC || l == level.RA || l == level.CC }
+
+// weaker reports whether a is weaker than b.
+func weaker(a, b level.Level) bool {
+	rank := map[level.Level]int{level.RC: 0, level.RA: 1, level.CC: 2, level.PC: 3, level.SI: 4, level.SER: 5}
+	return rank[a] < rank[b]
+}
+
+// tick counts a step and stops the exploration when the context ended.
+func (e *engine) tick() error {
+	e.steps++
+	if e.steps&255 == 0 && e.ctx.Err() != nil {
+		return errStop
+	}
+	return nil
+}
+
+// complete handles a complete history: Valid (seed 004 §6) and the
+// assertions.
+func (e *engine) complete(s *state) error {
+	e.res.EndStates++
+	h := e.history(s)
+	ok, err := e.valid(s, h)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		return nil
+	}
+	e.res.Histories++
+	if h.Failed() {
+		e.res.Failed++
+		if e.res.First == nil {
+			e.res.First = h
+		}
+	}
+	if e.cfg.OnHistory != nil {
+		if err := e.cfg.OnHistory(h); err != nil {
+			return err
+		}
+	}
+	if e.cfg.StopAtFailure && e.res.First != nil {
+		return errStop
+	}
+	return nil
+}
+
+// valid reports whether a complete history satisfies Level.
+func (e *engine) valid(s *state, h *History) (bool, error) {
+	switch {
+	case e.cfg.Level == e.cfg.Base:
+		return true, nil
+	case e.final != nil:
+		return e.final.consistent(s), nil
+	}
+	res, err := check.Check(e.ctx, h.kv(true), e.cfg.Level)
+	if err != nil {
+		return false, fmt.Errorf("explore: checking a history at %v: %w", e.cfg.Level, err)
+	}
+	switch res.Verdict {
+	case check.Satisfied:
+		return true, nil
+	case check.Violated:
+		return false, nil
+	}
+	return false, errStop
+}
+
+// history returns s as a History.
+func (e *engine) history(s *state) *History {
+	h := &History{Sessions: e.sessions, Init: e.prog.Init}
+	for _, pid := range s.order {
+		r := s.recs[pid]
+		h.Txns = append(h.Txns, TxnLog{
+			ID:       e.txns[pid].id,
+			Name:     e.txns[pid].name,
+			Events:   append([]Event(nil), r.events...),
+			Status:   r.status,
+			Failures: r.failures,
+		})
+	}
+	return h
+}
+
+// initial returns the initial value of key.
+func (e *engine) initial(key string) Value { return e.prog.Init[key] }
+
+// kid interns a key.
+func (e *engine) kid(key string) int32 {
+	k, ok := e.keys[key]
+	if !ok {
+		k = int32(len(e.keys))
+		e.keys[key] = k
+	}
+	return k
+}
+
+// step is what a transaction does next: the events up to its next read of
+// another transaction (readKey, when stopped) or its end (status).
+type step struct {
+	added    []Event
+	stopped  bool
+	readKey  string
+	status   Status
+	failures []string
+}
+
+// run replays transaction pid over its recorded events and returns its
+// next step.
+func (e *engine) run(pid int, r *txnRec) (step, error) {
+	rp := &replay{}
+	if r != nil {
+		rp.recorded = r.events
+	}
+	t := e.txns[pid]
+	if err := rp.run(t.name, t.body); err != nil {
+		return step{}, err
+	}
+	if rp.pos < len(rp.recorded) {
+		return step{}, fmt.Errorf("transaction %s is not deterministic: it ended after %d events, having done %d before with the same reads", t.name, rp.pos, len(rp.recorded))
+	}
+	return step{added: rp.added, stopped: rp.stopped, readKey: rp.pending, status: rp.status, failures: rp.failures}, nil
+}
+
+// push appends events to r, interning their keys; reads among them are
+// the transaction's own (internal).
+func (e *engine) push(r *txnRec, events []Event) {
+	for _, ev := range events {
+		r.events = append(r.events, ev)
+		r.kids = append(r.kids, e.kid(ev.Key))
+		r.from = append(r.from, fromNone)
+	}
+}
+
+// pushRead appends a read of key from transaction from (a pid or
+// fromInit).
+func (e *engine) pushRead(r *txnRec, s *state, key string, from int) {
+	ev := Event{Kind: Read, Key: key, From: Init, Value: e.initial(key)}
+	if from != fromInit {
+		ev.From = e.txns[from].id
+		ev.Value = s.recs[from].finalWrite(key)
+	}
+	r.events = append(r.events, ev)
+	r.kids = append(r.kids, e.kid(key))
+	r.from = append(r.from, from)
+}
+
+// finalWrite returns the value of the transaction's last write of key.
+func (r *txnRec) finalWrite(key string) Value {
+	for i := len(r.events) - 1; i >= 0; i-- {
+		if e := r.events[i]; e.Kind == Write && e.Key == key {
+			return e.Value
+		}
+	}
+	panic("explore: read from a transaction that did not write the key")
+}
+
+// writes reports whether the committed transaction r wrote key.
+func (r *txnRec) writes(kid int32) bool {
+	if r.status != Committed {
+		return false
+	}
+	for i, e := range r.events {
+		if e.Kind == Write && r.kids[i] == kid {
+			return true
+		}
+	}
+	return false
+}

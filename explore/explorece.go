@@ -1,0 +1,269 @@
+package explore
+
+// This file is explore-ce, seed 004 §4–5: Algorithm 1 (explore) and
+// Algorithm 2 (exploreSwaps) with the Next, ValidWrites,
+// ComputeReorderings, Swap and Optimality of §5.1–5.3.
+//
+// Histories have at most one pending transaction, the last in history
+// order, so the events of a transaction are contiguous in that order and a
+// state keeps the order of its transactions only. Next runs a
+// transaction up to its next read of another transaction's write (or its
+// end) in one step: the events before that read are writes, own reads and
+// the commit or abort, which Algorithm 1 adds one at a time with nothing
+// to choose, and ComputeReorderings returns nothing until a commit.
+
+// explore is Algorithm 1. The state is extended in place and restored
+// before it returns.
+func (e *engine) explore(s *state) error {
+	if err := e.tick(); err != nil {
+		return err
+	}
+	pid, r, fresh := e.next(s)
+	if pid < 0 {
+		return e.complete(s)
+	}
+	st, err := e.run(pid, r)
+	if err != nil {
+		e.bodyErr = err
+		return errStop
+	}
+	if fresh {
+		r = &txnRec{pid: pid}
+		s.recs[pid] = r
+		s.order = append(s.order, pid)
+	}
+	before := len(r.events)
+	e.push(r, st.added)
+	defer func() {
+		r.truncate(before)
+		if fresh {
+			s.recs[pid] = nil
+			s.order = s.order[:len(s.order)-1]
+		}
+	}()
+	if !st.stopped {
+		r.status, r.failures = st.status, st.failures
+		if err := e.explore(s); err != nil {
+			return err
+		}
+		return e.exploreSwaps(s)
+	}
+	// A read: one branch per valid write (ValidWrites, §5.1), the
+	// transactions that committed a write of the key, and the initial
+	// state.
+	n := len(r.events)
+	explored := 0
+	for _, from := range e.candidates(s, pid, e.kid(st.readKey)) {
+		r.truncate(n)
+		e.pushRead(r, s, st.readKey, from)
+		if !e.base.consistent(s) {
+			continue
+		}
+		explored++
+		if err := e.explore(s); err != nil {
+			return err
+		}
+		if err := e.exploreSwaps(s); err != nil {
+			return err
+		}
+	}
+	if explored == 0 {
+		e.res.Blocked++
+	}
+	return nil
+}
+
+// candidates returns the transactions a read of kid by pid may read from
+// in s: the initial state and every committed writer of the key.
+func (e *engine) candidates(s *state, pid int, kid int32) []int {
+	out := []int{fromInit}
+	for _, q := range s.order {
+		if q != pid && s.recs[q].writes(kid) {
+			out = append(out, q)
+		}
+	}
+	return out
+}
+
+// next is Next (§5.1): the pending transaction if there is one, else the
+// first transaction in oracle order not in the history (fresh), or -1
+// when the program is done.
+func (e *engine) next(s *state) (pid int, r *txnRec, fresh bool) {
+	if last := s.last(); last != nil && last.status == Pending {
+		return last.pid, last, false
+	}
+	for pid := range e.txns {
+		if s.recs[pid] == nil {
+			return pid, nil, true
+		}
+	}
+	return -1, nil, false
+}
+
+// exploreSwaps is Algorithm 2 with ComputeReorderings (§5.2): when the last
+// transaction t just committed, every read r of a key t writes, in a
+// transaction before t that t does not causally depend on, may read from t
+// instead, if Optimality allows it.
+func (e *engine) exploreSwaps(s *state) error {
+	t := s.last()
+	if t == nil || t.status != Committed {
+		return nil
+	}
+	e.base.closure(s)
+	causalT := e.base.causal[t.pid+1] | bit(t.pid)
+	type pair struct{ txn, event int }
+	var pairs []pair
+	for _, x := range s.order[:len(s.order)-1] {
+		if causalT&bit(x) != 0 {
+			continue
+		}
+		rx := s.recs[x]
+		for i := range rx.events {
+			if rx.external(i) && t.writes(rx.kids[i]) {
+				pairs = append(pairs, pair{x, i})
+			}
+		}
+	}
+	for _, p := range pairs {
+		if !e.optimal(s, p.txn, p.event, t.pid, causalT) {
+			continue
+		}
+		if err := e.explore(e.swap(s, p.txn, p.event, t.pid, causalT)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// swap is Swap (§5.2): the history of the events before read (x, i), the
+// transactions t causally depends on (causalT, t included), and the read
+// now reading from t, its transaction pending and last. It returns a new
+// state.
+func (e *engine) swap(s *state, x, i, t int, causalT uint64) *state {
+	n := &state{recs: make([]*txnRec, len(s.recs))}
+	posX := s.position(x)
+	for j, p := range s.order {
+		if j < posX || (j > posX && causalT&bit(p) != 0) {
+			n.order = append(n.order, p)
+			n.recs[p] = s.recs[p].clone()
+		}
+	}
+	rx := s.recs[x].clone()
+	rx.truncate(i)
+	e.pushRead(rx, n, s.recs[x].events[i].Key, t)
+	n.order = append(n.order, x)
+	n.recs[x] = rx
+	return n
+}
+
+// optimal is Optimality (§5.3): the swapped history satisfies the level,
+// and every read it deletes, and the read it moves, is not swapped and
+// reads from the causally latest valid write.
+func (e *engine) optimal(s *state, x, i, t int, causalT uint64) bool {
+	// The reads the swap deletes or moves: (x, i) and the external reads
+	// after it in x, and those of the transactions after x that t does
+	// not depend on.
+	type read struct{ txn, event int }
+	reads := []read{}
+	posX := s.position(x)
+	for j, p := range s.order {
+		if j < posX || (j > posX && causalT&bit(p) != 0) {
+			continue
+		}
+		rp := s.recs[p]
+		first := 0
+		if p == x {
+			first = i
+		}
+		for k := first; k < len(rp.events); k++ {
+			if rp.external(k) {
+				reads = append(reads, read{p, k})
+			}
+		}
+	}
+	e.base.closure(s)
+	for _, rd := range reads {
+		if e.swapped(s, rd.txn, rd.event) {
+			return false
+		}
+	}
+	if !e.base.consistent(e.swap(s, x, i, t, causalT)) {
+		return false
+	}
+	for _, rd := range reads {
+		if !e.readsLatest(s, rd.txn, rd.event, causalT) {
+			return false
+		}
+	}
+	return true
+}
+
+// swapped is swapped(h, r) of §5.3 for the read (y, j), which reads from
+// t: (1) t comes before y in history order but after it in oracle order,
+// (2) no transaction before y in both orders causally depends on t, and
+// (3) no earlier read of y reads from t. It needs e.base.closure(s).
+func (e *engine) swapped(s *state, y, j int) bool {
+	ry := s.recs[y]
+	t := ry.from[j]
+	if t == fromInit || t < y { // pids are the oracle order
+		return false
+	}
+	posY := s.position(y)
+	if s.position(t) > posY {
+		return false
+	}
+	for _, p := range s.order[:posY] {
+		if p < y && e.base.causal[p+1]&bit(t) != 0 {
+			return false
+		}
+	}
+	for k := 0; k < j; k++ {
+		if ry.external(k) && ry.from[k] == t {
+			return false
+		}
+	}
+	return true
+}
+
+// readsLatest is readLatest_I(h, r, t) of §5.3 for the read (y, j): it
+// reads from the last transaction in history order, among those that
+// write its key and that y causally depends on once the events from the
+// read on that t does not depend on are deleted, that it can read from
+// consistently.
+func (e *engine) readsLatest(s *state, y, j int, causalT uint64) bool {
+	ry := s.recs[y]
+	key := ry.events[j].Key
+	kid := ry.kids[j]
+	// h' = h \ {e | (y, j) <= e, tr(e) not causally before t}, with the
+	// read put back.
+	posY := s.position(y)
+	n := &state{recs: make([]*txnRec, len(s.recs))}
+	for k, p := range s.order {
+		if k < posY || (k > posY && causalT&bit(p) != 0) {
+			n.order = append(n.order, p)
+			n.recs[p] = s.recs[p]
+		}
+	}
+	cut := ry.clone()
+	cut.truncate(j)
+	n.order = append(n.order, y)
+	n.recs[y] = cut
+	e.base.closure(n)
+	past := e.base.causal[y+1] | 1
+	// Candidates from the latest in history order to the initial state.
+	for k := len(n.order) - 2; k >= -1; k-- {
+		from := fromInit
+		if k >= 0 {
+			from = n.order[k]
+			if past&bit(from) == 0 || !n.recs[from].writes(kid) {
+				continue
+			}
+		}
+		cut.truncate(j)
+		e.pushRead(cut, n, key, from)
+		if e.base.consistent(n) {
+			return from == ry.from[j]
+		}
+	}
+	return false
+}
