@@ -215,14 +215,18 @@ func (h *History) kv(forCheck bool) *history.History {
 		status := history.Committed
 		var ops []history.Op
 		last := lastWriteIndex(t.Events)
+		own := map[string]history.Value{} // the value of the transaction's last write of each key so far
 		for i, e := range t.Events {
 			switch e.Kind {
 			case Read:
-				from := e.From
+				v := value(e.Key, e.Value, e.From)
 				if e.Internal {
-					from = t.ID
+					if forCheck && t.Status == Aborted {
+						continue // a read of a write that vanished with the abort
+					}
+					v = own[e.Key]
 				}
-				ops = append(ops, history.Op{Kind: history.Read, Key: b.Key(e.Key), Value: value(e.Key, e.Value, from)})
+				ops = append(ops, history.Op{Kind: history.Read, Key: b.Key(e.Key), Value: v})
 			case Write:
 				if forCheck && t.Status == Aborted {
 					continue
@@ -233,6 +237,7 @@ func (h *History) kv(forCheck bool) *history.History {
 				if last[e.Key] != i {
 					v = b.StringValue(fmt.Sprintf("%d@%s#%d", e.Value, t.ID, i))
 				}
+				own[e.Key] = v
 				ops = append(ops, history.Op{Kind: history.Write, Key: b.Key(e.Key), Value: v})
 			}
 		}
