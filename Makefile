@@ -1,7 +1,7 @@
 # The README's commands, and the longer jobs behind them.
 GO ?= go
 
-.PHONY: all build test bench bench-full bench-go fuzz sql-demo
+.PHONY: all build test bench bench-full bench-explore bench-go fuzz sql-demo
 
 all: build test
 
@@ -21,8 +21,10 @@ test:
 # clients a SQL point), each check in a child process with a 60 s limit
 # (5 s for SQL histories, where the naive baseline reaches it); CSV files,
 # plots and summary.md in bench/results. 3 to 4 minutes on 2 cores.
+# The model-checking experiments are bench-explore's.
+BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive
 bench:
-	$(GO) run ./cmd/isobench --scale quick --timeout 60s --sql-timeout 5s --out bench/results
+	$(GO) run ./cmd/isobench --scale quick --timeout 60s --sql-timeout 5s --experiments $(BENCH_EXPERIMENTS) --out bench/results
 
 # The same at the paper's sizes, 3 repetitions, histories up to 10M
 # transactions, 10 minutes a run at most: expect 1 to 2 hours on 2 cores
@@ -32,7 +34,16 @@ bench:
 # recorded as no-verdict. `--scale paper` stops at 1M. The SQL experiments
 # run at seed 003's sizes, 5 clients a point, 60 s a check as in the paper.
 bench-full:
-	$(GO) run ./cmd/isobench --scale full --timeout 10m --sql-timeout 60s --out bench/results/full
+	$(GO) run ./cmd/isobench --scale full --timeout 10m --sql-timeout 60s --experiments $(BENCH_EXPERIMENTS) --out bench/results/full
+
+# Seed 004's model checking (`isocheck explore`, §7.3): Figure 14's 25
+# programs in every configuration (explore-ce 10 min a run, the paper's
+# target; its baselines 15 s) and Figure 15's growing TPC-C and Wikipedia
+# programs (1 min a run), into bench/results/explore, as committed. About
+# 20 minutes on 2 cores. `--scale full` gives every run 10 minutes and
+# Figure 15 its fifth size: hours.
+bench-explore:
+	$(GO) run ./cmd/isobench --scale quick --experiments explore-fig14,explore-fig15 --out bench/results/explore
 
 # TPC-C on embedded SQLite, each transaction at a random one of SER, SI
 # and RC, recorded as a SQL history (tpcc.jsonl) and checked: 3 sessions of

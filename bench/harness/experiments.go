@@ -29,6 +29,8 @@ var experiments = []*experiment{
 	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (seed 003, Figure 6)", run: runSQLSessions, plot: plotSQL},
 	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (seed 003, Figure 7)", run: runSQLTxns, plot: plotSQL},
 	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (seed 003, §6)", run: runSQLNaive, plot: plotSQLNaive},
+	{Name: "explore-fig14", Title: "model checking: explore-ce under RC, RA, CC, SI, SER against its baselines (seed 004, Figure 14)", run: runExploreFig14, plot: plotExploreFig14},
+	{Name: "explore-fig15", Title: "model checking: explore-ce under CC as sessions and transactions grow (seed 004, Figure 15)", run: runExploreFig15, plot: plotExploreFig15},
 }
 
 // defaultWorkload is seed 002's default general workload, run by a

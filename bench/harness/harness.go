@@ -103,6 +103,18 @@ type Config struct {
 	// the SQL experiments; 0 means the scale's (1 at Tiny, 2 at Quick, 5
 	// otherwise).
 	SQLClients int
+	// ExploreTimeout limits each run of explore-ce (RC, RA, CC, CC+SI,
+	// CC+SER) in explore-fig14 (seed 004, passed as `isocheck explore
+	// --timeout`); 0 means the scale's: 1 min at tiny scale, else 10 min,
+	// the paper's target.
+	ExploreTimeout time.Duration
+	// ExploreBaselineTimeout limits the runs of explore-fig14's
+	// baselines (explore-ce* from RA, RC and true, and DFS); 0 means the
+	// scale's: 15 s at quick scale, else ExploreTimeout.
+	ExploreBaselineTimeout time.Duration
+	// ExploreFig15Timeout limits each run of explore-fig15; 0 means the
+	// scale's: 1 min at tiny and quick scale, else 10 min.
+	ExploreFig15Timeout time.Duration
 	// Log receives a line per measurement; nil discards them.
 	Log io.Writer
 }
@@ -213,8 +225,12 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 		rep.Files = append(rep.Files, plots...)
 	}
 	rep.Elapsed = time.Since(start)
+	limits := fmt.Sprintf("%v a check at most", cfg.Timeout)
+	if slices.ContainsFunc(names, func(n string) bool { return strings.HasPrefix(n, "explore-") }) {
+		limits += fmt.Sprintf("; explore-fig14 %v an exploration, %v a baseline's; explore-fig15 %v an exploration", e.exploreTimeout(), e.exploreBaselineTimeout(), e.fig15Timeout())
+	}
 	rep.Summary = Summary(rep.Rows, e.machine, cfg.Scale.String()+" scale") +
-		fmt.Sprintf("\nThe run (`isobench --scale %s`, %d repetition(s), %v a check at most) took %v.\n", cfg.Scale, cfg.Reps, cfg.Timeout, rep.Elapsed.Round(time.Second))
+		fmt.Sprintf("\nThe run (`isobench --scale %s`, %d repetition(s), %s) took %v.\n", cfg.Scale, cfg.Reps, limits, rep.Elapsed.Round(time.Second))
 	sumPath := filepath.Join(cfg.Out, "summary.md")
 	if err := os.WriteFile(sumPath, []byte(rep.Summary), 0o644); err != nil {
 		return rep, fmt.Errorf("write summary: %w", err)

@@ -34,9 +34,9 @@ func TestWriteCSV(t *testing.T) {
 			},
 			want: [][]string{
 				{"fig5", "sessions=5", "sessions", "5", "default", "isocheck", "si", "1", "500", "satisfied", "0", "1.500", "2048",
-					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "1.50", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000"},
+					"0.500", "0.000", "0.000", "0.000", "1.250", "7", "1", "9", "2", "1.50", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000", "0", "0", "0", "0"},
 				{"fig5", "sessions=5", "", "", "", "dbcop verify {}", "si", "1", "500", "timeout", "-1", "2000.000", "0",
-					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "0.00", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000"},
+					"0.000", "0.000", "0.000", "0.000", "0.000", "0", "0", "0", "0", "0.00", "Test CPU, 3 GHz", "2", "1073741824", "abc123-dirty", "", "0", "0", "0", "0.000", "0", "0", "0", "0"},
 			},
 		},
 	}
@@ -352,7 +352,7 @@ func TestRunEndToEnd(t *testing.T) {
 }
 
 func TestExperimentNames(t *testing.T) {
-	want := []string{"fig5", "table3", "fig9", "scaling", "mini", "sql-sessions", "sql-txns", "sql-naive"}
+	want := []string{"fig5", "table3", "fig9", "scaling", "mini", "sql-sessions", "sql-txns", "sql-naive", "explore-fig14", "explore-fig15"}
 	if got := ExperimentNames(); !slices.Equal(got, want) {
 		t.Errorf("ExperimentNames() = %q, want %q", got, want)
 	}

@@ -47,6 +47,15 @@ type Stats struct {
 	Conflicts int           `json:"Conflicts"`
 	Steps     int           `json:"Steps"`
 	Elapsed   time.Duration `json:"Elapsed"`
+
+	// The figures of an exploration (`isocheck explore --json`, whose
+	// elapsed_ms is Elapsed): the histories it kept, its end states
+	// (before explore-ce*'s filter), its blocked explorations, and the
+	// histories that break an assertion of the program.
+	Histories int `json:"-"`
+	EndStates int `json:"-"`
+	Blocked   int `json:"-"`
+	Failed    int `json:"-"`
 }
 
 // CheckMS is the time of the stages after parsing: construct, prune,

@@ -229,19 +229,28 @@ func linearLines(p *plot.Plot, series []string, pts map[string]plotter.XYs, mark
 	if err := addSeries(p, series, pts); err != nil {
 		return err
 	}
-	if len(marks) > 0 {
-		sc, err := plotter.NewScatter(marks)
-		if err != nil {
-			return err
-		}
-		sc.Shape = draw.RingGlyph{}
-		sc.Color = color.RGBA{R: 220, A: 255}
-		sc.Radius = vg.Points(7)
-		p.Add(sc)
-		p.Legend.Add("some client timed out", sc)
+	if err := ringMarks(p, marks, "some client timed out"); err != nil {
+		return err
 	}
 	p.Add(plotter.NewGrid())
 	p.Legend.Left = true
+	return nil
+}
+
+// ringMarks draws red rings around marks, with legend entry label.
+func ringMarks(p *plot.Plot, marks plotter.XYs, label string) error {
+	if len(marks) == 0 {
+		return nil
+	}
+	sc, err := plotter.NewScatter(marks)
+	if err != nil {
+		return err
+	}
+	sc.Shape = draw.RingGlyph{}
+	sc.Color = color.RGBA{R: 220, A: 255}
+	sc.Radius = vg.Points(7)
+	p.Add(sc)
+	p.Legend.Add(label, sc)
 	return nil
 }
 
@@ -261,6 +270,12 @@ func appTitle(app string) string {
 		return "TPC-C"
 	case "twitter":
 		return "Twitter"
+	case "wikipedia":
+		return "Wikipedia"
+	case "courseware":
+		return "Courseware"
+	case "shopping-cart":
+		return "Shopping cart"
 	}
 	return app
 }

@@ -131,6 +131,8 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 	sqlGridSummary(&b, rows["sql-sessions"], "SQL histories (seed 003, Figure 6): time to check as sessions grow, 10 transactions each")
 	sqlGridSummary(&b, rows["sql-txns"], "SQL histories (seed 003, Figure 7): time to check as transactions per session grow, 3 sessions")
 	sqlNaiveSummary(&b, rows["sql-naive"], append(slices.Clone(rows["sql-sessions"]), rows["sql-txns"]...))
+	exploreFig14Summary(&b, rows["explore-fig14"])
+	exploreFig15Summary(&b, rows["explore-fig15"])
 	return b.String()
 }
 

@@ -3,16 +3,18 @@
 // growth of time and memory with the history's size), a comparison of
 // mini-transactions (seed 001), and seed 003's experiments on SQL
 // histories with a level per transaction (§6: Figures 6 and 7, and the
-// naive baseline) on this machine, each measurement in a
-// child process, and writes a CSV file per experiment, plots (PNG and SVG)
+// naive baseline), and seed 004's model checking of transactional
+// programs (`isocheck explore`, §7.3: Figures 14 and 15) on this machine,
+// each measurement in a child process, and writes a CSV file per experiment, plots (PNG and SVG)
 // and a Markdown summary to --out.
 //
 // Usage:
 //
 //	isobench [--scale tiny|quick|paper|full] [--out DIR] [--reps N] [--timeout D]
-//	         [--experiments fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive] [--corpus DIR]
+//	         [--experiments fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive,explore-fig14,explore-fig15] [--corpus DIR]
 //	         [--compare-format text|dbcop|jsonl|edn] [--compare 'CMD {}']...
 //	         [--binary ISOCHECK] [--work DIR] [--sql-db DSN] [--sql-clients N] [--sql-timeout D]
+//	         [--explore-timeout D] [--explore-baseline-timeout D] [--explore-fig15-timeout D]
 //	isobench --replot DIR
 //
 // --compare runs another checker on every generated history, written in
@@ -109,6 +111,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sqlDB := fs.String("sql-db", "", "the database the SQL experiments record their histories on: sqlite://PATH or postgres://... (default $ISOCHECK_POSTGRES_DSN, else a fresh SQLite file in the work directory)")
 	sqlTimeout := fs.Duration("sql-timeout", 0, "limit of each check of the SQL experiments (default --timeout; seed 003 gives each history 60s)")
 	sqlClients := fs.Int("sql-clients", 0, "clients (histories, seeds 1..N) of each point of the SQL experiments (default 1 at tiny scale, 2 at quick, 5 otherwise)")
+	exploreTimeout := fs.Duration("explore-timeout", 0, "limit of each run of explore-ce in explore-fig14 (under RC, RA, CC, SI, SER), passed as `isocheck explore --timeout` (default 10m, the paper's target; 1m at tiny scale)")
+	exploreBaselineTimeout := fs.Duration("explore-baseline-timeout", 0, "limit of the runs of explore-fig14's baselines: explore-ce* from RA, RC and true, and DFS (default 15s at quick scale, else --explore-timeout)")
+	exploreFig15Timeout := fs.Duration("explore-fig15-timeout", 0, "limit of each run of explore-fig15 (default 1m at tiny and quick scale, else 10m)")
 	replot := fs.String("replot", "", "draw the plots and summary again from the CSV files of a previous run in DIR, and run nothing")
 	var cmp compareFlags
 	fs.Func("compare", "another checker to run on each generated history: a shell command, {} the history's path (repeatable)", cmp.compare)
@@ -161,6 +166,10 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		SQLClients:  *sqlClients,
 		SQLTimeout:  *sqlTimeout,
 		Log:         stderr,
+
+		ExploreTimeout:         *exploreTimeout,
+		ExploreBaselineTimeout: *exploreBaselineTimeout,
+		ExploreFig15Timeout:    *exploreFig15Timeout,
 	}
 	start := time.Now()
 	rep, err := harness.Run(ctx, cfg)
