@@ -99,11 +99,15 @@ type Size struct {
 	Instrs int
 	// Depth is the largest nesting of ifs.
 	Depth int
+	// Total, when positive, is the largest number of transactions of
+	// all sessions (Final aside).
+	Total int
 }
 
 // Small is the size of the property tests: 2–3 sessions of 1–3
-// transactions, blocks of up to 2 instructions, ifs nested twice.
-var Small = Size{Sessions: 3, Txns: 3, Instrs: 2, Depth: 2}
+// transactions, 6 at most, blocks of up to 2 instructions, ifs nested
+// twice.
+var Small = Size{Sessions: 3, Txns: 3, Instrs: 2, Depth: 2, Total: 6}
 
 // Random returns a random program of at most the given size, drawn from
 // rng alone (the same rng state gives the same program).
@@ -113,9 +117,16 @@ func Random(rng *rand.Rand, size Size) *Program {
 	if size.Sessions > 2 {
 		nsess += rng.IntN(size.Sessions - 1)
 	}
-	for range nsess {
+	total := 0
+	for i := range nsess {
 		var s []Txn
-		for range 1 + rng.IntN(max(size.Txns, 1)) {
+		n := 1 + rng.IntN(max(size.Txns, 1))
+		if size.Total > 0 {
+			// Leave a transaction for each session after this one.
+			n = max(1, min(n, size.Total-total-(nsess-1-i)))
+		}
+		total += n
+		for range n {
 			g := &gen{rng: rng, size: size}
 			s = append(s, Txn{Instrs: g.block(0, true)})
 		}
