@@ -133,8 +133,13 @@ func compare(p *exploretest.Program, l level.Level, dfs bool, st *stats) string 
 // dfsBudget is the time DFS has for a program.
 const dfsBudget = 20 * time.Millisecond
 
-// refCase runs TestAgainstReference on that case alone.
-var refCase = flag.Int("refcase", -1, "run `case` of TestAgainstReference alone")
+// Flags to run TestAgainstReference on other cases: one case alone, or
+// more cases from another first one (a longer search for bugs).
+var (
+	refCase  = flag.Int("refcase", -1, "run `case` of TestAgainstReference alone")
+	refFirst = flag.Int("reffirst", 0, "the `first` case of TestAgainstReference")
+	refCases = flag.Int("refcases", 0, "the `number` of cases of TestAgainstReference (default 2000, 500 with -short)")
+)
 
 // referenceCases is the number of random programs TestAgainstReference
 // checks at each level.
@@ -155,7 +160,10 @@ func referenceCases() int {
 // program is drawn from rand.NewPCG(i, 4); a failure prints i and the
 // program.
 func TestAgainstReference(t *testing.T) {
-	first, n := 0, referenceCases()
+	first, n := *refFirst, *refFirst+referenceCases()
+	if *refCases > 0 {
+		n = first + *refCases
+	}
 	if *refCase >= 0 {
 		first, n = *refCase, *refCase+1
 	}
