@@ -125,10 +125,11 @@ func (e *engine) exploreSwaps(s *state) error {
 		}
 	}
 	for _, p := range pairs {
-		if !e.optimal(s, p.txn, p.event, t.pid, causalT) {
+		swapped, ok := e.optimal(s, p.txn, p.event, t.pid, causalT)
+		if !ok {
 			continue
 		}
-		if err := e.explore(e.swap(s, p.txn, p.event, t.pid, causalT)); err != nil {
+		if err := e.explore(swapped); err != nil {
 			return err
 		}
 	}
@@ -138,14 +139,16 @@ func (e *engine) exploreSwaps(s *state) error {
 // swap is Swap (§5.2): the history of the events before read (x, i), the
 // transactions t causally depends on (causalT, t included), and the read
 // now reading from t, its transaction pending and last. It returns a new
-// state.
+// state, which shares the records of the transactions it keeps whole with
+// s: the exploration only ever changes the pending transaction and those
+// it adds.
 func (e *engine) swap(s *state, x, i, t int, causalT uint64) *state {
 	n := &state{recs: make([]*txnRec, len(s.recs))}
 	posX := s.position(x)
 	for j, p := range s.order {
 		if j < posX || (j > posX && causalT&bit(p) != 0) {
 			n.order = append(n.order, p)
-			n.recs[p] = s.recs[p].clone()
+			n.recs[p] = s.recs[p]
 		}
 	}
 	rx := s.recs[x].clone()
@@ -158,8 +161,9 @@ func (e *engine) swap(s *state, x, i, t int, causalT uint64) *state {
 
 // optimal is Optimality (§5.3): the swapped history satisfies the level,
 // and every read it deletes, and the read it moves, is not swapped and
-// reads from the causally latest valid write.
-func (e *engine) optimal(s *state, x, i, t int, causalT uint64) bool {
+// reads from the causally latest valid write. It returns the swapped
+// history when it does.
+func (e *engine) optimal(s *state, x, i, t int, causalT uint64) (*state, bool) {
 	// The reads the swap deletes or moves: (x, i) and the external reads
 	// after it in x, and those of the transactions after x that t does
 	// not depend on.
@@ -184,18 +188,19 @@ func (e *engine) optimal(s *state, x, i, t int, causalT uint64) bool {
 	e.base.closure(s)
 	for _, rd := range reads {
 		if e.swapped(s, rd.txn, rd.event) {
-			return false
+			return nil, false
 		}
 	}
-	if !e.base.consistent(e.swap(s, x, i, t, causalT)) {
-		return false
+	n := e.swap(s, x, i, t, causalT)
+	if !e.base.consistent(n) {
+		return nil, false
 	}
 	for _, rd := range reads {
 		if !e.readsLatest(s, rd.txn, rd.event, causalT) {
-			return false
+			return nil, false
 		}
 	}
-	return true
+	return n, true
 }
 
 // swapped is swapped(h, r) of §5.3 for the read (y, j), which reads from
