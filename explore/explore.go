@@ -53,6 +53,9 @@ type Config struct {
 	OnHistory func(*History) error
 	// StopAtFailure stops at the first history that breaks an assertion.
 	StopAtFailure bool
+	// Progress, when set, is called with the number of end states after
+	// each one (cheaply: no History is built for it).
+	Progress func(endStates int)
 }
 
 // Result is what an exploration found.
@@ -221,6 +224,9 @@ func (e *engine) tick() error {
 // assertions.
 func (e *engine) complete(s *state) error {
 	e.res.EndStates++
+	if e.cfg.Progress != nil {
+		e.cfg.Progress(e.res.EndStates)
+	}
 	if !e.valid(s) {
 		return nil
 	}

@@ -168,7 +168,9 @@ func (h *History) String() string {
 // writes keep the program's values when they tell the writes of their key
 // apart, and otherwise become "value@transaction" strings, so that every
 // read names the write it returned. Transactions are in h's order, each
-// session its program session, named by the transaction's name.
+// session its program session, named by the transaction's name; their
+// positions are lines of a file "history", the history as format.Write
+// writes it.
 func (h *History) KV() *history.History { return h.kv(false) }
 
 // kv builds the key-value history. forCheck keeps the reads of aborted
@@ -176,7 +178,7 @@ func (h *History) KV() *history.History { return h.kv(false) }
 // must be consistent too; only its writes vanish): they become committed
 // read-only transactions.
 func (h *History) kv(forCheck bool) *history.History {
-	b := history.NewBuilder(history.Null)
+	b := history.NewBuilder(history.Null, "history")
 	for _, name := range h.Sessions {
 		b.Session(name)
 	}
@@ -251,7 +253,8 @@ func (h *History) kv(forCheck bool) *history.History {
 		if count[id] > 1 || id == "" {
 			id = t.ID.String() + ":" + t.Name
 		}
-		b.AddTxn(history.Txn{ID: id, Session: int32(t.ID.Session), Status: status, Start: history.NoTime, End: history.NoTime}, ops)
+		// Positions are lines of the history as format.Write writes it.
+		b.AddTxn(history.Txn{ID: id, Session: int32(t.ID.Session), Status: status, Start: history.NoTime, End: history.NoTime, Pos: int64(b.NumTxns() + 1)}, ops)
 	}
 	return b.History()
 }

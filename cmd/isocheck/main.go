@@ -12,6 +12,7 @@
 //	isocheck run --db DSN [--level LEVEL] [--workload general|mini|lwt|append] [...] [-o FILE] [--check LEVEL|all]
 //	isocheck run --db sqlite://...|postgres://... --workload tpcc|twitter [--levels ser|si|rc|ser+rc|si+rc|random] [...] [-o FILE] [--check]
 //	isocheck gen [--workload ...] [...] [-o FILE]
+//	isocheck explore --app shopping-cart|twitter|courseware|wikipedia|tpcc [--level rc|ra|cc|pc|si|ser] [--sessions N] [--txns N] [--seed N] [--all DIR]
 //	isocheck demo
 //	isocheck help [COMMAND]
 //	isocheck version
@@ -20,6 +21,11 @@
 // with concurrent sessions, records the history as it runs and, with
 // --check, checks it; demo does so on embedded SQLite and a buggy simulated
 // store with nothing installed.
+//
+// explore model-checks a transactional program (package explore): it
+// enumerates every history an example application can produce when the
+// database keeps the level, and shows the first that breaks the
+// application's assertions, with the anomaly that made it possible.
 //
 // Every command that reads a history takes --timeout, --max-memory and
 // --progress. `isocheck help COMMAND` lists a command's flags.

@@ -38,6 +38,7 @@ func commands() []command {
 		{"gen", "[flags] [-o FILE]", "write a workload (what each client session will run against a database) as JSON, for 'run --workload-file'", runGen},
 		{"run", "[flags] --db DSN [--level LEVEL] [-o FILE] [--check LEVEL]", "run a workload against a database with concurrent sessions, record the history, and check it", runRun},
 		{"demo", "[flags]", "run and check two short workloads with nothing installed: embedded SQLite, and a simulated store with a lost-update bug", runDemo},
+		{"explore", "--app NAME [--level LEVEL] [--sessions N] [--txns N] [--seed N] [--all DIR]", "model-check an example application: enumerate every history it can produce under the level, each once, and report one that breaks its assertions", runExplore},
 		{"lwt", "[flags] PATH", "check a history of compare-and-set registers (Jepsen EDN or JSONL events) for linearizability", runLWT},
 		{"version", "", "print isocheck's version", runVersion},
 	}

@@ -1,0 +1,241 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/explore"
+	"github.com/isocheck/isocheck/explore/apps"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+)
+
+// runExplore is `isocheck explore`: model-check one of the example
+// applications (package explore/apps) under an isolation level.
+func runExplore(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("explore", stderr)
+	var names []string
+	for _, a := range apps.All() {
+		names = append(names, a.Name)
+	}
+	app := fs.String("app", "", "the application: "+strings.Join(names, ", "))
+	sessions := fs.Int("sessions", 3, "client sessions")
+	txns := fs.Int("txns", 3, "transactions per session")
+	seed := fs.Int64("seed", 1, "the seed that picks the transactions and their arguments")
+	lvl := fs.String("level", "cc", "the level the database keeps: rc, ra, cc, pc, si or ser")
+	base := fs.String("base", "", "explore under this weaker level (rc, ra, cc, or true for every history) and keep the histories that satisfy --level (seed 004's explore-ce*); default: --level for rc, ra and cc, cc otherwise")
+	dfs := fs.Bool("dfs", false, "enumerate every interleaving instead (the baseline of seed 004 §7: no reduction, histories repeat)")
+	all := fs.String("all", "", "write every history found to this directory, one native JSONL file each")
+	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
+	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (see exploreReport)")
+	lim := addLimitFlags(fs)
+	pos, help, err := parse(fs, args)
+	if err != nil {
+		return parseStatus(help)
+	}
+	if len(pos) != 0 {
+		return usageError(stderr, "explore", "unexpected argument %q", pos[0])
+	}
+	a, ok := apps.Lookup(*app)
+	if !ok {
+		return usageError(stderr, "explore", "--app must be one of %s (got %q)", strings.Join(names, ", "), *app)
+	}
+	if *sessions < 1 || *txns < 1 {
+		return usageError(stderr, "explore", "--sessions and --txns must be at least 1")
+	}
+	cfg := explore.Config{StopAtFailure: *first}
+	if cfg.Level, err = level.Parse(*lvl); err != nil {
+		return usageError(stderr, "explore", "--level: %v", err)
+	}
+	switch *base {
+	case "":
+	case "true":
+		cfg.Base = explore.AnyHistory
+	default:
+		if cfg.Base, err = level.Parse(*base); err != nil {
+			return usageError(stderr, "explore", "--base: %v", err)
+		}
+	}
+	if *dfs {
+		cfg.Algorithm = explore.DFS
+	}
+	p := a.Program(*sessions, *txns, *seed)
+	if n := p.NumTxns(); n > 63 {
+		return usageError(stderr, "explore", "%d sessions × %d transactions is %d transactions; explore handles at most 63", *sessions, *txns, n)
+	}
+	if *all != "" {
+		if err := os.MkdirAll(*all, 0o755); err != nil {
+			fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
+			return exitBadInput
+		}
+	}
+	j := lim.start(stderr)
+	defer j.stop()
+	meter := progress.Start(j.ctx, "explore", 0, "end states")
+	cfg.Progress = func(n int) { meter.Set(int64(n)) }
+	written := 0
+	if *all != "" {
+		cfg.OnHistory = func(h *explore.History) error {
+			written++
+			name := fmt.Sprintf("h%06d.jsonl", written)
+			if h.Failed() {
+				name = fmt.Sprintf("h%06d-broken.jsonl", written)
+			}
+			return writeHistory(filepath.Join(*all, name), h)
+		}
+	}
+	res, err := explore.Explore(j.ctx, p, cfg)
+	j.stop()
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
+		return exitBadInput
+	}
+	if *asJSON {
+		return encodeJSON(stdout, stderr, exploreStatus(res), newExploreReport(a.Name, *sessions, *txns, *seed, res))
+	}
+	fmt.Fprintf(stdout, "%s: %d sessions × %d transactions (seed %d), %v", a.Name, *sessions, *txns, *seed, res.Level)
+	if res.Base != res.Level {
+		fmt.Fprintf(stdout, " explored under %s", baseName(res.Base))
+	}
+	fmt.Fprintf(stdout, ", %v\n", res.Algorithm)
+	fmt.Fprintf(stdout, "histories: %d", res.Histories)
+	if res.EndStates != res.Histories {
+		fmt.Fprintf(stdout, " of %d end states", res.EndStates)
+	}
+	if res.Blocked > 0 {
+		fmt.Fprintf(stdout, ", %d blocked explorations", res.Blocked)
+	}
+	fmt.Fprintf(stdout, "\ntime: %v, peak memory %s\n", res.Elapsed.Round(1e6), formatBytes(peakRSS()))
+	if *all != "" {
+		fmt.Fprintf(stdout, "wrote %d histories to %s\n", written, *all)
+	}
+	if res.First != nil {
+		fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
+		for _, f := range res.First.Failures() {
+			fmt.Fprintf(stdout, "  %s\n", f)
+		}
+		fmt.Fprintf(stdout, "\nThe history (native JSONL):\n")
+		if err := format.Write(stdout, res.First.KV(), format.JSONL); err != nil {
+			fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
+		}
+		fmt.Fprintln(stdout)
+		explainHistory(context.Background(), res.First, res.Level, stdout)
+		return exitViolated
+	}
+	if !res.Complete {
+		fmt.Fprintf(stdout, "no verdict: %s; no history found so far breaks an assertion\n", j.stopReason(j.ctx.Err()))
+		return exitNoVerdict
+	}
+	fmt.Fprintf(stdout, "every history keeps the assertions\n")
+	return exitSatisfied
+}
+
+// exploreStatus is the exit status of an exploration: 1 when a history
+// breaks an assertion, 3 when it stopped early without one, 0 otherwise.
+func exploreStatus(res *explore.Result) int {
+	switch {
+	case res.First != nil:
+		return exitViolated
+	case !res.Complete:
+		return exitNoVerdict
+	}
+	return exitSatisfied
+}
+
+// exploreReport is what `explore --json` prints.
+type exploreReport struct {
+	App       string   `json:"app"`
+	Sessions  int      `json:"sessions"`
+	Txns      int      `json:"txns"`
+	Seed      int64    `json:"seed"`
+	Level     string   `json:"level"`
+	Base      string   `json:"base"`
+	Algorithm string   `json:"algorithm"`
+	Histories int      `json:"histories"`
+	EndStates int      `json:"end_states"`
+	Blocked   int      `json:"blocked"`
+	Failed    int      `json:"failed"`
+	Failures  []string `json:"failures,omitempty"` // the first failing history's
+	Complete  bool     `json:"complete"`
+	Millis    float64  `json:"elapsed_ms"`
+	PeakRSS   int64    `json:"peak_rss_bytes"`
+}
+
+func newExploreReport(app string, sessions, txns int, seed int64, res *explore.Result) exploreReport {
+	r := exploreReport{
+		App: app, Sessions: sessions, Txns: txns, Seed: seed,
+		Level: res.Level.String(), Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
+		Histories: res.Histories, EndStates: res.EndStates, Blocked: res.Blocked, Failed: res.Failed,
+		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakRSS(),
+	}
+	if res.First != nil {
+		r.Failures = res.First.Failures()
+	}
+	return r
+}
+
+func baseName(l level.Level) string {
+	if l == explore.AnyHistory {
+		return "true"
+	}
+	return l.String()
+}
+
+// explainHistory says how a history that breaks an assertion came about:
+// the weakest level stronger than the one explored that forbids it, and
+// isocheck's explanation of the anomaly; or that every level allows it.
+func explainHistory(ctx context.Context, h *explore.History, explored level.Level, w io.Writer) {
+	kv := h.KV()
+	for _, l := range []level.Level{level.RA, level.CC, level.PC, level.SI, level.SER} {
+		if !stronger(l, explored) {
+			continue
+		}
+		res, err := check.Check(ctx, kv, l)
+		if err != nil || res.Verdict != check.Violated {
+			continue
+		}
+		fmt.Fprintf(w, "How it came about: the database kept %v, which allows this history; %v would not:\n", explored, l)
+		rep, err := interpret.Minimal(ctx, res)
+		if err != nil {
+			rep = interpret.Explain(res)
+		}
+		rep.WriteText(w)
+		return
+	}
+	fmt.Fprintf(w, "Every level up to SER allows this history: the program breaks its assertion even when its transactions run one at a time.\n")
+}
+
+// stronger reports whether level a is stronger than b.
+func stronger(a, b level.Level) bool {
+	rank := map[level.Level]int{level.RC: 0, level.RA: 1, level.CC: 2, level.PC: 3, level.SI: 4, level.SER: 5}
+	return rank[a] > rank[b]
+}
+
+func writeHistory(path string, h *explore.History) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	if err := format.Write(f, h.KV(), format.JSONL); err != nil {
+		f.Close()
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return f.Close()
+}
+
+// peakRSS is the process's peak resident memory.
+func peakRSS() int64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return ru.Maxrss * 1024
+}
