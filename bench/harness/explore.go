@@ -170,7 +170,7 @@ func exploreScale(s Scale) exploreSizes {
 			fig15Seeds: []int64{1}, fig15Sizes: []int{1, 2}, timeout: time.Minute, baseline: time.Minute, fig15: time.Minute}
 	case Quick:
 		return exploreSizes{apps: ExploreApps, seeds: seeds, sessions: 3, txns: 3,
-			fig15Seeds: seeds, fig15Sizes: []int{1, 2, 3, 4}, timeout: 10 * time.Minute, baseline: 15 * time.Second, fig15: time.Minute}
+			fig15Seeds: seeds, fig15Sizes: []int{1, 2, 3, 4}, timeout: time.Minute, baseline: 15 * time.Second, fig15: time.Minute}
 	}
 	return exploreSizes{apps: ExploreApps, seeds: seeds, sessions: 3, txns: 3,
 		fig15Seeds: seeds, fig15Sizes: []int{1, 2, 3, 4, 5}, timeout: 10 * time.Minute, baseline: 10 * time.Minute, fig15: 10 * time.Minute}

@@ -96,13 +96,28 @@ func plotExploreFig14(rows []Row, m Machine, dir string) ([]string, error) {
 		p.Add(plotter.NewGrid())
 		p.Legend.Left = true
 		p.X.Min = 0
-		fs, err := save(p, dir, v.name, 7*vg.Inch)
+		legendRoom(p, 0.5)
+		fs, err := saveSized(p, dir, v.name, 7*vg.Inch, 5*vg.Inch)
 		files = append(files, fs...)
 		if err != nil {
 			return files, err
 		}
 	}
 	return files, nil
+}
+
+// legendRoom raises the top of p's Y axis so that the data take the
+// bottom share of it, leaving the top for the legend.
+func legendRoom(p *plot.Plot, share float64) {
+	lo, hi := p.Y.Min, p.Y.Max
+	if hi <= lo {
+		return
+	}
+	if _, ok := p.Y.Scale.(plot.LogScale); ok && lo > 0 {
+		p.Y.Max = lo * math.Pow(hi/lo, 1/share)
+		return
+	}
+	p.Y.Max = lo + (hi-lo)/share
 }
 
 // programs are the programs (application and seed) of rows, in order.
@@ -416,7 +431,17 @@ func exploreFig14Summary(b *strings.Builder, rows []Row) {
 	if len(over) == 0 {
 		fmt.Fprintf(b, "met, every one finished (the slowest in %s).\n", exploreSeconds(strongest))
 	} else {
-		fmt.Fprintf(b, "**not shown**, %d runs did not finish within the limit: %s.\n", len(over), strings.Join(over, ", "))
+		fmt.Fprintf(b, "**not shown**, %d runs did not finish within the limit: %s.", len(over), strings.Join(over, ", "))
+		var longest time.Duration
+		for _, r := range rows {
+			if r.Status == StatusTimeout && !isBaseline(r.Variant) {
+				longest = max(longest, exploreTime(r))
+			}
+		}
+		if longest > 0 && longest < 9*time.Minute {
+			fmt.Fprintf(b, " They stopped at this run's limit, %v, below the target's 10 minutes: a run with `--explore-timeout 10m` decides.", longest.Round(time.Second))
+		}
+		b.WriteString("\n")
 	}
 }
 

@@ -105,8 +105,8 @@ type Config struct {
 	SQLClients int
 	// ExploreTimeout limits each run of explore-ce (RC, RA, CC, CC+SI,
 	// CC+SER) in explore-fig14 (seed 004, passed as `isocheck explore
-	// --timeout`); 0 means the scale's: 1 min at tiny scale, else 10 min,
-	// the paper's target.
+	// --timeout`); 0 means the scale's: 1 min at tiny and quick scale,
+	// else 10 min (the paper's target: no program takes longer).
 	ExploreTimeout time.Duration
 	// ExploreBaselineTimeout limits the runs of explore-fig14's
 	// baselines (explore-ce* from RA, RC and true, and DFS); 0 means the

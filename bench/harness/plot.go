@@ -62,12 +62,17 @@ func newPlot(title string, m Machine) *plot.Plot {
 	return p
 }
 
-// save writes p as dir/name.png and dir/name.svg.
+// save writes p as dir/name.png and dir/name.svg, 4 inches high.
 func save(p *plot.Plot, dir, name string, width vg.Length) ([]string, error) {
+	return saveSized(p, dir, name, width, 4*vg.Inch)
+}
+
+// saveSized is save with a height.
+func saveSized(p *plot.Plot, dir, name string, width, height vg.Length) ([]string, error) {
 	var files []string
 	for _, ext := range []string{".png", ".svg"} {
 		f := filepath.Join(dir, name+ext)
-		if err := p.Save(width, 4*vg.Inch, f); err != nil {
+		if err := p.Save(width, height, f); err != nil {
 			return files, fmt.Errorf("plot %s: %w", f, err)
 		}
 		files = append(files, f)

@@ -111,7 +111,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	sqlDB := fs.String("sql-db", "", "the database the SQL experiments record their histories on: sqlite://PATH or postgres://... (default $ISOCHECK_POSTGRES_DSN, else a fresh SQLite file in the work directory)")
 	sqlTimeout := fs.Duration("sql-timeout", 0, "limit of each check of the SQL experiments (default --timeout; seed 003 gives each history 60s)")
 	sqlClients := fs.Int("sql-clients", 0, "clients (histories, seeds 1..N) of each point of the SQL experiments (default 1 at tiny scale, 2 at quick, 5 otherwise)")
-	exploreTimeout := fs.Duration("explore-timeout", 0, "limit of each run of explore-ce in explore-fig14 (under RC, RA, CC, SI, SER), passed as `isocheck explore --timeout` (default 10m, the paper's target; 1m at tiny scale)")
+	exploreTimeout := fs.Duration("explore-timeout", 0, "limit of each run of explore-ce in explore-fig14 (under RC, RA, CC, SI, SER), passed as `isocheck explore --timeout` (default 1m at tiny and quick scale, else 10m, the paper's target)")
 	exploreBaselineTimeout := fs.Duration("explore-baseline-timeout", 0, "limit of the runs of explore-fig14's baselines: explore-ce* from RA, RC and true, and DFS (default 15s at quick scale, else --explore-timeout)")
 	exploreFig15Timeout := fs.Duration("explore-fig15-timeout", 0, "limit of each run of explore-fig15 (default 1m at tiny and quick scale, else 10m)")
 	replot := fs.String("replot", "", "draw the plots and summary again from the CSV files of a previous run in DIR, and run nothing")
