@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
+	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -90,7 +91,7 @@ func plotExploreFig14(rows []Row, m Machine, dir string) ([]string, error) {
 		p.X.Label.Text = "programs explored completely"
 		p.Y.Label.Text = v.label
 		logYIfSpread(p, pts)
-		if err := addSeries(p, series, pts); err != nil {
+		if err := addVariants(p, series, pts); err != nil {
 			return files, fmt.Errorf("plot explore-fig14: %w", err)
 		}
 		p.Add(plotter.NewGrid())
@@ -104,6 +105,29 @@ func plotExploreFig14(rows []Row, m Machine, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// addVariants is addSeries with the lines of the baselines (RA+CC,
+// RC+CC, true+CC, DFS(CC)) dashed, apart from explore-ce's of the same
+// colour.
+func addVariants(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
+	for i, s := range series {
+		if len(pts[s]) == 0 {
+			continue
+		}
+		l, sc, err := plotter.NewLinePoints(pts[s])
+		if err != nil {
+			return err
+		}
+		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
+		sc.Shape = plotutil.Shape(i)
+		if isBaseline(s) {
+			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
+		}
+		p.Add(l, sc)
+		p.Legend.Add(s, l, sc)
+	}
+	return nil
 }
 
 // legendRoom raises the top of p's Y axis so that the data take the
@@ -213,7 +237,7 @@ func plotExploreFig15(rows []Row, m Machine, dir string) ([]string, error) {
 		pts                map[string]plotter.XYs
 		marks              plotter.XYs
 	}{
-		{"explore-fig15-time", "average time", "time of the exploration (s), mean of the programs", timePts, marksT},
+		{"explore-fig15-time", "average time", "time (s), mean of the programs", timePts, marksT},
 		{"explore-fig15-memory", "average peak memory", "peak RSS (MiB), mean of the programs", memPts, marksM},
 	} {
 		p := newPlot(fmt.Sprintf("Figure 15 (seed 004): explore-ce under CC, %s as programs grow (timeouts counted at the limit)", v.title), m)
@@ -225,7 +249,8 @@ func plotExploreFig15(rows []Row, m Machine, dir string) ([]string, error) {
 		if err := ringMarks(p, v.marks, "some program timed out"); err != nil {
 			return files, fmt.Errorf("plot explore-fig15: %w", err)
 		}
-		fs, err := save(p, dir, v.name, 7*vg.Inch)
+		legendRoom(p, 0.55)
+		fs, err := saveSized(p, dir, v.name, 7*vg.Inch, 5*vg.Inch)
 		files = append(files, fs...)
 		if err != nil {
 			return files, err
@@ -432,14 +457,14 @@ func exploreFig14Summary(b *strings.Builder, rows []Row) {
 		fmt.Fprintf(b, "met, every one finished (the slowest in %s).\n", exploreSeconds(strongest))
 	} else {
 		fmt.Fprintf(b, "**not shown**, %d runs did not finish within the limit: %s.", len(over), strings.Join(over, ", "))
-		var longest time.Duration
+		var limit time.Duration
 		for _, r := range rows {
 			if r.Status == StatusTimeout && !isBaseline(r.Variant) {
-				longest = max(longest, exploreTime(r))
+				limit = minPositive(limit, exploreTime(r).Round(time.Second))
 			}
 		}
-		if longest > 0 && longest < 9*time.Minute {
-			fmt.Fprintf(b, " They stopped at this run's limit, %v, below the target's 10 minutes: a run with `--explore-timeout 10m` decides.", longest.Round(time.Second))
+		if limit > 0 && limit < 9*time.Minute {
+			fmt.Fprintf(b, " They stopped at this run's limit, %v, below the target's 10 minutes: a run with `--explore-timeout 10m` decides.", limit)
 		}
 		b.WriteString("\n")
 	}
@@ -449,8 +474,9 @@ func isBaseline(v string) bool {
 	return v == "RA+CC" || v == "RC+CC" || v == "true+CC" || v == "DFS(CC)"
 }
 
-// exploreLimits says the limits of the runs, as the rows show them (the
-// wall time of the timed-out runs).
+// exploreLimits says the limits of the runs, as the rows show them: the
+// shortest time of the timed-out runs (a busy machine makes some stop a
+// little later).
 func exploreLimits(rows []Row) string {
 	own, base := time.Duration(0), time.Duration(0)
 	for _, r := range rows {
@@ -459,9 +485,9 @@ func exploreLimits(rows []Row) string {
 		}
 		t := exploreTime(r).Round(time.Second)
 		if isBaseline(r.Variant) {
-			base = max(base, t)
+			base = minPositive(base, t)
 		} else {
-			own = max(own, t)
+			own = minPositive(own, t)
 		}
 	}
 	var parts []string
@@ -475,6 +501,14 @@ func exploreLimits(rows []Row) string {
 		return "No run timed out."
 	}
 	return "Timed-out " + strings.Join(parts, ", ") + " (`--timeout`)."
+}
+
+// minPositive is the smaller of a and b, b when a is 0.
+func minPositive(a, b time.Duration) time.Duration {
+	if a == 0 {
+		return b
+	}
+	return min(a, b)
 }
 
 func programSizes(rows []Row) string {
