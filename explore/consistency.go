@@ -32,8 +32,17 @@ const anyHistory level.Level = 255
 // (seed 000 §4's saturation, in one pass). Aborted transactions write
 // nothing, and their reads count as everyone's; pending transactions are
 // read by nobody, so their writes constrain nothing.
+//
+// Program.Final reads the final state: φ holds for every t2 for its
+// reads, whatever the level, so that it reads each key from the last
+// writer in a commit order the level allows. Under CC and RA this is
+// their own φ (every transaction is a session predecessor of Final);
+// under RC, which promises nothing across a client's transactions, it
+// is what makes Final see what the database holds rather than any
+// committed value (see Program.Final).
 type checker struct {
 	level  level.Level
+	final  int      // Final's pid, or -1
 	soPred []uint64 // per pid, the transactions before it in session order, the initial state included
 	// scratch, indexed by pid+1
 	direct, causal, co []uint64
@@ -41,9 +50,9 @@ type checker struct {
 	touched            []int32
 }
 
-func newChecker(l level.Level, soPred []uint64) *checker {
+func newChecker(l level.Level, soPred []uint64, final int) *checker {
 	n := len(soPred) + 1
-	return &checker{level: l, soPred: soPred, direct: make([]uint64, n), causal: make([]uint64, n), co: make([]uint64, n)}
+	return &checker{level: l, final: final, soPred: soPred, direct: make([]uint64, n), causal: make([]uint64, n), co: make([]uint64, n)}
 }
 
 // closure computes, for every transaction of s, its direct (so ∪ wr)
@@ -110,10 +119,12 @@ func (c *checker) consistent(s *state) bool {
 				continue
 			}
 			var phi uint64
-			switch c.level {
-			case level.CC:
+			switch {
+			case p == c.final:
+				phi = s.present()
+			case c.level == level.CC:
 				phi = c.causal[p+1]
-			case level.RA:
+			case c.level == level.RA:
 				phi = c.direct[p+1]
 			default:
 				phi = earlier

@@ -193,9 +193,13 @@ func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
 			}
 		}
 	}
-	e.base = newChecker(cfg.Base, soPred)
+	final := -1
+	if p.Final != nil {
+		final = len(e.txns) - 1
+	}
+	e.base = newChecker(cfg.Base, soPred, final)
 	if causallyExtensible(cfg.Level) && cfg.Level != cfg.Base {
-		e.final = newChecker(cfg.Level, soPred)
+		e.final = newChecker(cfg.Level, soPred, final)
 	}
 	if !causallyExtensible(cfg.Level) {
 		e.serial = newSerialChecker(cfg.Level, soPred)

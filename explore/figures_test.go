@@ -191,7 +191,7 @@ func TestFigure3(t *testing.T) {
 		l    level.Level
 		want bool
 	}{{level.RC, true}, {level.RA, true}, {level.CC, false}} {
-		if got := newChecker(c.l, soPred).consistent(s); got != c.want {
+		if got := newChecker(c.l, soPred, -1).consistent(s); got != c.want {
 			t.Errorf("%v: consistent = %v, want %v", c.l, got, c.want)
 		}
 	}

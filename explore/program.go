@@ -39,9 +39,14 @@ type Program struct {
 	// Init holds the initial values of keys; a key not in it starts at 0.
 	Init map[string]Value
 	// Final, when set, is a transaction that runs after every transaction
-	// of every session (it follows them all in session order): it reads
-	// the final state, as a client that comes later would see it at the
-	// level explored, and asserts over it.
+	// of every session (it follows them all in session order) and asserts
+	// over the final state: it reads every key from the transaction that
+	// wrote it last, in a commit order the level allows. (Under RC, which
+	// promises a client nothing about its own earlier transactions, a
+	// later client could read older values; Final reads what the database
+	// holds, so that its assertions are about the program, not about a
+	// stale read of its own.) When several commit orders are allowed,
+	// each final state is a history of its own.
 	Final *Txn
 }
 

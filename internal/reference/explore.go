@@ -263,7 +263,8 @@ func (r *runner) consistent(k string) bool {
 // transactions' reads count as everyone's. Session order is the order of
 // transactions in a session, with Final after all of them: h's last
 // session is Final's when it is named "final", as Histories and package
-// explore name it.
+// explore name it. Final reads the final state: for its reads φ holds for
+// every t2 at every level (explore.Program.Final).
 //
 // The search places transactions one at a time in co order, each after
 // its so ∪ wr predecessors, and checks t3's axiom instances when t3 is
@@ -342,6 +343,12 @@ func Consistent(h *explore.History, axioms Axioms) bool {
 	// phi reports whether φ(t2, α) holds for the i-th read α of t3 under
 	// the axiom ax.
 	phi := func(ax Axioms, t2, t3, i int) bool {
+		if h.Txns[t3-1].ID.Session == finalSession && ax != 0 {
+			// Final reads the final state: it reads every key from
+			// the last writer in co, whatever the level (see
+			// explore.Program.Final).
+			return t2 != t3
+		}
 		switch ax {
 		case AxRC:
 			for _, b := range reads[t3][:i] {
