@@ -46,6 +46,7 @@ type checker struct {
 	soPred []uint64 // per pid, the transactions before it in session order, the initial state included
 	// scratch, indexed by pid+1
 	direct, causal, co []uint64
+	base               []uint64 // validReads' co without the pending transaction's edges
 	writers            []uint64 // per interned key
 	touched            []int32
 }
@@ -59,8 +60,9 @@ func newChecker(l level.Level, soPred []uint64, final int) *checker {
 // predecessors and its causal ((so ∪ wr)⁺) predecessors, into c.direct
 // and c.causal (indexed by pid+1). The history order lists a
 // transaction's predecessors before it.
-func (c *checker) closure(s *state) {
-	present := s.present()
+func (c *checker) closure(s *state) { c.closureOf(s, s.present()) }
+
+func (c *checker) closureOf(s *state, present uint64) {
 	c.direct[0], c.causal[0] = 0, 0
 	for _, p := range s.order {
 		r := s.recs[p]
@@ -81,8 +83,26 @@ func (c *checker) consistent(s *state) bool {
 	if c.level == anyHistory {
 		return true
 	}
-	c.closure(s)
-	// The writers of every key (the initial state writes them all).
+	present := s.present()
+	c.closureOf(s, present)
+	c.fillWriters(s)
+	c.co[0] = 0
+	for _, p := range s.order {
+		c.co[p+1] = c.direct[p+1]
+	}
+	for _, p := range s.order {
+		c.constrain(s.recs[p], c.direct[p+1], c.causal[p+1], present, fromNone, 0)
+	}
+	return acyclic(c.co, present)
+}
+
+// fillWriters sets c.writers[k] to the transactions of s that write key
+// k (the initial state, which writes them all, is added where used).
+func (c *checker) fillWriters(s *state) {
+	for _, k := range c.touched {
+		c.writers[k] = 0
+	}
+	c.touched = c.touched[:0]
 	for _, p := range s.order {
 		r := s.recs[p]
 		if r.status == Aborted {
@@ -101,46 +121,85 @@ func (c *checker) consistent(s *state) bool {
 			}
 		}
 	}
-	defer func() {
-		for _, k := range c.touched {
-			c.writers[k] = 0
+}
+
+// constrain adds to c.co the edges the axiom asks of the reads of r, its
+// direct and causal predecessors given, followed by a read of key kid
+// from newFrom unless newFrom is fromNone.
+func (c *checker) constrain(r *txnRec, direct, causal, present uint64, newFrom int, kid int32) {
+	p := r.pid
+	var earlier uint64 // RC: the writers of earlier reads
+	read := func(k int32, f int) {
+		var phi uint64
+		switch {
+		case p == c.final:
+			phi = present
+		case c.level == level.CC:
+			phi = causal
+		case c.level == level.RA:
+			phi = direct
+		default:
+			phi = earlier
 		}
-		c.touched = c.touched[:0]
-	}()
+		earlier |= bit(f)
+		var w uint64 = 1 // the initial state
+		if int(k) < len(c.writers) {
+			w |= c.writers[k]
+		}
+		if t2 := phi & w &^ bit(f) &^ bit(p); t2 != 0 {
+			c.co[f+1] |= t2
+		}
+	}
+	for i, f := range r.from {
+		if f != fromNone && r.events[i].Kind == Read {
+			read(r.kids[i], f)
+		}
+	}
+	if newFrom != fromNone {
+		read(kid, newFrom)
+	}
+}
+
+// validReads returns the candidates a read of kid, about to be added to
+// the last transaction of s (pending), may read from: those for which s
+// with the read satisfies the level. It does once what the checks of the
+// candidates share — the closure and the edges of every other
+// transaction, which the new read cannot change since nobody depends on
+// a pending transaction — and then, per candidate, the pending
+// transaction's edges and the cycle check (seed 004 §5.1's ValidWrites).
+func (c *checker) validReads(s *state, kid int32, candidates []int) []int {
+	if c.level == anyHistory {
+		return candidates
+	}
+	present := s.present()
+	c.closureOf(s, present)
+	c.fillWriters(s)
+	last := s.order[len(s.order)-1]
+	r := s.recs[last]
 	c.co[0] = 0
 	for _, p := range s.order {
 		c.co[p+1] = c.direct[p+1]
 	}
-	for _, p := range s.order {
-		r := s.recs[p]
-		var earlier uint64 // RC: the writers of earlier reads
-		for i, f := range r.from {
-			if f == fromNone || r.events[i].Kind != Read {
-				continue
-			}
-			var phi uint64
-			switch {
-			case p == c.final:
-				phi = s.present()
-			case c.level == level.CC:
-				phi = c.causal[p+1]
-			case c.level == level.RA:
-				phi = c.direct[p+1]
-			default:
-				phi = earlier
-			}
-			earlier |= bit(f)
-			k := r.kids[i]
-			var w uint64 = 1 // the initial state
-			if int(k) < len(c.writers) {
-				w |= c.writers[k]
-			}
-			if t2 := phi & w &^ bit(f) &^ bit(p); t2 != 0 {
-				c.co[f+1] |= t2
-			}
+	for _, p := range s.order[:len(s.order)-1] {
+		c.constrain(s.recs[p], c.direct[p+1], c.causal[p+1], present, fromNone, 0)
+	}
+	base := append(c.base[:0], c.co...)
+	c.base = base
+	var valid []int
+	for _, f := range candidates {
+		copy(c.co, base)
+		direct := c.direct[last+1] | bit(f)
+		causal := c.causal[last+1] | bit(f)
+		if f != fromInit {
+			causal |= c.causal[f+1]
+		}
+		c.co[last+1] = direct
+		c.constrain(r, direct, causal, present, f, kid)
+		if acyclic(c.co, present) {
+			valid = append(valid, f)
 		}
 	}
-	return acyclic(c.co, s.present())
+	return valid
 }
 
 // acyclic reports whether the graph whose node i has the predecessors

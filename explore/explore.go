@@ -320,7 +320,13 @@ func (e *engine) run(pid int, r *txnRec) (step, error) {
 	if rp.pos < len(rp.recorded) {
 		return step{}, fmt.Errorf("transaction %s is not deterministic: it ended after %d events, having done %d before with the same reads", t.name, rp.pos, len(rp.recorded))
 	}
-	return step{added: rp.added, stopped: rp.stopped, readKey: rp.pending, status: rp.status, failures: rp.failures}, nil
+	st := step{added: rp.added, stopped: rp.stopped, readKey: rp.pending, status: rp.status}
+	if !rp.stopped {
+		for _, f := range rp.failures {
+			st.failures = append(st.failures, f.String())
+		}
+	}
+	return st, nil
 }
 
 // push appends events to r, interning their keys; reads among them are

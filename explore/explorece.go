@@ -52,14 +52,11 @@ func (e *engine) explore(s *state) error {
 	// transactions that committed a write of the key, and the initial
 	// state.
 	n := len(r.events)
-	explored := 0
-	for _, from := range e.candidates(s, pid, e.kid(st.readKey)) {
+	kid := e.kid(st.readKey)
+	valid := e.base.validReads(s, kid, e.candidates(s, pid, kid))
+	for _, from := range valid {
 		r.truncate(n)
 		e.pushRead(r, s, st.readKey, from)
-		if !e.base.consistent(s) {
-			continue
-		}
-		explored++
 		if err := e.explore(s); err != nil {
 			return err
 		}
@@ -67,7 +64,7 @@ func (e *engine) explore(s *state) error {
 			return err
 		}
 	}
-	if explored == 0 {
+	if len(valid) == 0 {
 		e.res.Blocked++
 	}
 	return nil

@@ -105,7 +105,9 @@ func (tx *Tx) Abort() {
 // on.
 func (tx *Tx) Assert(ok bool, format string, args ...any) {
 	if !ok {
-		tx.run.failures = append(tx.run.failures, fmt.Sprintf(format, args...))
+		// Formatted only if the body ends on this run: a body runs
+		// again at every step of its transaction.
+		tx.run.failures = append(tx.run.failures, failure{format, args})
 	}
 }
 
@@ -152,11 +154,19 @@ type replay struct {
 	added    []Event // events past the recorded ones
 	own      map[string]Value
 	status   Status // Pending while running; Committed or Aborted at the end
-	failures []string
+	failures []failure
 	// pending is the key of the read the body stopped at, when it did.
 	pending string
 	stopped bool
 }
+
+// failure is a broken assertion, its message not yet formatted.
+type failure struct {
+	format string
+	args   []any
+}
+
+func (f failure) String() string { return fmt.Sprintf(f.format, f.args...) }
 
 // errNondeterministic is the panic value of a body that did not repeat
 // itself on replay.

@@ -3,6 +3,7 @@ package apps
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/isocheck/isocheck/explore"
 )
@@ -93,4 +94,11 @@ func count(s explore.Value, lo, n int) int {
 		}
 	}
 	return c
+}
+
+// field names the key of a row's field, e.g. field("course", 2, "cap") is
+// "course:2:cap". Transaction bodies build keys at every replay, so it
+// avoids fmt.
+func field(table string, id int, name string) string {
+	return table + ":" + strconv.Itoa(id) + ":" + name
 }

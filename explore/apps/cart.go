@@ -15,7 +15,7 @@ const (
 	scItems = 2
 )
 
-func scQty(id int) string { return fmt.Sprintf("cart:%d:qty", id) }
+func scQty(id int) string { return field("cart", id, "qty") }
 
 func shoppingCart(nsessions, ntxns int, seed int64) *explore.Program {
 	r := newRand(seed)

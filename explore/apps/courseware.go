@@ -16,9 +16,9 @@ const (
 	cwStudents = 2
 )
 
-func cwOpen(c int) string                { return fmt.Sprintf("course:%d:open", c) }
-func cwCap(c int) string                 { return fmt.Sprintf("course:%d:cap", c) }
-func cwRow(id int) string                { return fmt.Sprintf("enrollment:%d:row", id) }
+func cwOpen(c int) string                { return field("course", c, "open") }
+func cwCap(c int) string                 { return field("course", c, "cap") }
+func cwRow(id int) string                { return field("enrollment", id, "row") }
 func cwID(student, c int) int            { return c*cwStudents + student }
 func cwCount(s explore.Value, c int) int { return count(s, c*cwStudents, cwStudents) }
 

@@ -22,14 +22,14 @@ const (
 	tpStock     = 10 // every item's initial stock
 )
 
-func tpNext(d int) string        { return fmt.Sprintf("district:%d:next", d) }
-func tpDistrictYTD(d int) string { return fmt.Sprintf("district:%d:ytd", d) }
-func tpOrder(id int, field string) string {
-	return fmt.Sprintf("order:%d:%s", id, field)
+func tpNext(d int) string        { return field("district", d, "next") }
+func tpDistrictYTD(d int) string { return field("district", d, "ytd") }
+func tpOrder(id int, name string) string {
+	return field("order", id, name)
 }
-func tpStockQty(i int) string { return fmt.Sprintf("stock:%d:qty", i) }
-func tpBalance(c int) string  { return fmt.Sprintf("customer:%d:balance", c) }
-func tpLast(c int) string     { return fmt.Sprintf("customer:%d:last", c) }
+func tpStockQty(i int) string { return field("stock", i, "qty") }
+func tpBalance(c int) string  { return field("customer", c, "balance") }
+func tpLast(c int) string     { return field("customer", c, "last") }
 func tpOrderID(d, o int) int  { return d*16 + o }
 
 func tpcc(nsessions, ntxns int, seed int64) *explore.Program {

@@ -14,7 +14,7 @@ import (
 // publishes tweet i*txns+j. Session i is user i mod twUsers.
 const twUsers = 3
 
-func twAuthor(id int) string { return fmt.Sprintf("tweet:%d:author", id) }
+func twAuthor(id int) string { return field("tweet", id, "author") }
 
 func twitter(nsessions, ntxns int, seed int64) *explore.Program {
 	r := newRand(seed)

@@ -20,10 +20,10 @@ const (
 	wpUsers = 2
 )
 
-func wpLatest(p int) string { return fmt.Sprintf("page:%d:latest", p) }
-func wpText(p int) string   { return fmt.Sprintf("page:%d:text", p) }
+func wpLatest(p int) string { return field("page", p, "latest") }
+func wpText(p int) string   { return field("page", p, "text") }
 func wpRevPage(id int) string {
-	return fmt.Sprintf("rev:%d:page", id)
+	return field("rev", id, "page")
 }
 
 func wikipedia(nsessions, ntxns int, seed int64) *explore.Program {
