@@ -56,6 +56,12 @@ type Config struct {
 	// Progress, when set, is called with the number of end states after
 	// each one (cheaply: no History is built for it).
 	Progress func(endStates int)
+	// Workers is the number of goroutines explore-ce runs on (DFS runs on
+	// one); 0 or 1 means one. With more, OnHistory and Progress are
+	// called from several goroutines, one at a time for OnHistory, and
+	// OnHistory sees the histories in no set order; the counts, and
+	// Result.First, are those of a run on one goroutine.
+	Workers int
 }
 
 // Result is what an exploration found.
@@ -87,9 +93,15 @@ type Result struct {
 // wrong (a body that panics or is not deterministic, a level it cannot
 // explore).
 func Explore(ctx context.Context, p *Program, cfg Config) (*Result, error) {
+	if cfg.Workers > 1 && cfg.Algorithm == ExploreCE {
+		return exploreParallel(ctx, p, cfg, cfg.Workers)
+	}
 	e, err := newEngine(ctx, p, cfg)
 	if err != nil {
 		return nil, err
+	}
+	if cfg.Progress != nil {
+		e.progress = func() { cfg.Progress(e.res.EndStates) }
 	}
 	start := time.Now()
 	res := &e.res
@@ -135,6 +147,17 @@ type engine struct {
 	res      Result
 	steps    int
 	bodyErr  error
+	progress func() // counts an end state for Config.Progress
+
+	// The exploration tree, for parallel workers (parallel.go): path
+	// numbers the children taken from the root to the current node.
+	path      []int32
+	firstPath []int32 // the path of Result.First
+	split     int     // the depth of the subtrees dealt out, 0 for none
+	worker    int     // this worker's number
+	workers   int
+	counting  bool // count the nodes at depth split instead of exploring
+	atSplit   int
 }
 
 func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
@@ -227,9 +250,12 @@ func (e *engine) tick() error {
 // complete handles a complete history: Valid (seed 004 §6) and the
 // assertions.
 func (e *engine) complete(s *state) error {
+	if !e.counts() {
+		return nil
+	}
 	e.res.EndStates++
-	if e.cfg.Progress != nil {
-		e.cfg.Progress(e.res.EndStates)
+	if e.progress != nil {
+		e.progress()
 	}
 	if !e.valid(s) {
 		return nil
@@ -243,6 +269,7 @@ func (e *engine) complete(s *state) error {
 		e.res.Failed++
 		if e.res.First == nil {
 			e.res.First = e.history(s)
+			e.firstPath = append([]int32(nil), e.path...)
 		}
 	}
 	if e.cfg.OnHistory != nil {

@@ -18,6 +18,16 @@ func (e *engine) explore(s *state) error {
 	if err := e.tick(); err != nil {
 		return err
 	}
+	if e.split > 0 && len(e.path) == e.split {
+		// The root of a subtree: one worker's (parallel.go).
+		if e.counting {
+			e.atSplit++
+			return nil
+		}
+		if !e.mine() {
+			return nil
+		}
+	}
 	pid, r, fresh := e.next(s)
 	if pid < 0 {
 		return e.complete(s)
@@ -41,12 +51,13 @@ func (e *engine) explore(s *state) error {
 			s.order = s.order[:len(s.order)-1]
 		}
 	}()
+	var ord int32 // the next child's number
 	if !st.stopped {
 		r.status, r.failures = st.status, st.failures
-		if err := e.explore(s); err != nil {
+		if err := e.child(&ord, s); err != nil {
 			return err
 		}
-		return e.exploreSwaps(s)
+		return e.exploreSwaps(s, &ord)
 	}
 	// A read: one branch per valid write (ValidWrites, §5.1), the
 	// transactions that committed a write of the key, and the initial
@@ -57,17 +68,27 @@ func (e *engine) explore(s *state) error {
 	for _, from := range valid {
 		r.truncate(n)
 		e.pushRead(r, s, st.readKey, from)
-		if err := e.explore(s); err != nil {
+		if err := e.child(&ord, s); err != nil {
 			return err
 		}
-		if err := e.exploreSwaps(s); err != nil {
+		if err := e.exploreSwaps(s, &ord); err != nil {
 			return err
 		}
 	}
-	if len(valid) == 0 {
+	if len(valid) == 0 && e.counts() {
 		e.res.Blocked++
 	}
 	return nil
+}
+
+// child explores s as the next child, number *ord, of the current node of
+// the exploration tree.
+func (e *engine) child(ord *int32, s *state) error {
+	e.path = append(e.path, *ord)
+	*ord++
+	err := e.explore(s)
+	e.path = e.path[:len(e.path)-1]
+	return err
 }
 
 // candidates returns the transactions a read of kid by pid may read from
@@ -101,7 +122,7 @@ func (e *engine) next(s *state) (pid int, r *txnRec, fresh bool) {
 // transaction t just committed, every read r of a key t writes, in a
 // transaction before t that t does not causally depend on, may read from t
 // instead, if Optimality allows it.
-func (e *engine) exploreSwaps(s *state) error {
+func (e *engine) exploreSwaps(s *state, ord *int32) error {
 	t := s.last()
 	if t == nil || t.status != Committed {
 		return nil
@@ -126,7 +147,7 @@ func (e *engine) exploreSwaps(s *state) error {
 		if !ok {
 			continue
 		}
-		if err := e.explore(swapped); err != nil {
+		if err := e.child(ord, swapped); err != nil {
 			return err
 		}
 	}

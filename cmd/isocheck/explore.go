@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 
@@ -35,6 +36,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	dfs := fs.Bool("dfs", false, "enumerate every interleaving instead (the baseline of seed 004 §7: no reduction, histories repeat)")
 	all := fs.String("all", "", "write every history found to this directory, one native JSONL file each")
 	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it)")
 	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (see exploreReport)")
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
@@ -51,7 +53,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *sessions < 1 || *txns < 1 {
 		return usageError(stderr, "explore", "--sessions and --txns must be at least 1")
 	}
-	cfg := explore.Config{StopAtFailure: *first}
+	cfg := explore.Config{StopAtFailure: *first, Workers: *workers}
 	if cfg.Level, err = level.Parse(*lvl); err != nil {
 		return usageError(stderr, "explore", "--level: %v", err)
 	}
