@@ -137,22 +137,18 @@ func (h *History) Key() string {
 		}
 		return a.ID.Index - b.ID.Index
 	})
-	var b strings.Builder
-	for _, t := range txns {
-		fmt.Fprintf(&b, "%s[%s]", t.ID, t.Status)
-		for _, e := range t.Events {
-			b.WriteByte(' ')
-			b.WriteString(e.String())
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
+	return writeTxns(txns, func(t TxnLog) string { return fmt.Sprintf("%s[%s]", t.ID, t.Status) })
 }
 
 func (h *History) String() string {
+	return writeTxns(h.Txns, func(t TxnLog) string { return fmt.Sprintf("%s %s:", t.ID, t.Name) })
+}
+
+// writeTxns writes a line per transaction: its head, then its events.
+func writeTxns(txns []TxnLog, head func(TxnLog) string) string {
 	var b strings.Builder
-	for _, t := range h.Txns {
-		fmt.Fprintf(&b, "%s %s:", t.ID, t.Name)
+	for _, t := range txns {
+		b.WriteString(head(t))
 		for _, e := range t.Events {
 			b.WriteByte(' ')
 			b.WriteString(e.String())
