@@ -60,7 +60,9 @@ type Config struct {
 	// one); 0 or 1 means one. With more, OnHistory and Progress are
 	// called from several goroutines, one at a time for OnHistory, and
 	// OnHistory sees the histories in no set order; the counts, and
-	// Result.First, are those of a run on one goroutine.
+	// Result.First, are those of a run on one goroutine (unless
+	// StopAtFailure stops the run early: then any broken history may
+	// come first).
 	Workers int
 }
 
