@@ -10,7 +10,6 @@ import (
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
-	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
 )
 
@@ -111,23 +110,11 @@ func plotExploreFig14(rows []Row, m Machine, dir string) ([]string, error) {
 // RC+CC, true+CC, DFS(CC)) dashed, apart from explore-ce's of the same
 // colour.
 func addVariants(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
-	for i, s := range series {
-		if len(pts[s]) == 0 {
-			continue
-		}
-		l, sc, err := plotter.NewLinePoints(pts[s])
-		if err != nil {
-			return err
-		}
-		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
-		sc.Shape = plotutil.Shape(i)
+	return addStyledSeries(p, series, pts, func(s string, l *plotter.Line) {
 		if isBaseline(s) {
 			l.Dashes = []vg.Length{vg.Points(6), vg.Points(3)}
 		}
-		p.Add(l, sc)
-		p.Legend.Add(s, l, sc)
-	}
-	return nil
+	})
 }
 
 // legendRoom raises the top of p's Y axis so that the data take the

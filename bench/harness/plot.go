@@ -271,6 +271,12 @@ func plotFig9(rows []Row, m Machine, dir string) ([]string, error) {
 // addSeries adds one line per series, each in its colour and marker,
 // with its legend entry.
 func addSeries(p *plot.Plot, series []string, pts map[string]plotter.XYs) error {
+	return addStyledSeries(p, series, pts, nil)
+}
+
+// addStyledSeries is addSeries with style, when not nil, called on each
+// series' line before it is added.
+func addStyledSeries(p *plot.Plot, series []string, pts map[string]plotter.XYs, style func(series string, l *plotter.Line)) error {
 	for i, s := range series {
 		if len(pts[s]) == 0 {
 			continue
@@ -281,6 +287,9 @@ func addSeries(p *plot.Plot, series []string, pts map[string]plotter.XYs) error 
 		}
 		l.Color, sc.Color = plotutil.Color(i), plotutil.Color(i)
 		sc.Shape = plotutil.Shape(i)
+		if style != nil {
+			style(s, l)
+		}
 		p.Add(l, sc)
 		p.Legend.Add(s, l, sc)
 	}
