@@ -26,6 +26,12 @@ import (
 //	               per event:      u8 write, u64 variable, u64 value, u8 success
 //	             u8 txnSuccess
 //
+// start and end are the times the recording began and ended, chrono
+// DateTimes in dbcop, written as RFC 3339 strings such as
+// "2019-04-02T10:59:36.450006139+02:00". The reader keeps them as they are
+// and does not require them to parse (PolySI ignores them); the writer
+// writes valid ones (see dbcopNoTime).
+//
 // Counts and lengths come from the input, which may be hostile: the reader
 // never allocates according to them, only according to what it has read.
 
@@ -417,6 +423,16 @@ func looksLikeDBCop(head []byte) bool {
 	return true
 }
 
+// dbcopNoTime is the start and end of the recording that writeDBCop puts
+// in the header. A history does not hold them (its times, if any, are not
+// wall-clock times, and the format drops them), so both are the Unix epoch:
+// a time no recording has, not a claim about when one ran. The dbcop tool
+// declares these fields as chrono DateTimes, which bincode encodes as the
+// string chrono writes and parses (RFC 3339), so readers that decode the
+// header as dbcop does (AWDIT's) reject a file whose times are not such
+// strings, the empty string included.
+const dbcopNoTime = "1970-01-01T00:00:00+00:00"
+
 // writeDBCop writes h in dbcop's bincode format.
 func writeDBCop(w *bufio.Writer, h *history.History) error {
 	if h.Lists {
@@ -448,8 +464,8 @@ func writeDBCop(w *bufio.Writer, h *history.History) error {
 	u64(uint64(maxTxns))
 	u64(uint64(maxEvents))
 	str("isocheck")
-	str("")
-	str("")
+	str(dbcopNoTime)
+	str(dbcopNoTime)
 	u64(uint64(len(h.Sessions)))
 	for _, sess := range h.Sessions {
 		u64(uint64(len(sess)))

@@ -115,7 +115,7 @@ func TestWriteDBCop(t *testing.T) {
 	if a, b := dump(h, false), dump(h2, false); a != b {
 		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
 	}
-	want := &DBCopHeader{Nodes: 2, Variables: 3, Transactions: 2, Events: 2, Info: "isocheck"}
+	want := &DBCopHeader{Nodes: 2, Variables: 3, Transactions: 2, Events: 2, Info: "isocheck", Start: dbcopNoTime, End: dbcopNoTime}
 	if !reflect.DeepEqual(info.DBCop, want) || len(info.FailedEvents) != 0 {
 		t.Errorf("header %+v, failed events %v; want %+v and none", info.DBCop, info.FailedEvents, want)
 	}
