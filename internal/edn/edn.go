@@ -1,7 +1,9 @@
 // Package edn reads EDN, the data notation of Clojure, in which Jepsen and
 // its checker Elle write histories (history.edn). It is the one EDN reader
 // of isocheck: the lwt package and the format package's Jepsen reader both
-// read through it.
+// read through it. Marshal and AppendString write EDN (Elle's result
+// map, for one), so that what isocheck writes reads back the same here
+// and in Clojure.
 //
 // A Decoder reads one form at a time from a stream, as encoding/json's
 // Decoder does: a file of one map per line is a sequence of top-level
