@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
@@ -827,4 +829,254 @@ func elleCycleExists(l level.Level, sessionOrder bool) string {
 		model = "strong-session-PL-2"
 	}
 	return model + "-cycle-exists"
+}
+
+// MarshalEDN returns m as EDN, on one line, in the form Elle returns its
+// result map to Jepsen, so that a Jepsen test can merge it into its own
+// results: Elle's keys, anomaly types, models, micro-operation functions,
+// operation types and step types are keywords (:valid? false,
+// :anomaly-types [:G2-item], [:r :x 1], {:type :ww ...}); :valid? is true,
+// false or :unknown; :not and :also-not are sets. The fields are those of
+// the JSON form, under the same names, left out in the same cases, and an
+// operation also has Elle's :f :txn. Keys, values and processes are
+// integers when they are integers in canonical decimal form, keywords
+// when they are keywords as the EDN readers keep them (":x"), and strings
+// otherwise; Duplicates' elements are integers or their text.
+func (m *ElleMap) MarshalEDN() ([]byte, error) {
+	b, err := edn.Marshal(m.edn())
+	if err != nil {
+		return nil, fmt.Errorf("interpret: writing Elle's result map as EDN: %w", err)
+	}
+	return b, nil
+}
+
+// ednMap builds an edn.Map of the pairs whose value is not nil.
+type ednMap edn.Map
+
+func (e *ednMap) add(key string, v any) {
+	if v != nil {
+		*e = append(*e, edn.KV{Key: edn.Keyword(key), Value: v})
+	}
+}
+
+func (m *ElleMap) edn() edn.Map {
+	var e ednMap
+	switch v := m.Valid.(type) {
+	case string:
+		e.add("valid?", edn.Keyword(v))
+	default:
+		e.add("valid?", v)
+	}
+	if len(m.AnomalyTypes) > 0 {
+		e.add("anomaly-types", ednKeywords(m.AnomalyTypes))
+	}
+	if len(m.Anomalies) > 0 {
+		var anomalies edn.Map
+		for _, t := range slices.Sorted(maps.Keys(m.Anomalies)) {
+			anomalies = append(anomalies, edn.KV{Key: edn.Keyword(t), Value: ednCases(m.Anomalies[t])})
+		}
+		e.add("anomalies", anomalies)
+	}
+	if len(m.Not) > 0 {
+		e.add("not", edn.Set(ednKeywords(m.Not)))
+	}
+	if len(m.AlsoNot) > 0 {
+		e.add("also-not", edn.Set(ednKeywords(m.AlsoNot)))
+	}
+	return edn.Map(e)
+}
+
+func ednKeywords(names []string) []any {
+	out := make([]any, len(names))
+	for i, n := range names {
+		out[i] = edn.Keyword(n)
+	}
+	return out
+}
+
+func ednCases(cases []ElleCase) []any {
+	out := make([]any, len(cases))
+	for i := range cases {
+		out[i] = cases[i].edn()
+	}
+	return out
+}
+
+func (c *ElleCase) edn() edn.Map {
+	var e ednMap
+	if c.Type != "" {
+		e.add("type", edn.Keyword(c.Type))
+	}
+	if len(c.Cycle) > 0 {
+		e.add("cycle", ednOps(c.Cycle))
+	}
+	if len(c.Steps) > 0 {
+		steps := make([]any, len(c.Steps))
+		for i, s := range c.Steps {
+			steps[i] = s.edn()
+		}
+		e.add("steps", steps)
+	}
+	if c.Op != nil {
+		e.add("op", c.Op.edn())
+	}
+	if len(c.Mop) > 0 {
+		e.add("mop", ednMop(c.Mop))
+	}
+	if c.Key != nil {
+		e.add("key", ednName(string(*c.Key)))
+	}
+	e.addValue("value", c.Value)
+	if len(c.Txns) > 0 {
+		e.add("txns", ednOps(c.Txns))
+	}
+	if c.Writer != nil {
+		e.add("writer", c.Writer.edn())
+	}
+	e.addValue("element", c.Element)
+	e.addValue("expected", c.Expected)
+	if len(c.Values) > 0 {
+		values := make([]any, len(c.Values))
+		for i, v := range c.Values {
+			values[i] = ednValue(v)
+		}
+		e.add("values", values)
+	}
+	if len(c.Duplicates) > 0 {
+		var dups edn.Map
+		for _, text := range slices.Sorted(maps.Keys(c.Duplicates)) {
+			var k any = text
+			if n, err := strconv.ParseInt(text, 10, 64); err == nil && isInt(text) {
+				k = n
+			}
+			dups = append(dups, edn.KV{Key: k, Value: int64(c.Duplicates[text])})
+		}
+		e.add("duplicates", dups)
+	}
+	if c.Not != "" {
+		e.add("not", edn.Keyword(c.Not))
+	}
+	if len(c.Alternatives) > 0 {
+		e.add("alternatives", ednCases(c.Alternatives))
+	}
+	return edn.Map(e)
+}
+
+// addValue adds v unless it is the zero Value (no value); null is nil.
+func (e *ednMap) addValue(key string, v Value) {
+	if !v.IsZero() {
+		*e = append(*e, edn.KV{Key: edn.Keyword(key), Value: ednValue(v)})
+	}
+}
+
+func ednOps(ops []ElleOp) []any {
+	out := make([]any, len(ops))
+	for i := range ops {
+		out[i] = ops[i].edn()
+	}
+	return out
+}
+
+func (o *ElleOp) edn() edn.Map {
+	value := make([]any, len(o.Value))
+	for i, m := range o.Value {
+		value[i] = ednMop(m)
+	}
+	return edn.Map{
+		{Key: edn.Keyword("type"), Value: edn.Keyword(o.Type)},
+		{Key: edn.Keyword("f"), Value: edn.Keyword("txn")},
+		{Key: edn.Keyword("value"), Value: value},
+		{Key: edn.Keyword("process"), Value: ednName(string(o.Process))},
+		{Key: edn.Keyword("index"), Value: o.Index},
+		{Key: edn.Keyword("name"), Value: o.Name},
+		{Key: edn.Keyword("source"), Value: o.Source},
+	}
+}
+
+func (s *ElleStep) edn() edn.Map {
+	var e ednMap
+	e.add("type", edn.Keyword(s.Type))
+	if s.Key != "" {
+		e.add("key", ednName(string(s.Key)))
+	}
+	e.addValue("value", s.Value)
+	e.addValue("value'", s.Value2)
+	return edn.Map(e)
+}
+
+// ednMop returns a micro-operation, [f key value], as Elle writes it: the
+// function a keyword.
+func ednMop(m []any) []any {
+	out := make([]any, len(m))
+	for i, x := range m {
+		switch x := x.(type) {
+		case string:
+			if i == 0 {
+				out[i] = edn.Keyword(x)
+			} else {
+				out[i] = ednName(x)
+			}
+		case ID:
+			out[i] = ednName(string(x))
+		case Value:
+			if x.IsZero() {
+				out[i] = nil
+			} else {
+				out[i] = ednValue(x)
+			}
+		default:
+			out[i] = x
+		}
+	}
+	return out
+}
+
+// ednName returns a name (of a key, a process) as EDN: an integer when it
+// is one in canonical decimal form, a keyword when it is one as the EDN
+// readers keep keywords (":x"), else a string.
+func ednName(s string) any {
+	if isInt(s) {
+		n, _ := strconv.ParseInt(s, 10, 64)
+		return n
+	}
+	if v, ok := bigIntValue(s); ok {
+		return edn.BigInt(v.s)
+	}
+	if k, ok := ednKeyword(s); ok {
+		return k
+	}
+	return s
+}
+
+// ednKeyword returns the keyword that s, a keyword as the EDN readers
+// keep keywords (":x"), names.
+func ednKeyword(s string) (edn.Keyword, bool) {
+	if keywordName(s) && edn.ValidKeyword(s[1:]) {
+		return edn.Keyword(s[1:]), true
+	}
+	return "", false
+}
+
+// ednValue returns v as EDN: nil for null, an integer, a keyword for a
+// string that is one (":x"), a string, or a vector for a list.
+func ednValue(v Value) any {
+	switch v.kind {
+	case KindInt:
+		if n, ok := v.Any().(int64); ok {
+			return n
+		}
+		return edn.BigInt(v.s)
+	case KindString:
+		if k, ok := ednKeyword(v.s); ok {
+			return k
+		}
+		return v.s
+	case KindList:
+		out := make([]any, len(v.list))
+		for i, e := range v.list {
+			out[i] = ednValue(e)
+		}
+		return out
+	}
+	return nil
 }

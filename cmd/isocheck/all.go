@@ -90,6 +90,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 		return l.String()
 	}
+	if cf.asEDN {
+		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, all.Results, !cf.noSessionOrder))
+	}
 	if cf.asJSON {
 		var elle *interpret.ElleMap
 		if cf.elle {

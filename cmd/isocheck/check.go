@@ -89,6 +89,7 @@ type checkFlags struct {
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
 	noSessionOrder, elle      bool
+	asEDN                     bool // Elle's result map as EDN (see ednConflict)
 	// ablate are the options that turn parts of the checker off, for
 	// measurements.
 	ablate check.Options
@@ -115,6 +116,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
 	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
+	fs.BoolVar(&cf.asEDN, "edn", false, "with --elle, print only Elle's result map, as one EDN map (for a Jepsen test to merge into its results)")
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
 	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
 	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (seed 003's baseline)")
@@ -140,7 +142,13 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		return usageError(stderr, name, "--solver must be one of %v, not %q", solver.Engines(), cf.engine)
 	}
 	cf.ablate.Engine = solver.Engine(cf.engine)
+	if msg := cf.ednConflict(); msg != "" {
+		return usageError(stderr, name, "%s", msg)
+	}
 	if isSQL(cf.input.format, pos[0]) {
+		if cf.asEDN {
+			return usageError(stderr, name, "--edn: a SQL history has no Elle result map")
+		}
 		return cf.runSQL(fs, pos[0], explain, stdout, stderr)
 	}
 	all := strings.EqualFold(cf.level, "all")
@@ -183,6 +191,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	status := verdictStatus(res.Verdict)
 	cf.writeFiles(rep, explain, stdout, stderr)
+	if cf.asEDN {
+		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, []*check.Result{res}, !cf.noSessionOrder))
+	}
 	if cf.asJSON {
 		var elle *interpret.ElleMap
 		if cf.elle {
@@ -264,6 +275,9 @@ func (cf *checkFlags) printStopped(j *job, stdout, stderr io.Writer, lvl level.L
 		name = "all levels"
 	}
 	reason := j.stopReason(err)
+	if cf.asEDN {
+		return writeStoppedEDN(stdout, stderr, reason)
+	}
 	if cf.asJSON {
 		st := stats{ParseMS: ms(parseTime)}
 		st.stopped(j)

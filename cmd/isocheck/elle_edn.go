@@ -1,0 +1,62 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/isocheck/isocheck/internal/edn"
+	"github.com/isocheck/isocheck/interpret"
+)
+
+// ednConflict says why the flags of check or explain cannot go with
+// --edn, or returns "" when they can (or --edn is not given). --edn
+// prints Elle's result map and nothing else on stdout: it needs --elle
+// (without it there is no Elle map to print, and isocheck's own report
+// has no EDN form), and excludes --json, --stats and writing a file to
+// stdout.
+func (cf *checkFlags) ednConflict() string {
+	switch {
+	case !cf.asEDN:
+		return ""
+	case !cf.elle:
+		return "--edn prints Elle's result map: give --elle with it"
+	case cf.asJSON:
+		return "--edn and --json each print the whole output: give one"
+	case cf.stats:
+		return "--stats cannot go with --edn, whose output is Elle's result map alone (--json has the stats)"
+	case cf.cexFile == "-" || cf.dotFile == "-":
+		return "with --edn, standard output holds Elle's result map: write the counterexample or the graph to a file"
+	}
+	return ""
+}
+
+// writeElleEDN prints m on w as one line of EDN and returns status, the
+// exit status of the verdict, or exitBadInput if m cannot be written.
+func writeElleEDN(w, stderr io.Writer, status int, m *interpret.ElleMap) int {
+	b, err := m.MarshalEDN()
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	return status
+}
+
+// writeStoppedEDN prints, for a run stopped before a verdict, the map
+// that Jepsen's checkers return when they cannot decide,
+// {:valid? :unknown, :error "REASON"}, and returns exitNoVerdict.
+func writeStoppedEDN(w, stderr io.Writer, reason string) int {
+	b, err := edn.Marshal(edn.Map{
+		{Key: edn.Keyword("valid?"), Value: edn.Keyword("unknown")},
+		{Key: edn.Keyword("error"), Value: reason},
+	})
+	if err == nil {
+		_, err = w.Write(append(b, '\n'))
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+	}
+	return exitNoVerdict
+}
