@@ -111,9 +111,14 @@ type runFlags struct {
 	out        string
 	check      string
 	txnTimeout time.Duration
+	reconnect  time.Duration
 	progress   bool
 	nemesis    nemesis.Config
 	faults     string
+	// reconnectSet says --reconnect was given.
+	reconnectSet bool
+	// onTxn, if set, sees each transaction as it is recorded.
+	onTxn func(*format.TxnRecord)
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -126,6 +131,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL (default: a new file in the temporary directory, named at the end)")
 	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
+	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
 	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
@@ -140,6 +146,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(stderr, "run", "unexpected argument %q", pos[0])
 	}
+	fs.Visit(func(f *flag.Flag) { rf.reconnectSet = rf.reconnectSet || f.Name == "reconnect" })
 	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
 		return status
 	}
@@ -163,17 +170,33 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	path, status := rf.record(plan, stdout, stderr)
-	if status != exitSatisfied || rf.check == "" {
+	path, sum, status := rf.record(plan, stdout, stderr)
+	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
+	if rf.check == "" || status != exitSatisfied && !partial {
 		return status
 	}
 	fmt.Fprintln(stdout)
-	return runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	verdict := runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	if !partial {
+		return verdict
+	}
+	// A violation in part of a history is a violation of the whole; a
+	// partial history that keeps the level says nothing of the plan.
+	fmt.Fprintf(stdout, "\nThe run is INCOMPLETE: %d of the plan's %d transactions not run (%s).\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())
+	if verdict == exitViolated {
+		fmt.Fprintln(stdout, "The violation above is in the part that ran.")
+		return exitViolated
+	}
+	fmt.Fprintln(stdout, "The verdict above is of the part that ran only: no verdict on the run (exit status 3).")
+	return exitNoVerdict
 }
 
 // record runs plan and records its history, printing the summary; it
-// returns the history's path.
-func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (string, int) {
+// returns the history's path and the run's summary (nil if it did not
+// run). The status is 3 for a run that stopped before the end of its plan
+// (interrupted, or the database stopped answering); its history holds
+// every transaction that ran.
+func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (string, *runner.Summary, int) {
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
@@ -181,14 +204,14 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	cancel()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		return "", exitBadInput
+		return "", nil, exitBadInput
 	}
 	defer d.Close()
 
 	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		return "", exitBadInput
+		return "", nil, exitBadInput
 	}
 	defer f.Close()
 
@@ -201,11 +224,19 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at %s\n",
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
 	faults := rf.startNemesis(ctx, stdout)
-	sum, err := runner.Run(ctx, d, plan, runner.Options{
+	opts := runner.Options{
 		Recorder:   format.NewRecorder(f),
 		TxnTimeout: rf.txnTimeout,
+		Reconnect:  rf.reconnect,
 		Progress:   func(done int) { meter.Set(int64(done)) },
-	})
+		Waiting:    waitingReporter(stderr, redact(rf.dsn)),
+		Completed:  rf.onTxn,
+	}
+	if rf.nemesis.Kind != "" && !rf.reconnectSet {
+		// A killed node takes a while to restart: its sessions wait.
+		opts.Reconnect = rf.nemesis.Duration + nemesisReconnect
+	}
+	sum, err := runner.Run(ctx, d, plan, opts)
 	if sum != nil {
 		sum.Write(stdout)
 	}
@@ -218,15 +249,37 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	fmt.Fprintf(stdout, "history: %s\n", f.Name())
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		if sum == nil || sum.Committed+sum.Aborted+sum.Unknown == 0 {
-			return f.Name(), exitBadInput
+		if sum == nil || sum.Done() == 0 {
+			return f.Name(), nil, exitBadInput
 		}
-		return f.Name(), exitNoVerdict
+		return f.Name(), nil, exitNoVerdict
 	}
-	if sum.Interrupted {
-		return f.Name(), exitNoVerdict
+	if sum.Incomplete() {
+		fmt.Fprintf(stderr, "isocheck run: incomplete: %d of the plan's %d transactions not run (%s)\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())
+		return f.Name(), sum, exitNoVerdict
 	}
-	return f.Name(), exitSatisfied
+	return f.Name(), sum, exitSatisfied
+}
+
+// nemesisReconnect is how long, beyond the time a node stays down, a
+// session of a run with --nemesis keeps trying to reconnect.
+const nemesisReconnect = 30 * time.Second
+
+// waitingReporter returns the run's Options.Waiting: a line on w, at most
+// one a second, saying what the sessions wait for.
+func waitingReporter(w io.Writer, dsn string) func(runner.Waiting) {
+	var last time.Time
+	return func(wt runner.Waiting) {
+		if time.Since(last) < time.Second {
+			return
+		}
+		last = time.Now()
+		sessions := "1 session"
+		if wt.Sessions != 1 {
+			sessions = fmt.Sprintf("%d sessions", wt.Sessions)
+		}
+		fmt.Fprintf(w, "isocheck run: %s waiting to reconnect to %s: %v (%.0f s)\n", sessions, dsn, wt.Err, wt.For.Seconds())
+	}
 }
 
 // startNemesis starts faulting the cluster, if asked, and returns the
@@ -322,7 +375,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			return exitBadInput
 		}
 		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), txnTimeout: 10 * time.Second}
-		path, s := rf.record(plan, stdout, stderr)
+		path, _, s := rf.record(plan, stdout, stderr)
 		if s != exitSatisfied {
 			return s
 		}

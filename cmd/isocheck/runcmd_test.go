@@ -214,3 +214,46 @@ func TestRunTableOfAnotherShape(t *testing.T) {
 		t.Fatalf("registers on a table of lists: exit %d: %s", code, stderr)
 	}
 }
+
+// TestRunDatabaseDies: a database that stops answering mid-run is no pass:
+// the run ends soon after, says which part of its plan did not run and
+// why, checks what did run, and exits 3, or 1 for a violation in it.
+func TestRunDatabaseDies(t *testing.T) {
+	for _, tc := range []struct {
+		dsn   string
+		check string
+		want  int
+	}{
+		{"sim://si?down-after=100", "si", exitNoVerdict},
+		{"sim://si?fault=lost-update&down-after=300", "si", exitViolated},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "h.jsonl")
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "4", "--txns", "1000", "--keys", "10",
+				"--reconnect", "1s", "-o", out, "--check", tc.check)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.want, stdout, stderr)
+			}
+			for _, want := range []string{"INCOMPLETE: ", "of the plan's 4000 transactions not run (the database stopped answering",
+				"connection refused", "history: " + out, "The run is INCOMPLETE"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, "sessions waiting to reconnect to "+tc.dsn+": sim: dial: connection refused") &&
+				!strings.Contains(stderr, "1 session waiting to reconnect to "+tc.dsn) {
+				t.Errorf("stderr does not say what the sessions wait for:\n%s", stderr)
+			}
+			if tc.want == exitNoVerdict && !strings.Contains(stdout, "SI: satisfied") {
+				t.Errorf("the verdict of the partial history is not printed:\n%s", stdout)
+			}
+			h, err := format.ReadFile(out, format.JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("%d transactions in", len(h.Txns)); !strings.Contains(stdout, want) {
+				t.Errorf("the history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout)
+			}
+		})
+	}
+}

@@ -96,7 +96,7 @@ func bareCheck(args []string) []string {
 
 // kvOnlyFlags are the flags of run that only the key-value workloads use.
 var kvOnlyFlags = []string{"ops", "keys", "reads", "dist", "long", "long-ops", "workload-file",
-	"txn-timeout", "progress", "nemesis", "cluster", "cluster-dir", "nemesis-interval", "nemesis-duration"}
+	"txn-timeout", "reconnect", "progress", "nemesis", "cluster", "cluster-dir", "nemesis-interval", "nemesis-duration"}
 
 // runSQLWorkload runs the SQL workload the flags name, if they name one
 // (sql reports whether they did), and returns the exit status. For a
