@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -115,6 +116,11 @@ type runFlags struct {
 	progress   bool
 	nemesis    nemesis.Config
 	faults     string
+	force      bool
+	// histOut is standard output, where -o - writes the history.
+	histOut io.Writer
+	// cleanup removes temporary files once the run is checked.
+	cleanup []func()
 	// reconnectSet says --reconnect was given.
 	reconnectSet bool
 	// onTxn, if set, sees each transaction as it is recorded.
@@ -128,7 +134,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.dsn, "db", "sqlite::memory:", "the database: "+dial.Examples())
 	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...); default: the database's default")
 	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
-	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL (default: a new file in the temporary directory, named at the end)")
+	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
+	fs.BoolVar(&rf.force, "force", false, "overwrite the file of -o if it exists")
 	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
@@ -147,6 +154,16 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "run", "unexpected argument %q", pos[0])
 	}
 	fs.Visit(func(f *flag.Flag) { rf.reconnectSet = rf.reconnectSet || f.Name == "reconnect" })
+	defer func() {
+		for _, f := range rf.cleanup {
+			f()
+		}
+	}()
+	// With -o - the history alone goes to standard output.
+	rf.histOut = stdout
+	if rf.out == "-" {
+		stdout = stderr
+	}
 	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
 		return status
 	}
@@ -197,23 +214,25 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 // (interrupted, or the database stopped answering); its history holds
 // every transaction that ran.
 func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (string, *runner.Summary, int) {
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
-	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	d, err := dial.Open(openCtx, db.Config{DSN: rf.dsn, Level: rf.level, Keys: plan.Keys, Lists: plan.Lists, Table: rf.table})
-	cancel()
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		return "", nil, exitBadInput
-	}
-	defer d.Close()
-
+	// The output first: a refused -o must not cost the table's data.
 	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
 		return "", nil, exitBadInput
 	}
 	defer f.Close()
+
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	d, err := dial.Open(openCtx, db.Config{DSN: rf.dsn, Level: rf.level, Keys: plan.Keys, Lists: plan.Lists, Table: rf.table})
+	cancel()
+	if err != nil {
+		f.Discard()
+		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
+		return "", nil, exitBadInput
+	}
+	defer d.Close()
 
 	tr := progress.NewTracker()
 	meter := progress.Start(progress.WithTracker(context.Background(), tr), "run", int64(plan.Txns()), "txns")
@@ -246,19 +265,19 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	fmt.Fprintf(stdout, "history: %s\n", f.Name())
+	fmt.Fprintf(stdout, "history: %s\n", f.name)
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
 		if sum == nil || sum.Done() == 0 {
-			return f.Name(), nil, exitBadInput
+			return f.path, nil, exitBadInput
 		}
-		return f.Name(), nil, exitNoVerdict
+		return f.path, nil, exitNoVerdict
 	}
 	if sum.Incomplete() {
 		fmt.Fprintf(stderr, "isocheck run: incomplete: %d of the plan's %d transactions not run (%s)\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())
-		return f.Name(), sum, exitNoVerdict
+		return f.path, sum, exitNoVerdict
 	}
-	return f.Name(), sum, exitSatisfied
+	return f.path, sum, exitSatisfied
 }
 
 // nemesisReconnect is how long, beyond the time a node stays down, a
@@ -374,7 +393,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "isocheck demo: %v\n", err)
 			return exitBadInput
 		}
-		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), txnTimeout: 10 * time.Second}
+		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), force: true, txnTimeout: 10 * time.Second}
 		path, _, s := rf.record(plan, stdout, stderr)
 		if s != exitSatisfied {
 			return s
@@ -398,11 +417,71 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// createOutput creates the history file of -o, or a temporary one when
-// none is given (--check reads it back).
-func (rf *runFlags) createOutput() (*os.File, error) {
-	if rf.out == "" {
-		return os.CreateTemp("", "isocheck-run-*.jsonl")
+// historyFile is where a run writes its history: the file of -o, a
+// temporary file, or standard output (-o -), which a temporary copy
+// follows when --check needs to read the history back.
+type historyFile struct {
+	io.Writer
+	name string   // for people: the path, or "standard output"
+	path string   // the file the history can be read back from
+	f    *os.File // nil when the history goes to standard output only
+	temp bool     // path is a copy of standard output, removed by rf.cleanup
+}
+
+// Close closes the file, if any.
+func (h *historyFile) Close() error {
+	if h.f == nil {
+		return nil
 	}
-	return os.Create(rf.out)
+	err := h.f.Close()
+	if errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Discard closes and removes the file of a history that was not written.
+func (h *historyFile) Discard() {
+	if h.f != nil {
+		h.f.Close()
+		os.Remove(h.f.Name())
+	}
+}
+
+// createOutput opens the history's output: -o FILE, which must not exist
+// unless --force; -o -, standard output (rf.histOut); or, when -o is not
+// given, a new file in the temporary directory.
+func (rf *runFlags) createOutput() (*historyFile, error) {
+	switch rf.out {
+	case "":
+		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
+	case "-":
+		h := &historyFile{Writer: rf.histOut, name: "standard output"}
+		if rf.check == "" {
+			return h, nil
+		}
+		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		rf.cleanup = append(rf.cleanup, func() { os.Remove(f.Name()) })
+		h.Writer, h.path, h.f, h.temp = io.MultiWriter(rf.histOut, f), f.Name(), f, true
+		return h, nil
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if rf.force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(rf.out, flags, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s exists; remove it or pass --force", rf.out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
 }

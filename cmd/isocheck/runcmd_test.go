@@ -209,7 +209,7 @@ func TestRunTableOfAnotherShape(t *testing.T) {
 	if code, stdout, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "append", "--sessions", "2", "--txns", "5", "-o", o); code != exitSatisfied {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o)
+	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o, "--force")
 	if code != exitBadInput || !strings.Contains(stderr, "shared") {
 		t.Fatalf("registers on a table of lists: exit %d: %s", code, stderr)
 	}
@@ -255,5 +255,54 @@ func TestRunDatabaseDies(t *testing.T) {
 				t.Errorf("the history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout)
 			}
 		})
+	}
+}
+
+// TestRunOutput: -o - writes the history alone to standard output, the
+// rest to stderr; -o FILE refuses a file that exists unless --force.
+func TestRunOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, check := range [][]string{nil, {"--check", "si"}} {
+		code, stdout, stderr := runCmd(append(runArgs("--db", "sim://si", "-o", "-"), check...)...)
+		if code != exitSatisfied {
+			t.Fatalf("-o - %v: exit %d\n%s\n%s", check, code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+			t.Fatal("-o - created a file named -")
+		}
+		h, err := format.Read(strings.NewReader(stdout), "stdout", format.JSONL)
+		if err != nil {
+			t.Fatalf("-o - %v: standard output is not a history: %v\n%s", check, err, stdout)
+		}
+		if len(h.Txns) != 360 {
+			t.Errorf("-o - %v: %d transactions on standard output, want 360", check, len(h.Txns))
+		}
+		for _, want := range []string{"360 transactions", "history: standard output"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("-o - %v: stderr lacks %q:\n%s", check, want, stderr)
+			}
+		}
+		if check != nil && !strings.Contains(stderr, "SI: satisfied") {
+			t.Errorf("-o - --check: the verdict is not on stderr:\n%s", stderr)
+		}
+	}
+
+	out := filepath.Join(dir, "h.jsonl")
+	if err := os.WriteFile(out, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out)...)
+	if code != exitBadInput || !strings.Contains(stderr, out+" exists; remove it or pass --force") {
+		t.Fatalf("-o EXISTING: exit %d, want 2 and the reason\n%s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious\n" {
+		t.Fatalf("-o EXISTING changed the file: %q", b)
+	}
+	if code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out, "--force")...); code != exitSatisfied {
+		t.Fatalf("-o EXISTING --force: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if h, err := format.ReadFile(out, format.JSONL); err != nil || len(h.Txns) != 360 {
+		t.Fatalf("-o EXISTING --force did not overwrite the file: %v", err)
 	}
 }

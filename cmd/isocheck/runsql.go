@@ -154,17 +154,7 @@ func (rf *runFlags) runSQLWorkload(fs *flag.FlagSet, sf *sqlFlags, stdout, stder
 // recordSQL runs app and writes its SQL history, printing a summary; it
 // returns the history's path.
 func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, stdout, stderr io.Writer) (string, int) {
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
-	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	d, err := dial.OpenSQL(openCtx, rf.dsn)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: --workload %s: %v\n", kind, err)
-		return "", exitBadInput
-	}
-	defer d.Close()
-
+	// The output first: a refused -o must not cost the tables' data.
 	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
@@ -172,14 +162,25 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 	}
 	defer f.Close()
 
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	d, err := dial.OpenSQL(openCtx, rf.dsn)
+	cancel()
+	if err != nil {
+		f.Discard()
+		fmt.Fprintf(stderr, "isocheck run: --workload %s: %v\n", kind, err)
+		return "", exitBadInput
+	}
+	defer d.Close()
+
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at levels %s\n",
 		kind, cfg.Sessions, cfg.TxnsPerSession, redact(rf.dsn), mix(cfg.Levels))
 	start := time.Now()
 	h, err := sqlrun.Run(ctx, d, app, cfg)
 	elapsed := time.Since(start)
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		f.Discard()
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "isocheck run: interrupted after %.2fs: nothing recorded\n", elapsed.Seconds())
 			return "", exitNoVerdict
@@ -200,11 +201,11 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: %s: %v\n", f.Name(), err)
-		return f.Name(), exitBadInput
+		fmt.Fprintf(stderr, "isocheck run: %s: %v\n", f.name, err)
+		return f.path, exitBadInput
 	}
-	fmt.Fprintf(stdout, "history: %s\n", f.Name())
-	return f.Name(), exitSatisfied
+	fmt.Fprintf(stdout, "history: %s\n", f.name)
+	return f.path, exitSatisfied
 }
 
 // mix names a level mix for people: "random (SER, SI, RC)".
