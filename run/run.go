@@ -240,10 +240,7 @@ func (s *session) connect(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().Add(wait).After(giveUp) || ctx.Err() != nil {
-			if s.connected {
-				return &ReconnectError{After: s.r.opts.Reconnect, Err: err}
-			}
-			return fmt.Errorf("connecting: %w", err)
+			return &ReconnectError{Again: s.connected, After: s.r.opts.Reconnect, Err: err}
 		}
 		s.r.waiting(s.id, start, err)
 		select {
@@ -253,15 +250,20 @@ func (s *session) connect(ctx context.Context) error {
 	}
 }
 
-// ReconnectError is why a session that had been connected stopped: it
-// could not connect again within Options.Reconnect.
+// ReconnectError is why a session stopped when it could not connect
+// within Options.Reconnect.
 type ReconnectError struct {
+	Again bool          // it had been connected before
 	After time.Duration // how long it tried (Options.Reconnect)
 	Err   error         // the last attempt's error
 }
 
 func (e *ReconnectError) Error() string {
-	return fmt.Sprintf("could not reconnect within %s: %v", e.After, e.Err)
+	re := ""
+	if e.Again {
+		re = "re"
+	}
+	return fmt.Sprintf("could not %sconnect within %s: %v", re, e.After, e.Err)
 }
 
 func (e *ReconnectError) Unwrap() error { return e.Err }

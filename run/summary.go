@@ -71,14 +71,15 @@ func (s *Summary) Done() int { return s.Committed + s.Aborted + s.Unknown }
 func (s *Summary) Incomplete() bool { return s.Done() < s.Planned }
 
 // Why says why an incomplete run stopped: "interrupted", or the first
-// session's error.
+// session's error, which says that the database stopped answering when
+// sessions that ran transactions could no longer connect.
 func (s *Summary) Why() string {
 	switch {
 	case s.Interrupted:
 		return "interrupted"
 	case len(s.SessionErrors) > 0:
 		err := s.SessionErrors[0]
-		if _, ok := errors.AsType[*ReconnectError](err); ok {
+		if _, ok := errors.AsType[*ReconnectError](err); ok && s.Done() > 0 {
 			return "the database stopped answering: " + err.Error()
 		}
 		return err.Error()

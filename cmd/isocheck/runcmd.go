@@ -18,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
@@ -136,7 +137,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
 	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
 	fs.BoolVar(&rf.force, "force", false, "overwrite the file of -o if it exists")
-	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
+	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation, or with lwt (for --workload lwt) check its registers for linearizability; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
@@ -167,7 +168,8 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
 		return status
 	}
-	if rf.check != "" && !strings.EqualFold(rf.check, "all") {
+	checkLWT := strings.EqualFold(rf.check, "lwt")
+	if rf.check != "" && !strings.EqualFold(rf.check, "all") && !checkLWT {
 		if _, err := level.Parse(rf.check); err != nil {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
@@ -187,13 +189,25 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
+	var lwtOps runner.LWTOps
+	if checkLWT {
+		if plan.Workload != workload.LWT {
+			return usageError(stderr, "run", "--check lwt checks the registers of --workload lwt for linearizability, not --workload %s", plan.Workload)
+		}
+		rf.onTxn = lwtOps.Add
+	}
 	path, sum, status := rf.record(plan, stdout, stderr)
 	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
 	if rf.check == "" || status != exitSatisfied && !partial {
 		return status
 	}
 	fmt.Fprintln(stdout)
-	verdict := runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	var verdict int
+	if checkLWT {
+		verdict = checkLWTRun(&lwtOps, stdout, stderr)
+	} else {
+		verdict = runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	}
 	if !partial {
 		return verdict
 	}
@@ -206,6 +220,40 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "The verdict above is of the part that ran only: no verdict on the run (exit status 3).")
 	return exitNoVerdict
+}
+
+// checkLWTRun checks the registers of a run of the lwt workload for
+// linearizability and prints the verdict as the lwt command does.
+func checkLWTRun(c *runner.LWTOps, stdout, stderr io.Writer) int {
+	ops, err := c.Ops()
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
+		return exitBadInput
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := lwt.CheckOptions(ctx, ops, lwt.Nil, lwt.Options{})
+	if err != nil && !progress.Stopped(err) {
+		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
+		return exitNoVerdict
+	}
+	fmt.Fprintf(stdout, "linearizability: %v (%d operations on %d registers)\n", res, res.Ops, res.Keys)
+	if v := res.Violation; v != nil {
+		fmt.Fprintf(stdout, "operation:\n  %v\n", ops[v.Op])
+		if len(v.Related) > 0 {
+			fmt.Fprintln(stdout, "related:")
+			for _, j := range v.Related {
+				fmt.Fprintf(stdout, "  %v\n", ops[j])
+			}
+		}
+	}
+	switch {
+	case res.OK():
+		return exitSatisfied
+	case res.Verdict == lwt.Unknown || err != nil:
+		return exitNoVerdict
+	}
+	return exitViolated
 }
 
 // record runs plan and records its history, printing the summary; it

@@ -306,3 +306,32 @@ func TestRunOutput(t *testing.T) {
 		t.Fatalf("-o EXISTING --force did not overwrite the file: %v", err)
 	}
 }
+
+// TestRunCheckLWT: --check lwt checks the registers of a run of the lwt
+// workload for linearizability, from the run's own record of them.
+func TestRunCheckLWT(t *testing.T) {
+	for _, tc := range []struct {
+		dsn  string
+		want int
+		text string
+	}{
+		{"sim://ser", exitSatisfied, "linearizability: linearizable (600 operations on 3 registers)"},
+		{"sim://si?fault=lost-update", exitViolated, "linearizability: not linearizable on key"},
+		{"sim://ser?fault=stale-read&p=0.5", exitViolated, "linearizability: not linearizable on key"},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "lwt", "--sessions", "6", "--txns", "100", "--keys", "3",
+				"-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", "lwt")
+			if code != tc.want || !strings.Contains(stdout, tc.text) {
+				t.Fatalf("exit %d, want %d and %q\n%s\n%s", code, tc.want, tc.text, stdout, stderr)
+			}
+			if tc.want == exitViolated && !strings.Contains(stdout, "operation:\n  ") {
+				t.Errorf("the violation names no operation:\n%s", stdout)
+			}
+		})
+	}
+	code, _, stderr := runCmd("run", "--db", "sim://ser", "--workload", "mini", "--check", "lwt")
+	if code != exitBadInput || !strings.Contains(stderr, "--check lwt checks the registers of --workload lwt") {
+		t.Fatalf("--check lwt of --workload mini: exit %d: %s", code, stderr)
+	}
+}
