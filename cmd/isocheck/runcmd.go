@@ -55,16 +55,7 @@ func addPlanFlags(fs *flag.FlagSet, withFile bool) *planFlags {
 // plan makes the workload the flags describe, or reads it from the file.
 func (p *planFlags) plan() (*workload.Plan, error) {
 	if p.file != "" {
-		f, err := os.Open(p.file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		plan, err := workload.ReadPlan(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.file, err)
-		}
-		return plan, nil
+		return workload.ReadPlanFile(p.file)
 	}
 	kind, err := workload.ParseKind(p.kind)
 	if err != nil {
