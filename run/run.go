@@ -15,7 +15,10 @@
 //     its writes may have taken effect, and the checker treats them so.
 //
 // A session whose connection failed reconnects before its next
-// transaction. A transaction whose commit got no answer may still be in
+// transaction, for at most Options.Reconnect; a session that cannot
+// reconnect stops, and the run is incomplete (Summary.Incomplete): a
+// database that stops answering ends the run within seconds, with the
+// transactions that did not run counted and the first error kept. A transaction whose commit got no answer may still be in
 // progress inside the database after the client gave up on it, so the
 // session goes on as a new session of the history (session 2 becomes 2.1,
 // then 2.2), as a Jepsen process does after an :info operation: the history
@@ -30,6 +33,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"sync"
 	"time"
@@ -51,13 +55,34 @@ type Options struct {
 	// sent, unknown if it was.
 	TxnTimeout time.Duration
 	// Reconnect bounds how long a session keeps trying to open its
-	// connection again after it failed [30s]: long enough for a cluster's
-	// node to be restarted under it. A session that cannot reconnect
-	// stops; the others go on.
+	// connection again after it failed [DefaultReconnect]. A session that
+	// cannot reconnect stops; the others go on. Runs that restart a
+	// cluster's nodes under the sessions want it longer than a restart.
 	Reconnect time.Duration
 	// Progress, if set, is called after each transaction with the number
 	// completed so far; it must be safe for concurrent use.
 	Progress func(done int)
+	// Waiting, if set, is called after each failed attempt to connect
+	// with what the sessions are waiting for; it must be safe for
+	// concurrent use. Calls are serialized.
+	Waiting func(Waiting)
+	// Completed, if set, is called with each transaction as it is
+	// recorded, one call at a time; rec is valid only during the call.
+	Completed func(rec *format.TxnRecord)
+}
+
+// DefaultReconnect is the default of Options.Reconnect: a few seconds, so
+// that a database that stopped answering ends the run soon.
+const DefaultReconnect = 5 * time.Second
+
+// Waiting says that sessions are trying to connect again.
+type Waiting struct {
+	// Sessions is how many are trying.
+	Sessions int
+	// Err is the last attempt's error.
+	Err error
+	// For is how long the longest waiting of them has been trying.
+	For time.Duration
 }
 
 // Run runs plan against d. It returns an error only when the run could not
@@ -68,7 +93,7 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 		opts.TxnTimeout = 10 * time.Second
 	}
 	if opts.Reconnect <= 0 {
-		opts.Reconnect = 30 * time.Second
+		opts.Reconnect = DefaultReconnect
 	}
 	r := &runner{d: d, plan: plan, opts: opts, start: time.Now()}
 	sessions := make([]*session, len(plan.Sessions))
@@ -84,16 +109,20 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 	}
 	wg.Wait()
 	sum := &Summary{Duration: time.Since(r.start), Planned: plan.Txns(), AbortReasons: map[string]int{}}
-	var errs []error
 	connected := false
 	for _, s := range sessions {
 		sum.add(&s.stats)
-		if s.err != nil {
-			errs = append(errs, fmt.Errorf("session %d: %w", s.id, s.err))
-		}
 		connected = connected || s.connected
 	}
-	sum.Interrupted = ctx.Err() != nil && sum.Committed+sum.Aborted+sum.Unknown < sum.Planned
+	// The sessions' errors in the order they stopped: the first is the
+	// likeliest cause of the others.
+	stopped := slices.DeleteFunc(slices.Clone(sessions), func(s *session) bool { return s.err == nil })
+	slices.SortStableFunc(stopped, func(a, b *session) int { return a.stoppedAt.Compare(b.stoppedAt) })
+	var errs []error
+	for _, s := range stopped {
+		errs = append(errs, fmt.Errorf("session %d: %w", s.id, s.err))
+	}
+	sum.Interrupted = ctx.Err() != nil && sum.Done() < sum.Planned
 	sum.finish()
 	if r.recErr != nil {
 		return sum, r.recErr
@@ -114,6 +143,10 @@ type runner struct {
 	mu     sync.Mutex
 	done   int
 	recErr error
+
+	// The sessions trying to connect: how many, since when each.
+	waitMu    sync.Mutex
+	waitSince map[int]time.Time
 }
 
 // now is the time since the run started, in nanoseconds of the monotonic
@@ -126,6 +159,9 @@ func (r *runner) completed(rec *format.TxnRecord) error {
 		err = r.opts.Recorder.Record(rec)
 	}
 	r.mu.Lock()
+	if r.opts.Completed != nil {
+		r.opts.Completed(rec)
+	}
 	r.done++
 	done := r.done
 	if err != nil && r.recErr == nil {
@@ -156,7 +192,8 @@ type session struct {
 	// name in the history is id, then id.1, id.2, ...
 	incarnation int
 	stats       stats
-	err         error // why the session stopped early
+	err         error     // why the session stopped early
+	stoppedAt   time.Time // when
 	rec         format.TxnRecord
 }
 
@@ -172,24 +209,30 @@ func (s *session) run(ctx context.Context) {
 		}
 		if s.conn == nil {
 			if err := s.connect(ctx); err != nil {
-				s.err = err
+				s.stop(err)
 				return
 			}
 		}
 		if err := s.runTxn(ctx, t, txn); err != nil {
-			s.err = err
+			s.stop(err)
 			return
 		}
 	}
+}
+
+func (s *session) stop(err error) {
+	s.err, s.stoppedAt = err, time.Now()
 }
 
 // connect opens the session's connection, retrying with backoff for up to
 // Options.Reconnect (a node restarting).
 func (s *session) connect(ctx context.Context) error {
 	var err error
-	giveUp := time.Now().Add(s.r.opts.Reconnect)
+	start := time.Now()
+	giveUp := start.Add(s.r.opts.Reconnect)
+	defer s.r.waited(s.id)
 	for wait := 50 * time.Millisecond; ; wait = min(2*wait, time.Second) {
-		c, cancel := context.WithTimeout(ctx, s.r.opts.TxnTimeout)
+		c, cancel := context.WithTimeout(ctx, min(s.r.opts.TxnTimeout, s.r.opts.Reconnect))
 		s.conn, err = s.r.d.Session(c, s.id)
 		cancel()
 		if err == nil {
@@ -197,13 +240,60 @@ func (s *session) connect(ctx context.Context) error {
 			return nil
 		}
 		if time.Now().Add(wait).After(giveUp) || ctx.Err() != nil {
-			return fmt.Errorf("connecting: %w", err)
+			return &ReconnectError{Again: s.connected, After: s.r.opts.Reconnect, Err: err}
 		}
+		s.r.waiting(s.id, start, err)
 		select {
 		case <-time.After(wait):
 		case <-ctx.Done():
 		}
 	}
+}
+
+// ReconnectError is why a session stopped when it could not connect
+// within Options.Reconnect.
+type ReconnectError struct {
+	Again bool          // it had been connected before
+	After time.Duration // how long it tried (Options.Reconnect)
+	Err   error         // the last attempt's error
+}
+
+func (e *ReconnectError) Error() string {
+	re := ""
+	if e.Again {
+		re = "re"
+	}
+	return fmt.Sprintf("could not %sconnect within %s: %v", re, e.After, e.Err)
+}
+
+func (e *ReconnectError) Unwrap() error { return e.Err }
+
+// waiting notes that session id has been trying to connect since start,
+// and tells Options.Waiting.
+func (r *runner) waiting(id int, start time.Time, err error) {
+	r.waitMu.Lock()
+	defer r.waitMu.Unlock()
+	if r.waitSince == nil {
+		r.waitSince = make(map[int]time.Time)
+	}
+	r.waitSince[id] = start
+	if r.opts.Waiting == nil {
+		return
+	}
+	first := start
+	for _, t := range r.waitSince {
+		if t.Before(first) {
+			first = t
+		}
+	}
+	r.opts.Waiting(Waiting{Sessions: len(r.waitSince), Err: err, For: time.Since(first)})
+}
+
+// waited notes that session id no longer tries to connect.
+func (r *runner) waited(id int) {
+	r.waitMu.Lock()
+	delete(r.waitSince, id)
+	r.waitMu.Unlock()
 }
 
 // runTxn runs one planned transaction and records it. The transaction's

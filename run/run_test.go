@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -232,5 +234,109 @@ func TestRunNoConnection(t *testing.T) {
 	_, err := Run(context.Background(), &downDB{}, plan, Options{Reconnect: time.Second})
 	if err == nil || !strings.Contains(err.Error(), "no session could connect") || !strings.Contains(err.Error(), "connection refused") {
 		t.Fatalf("Run on a database that refuses connections: %v", err)
+	}
+}
+
+// dyingDB is a faultyDB that stops answering after its commit number
+// dieAt: no session connects, and a connected one fails to begin.
+type dyingDB struct {
+	*faultyDB
+	dead atomic.Bool
+}
+
+var errRefused = errors.New("dial tcp 127.0.0.1:5432: connect: connection refused")
+
+func (d *dyingDB) Session(ctx context.Context, i int) (db.Session, error) {
+	if d.dead.Load() {
+		return nil, errRefused
+	}
+	s, err := d.faultyDB.Session(ctx, i)
+	return &dyingSession{Session: s, d: d}, err
+}
+
+type dyingSession struct {
+	db.Session
+	d *dyingDB
+}
+
+func (s *dyingSession) Begin(ctx context.Context) (db.Txn, error) {
+	if s.d.dead.Load() {
+		return nil, errRefused
+	}
+	return s.Session.Begin(ctx)
+}
+
+// TestRunDatabaseDies: a database that stops answering mid-run ends the
+// run within the reconnect window, and the summary says the run is
+// incomplete, how much of the plan did not run, and why.
+func TestRunDatabaseDies(t *testing.T) {
+	plan, err := workload.NewPlan(workload.PlanConfig{Workload: workload.MiniTxn, Sessions: 4, TxnsPerSession: 1000, Keys: 10, ReadProportion: -1, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dyingDB{faultyDB: &faultyDB{data: map[int64]int64{}}}
+	d.fail = func(n int) error {
+		if n == 100 {
+			d.dead.Store(true)
+		}
+		return nil
+	}
+	var buf bytes.Buffer
+	var mu sync.Mutex
+	var waits []Waiting
+	sum, err := Run(context.Background(), d, plan, Options{
+		Recorder:  format.NewRecorder(&buf),
+		Reconnect: 300 * time.Millisecond,
+		Waiting: func(w Waiting) {
+			mu.Lock()
+			waits = append(waits, w)
+			mu.Unlock()
+		},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sum.Incomplete() || sum.Interrupted || sum.Done() >= sum.Planned || sum.Planned != 4000 {
+		t.Fatalf("a run whose database died: incomplete %v, interrupted %v, %d of %d done", sum.Incomplete(), sum.Interrupted, sum.Done(), sum.Planned)
+	}
+	if len(sum.SessionErrors) != 4 {
+		t.Fatalf("%d sessions stopped early, want 4: %v", len(sum.SessionErrors), sum.SessionErrors)
+	}
+	if why := sum.Why(); !strings.Contains(why, "the database stopped answering") || !strings.Contains(why, "connection refused") {
+		t.Errorf("Why() = %q", why)
+	}
+	if len(waits) == 0 {
+		t.Fatal("Waiting was never called")
+	}
+	last := waits[len(waits)-1]
+	if last.Sessions < 1 || last.Sessions > 4 || !errors.Is(last.Err, errRefused) {
+		t.Errorf("last Waiting: %+v", last)
+	}
+	var out strings.Builder
+	sum.Write(&out)
+	want := fmt.Sprintf("INCOMPLETE: %d of the plan's 4000 transactions not run (the database stopped answering", 4000-sum.Done())
+	if !strings.Contains(out.String(), want) {
+		t.Errorf("summary lacks %q:\n%s", want, out.String())
+	}
+	h, err := format.Read(&buf, "run.jsonl", format.JSONL)
+	if err != nil {
+		t.Fatalf("the history of a run whose database died: %v", err)
+	}
+	if len(h.Txns) != sum.Done() {
+		t.Fatalf("%d transactions recorded, the summary counts %d", len(h.Txns), sum.Done())
+	}
+}
+
+// TestRunComplete: a run that ran its whole plan is not incomplete.
+func TestRunComplete(t *testing.T) {
+	plan, _ := workload.NewPlan(workload.PlanConfig{Sessions: 2, TxnsPerSession: 5, OpsPerTxn: 2, Keys: 10})
+	sum, err := Run(context.Background(), &faultyDB{data: map[int64]int64{}, fail: func(int) error { return nil }}, plan, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out strings.Builder
+	sum.Write(&out)
+	if sum.Incomplete() || sum.Why() != "" || strings.Contains(out.String(), "INCOMPLETE") {
+		t.Fatalf("a complete run: %+v\n%s", sum, out.String())
 	}
 }

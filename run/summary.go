@@ -1,6 +1,7 @@
 package run
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"slices"
@@ -24,10 +25,11 @@ type Summary struct {
 	// AbortReasons counts aborts by the database's reason.
 	AbortReasons map[string]int
 	Duration     time.Duration
-	// Interrupted says the run was stopped before the plan's end.
+	// Interrupted says the run was stopped (its context ended) before the
+	// plan's end.
 	Interrupted bool
 	// SessionErrors says why sessions stopped early (they could not
-	// reconnect).
+	// reconnect), in the order they stopped.
 	SessionErrors []error
 	// Latency percentiles of committed transactions, begin to commit.
 	P50, P95, P99, Max time.Duration
@@ -59,20 +61,49 @@ func (s *Summary) finish() {
 	s.latencies = nil
 }
 
+// Done is the number of transactions that ran, whatever their outcome.
+func (s *Summary) Done() int { return s.Committed + s.Aborted + s.Unknown }
+
+// Incomplete reports whether some of the plan's transactions did not run:
+// the run was interrupted or sessions stopped early. The history of an
+// incomplete run is a partial one; a check of it that finds no violation
+// is no pass.
+func (s *Summary) Incomplete() bool { return s.Done() < s.Planned }
+
+// Why says why an incomplete run stopped: "interrupted", or the first
+// session's error, which says that the database stopped answering when
+// sessions that ran transactions could no longer connect.
+func (s *Summary) Why() string {
+	switch {
+	case s.Interrupted:
+		return "interrupted"
+	case len(s.SessionErrors) > 0:
+		err := s.SessionErrors[0]
+		if _, ok := errors.AsType[*ReconnectError](err); ok && s.Done() > 0 {
+			return "the database stopped answering: " + err.Error()
+		}
+		return err.Error()
+	}
+	return ""
+}
+
 // Throughput is the completed transactions (of any outcome) per second.
 func (s *Summary) Throughput() float64 {
 	if s.Duration <= 0 {
 		return 0
 	}
-	return float64(s.Committed+s.Aborted+s.Unknown) / s.Duration.Seconds()
+	return float64(s.Done()) / s.Duration.Seconds()
 }
 
 // Write prints the summary for people.
 func (s *Summary) Write(w io.Writer) {
-	done := s.Committed + s.Aborted + s.Unknown
+	done := s.Done()
 	fmt.Fprintf(w, "%d transactions in %.2fs (%.0f/s)", done, s.Duration.Seconds(), s.Throughput())
-	if s.Interrupted {
-		fmt.Fprintf(w, ", interrupted: %d of the plan's %d not run", s.Planned-done, s.Planned)
+	if s.Incomplete() {
+		fmt.Fprintf(w, ", INCOMPLETE: %d of the plan's %d transactions not run", s.Planned-done, s.Planned)
+		if why := s.Why(); why != "" {
+			fmt.Fprintf(w, " (%s)", why)
+		}
 	}
 	fmt.Fprintf(w, "\n  committed %d, aborted %d (%s), unknown %d\n", s.Committed, s.Aborted, pctOf(s.Aborted, done), s.Unknown)
 	reasons := make([]string, 0, len(s.AbortReasons))

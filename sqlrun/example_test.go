@@ -30,7 +30,7 @@ func ExampleRun() {
 	}
 	defer d.Close()
 
-	levels, err := sqlrun.ParseLevelMix("si+rc")
+	levels, err := sqlrun.ParseLevelMix("ser") // SQLite's only level
 	if err != nil {
 		panic(err)
 	}
@@ -51,9 +51,9 @@ func ExampleRun() {
 	}
 	// Output:
 	// 3 sessions, 30 transactions, 160 initial rows
-	// GetFollowers at RC, committed: 5
-	// GetTweet at RC, committed: 4
-	// GetTweetsFromFollowing at RC, committed: 6
-	// GetUserTweets at RC, committed: 9
-	// InsertTweet at SI, committed: 6
+	// GetFollowers at SER, committed: 5
+	// GetTweet at SER, committed: 4
+	// GetTweetsFromFollowing at SER, committed: 6
+	// GetUserTweets at SER, committed: 9
+	// InsertTweet at SER, committed: 6
 }

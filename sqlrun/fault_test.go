@@ -75,7 +75,7 @@ func TestFaults(t *testing.T) {
 	}
 	defer d.Close()
 	f := &faulty{SQLDatabase: d}
-	levels, _ := sqlrun.ParseLevelMix("random")
+	levels, _ := sqlrun.ParseLevelMix("ser") // SQLite's only level
 	cfg := sqlrun.Config{Sessions: 3, TxnsPerSession: 20, Seed: 5, Levels: levels}
 	h, err := sqlrun.Run(ctx, f, bank{}, cfg)
 	if err != nil {

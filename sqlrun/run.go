@@ -57,6 +57,10 @@ type ended struct {
 // other error (a statement the database rejects, a lost connection in the
 // middle of a transaction, an error of the program) ends the run with an
 // error.
+//
+// Run refuses, with a *LevelError and before it touches the tables, a level
+// mix that d does not run as asked: SQLite runs every transaction at SER,
+// so on SQLite only the mix "ser" runs.
 func Run(ctx context.Context, d db.SQLDatabase, app App, cfg Config) (*sqlhistory.History, error) {
 	if cfg.Sessions < 1 || cfg.TxnsPerSession < 0 {
 		return nil, fmt.Errorf("sqlrun: %d sessions of %d transactions", cfg.Sessions, cfg.TxnsPerSession)
@@ -110,6 +114,41 @@ func Run(ctx context.Context, d db.SQLDatabase, app App, cfg Config) (*sqlhistor
 	return h, nil
 }
 
+// LevelError is the refusal of a level mix whose levels the database does
+// not all run: a transaction asked to run at Asked would run at Runs, and
+// the history would record a level it did not have.
+type LevelError struct {
+	Dialect string
+	Mix     LevelMix
+	Asked   level.Level
+	Runs    level.Level
+}
+
+func (e *LevelError) Error() string {
+	return fmt.Sprintf("%s runs transactions asked for %s at %s: level mix %s would record %s transactions that ran at %s", e.Dialect, e.Asked, e.Runs, e.Mix, e.Asked, e.Runs)
+}
+
+// CheckLevels returns a *LevelError unless d runs every level of mix as
+// itself (db.SQLConn.Level). Run refuses such a mix with the same error
+// before it touches the tables.
+func CheckLevels(ctx context.Context, d db.SQLDatabase, mix LevelMix) error {
+	conn, err := d.Conn(ctx, -1)
+	if err != nil {
+		return fmt.Errorf("sqlrun: %w", err)
+	}
+	defer conn.Close()
+	return checkLevels(conn, d.Dialect(), mix)
+}
+
+func checkLevels(conn db.SQLConn, dialect string, mix LevelMix) error {
+	for _, l := range mix.Levels() {
+		if runs := conn.Level(l); runs != l {
+			return &LevelError{Dialect: dialect, Mix: mix, Asked: l, Runs: runs}
+		}
+	}
+	return nil
+}
+
 // setUp creates the tables and loads the initial rows, recording them.
 func setUp(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg Config, b *sqlhistory.Builder) error {
 	conn, err := d.Conn(ctx, -1)
@@ -117,6 +156,9 @@ func setUp(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg Config
 		return err
 	}
 	defer conn.Close()
+	if err := checkLevels(conn, d.Dialect(), cfg.Levels); err != nil {
+		return err
+	}
 	do := func(what string, stmts []string) error {
 		t, err := conn.Begin(ctx, level.SER)
 		if err != nil {
@@ -207,7 +249,8 @@ func runSession(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg C
 // runTxn runs transaction k of a session.
 func runTxn(ctx context.Context, s *schema, sess *session, k int, txn Txn, lv level.Level) (sqlhistory.TxnSpec, error) {
 	name := fmt.Sprintf("%s-%d.%d", txn.Name, sess.id, k)
-	spec := sqlhistory.TxnSpec{Name: name, Session: strconv.Itoa(sess.id), Level: lv}
+	// The level the database runs it at (CheckLevels makes it lv).
+	spec := sqlhistory.TxnSpec{Name: name, Session: strconv.Itoa(sess.id), Level: sess.conn.Level(lv)}
 	t, err := sess.conn.Begin(ctx, lv)
 	if err != nil {
 		if o, _ := db.Classify(err); o == db.Aborted {

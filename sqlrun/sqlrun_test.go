@@ -2,9 +2,13 @@ package sqlrun_test
 
 import (
 	"context"
+	"errors"
 	"math/rand/v2"
+	"path/filepath"
+	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/db/sqlite"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -94,6 +98,7 @@ func TestRunBank(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
+				sqlruntest.SkipUnlessRuns(t, d, levels)
 				cfg := sqlrun.Config{Sessions: 3, TxnsPerSession: 15, Seed: 7, Levels: levels, Prefix: "sqlruntest_"}
 				h, err := sqlrun.Run(context.Background(), d.DB, bank{}, cfg)
 				if err != nil {
@@ -186,5 +191,49 @@ func TestParseLevelMix(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	if m.Level(true, rng) != level.SER || m.Level(false, rng) != level.RC {
 		t.Error("ser+rc: important not SER or other not RC")
+	}
+}
+
+// TestSQLiteRefusesMixedLevels: SQLite runs every transaction at SER, so
+// a mix that asks for SI or RC is refused before the tables are touched,
+// rather than recorded at levels the transactions did not have.
+func TestSQLiteRefusesMixedLevels(t *testing.T) {
+	ctx := context.Background()
+	d, err := sqlite.OpenSQL(ctx, "sqlite://"+filepath.Join(t.TempDir(), "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	for _, tc := range []struct {
+		mix  string
+		want level.Level // the level refused; 0: the mix runs
+	}{
+		{"ser", 0},
+		{"si", level.SI},
+		{"rc", level.RC},
+		{"ser+rc", level.RC},
+		{"random", level.SI},
+	} {
+		levels, err := sqlrun.ParseLevelMix(tc.mix)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := sqlrun.Config{Sessions: 2, TxnsPerSession: 3, Seed: 1, Levels: levels, Prefix: "refuse_"}
+		h, err := sqlrun.Run(ctx, d, bank{}, cfg)
+		if tc.want == 0 {
+			if err != nil {
+				t.Fatalf("%s: %v", tc.mix, err)
+			}
+			for _, tx := range h.Txns {
+				if tx.Level != level.SER {
+					t.Fatalf("%s: %s recorded at %v", tc.mix, tx.Name, tx.Level)
+				}
+			}
+			continue
+		}
+		le, ok := errors.AsType[*sqlrun.LevelError](err)
+		if !ok || le.Asked != tc.want || le.Runs != level.SER || !strings.Contains(err.Error(), "sqlite runs transactions asked for "+tc.want.String()+" at SER") {
+			t.Errorf("%s on SQLite: %v, want a *LevelError for %v", tc.mix, err, tc.want)
+		}
 	}
 }

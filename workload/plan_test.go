@@ -2,6 +2,7 @@ package workload
 
 import (
 	"bytes"
+	"errors"
 	"reflect"
 	"strings"
 	"testing"
@@ -158,8 +159,14 @@ func TestPlanConfigValidate(t *testing.T) {
 func FuzzReadPlan(f *testing.F) {
 	f.Add(`{"workload":"general","keys":3,"stride":10,"sessions":[[{"ops":[["r",1],["w",2,11]]}]]}`)
 	f.Add(`{"workload":"append","lists":true,"keys":3,"stride":10,"sessions":[[{"ops":[["append",1,11],["r",1]]}]]}`)
+	f.Add(`{"workload":"general","keys":3,"stride":10,"sessions":[[{"ops":[["r",1]]}, {"ops":[["w",1,`)
+	f.Add(`{"workload":"lwt","keys":3,"sessions":[[{"ops":[["cas",1,11]]}]]} {}`)
+	f.Add("{\n \"keys\": 3,\n \"sessions\": [[{\"ops\": [[\"r\", 1]], \"x\": 1}]]\n}")
 	f.Fuzz(func(t *testing.T, in string) {
 		p, err := ReadPlan(strings.NewReader(in))
+		if pe, ok := errors.AsType[*PlanError](err); ok && (pe.Offset < 0 || pe.Offset > int64(len(in))) {
+			t.Fatalf("error at byte %d of %d: %v", pe.Offset, len(in), err)
+		}
 		if err != nil {
 			return
 		}

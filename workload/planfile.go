@@ -1,10 +1,14 @@
 package workload
 
 import (
+	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"strings"
 )
 
 // A plan file is the JSON of a Plan, with each operation written as in the
@@ -67,37 +71,303 @@ func WritePlan(w io.Writer, p *Plan) error {
 	return enc.Encode(p)
 }
 
-// MaxPlanFile bounds the size of a plan file ReadPlan accepts.
-const MaxPlanFile = 1 << 30
+// Bounds of the plan files ReadPlan accepts: however large or hostile
+// its input, it holds at most about MaxPlanValue bytes of it at a time,
+// beside the plan it builds (at most MaxPlanOps operations).
+const (
+	// MaxPlanFile bounds the size of a plan file.
+	MaxPlanFile = 1 << 30
+	// MaxPlanValue bounds the size of one transaction of a plan file (or
+	// of any other JSON value in it but the sessions).
+	MaxPlanValue = 16 << 20
+)
+
+// PlanError is an error in a plan file, at a byte offset.
+type PlanError struct {
+	// Offset is the byte offset of the JSON value (the transaction,
+	// operation or field) the error is in, or went past a bound. ReadPlan
+	// cannot always see past the separator before a value: the value
+	// starts at the first byte at or after Offset that is not a space,
+	// ',' or ':', where ReadPlanFile moves Offset.
+	Offset int64
+	// Line and Column, from 1, are where that value starts, when
+	// ReadPlanFile could find them; 0 otherwise.
+	Line, Column int
+	Err          error
+}
+
+func (e *PlanError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("line %d, column %d (byte %d): %v", e.Line, e.Column, e.Offset, e.Err)
+	}
+	return fmt.Sprintf("byte %d: %v", e.Offset, e.Err)
+}
+
+func (e *PlanError) Unwrap() error { return e.Err }
+
+// errValueTooLong and errFileTooLong stop a plan file past its bounds.
+var (
+	errValueTooLong = fmt.Errorf("a JSON value longer than %d bytes: a transaction of a plan file is at most that long", MaxPlanValue)
+	errFileTooLong  = fmt.Errorf("a plan file is at most %d bytes", MaxPlanFile)
+)
+
+// boundedReader feeds a json.Decoder no more than MaxPlanFile bytes, and
+// no more once the decoder holds MaxPlanValue bytes of one value.
+type boundedReader struct {
+	r    io.Reader
+	dec  *json.Decoder
+	read int64
+}
+
+func (b *boundedReader) Read(p []byte) (int, error) {
+	if b.read-b.dec.InputOffset() > MaxPlanValue {
+		return 0, errValueTooLong
+	}
+	if b.read > MaxPlanFile {
+		return 0, errFileTooLong
+	}
+	p = p[:min(int64(len(p)), MaxPlanFile+1-b.read)]
+	n, err := b.r.Read(p)
+	b.read += int64(n)
+	return n, err
+}
 
 // ReadPlan reads a plan written by WritePlan and checks it: known
 // operation kinds, keys within [0, Keys), registers or lists but not both,
-// and every written value unique to its key. Errors give the byte offset.
+// and every written value unique to its key. It streams its input, one
+// transaction at a time, within the bounds above. Its errors are
+// *PlanError, with the byte offset of the transaction or operation at
+// fault; ReadPlanFile adds lines and columns.
 func ReadPlan(r io.Reader) (*Plan, error) {
-	lr := &io.LimitedReader{R: r, N: MaxPlanFile + 1}
-	dec := json.NewDecoder(lr)
-	dec.DisallowUnknownFields()
+	pr := &planReader{}
+	br := &boundedReader{r: r}
+	pr.dec = json.NewDecoder(br)
+	br.dec = pr.dec
+	p, err := pr.read()
+	if err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// planReader reads a plan file.
+type planReader struct {
+	dec *json.Decoder
+	ops int
+}
+
+// fail returns the error at offset off, with the reason for a decoder's
+// error.
+func (pr *planReader) fail(off int64, err error) error {
+	switch {
+	case errors.Is(err, errValueTooLong), errors.Is(err, errFileTooLong):
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		err = errors.New("unexpected end of the file: the plan is cut short")
+	}
+	return &PlanError{Offset: off, Err: err}
+}
+
+// delim reads a token that must be the delimiter want.
+func (pr *planReader) delim(want json.Delim, what string) error {
+	off := pr.dec.InputOffset()
+	t, err := pr.dec.Token()
+	if err != nil {
+		return pr.fail(off, err)
+	}
+	if d, ok := t.(json.Delim); !ok || d != want {
+		return pr.fail(off, fmt.Errorf("%s: want '%c', not %v", what, want, t))
+	}
+	return nil
+}
+
+func (pr *planReader) read() (*Plan, error) {
 	var p Plan
-	if err := dec.Decode(&p); err != nil {
-		if lr.N == 0 {
-			return nil, fmt.Errorf("a plan file is at most %d bytes", MaxPlanFile)
+	t, err := pr.dec.Token()
+	switch {
+	case err == io.EOF:
+		return nil, &PlanError{Err: errors.New("empty plan file")}
+	case err != nil:
+		return nil, pr.fail(0, err)
+	case t != json.Delim('{'):
+		return nil, pr.fail(0, fmt.Errorf("a plan file is a JSON object, not %v", t))
+	}
+	sessions := false
+	for pr.dec.More() {
+		off := pr.dec.InputOffset()
+		t, err := pr.dec.Token()
+		if err != nil {
+			return nil, pr.fail(off, err)
 		}
-		var se *json.SyntaxError
-		var te *json.UnmarshalTypeError
-		switch {
-		case errors.As(err, &se):
-			return nil, fmt.Errorf("byte %d: %w", se.Offset, err)
-		case errors.As(err, &te):
-			return nil, fmt.Errorf("byte %d: %w", te.Offset, err)
-		case errors.Is(err, io.EOF):
-			return nil, errors.New("empty plan file")
+		name, _ := t.(string)
+		var field any
+		switch name {
+		case "workload":
+			field = &p.Workload
+		case "seed":
+			field = &p.Seed
+		case "keys":
+			field = &p.Keys
+		case "lists":
+			field = &p.Lists
+		case "stride":
+			field = &p.Stride
+		case "sessions":
+			if err := pr.sessions(&p); err != nil {
+				return nil, err
+			}
+			sessions = true
+			continue
+		default:
+			return nil, pr.fail(off, fmt.Errorf("unknown field %q of a plan", name))
 		}
-		return nil, fmt.Errorf("byte %d: %w", dec.InputOffset(), err)
+		off = pr.dec.InputOffset()
+		if err := pr.dec.Decode(field); err != nil {
+			return nil, pr.fail(off, fmt.Errorf("field %q: %w", name, err))
+		}
+	}
+	if err := pr.delim('}', "the end of the plan"); err != nil {
+		return nil, err
+	}
+	off := pr.dec.InputOffset()
+	if _, err := pr.dec.Token(); err != io.EOF {
+		if err == nil {
+			err = errors.New("data after the plan")
+		}
+		return nil, pr.fail(off, err)
+	}
+	if !sessions {
+		return nil, &PlanError{Offset: off, Err: errors.New("the plan has no sessions")}
 	}
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	return &p, nil
+}
+
+// sessions reads the sessions of the plan, one transaction at a time.
+func (pr *planReader) sessions(p *Plan) error {
+	if err := pr.delim('[', "sessions"); err != nil {
+		return err
+	}
+	for pr.dec.More() {
+		s := len(p.Sessions)
+		if err := pr.delim('[', fmt.Sprintf("session %d", s)); err != nil {
+			return err
+		}
+		var txns []TxnPlan
+		for pr.dec.More() {
+			off := pr.dec.InputOffset()
+			var raw json.RawMessage
+			if err := pr.dec.Decode(&raw); err != nil {
+				return pr.fail(off, fmt.Errorf("session %d, transaction %d: %w", s, len(txns), err))
+			}
+			start := pr.dec.InputOffset() - int64(len(raw))
+			t, err := readTxn(raw, start)
+			if err != nil {
+				return fmt.Errorf("session %d, transaction %d: %w", s, len(txns), err)
+			}
+			if pr.ops += len(t.Ops); pr.ops > MaxPlanOps {
+				return pr.fail(start, fmt.Errorf("more than the %d operations a plan can have", MaxPlanOps))
+			}
+			txns = append(txns, t)
+		}
+		if err := pr.delim(']', fmt.Sprintf("the end of session %d", s)); err != nil {
+			return err
+		}
+		p.Sessions = append(p.Sessions, txns)
+	}
+	return pr.delim(']', "the end of the sessions")
+}
+
+// readTxn reads a transaction that starts at byte start of the file.
+func readTxn(raw []byte, start int64) (TxnPlan, error) {
+	var t TxnPlan
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&t)
+	if err == nil {
+		return t, nil
+	}
+	// Find the operation at fault, for its offset.
+	ops := json.NewDecoder(bytes.NewReader(raw))
+	if tok, _ := ops.Token(); tok == json.Delim('{') {
+		for ops.More() {
+			name, _ := ops.Token()
+			if name != "ops" {
+				var skip json.RawMessage
+				ops.Decode(&skip)
+				continue
+			}
+			if tok, _ := ops.Token(); tok != json.Delim('[') {
+				break
+			}
+			for i := 0; ops.More(); i++ {
+				var op json.RawMessage
+				if ops.Decode(&op) != nil {
+					break
+				}
+				var o OpPlan
+				if oerr := o.UnmarshalJSON(op); oerr != nil {
+					return t, &PlanError{Offset: start + ops.InputOffset() - int64(len(op)), Err: fmt.Errorf("operation %d: %w", i, oerr)}
+				}
+			}
+			break
+		}
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		err = fmt.Errorf("field %q: %w", te.Field, err)
+	}
+	return t, &PlanError{Offset: start, Err: err}
+}
+
+// ReadPlanFile reads the plan file at path with ReadPlan, refusing a file
+// over MaxPlanFile bytes before it reads it; a *PlanError it returns has
+// the line and column of its offset.
+func ReadPlanFile(path string) (*Plan, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > MaxPlanFile {
+		return nil, fmt.Errorf("%s: %d bytes: %w", path, fi.Size(), errFileTooLong)
+	}
+	p, err := ReadPlan(f)
+	if err == nil {
+		return p, nil
+	}
+	if pe, ok := errors.AsType[*PlanError](err); ok {
+		locate(f, pe)
+	}
+	return nil, fmt.Errorf("%s: %w", path, err)
+}
+
+// locate sets e's line and column by reading f again up to e's offset,
+// and moves the offset past spaces and separators to the value's start.
+func locate(f *os.File, e *PlanError) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return
+	}
+	br := bufio.NewReader(f)
+	line, col := 1, 1
+	var off int64
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			break
+		}
+		if off >= e.Offset && !strings.ContainsRune(" \t\r\n,:", rune(c)) {
+			break
+		}
+		off++
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	e.Offset, e.Line, e.Column = off, line, col
 }
 
 // Validate checks what ReadPlan promises.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/signal"
 	"strings"
@@ -17,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
@@ -53,16 +55,7 @@ func addPlanFlags(fs *flag.FlagSet, withFile bool) *planFlags {
 // plan makes the workload the flags describe, or reads it from the file.
 func (p *planFlags) plan() (*workload.Plan, error) {
 	if p.file != "" {
-		f, err := os.Open(p.file)
-		if err != nil {
-			return nil, err
-		}
-		defer f.Close()
-		plan, err := workload.ReadPlan(f)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.file, err)
-		}
-		return plan, nil
+		return workload.ReadPlanFile(p.file)
 	}
 	kind, err := workload.ParseKind(p.kind)
 	if err != nil {
@@ -111,9 +104,19 @@ type runFlags struct {
 	out        string
 	check      string
 	txnTimeout time.Duration
+	reconnect  time.Duration
 	progress   bool
 	nemesis    nemesis.Config
 	faults     string
+	force      bool
+	// histOut is standard output, where -o - writes the history.
+	histOut io.Writer
+	// cleanup removes temporary files once the run is checked.
+	cleanup []func()
+	// reconnectSet says --reconnect was given.
+	reconnectSet bool
+	// onTxn, if set, sees each transaction as it is recorded.
+	onTxn func(*format.TxnRecord)
 }
 
 func runRun(args []string, stdout, stderr io.Writer) int {
@@ -123,9 +126,11 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.dsn, "db", "sqlite::memory:", "the database: "+dial.Examples())
 	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...); default: the database's default")
 	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
-	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL (default: a new file in the temporary directory, named at the end)")
-	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation; the exit status is the verdict's")
+	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
+	fs.BoolVar(&rf.force, "force", false, "overwrite the file of -o if it exists")
+	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation, or with lwt (for --workload lwt) check its registers for linearizability; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
+	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
 	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
@@ -140,10 +145,22 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if len(pos) != 0 {
 		return usageError(stderr, "run", "unexpected argument %q", pos[0])
 	}
+	fs.Visit(func(f *flag.Flag) { rf.reconnectSet = rf.reconnectSet || f.Name == "reconnect" })
+	defer func() {
+		for _, f := range rf.cleanup {
+			f()
+		}
+	}()
+	// With -o - the history alone goes to standard output.
+	rf.histOut = stdout
+	if rf.out == "-" {
+		stdout = stderr
+	}
 	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
 		return status
 	}
-	if rf.check != "" && !strings.EqualFold(rf.check, "all") {
+	checkLWT := strings.EqualFold(rf.check, "lwt")
+	if rf.check != "" && !strings.EqualFold(rf.check, "all") && !checkLWT {
 		if _, err := level.Parse(rf.check); err != nil {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
@@ -163,34 +180,98 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
-	path, status := rf.record(plan, stdout, stderr)
-	if status != exitSatisfied || rf.check == "" {
+	var lwtOps runner.LWTOps
+	if checkLWT {
+		if plan.Workload != workload.LWT {
+			return usageError(stderr, "run", "--check lwt checks the registers of --workload lwt for linearizability, not --workload %s", plan.Workload)
+		}
+		rf.onTxn = lwtOps.Add
+	}
+	path, sum, status := rf.record(plan, stdout, stderr)
+	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
+	if rf.check == "" || status != exitSatisfied && !partial {
 		return status
 	}
 	fmt.Fprintln(stdout)
-	return runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	var verdict int
+	if checkLWT {
+		verdict = checkLWTRun(&lwtOps, stdout, stderr)
+	} else {
+		verdict = runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+	}
+	if !partial {
+		return verdict
+	}
+	// A violation in part of a history is a violation of the whole; a
+	// partial history that keeps the level says nothing of the plan.
+	fmt.Fprintf(stdout, "\nThe run is INCOMPLETE: %d of the plan's %d transactions not run (%s).\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())
+	if verdict == exitViolated {
+		fmt.Fprintln(stdout, "The violation above is in the part that ran.")
+		return exitViolated
+	}
+	fmt.Fprintln(stdout, "The verdict above is of the part that ran only: no verdict on the run (exit status 3).")
+	return exitNoVerdict
+}
+
+// checkLWTRun checks the registers of a run of the lwt workload for
+// linearizability and prints the verdict as the lwt command does.
+func checkLWTRun(c *runner.LWTOps, stdout, stderr io.Writer) int {
+	ops, err := c.Ops()
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
+		return exitBadInput
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	res, err := lwt.CheckOptions(ctx, ops, lwt.Nil, lwt.Options{})
+	if err != nil && !progress.Stopped(err) {
+		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
+		return exitNoVerdict
+	}
+	fmt.Fprintf(stdout, "linearizability: %v (%d operations on %d registers)\n", res, res.Ops, res.Keys)
+	if v := res.Violation; v != nil {
+		fmt.Fprintf(stdout, "operation:\n  %v\n", ops[v.Op])
+		if len(v.Related) > 0 {
+			fmt.Fprintln(stdout, "related:")
+			for _, j := range v.Related {
+				fmt.Fprintf(stdout, "  %v\n", ops[j])
+			}
+		}
+	}
+	switch {
+	case res.OK():
+		return exitSatisfied
+	case res.Verdict == lwt.Unknown || err != nil:
+		return exitNoVerdict
+	}
+	return exitViolated
 }
 
 // record runs plan and records its history, printing the summary; it
-// returns the history's path.
-func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (string, int) {
+// returns the history's path and the run's summary (nil if it did not
+// run). The status is 3 for a run that stopped before the end of its plan
+// (interrupted, or the database stopped answering); its history holds
+// every transaction that ran.
+func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (string, *runner.Summary, int) {
+	// The output first: a refused -o must not cost the table's data.
+	f, err := rf.createOutput()
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
+		return "", nil, exitBadInput
+	}
+	defer f.Close()
+
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
 	d, err := dial.Open(openCtx, db.Config{DSN: rf.dsn, Level: rf.level, Keys: plan.Keys, Lists: plan.Lists, Table: rf.table})
 	cancel()
 	if err != nil {
+		f.Discard()
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		return "", exitBadInput
+		return "", nil, exitBadInput
 	}
 	defer d.Close()
-
-	f, err := rf.createOutput()
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		return "", exitBadInput
-	}
-	defer f.Close()
 
 	tr := progress.NewTracker()
 	meter := progress.Start(progress.WithTracker(context.Background(), tr), "run", int64(plan.Txns()), "txns")
@@ -201,11 +282,19 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at %s\n",
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
 	faults := rf.startNemesis(ctx, stdout)
-	sum, err := runner.Run(ctx, d, plan, runner.Options{
+	opts := runner.Options{
 		Recorder:   format.NewRecorder(f),
 		TxnTimeout: rf.txnTimeout,
+		Reconnect:  rf.reconnect,
 		Progress:   func(done int) { meter.Set(int64(done)) },
-	})
+		Waiting:    waitingReporter(stderr, redact(rf.dsn)),
+		Completed:  rf.onTxn,
+	}
+	if rf.nemesis.Kind != "" && !rf.reconnectSet {
+		// A killed node takes a while to restart: its sessions wait.
+		opts.Reconnect = rf.nemesis.Duration + nemesisReconnect
+	}
+	sum, err := runner.Run(ctx, d, plan, opts)
 	if sum != nil {
 		sum.Write(stdout)
 	}
@@ -215,18 +304,40 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	fmt.Fprintf(stdout, "history: %s\n", f.Name())
+	fmt.Fprintf(stdout, "history: %s\n", f.name)
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
-		if sum == nil || sum.Committed+sum.Aborted+sum.Unknown == 0 {
-			return f.Name(), exitBadInput
+		if sum == nil || sum.Done() == 0 {
+			return f.path, nil, exitBadInput
 		}
-		return f.Name(), exitNoVerdict
+		return f.path, nil, exitNoVerdict
 	}
-	if sum.Interrupted {
-		return f.Name(), exitNoVerdict
+	if sum.Incomplete() {
+		fmt.Fprintf(stderr, "isocheck run: incomplete: %d of the plan's %d transactions not run (%s)\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())
+		return f.path, sum, exitNoVerdict
 	}
-	return f.Name(), exitSatisfied
+	return f.path, sum, exitSatisfied
+}
+
+// nemesisReconnect is how long, beyond the time a node stays down, a
+// session of a run with --nemesis keeps trying to reconnect.
+const nemesisReconnect = 30 * time.Second
+
+// waitingReporter returns the run's Options.Waiting: a line on w, at most
+// one a second, saying what the sessions wait for.
+func waitingReporter(w io.Writer, dsn string) func(runner.Waiting) {
+	var last time.Time
+	return func(wt runner.Waiting) {
+		if time.Since(last) < time.Second {
+			return
+		}
+		last = time.Now()
+		sessions := "1 session"
+		if wt.Sessions != 1 {
+			sessions = fmt.Sprintf("%d sessions", wt.Sessions)
+		}
+		fmt.Fprintf(w, "isocheck run: %s waiting to reconnect to %s: %v (%.0f s)\n", sessions, dsn, wt.Err, wt.For.Seconds())
+	}
 }
 
 // startNemesis starts faulting the cluster, if asked, and returns the
@@ -321,8 +432,8 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "isocheck demo: %v\n", err)
 			return exitBadInput
 		}
-		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), txnTimeout: 10 * time.Second}
-		path, s := rf.record(plan, stdout, stderr)
+		rf := runFlags{dsn: st.dsn, out: fmt.Sprintf("%s/demo-%d.jsonl", dir, i+1), force: true, txnTimeout: 10 * time.Second}
+		path, _, s := rf.record(plan, stdout, stderr)
 		if s != exitSatisfied {
 			return s
 		}
@@ -345,11 +456,71 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	return status
 }
 
-// createOutput creates the history file of -o, or a temporary one when
-// none is given (--check reads it back).
-func (rf *runFlags) createOutput() (*os.File, error) {
-	if rf.out == "" {
-		return os.CreateTemp("", "isocheck-run-*.jsonl")
+// historyFile is where a run writes its history: the file of -o, a
+// temporary file, or standard output (-o -), which a temporary copy
+// follows when --check needs to read the history back.
+type historyFile struct {
+	io.Writer
+	name string   // for people: the path, or "standard output"
+	path string   // the file the history can be read back from
+	f    *os.File // nil when the history goes to standard output only
+	temp bool     // path is a copy of standard output, removed by rf.cleanup
+}
+
+// Close closes the file, if any.
+func (h *historyFile) Close() error {
+	if h.f == nil {
+		return nil
 	}
-	return os.Create(rf.out)
+	err := h.f.Close()
+	if errors.Is(err, os.ErrClosed) {
+		return nil
+	}
+	return err
+}
+
+// Discard closes and removes the file of a history that was not written.
+func (h *historyFile) Discard() {
+	if h.f != nil {
+		h.f.Close()
+		os.Remove(h.f.Name())
+	}
+}
+
+// createOutput opens the history's output: -o FILE, which must not exist
+// unless --force; -o -, standard output (rf.histOut); or, when -o is not
+// given, a new file in the temporary directory.
+func (rf *runFlags) createOutput() (*historyFile, error) {
+	switch rf.out {
+	case "":
+		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
+	case "-":
+		h := &historyFile{Writer: rf.histOut, name: "standard output"}
+		if rf.check == "" {
+			return h, nil
+		}
+		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
+		if err != nil {
+			return nil, err
+		}
+		rf.cleanup = append(rf.cleanup, func() { os.Remove(f.Name()) })
+		h.Writer, h.path, h.f, h.temp = io.MultiWriter(rf.histOut, f), f.Name(), f, true
+		return h, nil
+	}
+	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
+	if rf.force {
+		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	}
+	f, err := os.OpenFile(rf.out, flags, 0o666)
+	if errors.Is(err, fs.ErrExist) {
+		return nil, fmt.Errorf("%s exists; remove it or pass --force", rf.out)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
 }

@@ -209,8 +209,129 @@ func TestRunTableOfAnotherShape(t *testing.T) {
 	if code, stdout, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "append", "--sessions", "2", "--txns", "5", "-o", o); code != exitSatisfied {
 		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 	}
-	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o)
+	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o, "--force")
 	if code != exitBadInput || !strings.Contains(stderr, "shared") {
 		t.Fatalf("registers on a table of lists: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRunDatabaseDies: a database that stops answering mid-run is no pass:
+// the run ends soon after, says which part of its plan did not run and
+// why, checks what did run, and exits 3, or 1 for a violation in it.
+func TestRunDatabaseDies(t *testing.T) {
+	for _, tc := range []struct {
+		dsn   string
+		check string
+		want  int
+	}{
+		{"sim://si?down-after=100", "si", exitNoVerdict},
+		{"sim://si?fault=lost-update&down-after=300", "si", exitViolated},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "h.jsonl")
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "4", "--txns", "1000", "--keys", "10",
+				"--reconnect", "1s", "-o", out, "--check", tc.check)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.want, stdout, stderr)
+			}
+			for _, want := range []string{"INCOMPLETE: ", "of the plan's 4000 transactions not run (the database stopped answering",
+				"connection refused", "history: " + out, "The run is INCOMPLETE"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout)
+				}
+			}
+			if !strings.Contains(stderr, "sessions waiting to reconnect to "+tc.dsn+": sim: dial: connection refused") &&
+				!strings.Contains(stderr, "1 session waiting to reconnect to "+tc.dsn) {
+				t.Errorf("stderr does not say what the sessions wait for:\n%s", stderr)
+			}
+			if tc.want == exitNoVerdict && !strings.Contains(stdout, "SI: satisfied") {
+				t.Errorf("the verdict of the partial history is not printed:\n%s", stdout)
+			}
+			h, err := format.ReadFile(out, format.JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("%d transactions in", len(h.Txns)); !strings.Contains(stdout, want) {
+				t.Errorf("the history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout)
+			}
+		})
+	}
+}
+
+// TestRunOutput: -o - writes the history alone to standard output, the
+// rest to stderr; -o FILE refuses a file that exists unless --force.
+func TestRunOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Chdir(dir)
+	for _, check := range [][]string{nil, {"--check", "si"}} {
+		code, stdout, stderr := runCmd(append(runArgs("--db", "sim://si", "-o", "-"), check...)...)
+		if code != exitSatisfied {
+			t.Fatalf("-o - %v: exit %d\n%s\n%s", check, code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+			t.Fatal("-o - created a file named -")
+		}
+		h, err := format.Read(strings.NewReader(stdout), "stdout", format.JSONL)
+		if err != nil {
+			t.Fatalf("-o - %v: standard output is not a history: %v\n%s", check, err, stdout)
+		}
+		if len(h.Txns) != 360 {
+			t.Errorf("-o - %v: %d transactions on standard output, want 360", check, len(h.Txns))
+		}
+		for _, want := range []string{"360 transactions", "history: standard output"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("-o - %v: stderr lacks %q:\n%s", check, want, stderr)
+			}
+		}
+		if check != nil && !strings.Contains(stderr, "SI: satisfied") {
+			t.Errorf("-o - --check: the verdict is not on stderr:\n%s", stderr)
+		}
+	}
+
+	out := filepath.Join(dir, "h.jsonl")
+	if err := os.WriteFile(out, []byte("precious\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out)...)
+	if code != exitBadInput || !strings.Contains(stderr, out+" exists; remove it or pass --force") {
+		t.Fatalf("-o EXISTING: exit %d, want 2 and the reason\n%s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious\n" {
+		t.Fatalf("-o EXISTING changed the file: %q", b)
+	}
+	if code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out, "--force")...); code != exitSatisfied {
+		t.Fatalf("-o EXISTING --force: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if h, err := format.ReadFile(out, format.JSONL); err != nil || len(h.Txns) != 360 {
+		t.Fatalf("-o EXISTING --force did not overwrite the file: %v", err)
+	}
+}
+
+// TestRunCheckLWT: --check lwt checks the registers of a run of the lwt
+// workload for linearizability, from the run's own record of them.
+func TestRunCheckLWT(t *testing.T) {
+	for _, tc := range []struct {
+		dsn  string
+		want int
+		text string
+	}{
+		{"sim://ser", exitSatisfied, "linearizability: linearizable (600 operations on 3 registers)"},
+		{"sim://si?fault=lost-update", exitViolated, "linearizability: not linearizable on key"},
+		{"sim://ser?fault=stale-read&p=0.5", exitViolated, "linearizability: not linearizable on key"},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "lwt", "--sessions", "6", "--txns", "100", "--keys", "3",
+				"-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", "lwt")
+			if code != tc.want || !strings.Contains(stdout, tc.text) {
+				t.Fatalf("exit %d, want %d and %q\n%s\n%s", code, tc.want, tc.text, stdout, stderr)
+			}
+			if tc.want == exitViolated && !strings.Contains(stdout, "operation:\n  ") {
+				t.Errorf("the violation names no operation:\n%s", stdout)
+			}
+		})
+	}
+	code, _, stderr := runCmd("run", "--db", "sim://ser", "--workload", "mini", "--check", "lwt")
+	if code != exitBadInput || !strings.Contains(stderr, "--check lwt checks the registers of --workload lwt") {
+		t.Fatalf("--check lwt of --workload mini: exit %d: %s", code, stderr)
 	}
 }

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
@@ -60,7 +62,7 @@ type sqlFlags struct {
 // SQL ones.
 func addSQLFlags(fs *flag.FlagSet) *sqlFlags {
 	sf := &sqlFlags{}
-	fs.StringVar(&sf.levels, "levels", "random", "for --workload tpcc or twitter: the isolation level of each transaction: ser, si or rc (all at that level), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC)")
+	fs.StringVar(&sf.levels, "levels", "random", "for --workload tpcc or twitter: the isolation level of each transaction: ser, si or rc (all at that level), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC); a database that runs every transaction at one level (SQLite: SER) refuses the others, and its default is that level")
 	amend := func(name, text string) {
 		if f := fs.Lookup(name); f != nil {
 			f.Usage += text
@@ -96,7 +98,7 @@ func bareCheck(args []string) []string {
 
 // kvOnlyFlags are the flags of run that only the key-value workloads use.
 var kvOnlyFlags = []string{"ops", "keys", "reads", "dist", "long", "long-ops", "workload-file",
-	"txn-timeout", "progress", "nemesis", "cluster", "cluster-dir", "nemesis-interval", "nemesis-duration"}
+	"txn-timeout", "reconnect", "progress", "nemesis", "cluster", "cluster-dir", "nemesis-interval", "nemesis-duration"}
 
 // runSQLWorkload runs the SQL workload the flags name, if they name one
 // (sql reports whether they did), and returns the exit status. For a
@@ -143,7 +145,7 @@ func (rf *runFlags) runSQLWorkload(fs *flag.FlagSet, sf *sqlFlags, stdout, stder
 	if set["table"] {
 		cfg.Prefix = rf.table
 	}
-	path, status := rf.recordSQL(kind, newApp(), cfg, stdout, stderr)
+	path, status := rf.recordSQL(kind, newApp(), cfg, set["levels"], stdout, stderr)
 	if status != exitSatisfied || rf.check == "" {
 		return true, status
 	}
@@ -152,19 +154,12 @@ func (rf *runFlags) runSQLWorkload(fs *flag.FlagSet, sf *sqlFlags, stdout, stder
 }
 
 // recordSQL runs app and writes its SQL history, printing a summary; it
-// returns the history's path.
-func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, stdout, stderr io.Writer) (string, int) {
-	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stopSignals()
-	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	d, err := dial.OpenSQL(openCtx, rf.dsn)
-	cancel()
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: --workload %s: %v\n", kind, err)
-		return "", exitBadInput
-	}
-	defer d.Close()
-
+// returns the history's path. A level mix the database does not run as
+// asked is refused when the user gave it (levelsSet); the default mix,
+// random, becomes ser on a database that runs every transaction at SER
+// (SQLite).
+func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, levelsSet bool, stdout, stderr io.Writer) (string, int) {
+	// The output first: a refused -o must not cost the tables' data.
 	f, err := rf.createOutput()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
@@ -172,14 +167,29 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 	}
 	defer f.Close()
 
+	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stopSignals()
+	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
+	d, err := dial.OpenSQL(openCtx, rf.dsn)
+	cancel()
+	if err != nil {
+		f.Discard()
+		fmt.Fprintf(stderr, "isocheck run: --workload %s: %v\n", kind, err)
+		return "", exitBadInput
+	}
+	defer d.Close()
+	if status := rf.sqlLevels(ctx, d, &cfg, levelsSet, stdout, stderr); status != exitSatisfied {
+		f.Discard()
+		return "", status
+	}
+
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at levels %s\n",
 		kind, cfg.Sessions, cfg.TxnsPerSession, redact(rf.dsn), mix(cfg.Levels))
 	start := time.Now()
 	h, err := sqlrun.Run(ctx, d, app, cfg)
 	elapsed := time.Since(start)
 	if err != nil {
-		f.Close()
-		os.Remove(f.Name())
+		f.Discard()
 		if ctx.Err() != nil {
 			fmt.Fprintf(stderr, "isocheck run: interrupted after %.2fs: nothing recorded\n", elapsed.Seconds())
 			return "", exitNoVerdict
@@ -200,11 +210,35 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 		err = cerr
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "isocheck run: %s: %v\n", f.Name(), err)
-		return f.Name(), exitBadInput
+		fmt.Fprintf(stderr, "isocheck run: %s: %v\n", f.name, err)
+		return f.path, exitBadInput
 	}
-	fmt.Fprintf(stdout, "history: %s\n", f.Name())
-	return f.Name(), exitSatisfied
+	fmt.Fprintf(stdout, "history: %s\n", f.name)
+	return f.path, exitSatisfied
+}
+
+// sqlLevels checks that d runs cfg.Levels as asked (see recordSQL).
+func (rf *runFlags) sqlLevels(ctx context.Context, d db.SQLDatabase, cfg *sqlrun.Config, levelsSet bool, stdout, stderr io.Writer) int {
+	err := sqlrun.CheckLevels(ctx, d, cfg.Levels)
+	le, ok := errors.AsType[*sqlrun.LevelError](err)
+	switch {
+	case err == nil:
+		return exitSatisfied
+	case !ok:
+		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
+		return exitBadInput
+	case levelsSet:
+		return usageError(stderr, "run", "--levels %s: %s runs every transaction at %s, so the history would record %s transactions that ran at %s; use --levels %s, or a database that has %s (postgres://...)",
+			cfg.Levels, le.Dialect, le.Runs, le.Asked, le.Runs, strings.ToLower(le.Runs.String()), le.Asked)
+	}
+	ser, _ := sqlrun.ParseLevelMix(strings.ToLower(le.Runs.String()))
+	if sqlrun.CheckLevels(ctx, d, ser) != nil {
+		fmt.Fprintf(stderr, "isocheck run: %v\n", err)
+		return exitBadInput
+	}
+	fmt.Fprintf(stdout, "note: %s runs every transaction at %s: --levels %s (not random)\n", le.Dialect, le.Runs, ser)
+	cfg.Levels = ser
+	return exitSatisfied
 }
 
 // mix names a level mix for people: "random (SER, SI, RC)".

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -32,23 +33,32 @@ func readSQLRun(t *testing.T, path string, sessions, txns int) *sqlhistory.Histo
 }
 
 // TestRunSQLEmbedded: the SQL workloads on embedded SQLite, recorded,
-// written and checked, each transaction at its own level.
+// written and checked. SQLite runs every transaction at SER: without
+// --levels the run says so and runs them all at SER, and every
+// transaction is recorded at SER; a mix with other levels is refused
+// rather than recorded at levels the transactions did not have.
 func TestRunSQLEmbedded(t *testing.T) {
 	for _, tc := range []struct{ workload, levels string }{
-		{"tpcc", "random"}, {"tpcc", "ser+rc"}, {"twitter", "si+rc"}, {"twitter", "random"},
+		{"tpcc", ""}, {"tpcc", "ser"}, {"twitter", ""}, {"twitter", "ser"},
 	} {
 		t.Run(tc.workload+"/"+tc.levels, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "h.jsonl")
-			code, stdout, stderr := runCmd("run", "--workload", tc.workload, "--db", "sqlite://"+filepath.Join(dir, "x.db"),
-				"--levels", tc.levels, "--sessions", "3", "--txns", "10", "-o", out, "--check")
+			args := []string{"run", "--workload", tc.workload, "--db", "sqlite://" + filepath.Join(dir, "x.db"), "--sessions", "3", "--txns", "10", "-o", out, "--check"}
+			if tc.levels != "" {
+				args = append(args, "--levels", tc.levels)
+			}
+			code, stdout, stderr := runCmd(args...)
 			if code != exitSatisfied {
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
 			want := []string{
 				fmt.Sprintf("running %s workload: 3 sessions × 10 transactions", tc.workload),
-				"30 transactions in", "committed", "levels: ", "history: " + out,
+				"at levels ser (SER)", "30 transactions in", "committed", "levels: SER 30\n", "history: " + out,
 				"satisfied: every transaction kept its isolation level",
+			}
+			if tc.levels == "" {
+				want = append(want, "note: sqlite runs every transaction at SER: --levels ser (not random)")
 			}
 			if tc.workload == "tpcc" {
 				want = append(want, "TPC-C consistency conditions 1-4: hold")
@@ -59,16 +69,24 @@ func TestRunSQLEmbedded(t *testing.T) {
 				}
 			}
 			h := readSQLRun(t, out, 3, 10)
-			seen := map[string]bool{}
-			for _, tx := range h.Txns {
-				seen[tx.Level.String()] = true
-			}
-			for _, l := range strings.Split(strings.ToUpper(tc.levels), "+") {
-				if l != "RANDOM" && !seen[l] {
-					t.Errorf("no transaction at %s: %v", l, seen)
+			for i, tx := range h.Txns {
+				if tx.Level != level.SER {
+					t.Fatalf("%s recorded at %v on SQLite", h.TxnName(i), tx.Level)
 				}
 			}
 		})
+	}
+	for _, levels := range []string{"random", "si", "rc", "ser+rc", "si+rc"} {
+		dir := t.TempDir()
+		out := filepath.Join(dir, "h.jsonl")
+		code, stdout, stderr := runCmd("run", "--workload", "tpcc", "--db", "sqlite://"+filepath.Join(dir, "x.db"), "--levels", levels,
+			"--sessions", "3", "--txns", "10", "-o", out, "--check")
+		if code != exitBadInput || !strings.Contains(stderr, "--levels "+levels+": sqlite runs every transaction at SER") || !strings.Contains(stderr, "use --levels ser") {
+			t.Errorf("--levels %s on SQLite: exit %d, want 2 and the reason\n%s\n%s", levels, code, stdout, stderr)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("--levels %s on SQLite: a refused run left a history", levels)
+		}
 	}
 }
 

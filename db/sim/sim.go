@@ -31,6 +31,10 @@
 //	                stale transaction that then writes aborts
 //
 // Random choices come from a generator seeded by seed (default 1).
+//
+// With down-after=N the store stops answering after its N-th commit, as a
+// server that crashed: every call fails with a connection refused, to test
+// what a client does when its database dies mid-run.
 package sim
 
 import (
@@ -44,6 +48,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isocheck/isocheck/db"
 )
@@ -94,6 +99,7 @@ type options struct {
 	store, fault string
 	p            float64
 	seed         uint64
+	downAfter    int64 // commits before the store goes down; 0: never
 }
 
 func parseDSN(dsn string) (options, error) {
@@ -140,8 +146,14 @@ func parseDSN(dsn string) (options, error) {
 				return o, fmt.Errorf("sim: DSN %q: seed=%q is not a non-negative integer", dsn, v)
 			}
 			o.seed = n
+		case "down-after":
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil || n <= 0 {
+				return o, fmt.Errorf("sim: DSN %q: down-after=%q is not a positive integer", dsn, v)
+			}
+			o.downAfter = n
 		default:
-			return o, fmt.Errorf("sim: DSN %q: unknown parameter %q (known: fault, p, seed)", dsn, k)
+			return o, fmt.Errorf("sim: DSN %q: unknown parameter %q (known: fault, p, seed, down-after)", dsn, k)
 		}
 	}
 	return o, nil
@@ -181,6 +193,10 @@ type store struct {
 	locks      map[int64]*txn      // rc: the transaction holding a key's write lock
 	rng        *rand.Rand          // fault dice
 	between    func()              // fractured-read: runs between two keys' installs
+
+	downAfter int64       // commits before the store goes down; 0: never
+	commits   int64       // commits so far
+	down      atomic.Bool // the store stopped answering
 }
 
 // Open opens a new, empty simulated store as cfg.DSN says.
@@ -208,6 +224,7 @@ func Open(ctx context.Context, cfg db.Config) (db.Database, error) {
 		locks:      map[int64]*txn{},
 		rng:        rand.New(rand.NewPCG(o.seed, o.seed^0x9e3779b97f4a7c15)),
 		between:    runtime.Gosched,
+		downAfter:  o.downAfter,
 	}, nil
 }
 
@@ -219,7 +236,22 @@ func (s *store) Session(ctx context.Context, i int) (db.Session, error) {
 	if s.closed {
 		return nil, errClosed
 	}
+	if s.down.Load() {
+		return nil, errDown
+	}
 	return &session{s: s}, nil
+}
+
+// errDown is the error of every call to a store that went down.
+var errDown = errors.New("sim: dial: connection refused (the store went down)")
+
+// committed counts a commit, and takes the store down after downAfter;
+// s.mu is held.
+func (s *store) committed() {
+	s.commits++
+	if s.downAfter > 0 && s.commits >= s.downAfter {
+		s.down.Store(true)
+	}
 }
 
 func (s *store) Close() error {
@@ -301,6 +333,9 @@ type session struct {
 func (se *session) Begin(ctx context.Context) (db.Txn, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("sim: begin: %w", err)
+	}
+	if se.s.down.Load() {
+		return nil, errDown
 	}
 	s := se.s
 	t := &txn{se: se, snap: -1, writes: map[int64]*write{}}
@@ -394,6 +429,9 @@ func (t *txn) check(ctx context.Context, op string, key int64, list bool) error 
 	}
 	if t.done {
 		return fmt.Errorf("sim: %s %d: transaction already ended", op, key)
+	}
+	if t.se.s.down.Load() {
+		return errDown
 	}
 	if n := t.se.s.keys; n > 0 && (key < 0 || key >= int64(n)) {
 		return fmt.Errorf("sim: %s: key %d out of range 0..%d", op, key, n-1)
@@ -557,6 +595,13 @@ func (t *txn) Commit(ctx context.Context) error {
 		s.mu.Unlock()
 		return errClosed
 	}
+	if s.down.Load() {
+		// The commit got no answer: it did not take effect, but the
+		// client cannot know.
+		t.end()
+		s.mu.Unlock()
+		return errDown
+	}
 	if err := t.conflict(); err != nil {
 		t.end()
 		s.mu.Unlock()
@@ -570,6 +615,7 @@ func (t *txn) Commit(ctx context.Context) error {
 		}
 		t.see(s.clock)
 		t.end()
+		s.committed()
 		s.mu.Unlock()
 		return nil
 	}
@@ -589,6 +635,7 @@ func (t *txn) Commit(ctx context.Context) error {
 	}
 	t.see(s.clock)
 	t.end()
+	s.committed()
 	s.mu.Unlock()
 	return nil
 }

@@ -85,7 +85,9 @@ func TestBadDSN(t *testing.T) {
 		{"sim://rc?fault=dirty-read&p=2", "not a probability"},
 		{"sim://rc?fault=dirty-read&p=x", "not a probability"},
 		{"sim://rc?seed=-1", "seed"},
-		{"sim://rc?faults=dirty-read", `unknown parameter "faults" (known: fault, p, seed)`},
+		{"sim://rc?faults=dirty-read", `unknown parameter "faults" (known: fault, p, seed, down-after)`},
+		{"sim://rc?down-after=0", "down-after"},
+		{"sim://rc?down-after=x", "down-after"},
 		{"sim://rc?%zz", "sim: DSN"},
 	} {
 		_, err := Open(context.Background(), db.Config{DSN: tc.dsn, Keys: 1})
@@ -533,4 +535,44 @@ func Example() {
 	tb.Write(ctx, 0, 2)
 	fmt.Println(ta.Commit(ctx), tb.Commit(ctx)) // snapshot isolation would abort one
 	// Output: <nil> <nil>
+}
+
+// TestDownAfter: a store with down-after=N stops answering after its N-th
+// commit: nothing begins, commits or connects, and no error is an abort.
+func TestDownAfter(t *testing.T) {
+	ctx := context.Background()
+	d, err := Open(ctx, db.Config{DSN: "sim://si?down-after=2", Keys: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := d.Session(ctx, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var inFlight db.Txn
+	for i := range 2 {
+		tx, err := s.Begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := tx.Write(ctx, 0, int64(i)); err != nil {
+			t.Fatal(err)
+		}
+		if i == 1 {
+			if inFlight, err = s.Begin(ctx); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := tx.Commit(ctx); err != nil {
+			t.Fatalf("commit %d: %v", i, err)
+		}
+	}
+	_, beginErr := s.Begin(ctx)
+	_, sessionErr := d.Session(ctx, 1)
+	commitErr := inFlight.Commit(ctx)
+	for what, err := range map[string]error{"begin": beginErr, "session": sessionErr, "commit": commitErr} {
+		if o, _ := db.Classify(err); err == nil || o == db.Aborted || !strings.Contains(err.Error(), "connection refused") {
+			t.Errorf("%s after the store went down: %v (%v)", what, err, o)
+		}
+	}
 }

@@ -5,6 +5,7 @@ package sqlruntest
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"os"
@@ -219,6 +220,19 @@ func Dump(h *sqlhistory.History) string {
 	return b.String()
 }
 
+// SkipUnlessRuns skips t unless d runs every level of mix as itself
+// (sqlrun.CheckLevels): SQLite runs only SER.
+func SkipUnlessRuns(t testing.TB, d Database, mix sqlrun.LevelMix) {
+	t.Helper()
+	err := sqlrun.CheckLevels(context.Background(), d.DB, mix)
+	if _, ok := errors.AsType[*sqlrun.LevelError](err); ok {
+		t.Skipf("%v", err)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // RunApp runs app on every database of Databases at each level mix, one
 // subtest each, with cfg (its Levels set per mix), and requires of every
 // history what a user cares about: it is well formed (Check), keeps its
@@ -234,6 +248,7 @@ func RunApp(t *testing.T, app sqlrun.App, mixes []string, cfg sqlrun.Config, aft
 				}
 				cfg := cfg
 				cfg.Levels = levels
+				SkipUnlessRuns(t, d, levels)
 				start := time.Now()
 				h, err := sqlrun.Run(context.Background(), d.DB, app, cfg)
 				if err != nil {

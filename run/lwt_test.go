@@ -1,0 +1,75 @@
+package run
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/workload"
+)
+
+func TestLWTOpsAdd(t *testing.T) {
+	r := func(k, v int64) format.OpRecord { return format.OpRecord{Kind: history.Read, Key: k, Value: v} }
+	null := func(k int64) format.OpRecord { return format.OpRecord{Kind: history.Read, Key: k, Null: true} }
+	w := func(k, v int64) format.OpRecord { return format.OpRecord{Kind: history.Write, Key: k, Value: v} }
+	for _, tc := range []struct {
+		name   string
+		status history.Status
+		ops    []format.OpRecord
+		want   string // the operation, "" for none
+	}{
+		{"read", history.Committed, []format.OpRecord{r(1, 5)}, "read 5 on \"1\" ok by process 0 at [10,20]"},
+		{"read of nothing", history.Committed, []format.OpRecord{null(1)}, "read nil on \"1\" ok by process 0 at [10,20]"},
+		{"cas", history.Committed, []format.OpRecord{null(2), w(2, 11)}, "cas(nil,11) on \"2\" ok by process 0 at [10,20]"},
+		{"unknown cas", history.Unknown, []format.OpRecord{r(2, 11), w(2, 12)}, "cas(11,12) on \"2\" info by process 0 at [10,never]"},
+		{"write", history.Committed, []format.OpRecord{w(3, 7)}, "write 7 on \"3\" ok by process 0 at [10,20]"},
+		{"aborted", history.Aborted, []format.OpRecord{r(2, 11), w(2, 12)}, ""},
+		{"unknown read", history.Unknown, []format.OpRecord{r(2, 11)}, ""},
+	} {
+		var c LWTOps
+		c.Add(&format.TxnRecord{Session: "0", ID: "0/0", Status: tc.status, Start: 10, End: 20, Ops: tc.ops})
+		ops, err := c.Ops()
+		if err != nil {
+			t.Fatalf("%s: %v", tc.name, err)
+		}
+		got := ""
+		if len(ops) == 1 {
+			got = ops[0].String()
+		}
+		if len(ops) > 1 || got != tc.want {
+			t.Errorf("%s: %v, want %q", tc.name, ops, tc.want)
+		}
+	}
+	var c LWTOps
+	c.Add(&format.TxnRecord{ID: "0/3", Status: history.Committed, Ops: []format.OpRecord{r(1, 5), w(2, 6)}})
+	if _, err := c.Ops(); err == nil || !strings.Contains(err.Error(), "0/3") {
+		t.Fatalf("a transaction of two registers: %v", err)
+	}
+}
+
+// TestLWTOpsOfARun: the operations of a serial run of the lwt workload
+// are linearizable.
+func TestLWTOpsOfARun(t *testing.T) {
+	plan, err := workload.NewPlan(workload.PlanConfig{Workload: workload.LWT, Sessions: 3, TxnsPerSession: 30, Keys: 2, ReadProportion: -1, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c LWTOps
+	d := &faultyDB{data: map[int64]int64{}, fail: func(int) error { return nil }}
+	if _, err := Run(context.Background(), d, plan, Options{Completed: c.Add}); err != nil {
+		t.Fatal(err)
+	}
+	ops, err := c.Ops()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ops) != 90 {
+		t.Fatalf("%d operations, want 90", len(ops))
+	}
+	if res := lwt.Check(ops); !res.OK() {
+		t.Fatalf("a serial store's run: %v", res)
+	}
+}
