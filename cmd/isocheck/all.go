@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
@@ -124,9 +125,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			detail = reports[i].Reason
 		}
 		if cf.elle {
-			fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", res.Level, interpret.ElleModel(res.Level, !cf.noSessionOrder), res.Verdict, detail)
+			fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", res.Level, interpret.ElleModel(res.Level, !cf.noSessionOrder), res.Verdict, textsafe.Escape(detail))
 		} else {
-			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, detail)
+			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, textsafe.Escape(detail))
 		}
 	}
 	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))

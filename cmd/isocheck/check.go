@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -195,7 +196,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		}{rep, elle, st})
 	}
 	if len(h.Txns) == 0 {
-		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", pos[0])
+		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", textsafe.Escape(pos[0]))
 	}
 	if explain {
 		rep.WriteExplanation(stdout, color)

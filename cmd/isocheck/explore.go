@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
@@ -122,7 +123,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if res.First != nil {
 		fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
 		for _, f := range res.First.Failures() {
-			fmt.Fprintf(stdout, "  %s\n", f)
+			fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(f))
 		}
 		fmt.Fprintf(stdout, "\nThe history (native JSONL):\n")
 		if err := format.Write(stdout, res.First.KV(), format.JSONL); err != nil {

@@ -207,7 +207,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		Progress:   func(done int) { meter.Set(int64(done)) },
 	})
 	if sum != nil {
-		sum.Write(stdout)
+		writeEscaped(stdout, func(w io.Writer) error { sum.Write(w); return nil })
 	}
 	if nerr := faults(); nerr != nil {
 		err = errors.Join(err, nerr)

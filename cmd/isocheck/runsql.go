@@ -16,6 +16,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -190,7 +191,7 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, st
 	writeSQLSummary(stdout, h, elapsed)
 	if kind == "tpcc" {
 		if err := tpcc.Consistent(ctx, d, cfg.Prefix); err != nil {
-			fmt.Fprintf(stdout, "  TPC-C consistency conditions 1-4: VIOLATED: %v\n", err)
+			fmt.Fprintf(stdout, "  TPC-C consistency conditions 1-4: VIOLATED: %s\n", textsafe.Escape(err.Error()))
 		} else {
 			fmt.Fprintln(stdout, "  TPC-C consistency conditions 1-4: hold")
 		}
@@ -266,7 +267,7 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	if err := writeEscaped(stdout, rep.WriteText); err != nil {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	}
 	return verdictStatus(res.Verdict)

@@ -114,7 +114,7 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 	if name != "" {
 		fmt.Fprintf(stdout, "every transaction at %s: ", name)
 	}
-	rep.WriteText(stdout)
+	writeEscaped(stdout, rep.WriteText)
 	if cf.stats {
 		fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
 			res.Stats.Txns, res.Stats.Conflicts, res.Stats.Steps, res.Stats.Elapsed.Round(1e5))

@@ -3,11 +3,13 @@ package main
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -26,6 +28,18 @@ func readOrReport(in *inputFlags, j *job, path string, stderr io.Writer) (h *his
 	}
 	fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	return nil, nil, 0, exitBadInput, false
+}
+
+// writeEscaped writes to w what write prints, with the control characters
+// of each line escaped (see textsafe.Lines): for text that a package other
+// than interpret formats from the input or from a database's answers.
+func writeEscaped(w io.Writer, write func(io.Writer) error) error {
+	var b strings.Builder
+	err := write(&b)
+	if _, werr := io.WriteString(w, textsafe.Lines(b.String())); err == nil {
+		err = werr
+	}
+	return err
 }
 
 func runStats(args []string, stdout, stderr io.Writer) int {
