@@ -110,6 +110,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	var cf checkFlags
 	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all; for a SQL history, the level of every transaction instead of each one's own")
 	cf.input = addInputFlags(fs)
+	fs.Lookup("format").Usage = "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen), elle-json or sql (a history of SQL queries, each transaction at its own level)"
 	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
 	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's; - is stdout)")
@@ -117,9 +118,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
-	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
-	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (seed 003's baseline)")
-	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by seed 003's search (Algorithms 3 and 4) instead of its SAT encoding")
+	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as PolySI does (Huang et al., \"Efficient Black-box Checking of Snapshot Isolation in Databases\", PVLDB 2023), instead of ordering them by reachability first")
+	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (the naive baseline of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\")")
+	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")

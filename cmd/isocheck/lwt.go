@@ -14,7 +14,7 @@ import (
 // compare-and-sets on registers) for linearizability.
 func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lwt", stderr)
-	init := fs.Int64("init", lwt.Nil, "the registers' initial value (default: nil)")
+	init := newRegisterFlag(fs, "init", lwt.Nil, "the registers' initial value: an integer, or nil")
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
 	if err != nil {

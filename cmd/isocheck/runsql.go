@@ -71,7 +71,7 @@ func addSQLFlags(fs *flag.FlagSet) *sqlFlags {
 	amend("sessions", fmt.Sprintf(" (tpcc and twitter: %d)", sqlSessions))
 	amend("txns", fmt.Sprintf(" (tpcc and twitter: %d)", sqlTxns))
 	amend("level", " (not for tpcc and twitter: see --levels)")
-	amend("table", "; for tpcc and twitter, the prefix of the tables' names (default "+defaultSQLPrefix+"); the tables are dropped and created")
+	amend("table", "; for tpcc and twitter, the prefix of the tables' names ("+defaultSQLPrefix+" if not given); the tables are dropped and created")
 	amend("check", "; for tpcc and twitter give --check alone, without LEVEL: each transaction is checked at the level it ran at")
 	amend("o", "; for tpcc and twitter a SQL history (see 'isocheck check')")
 	return sf

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
 	"strings"
 	"time"
 
@@ -10,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
+	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -40,6 +43,38 @@ func writeEscaped(w io.Writer, write func(io.Writer) error) error {
 		err = werr
 	}
 	return err
+}
+
+// registerFlag is a register's value as a flag: an integer, or nil
+// (lwt.Nil), which is how the help shows that value.
+type registerFlag int64
+
+// newRegisterFlag defines a registerFlag on fs and returns its value.
+func newRegisterFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := new(int64)
+	*p = value
+	fs.Var((*registerFlag)(p), name, usage)
+	return p
+}
+
+func (r *registerFlag) String() string {
+	if r == nil || int64(*r) == lwt.Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(int64(*r), 10)
+}
+
+func (r *registerFlag) Set(s string) error {
+	if s == "nil" {
+		*r = registerFlag(lwt.Nil)
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == lwt.Nil {
+		return fmt.Errorf("want an integer above %d, or nil; not %q", int64(lwt.Nil), s)
+	}
+	*r = registerFlag(n)
+	return nil
 }
 
 func runStats(args []string, stdout, stderr io.Writer) int {
@@ -112,7 +147,7 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "convert", "want --to FORMAT IN OUT")
 	}
 	outFormat, err := format.ParseFormat(*to)
-	if err != nil || outFormat == format.Auto || outFormat == format.Cobra {
+	if err != nil || outFormat == format.Auto || outFormat == format.Cobra || outFormat == format.SQL {
 		return usageError(stderr, "convert", "--to must be jsonl, text or dbcop, not %q", *to)
 	}
 	j := in.limits.start(stderr)
