@@ -82,8 +82,8 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	}
 	if weakest >= 0 {
 		cf.writeFiles(reports[weakest].Report, explain, stdout, stderr)
-	} else if cf.cexFile != "" {
-		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", cf.cexFile)
+	} else {
+		cf.nothingToWrite(stderr, "no level is broken")
 	}
 	name := func(l level.Level) string {
 		if l == 0 {

@@ -89,6 +89,7 @@ type checkFlags struct {
 	asJSON, stats             bool
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
+	fileOut                   io.Writer // where a file named "-" goes (see routeStdout)
 	noSessionOrder, elle      bool
 	// ablate are the options that turn parts of the checker off, for
 	// measurements.
@@ -113,7 +114,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.Lookup("format").Usage = "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen), elle-json or sql (a history of SQL queries, each transaction at its own level)"
 	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
-	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's; - is stdout)")
+	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's); - writes it to stdout, and the report to stderr")
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
 	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
@@ -123,7 +124,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
-		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
+		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE; - writes it to stdout, and the report to stderr")
 		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
 		fs.StringVar(&cf.pngFile, "png", "", "render the counterexample to a PNG FILE (needs Graphviz's dot)")
 	}
@@ -133,6 +134,10 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	if len(pos) != 1 {
 		return usageError(stderr, name, "want one PATH, got %d", len(pos))
+	}
+	stdout, routed := cf.routeStdout(stdout, stderr)
+	if !routed {
+		return usageError(stderr, name, "--counterexample - and --dot - cannot both write standard output")
 	}
 	color, ok := useColor(cf.colorMode, stdout)
 	if !ok {
@@ -237,14 +242,18 @@ func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full 
 // failure is reported on stderr but does not change the exit status: the
 // verdict stands.
 func (cf *checkFlags) writeFiles(rep *interpret.Report, explain bool, stdout, stderr io.Writer) {
-	if cf.cexFile != "" {
-		writeCounterexample(cf.cexFile, rep, stdout, stderr)
+	if rep.Anomaly == nil {
+		cf.nothingToWrite(stderr, noViolation(rep))
+		return
 	}
-	if !explain || rep.Anomaly == nil {
+	if cf.cexFile != "" {
+		writeCounterexample(cf.cexFile, rep, cf.fileOut, stderr)
+	}
+	if !explain {
 		return
 	}
 	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, stdout, rep.WriteDOT); err != nil {
+		if err := writeFile(cf.dotFile, cf.fileOut, rep.WriteDOT); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
 		}
 	}

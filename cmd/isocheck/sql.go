@@ -103,6 +103,8 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 	status := verdictStatus(res.Verdict)
 	if res.Verdict == check.Violated {
 		cf.writeSQLFiles(res, explain, stdout, stderr)
+	} else {
+		cf.nothingToWrite(stderr, sqlNoViolation(res.Verdict))
 	}
 	if cf.asJSON {
 		return encodeJSON(stdout, stderr, status, struct {
@@ -132,7 +134,7 @@ func levelName(name string) string {
 // writeSQLFiles writes the counterexample and the pictures asked for.
 func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, stderr io.Writer) {
 	if cf.cexFile != "" {
-		if err := writeFile(cf.cexFile, stdout, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
+		if err := writeFile(cf.cexFile, cf.fileOut, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
 		}
 	}
@@ -140,7 +142,7 @@ func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, std
 		return
 	}
 	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, stdout, res.WriteDOT); err != nil {
+		if err := writeFile(cf.dotFile, cf.fileOut, res.WriteDOT); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
 		}
 	}
