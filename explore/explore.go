@@ -175,7 +175,7 @@ func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
 		}
 	}
 	if !causallyExtensible(cfg.Base) && cfg.Base != anyHistory {
-		return nil, fmt.Errorf("explore: cannot explore under %v: the base level must be RC, RA or CC (seed 004 §5 needs a causally extensible level)", cfg.Base)
+		return nil, fmt.Errorf("explore: cannot explore under %v: the base level must be RC, RA or CC (explore-ce needs a causally extensible level: Bouajjani, Enea and Román-Calvo, \"Dynamic Partial Order Reduction for Checking Correctness against Transaction Isolation Levels\", PLDI 2023, §5)", cfg.Base)
 	}
 	if cfg.Base != anyHistory && weaker(cfg.Level, cfg.Base) {
 		return nil, fmt.Errorf("explore: the base level %v is stronger than %v", cfg.Base, cfg.Level)

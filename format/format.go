@@ -729,7 +729,7 @@ func Write(w io.Writer, h *history.History, f Format) error {
 	case ElleJSON:
 		err = writeElleJSON(bw, h)
 	case SQL:
-		return fmt.Errorf("cannot write a key-value history as a SQL history: convert it with sqlhistory.FromKV and write it with WriteSQL")
+		return fmt.Errorf("cannot write a key-value history in the sql format, which records SQL queries and the rows they returned: write jsonl, text, dbcop, edn or elle-json")
 	default:
 		return fmt.Errorf("cannot write format %q (want jsonl, text, dbcop, edn or elle-json)", f)
 	}

@@ -1016,7 +1016,7 @@ func appendSQLValue(b []byte, v predicate.Value) ([]byte, error) {
 // errSQL is the error of reading a SQL history as a key-value one: detected
 // is whether its format was detected, rather than asked for.
 func errSQL(name string, detected bool) error {
-	const msg = "a SQL history (format sql) is not a key-value history: read it with format.ReadSQL or ReadSQLFile"
+	const msg = "a SQL history (format sql) is not a key-value history: only isocheck check and explain read one"
 	if detected {
 		return fileError(name, "%s", msg)
 	}

@@ -354,19 +354,19 @@ func TestSQLFormat(t *testing.T) {
 			continue
 		}
 		_, err := ReadFile(path, Auto)
-		if e := checkError(t, err); e.File != path || !strings.Contains(e.Msg, "a SQL history (format sql) is not a key-value history: read it with format.ReadSQL") {
+		if e := checkError(t, err); e.File != path || !strings.Contains(e.Msg, "a SQL history (format sql) is not a key-value history: only isocheck check and explain read one") {
 			t.Errorf("ReadFile(Auto): %v", err)
 		}
 		for _, err := range []error{
 			func() error { _, err := ReadFile(path, SQL); return err }(),
 			func() error { _, err := Read(strings.NewReader(tt.in), path, SQL); return err }(),
 		} {
-			if err == nil || !strings.Contains(err.Error(), "read it with format.ReadSQL") {
+			if err == nil || !strings.Contains(err.Error(), "only isocheck check and explain read one") {
 				t.Errorf("reading as SQL: %v", err)
 			}
 		}
 	}
-	if err := Write(io.Discard, emptyHistory("x"), SQL); err == nil || !strings.Contains(err.Error(), "WriteSQL") {
+	if err := Write(io.Discard, emptyHistory("x"), SQL); err == nil || !strings.Contains(err.Error(), "cannot write a key-value history in the sql format") {
 		t.Errorf("Write(SQL): %v", err)
 	}
 }

@@ -51,8 +51,10 @@ func (a *Anomaly) lists() bool {
 // WR green, WW blue, RW red, RT dotted purple) and labelled with its kind
 // and key, and a legend below. Forced dependencies are solid; those that
 // hold only under one order of the writes (Step.Assumed) are dashed and
-// say which order (the legend spells the orders out).
+// say which order (the legend spells the orders out). The input's
+// control characters are escaped, as in WriteText.
 func (r *Report) WriteDOT(w io.Writer) error {
+	r = r.escaped() // the source is text too, and its labels are shown
 	var b strings.Builder
 	b.WriteString("digraph counterexample {\n")
 	b.WriteString("  graph [fontname=\"Helvetica\", fontsize=11, rankdir=TB, nodesep=0.8, ranksep=0.8];\n")

@@ -211,7 +211,7 @@ func Explain(res *check.Result) *Report {
 	case len(res.Cycle) == 0 && res.Conflict == nil && len(res.Core) == 0:
 		// Evidence without a cycle (no edge to show).
 		an.Name = G2
-		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample (Minimal, isocheck explain) has one"
+		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample, which isocheck explain shows, has one"
 	case res.Cycle != nil:
 		an.Name = Name(d.fold(res.Cycle, true))
 		an.ElleType = elleType(p.History, res.Level, res.Cycle)

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/isocheck/isocheck/internal/textsafe"
 )
 
 // ANSI styles for terminals.
@@ -33,6 +35,10 @@ func (s styler) with(style, text string) string {
 
 // WriteText prints the report's short form: the verdict, a one-paragraph
 // summary, the cycles and the transactions.
+//
+// The text writers escape the control characters of the input's ids,
+// sessions and keys (see internal/textsafe): what they print is safe to
+// show on a terminal, whatever the history holds.
 func (r *Report) WriteText(w io.Writer) error { return r.writeText(w, false, false) }
 
 // WriteTextColor is WriteText with terminal colours when color is set.
@@ -45,6 +51,7 @@ func (r *Report) WriteTextColor(w io.Writer, color bool) error { return r.writeT
 func (r *Report) WriteExplanation(w io.Writer, color bool) error { return r.writeText(w, color, true) }
 
 func (r *Report) writeText(w io.Writer, color, full bool) error {
+	r = r.escaped()
 	st := styler(color)
 	var b strings.Builder
 	switch {
@@ -206,6 +213,84 @@ func writeSteps(b *strings.Builder, steps []Step, st styler, indent string) {
 		}
 	}
 }
+
+// escaped returns a copy of r with every string that the input could have
+// set passed through textsafe.Escape, for the text and DOT writers: an id,
+// session or key (and the sentences that name them) may hold control
+// characters, which a terminal would act on. Values need no escaping:
+// Value.String quotes strings with strconv.Quote. r itself, whose JSON
+// must keep the input's strings as they are, is left alone.
+func (r *Report) escaped() *Report {
+	e := *r
+	e.Level = textsafe.Escape(r.Level)
+	e.Reason = textsafe.Escape(r.Reason)
+	if a := r.Anomaly; a != nil {
+		c := *a
+		c.Name = textsafe.Escape(a.Name)
+		c.Class = textsafe.Escape(a.Class)
+		c.ElleType = textsafe.Escape(a.ElleType)
+		c.Description = textsafe.Escape(a.Description)
+		c.Summary = textsafe.Escape(a.Summary)
+		c.Txns = make([]TxnInfo, len(a.Txns))
+		for i, t := range a.Txns {
+			t.Name = textsafe.Escape(t.Name)
+			t.ID = escapeID(t.ID)
+			t.Session = escapeID(t.Session)
+			t.Status = textsafe.Escape(t.Status)
+			t.Where = textsafe.Escape(t.Where)
+			t.Ops = make([]Op, len(a.Txns[i].Ops))
+			for j, op := range a.Txns[i].Ops {
+				op.Kind = textsafe.Escape(op.Kind)
+				op.Key = escapeID(op.Key)
+				t.Ops[j] = op
+			}
+			c.Txns[i] = t
+		}
+		if a.Cycles != nil {
+			c.Cycles = make([][]Step, len(a.Cycles))
+			for i, cycle := range a.Cycles {
+				c.Cycles[i] = escapeSteps(cycle)
+			}
+		}
+		if a.Constraint != nil {
+			c.Constraint = &ConstraintInfo{
+				Key: escapeID(a.Constraint.Key),
+				A:   textsafe.Escape(a.Constraint.A),
+				B:   textsafe.Escape(a.Constraint.B),
+			}
+		}
+		c.Edges = escapeSteps(a.Edges)
+		if a.Notes != nil {
+			c.Notes = make([]string, len(a.Notes))
+			for i, n := range a.Notes {
+				c.Notes[i] = textsafe.Escape(n)
+			}
+		}
+		e.Anomaly = &c
+	}
+	return &e
+}
+
+// escapeSteps is escaped for steps.
+func escapeSteps(steps []Step) []Step {
+	if steps == nil {
+		return nil
+	}
+	out := make([]Step, len(steps))
+	for i, s := range steps {
+		s.From = textsafe.Escape(s.From)
+		s.To = textsafe.Escape(s.To)
+		s.Kind = textsafe.Escape(s.Kind)
+		s.Key = escapeID(s.Key)
+		s.Reason = textsafe.Escape(s.Reason)
+		s.Because = textsafe.Escape(s.Because)
+		s.BecauseCycle = escapeSteps(s.BecauseCycle)
+		out[i] = s
+	}
+	return out
+}
+
+func escapeID(id ID) ID { return ID(textsafe.Escape(string(id))) }
 
 // keyWord is a key's name in prose: "key 7" for numeric keys.
 func keyWord(k ID) string {

@@ -72,7 +72,7 @@ func Explain(res *Result) *Report {
 	default:
 		rep.Anomaly = "no commit order"
 		rep.Description = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
-		rep.Because = append(rep.Because, "no commit order of these transactions satisfies the axioms of their levels (seed 003, Algorithm 4 tried every one)")
+		rep.Because = append(rep.Because, "no commit order of these transactions satisfies the axioms of their levels (the search of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", tried every one)")
 	}
 	return rep
 }

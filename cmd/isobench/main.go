@@ -109,7 +109,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	binary := fs.String("binary", "", "an isocheck binary to measure (default: build ./cmd/isocheck of the repository)")
 	work := fs.String("work", "", "directory for the binary and the histories, kept afterwards (default: a temporary one, removed)")
 	sqlDB := fs.String("sql-db", "", "the database the SQL experiments record their histories on: sqlite://PATH or postgres://... (default $ISOCHECK_POSTGRES_DSN, else a fresh SQLite file in the work directory)")
-	sqlTimeout := fs.Duration("sql-timeout", 0, "limit of each check of the SQL experiments (default --timeout; seed 003 gives each history 60s)")
+	sqlTimeout := fs.Duration("sql-timeout", 0, "limit of each check of the SQL experiments (default --timeout; the paper on mixed isolation levels for SQL, by Bouajjani, Enea and Román-Calvo, gives each history 60s)")
 	sqlClients := fs.Int("sql-clients", 0, "clients (histories, seeds 1..N) of each point of the SQL experiments (default 1 at tiny scale, 2 at quick, 5 otherwise)")
 	exploreTimeout := fs.Duration("explore-timeout", 0, "limit of each run of explore-ce in explore-fig14 (under RC, RA, CC, SI, SER), passed as `isocheck explore --timeout` (default 1m at tiny and quick scale, else 10m, the paper's target)")
 	exploreBaselineTimeout := fs.Duration("explore-baseline-timeout", 0, "limit of the runs of explore-fig14's baselines: explore-ce* from RA, RC and true, and DFS (default 15s at quick scale, else --explore-timeout)")

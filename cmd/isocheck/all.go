@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
@@ -81,8 +82,8 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	}
 	if weakest >= 0 {
 		cf.writeFiles(reports[weakest].Report, explain, stdout, stderr)
-	} else if cf.cexFile != "" {
-		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", cf.cexFile)
+	} else {
+		cf.nothingToWrite(stderr, "no level is broken")
 	}
 	name := func(l level.Level) string {
 		if l == 0 {
@@ -127,9 +128,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			detail = reports[i].Reason
 		}
 		if cf.elle {
-			fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", res.Level, interpret.ElleModel(res.Level, !cf.noSessionOrder), res.Verdict, detail)
+			fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", res.Level, interpret.ElleModel(res.Level, !cf.noSessionOrder), res.Verdict, textsafe.Escape(detail))
 		} else {
-			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, detail)
+			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, textsafe.Escape(detail))
 		}
 	}
 	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))

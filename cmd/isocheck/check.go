@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -88,6 +89,7 @@ type checkFlags struct {
 	asJSON, stats             bool
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
+	fileOut                   io.Writer // where a file named "-" goes (see routeStdout)
 	noSessionOrder, elle      bool
 	asEDN                     bool // Elle's result map as EDN (see ednConflict)
 	// ablate are the options that turn parts of the checker off, for
@@ -110,20 +112,21 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	var cf checkFlags
 	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all; for a SQL history, the level of every transaction instead of each one's own")
 	cf.input = addInputFlags(fs)
+	fs.Lookup("format").Usage = "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen), elle-json or sql (a history of SQL queries, each transaction at its own level)"
 	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
-	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's; - is stdout)")
+	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's); - writes it to stdout, and the report to stderr")
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")
 	fs.BoolVar(&cf.noSessionOrder, "no-session-order", false, "check the level without session order: each transaction its own session (Elle's serializable and snapshot-isolation rather than strong-session-*)")
 	fs.BoolVar(&cf.elle, "elle", false, "name anomalies and levels in Elle's terms too (and, with --json, add Elle's result map)")
 	fs.BoolVar(&cf.asEDN, "edn", false, "with --elle, print only Elle's result map, as one EDN map (for a Jepsen test to merge into its results)")
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
-	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as seed 002 does, instead of ordering them by reachability first")
-	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (seed 003's baseline)")
-	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by seed 003's search (Algorithms 3 and 4) instead of its SAT encoding")
+	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as PolySI does (Huang et al., \"Efficient Black-box Checking of Snapshot Isolation in Databases\", PVLDB 2023), instead of ordering them by reachability first")
+	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (the naive baseline of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\")")
+	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
-		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE")
+		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE; - writes it to stdout, and the report to stderr")
 		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
 		fs.StringVar(&cf.pngFile, "png", "", "render the counterexample to a PNG FILE (needs Graphviz's dot)")
 	}
@@ -133,6 +136,10 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	if len(pos) != 1 {
 		return usageError(stderr, name, "want one PATH, got %d", len(pos))
+	}
+	stdout, routed := cf.routeStdout(stdout, stderr)
+	if !routed {
+		return usageError(stderr, name, "--counterexample - and --dot - cannot both write standard output")
 	}
 	color, ok := useColor(cf.colorMode, stdout)
 	if !ok {
@@ -206,7 +213,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		}{rep, elle, st})
 	}
 	if len(h.Txns) == 0 {
-		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", pos[0])
+		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", textsafe.Escape(pos[0]))
 	}
 	if explain {
 		rep.WriteExplanation(stdout, color)
@@ -246,14 +253,18 @@ func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full 
 // failure is reported on stderr but does not change the exit status: the
 // verdict stands.
 func (cf *checkFlags) writeFiles(rep *interpret.Report, explain bool, stdout, stderr io.Writer) {
-	if cf.cexFile != "" {
-		writeCounterexample(cf.cexFile, rep, stdout, stderr)
+	if rep.Anomaly == nil {
+		cf.nothingToWrite(stderr, noViolation(rep))
+		return
 	}
-	if !explain || rep.Anomaly == nil {
+	if cf.cexFile != "" {
+		writeCounterexample(cf.cexFile, rep, cf.fileOut, stderr)
+	}
+	if !explain {
 		return
 	}
 	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, stdout, rep.WriteDOT); err != nil {
+		if err := writeFile(cf.dotFile, cf.fileOut, rep.WriteDOT); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
 		}
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )
@@ -32,12 +33,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	txns := fs.Int("txns", 3, "transactions per session")
 	seed := fs.Int64("seed", 1, "the seed that picks the transactions and their arguments")
 	lvl := fs.String("level", "cc", "the level the database keeps: rc, ra, cc, pc, si or ser")
-	base := fs.String("base", "", "explore under this weaker level (rc, ra, cc, or true for every history) and keep the histories that satisfy --level (seed 004's explore-ce*); default: --level for rc, ra and cc, cc otherwise")
-	dfs := fs.Bool("dfs", false, "enumerate every interleaving instead (the baseline of seed 004 §7: no reduction, histories repeat)")
+	base := fs.String("base", "", "explore under this weaker level (rc, ra, cc, or true for every history) and keep the histories that satisfy --level (explore-ce* of Bouajjani, Enea and Román-Calvo, \"Dynamic Partial Order Reduction for Checking Correctness against Transaction Isolation Levels\", PLDI 2023); default: --level for rc, ra and cc, cc otherwise")
+	dfs := fs.Bool("dfs", false, "enumerate every interleaving instead (the DFS baseline of the same paper, §7: no reduction, histories repeat)")
 	all := fs.String("all", "", "write every history found to this directory, one native JSONL file each")
 	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
-	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it)")
-	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (see exploreReport)")
+	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it; default: GOMAXPROCS, the CPUs the process may use)")
+	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (app, sessions, txns, seed, level, base, algorithm, histories, end_states, blocked, failed, failures, complete, elapsed_ms, peak_rss_bytes)")
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -122,7 +123,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if res.First != nil {
 		fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
 		for _, f := range res.First.Failures() {
-			fmt.Fprintf(stdout, "  %s\n", f)
+			fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(f))
 		}
 		fmt.Fprintf(stdout, "\nThe history (native JSONL):\n")
 		if err := format.Write(stdout, res.First.KV(), format.JSONL); err != nil {

@@ -6,6 +6,7 @@ import (
 	"io"
 
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
 )
 
@@ -13,7 +14,7 @@ import (
 // compare-and-sets on registers) for linearizability.
 func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lwt", stderr)
-	init := fs.Int64("init", lwt.Nil, "the registers' initial value (default: nil)")
+	init := newRegisterFlag(fs, "init", lwt.Nil, "the registers' initial value: an integer, or nil")
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -55,16 +56,16 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
 	}
-	fmt.Fprintf(stdout, "linearizability: %v\n", res)
+	fmt.Fprintf(stdout, "linearizability: %s\n", textsafe.Escape(res.String()))
 	if h := j.hint(err); res.Verdict == lwt.Unknown && h != "" {
 		fmt.Fprintf(stdout, "  %s\n", h)
 	}
 	if v := res.Violation; v != nil {
-		fmt.Fprintf(stdout, "operation:\n  %v\n", ops[v.Op])
+		fmt.Fprintf(stdout, "operation:\n  %s\n", textsafe.Escape(ops[v.Op].String()))
 		if len(v.Related) > 0 {
 			fmt.Fprintln(stdout, "related:")
 			for _, j := range v.Related {
-				fmt.Fprintf(stdout, "  %v\n", ops[j])
+				fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(ops[j].String()))
 			}
 		}
 	}

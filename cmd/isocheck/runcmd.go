@@ -36,7 +36,7 @@ type planFlags struct {
 
 func addPlanFlags(fs *flag.FlagSet, withFile bool) *planFlags {
 	p := &planFlags{}
-	fs.StringVar(&p.kind, "workload", "general", "workload: general (reads and writes, seed 002), mini (mini-transactions, seed 001), lwt (compare-and-set) or append (Elle's list-append)")
+	fs.StringVar(&p.kind, "workload", "general", "workload: general (reads and writes, as PolySI: Huang et al., \"Efficient Black-box Checking of Snapshot Isolation in Databases\", PVLDB 2023), mini (mini-transactions, as MTC: Wei et al., \"Boosting End-to-End Database Isolation Checking via Mini-Transactions\"), lwt (compare-and-set) or append (Elle's list-append)")
 	fs.IntVar(&p.cfg.Sessions, "sessions", 20, "client sessions, run concurrently")
 	fs.IntVar(&p.cfg.TxnsPerSession, "txns", 100, "transactions per session")
 	fs.IntVar(&p.cfg.OpsPerTxn, "ops", 15, "operations per transaction (general and append)")
@@ -296,7 +296,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	}
 	sum, err := runner.Run(ctx, d, plan, opts)
 	if sum != nil {
-		sum.Write(stdout)
+		writeEscaped(stdout, func(w io.Writer) error { sum.Write(w); return nil })
 	}
 	if nerr := faults(); nerr != nil {
 		err = errors.Join(err, nerr)

@@ -18,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -72,7 +73,7 @@ func addSQLFlags(fs *flag.FlagSet) *sqlFlags {
 	amend("sessions", fmt.Sprintf(" (tpcc and twitter: %d)", sqlSessions))
 	amend("txns", fmt.Sprintf(" (tpcc and twitter: %d)", sqlTxns))
 	amend("level", " (not for tpcc and twitter: see --levels)")
-	amend("table", "; for tpcc and twitter, the prefix of the tables' names (default "+defaultSQLPrefix+"); the tables are dropped and created")
+	amend("table", "; for tpcc and twitter, the prefix of the tables' names ("+defaultSQLPrefix+" if not given); the tables are dropped and created")
 	amend("check", "; for tpcc and twitter give --check alone, without LEVEL: each transaction is checked at the level it ran at")
 	amend("o", "; for tpcc and twitter a SQL history (see 'isocheck check')")
 	return sf
@@ -200,7 +201,7 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, le
 	writeSQLSummary(stdout, h, elapsed)
 	if kind == "tpcc" {
 		if err := tpcc.Consistent(ctx, d, cfg.Prefix); err != nil {
-			fmt.Fprintf(stdout, "  TPC-C consistency conditions 1-4: VIOLATED: %v\n", err)
+			fmt.Fprintf(stdout, "  TPC-C consistency conditions 1-4: VIOLATED: %s\n", textsafe.Escape(err.Error()))
 		} else {
 			fmt.Fprintln(stdout, "  TPC-C consistency conditions 1-4: hold")
 		}
@@ -300,7 +301,7 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
 	}
-	if err := rep.WriteText(stdout); err != nil {
+	if err := writeEscaped(stdout, rep.WriteText); err != nil {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	}
 	return verdictStatus(res.Verdict)

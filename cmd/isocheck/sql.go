@@ -103,6 +103,8 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 	status := verdictStatus(res.Verdict)
 	if res.Verdict == check.Violated {
 		cf.writeSQLFiles(res, explain, stdout, stderr)
+	} else {
+		cf.nothingToWrite(stderr, sqlNoViolation(res.Verdict))
 	}
 	if cf.asJSON {
 		return encodeJSON(stdout, stderr, status, struct {
@@ -114,7 +116,7 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 	if name != "" {
 		fmt.Fprintf(stdout, "every transaction at %s: ", name)
 	}
-	rep.WriteText(stdout)
+	writeEscaped(stdout, rep.WriteText)
 	if cf.stats {
 		fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
 			res.Stats.Txns, res.Stats.Conflicts, res.Stats.Steps, res.Stats.Elapsed.Round(1e5))
@@ -132,7 +134,7 @@ func levelName(name string) string {
 // writeSQLFiles writes the counterexample and the pictures asked for.
 func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, stderr io.Writer) {
 	if cf.cexFile != "" {
-		if err := writeFile(cf.cexFile, stdout, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
+		if err := writeFile(cf.cexFile, cf.fileOut, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
 		}
 	}
@@ -140,7 +142,7 @@ func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, std
 		return
 	}
 	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, stdout, res.WriteDOT); err != nil {
+		if err := writeFile(cf.dotFile, cf.fileOut, res.WriteDOT); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
 		}
 	}

@@ -1,13 +1,18 @@
 package main
 
 import (
+	"flag"
 	"fmt"
 	"io"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
+	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -26,6 +31,50 @@ func readOrReport(in *inputFlags, j *job, path string, stderr io.Writer) (h *his
 	}
 	fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	return nil, nil, 0, exitBadInput, false
+}
+
+// writeEscaped writes to w what write prints, with the control characters
+// of each line escaped (see textsafe.Lines): for text that a package other
+// than interpret formats from the input or from a database's answers.
+func writeEscaped(w io.Writer, write func(io.Writer) error) error {
+	var b strings.Builder
+	err := write(&b)
+	if _, werr := io.WriteString(w, textsafe.Lines(b.String())); err == nil {
+		err = werr
+	}
+	return err
+}
+
+// registerFlag is a register's value as a flag: an integer, or nil
+// (lwt.Nil), which is how the help shows that value.
+type registerFlag int64
+
+// newRegisterFlag defines a registerFlag on fs and returns its value.
+func newRegisterFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := new(int64)
+	*p = value
+	fs.Var((*registerFlag)(p), name, usage)
+	return p
+}
+
+func (r *registerFlag) String() string {
+	if r == nil || int64(*r) == lwt.Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(int64(*r), 10)
+}
+
+func (r *registerFlag) Set(s string) error {
+	if s == "nil" {
+		*r = registerFlag(lwt.Nil)
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == lwt.Nil {
+		return fmt.Errorf("want an integer above %d, or nil; not %q", int64(lwt.Nil), s)
+	}
+	*r = registerFlag(n)
+	return nil
 }
 
 func runStats(args []string, stdout, stderr io.Writer) int {
@@ -98,7 +147,7 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "convert", "want --to FORMAT IN OUT")
 	}
 	outFormat, err := format.ParseFormat(*to)
-	if err != nil || outFormat == format.Auto || outFormat == format.Cobra {
+	if err != nil || outFormat == format.Auto || outFormat == format.Cobra || outFormat == format.SQL {
 		return usageError(stderr, "convert", "--to must be jsonl, text or dbcop, not %q", *to)
 	}
 	j := in.limits.start(stderr)
