@@ -19,8 +19,9 @@ import (
 //
 // Two conventions of other tools are read too:
 //
-//   - PolySI and Plume give the operations of aborted transactions the
-//     transaction id -1. A session's -1 operations that follow the same
+//   - Plume and AWDIT give the operations of aborted transactions the
+//     transaction id -1 (PolySI's own loader takes non-negative ids only,
+//     so a file with aborted transactions is not one PolySI reads). A session's -1 operations that follow the same
 //     transaction of the session (with no other of its transactions
 //     starting between them) are one aborted transaction, which has no id.
 //   - IsoVista starts a history with a transaction that writes 0, the
