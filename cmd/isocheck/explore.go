@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/explore"
@@ -115,7 +114,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if res.Blocked > 0 {
 		fmt.Fprintf(stdout, ", %d blocked explorations", res.Blocked)
 	}
-	fmt.Fprintf(stdout, "\ntime: %v, peak memory %s\n", res.Elapsed.Round(1e6), formatBytes(peakRSS()))
+	fmt.Fprintf(stdout, "\ntime: %v, peak memory %s\n", res.Elapsed.Round(1e6), formatBytes(peakResidentMemory()))
 	if *all != "" {
 		fmt.Fprintf(stdout, "wrote %d histories to %s\n", written, *all)
 	}
@@ -176,7 +175,7 @@ func newExploreReport(app string, sessions, txns int, seed int64, res *explore.R
 		App: app, Sessions: sessions, Txns: txns, Seed: seed,
 		Level: res.Level.String(), Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
 		Histories: res.Histories, EndStates: res.EndStates, Blocked: res.Blocked, Failed: res.Failed,
-		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakRSS(),
+		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakResidentMemory(),
 	}
 	if res.First != nil {
 		r.Failures = res.First.Failures()
@@ -231,13 +230,4 @@ func writeHistory(path string, h *explore.History) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// peakRSS is the process's peak resident memory.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024
 }
