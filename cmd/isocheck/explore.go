@@ -2,12 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/explore"
@@ -99,8 +101,14 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
 		return exitBadInput
 	}
+	stopped := ""
+	if !res.Complete {
+		stopped = stopCause(j, *first)
+	}
 	if *asJSON {
-		return encodeJSON(stdout, stderr, exploreStatus(res), newExploreReport(a.Name, *sessions, *txns, *seed, res))
+		rep := newExploreReport(a.Name, *sessions, *txns, *seed, res)
+		rep.Stopped = stopped
+		return encodeJSON(stdout, stderr, exploreStatus(res), rep)
 	}
 	fmt.Fprintf(stdout, "%s: %d sessions × %d transactions (seed %d), %v", a.Name, *sessions, *txns, *seed, res.Level)
 	if res.Base != res.Level {
@@ -118,8 +126,20 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *all != "" {
 		fmt.Fprintf(stdout, "wrote %d histories to %s\n", written, *all)
 	}
+	if !res.Complete {
+		// The counts above are of the part explored: say so before
+		// anything reads them as the program's.
+		fmt.Fprintf(stdout, "incomplete: %s: %s histories explored so far; not every history was explored\n", stopped, count(int64(res.Histories)))
+		if h := j.hint(nil); h != "" {
+			fmt.Fprintf(stdout, "  %s\n", h)
+		}
+	}
 	if res.First != nil {
-		fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
+		if res.Complete {
+			fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
+		} else {
+			fmt.Fprintf(stdout, "\n%d of the histories explored break an assertion. The first:\n", res.Failed)
+		}
 		for _, f := range res.First.Failures() {
 			fmt.Fprintf(stdout, "  %s\n", f)
 		}
@@ -132,7 +152,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return exitViolated
 	}
 	if !res.Complete {
-		fmt.Fprintf(stdout, "no verdict: %s; no history found so far breaks an assertion\n", j.stopReason(j.ctx.Err()))
+		fmt.Fprintf(stdout, "no verdict: no history explored breaks an assertion, but not every history was explored\n")
 		return exitNoVerdict
 	}
 	fmt.Fprintf(stdout, "every history keeps the assertions\n")
@@ -151,6 +171,23 @@ func exploreStatus(res *explore.Result) int {
 	return exitSatisfied
 }
 
+// stopCause says why an exploration stopped before it was complete: the
+// job's timeout or memory limit, or --first.
+func stopCause(j *job, first bool) string {
+	cause := j.cause(nil)
+	switch {
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Sprintf("stopped by --timeout after %v", time.Duration(j.limits.timeout))
+	case errors.Is(cause, progress.ErrResourceLimit):
+		return fmt.Sprintf("stopped by --max-memory (%v)", cause)
+	case cause != nil:
+		return fmt.Sprintf("stopped (%v)", cause)
+	case first:
+		return "stopped at the first history that breaks an assertion (--first)"
+	}
+	return "stopped early"
+}
+
 // exploreReport is what `explore --json` prints.
 type exploreReport struct {
 	App       string   `json:"app"`
@@ -166,6 +203,7 @@ type exploreReport struct {
 	Failed    int      `json:"failed"`
 	Failures  []string `json:"failures,omitempty"` // the first failing history's
 	Complete  bool     `json:"complete"`
+	Stopped   string   `json:"stopped,omitempty"` // why it is not complete
 	Millis    float64  `json:"elapsed_ms"`
 	PeakRSS   int64    `json:"peak_rss_bytes"`
 }
