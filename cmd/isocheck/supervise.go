@@ -71,8 +71,7 @@ func serveChild(work func() int) {
 // watchSupervisor makes the child exit once its supervisor is gone: when
 // the lifeline breaks, or at once when the supervisor died before the
 // child could watch it (the child has then been handed to another parent).
-// A process without a lifeline (run by hand with childEnv set) is left
-// alone.
+// Without a lifeline descriptor there is nothing to watch but the parent.
 func watchSupervisor(stderr io.Writer) {
 	gone := func() {
 		fmt.Fprintf(stderr, "isocheck: the supervising process is gone; stopping\n")
@@ -118,7 +117,9 @@ func supervise(cmd *exec.Cmd, stderr io.Writer) int {
 		return exitCrashed
 	}
 	// Holding lifeW open until the child has exited is the whole point:
-	// closing it earlier would tell the child its supervisor is gone.
+	// closing it earlier would tell the child its supervisor is gone. Like
+	// every descriptor of os.Pipe it is close-on-exec, so the child, which
+	// gets lifeR through ExtraFiles, never holds it.
 	defer lifeW.Close()
 	cmd.ExtraFiles = []*os.File{statusW, crashW, lifeR}
 	cmd.Env = append(cmd.Environ(), childEnv+"="+strconv.Itoa(os.Getpid()))
