@@ -2,13 +2,14 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/explore"
@@ -101,8 +102,14 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
 		return exitBadInput
 	}
+	stopped := ""
+	if !res.Complete {
+		stopped = stopCause(j, *first)
+	}
 	if *asJSON {
-		return encodeJSON(stdout, stderr, exploreStatus(res), newExploreReport(a.Name, *sessions, *txns, *seed, res))
+		rep := newExploreReport(a.Name, *sessions, *txns, *seed, res)
+		rep.Stopped = stopped
+		return encodeJSON(stdout, stderr, exploreStatus(res), rep)
 	}
 	fmt.Fprintf(stdout, "%s: %d sessions × %d transactions (seed %d), %v", a.Name, *sessions, *txns, *seed, res.Level)
 	if res.Base != res.Level {
@@ -116,12 +123,24 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if res.Blocked > 0 {
 		fmt.Fprintf(stdout, ", %d blocked explorations", res.Blocked)
 	}
-	fmt.Fprintf(stdout, "\ntime: %v, peak memory %s\n", res.Elapsed.Round(1e6), formatBytes(peakRSS()))
+	fmt.Fprintf(stdout, "\ntime: %v, peak memory %s\n", res.Elapsed.Round(1e6), formatBytes(peakResidentMemory()))
 	if *all != "" {
 		fmt.Fprintf(stdout, "wrote %d histories to %s\n", written, *all)
 	}
+	if !res.Complete {
+		// The counts above are of the part explored: say so before
+		// anything reads them as the program's.
+		fmt.Fprintf(stdout, "incomplete: %s: %s histories explored so far; not every history was explored\n", stopped, count(int64(res.Histories)))
+		if h := j.hint(nil); h != "" {
+			fmt.Fprintf(stdout, "  %s\n", h)
+		}
+	}
 	if res.First != nil {
-		fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
+		if res.Complete {
+			fmt.Fprintf(stdout, "\n%d histories break an assertion. The first:\n", res.Failed)
+		} else {
+			fmt.Fprintf(stdout, "\n%d of the histories explored break an assertion. The first:\n", res.Failed)
+		}
 		for _, f := range res.First.Failures() {
 			fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(f))
 		}
@@ -134,7 +153,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		return exitViolated
 	}
 	if !res.Complete {
-		fmt.Fprintf(stdout, "no verdict: %s; no history found so far breaks an assertion\n", j.stopReason(j.ctx.Err()))
+		fmt.Fprintf(stdout, "no verdict: no history explored breaks an assertion, but not every history was explored\n")
 		return exitNoVerdict
 	}
 	fmt.Fprintf(stdout, "every history keeps the assertions\n")
@@ -153,6 +172,23 @@ func exploreStatus(res *explore.Result) int {
 	return exitSatisfied
 }
 
+// stopCause says why an exploration stopped before it was complete: the
+// job's timeout or memory limit, or --first.
+func stopCause(j *job, first bool) string {
+	cause := j.cause(nil)
+	switch {
+	case errors.Is(cause, context.DeadlineExceeded):
+		return fmt.Sprintf("stopped by --timeout after %v", time.Duration(j.limits.timeout))
+	case errors.Is(cause, progress.ErrResourceLimit):
+		return fmt.Sprintf("stopped by --max-memory (%v)", cause)
+	case cause != nil:
+		return fmt.Sprintf("stopped (%v)", cause)
+	case first:
+		return "stopped at the first history that breaks an assertion (--first)"
+	}
+	return "stopped early"
+}
+
 // exploreReport is what `explore --json` prints.
 type exploreReport struct {
 	App       string   `json:"app"`
@@ -168,6 +204,7 @@ type exploreReport struct {
 	Failed    int      `json:"failed"`
 	Failures  []string `json:"failures,omitempty"` // the first failing history's
 	Complete  bool     `json:"complete"`
+	Stopped   string   `json:"stopped,omitempty"` // why it is not complete
 	Millis    float64  `json:"elapsed_ms"`
 	PeakRSS   int64    `json:"peak_rss_bytes"`
 }
@@ -177,7 +214,7 @@ func newExploreReport(app string, sessions, txns int, seed int64, res *explore.R
 		App: app, Sessions: sessions, Txns: txns, Seed: seed,
 		Level: res.Level.String(), Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
 		Histories: res.Histories, EndStates: res.EndStates, Blocked: res.Blocked, Failed: res.Failed,
-		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakRSS(),
+		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakResidentMemory(),
 	}
 	if res.First != nil {
 		r.Failures = res.First.Failures()
@@ -232,13 +269,4 @@ func writeHistory(path string, h *explore.History) error {
 		return fmt.Errorf("%s: %w", path, err)
 	}
 	return f.Close()
-}
-
-// peakRSS is the process's peak resident memory.
-func peakRSS() int64 {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		return 0
-	}
-	return ru.Maxrss * 1024
 }

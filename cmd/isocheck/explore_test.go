@@ -29,8 +29,16 @@ func TestExplore(t *testing.T) {
 		{"no sessions", []string{"--app", "tpcc", "--sessions", "0"}, exitBadInput, []string{"at least 1"}},
 		{"level it cannot explore", []string{"--app", "tpcc", "--level", "sser"}, exitBadInput, []string{"cannot explore under SSER"}},
 		{"base stronger than level", []string{"--app", "tpcc", "--level", "ra", "--base", "cc"}, exitBadInput, []string{"stronger than RA"}},
+		// A stopped exploration says so, with its counts "so far", and
+		// gives no verdict unless it found a broken history.
 		{"out of time", []string{"--app", "tpcc", "--sessions", "4", "--txns", "4", "--level", "ser", "--timeout", "200ms"}, exitNoVerdict,
-			[]string{"no verdict: timed out"}},
+			[]string{"incomplete: stopped by --timeout after 200ms: ", " histories explored so far; not every history was explored\n", "--timeout 1m", "no verdict: "}},
+		{"out of time, broken", []string{"--app", "courseware", "--sessions", "3", "--txns", "3", "--level", "rc", "--timeout", "500ms"}, exitViolated,
+			[]string{"incomplete: stopped by --timeout after 500ms: ", "not every history was explored", "of the histories explored break an assertion. The first:"}},
+		{"first", []string{"--app", "courseware", "--sessions", "3", "--txns", "3", "--level", "rc", "--first"}, exitViolated,
+			[]string{"incomplete: stopped at the first history that breaks an assertion (--first): "}},
+		{"out of time, json", []string{"--app", "tpcc", "--sessions", "4", "--txns", "4", "--level", "ser", "--timeout", "200ms", "--json"}, exitNoVerdict,
+			[]string{`"complete": false`, `"stopped": "stopped by --timeout after 200ms"`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -14,7 +14,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
 	"github.com/isocheck/isocheck/internal/progress"
@@ -33,16 +32,17 @@ type limits struct {
 // addLimitFlags defines --timeout, --max-memory and --progress on fs.
 func addLimitFlags(fs *flag.FlagSet) *limits {
 	l := &limits{maxMemory: byteSize(defaultMaxMemory())}
-	fs.Var(&l.timeout, "timeout", "give up after this long, parsing included (exit 3): 90s, 10m, 2h; a bare number is seconds; 0 (the default) means no limit")
-	fs.Var(&l.maxMemory, "max-memory", "give up (exit 3, resource limit) once the process uses more memory than this: 4GiB, 500MB, 0 for no limit (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
+	fs.Var(&l.timeout, "timeout", "give up after this long, parsing included (exit 3): a duration with its unit, such as 90s, 10m or 2h; 0 (the default) means no limit")
+	fs.Var(&l.maxMemory, "max-memory", "give up (exit 3, resource limit) once the process's resident memory, as the operating system counts it, passes this: a size with its unit, such as 4GiB or 500MB (KB, MB, GB, TB count powers of 1000; KiB, MiB, GiB, TiB powers of 1024); 0 for no limit (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
 	fs.BoolVar(&l.progress, "progress", false, "show the stage and its progress on stderr even when stderr is not a terminal (runs over 2 s only)")
 	fs.StringVar(&l.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to FILE (read it with go tool pprof)")
 	fs.StringVar(&l.memProfile, "memprofile", "", "write a heap profile, taken as the run ends, to FILE")
 	return l
 }
 
-// timeoutValue is a --timeout: a Go duration, or a number of seconds; 0
-// means none.
+// timeoutValue is a --timeout: a Go duration, with its unit; 0 means none.
+// A bare number is refused rather than guessed: seconds to one user,
+// milliseconds to another.
 type timeoutValue time.Duration
 
 func (t *timeoutValue) String() string {
@@ -53,63 +53,109 @@ func (t *timeoutValue) String() string {
 }
 
 func (t *timeoutValue) Set(s string) error {
-	if secs, err := strconv.ParseFloat(s, 64); err == nil {
-		if secs < 0 || math.IsNaN(secs) || secs >= math.MaxInt64/float64(time.Second) {
-			return fmt.Errorf("want a duration such as 90s or 10m, or 0 for none; not %q", s)
-		}
-		*t = timeoutValue(secs * float64(time.Second))
+	if s == "0" {
+		*t = 0
 		return nil
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return fmt.Errorf("%q has no unit: want a duration with its unit, such as %ss, %sm or 1h30m, or 0 for no limit", s, s, s)
 	}
 	d, err := time.ParseDuration(s)
 	if err != nil || d < 0 {
-		return fmt.Errorf("want a duration such as 90s, 10m or 1h30m (a bare number is seconds), or 0 for none; not %q", s)
+		return fmt.Errorf("want a duration with its unit, such as 90s, 10m or 1h30m, or 0 for no limit; not %q", s)
 	}
 	*t = timeoutValue(d)
 	return nil
 }
 
-// byteSize is a --max-memory: a number of bytes with an optional unit (KB,
-// MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers of 1024).
+// byteSize is a --max-memory: a number of bytes with its unit (B; KB, MB,
+// GB, TB in powers of 1000; KiB, MiB, GiB, TiB, and K, M, G, T, in powers
+// of 1024); 0 alone means no limit. A bare number is refused: read as
+// bytes, --max-memory 1000 stopped every run at once.
 type byteSize int64
 
-func (b *byteSize) String() string { return formatBytes(int64(*b)) }
+// byteUnits are the units of a byteSize, the longest suffixes first.
+var byteUnits = []struct {
+	suffix string
+	mult   int64
+}{
+	{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+	{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
+	{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
+}
+
+// String writes the size exactly, in the largest unit that divides it
+// (500MB, 4GiB), so that a message echoes the limit as the user gave it;
+// approximately when no unit does.
+func (b *byteSize) String() string {
+	n := int64(*b)
+	if n == 0 {
+		return "0"
+	}
+	exact := []struct {
+		name string
+		size int64
+	}{
+		{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10},
+		{"TB", 1e12}, {"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3},
+	}
+	// The unit that divides it with the smallest quotient: 2TB, not
+	// 1953125000KiB.
+	var q int64
+	unit := ""
+	for _, u := range exact {
+		if n%u.size == 0 && (unit == "" || n/u.size < q) {
+			q, unit = n/u.size, u.name
+		}
+	}
+	if unit == "" {
+		return formatBytes(n)
+	}
+	return strconv.FormatInt(q, 10) + unit
+}
 
 func (b *byteSize) Set(s string) error {
-	units := []struct {
-		suffix string
-		mult   float64
-	}{
-		{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12},
-		{"K", 1 << 10}, {"M", 1 << 20}, {"G", 1 << 30}, {"T", 1 << 40}, {"B", 1},
+	num := strings.TrimSpace(s)
+	if num == "0" {
+		*b = 0
+		return nil
 	}
-	num, mult := strings.TrimSpace(s), 1.0
-	for _, u := range units {
-		if strings.HasSuffix(strings.ToUpper(num), strings.ToUpper(u.suffix)) {
+	var mult int64
+	for _, u := range byteUnits {
+		if len(num) > len(u.suffix) && strings.EqualFold(num[len(num)-len(u.suffix):], u.suffix) {
 			num, mult = strings.TrimSpace(num[:len(num)-len(u.suffix)]), u.mult
 			break
 		}
 	}
 	v, err := strconv.ParseFloat(num, 64)
-	if err != nil || v < 0 || math.IsNaN(v) || v*mult >= math.MaxInt64 {
-		return fmt.Errorf("want a size such as 4GiB or 500MB, or 0 for no limit; not %q", s)
+	switch {
+	case err == nil && mult == 0:
+		return fmt.Errorf("%q has no unit: want a size with its unit, such as %sKB, %sMB or 4GiB, or 0 for no limit", s, num, num)
+	case err != nil || v < 0 || math.IsNaN(v) || v*float64(mult) >= math.MaxInt64:
+		return fmt.Errorf("want a size with its unit, such as 4GiB or 500MB, or 0 for no limit; not %q", s)
 	}
-	*b = byteSize(v * mult)
+	*b = byteSize(v * float64(mult))
 	return nil
 }
 
+// formatBytes writes a measured size of memory, to a tenth of its unit.
 func formatBytes(n int64) string {
-	switch {
-	case n == 0:
-		return "0"
-	case n%(1<<30) == 0:
-		return fmt.Sprintf("%dGiB", n>>30)
-	case n >= 1<<30:
-		return fmt.Sprintf("%.1fGiB", float64(n)/(1<<30))
-	case n%(1<<20) == 0:
-		return fmt.Sprintf("%dMiB", n>>20)
+	units := []struct {
+		name string
+		size int64
+	}{{"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}}
+	for _, u := range units {
+		switch {
+		case n >= u.size && n%u.size == 0:
+			return fmt.Sprintf("%d%s", n/u.size, u.name)
+		case n >= u.size:
+			return fmt.Sprintf("%.1f%s", float64(n)/float64(u.size), u.name)
+		}
 	}
-	return fmt.Sprintf("%.1fMiB", float64(n)/(1<<20))
+	if n == 0 {
+		return "0"
+	}
+	return fmt.Sprintf("%dB", n)
 }
 
 // defaultMaxMemory is GOMEMLIMIT when the environment sets it, or 80% of
@@ -121,12 +167,7 @@ func defaultMaxMemory() int64 {
 			return l
 		}
 	}
-	var si syscall.Sysinfo_t
-	if err := syscall.Sysinfo(&si); err != nil || si.Totalram == 0 {
-		return 0
-	}
-	total := uint64(si.Totalram) * uint64(si.Unit)
-	return int64(total / 10 * 8)
+	return totalMemory() / 10 * 8
 }
 
 // job is one bounded run: its context ends at the deadline, or with a
@@ -160,7 +201,7 @@ func (l *limits) start(stderr io.Writer) *job {
 	if l.maxMemory > 0 {
 		c, cancel := context.WithCancelCause(ctx)
 		ctx = c
-		stopWatch := watchMemory(int64(l.maxMemory), cancel)
+		stopWatch := watchMemory(l.maxMemory, cancel)
 		cancels = append(cancels, stopWatch, func() { cancel(nil) })
 	}
 	if l.progress || isTerminal(stderr) {
@@ -224,9 +265,12 @@ func (l *limits) startProfiles(stderr io.Writer) func() {
 	}
 }
 
-// memoryInUse reads the bytes the Go runtime holds from the system and
-// has not returned: about the process's resident memory.
-func memoryInUse(samples []metrics.Sample) int64 {
+// runtimeMemory is the memory the Go runtime holds from the system and
+// has not returned. It counts address space the runtime has mapped but
+// not touched, and misses memory outside the Go heap, so it stands in for
+// the resident memory only where the system does not tell that.
+func runtimeMemory() int64 {
+	samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 	metrics.Read(samples)
 	total, released := samples[0].Value.Uint64(), samples[1].Value.Uint64()
 	if released > total {
@@ -237,16 +281,32 @@ func memoryInUse(samples []metrics.Sample) int64 {
 
 // watchMemory makes the garbage collector work to keep the process under
 // 90% of limit (a soft limit: it collects more often as memory nears it)
-// and, when the process passes limit all the same, cancels the run with a
-// cause wrapping progress.ErrResourceLimit. It returns a function that
-// stops it.
-func watchMemory(limit int64, cancel context.CancelCauseFunc) (stop func()) {
-	old := debug.SetMemoryLimit(limit / 10 * 9)
+// and, when the process's resident memory passes limit all the same,
+// cancels the run with a cause wrapping progress.ErrResourceLimit. It
+// checks at once, then every 20 ms. It returns a function that stops it.
+//
+// The limit watches the resident memory, what the operating system and
+// its out-of-memory killer see, and the message gives the figure the
+// decision was made on.
+func watchMemory(limit byteSize, cancel context.CancelCauseFunc) (stop func()) {
+	old := debug.SetMemoryLimit(int64(limit) / 10 * 9)
+	over := func() bool {
+		used := residentMemory()
+		if used <= int64(limit) {
+			return false
+		}
+		cancel(fmt.Errorf("%w: resident memory %s went past --max-memory %s", progress.ErrResourceLimit, formatBytes(used), limit.String()))
+		return true
+	}
+	if over() {
+		// Already past it: stop before any work starts, rather than let
+		// a short run slip in under the first tick.
+		return func() { debug.SetMemoryLimit(old) }
+	}
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	go func() {
 		defer close(finished)
-		samples := []metrics.Sample{{Name: "/memory/classes/total:bytes"}, {Name: "/memory/classes/heap/released:bytes"}}
 		tick := time.NewTicker(20 * time.Millisecond)
 		defer tick.Stop()
 		for {
@@ -254,8 +314,7 @@ func watchMemory(limit int64, cancel context.CancelCauseFunc) (stop func()) {
 			case <-done:
 				return
 			case <-tick.C:
-				if used := memoryInUse(samples); used > limit {
-					cancel(fmt.Errorf("%w: memory use %s went past --max-memory %s", progress.ErrResourceLimit, formatBytes(used), formatBytes(limit)))
+				if over() {
 					return
 				}
 			}

@@ -2,6 +2,9 @@ package main
 
 import (
 	"io"
+	"os"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,9 +18,12 @@ func TestTimeoutValue(t *testing.T) {
 		want time.Duration
 		ok   bool
 	}{
-		{"5", 5 * time.Second, true},
-		{"2.5", 2500 * time.Millisecond, true},
+		{"5", 0, false}, // seconds? milliseconds? a unit is required
+		{"2.5", 0, false},
 		{"0", 0, true},
+		{"0s", 0, true},
+		{"1ns", time.Nanosecond, true},
+		{"2.5s", 2500 * time.Millisecond, true},
 		{"90s", 90 * time.Second, true},
 		{"10m", 10 * time.Minute, true},
 		{"1h30m", 90 * time.Minute, true},
@@ -45,8 +51,15 @@ func TestByteSize(t *testing.T) {
 		{"4gib", 4 << 30, true},
 		{"500MB", 500e6, true},
 		{"1.5G", 3 << 29, true},
-		{"1048576", 1 << 20, true},
+		{"1KB", 1000, true},
+		{"1000B", 1000, true},
+		{"2 MiB", 2 << 20, true},
+		{"1048576", 0, false}, // bytes? megabytes? a unit is required
+		{"1000", 0, false},
 		{"0", 0, true},
+		{"0MB", 0, true},
+		{"GiB", 0, false},
+		{"B", 0, false},
 		{"-1GB", 0, false},
 		{"lots", 0, false},
 		{"1e30TB", 0, false},
@@ -56,6 +69,95 @@ func TestByteSize(t *testing.T) {
 		err := b.Set(c.in)
 		if (err == nil) != c.ok || c.ok && int64(b) != c.want {
 			t.Errorf("--max-memory %s = %d, %v; want %d (ok %v)", c.in, int64(b), err, c.want, c.ok)
+		}
+	}
+}
+
+// TestLimitMessages: a value without its unit is refused with a message
+// that suggests one.
+func TestLimitMessages(t *testing.T) {
+	var b byteSize
+	if err := b.Set("1000"); err == nil || !strings.Contains(err.Error(), "1000MB") {
+		t.Errorf("--max-memory 1000: %v", err)
+	}
+	var d timeoutValue
+	if err := d.Set("90"); err == nil || !strings.Contains(err.Error(), "90s") {
+		t.Errorf("--timeout 90: %v", err)
+	}
+}
+
+// TestByteSizeString: a limit is echoed as the user wrote it, in the
+// largest unit that divides it.
+func TestByteSizeString(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 1000: "1KB", 500e6: "500MB", 4 << 30: "4GiB", 1536 << 20: "1536MiB", 1023: "1023B", 2e12: "2TB"} {
+		b := byteSize(n)
+		if got := b.String(); got != want {
+			t.Errorf("byteSize(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestFormatBytes: a measured size never rounds to a misleading 0.0MiB.
+func TestFormatBytes(t *testing.T) {
+	for n, want := range map[int64]string{0: "0", 1000: "1000B", 4096: "4KiB", 41 << 20: "41MiB", 42_000_000: "40.1MiB", 3 << 29: "1.5GiB", 1500: "1.5KiB"} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+}
+
+// TestResidentMemory: the memory watched is the resident set the kernel
+// reports, not the address space the Go runtime has reserved.
+func TestResidentMemory(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("compares with /proc/self/status")
+	}
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	var kib int64
+	for _, line := range strings.Split(string(status), "\n") {
+		if v, ok := strings.CutPrefix(line, "VmRSS:"); ok {
+			kib, _ = strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+		}
+	}
+	got, want := residentMemory(), kib<<10
+	if want == 0 || got < want/2 || got > want*2 {
+		t.Errorf("residentMemory() = %d, VmRSS %d", got, want)
+	}
+}
+
+// TestMemoryLimitStop: a limit below what the process already uses stops
+// the run at once, and the message gives the resident memory it decided
+// on and the limit as given.
+func TestMemoryLimitStop(t *testing.T) {
+	cases := []struct {
+		limit string
+		stop  bool
+	}{
+		{"1KB", true},
+		{"1MiB", true},
+		{"1TiB", false},
+	}
+	for _, c := range cases {
+		var l limits
+		if err := l.maxMemory.Set(c.limit); err != nil {
+			t.Fatal(err)
+		}
+		j := l.start(io.Discard)
+		stopped := j.ctx.Err() != nil
+		j.stop()
+		if stopped != c.stop {
+			t.Errorf("--max-memory %s: stopped %v, want %v", c.limit, stopped, c.stop)
+			continue
+		}
+		if !c.stop {
+			continue
+		}
+		msg := j.stopReason(j.ctx.Err())
+		if !strings.HasPrefix(msg, "resource limit: resident memory ") || !strings.Contains(msg, "went past --max-memory "+c.limit+",") || strings.Contains(msg, "0.0MiB") {
+			t.Errorf("--max-memory %s: %q", c.limit, msg)
 		}
 	}
 }

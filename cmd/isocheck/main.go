@@ -35,7 +35,8 @@
 // explains it in full (see package interpret).
 //
 // Exit status: 0 the history satisfies the level, 1 it violates it, 2 bad
-// input or usage, 3 no verdict (timeout or resource limit), 4 isocheck
+// input or usage, or a report that could not be written (the verdict is
+// then on stderr), 3 no verdict (timeout or resource limit), 4 isocheck
 // crashed (a bug). The work runs in a supervised child process so that a
 // crash of the Go runtime, which exits 2, is never taken for bad input.
 package main
@@ -47,13 +48,13 @@ import (
 
 func main() {
 	if os.Getenv(childEnv) != "" {
-		serveChild(func() int { return run(os.Args[1:], os.Stdout, os.Stderr) })
+		serveChild(func() int { return runReporting(os.Args[1:], os.Stdout, os.Stderr) })
 		return
 	}
 	exe, err := os.Executable()
 	if err != nil {
 		// Without a path to ourselves, run unsupervised.
-		os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+		os.Exit(runReporting(os.Args[1:], os.Stdout, os.Stderr))
 	}
 	cmd := exec.Command(exe, os.Args[1:]...)
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr

@@ -13,6 +13,9 @@ import (
 
 // isTerminal reports whether w is a terminal.
 func isTerminal(w io.Writer) bool {
+	if r, ok := w.(*reportWriter); ok {
+		w = r.w
+	}
 	f, ok := w.(*os.File)
 	return ok && term.IsTerminal(int(f.Fd()))
 }

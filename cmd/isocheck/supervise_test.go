@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 )
@@ -21,6 +25,10 @@ func TestMain(m *testing.M) {
 	switch os.Getenv(testChildEnv) {
 	case "":
 		os.Exit(m.Run())
+	case "main":
+		// isocheck itself, supervisor and child: the test binary stands
+		// in for a build of the command.
+		main()
 	case "command":
 		// The whole command, unsupervised, with its arguments from the
 		// environment: for tests that signal it.
@@ -93,4 +101,128 @@ func TestChildOutcome(t *testing.T) {
 	if code, _ := childOutcome(nil, errors.New("fork failed"), ""); code != exitCrashed {
 		t.Errorf("a child that did not start: %d", code)
 	}
+}
+
+// TestChildDiesWithSupervisor kills isocheck's supervising process with
+// SIGKILL, which it cannot catch, in the middle of a check and of a run,
+// and requires its child to be gone within a second: an orphan would go
+// on using the machine, or driving the database and appending to the
+// history, with nobody to read the outcome.
+func TestChildDiesWithSupervisor(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the test finds processes in /proc")
+	}
+	dir := t.TempDir()
+	// A FIFO nobody writes: the check blocks opening it, for ever.
+	fifo := filepath.Join(dir, "history.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	recorded := filepath.Join(dir, "run.jsonl")
+	cases := []struct {
+		name string
+		args []string
+		// busy reports that the child is at work.
+		busy func() bool
+	}{
+		{"check", []string{"check", fifo}, func() bool { return true }},
+		// Some 40 s of SQLite transactions on this machine.
+		{"run", []string{"run", "--db", "sqlite://" + filepath.Join(dir, "run.db"), "--workload", "mini", "--sessions", "2", "--txns", "100000", "-o", recorded},
+			func() bool { fi, err := os.Stat(recorded); return err == nil && fi.Size() > 0 }},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], c.args...)
+			cmd.Env = append(os.Environ(), testChildEnv+"=main")
+			// A file, not a pipe: an orphan would hold a pipe open and
+			// cmd.Wait would wait for it.
+			stderr, err := os.Create(filepath.Join(dir, c.name+".stderr"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer stderr.Close()
+			cmd.Stderr = stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			supervisor := cmd.Process.Pid
+			defer func() {
+				cmd.Process.Kill()
+				cmd.Wait()
+			}()
+			child := 0
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if child == 0 {
+					child = childOf(supervisor)
+				}
+				if child != 0 && c.busy() {
+					break
+				}
+				if time.Now().After(deadline) {
+					msg, _ := os.ReadFile(stderr.Name())
+					t.Fatalf("no busy child of %d after 10 s; stderr: %s", supervisor, msg)
+				}
+			}
+			if err := cmd.Process.Kill(); err != nil {
+				t.Fatal(err)
+			}
+			cmd.Wait()
+			for deadline := time.Now().Add(time.Second); alive(child); time.Sleep(10 * time.Millisecond) {
+				if time.Now().After(deadline) {
+					syscall.Kill(child, syscall.SIGKILL)
+					t.Fatalf("child %d of the killed supervisor %d still runs after 1 s", child, supervisor)
+				}
+			}
+		})
+	}
+}
+
+// childOf returns the process ID of the isocheck child of the process
+// pid once it runs isocheck's code (its environment marks it), or 0.
+func childOf(pid int) int {
+	stats, _ := filepath.Glob("/proc/[0-9]*/stat")
+	for _, path := range stats {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if ppid, _ := parseStat(b); ppid != pid {
+			continue
+		}
+		dir := filepath.Dir(path)
+		env, err := os.ReadFile(filepath.Join(dir, "environ"))
+		if err != nil || !bytes.Contains(env, []byte(childEnv+"=")) {
+			continue
+		}
+		child, _ := strconv.Atoi(filepath.Base(dir))
+		return child
+	}
+	return 0
+}
+
+// alive reports whether process pid runs: it exists and is not a zombie
+// waiting to be reaped.
+func alive(pid int) bool {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return false
+	}
+	_, state := parseStat(b)
+	return state != "Z" && state != "X"
+}
+
+// parseStat reads the parent process ID and the state from the contents
+// of /proc/PID/stat: "PID (COMM) STATE PPID ...", where COMM may hold
+// spaces and parentheses.
+func parseStat(b []byte) (ppid int, state string) {
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0, ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0, ""
+	}
+	ppid, _ = strconv.Atoi(f[1])
+	return ppid, f[0]
 }
