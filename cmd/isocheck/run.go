@@ -75,10 +75,10 @@ func commands() []command {
 }
 
 // checkFooter ends the help of check and explain.
-const checkFooter = "PATH - reads standard input. " + levelNames + "\n\nExit status: 0 satisfied, 1 violated, 2 bad input or usage (the message names the file and line or byte offset), " + stopped + ", " + crashed
+const checkFooter = "PATH - reads standard input. " + levelNames + "\n\nExit status: 0 satisfied, 1 violated, 2 bad input or usage (the message names the file and line or byte offset) or the report could not be written, " + stopped + ", " + crashed
 
 // exitHelp ends the general help.
-const exitHelp = "PATH - reads standard input. " + levelNames + "\n\nExit status (each command's help gives its own): 0 satisfied, 1 violated, 2 bad input or usage, " + stopped + ", " + crashed
+const exitHelp = "PATH - reads standard input. " + levelNames + "\n\nExit status (each command's help gives its own): 0 satisfied, 1 violated, 2 bad input or usage or the report could not be written, " + stopped + ", " + crashed
 
 // usage is the general help: every command in one line.
 func usage() string {

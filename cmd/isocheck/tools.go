@@ -187,7 +187,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	dist := fs.String("dist", "zipf", "key distribution: uniform, zipf, or hotspot (80% of operations on 20% of keys)")
 	fs.Int64Var(&cfg.Seed, "seed", 1, "random seed")
 	maxMemory := byteSize(defaultMaxMemory())
-	fs.Var(&maxMemory, "max-memory", "refuse sizes that would need more memory than this (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
+	fs.Var(&maxMemory, "max-memory", "refuse sizes that would need more memory than this: a size with its unit, such as 4GiB (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
@@ -209,7 +209,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "generate", "%v", err)
 	}
 	if need := cfg.MemoryEstimate(); maxMemory > 0 && need > int64(maxMemory) {
-		return usageError(stderr, "generate", "this history would need about %s of memory, more than --max-memory %s", formatBytes(need), formatBytes(int64(maxMemory)))
+		return usageError(stderr, "generate", "this history would need about %s of memory, more than --max-memory %s", formatBytes(need), maxMemory.String())
 	}
 	cfg.Store = st
 	h := workload.Large(cfg)
