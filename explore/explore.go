@@ -31,9 +31,9 @@ func (a Algorithm) String() string {
 	return "explore-ce"
 }
 
-// AnyHistory is the trivial base level ("true" in Bouajjani et al., PLDI
-// 2023, §7.3): every history is consistent while exploring, and only the
-// filter at the end applies the level.
+// AnyHistory is the trivial base level ("true" in Bouajjani et al.,
+// PLDI 2023, §7.3): every history is consistent while exploring, and only
+// the filter at the end applies the level.
 const AnyHistory = anyHistory
 
 // Config says how to explore.

@@ -28,9 +28,9 @@ import (
 )
 
 // Value is what a key holds. Keys nobody wrote hold their Program.Init
-// value, or 0. Tables of rows are modelled as in Bouajjani et al. (PLDI
-// 2023) §7.2: a key per row field, and a key holding the set of row ids
-// (see Set).
+// value, or 0. Tables of rows are modelled as in Bouajjani et al.
+// (PLDI 2023) §7.2: a key per row field, and a key holding the set of row
+// ids (see Set).
 type Value = int64
 
 // Program is a transactional program: its sessions run in parallel, the

@@ -1,14 +1,14 @@
 // Package harness reproduces, on the machine it runs on, the shape of the
 // experiments of Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
-// Black-box Checking of Snapshot Isolation in Databases" (PolySI, PVLDB
-// 16(6), 2023), Section 5; of Wei, Xiao, Yang, Liu, Yin, Chen and Pan,
-// "Boosting End-to-End Database Isolation Checking via Mini-Transactions"
-// (MTC, ICDE 2025), Section V; of Bouajjani, Enea and Román-Calvo, "On the
-// Complexity of Checking Mixed Isolation Levels for SQL Transactions" (CAV
-// 2025), §6; and of Bouajjani, Enea and Román-Calvo, "Dynamic Partial Order
-// Reduction for Checking Correctness against Transaction Isolation Levels"
-// (PLDI 2023), §7.3. It writes their results as CSV files, plots (PNG and
-// SVG) and a Markdown summary.
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI,
+// PVLDB 16(6), 2023), Section 5; of Wei, Xiao, Yang, Liu, Yin, Chen and
+// Pan, "Boosting End-to-End Database Isolation Checking via
+// Mini-Transactions" (MTC, ICDE 2025), Section V; of Bouajjani, Enea and
+// Román-Calvo, "On the Complexity of Checking Mixed Isolation Levels for
+// SQL Transactions" (CAV 2025), §6; and of Bouajjani, Enea and Román-Calvo,
+// "Dynamic Partial Order Reduction for Checking Correctness against
+// Transaction Isolation Levels" (PLDI 2023), §7.3. It writes their results
+// as CSV files, plots (PNG and SVG) and a Markdown summary.
 //
 // Every measurement runs the isocheck command in a child process,
 //
@@ -25,8 +25,8 @@
 //
 //   - fig5: the time of each stage as one workload parameter varies around
 //     the defaults (20 sessions × 100 transactions × 15 operations, 50%
-//     reads, 10k keys, zipfian), as in Figure 5 of Huang et al. (PVLDB
-//     2023);
+//     reads, 10k keys, zipfian), as in Figure 5 of Huang et al.
+//     (PVLDB 2023);
 //   - table3: constraints and unknown dependencies before and after pruning
 //     for GeneralRH, GeneralRW, GeneralWH and the RUBiS, TPC-C and Twitter
 //     histories of the corpus, as in their Table 3;

@@ -16,8 +16,9 @@ import (
 // process, and reports how many histories and end states it found, its time
 // and its peak memory.
 
-// ExploreApps are the applications of Figure 14, in the order of Bouajjani
-// et al. (PLDI 2023) §7.2 (the names `isocheck explore --app` takes).
+// ExploreApps are the applications of Figure 14, in the order of
+// Bouajjani et al. (PLDI 2023) §7.2 (the names `isocheck explore --app`
+// takes).
 var ExploreApps = []string{"shopping-cart", "twitter", "courseware", "wikipedia", "tpcc"}
 
 // Fig15Apps are the applications of Figure 15.

@@ -18,11 +18,11 @@ import (
 )
 
 // The SQL experiments of Bouajjani, Enea and Román-Calvo, "On the
-// Complexity of Checking Mixed Isolation Levels for SQL Transactions" (CAV
-// 2025), §6: histories of BenchBase's TPC-C and Twitter recorded by package
-// sqlrun on a real database, each transaction at the level its isolation
-// configuration gives it, checked by `isocheck check` (Algorithm 3) and by
-// its naive baseline (--naive).
+// Complexity of Checking Mixed Isolation Levels for SQL Transactions"
+// (CAV 2025), §6: histories of BenchBase's TPC-C and Twitter recorded by
+// package sqlrun on a real database, each transaction at the level its
+// isolation configuration gives it, checked by `isocheck check`
+// (Algorithm 3) and by its naive baseline (--naive).
 
 // SQLApps are the applications of the SQL experiments.
 var SQLApps = []string{"tpcc", "twitter"}

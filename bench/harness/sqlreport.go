@@ -65,9 +65,9 @@ func (p sqlPoint) count(s string) int {
 	return n
 }
 
-// mean is the mean wall time of the runs that gave a verdict, as Bouajjani
-// et al. (CAV 2025) average (timed-out runs left out), and whether there
-// were any.
+// mean is the mean wall time of the runs that gave a verdict, as
+// Bouajjani et al. (CAV 2025) average (timed-out runs left out), and
+// whether there were any.
 func (p sqlPoint) mean() (time.Duration, bool) {
 	ws := p.finished()
 	if len(ws) == 0 {

@@ -52,8 +52,8 @@ var apps = [...]App{
 	},
 }
 
-// All returns the applications, in the order of Bouajjani et al. (PLDI
-// 2023) §7.2.
+// All returns the applications, in the order of Bouajjani et al.
+// (PLDI 2023) §7.2.
 func All() []App {
 	return append([]App(nil), apps[:]...)
 }

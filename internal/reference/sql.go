@@ -10,9 +10,9 @@ package reference
 // literally: a client history is consistent iff some witness of it (§2.3,
 // Definitions 2–4 and 7) is a consistent full history (§3, Definition 6,
 // with the axioms of Figure 3, which are those of Figure 2 of Biswas and
-// Enea, "On the Complexity of Checking Transactional Consistency" (OOPSLA
-// 2019), restated per read event). The definitions it implements are the
-// project's:
+// Enea, "On the Complexity of Checking Transactional Consistency"
+// (OOPSLA 2019), restated per read event). The definitions it implements
+// are the project's:
 //
 //   - The keys of table T are h.TableKeys[T]. An implicit transaction init
 //     precedes every other transaction in session order and commit order
@@ -59,11 +59,11 @@ package reference
 //     t2 ∈ C ∪ {init} that writes x with t2 ≠ t1 and t2 ≠ t: if
 //     vis_L(t2, r) then (t2, t1) ∈ co, where vis_L(t2, r) is
 //       * RC:  some read event r' of t strictly po-before r reads some key
-//              (any key, externally) from t2. Figure 3 of Bouajjani
-//              et al. (CAV 2025) also counts (t2, t) ∈ so; isocheck's RC
-//              is Biswas and Enea's (Check's AxRC), so that a key-value
-//              history gets the same verdict as itself and as a SQL
-//              history;
+//              (any key, externally) from t2. Figure 3 of
+//              Bouajjani et al. (CAV 2025) also counts (t2, t) ∈ so;
+//              isocheck's RC is Biswas and Enea's (Check's AxRC), so
+//              that a key-value history gets the same verdict as itself
+//              and as a SQL history;
 //       * RA:  (t2, t) ∈ so ∪ wr;
 //       * CC:  (t2, t) ∈ (so ∪ wr)⁺;
 //       * PC:  ∃ t3: (t2, t3) ∈ co* and (t3, t) ∈ so ∪ wr (Prefix);
