@@ -13,15 +13,21 @@ build:
 test:
 	$(GO) test ./...
 
-# The benchmark harness (cmd/isobench, bench/harness): the PolySI paper's
-# experiments (Figure 5, Table 3, Figure 9, growth to 100k transactions),
-# mini-transactions, and seed 003's SQL experiments (Figures 6 and 7, the
-# naive baseline; histories recorded on $ISOCHECK_POSTGRES_DSN when set,
-# else on an embedded SQLite file), at a reduced scale, one repetition (2
-# clients a SQL point), each check in a child process with a 60 s limit
-# (5 s for SQL histories, where the naive baseline reaches it); CSV files,
-# plots and summary.md in bench/results. 3 to 4 minutes on 2 cores.
-# The model-checking experiments are bench-explore's.
+# The benchmark harness (cmd/isobench, bench/harness): the experiments of
+# Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of
+# Snapshot Isolation in Databases" (PolySI, PVLDB 16(6), 2023): Figure 5,
+# Table 3, Figure 9, growth to 100k transactions; mini-transactions, after
+# Wei, Xiao, Yang, Liu, Yin, Chen and Pan, "Boosting End-to-End Database
+# Isolation Checking via Mini-Transactions" (MTC, ICDE 2025); and the SQL
+# experiments of Bouajjani, Enea and Román-Calvo, "On the Complexity of
+# Checking Mixed Isolation Levels for SQL Transactions" (CAV 2025):
+# Figures 6 and 7, the naive baseline, with histories recorded on
+# $ISOCHECK_POSTGRES_DSN when set, else on an embedded SQLite file. At a
+# reduced scale, one repetition (2 clients a SQL point), each check in a
+# child process with a 60 s limit (5 s for SQL histories, where the naive
+# baseline reaches it); CSV files, plots and summary.md in bench/results.
+# 3 to 4 minutes on 2 cores. The model-checking experiments are
+# bench-explore's.
 BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive
 bench:
 	$(GO) run ./cmd/isobench --scale quick --timeout 60s --sql-timeout 5s --experiments $(BENCH_EXPERIMENTS) --out bench/results
@@ -32,15 +38,18 @@ bench:
 # in ablations that reach the limit; summary.md says how long the run took.
 # The 10M history needs more memory than 24 GiB allow, and is then
 # recorded as no-verdict. `--scale paper` stops at 1M. The SQL experiments
-# run at seed 003's sizes, 5 clients a point, 60 s a check as in the paper.
+# run at the sizes of Bouajjani et al. (CAV 2025), 5 clients a point, 60 s
+# a check as in the paper.
 bench-full:
 	$(GO) run ./cmd/isobench --scale full --timeout 10m --sql-timeout 60s --experiments $(BENCH_EXPERIMENTS) --out bench/results/full
 
-# Seed 004's model checking (`isocheck explore`, §7.3): Figure 14's 25
-# programs in every configuration (explore-ce 1 min a run, its baselines
-# 15 s) and Figure 15's growing TPC-C and Wikipedia programs (1 min a
-# run), into bench/results/explore, as committed: about half an hour on 2
-# cores. `--scale full` gives every run 10 minutes (the paper's target for
+# The model checking of Bouajjani, Enea and Román-Calvo, "Dynamic Partial
+# Order Reduction for Checking Correctness against Transaction Isolation
+# Levels" (PLDI 2023), §7.3 (`isocheck explore`): Figure 14's 25 programs in
+# every configuration (explore-ce 1 min a run, its baselines 15 s) and
+# Figure 15's growing TPC-C and Wikipedia programs (1 min a run), into
+# bench/results/explore, as committed: about half an hour on 2 cores.
+# `--scale full` gives every run 10 minutes (the paper's target for
 # explore-ce) and Figure 15 its fifth size: hours.
 bench-explore:
 	$(GO) run ./cmd/isobench --scale quick --experiments explore-fig14,explore-fig15 --out bench/results/explore

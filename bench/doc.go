@@ -1,6 +1,8 @@
 // Package bench holds isocheck's benchmarks: the corpus histories of the
-// PolySI paper's experiments (seed 002, Section 5: the default PostgreSQL
-// history and the RUBiS, TPC-C and Twitter Cobra histories) and generated
+// experiments of Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI,
+// PVLDB 16(6), 2023) (Section 5: the default PostgreSQL history and the
+// RUBiS, TPC-C and Twitter Cobra histories) and generated
 // snapshot-isolation histories of 10k and 100k transactions.
 //
 // Run them with `make bench-go` (or go test -bench . ./bench) and compare runs

@@ -10,13 +10,15 @@ import (
 )
 
 // Linearizability of lightweight-transaction (CAS register) histories:
-// isocheck's lwt package (seed 001, Section IV-E) against Porcupine, on
-// generated histories of 10k operations at increasing concurrency, valid
-// and with one planted bug. isocheck must give the verdict the generator
-// built in, and Porcupine, where it answers, the same. Porcupine gets
-// porcupineTimeout per check, enough for every history up to 16 clients
-// (the slowest takes about 25 s); at 32 clients it answers on none, and a
-// timeout is reported (metric "timeouts"), not failed.
+// isocheck's lwt package (Wei, Xiao, Yang, Liu, Yin, Chen and Pan,
+// "Boosting End-to-End Database Isolation Checking via Mini-Transactions"
+// (MTC, ICDE 2025), Section IV-E) against Porcupine, on generated histories
+// of 10k operations at increasing concurrency, valid and with one planted
+// bug. isocheck must give the verdict the generator built in, and
+// Porcupine, where it answers, the same. Porcupine gets porcupineTimeout
+// per check, enough for every history up to 16 clients (the slowest takes
+// about 25 s); at 32 clients it answers on none, and a timeout is reported
+// (metric "timeouts"), not failed.
 
 const (
 	lwtOps           = 10_000

@@ -12,7 +12,9 @@ import (
 	"github.com/isocheck/isocheck/workload"
 )
 
-// BenchmarkMini parses and checks histories of mini-transactions (seed 001)
+// BenchmarkMini parses and checks histories of mini-transactions (Wei,
+// Xiao, Yang, Liu, Yin, Chen and Pan, "Boosting End-to-End Database
+// Isolation Checking via Mini-Transactions" (MTC, ICDE 2025), Section III)
 // of 10k, 100k and 1M transactions: read-modify-write chains fix every
 // version order, so no constraint reaches the solver.
 func BenchmarkMini(b *testing.B) {

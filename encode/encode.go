@@ -1,5 +1,7 @@
 // Package encode poses what pruning left of a polygraph as an acyclicity
-// problem for the solver (seed 002, Section 4.4): one boolean variable per
+// problem for the solver (Huang, Liu, Chen, Wei, Basin, Li and Pan,
+// "Efficient Black-box Checking of Snapshot Isolation in Databases"
+// (PolySI, PVLDB 16(6), 2023), Section 4.4): one boolean variable per
 // remaining constraint, true choosing its Either side; each side's edges,
 // lowered for the level, guarded by that variable's literal; the known
 // edges fixed. It also maps the solver's answer back to typed edges.

@@ -7,7 +7,7 @@ import (
 )
 
 // anyHistory is the trivial level under which every history is consistent
-// ("true" in seed 004 §7.3).
+// ("true" in Bouajjani et al., PLDI 2023, §7.3).
 const anyHistory level.Level = 255
 
 // checker decides whether a state satisfies RC, RA or CC. It runs at every
@@ -17,11 +17,12 @@ const anyHistory level.Level = 255
 // than this whole check): transaction sets are single-word bit masks and
 // scratch space is reused.
 //
-// The levels are the axioms of seed 004 Figure 2 and Figure A.1 (those of
-// seed 000, as isocheck's checker and reference define them): a history
-// satisfies the level when some commit order co ⊇ so ∪ wr makes, for every
-// read α of x in t3 from t1 and every t2 ≠ t1 writing x with φ(t2, α),
-// t2 co t1, where φ is
+// The levels are the axioms of Bouajjani et al. (PLDI 2023) Figure 2 and
+// Figure A.1 (those of Biswas and Enea, "On the Complexity of Checking
+// Transactional Consistency" (OOPSLA 2019), as isocheck's checker and
+// reference define them): a history satisfies the level when some commit
+// order co ⊇ so ∪ wr makes, for every read α of x in t3 from t1 and every
+// t2 ≠ t1 writing x with φ(t2, α), t2 co t1, where φ is
 //
 //	RC: t2 wr ∘ po α (t2 wrote what an earlier read of t3 returned)
 //	RA: t2 (so ∪ wr) t3
@@ -29,9 +30,10 @@ const anyHistory level.Level = 255
 //
 // None of the φ depends on co, so the edges they ask for are known: the
 // history is consistent exactly when so ∪ wr plus those edges is acyclic
-// (seed 000 §4's saturation, in one pass). Aborted transactions write
-// nothing, and their reads count as everyone's; pending transactions are
-// read by nobody, so their writes constrain nothing.
+// (the saturation of Biswas and Enea (OOPSLA 2019) §4, in one pass).
+// Aborted transactions write nothing, and their reads count as everyone's;
+// pending transactions are read by nobody, so their writes constrain
+// nothing.
 //
 // Program.Final reads the final state: φ holds for every t2 for its
 // reads, whatever the level, so that it reads each key from the last
@@ -160,13 +162,13 @@ func (c *checker) constrain(r *txnRec, direct, causal, present uint64, newFrom i
 	}
 }
 
-// validReads returns the candidates a read of kid, about to be added to
-// the last transaction of s (pending), may read from: those for which s
-// with the read satisfies the level. It does once what the checks of the
-// candidates share — the closure and the edges of every other
-// transaction, which the new read cannot change since nobody depends on
-// a pending transaction — and then, per candidate, the pending
-// transaction's edges and the cycle check (seed 004 §5.1's ValidWrites).
+// validReads returns the candidates a read of kid, about to be added to the
+// last transaction of s (pending), may read from: those for which s with
+// the read satisfies the level. It does once what the checks of the
+// candidates share — the closure and the edges of every other transaction,
+// which the new read cannot change since nobody depends on a pending
+// transaction — and then, per candidate, the pending transaction's edges
+// and the cycle check (ValidWrites of Bouajjani et al. (PLDI 2023) §5.1).
 func (c *checker) validReads(s *state, kid int32, candidates []int) []int {
 	if c.level == anyHistory {
 		return candidates

@@ -1,14 +1,14 @@
 package explore
 
-// dfs is the baseline of seed 004 §7.3: a depth-first search of the
-// operational semantics of §2.3 with no reduction. At every step any
-// session may take its next step: one event of its live transaction, or
-// the start of its next one; a read may return the write of any
-// committed transaction that keeps the history consistent with the base
-// level. It reaches every history once per interleaving that produces
-// it. The state's order lists the ended transactions in the order they
-// ended, then the live ones, so that every transaction comes after those
-// it read from.
+// dfs is the baseline of Bouajjani et al. (PLDI 2023) §7.3: a depth-first
+// search of the operational semantics of §2.3 with no reduction. At every
+// step any session may take its next step: one event of its live
+// transaction, or the start of its next one; a read may return the write of
+// any committed transaction that keeps the history consistent with the base
+// level. It reaches every history once per interleaving that produces it.
+// The state's order lists the ended transactions in the order they ended,
+// then the live ones, so that every transaction comes after those it read
+// from.
 func (e *engine) dfs(s *state) error {
 	if err := e.tick(); err != nil {
 		return err

@@ -13,12 +13,14 @@ import (
 type Algorithm uint8
 
 const (
-	// ExploreCE is seed 004's explore-ce (§5) under the base level, with
-	// the filter of explore-ce* (§6) when the level is stronger.
+	// ExploreCE is the explore-ce (§5) of Bouajjani et al. (PLDI 2023)
+	// under the base level, with the filter of explore-ce* (§6) when the
+	// level is stronger.
 	ExploreCE Algorithm = iota
-	// DFS is the baseline of seed 004 §7.3: a depth-first search of every
-	// interleaving of the operational semantics (§2.3), which reaches a
-	// history once per interleaving that produces it.
+	// DFS is the baseline of Bouajjani et al. (PLDI 2023) §7.3: a
+	// depth-first search of every interleaving of the operational semantics
+	// (§2.3), which reaches a history once per interleaving that produces
+	// it.
 	DFS
 )
 
@@ -29,9 +31,9 @@ func (a Algorithm) String() string {
 	return "explore-ce"
 }
 
-// AnyHistory is the trivial base level ("true" in seed 004 §7.3): every
-// history is consistent while exploring, and only the filter at the end
-// applies the level.
+// AnyHistory is the trivial base level ("true" in Bouajjani et al.,
+// PLDI 2023, §7.3): every history is consistent while exploring, and only
+// the filter at the end applies the level.
 const AnyHistory = anyHistory
 
 // Config says how to explore.
@@ -40,10 +42,10 @@ type Config struct {
 	// or SER.
 	Level level.Level
 	// Base is the level explored under: RC, RA, CC or AnyHistory, no
-	// stronger than Level. By default it is Level for RC, RA and CC and
-	// CC for the others (explore-ce*(CC, Level)). A weaker base explores
-	// more partial histories and filters the complete ones (seed 004's
-	// explore-ce*(Base, Level)).
+	// stronger than Level. By default it is Level for RC, RA and CC and CC
+	// for the others (explore-ce*(CC, Level)). A weaker base explores more
+	// partial histories and filters the complete ones (explore-ce*(Base,
+	// Level) of Bouajjani et al., PLDI 2023).
 	Base level.Level
 	// Algorithm is ExploreCE (the default) or DFS.
 	Algorithm Algorithm
@@ -70,9 +72,9 @@ type Config struct {
 type Result struct {
 	Algorithm   Algorithm
 	Level, Base level.Level
-	// EndStates counts the complete histories reached (seed 004 §7.3's
-	// end states), before the filter of explore-ce*. DFS counts a history
-	// once per interleaving that reaches it.
+	// EndStates counts the complete histories reached (the end states of
+	// Bouajjani et al. (PLDI 2023) §7.3), before the filter of explore-ce*.
+	// DFS counts a history once per interleaving that reaches it.
 	EndStates int
 	// Histories counts the end states that satisfy Level.
 	Histories int
@@ -249,8 +251,8 @@ func (e *engine) tick() error {
 	return nil
 }
 
-// complete handles a complete history: Valid (seed 004 §6) and the
-// assertions.
+// complete handles a complete history: Valid (Bouajjani et al., PLDI 2023,
+// §6) and the assertions.
 func (e *engine) complete(s *state) error {
 	if !e.counts() {
 		return nil

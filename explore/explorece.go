@@ -1,7 +1,7 @@
 package explore
 
-// This file is explore-ce, seed 004 §4–5: Algorithm 1 (explore) and
-// Algorithm 2 (exploreSwaps) with the Next, ValidWrites,
+// This file is explore-ce, Bouajjani et al. (PLDI 2023) §4–5: Algorithm 1
+// (explore) and Algorithm 2 (exploreSwaps) with the Next, ValidWrites,
 // ComputeReorderings, Swap and Optimality of §5.1–5.3.
 //
 // Histories have at most one pending transaction, the last in history

@@ -8,8 +8,9 @@ import (
 	"github.com/isocheck/isocheck/level"
 )
 
-// The examples of seed 004's figures, with the histories they must
-// produce, counted by hand from the axioms of Figure 2 and Figure A.1.
+// The examples of the figures of Bouajjani et al. (PLDI 2023), with the
+// histories they must produce, counted by hand from the axioms of Figure 2
+// and Figure A.1.
 
 func read(k string) func(*Tx)               { return func(tx *Tx) { tx.Read(k) } }
 func write(k string, v Value) func(*Tx)     { return func(tx *Tx) { tx.Write(k, v) } }

@@ -170,9 +170,9 @@ func writeTxns(txns []TxnLog, head func(TxnLog) string) string {
 func (h *History) KV() *history.History { return h.kv(false) }
 
 // kv builds the key-value history. forCheck keeps the reads of aborted
-// transactions checked, as seed 004 does (an aborted transaction's reads
-// must be consistent too; only its writes vanish): they become committed
-// read-only transactions.
+// transactions checked, as Bouajjani et al. (PLDI 2023) do (an aborted
+// transaction's reads must be consistent too; only its writes vanish): they
+// become committed read-only transactions.
 func (h *History) kv(forCheck bool) *history.History {
 	b := history.NewBuilder(history.Null, "history")
 	for _, name := range h.Sessions {

@@ -5,7 +5,7 @@
 //
 // It implements the swapping-based stateless model checking of Bouajjani,
 // Enea and Román-Calvo, "Dynamic Partial Order Reduction for Checking
-// Correctness against Transaction Isolation Levels" (PLDI 2023, seed 004):
+// Correctness against Transaction Isolation Levels" (PLDI 2023):
 // explore-ce (§5) for RC, RA and CC, which is sound, complete and strongly
 // optimal (no history twice, no exploration that leads nowhere) in
 // polynomial space, and explore-ce* (§6) for SI and SER, which explores
@@ -28,8 +28,9 @@ import (
 )
 
 // Value is what a key holds. Keys nobody wrote hold their Program.Init
-// value, or 0. Tables of rows are modelled as in seed 004 §7.2: a key per
-// row field, and a key holding the set of row ids (see Set).
+// value, or 0. Tables of rows are modelled as in Bouajjani et al.
+// (PLDI 2023) §7.2: a key per row field, and a key holding the set of row
+// ids (see Set).
 type Value = int64
 
 // Program is a transactional program: its sessions run in parallel, the
@@ -111,8 +112,9 @@ func (tx *Tx) Assert(ok bool, format string, args ...any) {
 	}
 }
 
-// Set helpers model SQL tables as seed 004 §7.2 does: the ids of a table's
-// rows form a set held in one key. A set is a bit mask of ids 0 to 62.
+// Set helpers model SQL tables as Bouajjani et al. (PLDI 2023) §7.2 do: the
+// ids of a table's rows form a set held in one key. A set is a bit mask of
+// ids 0 to 62.
 
 // SetHas reports whether id is in the set s.
 func SetHas(s Value, id int) bool { return id >= 0 && id < 63 && s&(1<<id) != 0 }

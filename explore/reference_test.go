@@ -151,14 +151,14 @@ func referenceCases() int {
 }
 
 // TestAgainstReference checks explore on random programs, at every level,
-// against the brute-force reference (package internal/reference, seed 004
-// §2.3's operational semantics with the axioms checked literally):
-// explore-ce outputs exactly the reference's histories (sound and
-// complete), each once (optimal), with the same assertion verdicts,
-// Result.Histories counts them, explore-ce never blocks under RC, RA and
-// CC (strong optimality), and DFS reaches the same histories. Case i's
-// program is drawn from rand.NewPCG(i, 4); a failure prints i and the
-// program.
+// against the brute-force reference (package internal/reference, the
+// operational semantics of Bouajjani et al. (PLDI 2023) §2.3 with the
+// axioms checked literally): explore-ce outputs exactly the reference's
+// histories (sound and complete), each once (optimal), with the same
+// assertion verdicts, Result.Histories counts them, explore-ce never blocks
+// under RC, RA and CC (strong optimality), and DFS reaches the same
+// histories. Case i's program is drawn from rand.NewPCG(i, 4); a failure
+// prints i and the program.
 func TestAgainstReference(t *testing.T) {
 	first, n := *refFirst, *refFirst+referenceCases()
 	if *refCases > 0 {

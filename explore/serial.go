@@ -7,13 +7,15 @@ import (
 )
 
 // serialChecker decides whether a complete history satisfies SER, SI or PC:
-// the Valid filter of explore-ce* (seed 004 §6), which runs on every end
-// state. Package check decides the same (a test compares them on every
-// history of many programs), but building a polygraph and a SAT problem
-// costs about five times the whole exploration step of a ten-transaction
-// history (BenchmarkExplore/SER); this search over the history's
-// prefixes is polynomial for a fixed number of sessions (seed 000 §5,
-// as seed 004 §7.3 notes) and allocates next to nothing.
+// the Valid filter of explore-ce* (Bouajjani et al., PLDI 2023, §6), which
+// runs on every end state. Package check decides the same (a test compares
+// them on every history of many programs), but building a polygraph and a
+// SAT problem costs about five times the whole exploration step of a
+// ten-transaction history (BenchmarkExplore/SER); this search over the
+// history's prefixes is polynomial for a fixed number of sessions (Biswas
+// and Enea, "On the Complexity of Checking Transactional Consistency"
+// (OOPSLA 2019), §5, as Bouajjani et al. (PLDI 2023) §7.3 note) and
+// allocates next to nothing.
 //
 // SER: the transactions can be run one at a time, each read returning the
 // last write of its key. The search adds transactions to a prefix P (a

@@ -2,12 +2,12 @@ package explore
 
 import "math/bits"
 
-// A state is an ordered history (seed 004 §4): the transactions the
-// explorer has run so far, in its history order <, each with its events.
-// Transactions are named by their pid, their index in the program's
-// oracle order (sessions in order, each session's transactions in session
-// order, Final last); the initial state is pid -1. Sets of transactions
-// are bit masks: bit 0 is the initial state, bit p+1 is pid p.
+// A state is an ordered history (Bouajjani et al., PLDI 2023, §4): the
+// transactions the explorer has run so far, in its history order <, each
+// with its events. Transactions are named by their pid, their index in the
+// program's oracle order (sessions in order, each session's transactions in
+// session order, Final last); the initial state is pid -1. Sets of
+// transactions are bit masks: bit 0 is the initial state, bit p+1 is pid p.
 type state struct {
 	order []int     // pids in history order
 	recs  []*txnRec // by pid; nil when the transaction is not in the history
@@ -31,7 +31,7 @@ const (
 func bit(pid int) uint64 { return 1 << uint(pid+1) }
 
 // external reports whether event i is a read of another transaction's
-// write (a member of reads(t) in seed 004 §2.2.1).
+// write (a member of reads(t) in Bouajjani et al. (PLDI 2023) §2.2.1).
 func (r *txnRec) external(i int) bool { return r.from[i] != fromNone }
 
 func (r *txnRec) clone() *txnRec {

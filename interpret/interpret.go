@@ -1,8 +1,10 @@
 // Package interpret turns the evidence of a violation into a report a
-// database developer can read in a minute (seed 002, Section 5.3): the
-// anomaly's name, a minimal counterexample (the fewest transactions that
-// still violate the level on their own), and each dependency with its
-// reason in words, including why an inferred order of writes must hold.
+// database developer can read in a minute (Huang, Liu, Chen, Wei, Basin, Li
+// and Pan, "Efficient Black-box Checking of Snapshot Isolation in
+// Databases" (PolySI, PVLDB 16(6), 2023), Section 5.3): the anomaly's name,
+// a minimal counterexample (the fewest transactions that still violate the
+// level on their own), and each dependency with its reason in words,
+// including why an inferred order of writes must hold.
 //
 // Explain reports the checker's evidence as it is, cheaply; Minimal first
 // shrinks the violation to a minimal counterexample (see package shrink)
@@ -489,7 +491,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 }
 
 // lostUpdate shows a lost update as the two orders of its writes, each of
-// which closes a cycle (seed 002, Figure 4(c)).
+// which closes a cycle (Huang et al., PVLDB 2023, Figure 4(c)).
 func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 	a, b := x.OtherTxn, x.Txn
 	k := x.Key

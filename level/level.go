@@ -10,14 +10,17 @@ import (
 // Level is an isolation level.
 type Level uint8
 
-// The levels, as defined over a commit order by seed 000 (Biswas and
-// Enea, Figure 2), with strong session guarantees throughout.
+// The levels, as defined over a commit order by Biswas and Enea, "On the
+// Complexity of Checking Transactional Consistency" (OOPSLA 2019),
+// Figure 2, with strong session guarantees throughout.
 const (
 	// SER is serializability: some total order of the committed
 	// transactions explains every read.
 	SER Level = iota + 1
-	// SI is (strong session) snapshot isolation, as in seed 002: Prefix
-	// and Conflict.
+	// SI is (strong session) snapshot isolation, as in Huang, Liu, Chen,
+	// Wei, Basin, Li and Pan, "Efficient Black-box Checking of Snapshot
+	// Isolation in Databases" (PolySI, PVLDB 16(6), 2023): Prefix and
+	// Conflict.
 	SI
 	// SSER is strict serializability: SER whose order also respects real
 	// time (a transaction that ended before another started precedes it).

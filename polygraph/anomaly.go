@@ -6,8 +6,8 @@ import (
 	"github.com/isocheck/isocheck/history"
 )
 
-// AnomalyKind names an anomaly found without looking for cycles (seed 001,
-// Table I; seed 002, Section 4.5).
+// AnomalyKind names an anomaly found without looking for cycles
+// (Wei et al., ICDE 2025, Table I; Huang et al., PVLDB 2023, Section 4.5).
 type AnomalyKind uint8
 
 const (

@@ -1,13 +1,17 @@
-// Package polygraph turns a history into a generalized polygraph (seed 002,
-// Section 3): the dependencies every valid version order must have (known
-// edges) and, for each pair of write chains of a key whose order the history
-// does not fix, an either/or constraint.
+// Package polygraph turns a history into a generalized polygraph (Huang,
+// Liu, Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of
+// Snapshot Isolation in Databases" (PolySI, PVLDB 16(6), 2023), Section 3):
+// the dependencies every valid version order must have (known edges) and,
+// for each pair of write chains of a key whose order the history does not
+// fix, an either/or constraint.
 //
-// Building the polygraph also resolves every read to the transaction it read
-// from and reports the anomalies no version order can explain (seed 001,
-// Table I): thin-air, aborted, future, intermediate and non-repeatable reads,
-// reads that miss the transaction's own write, and divergent
-// read-modify-writes (a lost update).
+// Building the polygraph also resolves every read to the transaction it
+// read from and reports the anomalies no version order can explain (Wei,
+// Xiao, Yang, Liu, Yin, Chen and Pan, "Boosting End-to-End Database
+// Isolation Checking via Mini-Transactions" (MTC, ICDE 2025), Table I):
+// thin-air, aborted, future, intermediate and non-repeatable reads, reads
+// that miss the transaction's own write, and divergent read-modify-writes
+// (a lost update).
 //
 // The polygraph is built for SER, SI and SSER, which share one fact used
 // throughout: a transaction T that reads key x from W and then writes x must
@@ -88,8 +92,8 @@ type Options struct {
 	// real-time edges between transactions with recorded times.
 	Level level.Level
 	// AllPairs makes a constraint for every pair of write chains of a key,
-	// as seed 002 does, instead of only for the pairs reachability leaves
-	// open. It is for tests and measurements.
+	// as Huang et al. (PVLDB 2023) do, instead of only for the pairs
+	// reachability leaves open. It is for tests and measurements.
 	AllPairs bool
 	// MaxConstraintEdges bounds the edges of all constraints together
 	// (0: DefaultMaxConstraintEdges). Past it, Build stops and sets
@@ -526,10 +530,10 @@ func (a *arena[T]) clone(s []T) []T {
 	return append(a.alloc(len(s)), s...)
 }
 
-// orderAllPairs orders the chains of every key the way seed 002 does: the
-// initial chain before every other, and a constraint for every other pair.
-// It is quadratic in the writers of a key; orderChains is the fast path.
-// It counts the keys done on m.
+// orderAllPairs orders the chains of every key the way Huang et al.
+// (PVLDB 2023) do: the initial chain before every other, and a constraint
+// for every other pair. It is quadratic in the writers of a key;
+// orderChains is the fast path. It counts the keys done on m.
 func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
 	work := keyWork{m: m}
 	for _, kc := range keys {

@@ -1,5 +1,7 @@
 // Package prune resolves the constraints of a polygraph that reachability
-// alone decides (seed 002, Section 4.3, Algorithm 1): when one side of a
+// alone decides (Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI,
+// PVLDB 16(6), 2023), Section 4.3, Algorithm 1): when one side of a
 // constraint would close a cycle with the known edges, the other side
 // becomes known. It repeats until nothing changes, and reports a violation
 // when the known edges already form a cycle or both sides of a constraint

@@ -1,7 +1,9 @@
-// Package solver decides SAT modulo graph acyclicity: given a graph of fixed
-// edges and of edges guarded by boolean literals, it finds an assignment of
-// the literals whose chosen edges keep the graph acyclic, or proves that none
-// exists (seed 002, Section 4.4, posed for MonoSAT there).
+// Package solver decides SAT modulo graph acyclicity: given a graph of
+// fixed edges and of edges guarded by boolean literals, it finds an
+// assignment of the literals whose chosen edges keep the graph acyclic, or
+// proves that none exists (Huang, Liu, Chen, Wei, Basin, Li and Pan,
+// "Efficient Black-box Checking of Snapshot Isolation in Databases"
+// (PolySI, PVLDB 16(6), 2023), Section 4.4, posed for MonoSAT there).
 //
 // The engine is lazy: the pure-Go SAT solver gini proposes an assignment,
 // the theory looks for cycles among the chosen edges, and each cycle found

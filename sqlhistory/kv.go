@@ -18,10 +18,11 @@ const (
 )
 
 // FromKV returns key-value history h as a SQL history whose transactions
-// all have level l: seed 003's special case (§4.2) where a read of key x
-// is SELECT(k = x) and a write is an INSERT (an upsert) of the row
-// {k: x, v: value}. Every key starts with the row {k: x, v: h.Init}.
-// Lists and real time have no counterpart and are refused.
+// all have level l: the special case of Bouajjani et al. (CAV 2025) §4.2,
+// where a read of key x is SELECT(k = x) and a write is an INSERT (an
+// upsert) of the row {k: x, v: value}. Every key starts with the row
+// {k: x, v: h.Init}. Lists and real time have no counterpart and are
+// refused.
 func FromKV(h *history.History, l level.Level) (*History, error) {
 	if h.Lists {
 		return nil, fmt.Errorf("sqlhistory: a history of lists has no SQL counterpart")

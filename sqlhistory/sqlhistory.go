@@ -1,6 +1,8 @@
-// Package sqlhistory is the data model of SQL histories (seed 003, §2):
-// transactions of SELECT, INSERT, UPDATE and DELETE events over tables of
-// rows with a primary key, each transaction with its own isolation level.
+// Package sqlhistory is the data model of SQL histories of Bouajjani, Enea
+// and Román-Calvo, "On the Complexity of Checking Mixed Isolation Levels
+// for SQL Transactions" (CAV 2025), §2: transactions of SELECT, INSERT,
+// UPDATE and DELETE events over tables of rows with a primary key, each
+// transaction with its own isolation level.
 //
 // Every row version a transaction writes has a unique name (the write id a
 // recorder stores in the row), so a read names the versions it returned.
@@ -57,7 +59,7 @@ func ParseKind(s string) (Kind, bool) {
 }
 
 // Reads reports whether events of kind k evaluate a predicate over the
-// table (seed 003's read events).
+// table (the read events of Bouajjani et al., CAV 2025).
 func (k Kind) Reads() bool { return k == Select || k == Update || k == Delete }
 
 // Status says whether a transaction committed: the key-value model's.
@@ -88,8 +90,9 @@ type VersionID int32
 
 // Writers of versions that no transaction of the history wrote.
 const (
-	// Init is the writer of the initial versions (seed 003's transaction
-	// init). Rows not given an initial version are absent initially.
+	// Init is the writer of the initial versions (the transaction init of
+	// Bouajjani et al., CAV 2025). Rows not given an initial version are
+	// absent initially.
 	Init = -1
 	// Unwritten is the writer of a version that a read named but nobody
 	// wrote: a read from thin air.
@@ -104,9 +107,10 @@ type Version struct {
 	// Writer is the index of the transaction that wrote it, Init or
 	// Unwritten; Event is the index of the event in the writer.
 	Writer, Event int
-	// Row is the row's content; nil for a deletion (seed 003's †: no
-	// predicate holds on it). For an Unwritten version it is what the
-	// first read of it returned, if the recorder said.
+	// Row is the row's content; nil for a deletion (the † of
+	// Bouajjani et al., CAV 2025: no predicate holds on it). For an
+	// Unwritten version it is what the first read of it returned, if the
+	// recorder said.
 	Row predicate.Row
 }
 
@@ -163,9 +167,10 @@ type History struct {
 	File string
 }
 
-// Levels are the isolation levels a transaction of a SQL history may
-// have: those seed 003's axioms define (§3) plus CC, whose visibility
-// relation, (so ∪ wr)+, is of the same saturable kind as RA's.
+// Levels are the isolation levels a transaction of a SQL history may have:
+// those the axioms of Bouajjani et al. (CAV 2025) define (§3) plus CC,
+// whose visibility relation, (so ∪ wr)+, is of the same saturable kind as
+// RA's.
 func Levels() []level.Level {
 	return []level.Level{level.SER, level.SI, level.PC, level.CC, level.RA, level.RC}
 }

@@ -1,6 +1,8 @@
 // Package sqlrun runs SQL client programs concurrently against a database
 // and records the SQL history (package sqlhistory) they produce, each
-// transaction at its own isolation level (seed 003, §6).
+// transaction at its own isolation level, as in the experiments of
+// Bouajjani, Enea and Román-Calvo, "On the Complexity of Checking Mixed
+// Isolation Levels for SQL Transactions" (CAV 2025), §6.
 //
 // An App declares its tables, their initial rows and a generator of
 // transactions; a transaction is a Go function over a recording handle,
@@ -70,9 +72,9 @@ type Txn struct {
 	// Name is the transaction's kind ("NewOrder"); the history names
 	// each transaction "Name-S.T" after its session and index.
 	Name string
-	// Important says the transaction runs at the strong level of a mix
-	// such as "ser+rc" (seed 003 §6: TPC-C's NewOrder and Payment,
-	// Twitter's InsertTweet).
+	// Important says the transaction runs at the strong level of a mix such
+	// as "ser+rc" (Bouajjani et al., CAV 2025, §6: TPC-C's NewOrder and
+	// Payment, Twitter's InsertTweet).
 	Important bool
 	// Run runs the transaction's statements on tx. It returns the first
 	// error of tx's methods, or ErrAbort after tx.Abort.
@@ -104,8 +106,9 @@ type LevelMix struct {
 }
 
 // ParseLevelMix reads a level mix: "ser", "si" or "rc" (every transaction
-// at that level), "ser+rc" or "si+rc" (the important transactions at SER
-// or SI, the others at RC, as seed 003's experiments), or "random".
+// at that level), "ser+rc" or "si+rc" (the important transactions at SER or
+// SI, the others at RC, as in the experiments of Bouajjani et al.,
+// CAV 2025), or "random".
 func ParseLevelMix(s string) (LevelMix, error) {
 	one := map[string]level.Level{"ser": level.SER, "si": level.SI, "rc": level.RC}
 	t := strings.ToLower(strings.TrimSpace(s))

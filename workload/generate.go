@@ -405,7 +405,9 @@ func finish(rng *rand.Rand, h *history.History, kind Store) *history.History {
 }
 
 // LargeConfig describes a benchmark history. Zero sizes take the defaults
-// in brackets (the seed papers' default workload).
+// in brackets (the default workload of Huang, Liu, Chen, Wei, Basin, Li and
+// Pan, "Efficient Black-box Checking of Snapshot Isolation in Databases"
+// (PolySI, PVLDB 16(6), 2023), Section 5).
 type LargeConfig struct {
 	Sessions       int // sessions [20]
 	TxnsPerSession int // transactions per session [100]

@@ -6,9 +6,11 @@ import (
 	"github.com/isocheck/isocheck/history"
 )
 
-// MiniConfig describes a history of mini-transactions (seed 001): each
-// transaction reads one or two keys and, unless it is read-only, writes
-// every key it read right after reading it.
+// MiniConfig describes a history of mini-transactions (Wei, Xiao, Yang,
+// Liu, Yin, Chen and Pan, "Boosting End-to-End Database Isolation Checking
+// via Mini-Transactions" (MTC, ICDE 2025), Section III): each transaction
+// reads one or two keys and, unless it is read-only, writes every key it
+// read right after reading it.
 type MiniConfig struct {
 	Sessions int     // sessions [20]
 	Txns     int     // transactions in all [10000]

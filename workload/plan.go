@@ -62,13 +62,16 @@ const (
 type Kind string
 
 const (
-	// General is the general workload of seed 002 (§5.1): transactions of
-	// reads and writes of keys drawn from a distribution, some of them
-	// long.
+	// General is the general workload of Huang, Liu, Chen, Wei, Basin, Li
+	// and Pan, "Efficient Black-box Checking of Snapshot Isolation in
+	// Databases" (PolySI, PVLDB 16(6), 2023), §5.1: transactions of reads
+	// and writes of keys drawn from a distribution, some of them long.
 	General Kind = "general"
-	// MiniTxn is the mini-transaction workload of seed 001 (§III): at most
-	// four operations, every write preceded by a read of its key, so that
-	// reads reveal every version order.
+	// MiniTxn is the mini-transaction workload of Wei, Xiao, Yang, Liu,
+	// Yin, Chen and Pan, "Boosting End-to-End Database Isolation Checking
+	// via Mini-Transactions" (MTC, ICDE 2025), Section III: at most four
+	// operations, every write preceded by a read of its key, so that reads
+	// reveal every version order.
 	MiniTxn Kind = "mini"
 	// LWT is lightweight transactions: one compare-and-set on one key
 	// each, or a read of it.
@@ -97,7 +100,7 @@ func ParseKind(s string) (Kind, error) {
 }
 
 // PlanConfig describes a plan. Zero sizes take the defaults in brackets
-// (seed 002's default workload).
+// (the default workload of Huang et al., PVLDB 2023).
 type PlanConfig struct {
 	Workload       Kind // [General]
 	Sessions       int  // sessions [20]
@@ -265,10 +268,10 @@ func (g *planGen) txn() []OpPlan {
 	return ops
 }
 
-// mini makes a mini-transaction (seed 001, §III): one or two keys, each
-// read and, unless the transaction is read-only, written right after, so
-// that every write is preceded by a read of its key. These are the
-// templates R, RW, RR, RWR (read one key, write it, read another),
+// mini makes a mini-transaction (Wei et al., ICDE 2025, Section III): one
+// or two keys, each read and, unless the transaction is read-only, written
+// right after, so that every write is preceded by a read of its key. These
+// are the templates R, RW, RR, RWR (read one key, write it, read another),
 // RRW... of the paper reduced to their two shapes per key.
 func (g *planGen) mini() []OpPlan {
 	k1 := g.key()

@@ -427,7 +427,9 @@ func TestLargeSI(t *testing.T) {
 	t.Logf("%d of %d transactions aborted by first-committer-wins", aborted, len(h.Txns))
 }
 
-// TestLargeDefault checks the shape of the seed papers' default workload.
+// TestLargeDefault checks the shape of the default workload of Huang, Liu,
+// Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of Snapshot
+// Isolation in Databases" (PolySI, PVLDB 16(6), 2023), Section 5.
 func TestLargeDefault(t *testing.T) {
 	h := workload.Large(workload.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
 	checkValues(t, h)

@@ -1,7 +1,14 @@
-// Package harness reproduces the shape of the PolySI paper's experiments
-// (seed 002, Section 5) and of the mini-transaction paper's (seed 001) on
-// the machine it runs on, and writes their results as CSV files, plots
-// (PNG and SVG) and a Markdown summary.
+// Package harness reproduces, on the machine it runs on, the shape of the
+// experiments of Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI,
+// PVLDB 16(6), 2023), Section 5; of Wei, Xiao, Yang, Liu, Yin, Chen and
+// Pan, "Boosting End-to-End Database Isolation Checking via
+// Mini-Transactions" (MTC, ICDE 2025), Section V; of Bouajjani, Enea and
+// Román-Calvo, "On the Complexity of Checking Mixed Isolation Levels for
+// SQL Transactions" (CAV 2025), §6; and of Bouajjani, Enea and Román-Calvo,
+// "Dynamic Partial Order Reduction for Checking Correctness against
+// Transaction Isolation Levels" (PLDI 2023), §7.3. It writes their results
+// as CSV files, plots (PNG and SVG) and a Markdown summary.
 //
 // Every measurement runs the isocheck command in a child process,
 //
@@ -18,17 +25,19 @@
 //
 //   - fig5: the time of each stage as one workload parameter varies around
 //     the defaults (20 sessions × 100 transactions × 15 operations, 50%
-//     reads, 10k keys, zipfian), as in seed 002's Figure 5;
-//   - table3: constraints and unknown dependencies before and after
-//     pruning for GeneralRH, GeneralRW, GeneralWH and the RUBiS, TPC-C and
-//     Twitter histories of the corpus, as in seed 002's Table 3;
+//     reads, 10k keys, zipfian), as in Figure 5 of Huang et al.
+//     (PVLDB 2023);
+//   - table3: constraints and unknown dependencies before and after pruning
+//     for GeneralRH, GeneralRW, GeneralWH and the RUBiS, TPC-C and Twitter
+//     histories of the corpus, as in their Table 3;
 //   - fig9: the ablations (no pruning, all pairs of write chains, both, and
 //     every solver engine the command lists) on the same benchmarks, as in
-//     seed 002's Figure 9;
+//     their Figure 9;
 //   - scaling: time and peak memory as the history grows from 10k
 //     transactions to 1M (10M with the full scale);
-//   - mini: histories of mini-transactions against general ones of the
-//     same size, at SER, SI and SSER, in the manner of seed 001's Figure 9.
+//   - mini: histories of mini-transactions against general ones of the same
+//     size, at SER, SI and SSER, in the manner of Figure 9 of Wei et al.
+//     (ICDE 2025).
 //
 // The cmd/isobench command runs them.
 package harness

@@ -21,20 +21,22 @@ type experiment struct {
 }
 
 var experiments = []*experiment{
-	{Name: "fig5", Title: "time per stage as one workload parameter varies (seed 002, Figure 5)", run: runFig5, plot: plotFig5},
-	{Name: "table3", Title: "constraints and unknown dependencies before and after pruning (seed 002, Table 3)", run: runTable3, plot: plotTable3},
-	{Name: "fig9", Title: "ablations: no pruning, all pairs, solver engines (seed 002, Figure 9)", run: runFig9, plot: plotFig9},
+	{Name: "fig5", Title: "time per stage as one workload parameter varies (Huang et al., PVLDB 2023, Figure 5)", run: runFig5, plot: plotFig5},
+	{Name: "table3", Title: "constraints and unknown dependencies before and after pruning (Huang et al., PVLDB 2023, Table 3)", run: runTable3, plot: plotTable3},
+	{Name: "fig9", Title: "ablations: no pruning, all pairs, solver engines (Huang et al., PVLDB 2023, Figure 9)", run: runFig9, plot: plotFig9},
 	{Name: "scaling", Title: "time and peak memory as the history grows", run: runScaling, plot: plotScaling},
-	{Name: "mini", Title: "mini-transactions against general transactions (seed 001, Figure 9)", run: runMini, plot: plotMini},
-	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (seed 003, Figure 6)", run: runSQLSessions, plot: plotSQL},
-	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (seed 003, Figure 7)", run: runSQLTxns, plot: plotSQL},
-	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (seed 003, §6)", run: runSQLNaive, plot: plotSQLNaive},
-	{Name: "explore-fig14", Title: "model checking: explore-ce under RC, RA, CC, SI, SER against its baselines (seed 004, Figure 14)", run: runExploreFig14, plot: plotExploreFig14},
-	{Name: "explore-fig15", Title: "model checking: explore-ce under CC as sessions and transactions grow (seed 004, Figure 15)", run: runExploreFig15, plot: plotExploreFig15},
+	{Name: "mini", Title: "mini-transactions against general transactions (Wei et al., ICDE 2025, Figure 9)", run: runMini, plot: plotMini},
+	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (Bouajjani et al., CAV 2025, Figure 6)", run: runSQLSessions, plot: plotSQL},
+	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (Bouajjani et al., CAV 2025, Figure 7)", run: runSQLTxns, plot: plotSQL},
+	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (Bouajjani et al., CAV 2025, §6)", run: runSQLNaive, plot: plotSQLNaive},
+	{Name: "explore-fig14", Title: "model checking: explore-ce under RC, RA, CC, SI, SER against its baselines (Bouajjani et al., PLDI 2023, Figure 14)", run: runExploreFig14, plot: plotExploreFig14},
+	{Name: "explore-fig15", Title: "model checking: explore-ce under CC as sessions and transactions grow (Bouajjani et al., PLDI 2023, Figure 15)", run: runExploreFig15, plot: plotExploreFig15},
 }
 
-// defaultWorkload is seed 002's default general workload, run by a
-// simulated snapshot-isolation store.
+// defaultWorkload is the default general workload of Huang, Liu, Chen, Wei,
+// Basin, Li and Pan, "Efficient Black-box Checking of Snapshot Isolation in
+// Databases" (PolySI, PVLDB 16(6), 2023), Section 5, run by a simulated
+// snapshot-isolation store.
 func defaultWorkload() workload.LargeConfig {
 	return workload.LargeConfig{Sessions: 20, TxnsPerSession: 100, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation}
 }
@@ -77,9 +79,9 @@ func fig5Axes(s Scale) []axis {
 	}
 }
 
-// runFig5 varies one parameter at a time around the defaults and checks
-// SI, as seed 002's Figure 5 does. The default point is measured once and
-// shared by every axis.
+// runFig5 varies one parameter at a time around the defaults and checks SI,
+// as Figure 5 of Huang et al. (PVLDB 2023) does. The default point is
+// measured once and shared by every axis.
 func runFig5(ctx context.Context, e *env) ([]Row, error) {
 	var rows []Row
 	byKey := make(map[string][]Row)
@@ -118,8 +120,9 @@ type benchmark struct {
 	path string     // a corpus history
 }
 
-// benchmarks are seed 002's six: GeneralRH, GeneralRW and GeneralWH (25
-// sessions × 400 transactions × 8 operations, 95%, 50% and 30% reads;
+// benchmarks are the six of Huang et al. (PVLDB 2023): GeneralRH, GeneralRW
+// and GeneralWH (25 sessions × 400 transactions × 8 operations, 95%, 50%
+// and 30% reads;
 // 25 × 100 × 8 at Quick scale, 25 × 10 × 8 at Tiny) and the corpus's
 // RUBiS, TPC-C and Twitter, when the corpus is there.
 func (e *env) benchmarks() []benchmark {
@@ -177,7 +180,7 @@ func runTable3(ctx context.Context, e *env) ([]Row, error) {
 		}
 		// isocheck orders the write chains of a key by reachability
 		// before it makes constraints; --all-pairs constrains every pair,
-		// as seed 002 does, whose Table 3 counts those.
+		// as Huang et al. (PVLDB 2023) do, whose Table 3 counts those.
 		for _, v := range []CheckOptions{{Level: "si"}, {Level: "si", AllPairs: true}} {
 			var g *generated
 			if !v.AllPairs {
@@ -301,9 +304,11 @@ func sizeName(n int) string {
 	return strconv.Itoa(n)
 }
 
-// runMini checks histories of mini-transactions (seed 001: every write
-// after a read of its key, so the reads fix every version order) at SER,
-// SI and SSER, beside general histories of the same size at SI.
+// runMini checks histories of mini-transactions (Wei, Xiao, Yang, Liu, Yin,
+// Chen and Pan, "Boosting End-to-End Database Isolation Checking via
+// Mini-Transactions" (MTC, ICDE 2025), Section III: every write after a
+// read of its key, so the reads fix every version order) at SER, SI and
+// SSER, beside general histories of the same size at SI.
 func runMini(ctx context.Context, e *env) ([]Row, error) {
 	sizes := scalingSizes(e.cfg.Scale)
 	if len(sizes) > 3 {

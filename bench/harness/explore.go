@@ -8,14 +8,17 @@ import (
 	"time"
 )
 
-// The model-checking experiments (seed 004, §7.3): `isocheck explore`
+// The model-checking experiments of Bouajjani, Enea and Román-Calvo,
+// "Dynamic Partial Order Reduction for Checking Correctness against
+// Transaction Isolation Levels" (PLDI 2023), §7.3: `isocheck explore`
 // enumerates the histories of a client program of one of package
-// explore/apps's applications under an isolation level, each run in a
-// child process, and reports how many histories and end states it found,
-// its time and its peak memory.
+// explore/apps's applications under an isolation level, each run in a child
+// process, and reports how many histories and end states it found, its time
+// and its peak memory.
 
-// ExploreApps are the applications of Figure 14, in the order of seed
-// 004 §7.2 (the names `isocheck explore --app` takes).
+// ExploreApps are the applications of Figure 14, in the order of
+// Bouajjani et al. (PLDI 2023) §7.2 (the names `isocheck explore --app`
+// takes).
 var ExploreApps = []string{"shopping-cart", "twitter", "courseware", "wikipedia", "tpcc"}
 
 // Fig15Apps are the applications of Figure 15.
@@ -239,9 +242,9 @@ func (e *env) logExploreRow(r Row, limit time.Duration) {
 	fmt.Fprintln(e.log, line)
 }
 
-// runExploreFig14 is seed 004's Figure 14: five programs (seeds) of each
-// application, each of 3 sessions × 3 transactions, explored in every
-// configuration of fig14Variants.
+// runExploreFig14 is Figure 14 of Bouajjani et al. (PLDI 2023): five
+// programs (seeds) of each application, each of 3 sessions × 3
+// transactions, explored in every configuration of fig14Variants.
 func runExploreFig14(ctx context.Context, e *env) ([]Row, error) {
 	z := exploreScale(e.cfg.Scale)
 	var rows []Row
@@ -276,9 +279,9 @@ func runExploreFig14(ctx context.Context, e *env) ([]Row, error) {
 	return rows, nil
 }
 
-// runExploreFig15 is seed 004's Figure 15: explore-ce under CC of five
-// programs of TPC-C and of Wikipedia as (a) the sessions grow, 3
-// transactions each, and (b) the transactions per session grow, 3
+// runExploreFig15 is Figure 15 of Bouajjani et al. (PLDI 2023): explore-ce
+// under CC of five programs of TPC-C and of Wikipedia as (a) the sessions
+// grow, 3 transactions each, and (b) the transactions per session grow, 3
 // sessions. Every program of every size is run (the averages count the
 // timeouts, as the paper's).
 func runExploreFig15(ctx context.Context, e *env) ([]Row, error) {

@@ -86,7 +86,7 @@ func plotExploreFig14(rows []Row, m Machine, dir string) ([]string, error) {
 			}
 			pts[s] = cactus(vals)
 		}
-		p := newPlot(fmt.Sprintf("Figure 14%s (seed 004): cactus plot of %d programs, timeouts left out", v.title, n), m)
+		p := newPlot(fmt.Sprintf("Figure 14%s (Bouajjani et al., PLDI 2023)\ncactus plot of %d programs, timeouts left out", v.title, n), m)
 		p.X.Label.Text = "programs explored completely"
 		p.Y.Label.Text = v.label
 		logYIfSpread(p, pts)
@@ -227,7 +227,7 @@ func plotExploreFig15(rows []Row, m Machine, dir string) ([]string, error) {
 		{"explore-fig15-time", "average time", "time (s), mean of the programs", timePts, marksT},
 		{"explore-fig15-memory", "average peak memory", "peak RSS (MiB), mean of the programs", memPts, marksM},
 	} {
-		p := newPlot(fmt.Sprintf("Figure 15 (seed 004): explore-ce under CC, %s as programs grow (timeouts counted at the limit)", v.title), m)
+		p := newPlot(fmt.Sprintf("Figure 15 (Bouajjani et al., PLDI 2023)\nexplore-ce under CC, %s as programs grow (timeouts counted at the limit)", v.title), m)
 		p.X.Label.Text = "sessions, or transactions per session"
 		p.Y.Label.Text = v.label
 		if err := linearLines(p, series, v.pts, nil); err != nil {
@@ -388,7 +388,7 @@ func exploreFig14Summary(b *strings.Builder, rows []Row) {
 	}
 	ps := programs(rows)
 	limits := exploreLimits(rows)
-	b.WriteString("\n### Model checking (seed 004, Figure 14): explore-ce and its baselines\n\n")
+	b.WriteString("\n### Model checking (Bouajjani et al., PLDI 2023, Figure 14): explore-ce and its baselines\n\n")
 	fmt.Fprintf(b, "%d programs (%s), each explored once by `isocheck explore --json` in every configuration: CC, RA, RC are explore-ce under that level (`--level`), CC+SI and CC+SER explore-ce*(CC, SI) and explore-ce*(CC, SER) (`--level si|ser`), RA+CC, RC+CC and true+CC the plain-optimal explore-ce*(I0, CC) (`--level cc --base ra|rc|true`), DFS(CC) the baseline without reduction (`--level cc --dfs`). Times are the exploration's own (`elapsed_ms`, process start left out), median and max of the programs solved; memory the process's peak RSS. %s A program that breaks an assertion of its application (exit 1) is still a complete exploration (\"violated\" below).\n\n",
 		len(ps), programSizes(rows), limits)
 	b.WriteString("| configuration | solved | timeouts | median time | max time | mean peak memory | end states (solved) | histories (solved) | violated | mean speedup of CC |\n")
@@ -523,7 +523,7 @@ func exploreFig15Summary(b *strings.Builder, rows []Row) {
 	if len(pts) == 0 {
 		return
 	}
-	b.WriteString("\n### Model checking (seed 004, Figure 15): explore-ce under CC as programs grow\n\n")
+	b.WriteString("\n### Model checking (Bouajjani et al., PLDI 2023, Figure 15): explore-ce under CC as programs grow\n\n")
 	fmt.Fprintf(b, "%d programs (seeds) of each application a size, explored once by `isocheck explore --level cc --json`. Averages over the programs, counting the ones that timed out at the time they stopped (as the paper's plots include them): their averages are lower bounds; the number that timed out is in parentheses.\n\n", len(pts[0].runs))
 	var xs []int
 	for _, p := range pts {

@@ -96,17 +96,20 @@ type Config struct {
 	// on (a DSN for dial.OpenSQL: sqlite://PATH or postgres://...); an
 	// SQLite file in the work directory when empty.
 	SQLDB string
-	// SQLTimeout limits each check of the SQL experiments (seed 003 gives
-	// each history 60 s); Timeout when 0.
+	// SQLTimeout limits each check of the SQL experiments (Bouajjani, Enea
+	// and Román-Calvo, "On the Complexity of Checking Mixed Isolation
+	// Levels for SQL Transactions" (CAV 2025), §6, gives each history 60
+	// s); Timeout when 0.
 	SQLTimeout time.Duration
 	// SQLClients is the number of clients (histories) of each point of
 	// the SQL experiments; 0 means the scale's (1 at Tiny, 2 at Quick, 5
 	// otherwise).
 	SQLClients int
 	// ExploreTimeout limits each run of explore-ce (RC, RA, CC, CC+SI,
-	// CC+SER) in explore-fig14 (seed 004, passed as `isocheck explore
-	// --timeout`); 0 means the scale's: 1 min at tiny and quick scale,
-	// else 10 min (the paper's target: no program takes longer).
+	// CC+SER) in explore-fig14 (Figure 14 of Bouajjani et al., PLDI 2023;
+	// passed as `isocheck explore --timeout`); 0 means the scale's: 1 min
+	// at tiny and quick scale, else 10 min (the paper's target: no program
+	// takes longer).
 	ExploreTimeout time.Duration
 	// ExploreBaselineTimeout limits the runs of explore-fig14's
 	// baselines (explore-ce* from RA, RC and true, and DFS); 0 means the

@@ -377,7 +377,7 @@ func plotMini(rows []Row, m Machine, dir string) ([]string, error) {
 		x, _ := strconv.Atoi(g.X)
 		pts[s] = append(pts[s], plotter.XY{X: float64(x), Y: max(g.median.Wall.Seconds(), 1e-3)})
 	}
-	p := newPlot("mini-transactions (seed 001) against general transactions", m)
+	p := newPlot("mini-transactions (Wei et al., ICDE 2025) against general transactions", m)
 	p.X.Label.Text = "transactions"
 	p.Y.Label.Text = "wall time (s), median run"
 	if err := lines(p, series, pts); err != nil {

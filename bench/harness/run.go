@@ -204,12 +204,14 @@ type CheckOptions struct {
 	NoPrune  bool   // --no-prune
 	AllPairs bool   // --all-pairs
 	Solver   string // --solver, when not empty
-	// SQL is for a SQL history (seed 003): --level only when Level is
-	// set, else each transaction is checked at the level it recorded;
-	// no --stats (the JSON has the stats of a SQL check anyway).
+	// SQL is for a SQL history (Bouajjani, Enea and Román-Calvo, "On the
+	// Complexity of Checking Mixed Isolation Levels for SQL Transactions"
+	// (CAV 2025)): --level only when Level is set, else each transaction
+	// is checked at the level it recorded; no --stats (the JSON has the
+	// stats of a SQL check anyway).
 	SQL bool
-	// Naive is --naive: seed 003's baseline, every witness and every
-	// commit order (SQL histories).
+	// Naive is --naive: the baseline of Bouajjani et al. (CAV 2025),
+	// every witness and every commit order (SQL histories).
 	Naive bool
 }
 
@@ -244,7 +246,7 @@ func (o CheckOptions) Args(file string) []string {
 
 // Variant names the ablation the options select: "default", "no-prune",
 // "all-pairs", "no-prune+all-pairs", with "+solver=E" for an engine;
-// "naive" for seed 003's baseline.
+// "naive" for the baseline of Bouajjani et al. (CAV 2025).
 func (o CheckOptions) Variant() string {
 	var parts []string
 	if o.NoPrune {

@@ -17,17 +17,20 @@ import (
 	"github.com/isocheck/isocheck/workload/twitter"
 )
 
-// The SQL experiments (seed 003, §6): histories of BenchBase's TPC-C and
-// Twitter recorded by package sqlrun on a real database, each transaction
-// at the level its isolation configuration gives it, checked by `isocheck
-// check` (Algorithm 3) and by its naive baseline (--naive).
+// The SQL experiments of Bouajjani, Enea and Román-Calvo, "On the
+// Complexity of Checking Mixed Isolation Levels for SQL Transactions"
+// (CAV 2025), §6: histories of BenchBase's TPC-C and Twitter recorded by
+// package sqlrun on a real database, each transaction at the level its
+// isolation configuration gives it, checked by `isocheck check`
+// (Algorithm 3) and by its naive baseline (--naive).
 
 // SQLApps are the applications of the SQL experiments.
 var SQLApps = []string{"tpcc", "twitter"}
 
-// SQLMixes are seed 003's isolation configurations: SER, SI and RC
-// throughout, and SER or SI for the important transactions (TPC-C's
-// NewOrder and Payment, Twitter's InsertTweet) with RC for the others.
+// SQLMixes are the isolation configurations of Bouajjani et al. (CAV 2025)
+// §6: SER, SI and RC throughout, and SER or SI for the important
+// transactions (TPC-C's NewOrder and Payment, Twitter's InsertTweet) with
+// RC for the others.
 var SQLMixes = []string{"ser", "si", "rc", "ser+rc", "si+rc"}
 
 // sqlApp returns the application named name.
@@ -277,9 +280,9 @@ func (e *env) runSQLPoints(ctx context.Context, runs []sqlRun) ([]Row, error) {
 	return rows, nil
 }
 
-// runSQLSessions is seed 003's Figure 6: sessions grow, 10 transactions
-// each, every application and isolation configuration, checked at the
-// recorded levels.
+// runSQLSessions is Figure 6 of Bouajjani et al. (CAV 2025): sessions grow,
+// 10 transactions each, every application and isolation configuration,
+// checked at the recorded levels.
 func runSQLSessions(ctx context.Context, e *env) ([]Row, error) {
 	var runs []sqlRun
 	for _, app := range SQLApps {
@@ -295,8 +298,8 @@ func runSQLSessions(ctx context.Context, e *env) ([]Row, error) {
 	return e.runSQLPoints(ctx, runs)
 }
 
-// runSQLTxns is seed 003's Figure 7: 3 sessions, transactions per
-// session grow.
+// runSQLTxns is Figure 7 of Bouajjani et al. (CAV 2025): 3 sessions,
+// transactions per session grow.
 func runSQLTxns(ctx context.Context, e *env) ([]Row, error) {
 	var runs []sqlRun
 	for _, app := range SQLApps {
@@ -312,8 +315,9 @@ func runSQLTxns(ctx context.Context, e *env) ([]Row, error) {
 	return e.runSQLPoints(ctx, runs)
 }
 
-// runSQLNaive is seed 003's third experiment: histories recorded at RC,
-// checked at SER by isocheck and by the naive baseline.
+// runSQLNaive is the third experiment of Bouajjani et al. (CAV 2025) §6:
+// histories recorded at RC, checked at SER by isocheck and by the naive
+// baseline.
 func runSQLNaive(ctx context.Context, e *env) ([]Row, error) {
 	var runs []sqlRun
 	for _, app := range SQLApps {

@@ -65,8 +65,9 @@ func (p sqlPoint) count(s string) int {
 	return n
 }
 
-// mean is the mean wall time of the runs that gave a verdict, as seed
-// 003 averages (timed-out runs left out), and whether there were any.
+// mean is the mean wall time of the runs that gave a verdict, as
+// Bouajjani et al. (CAV 2025) average (timed-out runs left out), and
+// whether there were any.
 func (p sqlPoint) mean() (time.Duration, bool) {
 	ws := p.finished()
 	if len(ws) == 0 {
@@ -140,7 +141,7 @@ func plotSQL(rows []Row, m Machine, dir string) ([]string, error) {
 		if axis != "sessions" {
 			what, fig = "transactions per session (3 sessions)", "Figure 7"
 		}
-		p := newPlot(fmt.Sprintf("%s (seed 003): %s, checking each transaction at its level as %s grow", fig, appTitle(app), strings.TrimSuffix(what, " (3 sessions)")), m)
+		p := newPlot(fmt.Sprintf("%s (Bouajjani et al., CAV 2025)\n%s, checking each transaction at its level as %s grow", fig, appTitle(app), strings.TrimSuffix(what, " (3 sessions)")), m)
 		p.X.Label.Text = what
 		p.Y.Label.Text = "wall time (s), mean of the clients that finished"
 		if err := linearLines(p, series, lines, marks); err != nil {
@@ -179,7 +180,7 @@ func plotSQLNaive(rows []Row, m Machine, dir string) ([]string, error) {
 			marks = append(marks, xy)
 		}
 	}
-	p := newPlot("seed 003's naive baseline: histories recorded at RC checked at SER (3 sessions)", m)
+	p := newPlot("The naive baseline of Bouajjani et al. (CAV 2025)\nhistories recorded at RC checked at SER (3 sessions)", m)
 	p.X.Label.Text = "transactions per session"
 	p.Y.Label.Text = "wall time (s), mean of the clients that finished"
 	if err := linearLines(p, series, lines, marks); err != nil {
@@ -321,7 +322,7 @@ func sqlGridSummary(b *strings.Builder, rows []Row, title string) {
 		return
 	}
 	fmt.Fprintf(b, "\n### %s\n\n", title)
-	fmt.Fprintf(b, "Histories of BenchBase's TPC-C and Twitter recorded by `sqlrun` on %s, %s client(s) (seeds) a point, each checked once by `isocheck check --json` at the levels its transactions recorded; the mean wall time of the clients that finished (as seed 003 averages), and how many did not.\n\n", sqlDBs(rows), clientsOf(pts))
+	fmt.Fprintf(b, "Histories of BenchBase's TPC-C and Twitter recorded by `sqlrun` on %s, %s client(s) (seeds) a point, each checked once by `isocheck check --json` at the levels its transactions recorded; the mean wall time of the clients that finished (as Bouajjani et al. average), and how many did not.\n\n", sqlDBs(rows), clientsOf(pts))
 	var xs []string
 	for _, p := range pts {
 		if !slices.Contains(xs, p.X) {
@@ -502,8 +503,8 @@ func sqlNaiveSummary(b *strings.Builder, rows []Row, grids []Row) {
 			sizes = append(sizes, p.X)
 		}
 	}
-	b.WriteString("\n### SQL histories against the naive baseline (seed 003, §6): recorded at RC, checked at SER\n\n")
-	fmt.Fprintf(b, "Histories recorded by `sqlrun` on %s with every transaction at RC, 3 sessions of %s transactions, %s client(s) a size; each checked once with `isocheck check --json --level ser` (default) and with `--naive` as well (seed 003's baseline: every witness and every commit order). Times are of the runs that finished (as seed 003 computes them).\n\n",
+	b.WriteString("\n### SQL histories against the naive baseline (Bouajjani et al., CAV 2025, §6): recorded at RC, checked at SER\n\n")
+	fmt.Fprintf(b, "Histories recorded by `sqlrun` on %s with every transaction at RC, 3 sessions of %s transactions, %s client(s) a size; each checked once with `isocheck check --json --level ser` (default) and with `--naive` as well (the paper's baseline: every witness and every commit order). Times are of the runs that finished (as the paper computes them).\n\n",
 		sqlDBs(rows), strings.Join(sizes, ", "), clientsOf(pts))
 	b.WriteString("| application | checker | histories | timeouts | violated | mean | median | max |\n|---|---|---:|---:|---:|---:|---:|---:|\n")
 	var all [2][]Row

@@ -28,9 +28,10 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 	if busiest > float64(m.Cores) {
 		fmt.Fprintf(&b, "\nThe machine was busy with other work during the run (load average up to %.1f on %d cores): times are longer than on an idle machine, and vary more.\n", busiest, m.Cores)
 	}
+	citePapers(&b, rows)
 	if rs := rows["table3"]; len(rs) > 0 {
-		b.WriteString("\n### Pruning (seed 002, Table 3)\n\n")
-		b.WriteString("Constraints are made for the pairs of write chains of a key that reachability leaves unordered (default), or for every pair as seed 002 does (all-pairs).\n\n")
+		b.WriteString("\n### Pruning (Huang et al., PVLDB 2023, Table 3)\n\n")
+		b.WriteString("Constraints are made for the pairs of write chains of a key that reachability leaves unordered (default), or for every pair as Huang et al. do (all-pairs).\n\n")
 		b.WriteString("| benchmark | constraints | transactions | constraints before → after pruning | unknown dependencies before → after | time | peak memory | verdict |\n")
 		b.WriteString("|---|---|---:|---:|---:|---:|---:|---|\n")
 		for _, g := range groups(rs) {
@@ -44,7 +45,7 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 		}
 	}
 	if rs := rows["fig9"]; len(rs) > 0 {
-		b.WriteString("\n### Ablations (seed 002, Figure 9): time to check SI\n\n")
+		b.WriteString("\n### Ablations (Huang et al., PVLDB 2023, Figure 9): time to check SI\n\n")
 		var cases, variants []string
 		cell := make(map[[2]string]string)
 		for _, g := range groups(rs) {
@@ -82,7 +83,7 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 		}
 	}
 	if rs := rows["fig5"]; len(rs) > 0 {
-		b.WriteString("\n### Workload parameters (seed 002, Figure 5): time to check SI, slowest and fastest point of each axis\n\n")
+		b.WriteString("\n### Workload parameters (Huang et al., PVLDB 2023, Figure 5): time to check SI, slowest and fastest point of each axis\n\n")
 		b.WriteString("| parameter | fastest | slowest |\n|---|---|---|\n")
 		var axes []string
 		byAxis := make(map[string][]group)
@@ -103,7 +104,7 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 		}
 	}
 	if rs := rows["mini"]; len(rs) > 0 {
-		b.WriteString("\n### Mini-transactions (seed 001) against general transactions: time to check\n\n")
+		b.WriteString("\n### Mini-transactions (Wei et al., ICDE 2025, Figure 9) against general transactions: time to check\n\n")
 		var sizes, cols []string
 		cell := make(map[[2]string]string)
 		for _, g := range groups(rs) {
@@ -128,12 +129,42 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 			b.WriteString("\n")
 		}
 	}
-	sqlGridSummary(&b, rows["sql-sessions"], "SQL histories (seed 003, Figure 6): time to check as sessions grow, 10 transactions each")
-	sqlGridSummary(&b, rows["sql-txns"], "SQL histories (seed 003, Figure 7): time to check as transactions per session grow, 3 sessions")
+	sqlGridSummary(&b, rows["sql-sessions"], "SQL histories (Bouajjani et al., CAV 2025, Figure 6): time to check as sessions grow, 10 transactions each")
+	sqlGridSummary(&b, rows["sql-txns"], "SQL histories (Bouajjani et al., CAV 2025, Figure 7): time to check as transactions per session grow, 3 sessions")
 	sqlNaiveSummary(&b, rows["sql-naive"], append(slices.Clone(rows["sql-sessions"]), rows["sql-txns"]...))
 	exploreFig14Summary(&b, rows["explore-fig14"])
 	exploreFig15Summary(&b, rows["explore-fig15"])
 	return b.String()
+}
+
+// papers are the papers whose experiments the harness reproduces in
+// shape, each with the experiments that follow it.
+var papers = []struct {
+	experiments []string
+	cite        string
+}{
+	{[]string{"fig5", "table3", "fig9", "scaling"}, `Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of Snapshot Isolation in Databases" (PolySI), PVLDB 16(6), 2023, Section 5`},
+	{[]string{"mini"}, `Wei, Xiao, Yang, Liu, Yin, Chen and Pan, "Boosting End-to-End Database Isolation Checking via Mini-Transactions" (MTC), ICDE 2025, Section V`},
+	{[]string{"sql-sessions", "sql-txns", "sql-naive"}, `Bouajjani, Enea and Román-Calvo, "On the Complexity of Checking Mixed Isolation Levels for SQL Transactions", CAV 2025, §6`},
+	{[]string{"explore-fig14", "explore-fig15"}, `Bouajjani, Enea and Román-Calvo, "Dynamic Partial Order Reduction for Checking Correctness against Transaction Isolation Levels", PLDI 2023, §7.3`},
+}
+
+// citePapers cites in full the papers whose experiments rows holds, so
+// that the headings after it can cite them by authors and venue alone.
+func citePapers(b *strings.Builder, rows map[string][]Row) {
+	var cites []string
+	for _, p := range papers {
+		if slices.ContainsFunc(p.experiments, func(x string) bool { return len(rows[x]) > 0 }) {
+			cites = append(cites, p.cite)
+		}
+	}
+	if len(cites) == 0 {
+		return
+	}
+	b.WriteString("\nThe experiments follow those of:\n\n")
+	for _, c := range cites {
+		fmt.Fprintf(b, "- %s.\n", c)
+	}
 }
 
 // outcome is the median time of g, or what stopped it.

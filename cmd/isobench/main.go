@@ -1,12 +1,20 @@
-// Command isobench runs isocheck's benchmark harness: the experiments of
-// the PolySI paper (seed 002, Section 5: Figure 5, Table 3, Figure 9, the
-// growth of time and memory with the history's size), a comparison of
-// mini-transactions (seed 001), and seed 003's experiments on SQL
-// histories with a level per transaction (§6: Figures 6 and 7, and the
-// naive baseline), and seed 004's model checking of transactional
-// programs (`isocheck explore`, §7.3: Figures 14 and 15) on this machine,
-// each measurement in a child process, and writes a CSV file per experiment, plots (PNG and SVG)
-// and a Markdown summary to --out.
+// Command isobench runs isocheck's benchmark harness on this machine: the
+// experiments of Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI,
+// PVLDB 16(6), 2023) (Section 5: Figure 5, Table 3, Figure 9, the growth of
+// time and memory with the history's size); a comparison of
+// mini-transactions after Wei, Xiao, Yang, Liu, Yin, Chen and Pan,
+// "Boosting End-to-End Database Isolation Checking via Mini-Transactions"
+// (MTC, ICDE 2025) (Figure 9); the experiments on SQL histories with a
+// level per transaction of Bouajjani, Enea and Román-Calvo, "On the
+// Complexity of Checking Mixed Isolation Levels for SQL Transactions"
+// (CAV 2025) (§6: Figures 6 and 7, and the naive baseline); and the model
+// checking of transactional programs (`isocheck explore`) of Bouajjani,
+// Enea and Román-Calvo, "Dynamic Partial Order Reduction for Checking
+// Correctness against Transaction Isolation Levels" (PLDI 2023) (§7.3:
+// Figures 14 and 15). It runs each measurement in a child process, and
+// writes a CSV file per experiment, plots (PNG and SVG) and a Markdown
+// summary to --out.
 //
 // Usage:
 //

@@ -8,7 +8,7 @@ import (
 	"github.com/isocheck/isocheck/explore"
 )
 
-// App is an example application of seed 004 §7.2.
+// App is an example application of Bouajjani et al. (PLDI 2023) §7.2.
 type App struct {
 	// Name is "shopping-cart", "twitter", "courseware", "wikipedia" or
 	// "tpcc".
@@ -52,7 +52,8 @@ var apps = [...]App{
 	},
 }
 
-// All returns the applications, in the order of seed 004 §7.2.
+// All returns the applications, in the order of Bouajjani et al.
+// (PLDI 2023) §7.2.
 func All() []App {
 	return append([]App(nil), apps[:]...)
 }

@@ -50,8 +50,9 @@ func TestApps(t *testing.T) {
 	}
 }
 
-// TestSerial3x3 explores programs of seed 004's size, 3 sessions of 3
-// transactions, under SER: no history breaks an assertion.
+// TestSerial3x3 explores programs of the size of Bouajjani et al.
+// (PLDI 2023), 3 sessions of 3 transactions, under SER: no history breaks
+// an assertion.
 func TestSerial3x3(t *testing.T) {
 	if testing.Short() {
 		t.Skip("takes seconds")

@@ -1,7 +1,7 @@
-// Package apps holds the five example applications of seed 004 (Bouajjani,
-// Enea and Román-Calvo, "Dynamic Partial Order Reduction for Checking
-// Correctness against Transaction Isolation Levels", PLDI 2023, §7.2) as
-// generators of client programs for package explore.
+// Package apps holds the five example applications of Bouajjani, Enea and
+// Román-Calvo, "Dynamic Partial Order Reduction for Checking Correctness
+// against Transaction Isolation Levels" (PLDI 2023), §7.2, as generators of
+// client programs for package explore.
 //
 // The applications are:
 //
@@ -18,14 +18,15 @@
 //   - tpcc: TPC-C's five transactions (new order, payment, order status,
 //     delivery and stock level) over one warehouse.
 //
-// SQL tables are modelled as seed 004 §7.2 does: a key per table holds the
-// set of the ids of its rows (see explore.SetAdd), and a key per row field
-// holds its value, e.g. "course:1:open". An INSERT or a DELETE is a
-// read-modify-write of the table's key, together with writes of the row's
-// fields; a SELECT or UPDATE with a WHERE clause reads the table's key and
-// then the fields of the rows it selects. The data are tiny (two or three
-// users, items, courses or pages; one warehouse) so that programs of three
-// sessions of three transactions, the size of seed 004's, explore quickly.
+// SQL tables are modelled as Bouajjani et al. (PLDI 2023) §7.2 do: a key
+// per table holds the set of the ids of its rows (see explore.SetAdd), and
+// a key per row field holds its value, e.g. "course:1:open". An INSERT or a
+// DELETE is a read-modify-write of the table's key, together with writes of
+// the row's fields; a SELECT or UPDATE with a WHERE clause reads the
+// table's key and then the fields of the rows it selects. The data are tiny
+// (two or three users, items, courses or pages; one warehouse) so that
+// programs of three sessions of three transactions, the size of theirs,
+// explore quickly.
 //
 // Every application states what going wrong means for it with assertions
 // (explore.Tx.Assert) in its transactions and in a final transaction that

@@ -1,8 +1,9 @@
 package reference
 
-// This file is the brute-force reference for package explore: the
-// histories of a program (seed 004, Bouajjani, Enea and Román-Calvo, PLDI
-// 2023) computed by the operational semantics of its §2.3, every
+// This file is the brute-force reference for package explore: the histories
+// of a program in Bouajjani, Enea and Román-Calvo, "Dynamic Partial Order
+// Reduction for Checking Correctness against Transaction Isolation Levels"
+// (PLDI 2023), computed by the operational semantics of its §2.3, every
 // interleaving of every session's steps, with consistency decided by
 // enumerating commit orders and testing the axioms of its Figure 2 and
 // Figure A.1 literally.
@@ -25,17 +26,18 @@ type Outcome struct {
 }
 
 // Histories returns the histories of p under l, keyed by
-// explore.History.Key, by the literal operational semantics of seed 004
-// §2.3. A configuration is the log of every transaction so far; a step
-// runs the next event of a session's live transaction, starting the
-// session's next transaction when it has none live (Final starts once
-// every other transaction ended). A read of a key the transaction wrote
-// returns its own last write; any other read returns the final write of
-// any committed transaction that wrote the key, or the initial value, as
-// long as the history with that read satisfies l (pending transactions
-// take part like committed ones); writes, commit and abort extend the
-// history. A complete history is kept when it satisfies l. Consistency is
-// decided by Consistent. Visited configurations are memoized.
+// explore.History.Key, by the literal operational semantics of
+// Bouajjani et al. (PLDI 2023) §2.3. A configuration is the log of every
+// transaction so far; a step runs the next event of a session's live
+// transaction, starting the session's next transaction when it has none
+// live (Final starts once every other transaction ended). A read of a key
+// the transaction wrote returns its own last write; any other read returns
+// the final write of any committed transaction that wrote the key, or the
+// initial value, as long as the history with that read satisfies l (pending
+// transactions take part like committed ones); writes, commit and abort
+// extend the history. A complete history is kept when it satisfies l.
+// Consistency is decided by Consistent. Visited configurations are
+// memoized.
 func Histories(p *exploretest.Program, l level.Level) (map[string]Outcome, error) {
 	ax, _, err := LevelAxioms(l)
 	if err != nil || l == level.SSER {
@@ -253,18 +255,18 @@ func (r *runner) consistent(k string) bool {
 }
 
 // Consistent reports whether the history h of an explore program satisfies
-// the conjunction of axioms (of Figure 2 and Figure A.1 of seed 004, as in
-// CheckAxioms): whether some strict total order co on T0 (the initial
-// state, which writes every key and comes first) and h's transactions
-// extends so ∪ wr and satisfies, for every read α of x in t3 that reads
-// from t1 (not the transaction's own write) and every t2 ≠ t1 that writes
-// x, φ(t2, α) ⇒ t2 co t1. A transaction writes x when it wrote x and did
-// not abort (pending transactions write what they wrote so far); aborted
-// transactions' reads count as everyone's. Session order is the order of
-// transactions in a session, with Final after all of them: h's last
-// session is Final's when it is named "final", as Histories and package
-// explore name it. Final reads the final state: for its reads φ holds for
-// every t2 at every level (explore.Program.Final).
+// the conjunction of axioms (of Figure 2 and Figure A.1 of
+// Bouajjani et al., PLDI 2023, as in CheckAxioms): whether some strict
+// total order co on T0 (the initial state, which writes every key and comes
+// first) and h's transactions extends so ∪ wr and satisfies, for every read
+// α of x in t3 that reads from t1 (not the transaction's own write) and
+// every t2 ≠ t1 that writes x, φ(t2, α) ⇒ t2 co t1. A transaction writes x
+// when it wrote x and did not abort (pending transactions write what they
+// wrote so far); aborted transactions' reads count as everyone's. Session
+// order is the order of transactions in a session, with Final after all of
+// them: h's last session is Final's when it is named "final", as Histories
+// and package explore name it. Final reads the final state: for its reads φ
+// holds for every t2 at every level (explore.Program.Final).
 //
 // The search places transactions one at a time in co order, each after
 // its so ∪ wr predecessors, and checks t3's axiom instances when t3 is

@@ -176,12 +176,13 @@ func TestRandomProgramsTellLevelsApart(t *testing.T) {
 // TestConsistentAgreesWithCheck checks Consistent against Check, this
 // package's checker of key-value histories, on the histories of random
 // programs under RC (every history of the stronger levels is one): both
-// decide seed 000's axioms by enumerating commit orders, over explicit
-// reads-from here and over values (History.KV names every write) there.
-// Histories where an aborted transaction reads are left out (seed 004
-// checks those reads, Check ignores aborted transactions), and so are
-// programs with a Final transaction (History.KV puts it in a session of
-// its own, not after every other).
+// decide the axioms of Biswas and Enea, "On the Complexity of Checking
+// Transactional Consistency" (OOPSLA 2019), by enumerating commit orders,
+// over explicit reads-from here and over values (History.KV names every
+// write) there. Histories where an aborted transaction reads are left out
+// (Bouajjani et al. (PLDI 2023) check those reads, Check ignores aborted
+// transactions), and so are programs with a Final transaction (History.KV
+// puts it in a session of its own, not after every other).
 func TestConsistentAgreesWithCheck(t *testing.T) {
 	levels := []level.Level{level.RA, level.CC, level.PC, level.SI, level.SER}
 	checked := 0

@@ -1,9 +1,10 @@
 // Package reference is the brute-force reference checker: the slow,
 // obviously correct oracle the real checker is tested against. It decides
-// the isolation levels of Biswas and Enea (OOPSLA 2019, seed 000, Figure 2)
-// literally, by enumerating the possible commit orders of a history, so it
-// only accepts small histories (at most MaxTxns transactions that committed
-// or may have committed).
+// the isolation levels of Biswas and Enea, "On the Complexity of Checking
+// Transactional Consistency" (OOPSLA 2019), Figure 2, literally, by
+// enumerating the possible commit orders of a history, so it only accepts
+// small histories (at most MaxTxns transactions that committed or may have
+// committed).
 //
 // The definitions it implements are the project's:
 //
@@ -71,8 +72,8 @@ import (
 // Check and CheckAxioms accept.
 const MaxTxns = 9
 
-// Axioms is a set of axioms of seed 000, Figure 2. Every axiom has the
-// shape
+// Axioms is a set of axioms of Biswas and Enea (OOPSLA 2019), Figure 2.
+// Every axiom has the shape
 //
 //	t1 ≠ t2 ∧ ⟨t1, α⟩ ∈ wr_x ∧ t2 writes x ∧ φ(t2, α) ⇒ ⟨t2, t1⟩ ∈ co
 //

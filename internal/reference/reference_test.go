@@ -69,9 +69,10 @@ var levels = []struct {
 const all = "RC RA CC PC SI SER SSER"
 
 // TestClassic checks hand-made histories at every level. Each expected
-// verdict is derived in the comment from the axioms of seed 000, Figure 2
-// (t1 the writer of read α in t3, t2 ≠ t1 another writer of its key; T0
-// writes every key and comes first), not from running the code.
+// verdict is derived in the comment from the axioms of Biswas and Enea
+// (OOPSLA 2019), Figure 2 (t1 the writer of read α in t3, t2 ≠ t1 another
+// writer of its key; T0 writes every key and comes first), not from running
+// the code.
 func TestClassic(t *testing.T) {
 	const (
 		C = history.Committed

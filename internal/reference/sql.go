@@ -2,16 +2,17 @@ package reference
 
 // SQL histories
 //
-// CheckSQL decides the consistency of a small SQL history
-// (package sqlhistory), whose transactions each have their own isolation
-// level, by brute force: it is the oracle the real checker (package mixed)
-// is tested against. It follows seed 003 (Biswas, Enea et al., "On the
-// complexity of checking mixed isolation levels for SQL transactions")
+// CheckSQL decides the consistency of a small SQL history (package
+// sqlhistory), whose transactions each have their own isolation level, by
+// brute force: it is the oracle the real checker (package mixed) is tested
+// against. It follows Bouajjani, Enea and Román-Calvo, "On the Complexity
+// of Checking Mixed Isolation Levels for SQL Transactions" (CAV 2025)
 // literally: a client history is consistent iff some witness of it (§2.3,
 // Definitions 2–4 and 7) is a consistent full history (§3, Definition 6,
-// with the axioms of Figure 3, which are those of seed 000's Figure 2
-// restated per read event). The definitions it implements are the
-// project's:
+// with the axioms of Figure 3, which are those of Figure 2 of Biswas and
+// Enea, "On the Complexity of Checking Transactional Consistency"
+// (OOPSLA 2019), restated per read event). The definitions it implements
+// are the project's:
 //
 //   - The keys of table T are h.TableKeys[T]. An implicit transaction init
 //     precedes every other transaction in session order and commit order
@@ -52,16 +53,17 @@ package reference
 //     session order, transitive, with init before every transaction.
 //   - co is a strict total order on C ∪ {init}, init first, containing so
 //     and wr (Definition 5).
-//   - Axioms (Figure 3, which restates seed 000's Figure 2 per read
-//     event): for every external read (r, x) of t ∈ C, with level
-//     L = t.Level and wr_x(t1, r), and every t2 ∈ C ∪ {init} that writes
-//     x with t2 ≠ t1 and t2 ≠ t: if vis_L(t2, r) then (t2, t1) ∈ co,
-//     where vis_L(t2, r) is
+//   - Axioms (Figure 3, which restates Figure 2 of Biswas and Enea
+//     (OOPSLA 2019) per read event): for every external read (r, x) of
+//     t ∈ C, with level L = t.Level and wr_x(t1, r), and every
+//     t2 ∈ C ∪ {init} that writes x with t2 ≠ t1 and t2 ≠ t: if
+//     vis_L(t2, r) then (t2, t1) ∈ co, where vis_L(t2, r) is
 //       * RC:  some read event r' of t strictly po-before r reads some key
-//              (any key, externally) from t2. Seed 003's Figure 3 also
-//              counts (t2, t) ∈ so; isocheck's RC is seed 000's (Check's
-//              AxRC), so that a key-value history gets the same verdict as
-//              itself and as a SQL history;
+//              (any key, externally) from t2. Figure 3 of
+//              Bouajjani et al. (CAV 2025) also counts (t2, t) ∈ so;
+//              isocheck's RC is Biswas and Enea's (Check's AxRC), so
+//              that a key-value history gets the same verdict as itself
+//              and as a SQL history;
 //       * RA:  (t2, t) ∈ so ∪ wr;
 //       * CC:  (t2, t) ∈ (so ∪ wr)⁺;
 //       * PC:  ∃ t3: (t2, t3) ∈ co* and (t3, t) ∈ so ∪ wr (Prefix);

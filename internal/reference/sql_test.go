@@ -488,12 +488,14 @@ func TestCheckSQLMonotone(t *testing.T) {
 	}
 }
 
-// TestCheckSQLAgreesWithKV checks that CheckSQL, on the SQL counterpart
-// of a key-value history (sqlhistory.FromKV), agrees with Check, except
-// at RC: seed 003's RC (Figure 3) makes the transactions before t in so
-// visible to its reads, seed 000's (Check's AxRC) only those an earlier
-// read of t read from. So at RC, CheckSQL may only be stricter, and
-// agrees exactly once so is left out of its RC visibility.
+// TestCheckSQLAgreesWithKV checks that CheckSQL, on the SQL counterpart of
+// a key-value history (sqlhistory.FromKV), agrees with Check, except at RC:
+// the RC of Bouajjani, Enea and Román-Calvo, "On the Complexity of Checking
+// Mixed Isolation Levels for SQL Transactions" (CAV 2025), Figure 3, makes
+// the transactions before t in so visible to its reads, that of Biswas and
+// Enea (OOPSLA 2019), Check's AxRC, only those an earlier read of t read
+// from. So at RC, CheckSQL may only be stricter, and agrees exactly once so
+// is left out of its RC visibility.
 func TestCheckSQLAgreesWithKV(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
 	cfg := workload.SmallConfig{

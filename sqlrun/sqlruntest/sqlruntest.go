@@ -130,11 +130,13 @@ func Problems(h *sqlhistory.History, cfg sqlrun.Config) []error {
 // Satisfied fails t unless h satisfies every transaction's level, as a
 // history of a database that keeps its promises does. One exception is
 // documented behaviour, not a bug: PostgreSQL keeps SERIALIZABLE's and
-// REPEATABLE READ's promises only among transactions at those levels
-// (its manual, "Transaction Isolation"), so a PostgreSQL history that
-// mixes READ COMMITTED with SER or SI transactions may break seed 003's
-// axioms, which make every transaction's writes count. For such a
-// history a violation is logged, not failed; no verdict always fails.
+// REPEATABLE READ's promises only among transactions at those levels (its
+// manual, "Transaction Isolation"), so a PostgreSQL history that mixes READ
+// COMMITTED with SER or SI transactions may break the axioms of Bouajjani,
+// Enea and Román-Calvo, "On the Complexity of Checking Mixed Isolation
+// Levels for SQL Transactions" (CAV 2025), which make every transaction's
+// writes count. For such a history a violation is logged, not failed; no
+// verdict always fails.
 func Satisfied(t testing.TB, h *sqlhistory.History, database string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)

@@ -1,7 +1,9 @@
 // Package tpcc is TPC-C as an SQL client program for package sqlrun, as
-// BenchBase runs it in seed 003's experiments (§6), at a small scale so
-// that histories stay small: one warehouse of a few districts, a few
-// customers per district, a few items, a few initial orders.
+// BenchBase runs it in the experiments of Bouajjani, Enea and Román-Calvo,
+// "On the Complexity of Checking Mixed Isolation Levels for SQL
+// Transactions" (CAV 2025), §6, at a small scale so that histories stay
+// small: one warehouse of a few districts, a few customers per district, a
+// few items, a few initial orders.
 //
 // Its five transactions follow TPC-C's profiles, each statement a simple
 // predicate over one table (where BenchBase joins, a transaction

@@ -1,8 +1,10 @@
 // Package twitter is BenchBase's Twitter application as an SQL client
-// program for package sqlrun (seed 003 §6): users who follow each other
-// and post tweets, and five transactions, GetTweet, GetTweetsFromFollowing,
-// GetFollowers, GetUserTweets and InsertTweet, the one important
-// transaction (it runs at the strong level of a mix such as "ser+rc").
+// program for package sqlrun, as in Bouajjani, Enea and Román-Calvo, "On
+// the Complexity of Checking Mixed Isolation Levels for SQL Transactions"
+// (CAV 2025), §6: users who follow each other and post tweets, and five
+// transactions, GetTweet, GetTweetsFromFollowing, GetFollowers,
+// GetUserTweets and InsertTweet, the one important transaction (it runs at
+// the strong level of a mix such as "ser+rc").
 //
 // As in the paper, queries are simple predicates over one table each:
 // where BenchBase joins, the transaction juxtaposes two queries (the users
