@@ -100,3 +100,29 @@ func TestConvertRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+// TestConvertTextNotesAborted: PolySI's loader refuses the id -1 that the
+// text format gives aborted transactions, so convert says so when it
+// writes one, and only then.
+func TestConvertTextNotesAborted(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "in.jsonl")
+	history := `{"session":1,"id":"A","ops":[["w","1",1]]}
+{"session":1,"id":"B","status":"aborted","ops":[["w","1",2]]}
+`
+	if err := os.WriteFile(src, []byte(history), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		to       string
+		wantNote bool
+	}{{"text", true}, {"jsonl", false}} {
+		var stdout, stderr bytes.Buffer
+		if got := run([]string{"convert", "--to", tc.to, src, "-"}, &stdout, &stderr); got != exitSatisfied {
+			t.Fatalf("convert --to %s: exit %d: %s", tc.to, got, stderr.String())
+		}
+		if got := strings.Contains(stderr.String(), "PolySI's own loader"); got != tc.wantNote {
+			t.Errorf("convert --to %s: note about aborted transactions %v, want %v (stderr %q)", tc.to, got, tc.wantNote, stderr.String())
+		}
+	}
+}

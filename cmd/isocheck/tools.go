@@ -161,7 +161,23 @@ func runConvert(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck convert: %v\n", err)
 		return exitBadInput
 	}
+	if outFormat == format.Text {
+		if n := abortedTxns(h); n > 0 {
+			fmt.Fprintf(stderr, "isocheck convert: note: %d aborted transaction(s) written with the transaction id -1, as Plume and AWDIT read them; PolySI's own loader reads non-negative ids only\n", n)
+		}
+	}
 	return exitSatisfied
+}
+
+// abortedTxns counts h's aborted transactions.
+func abortedTxns(h *history.History) int {
+	n := 0
+	for i := range h.Txns {
+		if h.Txns[i].Status == history.Aborted {
+			n++
+		}
+	}
+	return n
 }
 
 var storeNames = map[string]workload.Store{
