@@ -140,6 +140,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		return usageError(stderr, name, "--solver must be one of %v, not %q", solver.Engines(), cf.engine)
 	}
 	cf.ablate.Engine = solver.Engine(cf.engine)
+	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
 	if isSQL(cf.input.format, pos[0]) {
 		return cf.runSQL(fs, pos[0], explain, stdout, stderr)
 	}
