@@ -28,8 +28,15 @@ type Report struct {
 // results of the others keep a polygraph of nodes only (no edges, no
 // constraints) and no Known edges, so that each level's graphs are free
 // once it is done. When ctx ends, the level running and every level not
-// yet checked have NoVerdict, with the reason.
+// yet checked have NoVerdict, with the reason (the latter NotChecked too).
+// A level without a verdict for a limit of its own (CC's clocks, say)
+// leaves the others to be checked.
 func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
+	return CheckAllWith(ctx, h, Options{})
+}
+
+// CheckAllWith is CheckAll with opts.
+func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Report, error) {
 	levels := level.All()
 	rep := &Report{Results: make([]*Result, len(levels))}
 	t := time.Now()
@@ -42,6 +49,8 @@ func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
 		for i, l := range levels {
 			res := *stopped
 			res.Level = l
+			// The weakest level is the first CheckAll begins.
+			res.NotChecked = i != len(levels)-1
 			rep.Results[i] = &res
 		}
 		return rep, nil
@@ -58,10 +67,10 @@ func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
 			rep.Results[i] = &implied
 			continue
 		case stopped != nil:
-			rep.Results[i] = &Result{Level: l, Reason: stopped.Reason, Polygraph: bare}
+			rep.Results[i] = &Result{Level: l, Reason: stopped.Reason, Stopped: true, NotChecked: true, Polygraph: bare}
 			continue
 		}
-		res, err := CheckResolved(ctx, r, l)
+		res, err := checkResolved(ctx, r, l, opts)
 		if err != nil {
 			return nil, err
 		}
@@ -73,7 +82,7 @@ func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
 			rep.Weakest = l
 			continue
 		case NoVerdict:
-			if ctx.Err() != nil {
+			if res.Stopped {
 				stopped = res
 			}
 		}

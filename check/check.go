@@ -75,6 +75,12 @@ type Result struct {
 	ImpliedBy level.Level
 	// Reason says why there is no verdict.
 	Reason string
+	// Stopped says that a NoVerdict came from ctx ending (a timeout, a
+	// cancellation, a memory limit watched from outside) rather than from
+	// a limit of the check's own, such as the memory of CC's clocks.
+	Stopped bool
+	// NotChecked says that CheckAll stopped before it began this level.
+	NotChecked bool
 	// Polygraph is the polygraph checked (its nodes only, for RC, RA and
 	// CC; without its constraints once the solver was called).
 	Polygraph *polygraph.Polygraph
@@ -122,6 +128,11 @@ func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) 
 	return checkResolved(ctx, r, l, Options{})
 }
 
+// CheckResolvedWith is CheckResolved with opts.
+func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+	return checkResolved(ctx, r, l, opts)
+}
+
 func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
@@ -129,7 +140,7 @@ func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 	case level.PC:
 		return checkPrefix(ctx, r)
 	case level.RC, level.RA, level.CC:
-		return checkSaturated(ctx, r, l)
+		return checkSaturated(ctx, r, l, opts.saturateLimits())
 	}
 	return nil, fmt.Errorf("check: level %v is not supported", l)
 }
@@ -243,6 +254,7 @@ func noVerdict(ctx context.Context, res *Result, err error) (*Result, error) {
 	}
 	res.Verdict = NoVerdict
 	res.Reason = "timed out"
+	res.Stopped = ctx.Err() != nil
 	cause := context.Cause(ctx)
 	switch {
 	case errors.Is(cause, progress.ErrResourceLimit):

@@ -2,7 +2,9 @@ package check_test
 
 import (
 	"context"
+	"slices"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
@@ -27,5 +29,56 @@ func TestHostileHistoryGivesNoVerdict(t *testing.T) {
 	}
 	if res.Verdict != check.NoVerdict || res.Reason == "" {
 		t.Fatalf("verdict %v (%q), want no verdict with a reason", res.Verdict, res.Reason)
+	}
+}
+
+// lostUpdate is a history with a lost update in two sessions: SI and the
+// stronger levels are broken, CC and the weaker ones kept.
+func lostUpdate() *history.History {
+	b := history.NewBuilder(history.Null)
+	x := b.Key("x")
+	for i, s := range []string{"a", "b"} {
+		b.AddTxn(history.Txn{Session: b.Session(s), Start: history.NoTime, End: history.NoTime}, []history.Op{
+			{Kind: history.Read, Key: x, Value: history.Null},
+			{Kind: history.Write, Key: x, Value: history.Value(i + 1)},
+		})
+	}
+	return b.History()
+}
+
+// TestCheckAllPastCCClockLimit: when CC's clocks would pass their limit,
+// CC has no verdict, says why in terms of sessions and memory, and every
+// other level still gets its verdict.
+func TestCheckAllPastCCClockLimit(t *testing.T) {
+	want := map[level.Level]check.Verdict{
+		level.SSER: check.Violated, level.SER: check.Violated, level.SI: check.Violated,
+		level.PC: check.Satisfied, level.CC: check.NoVerdict, level.RA: check.Satisfied, level.RC: check.Satisfied,
+	}
+	// One 4-byte entry: no clock of two sessions fits.
+	rep, err := check.CheckAllWith(context.Background(), lostUpdate(), check.Options{MaxClockBytes: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, res := range rep.Results {
+		if res.Verdict != want[res.Level] {
+			t.Errorf("%v: %v (%s), want %v", res.Level, res.Verdict, res.Reason, want[res.Level])
+		}
+	}
+	cc := rep.Results[slices.Index(level.All(), level.CC)]
+	if !strings.Contains(cc.Reason, "vector clocks") || !strings.Contains(cc.Reason, "2 sessions") || cc.Stopped || cc.NotChecked {
+		t.Errorf("CC: reason %q, stopped %v, not checked %v; want the clocks' limit, not a stop", cc.Reason, cc.Stopped, cc.NotChecked)
+	}
+	if rep.Strongest != level.PC || rep.Weakest != level.SI {
+		t.Errorf("strongest kept %v, weakest broken %v; want PC, SI", rep.Strongest, rep.Weakest)
+	}
+	// The same with a single level, and with no bound.
+	for _, c := range []struct {
+		bytes int64
+		want  check.Verdict
+	}{{4, check.NoVerdict}, {-1, check.Satisfied}, {0, check.Satisfied}} {
+		res, err := check.CheckWith(context.Background(), lostUpdate(), level.CC, check.Options{MaxClockBytes: c.bytes})
+		if err != nil || res.Verdict != c.want {
+			t.Errorf("CC with MaxClockBytes %d: %v, %v; want %v", c.bytes, res.Verdict, err, c.want)
+		}
 	}
 }

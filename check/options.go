@@ -7,13 +7,15 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/saturate"
 	"github.com/isocheck/isocheck/solver"
 )
 
 // Options turn parts of the checker off or swap them, for measurements
 // (the ablations of seed 002, Section 5.3, Figure 9) and for
 // cross-checking one engine against another. The zero value is what Check
-// does. Options change the work done, never the verdict.
+// does. Options change the work done, never the verdict, except
+// MaxClockBytes, which may turn CC's verdict into NoVerdict.
 type Options struct {
 	// NoPrune sends every constraint to the solver: pruning only checks
 	// that the known edges are acyclic.
@@ -24,10 +26,24 @@ type Options struct {
 	AllPairs bool
 	// Engine is the solver's engine (solver.DefaultEngine when empty).
 	Engine solver.Engine
+	// MaxClockBytes bounds the memory of CC's vector clocks (one entry of
+	// 4 bytes per session for each transaction whose clock a later one
+	// still needs; see saturate.Limits): 0 means 1 GiB
+	// (saturate.MaxClockEntries), a negative value no bound. Past it, CC
+	// has NoVerdict with the reason.
+	MaxClockBytes int64
 }
 
-// CheckWith is Check with opts. Options only concern SER, SI and SSER;
-// the other levels are checked without a solver.
+// saturateLimits returns the limits of saturate that o sets.
+func (o Options) saturateLimits() saturate.Limits {
+	if o.MaxClockBytes < 0 {
+		return saturate.Limits{MaxClockEntries: -1}
+	}
+	return saturate.Limits{MaxClockEntries: max(o.MaxClockBytes/4, 0)}
+}
+
+// CheckWith is Check with opts. Options other than MaxClockBytes only
+// concern SER, SI and SSER; the other levels are checked without a solver.
 func CheckWith(ctx context.Context, h *history.History, l level.Level, opts Options) (*Result, error) {
 	t := time.Now()
 	r, err := polygraph.Resolve(ctx, h)

@@ -13,11 +13,11 @@ import (
 )
 
 // checkSaturated checks RC, RA and CC, which need no solver.
-func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level, lim saturate.Limits) (*Result, error) {
 	res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
 	res.Stats.Txns = count(r.Included)
 	t := time.Now()
-	sat, err := saturate.Check(ctx, r, l)
+	sat, err := saturate.CheckLimits(ctx, r, l, lim)
 	res.Stats.Construct = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)

@@ -2,6 +2,7 @@ package format
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -12,6 +13,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -37,7 +39,36 @@ const (
 // *Error, with the line; those the sqlhistory.Builder finds also wrap its
 // *sqlhistory.InputError.
 func ReadSQL(r io.Reader, name string) (*sqlhistory.History, error) {
-	br := bufio.NewReaderSize(r, bufSize(inputSize(r)))
+	return ReadSQLContext(context.Background(), r, name)
+}
+
+// ReadSQLContext is ReadSQL, but stops soon after ctx ends, with an error
+// wrapping its reason (context.Cause; see progress.Stopped), and reports
+// to the progress.Tracker of ctx, if any, as the stage "parse" counting
+// bytes, as ReadContext does.
+func ReadSQLContext(ctx context.Context, r io.Reader, name string) (*sqlhistory.History, error) {
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	size := inputSize(r)
+	return readSQLStream(progress.Start(ctx, "parse", max(size, 0), "bytes"), r, name, size)
+}
+
+// readSQLStream reads a SQL history from r, an input of size bytes (-1 if
+// unknown), as the stage m.
+func readSQLStream(m *progress.Meter, r io.Reader, name string, size int64) (*sqlhistory.History, error) {
+	sr := newStopReader(m, r)
+	h, err := readSQL(bufio.NewReaderSize(sr, bufSize(size)), name)
+	if err != nil {
+		return nil, stopped(name, sr, err)
+	}
+	if err := m.Err(); err != nil {
+		return nil, stopError(name, sr.n, err)
+	}
+	return h, nil
+}
+
+func readSQL(br *bufio.Reader, name string) (*sqlhistory.History, error) {
 	lr := newLineReader(br, name)
 	sr := &sqlReader{name: name, b: sqlhistory.NewBuilder(name), ids: map[string]int{}}
 	for {
@@ -61,6 +92,12 @@ func ReadSQL(r io.Reader, name string) (*sqlhistory.History, error) {
 
 // ReadSQLFile reads the SQL history in the file at path, as ReadSQL does.
 func ReadSQLFile(path string) (*sqlhistory.History, error) {
+	return ReadSQLFileContext(context.Background(), path)
+}
+
+// ReadSQLFileContext is ReadSQLFile, but stops soon after ctx ends, as
+// ReadSQLContext does.
+func ReadSQLFileContext(ctx context.Context, path string) (*sqlhistory.History, error) {
 	st, err := os.Stat(path)
 	if err != nil {
 		return nil, err
@@ -68,12 +105,20 @@ func ReadSQLFile(path string) (*sqlhistory.History, error) {
 	if st.IsDir() {
 		return nil, fileError(path, "is a directory, not a SQL history")
 	}
+	size := int64(-1)
+	if st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	m := progress.Start(ctx, "parse", max(size, 0), "bytes")
+	if err := m.Err(); err != nil {
+		return nil, stopError(path, 0, err)
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
 	defer f.Close()
-	return ReadSQL(f, path)
+	return readSQLStream(m, f, path, size)
 }
 
 // sqlInputError turns an error of the sqlhistory.Builder into an *Error.

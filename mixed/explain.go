@@ -13,7 +13,8 @@ import (
 // Report is a Result in words, for people (WriteText) and programs (its
 // JSON encoding).
 type Report struct {
-	Satisfied bool   `json:"satisfied"`
+	// Satisfied is nil when there is no verdict (JSON null).
+	Satisfied *bool  `json:"satisfied"`
 	Verdict   string `json:"verdict"`
 	Reason    string `json:"reason,omitempty"`
 	// Anomaly names the violation; Description says what it means.
@@ -39,7 +40,11 @@ type TxnReport struct {
 
 // Explain puts res in words.
 func Explain(res *Result) *Report {
-	rep := &Report{Satisfied: res.Verdict == check.Satisfied, Verdict: res.Verdict.String(), Reason: res.Reason}
+	rep := &Report{Verdict: res.Verdict.String(), Reason: res.Reason}
+	if res.Verdict != check.NoVerdict {
+		sat := res.Verdict == check.Satisfied
+		rep.Satisfied = &sat
+	}
 	if res.Verdict != check.Violated {
 		return rep
 	}
@@ -80,7 +85,7 @@ func Explain(res *Result) *Report {
 // WriteText prints the report.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if r.Satisfied {
+	if r.Satisfied != nil && *r.Satisfied {
 		b.WriteString("satisfied: every transaction kept its isolation level\n")
 		_, err := io.WriteString(w, b.String())
 		return err

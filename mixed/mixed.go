@@ -37,11 +37,13 @@ package mixed
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"time"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -259,7 +261,10 @@ type Either struct {
 
 // Check decides whether h is consistent: whether it satisfies every
 // transaction's isolation level. When ctx ends first, the Result has
-// NoVerdict and the Reason.
+// NoVerdict and the Reason, unless a violation was found already: then
+// it stands, with the evidence shrunk as far as it got. Every stage
+// reports to the progress.Tracker of ctx, if any: "build SQL problem"
+// (transactions), "search" (steps), "shrink" (transactions left).
 func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
 	start := time.Now()
 	res := decide(ctx, h, opts)
@@ -356,21 +361,24 @@ func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
 	return committed, optional
 }
 
-// decideOne checks h with the given committed transactions.
+// decideOne checks h with the given committed transactions. The search
+// runs as the stage "search", counting steps.
 func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) *Result {
-	p := newProblem(h, committed, opts.Naive)
-	p.ctx = ctx
+	p, err := newProblem(ctx, h, committed, opts.Naive)
+	if err != nil {
+		return &Result{Verdict: check.NoVerdict, Reason: reason(ctx, err)}
+	}
 	res := &Result{Stats: Stats{Txns: len(p.nodes) - 1, Conflicts: len(p.unknown)}}
 	if len(p.anomalies) > 0 {
 		res.Verdict, res.Anomalies = check.Violated, p.anomalies
 		return res
 	}
-	s := &searcher{ctx: ctx, p: p, naive: opts.Naive, paper: opts.Paper}
+	s := &searcher{ctx: ctx, m: progress.Start(ctx, "search", 0, "steps"), p: p, naive: opts.Naive, paper: opts.Paper}
 	f := s.solve()
 	res.Stats.Steps, res.Stats.Vars, res.Stats.Clauses = s.steps, s.vars, s.clauses
 	switch {
 	case s.err != nil:
-		res.Verdict, res.Reason = check.NoVerdict, reason(s.err)
+		res.Verdict, res.Reason = check.NoVerdict, reason(ctx, s.err)
 	case f == nil:
 		res.Verdict = check.Satisfied
 	default:
@@ -385,14 +393,21 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 	return res
 }
 
-func reason(err error) string {
-	if err == context.DeadlineExceeded {
+// reason says why a check that stopped with err gave no verdict: "timed
+// out" when ctx's deadline passed, the message of the cause that ended
+// ctx otherwise (a resource limit, see progress.ErrResourceLimit), and
+// err's own message when ctx runs on (the solver gave up).
+func reason(ctx context.Context, err error) string {
+	cause := context.Cause(ctx)
+	switch {
+	case cause == nil:
+		return err.Error()
+	case errors.Is(cause, context.DeadlineExceeded):
 		return "timed out"
+	case errors.Is(cause, context.Canceled):
+		return "cancelled"
 	}
-	if cause := context.Cause(context.Background()); cause != nil {
-		return cause.Error()
-	}
-	return err.Error()
+	return cause.Error()
 }
 
 // export fills the transaction indices of edges from their nodes.

@@ -3,6 +3,7 @@ package mixed
 import (
 	"context"
 
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -59,9 +60,12 @@ type problem struct {
 
 // newProblem builds the problem of h in which the transactions marked in
 // committed are those that committed (init aside); full keeps every read
-// of a row not returned with more than one possible writer.
-func newProblem(h *sqlhistory.History, committed []bool, full bool) *problem {
-	p := &problem{h: h, nodes: []int{sqlhistory.Init}, nodeOf: make([]int, len(h.Txns)), level: []level.Level{0}, full: full}
+// of a row not returned with more than one possible writer. It runs as
+// the stage "build SQL problem", counting transactions, and returns the
+// reason (context.Cause) if ctx ends first; the problem's saturation is
+// bounded by ctx too.
+func newProblem(ctx context.Context, h *sqlhistory.History, committed []bool, full bool) (*problem, error) {
+	p := &problem{ctx: ctx, h: h, nodes: []int{sqlhistory.Init}, nodeOf: make([]int, len(h.Txns)), level: []level.Level{0}, full: full}
 	for i := range h.Txns {
 		p.nodeOf[i] = -1
 		if committed[i] {
@@ -126,10 +130,17 @@ func newProblem(h *sqlhistory.History, committed []bool, full bool) *problem {
 			prev.set(t)
 		}
 	}
+	m := progress.Start(ctx, "build SQL problem", int64(n-1), "transactions")
+	if err := m.Err(); err != nil {
+		return nil, err
+	}
 	for t := 1; t < n; t++ {
 		p.readsOf(t)
+		if err := m.Add(1); err != nil {
+			return nil, err
+		}
 	}
-	return p
+	return p, nil
 }
 
 // causalWitness reports whether the writer of a row that a read of node t
@@ -274,11 +285,15 @@ func (p *problem) txnsOf(nodes []int) []int {
 
 // initialState is pco = (so ∪ wr)+ of the history, with the dependencies
 // it names (seed 003, Algorithm 2, line 3). It returns the cycle if so ∪
-// wr is cyclic.
+// wr is cyclic. It stops early, without a cycle, when p.ctx ends: the
+// caller must look at the context before trusting the state.
 func (p *problem) initialState() (*state, []Edge) {
 	n := len(p.nodes)
 	s := newState(n, len(p.unknown))
-	for _, sess := range p.h.Sessions {
+	for i, sess := range p.h.Sessions {
+		if i&63 == 0 && p.ctx != nil && p.ctx.Err() != nil {
+			return s, nil
+		}
 		prev := 0
 		for _, ti := range sess {
 			t := p.nodeOf[ti]
@@ -291,6 +306,9 @@ func (p *problem) initialState() (*state, []Edge) {
 		}
 	}
 	for i := range p.reads {
+		if i&255 == 0 && p.ctx != nil && p.ctx.Err() != nil {
+			return s, nil
+		}
 		if c := p.addRead(s, p.reads[i]); c != nil {
 			return s, c
 		}

@@ -4,16 +4,18 @@ import (
 	"context"
 	"slices"
 
-	"github.com/isocheck/isocheck/solver"
-
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/solver"
 )
 
 // searcher decides one problem: seed 003's Algorithm 3, with its
 // enumeration of conflict-free extensions replaced by a backtracking
 // search that saturates after every choice, and Algorithm 4 under it.
 type searcher struct {
-	ctx   context.Context
+	ctx context.Context
+	// m counts the steps, when set.
+	m     *progress.Meter
 	p     *problem
 	naive bool
 	// paper searches as seed 003's Algorithms 3 and 4 do (with the
@@ -28,14 +30,17 @@ type searcher struct {
 	root *Missed
 }
 
-// checkCtx reports whether the search must stop; it polls ctx every so
-// many steps.
+// stopped reports whether the search must stop; it polls ctx, and
+// reports the steps to s.m, every so many steps.
 func (s *searcher) stopped() bool {
 	if s.err != nil {
 		return true
 	}
 	s.steps++
 	if s.steps&1023 == 0 {
+		if s.m != nil {
+			s.m.Set(int64(s.steps))
+		}
 		if err := s.ctx.Err(); err != nil {
 			s.err = err
 			return true

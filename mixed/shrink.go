@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -23,8 +24,18 @@ const explainBudget = 3 * time.Second
 // history (see Droppable). It starts
 // from the transactions the evidence names, and their sessions' earlier
 // transactions, when those alone violate.
+//
+// It runs as the stage "shrink", counting the transactions left, within
+// shrinkBudget and ctx; the explanation of what is left gets
+// explainBudget of its own, still within ctx. Once ctx ends, res keeps
+// the evidence it has, on the whole history: the violation stands.
 func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Result) {
-	ctx, cancel := context.WithTimeout(ctx, shrinkBudget)
+	m := progress.Start(ctx, "shrink", int64(len(h.Txns)), "transactions left")
+	m.Set(int64(len(h.Txns)))
+	// The checks of subsets report no stages of their own: the run is in
+	// this one.
+	quiet := progress.WithTracker(ctx, nil)
+	sctx, cancel := context.WithTimeout(quiet, shrinkBudget)
 	defer cancel()
 	keep := make([]bool, len(h.Txns))
 	for i := range keep {
@@ -37,15 +48,25 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 				rest = append(rest, i)
 			}
 		}
-		if Droppable(h, seed, rest) && violates(ctx, h, seed, opts) != nil {
+		if Droppable(h, seed, rest) && violates(sctx, h, seed, opts) != nil {
 			keep = seed
 		}
 	}
+	left := func() int64 {
+		n := int64(0)
+		for _, k := range keep {
+			if k {
+				n++
+			}
+		}
+		return n
+	}
+	m.Set(left())
 	// Drop transactions one at a time until none can go: dropping one
 	// may make another droppable, so repeat the passes to a fixpoint.
-	for changed := true; changed && ctx.Err() == nil; {
+	for changed := true; changed && sctx.Err() == nil; {
 		changed = false
-		for i := len(h.Txns) - 1; i >= 0 && ctx.Err() == nil; i-- {
+		for i := len(h.Txns) - 1; i >= 0 && sctx.Err() == nil; i-- {
 			if !keep[i] {
 				continue
 			}
@@ -61,14 +82,19 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 				}
 				continue
 			}
-			if violates(ctx, h, keep, opts) == nil {
+			if violates(sctx, h, keep, opts) == nil {
 				for _, j := range drop {
 					keep[j] = true
 				}
 			} else {
 				changed = true
+				m.Set(left())
 			}
 		}
+	}
+	if ctx.Err() != nil {
+		res.History, res.Txns = h, allTxns(h, res)
+		return
 	}
 	sub, orig := h.Subset(keep)
 	// The paper's search on the small counterexample says which choice
@@ -76,23 +102,23 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 	// the SAT encoding's verdict stands if it needs more.
 	explainOpts := opts
 	explainOpts.Paper = true
-	ectx, ecancel := context.WithTimeout(context.WithoutCancel(ctx), explainBudget)
+	ectx, ecancel := context.WithTimeout(quiet, explainBudget)
 	final := decide(ectx, sub, explainOpts)
 	ecancel()
 	if final.Verdict == check.NoVerdict {
-		final = decide(context.WithoutCancel(ctx), sub, opts)
+		final = decide(quiet, sub, opts)
 	}
 	if final.Verdict != check.Violated {
-		// Cannot happen unless the checker disagrees with itself; keep the
-		// unshrunk evidence rather than a wrong one.
+		// The run stopped, or the checker disagrees with itself: keep the
+		// unshrunk evidence rather than none or a wrong one.
 		res.History, res.Txns = h, allTxns(h, res)
 		return
 	}
 	if final.NoOrder && final.Missed == nil {
-		final.Either = either(sub, final)
+		final.Either = either(ctx, sub, final)
 	}
 	if final.Missed != nil {
-		eitherChoices(sub, final.Missed)
+		eitherChoices(ctx, sub, final.Missed)
 	}
 	stats := res.Stats
 	*res = *final
@@ -291,33 +317,37 @@ func evidenceTxns(h *sqlhistory.History, res *Result) []bool {
 }
 
 // either looks for two transactions of a small violated history without
-// conflicts that close a cycle in either order, for the explanation.
-func either(h *sqlhistory.History, res *Result) *Either {
+// conflicts that close a cycle in either order, for the explanation; it
+// gives up, with nil, when ctx ends.
+func either(ctx context.Context, h *sqlhistory.History, res *Result) *Either {
 	committed, optional := outcomes(h)
 	if len(optional) > 0 || len(h.Txns) > 64 {
 		return nil
 	}
-	p := newProblem(h, committed, false)
-	if len(p.unknown) > 0 || len(p.anomalies) > 0 {
+	p, err := newProblem(ctx, h, committed, false)
+	if err != nil || len(p.unknown) > 0 || len(p.anomalies) > 0 {
 		return nil
 	}
 	st, cycle := p.initialState()
-	if cycle != nil {
+	if cycle != nil || ctx.Err() != nil {
 		return nil
 	}
 	return p.either(st)
 }
 
 // eitherChoices fills in Either for the choices of a Missed read that
-// failed without a single cycle, on the small history h.
-func eitherChoices(h *sqlhistory.History, m *Missed) {
+// failed without a single cycle, on the small history h, until ctx ends.
+func eitherChoices(ctx context.Context, h *sqlhistory.History, m *Missed) {
 	committed, optional := outcomes(h)
 	if len(optional) > 0 || len(h.Txns) > 64 {
 		return
 	}
-	p := newProblem(h, committed, false)
+	p, err := newProblem(ctx, h, committed, false)
+	if err != nil {
+		return
+	}
 	base, cycle := p.initialState()
-	if cycle != nil || len(p.anomalies) > 0 {
+	if cycle != nil || len(p.anomalies) > 0 || ctx.Err() != nil {
 		return
 	}
 	t := p.nodeOf[m.Txn]
@@ -364,6 +394,11 @@ func (p *problem) either(st *state) *Either {
 	}
 	n := len(p.nodes)
 	for a := 1; a < n; a++ {
+		if p.ctx != nil && p.ctx.Err() != nil {
+			// saturate stops early too, so what it found is not to be
+			// trusted.
+			return nil
+		}
 		for b := a + 1; b < n; b++ {
 			if st.succ[a].has(b) || st.succ[b].has(a) {
 				continue

@@ -21,8 +21,10 @@
 package saturate
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 	"slices"
 	"sync"
@@ -60,16 +62,36 @@ type Conflict struct {
 	EitherCycle, OrCycle []polygraph.Edge
 }
 
-// MaxClockEntries bounds the memory of CC's vector clocks (int32 entries)
-// live at once.
+// MaxClockEntries is the default bound on the entries (4 bytes each) of
+// CC's vector clocks live at once: 1 GiB.
 const MaxClockEntries = 1 << 28
+
+// Limits bound the memory of a check.
+type Limits struct {
+	// MaxClockEntries bounds the entries (4 bytes each) of CC's vector
+	// clocks live at once: 0 means the constant MaxClockEntries, a
+	// negative value no bound. A clock has one entry per session, and a
+	// transaction's clock lives while a later transaction needs it: in
+	// the worst case, with every session running throughout, there are
+	// about as many clocks live as sessions, so the bound is on the
+	// square of the sessions.
+	MaxClockEntries int64
+}
 
 // Check decides whether the resolved history r satisfies l, one of RC, RA
 // and CC. It runs as the stages "saturate RC" (or RA, CC) and "order RC"
 // (or RA, CC), each counting transactions, and returns the reason
 // (context.Cause) if ctx ends first.
+//
+// A check that would pass its limits returns a *LimitError, which wraps
+// progress.ErrResourceLimit.
 func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
 	return check(ctx, r, l, 0)
+}
+
+// CheckLimits is Check within lim.
+func CheckLimits(ctx context.Context, r *polygraph.Resolution, l level.Level, lim Limits) (*Result, error) {
+	return checkWith(ctx, r, l, options{maxClock: lim.MaxClockEntries})
 }
 
 // check is Check on the given number of goroutines (0: as many as
@@ -91,6 +113,8 @@ type options struct {
 	denseShare int
 	// maxEdges, unless 0, replaces MaxForcedEdges.
 	maxEdges int
+	// maxClock is Limits.MaxClockEntries.
+	maxClock int64
 }
 
 // checkWith is Check with the given options.
@@ -127,7 +151,11 @@ func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt 
 	case level.CC:
 		s.indexGroups()
 		var acyclic bool
-		acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, MaxClockEntries)
+		limit := cmp.Or(opt.maxClock, MaxClockEntries)
+		if limit < 0 {
+			limit = math.MaxInt64
+		}
+		acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, limit)
 		if err != nil {
 			return nil, err
 		}

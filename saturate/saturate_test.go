@@ -3,9 +3,11 @@ package saturate
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/workload"
@@ -104,6 +106,41 @@ func TestStopped(t *testing.T) {
 	for _, l := range []level.Level{level.RC, level.RA, level.CC} {
 		if _, err := Check(ctx, r, l); !errors.Is(err, limit) {
 			t.Errorf("%v: %v, want %v", l, err, limit)
+		}
+	}
+}
+
+// TestClockLimit: a CC check whose clocks pass the limit is refused with
+// a *LimitError that says so and wraps progress.ErrResourceLimit; a
+// negative limit is no limit.
+func TestClockLimit(t *testing.T) {
+	b := history.NewBuilder(history.Null)
+	b.Key("x")
+	b.Key("y")
+	for _, tx := range []txn{
+		{"a", []history.Op{w(x, 1)}},
+		{"b", []history.Op{r(x, 1), w(y, 1)}},
+		{"c", []history.Op{r(y, 1), r(x, 1)}},
+	} {
+		b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
+	}
+	res, err := polygraph.Resolve(context.Background(), b.History())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		limit int64
+		fails bool
+	}{{1, true}, {2, true}, {-1, false}, {0, false}, {1000, false}} {
+		sat, err := CheckLimits(context.Background(), res, level.CC, Limits{MaxClockEntries: c.limit})
+		var le *LimitError
+		switch {
+		case !c.fails && (err != nil || !sat.Satisfied):
+			t.Errorf("limit %d: %v, %v; want satisfied", c.limit, sat, err)
+		case c.fails && (!errors.As(err, &le) || !errors.Is(err, progress.ErrResourceLimit) || le.What != ClockEntries || le.Sessions != 3):
+			t.Errorf("limit %d: error %v, want a *LimitError on the clocks of 3 sessions", c.limit, err)
+		case c.fails && !strings.Contains(err.Error(), "3 sessions"):
+			t.Errorf("limit %d: %q does not name the sessions", c.limit, err)
 		}
 	}
 }

@@ -2,7 +2,6 @@ package saturate
 
 import (
 	"cmp"
-	"fmt"
 	"runtime"
 	"slices"
 	"sync"
@@ -330,7 +329,7 @@ func (st *stream) clock(u int32) error {
 		st.refs[p] = 0
 		st.slot[u] = st.slot[p]
 	} else if st.slot[u] = pool.get(); st.slot[u] < 0 {
-		return fmt.Errorf("saturate: %d transactions in %d sessions need more than %d live causal clock entries", s.n, s.sessions, pool.limit)
+		return &LimitError{What: ClockEntries, Limit: pool.limit, Txns: s.n, Sessions: s.sessions, Live: pool.live}
 	}
 	row := pool.row(st.slot[u])
 	switch {
@@ -404,7 +403,7 @@ func (st *stream) rotate() error {
 		edges += w.edges
 	}
 	if edges > st.maxEdges {
-		return fmt.Errorf("saturate: CC forces more than %d edges", st.maxEdges)
+		return &LimitError{What: ForcedEdges, Limit: int64(st.maxEdges), Txns: s.n, Sessions: s.sessions}
 	}
 	if len(st.next) == 0 {
 		return nil

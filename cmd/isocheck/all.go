@@ -24,11 +24,12 @@ type levelReport struct {
 // runAll checks every level, from SSER down to RC, and reports the
 // strongest kept and the weakest broken, each broken level with its
 // evidence; explain (and --counterexample, and the pictures) take the
-// weakest broken level, whose anomaly is the root of every other. It exits
-// 1 if any level is broken, 3 if none is but some gave no verdict, and 0
-// if all are kept.
+// weakest broken level, whose anomaly is the root of every other. A level
+// without a verdict says why, and every other level still gets its own.
+// It exits 1 if any level is broken, 3 if none is but some gave no
+// verdict, and 0 if all are kept.
 func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, parseTime time.Duration, explain, color bool, stdout, stderr io.Writer) int {
-	all, err := check.CheckAll(j.ctx, h)
+	all, err := check.CheckAllWith(j.ctx, h, cf.ablate)
 	if err != nil {
 		j.stop()
 		return checkFailed(err, stderr)
@@ -64,20 +65,22 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 	}
 	j.stop()
-	// The weakest level without a verdict is where the run stopped; the
-	// stronger ones were not begun.
+	// A level the run's stop cut short says where it stopped, and the
+	// stronger ones were not begun; a level without a verdict for a limit
+	// of its own (CC's clocks) says which, and the others were checked.
 	stoppedAt := level.Level(0)
 	for i := len(all.Results) - 1; i >= 0; i-- {
 		res := all.Results[i]
-		if res.Verdict != check.NoVerdict {
-			continue
-		}
-		if stoppedAt == 0 {
+		switch {
+		case res.Verdict != check.NoVerdict:
+		case res.NotChecked && stoppedAt != 0:
+			reports[i].Reason = fmt.Sprintf("not checked: the run stopped while checking %v", stoppedAt)
+		case res.Stopped || res.NotChecked:
 			stoppedAt = res.Level
 			reports[i].Reason = j.noVerdictReason(res.Reason)
 			reports[i].Stats.stopped(j)
-		} else {
-			reports[i].Reason = fmt.Sprintf("not checked: the run stopped while checking %v", stoppedAt)
+		default:
+			reports[i].Reason = res.Reason
 		}
 	}
 	if weakest >= 0 {
@@ -149,6 +152,15 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		writeLevelStats(stdout, reports)
 	}
 	return status
+}
+
+// clockBytes is the memory CC's vector clocks may take under --max-memory
+// maxMemory: half of it, or no bound without one (check.Options).
+func clockBytes(maxMemory byteSize) int64 {
+	if maxMemory <= 0 {
+		return -1
+	}
+	return int64(maxMemory) / 2
 }
 
 // writeLevelStats prints the stats of every level checked, one row each.

@@ -152,6 +152,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if msg := cf.ednConflict(); msg != "" {
 		return usageError(stderr, name, "%s", msg)
 	}
+	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
 	if isSQL(cf.input.format, pos[0]) {
 		if cf.asEDN {
 			return usageError(stderr, name, "--edn: a SQL history has no Elle result map")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -56,8 +57,12 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 	if path == "-" {
 		path = "/dev/stdin"
 	}
-	h, err := format.ReadSQLFile(path)
+	h, err := format.ReadSQLFileContext(j.ctx, path)
 	if err != nil {
+		j.stop()
+		if progress.Stopped(err) {
+			return cf.sqlStopped(j, levels, err, stdout, stderr)
+		}
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
@@ -71,12 +76,81 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 	status := exitSatisfied
 	for _, l := range levels {
 		at := withLevel(h, l)
-		s := cf.sqlOne(j, at, l.String(), explain, stdout, stderr)
-		if s > status {
-			status = s
-		}
+		status = worse(status, cf.sqlOne(j, at, l.String(), explain, stdout, stderr))
 	}
 	return status
+}
+
+// worse returns the status of a run of several checks whose statuses are
+// a and b: an error (bad input, a crash) over a violation, a violation
+// over no verdict, no verdict over satisfied (as --level all does).
+func worse(a, b int) int {
+	rank := func(s int) int {
+		switch s {
+		case exitSatisfied:
+			return 0
+		case exitNoVerdict:
+			return 1
+		case exitViolated:
+			return 2
+		}
+		return 3 + s
+	}
+	if rank(b) > rank(a) {
+		return b
+	}
+	return a
+}
+
+// sqlStopped reports a SQL check stopped, by err, before its history was
+// read: no verdict, with the stage reached, for every level asked for.
+func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, err error, stdout, stderr io.Writer) int {
+	reason := j.stopReason(err)
+	names := []string{""}
+	if levels != nil {
+		names = names[:0]
+		for _, l := range levels {
+			names = append(names, l.String())
+		}
+	}
+	for _, name := range names {
+		if cf.asJSON {
+			var st sqlStats
+			st.stopped(j)
+			rep := &mixed.Report{Verdict: check.NoVerdict.String(), Reason: reason}
+			if status := encodeJSON(stdout, stderr, exitNoVerdict, sqlJSON{levelName(name), rep, st}); status != exitNoVerdict {
+				return status
+			}
+			continue
+		}
+		if name != "" {
+			fmt.Fprintf(stdout, "every transaction at %s: ", name)
+		}
+		fmt.Fprintf(stdout, "no verdict: %s\n", reason)
+	}
+	return exitNoVerdict
+}
+
+// sqlJSON is the JSON of a SQL check of one level.
+type sqlJSON struct {
+	Level string `json:"level"`
+	*mixed.Report
+	Stats sqlStats `json:"stats"`
+}
+
+// sqlStats are a SQL check's stats, with the stage a stopped run reached.
+type sqlStats struct {
+	mixed.Stats
+	Stage      string `json:"stage,omitempty"`
+	StageDone  int64  `json:"stage_done,omitempty"`
+	StageTotal int64  `json:"stage_total,omitempty"`
+	StageUnit  string `json:"stage_unit,omitempty"`
+}
+
+// stopped records the stage a stopped job reached.
+func (s *sqlStats) stopped(j *job) {
+	snap := j.tracker.Snapshot()
+	s.Stage, s.StageDone, s.StageTotal, s.StageUnit = snap.Stage, snap.Done, snap.Total, snap.Unit
 }
 
 // withLevel returns h with every transaction at level l.
@@ -97,8 +171,12 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 		return checkFailed(err, stderr)
 	}
 	rep := mixed.Explain(res)
+	st := sqlStats{Stats: res.Stats}
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
+		if j.cause(nil) != nil {
+			st.stopped(j)
+		}
 	}
 	status := verdictStatus(res.Verdict)
 	if res.Verdict == check.Violated {
@@ -107,11 +185,7 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 		cf.nothingToWrite(stderr, sqlNoViolation(res.Verdict))
 	}
 	if cf.asJSON {
-		return encodeJSON(stdout, stderr, status, struct {
-			Level string `json:"level"`
-			*mixed.Report
-			Stats mixed.Stats `json:"stats"`
-		}{levelName(name), rep, res.Stats})
+		return encodeJSON(stdout, stderr, status, sqlJSON{levelName(name), rep, st})
 	}
 	if name != "" {
 		fmt.Fprintf(stdout, "every transaction at %s: ", name)

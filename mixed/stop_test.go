@@ -1,0 +1,62 @@
+package mixed
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
+)
+
+// TestCheckStops: on a context that has ended, Check gives no verdict, and
+// the reason is the context's: "timed out" for its deadline, the message
+// of the cause it was cancelled with (a resource limit) otherwise.
+func TestCheckStops(t *testing.T) {
+	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	limit := fmt.Errorf("%w: memory use 9GiB went past --max-memory 8GiB", progress.ErrResourceLimit)
+	cancelled, cancel := context.WithCancelCause(context.Background())
+	cancel(limit)
+	expired, stop := context.WithTimeout(context.Background(), 0)
+	defer stop()
+	for _, c := range []struct {
+		name   string
+		ctx    context.Context
+		reason string
+	}{
+		{"resource limit", cancelled, limit.Error()},
+		{"deadline", expired, "timed out"},
+	} {
+		for _, opts := range []Options{{}, {Paper: true}, {Naive: true}} {
+			res, err := Check(c.ctx, h, opts)
+			if err != nil || res.Verdict != check.NoVerdict || res.Reason != c.reason {
+				t.Errorf("%s, %+v: %v (%q), %v; want no verdict (%q)", c.name, opts, res.Verdict, res.Reason, err, c.reason)
+			}
+		}
+	}
+}
+
+// TestShrinkStops: once the run's context has ended, shrinking and the
+// explanation stop, and the violation stands with the evidence found on
+// the whole history.
+func TestShrinkStops(t *testing.T) {
+	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res := decide(context.Background(), h, Options{})
+	if res.Verdict != check.Violated {
+		t.Fatalf("%v, want violated", res.Verdict)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	shrink(ctx, h, Options{}, res)
+	if res.Verdict != check.Violated || res.History != h || len(res.Txns) != len(h.Txns) {
+		t.Errorf("after a stop: %v on %d of %d transactions (the input's: %v); want the violation on the whole history",
+			res.Verdict, len(res.Txns), len(h.Txns), res.History == h)
+	}
+}
