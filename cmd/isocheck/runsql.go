@@ -18,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
@@ -284,14 +285,19 @@ func percent(n, of int) string {
 // level it ran at, within the default limits of check, and prints the
 // verdict and its explanation.
 func checkSQLRun(path string, stdout, stderr io.Writer) int {
-	h, err := format.ReadSQLFile(path)
-	if err != nil {
-		fmt.Fprintf(stderr, "isocheck: %v\n", err)
-		return exitBadInput
-	}
 	l := &limits{maxMemory: byteSize(defaultMaxMemory())}
 	j := l.start(stderr)
 	defer j.stop()
+	h, err := format.ReadSQLFileContext(j.ctx, path)
+	if err != nil {
+		j.stop()
+		if progress.Stopped(err) {
+			fmt.Fprintf(stdout, "no verdict: %s\n", j.stopReason(err))
+			return exitNoVerdict
+		}
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
 	res, err := mixed.Check(j.ctx, h, mixed.Options{})
 	j.stop()
 	if err != nil {

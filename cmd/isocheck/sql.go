@@ -12,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/mixed"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -234,7 +235,7 @@ func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, std
 func renderDOT(res *mixed.Result, path, format string) error {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
-		return fmt.Errorf("Graphviz's dot is not installed")
+		return interpret.ErrNoGraphviz
 	}
 	var in, errs bytes.Buffer
 	if err := res.WriteDOT(&in); err != nil {
