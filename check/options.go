@@ -11,18 +11,20 @@ import (
 	"github.com/isocheck/isocheck/solver"
 )
 
-// Options turn parts of the checker off or swap them, for measurements
-// (the ablations of seed 002, Section 5.3, Figure 9) and for
-// cross-checking one engine against another. The zero value is what Check
-// does. Options change the work done, never the verdict, except
-// MaxClockBytes, which may turn CC's verdict into NoVerdict.
+// Options turn parts of the checker off or swap them, for measurements (the
+// ablations of Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient
+// Black-box Checking of Snapshot Isolation in Databases" (PolySI), PVLDB
+// 16(6), 2023, Section 5.3, Figure 9) and for cross-checking one engine
+// against another. The zero value is what Check does. Options change the
+// work done, never the verdict, except MaxClockBytes, which may turn CC's
+// verdict into NoVerdict.
 type Options struct {
 	// NoPrune sends every constraint to the solver: pruning only checks
 	// that the known edges are acyclic.
 	NoPrune bool
-	// AllPairs makes a constraint for every pair of write chains of a
-	// key, as seed 002 does, instead of ordering by reachability first
-	// (polygraph.Options.AllPairs).
+	// AllPairs makes a constraint for every pair of write chains of a key,
+	// as PolySI (Huang et al., PVLDB 2023) does, instead of ordering by
+	// reachability first (polygraph.Options.AllPairs).
 	AllPairs bool
 	// Engine is the solver's engine (solver.DefaultEngine when empty).
 	Engine solver.Engine

@@ -42,12 +42,13 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 	return res, nil
 }
 
-// checkPrefix checks prefix consistency by the reduction of seed 000,
-// Section 4.2: split every transaction t into a transaction R(t) of its
-// reads followed, in its session, by a transaction W(t) of its writes; the
-// history is PC iff the split one is serializable. (No transaction of the
-// split history reads and writes one key, so no read-modify-write chain
-// forbids the lost updates PC allows.)
+// checkPrefix checks prefix consistency by the reduction of Biswas and
+// Enea, "On the Complexity of Checking Transactional Consistency"
+// (OOPSLA 2019), Section 4.2: split every transaction t into a transaction
+// R(t) of its reads followed, in its session, by a transaction W(t) of its
+// writes; the history is PC iff the split one is serializable. (No
+// transaction of the split history reads and writes one key, so no
+// read-modify-write chain forbids the lost updates PC allows.)
 //
 // The evidence of a violation names the halves "T/r" and "T/w".
 func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) {

@@ -6,14 +6,16 @@ import (
 	"github.com/isocheck/isocheck/solver"
 )
 
-// The SAT encoding decides what seed 003's Algorithms 3 and 4 search: the
-// writer of every conflict (a read that did not return a row some
-// version of which its predicate selects) and a commit order. It goes
-// beyond the paper, whose bottleneck is enumerating conflicts' choices
-// one product at a time (§6): here the choices and the order are
-// variables of one problem of SAT modulo acyclicity, solved by the same
-// engine as key-value histories (package solver, seed 002 §4.4), which
-// learns from each failure instead of backtracking chronologically.
+// The SAT encoding decides what Algorithms 3 and 4 of Bouajjani et al.
+// (CAV 2025) search: the writer of every conflict (a read that did not
+// return a row some version of which its predicate selects) and a commit
+// order. It goes beyond the paper, whose bottleneck is enumerating
+// conflicts' choices one product at a time (§6): here the choices and the
+// order are variables of one problem of SAT modulo acyclicity, solved by
+// the same engine as key-value histories (package solver, after Huang, Liu,
+// Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of Snapshot
+// Isolation in Databases" (PolySI), PVLDB 16(6), 2023, §4.4), which learns
+// from each failure instead of backtracking chronologically.
 //
 // Variables:
 //   - an order variable for each pair of transactions {a, b} the axioms

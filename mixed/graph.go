@@ -79,10 +79,10 @@ type wrIn struct {
 	from int
 }
 
-// state is what the search changes: the partial commit order (seed 003's
-// pco), the write-read relation with the witnesses chosen so far, and the
-// direct edges with their reasons. Each branch of the search works on its
-// own copy.
+// state is what the search changes: the partial commit order (the pco of
+// Bouajjani et al., CAV 2025), the write-read relation with the witnesses
+// chosen so far, and the direct edges with their reasons. Each branch of
+// the search works on its own copy.
 type state struct {
 	succ, pred []bitset // pco, transitively closed
 	soWr       []bitset // soWr[t]: the direct so ∪ wr predecessors of t (so is transitive)
@@ -199,10 +199,11 @@ func (s *state) path(a, b int) []Edge {
 	return p
 }
 
-// visible reports whether writer t2 is visible to read ri under the
-// axiom of ri's transaction's level, with pco for the commit order (seed
-// 003, Figure 3; seed 000, Figure 2). Algorithm 1 adds t2 → writer for
-// every visible t2.
+// visible reports whether writer t2 is visible to read ri under the axiom
+// of ri's transaction's level, with pco for the commit order (Bouajjani
+// et al. (CAV 2025) Figure 3; Biswas and Enea, "On the Complexity of
+// Checking Transactional Consistency" (OOPSLA 2019) Figure 2). Algorithm 1
+// adds t2 → writer for every visible t2.
 func (p *problem) visible(s *state, t2 int, ri *readInst) bool {
 	t := ri.t
 	switch p.level[t] {
@@ -241,10 +242,10 @@ func (p *problem) conflictVisible(s *state, t2, t int) bool {
 }
 
 // rcVisible is RC's visibility: an earlier read event of t read from t2.
-// Seed 003's Figure 3 also makes t's session-order predecessors visible;
-// isocheck's RC is seed 000's, without session guarantees, so that a
-// key-value history gets the same verdict as a SQL history as it does as
-// itself.
+// Figure 3 of Bouajjani et al. (CAV 2025) also makes t's session-order
+// predecessors visible; isocheck's RC is that of Biswas and Enea
+// (OOPSLA 2019), without session guarantees, so that a key-value history
+// gets the same verdict as a SQL history as it does as itself.
 func (p *problem) rcVisible(s *state, t2 int, ri *readInst) bool {
 	for _, w := range s.wr[ri.t] {
 		if w.from == t2 && w.ev < ri.ev {
@@ -254,10 +255,10 @@ func (p *problem) rcVisible(s *state, t2 int, ri *readInst) bool {
 	return false
 }
 
-// saturate computes the least fixpoint of seed 003's Algorithm 1 from the
-// current pco: for every read with a known writer t1 of key x, every
-// other writer t2 of x visible to it must commit before t1. It returns the
-// cycle that an impossible order closes, or nil.
+// saturate computes the least fixpoint of Bouajjani et al. (CAV 2025)
+// Algorithm 1 from the current pco: for every read with a known writer t1
+// of key x, every other writer t2 of x visible to it must commit before t1.
+// It returns the cycle that an impossible order closes, or nil.
 //
 // It stops early, without a cycle, when p.ctx ends: the caller must look
 // at the context before trusting an acyclic result.

@@ -18,8 +18,8 @@ var kvRuns = flag.Int("kv.runs", 2000, "random key-value histories in TestKeyVal
 
 // TestKeyValueAgrees: a key-value history is the special case of a SQL
 // history where every read is SELECT(k = x) and every write an upsert
-// (seed 003 §4.2). Through that path, every level must get the verdict the
-// brute-force key-value reference gives it.
+// (Bouajjani et al. (CAV 2025) §4.2). Through that path, every level must
+// get the verdict the brute-force key-value reference gives it.
 func TestKeyValueAgrees(t *testing.T) {
 	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 7, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15}
 	violations := map[string]int{}

@@ -1,6 +1,8 @@
 // Package mixed checks SQL histories whose transactions each run at their
-// own isolation level: seed 003 (Bouajjani, Enea, Román-Calvo, "On the
-// Complexity of Checking Mixed Isolation Levels for SQL Transactions").
+// own isolation level, as Bouajjani, Enea and Román-Calvo define them in
+// "On the Complexity of Checking Mixed Isolation Levels for SQL
+// Transactions" (CAV 2025); the sections, figures, algorithms and theorems
+// named in this package are theirs.
 //
 // A history (package sqlhistory) is a client history (§2.3): a read names
 // the row versions its predicate selected and nothing of the others. It
@@ -54,14 +56,15 @@ const MaxUnknown = 10
 
 // Options tune Check.
 type Options struct {
-	// Naive checks as seed 003 §6's baseline does: every witness of every
-	// read of a row it did not return, and every commit order, without
-	// saturation or memory of failed prefixes. For benchmarks.
+	// Naive checks as the baseline of Bouajjani et al. (CAV 2025) §6 does:
+	// every witness of every read of a row it did not return, and every
+	// commit order, without saturation or memory of failed prefixes. For
+	// benchmarks.
 	Naive bool
-	// Paper searches for witnesses and a commit order as seed 003's
-	// Algorithms 3 and 4 do (with saturation after every choice) instead
-	// of solving the SAT encoding. For benchmarks; histories with CC
-	// transactions are always checked so.
+	// Paper searches for witnesses and a commit order as Algorithms 3 and 4
+	// of Bouajjani et al. (CAV 2025) do (with saturation after every
+	// choice) instead of solving the SAT encoding. For benchmarks;
+	// histories with CC transactions are always checked so.
 	Paper bool
 	// NoShrink keeps the whole history as the counterexample instead of
 	// shrinking it to a minimal set of transactions.
@@ -86,7 +89,8 @@ type Result struct {
 	// version it could have read instead and why each fails.
 	Missed *Missed
 	// NoOrder says that no commit order satisfies the axioms although no
-	// single cycle shows it (seed 003's Algorithm 4 found none).
+	// single cycle shows it (Bouajjani et al. (CAV 2025) Algorithm 4 found
+	// none).
 	NoOrder bool
 	// Either, when NoOrder, may show why: two transactions that close a
 	// cycle in whichever order they commit.
@@ -226,8 +230,8 @@ type Edge struct {
 	from, to, reader, readEv int // nodes
 }
 
-// Missed is a read that did not return a row (a conflict of seed 003 §5)
-// whose every possible version leads to a violation.
+// Missed is a read that did not return a row (a conflict of Bouajjani
+// et al. (CAV 2025) §5) whose every possible version leads to a violation.
 type Missed struct {
 	Txn, Event int
 	Key        sqlhistory.KeyID

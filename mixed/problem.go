@@ -29,8 +29,9 @@ type unknownRead struct {
 }
 
 // problem is a history reduced to what the checker decides on, for one
-// choice of which transactions of unknown outcome committed. Node 0 is
-// seed 003's transaction init; nodes 1.. are committed transactions.
+// choice of which transactions of unknown outcome committed. Node 0 is the
+// transaction init of Bouajjani et al. (CAV 2025); nodes 1.. are committed
+// transactions.
 type problem struct {
 	// ctx, when set, bounds saturation.
 	ctx    context.Context
@@ -85,7 +86,7 @@ func newProblem(ctx context.Context, h *sqlhistory.History, committed []bool, fu
 		if v, ok := h.Initial[sqlhistory.KeyID(x)]; ok {
 			init[sqlhistory.KeyID(x)] = v
 		} else {
-			init[sqlhistory.KeyID(x)] = -1 // absent: seed 003's †
+			init[sqlhistory.KeyID(x)] = -1 // absent: the † of Bouajjani et al. (CAV 2025)
 		}
 	}
 	p.writes[0] = init
@@ -145,14 +146,14 @@ func newProblem(ctx context.Context, h *sqlhistory.History, committed []bool, fu
 
 // causalWitness reports whether the writer of a row that a read of node t
 // did not return matters even when the read's predicate rejects every
-// version of it. Seed 003's Theorem 5, which lets Algorithm 3 leave such
-// reads undefined, covers SER, SI, PC, RA and RC, not CC: a read adds
-// its writer to the causal past, (so ∪ wr)+, of its transaction and of
-// every transaction after it. A read of an RC, RA or CC transaction may
-// always read from a writer already in its causal past, but SER, SI and
-// PC make it read from one co-after every visible writer, which may not
-// be. So with a CC transaction in the history, such reads of SER, SI and
-// PC transactions are decided like conflicts (see searcher.extend).
+// version of it. Theorem 5 of Bouajjani et al. (CAV 2025), which lets
+// Algorithm 3 leave such reads undefined, covers SER, SI, PC, RA and RC,
+// not CC: a read adds its writer to the causal past, (so ∪ wr)+, of its
+// transaction and of every transaction after it. A read of an RC, RA or CC
+// transaction may always read from a writer already in its causal past, but
+// SER, SI and PC make it read from one co-after every visible writer, which
+// may not be. So with a CC transaction in the history, such reads of SER,
+// SI and PC transactions are decided like conflicts (see searcher.extend).
 func (p *problem) causalWitness(t int) bool {
 	switch p.level[t] {
 	case level.SER, level.SI, level.PC:
@@ -177,10 +178,10 @@ func (p *problem) satisfies(e *sqlhistory.Event, v sqlhistory.VersionID) bool {
 	return row != nil && e.Where.Eval(row)
 }
 
-// readsOf classifies the reads of node t (seed 003 §2.3): local reads
-// must see t's own last write; an external read that returned a row
-// names its writer; one that did not is an unknownRead, unless no writer
-// could make it a conflict.
+// readsOf classifies the reads of node t (Bouajjani et al. (CAV 2025)
+// §2.3): local reads must see t's own last write; an external read that
+// returned a row names its writer; one that did not is an unknownRead,
+// unless no writer could make it a conflict.
 func (p *problem) readsOf(t int) {
 	h := p.h
 	ti := p.nodes[t]
@@ -219,8 +220,9 @@ func (p *problem) readsOf(t int) {
 				}
 				switch {
 				case len(u.sat) == 0 && !p.causalWitness(t) && !(p.full && len(u.unsat) > 1):
-					// Whatever t read of x, the predicate rejects it:
-					// never a conflict (seed 003, Algorithm 3's 1-sets).
+					// Whatever t read of x, the predicate rejects it: never
+					// a conflict (Bouajjani et al. (CAV 2025), Algorithm
+					// 3's 1-sets).
 				case len(u.unsat) == 0:
 					p.anomaly(Anomaly{Kind: MissedRow, Txn: ti, Event: ei, Key: x, Writers: p.txnsOf(u.sat)})
 				default:
@@ -283,10 +285,10 @@ func (p *problem) txnsOf(nodes []int) []int {
 	return ts
 }
 
-// initialState is pco = (so ∪ wr)+ of the history, with the dependencies
-// it names (seed 003, Algorithm 2, line 3). It returns the cycle if so ∪
-// wr is cyclic. It stops early, without a cycle, when p.ctx ends: the
-// caller must look at the context before trusting the state.
+// initialState is pco = (so ∪ wr)+ of the history, with the dependencies it
+// names (Bouajjani et al. (CAV 2025) Algorithm 2, line 3). It returns the
+// cycle if so ∪ wr is cyclic. It stops early, without a cycle, when p.ctx
+// ends: the caller must look at the context before trusting the state.
 func (p *problem) initialState() (*state, []Edge) {
 	n := len(p.nodes)
 	s := newState(n, len(p.unknown))

@@ -22,9 +22,9 @@ var sqlRuns = flag.Int("sql.runs", 3000, "random SQL histories in TestAgreesWith
 // TestAgreesWithReference checks random small SQL histories, with random
 // predicates, inserts, updates, deletes, aborted and unknown transactions
 // and a random level per transaction, with the checker (its SAT encoding,
-// seed 003's search, and the naive baseline) and with the brute-force
-// reference, which enumerates every witness and commit order. The
-// verdicts must be equal.
+// the search of Bouajjani et al. (CAV 2025), and the naive baseline) and
+// with the brute-force reference, which enumerates every witness and commit
+// order. The verdicts must be equal.
 func TestAgreesWithReference(t *testing.T) {
 	cfgs := []historytest.SQLConfig{
 		{},
@@ -56,7 +56,7 @@ func TestAgreesWithReference(t *testing.T) {
 			t.Fatal(err)
 		}
 		if paper.Verdict != res.Verdict {
-			t.Fatalf("seed %d: seed 003's search says %v, the SAT encoding %v\n%s", seed, paper.Verdict, res.Verdict, describe(h))
+			t.Fatalf("seed %d: the search of Bouajjani et al. (CAV 2025) says %v, the SAT encoding %v\n%s", seed, paper.Verdict, res.Verdict, describe(h))
 		}
 		conflicts += res.Stats.Conflicts
 		if res.Verdict == check.Violated {

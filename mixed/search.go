@@ -9,17 +9,19 @@ import (
 	"github.com/isocheck/isocheck/solver"
 )
 
-// searcher decides one problem: seed 003's Algorithm 3, with its
-// enumeration of conflict-free extensions replaced by a backtracking
-// search that saturates after every choice, and Algorithm 4 under it.
+// searcher decides one problem: Bouajjani et al. (CAV 2025) Algorithm 3,
+// with its enumeration of conflict-free extensions replaced by a
+// backtracking search that saturates after every choice, and Algorithm 4
+// under it.
 type searcher struct {
 	ctx context.Context
 	// m counts the steps, when set.
 	m     *progress.Meter
 	p     *problem
 	naive bool
-	// paper searches as seed 003's Algorithms 3 and 4 do (with the
-	// improvements of extend) instead of solving the SAT encoding.
+	// paper searches as Algorithms 3 and 4 of Bouajjani et al. (CAV 2025)
+	// do (with the improvements of extend) instead of solving the SAT
+	// encoding.
 	paper bool
 	steps int
 	// vars and clauses count the SAT encoding's size.
@@ -245,9 +247,10 @@ func (s *searcher) sat(st *state) *failure {
 // prefixes is Algorithm 4: a depth-first search for a commit order of a
 // conflict-free history, extending a prefix of committed transactions one
 // transaction at a time while Definition 10 holds, and remembering the
-// prefixes that led nowhere (seed 003 §5: the same set of transactions,
-// and with SI also the same last writer of every key, is the same
-// prefix). Without memo (the naive baseline) it enumerates every order.
+// prefixes that led nowhere (Bouajjani et al. (CAV 2025) §5: the same set
+// of transactions, and with SI also the same last writer of every key, is
+// the same prefix). Without memo (the naive baseline) it enumerates every
+// order.
 func (s *searcher) prefixes(st *state, naive bool) bool {
 	p := s.p
 	n := len(p.nodes)
@@ -362,9 +365,9 @@ func (s *searcher) prefixes(st *state, naive bool) bool {
 	return rec()
 }
 
-// visibleAfter is the visibility of t to read ri when t is appended to
-// the prefix in: everything in the prefix commits before t, everything
-// outside after it (seed 003, Table 1's pco_t^P).
+// visibleAfter is the visibility of t to read ri when t is appended to the
+// prefix in: everything in the prefix commits before t, everything outside
+// after it (Bouajjani et al. (CAV 2025) Table 1's pco_t^P).
 func (p *problem) visibleAfter(st *state, t int, ri *readInst, in bitset) bool {
 	u := ri.t
 	switch p.level[u] {
@@ -389,11 +392,11 @@ func (p *problem) visibleAfter(st *state, t int, ri *readInst, in bitset) bool {
 	return false
 }
 
-// naiveWitnesses is the baseline of seed 003 §6: enumerate every witness
-// (a writer for every read of a row it did not return, whose version its
-// predicate rejects: a full history) and, for each, every commit order,
-// each checked as it grows. base is the state of so and the reads with
-// known writers; the choices so far are in assign.
+// naiveWitnesses is the baseline of Bouajjani et al. (CAV 2025) §6:
+// enumerate every witness (a writer for every read of a row it did not
+// return, whose version its predicate rejects: a full history) and, for
+// each, every commit order, each checked as it grows. base is the state of
+// so and the reads with known writers; the choices so far are in assign.
 func (s *searcher) naiveWitnesses(base *state, assign []int) bool {
 	if err := s.ctx.Err(); err != nil {
 		s.err = err

@@ -136,19 +136,19 @@ func violates(ctx context.Context, h *sqlhistory.History, keep []bool, opts Opti
 	return nil
 }
 
-// Droppable reports whether dropping the transactions drop from a
-// history, leaving those marked in keep, keeps every consistent history
-// consistent, so that a violation of what is left is one of the whole.
-// drop must hold the transactions that read from the others. Dropping a
-// transaction only removes constraints (the levels' visibility shrinks),
-// unless a read left may have seen its version of a row the read did not
-// return, and that version was the only possible one. So for each row a
-// dropped transaction writes and a read left inspects without returning
-// it, the dropped version must be one the read's predicate selects (never
-// a version the read saw), or every version left of that row must be one
-// it rejects: then the latest visible one may take its place (the
-// argument of seed 003's Theorem 5, which does not cover CC, whose
-// histories get the first rule only).
+// Droppable reports whether dropping the transactions drop from a history,
+// leaving those marked in keep, keeps every consistent history consistent,
+// so that a violation of what is left is one of the whole. drop must hold
+// the transactions that read from the others. Dropping a transaction only
+// removes constraints (the levels' visibility shrinks), unless a read left
+// may have seen its version of a row the read did not return, and that
+// version was the only possible one. So for each row a dropped transaction
+// writes and a read left inspects without returning it, the dropped version
+// must be one the read's predicate selects (never a version the read saw),
+// or every version left of that row must be one it rejects: then the latest
+// visible one may take its place (the argument of Theorem 5 of Bouajjani
+// et al. (CAV 2025), which does not cover CC, whose histories get the first
+// rule only).
 func Droppable(h *sqlhistory.History, keep []bool, drop []int) bool {
 	finals := func(t int) map[sqlhistory.KeyID]sqlhistory.VersionID {
 		f := map[sqlhistory.KeyID]sqlhistory.VersionID{}

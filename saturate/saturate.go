@@ -1,6 +1,7 @@
 // Package saturate checks read committed (RC), read atomic (RA) and causal
-// consistency (CC) in polynomial time, without a solver (seed 000,
-// Section 3, Algorithm 1).
+// consistency (CC) in polynomial time, without a solver, as in Biswas and
+// Enea, "On the Complexity of Checking Transactional Consistency"
+// (OOPSLA 2019), Section 3, Algorithm 1.
 //
 // The axioms of these levels never have the commit order on their left
 // side, so one pass finds every commit-order edge they force: start from
@@ -512,8 +513,8 @@ func tick(m *progress.Meter, i *int) error {
 }
 
 // readCommitted: a read of x from t1 must not see a version older than that
-// of a writer of x that an earlier read of the transaction saw (seed 000,
-// Figure 2a).
+// of a writer of x that an earlier read of the transaction saw (Biswas and
+// Enea (OOPSLA 2019) Figure 2a).
 func (s *saturator) readCommitted(m *progress.Meter, w *worker, sessions [][]int32, _ int) error {
 	ticks := 0
 	for _, sess := range sessions {

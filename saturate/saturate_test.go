@@ -30,7 +30,8 @@ const x, y = 0, 1
 var null = history.Null
 
 // TestLevels checks the classic anomalies of the weak levels, with the
-// verdicts the axioms of seed 000 (Figure 2) give.
+// verdicts the axioms of Biswas and Enea, "On the Complexity of Checking
+// Transactional Consistency" (OOPSLA 2019), Figure 2, give.
 func TestLevels(t *testing.T) {
 	cases := []struct {
 		name       string

@@ -217,10 +217,11 @@ type denseKey struct {
 
 // causalStream applies CC's axiom: a read of x from t1 in t3 must see a
 // version no older than that of any writer of x in t3's causal past,
-// (so ∪ wr)+ (seed 000, Figure 2c). Of those writers, only the last of
-// each session can add anything (session order puts the others before
-// it), and only if it is not in t1's past too (then it precedes t1
-// already), so each read forces at most one edge per session writing x.
+// (so ∪ wr)+ (Biswas and Enea (OOPSLA 2019) Figure 2c). Of those writers,
+// only the last of each session can add anything (session order puts the
+// others before it), and only if it is not in t1's past too (then it
+// precedes t1 already), so each read forces at most one edge per session
+// writing x.
 //
 // It computes the causal clocks in one pass over a topological order of
 // so ∪ wr, keeping only the clocks still needed, at most limit entries of

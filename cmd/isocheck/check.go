@@ -96,8 +96,10 @@ type checkFlags struct {
 	// measurements.
 	ablate check.Options
 	engine string
-	// sqlNaive and sqlPaper check SQL histories with seed 003's naive
-	// baseline or its Algorithms 3 and 4.
+	// sqlNaive and sqlPaper check SQL histories with the naive baseline or
+	// the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo,
+	// "On the Complexity of Checking Mixed Isolation Levels for SQL
+	// Transactions" (CAV 2025).
 	sqlNaive, sqlPaper bool
 }
 
@@ -122,8 +124,8 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.asEDN, "edn", false, "with --elle, print only Elle's result map, as one EDN map (for a Jepsen test to merge into its results)")
 	fs.BoolVar(&cf.ablate.NoPrune, "no-prune", false, "for measurements: send every constraint to the solver (the verdict is the same)")
 	fs.BoolVar(&cf.ablate.AllPairs, "all-pairs", false, "for measurements: constrain every pair of write chains of a key, as PolySI does (Huang et al., \"Efficient Black-box Checking of Snapshot Isolation in Databases\", PVLDB 2023), instead of ordering them by reachability first")
-	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (the naive baseline of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\")")
-	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", instead of its SAT encoding")
+	fs.BoolVar(&cf.sqlNaive, "naive", false, "for measurements: check a SQL history by enumerating every witness and commit order (the naive baseline of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", CAV 2025)")
+	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\" (CAV 2025), instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
 		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE; - writes it to stdout, and the report to stderr")

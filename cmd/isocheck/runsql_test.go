@@ -158,12 +158,14 @@ func TestBareCheck(t *testing.T) {
 // TestRunSQLPostgres: TPC-C with random levels on PostgreSQL, when
 // ISOCHECK_POSTGRES_DSN names one (scripts/postgres.sh starts one).
 //
-// With --levels random the check may find a violation: PostgreSQL
-// protects a SERIALIZABLE transaction only from other SERIALIZABLE ones
-// (its SSI does not track REPEATABLE READ transactions), so a history
-// mixing SER and SI is not always consistent with one commit order, as
-// seed 003's definition of the levels asks. The test asks for a verdict
-// there, and for "satisfied" with the mixes of one strong level and RC.
+// With --levels random the check may find a violation: PostgreSQL protects
+// a SERIALIZABLE transaction only from other SERIALIZABLE ones (its SSI
+// does not track REPEATABLE READ transactions), so a history mixing SER and
+// SI is not always consistent with one commit order, as the definition of
+// the levels of Bouajjani, Enea and Román-Calvo, "On the Complexity of
+// Checking Mixed Isolation Levels for SQL Transactions" (CAV 2025) asks.
+// The test asks for a verdict there, and for "satisfied" with the mixes of
+// one strong level and RC.
 func TestRunSQLPostgres(t *testing.T) {
 	dsn := os.Getenv("ISOCHECK_POSTGRES_DSN")
 	if dsn == "" {
