@@ -205,6 +205,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if cf.elle {
 		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
 	}
+	for _, n := range inputNotes(info, len(h.Txns)) {
+		fmt.Fprintf(stdout, "note: %s\n", n)
+	}
 	if cf.stats {
 		st.write(stdout)
 	}
