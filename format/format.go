@@ -129,13 +129,33 @@
 // appends are kept (from the :fail completion, or else the invocation),
 // since their reads returned nothing to check. :process is the session;
 // events of other processes (:nemesis, any process that is not an integer)
-// are skipped and counted in [Info.SkippedOps]. :f, when given, must be
-// :txn. A transaction starts at its invocation's :time and ends at its
-// :ok or :fail completion's; one of unknown status has no end (it may
-// take effect any time later). Where :time is missing, :index is the
-// clock instead, if every event has one; with neither, there is no real
-// time. A transaction's id is the :index of its completion (of its
-// invocation if it has none), its position the line of its completion.
+// are skipped and counted in [Info.SkippedOps]. A transaction is an
+// operation of :f :txn, or of no :f; the client operations of other
+// functions (:read, :write, :cas of a register test mixed in) are counted
+// in [Info.OtherOps], not read, and a history of nothing else is an error.
+// A completion's :f, when given, must be its invocation's. A transaction
+// starts at its invocation's :time and ends at its :ok or :fail
+// completion's; one of unknown status has no end (it may take effect any
+// time later). Where :time is missing, :index is the clock instead, if
+// every event has one; with neither, there is no real time. A
+// transaction's id is the :index of its completion (of its invocation if
+// it has none), its position the line of its completion.
+//
+// Histories written by hand (Elle's tests, elle-cli's examples) may leave
+// out what Jepsen records. A completion without an invocation (a history
+// of completions alone) is a transaction whose invocation is unknown: it
+// has no start, so real-time order relates it to no other (strict
+// serializability checks it as serializability does); such completions
+// are counted in [Info.NoInvoke]. Events without :process are counted in
+// [Info.NoProcess]: an invocation without :process pairs with the next
+// event without :process if that is a completion (two such invocations
+// in a row are an error), a completion without :process and without such
+// an invocation stands alone, and each transaction of them is a session
+// of its own, named "no-process-" and the line of its last event: no
+// session order relates it to another.
+//
+// [ReadRegisterOps] reads the register operations of the same events
+// instead: :read, :write and :cas.
 //
 // The micro-ops are those of Elle's two workloads: rw-register, [:r k v]
 // and [:w k v], whose initial value is null (a read of nil saw no write),
