@@ -149,6 +149,7 @@ func TestCheckInferredHistories(t *testing.T) {
 		{[]string{"stats", noProcess}, exitSatisfied, []string{"sessions:     2", "note:         4 events without :process"}},
 		{[]string{"check", "--level", "ser", mixed}, exitViolated, []string{"SER: VIOLATED", "note: 2 non-transactional operations (:cas 1, :read 1) not checked; check registers with isocheck lwt"}},
 		{[]string{"stats", mixed}, exitSatisfied, []string{"transactions: 2", "note:         2 non-transactional operations"}},
+		{[]string{"check", "--json", completions}, exitSatisfied, []string{`"input_notes": [`, `"no :invoke events: real-time order unknown, SSER checked as SER"`}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

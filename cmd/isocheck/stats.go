@@ -48,6 +48,9 @@ type stats struct {
 	SolverRounds          int `json:"solver_rounds"`
 	// SolverCyclesBlocked counts the cycles the solver forbade.
 	SolverCyclesBlocked int `json:"solver_cycles_blocked"`
+	// InputNotes say what reading the history inferred or left out (see
+	// inputNotes).
+	InputNotes []string `json:"input_notes,omitempty"`
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
