@@ -205,18 +205,21 @@ func (r *jepsenReader) complete(inv, comp *jepsenEvent) error {
 		}
 		f = comp.f
 	}
-	if inv == nil {
-		r.noInvoke++
-	}
 	if r.regs != nil {
 		switch f {
 		case "read", "write", "cas":
+			if inv == nil {
+				r.noInvoke++
+			}
 			return r.regs.add(r, f, inv, comp)
 		case "":
 			return r.errorf(first(inv, comp).line, "event without :f (want :read, :write or :cas)")
 		}
 	} else if f == "" || f == "txn" {
 		r.txns++
+		if inv == nil {
+			r.noInvoke++
+		}
 		return r.txn(inv, comp)
 	}
 	if r.other == nil {

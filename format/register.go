@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"slices"
 	"strconv"
 	"time"
@@ -154,6 +155,9 @@ func ReadRegisterOpsFile(ctx context.Context, path string, f Format) ([]Register
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, nil, stopError(path, 0, context.Cause(ctx))
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, nil, fileError(path, "is a directory, which holds no register operations (they are read from Jepsen EDN, elle-cli JSON and native JSONL files)")
 	}
 	file, size, err := openInput(path, f)
 	if err != nil {

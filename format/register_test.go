@@ -186,6 +186,12 @@ func TestReadRegisterOpsErrors(t *testing.T) {
 			t.Errorf("%s %q: got %v, want %s", tc.f, tc.src, err, tc.msg)
 		}
 	}
+	dir := t.TempDir()
+	_, _, err := ReadRegisterOpsFile(context.Background(), dir, Auto)
+	var fe *Error
+	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "is a directory, which holds no register operations") {
+		t.Errorf("a directory: got %v", err)
+	}
 }
 
 // FuzzReadRegisterOps reads Jepsen histories for their register
