@@ -414,7 +414,8 @@ type Info struct {
 	// OtherOps counts, by :f, the client operations of a Jepsen history
 	// that were not read: those that are not transactions (:f :txn, or no
 	// :f) for ReadFile and Read, those that are not :read, :write or :cas
-	// for ReadRegisterOps. It is nil when there are none.
+	// for ReadRegisterOps. It is nil when there are none. Names longer
+	// than a message can hold are cut short.
 	OtherOps map[string]int
 }
 

@@ -213,7 +213,7 @@ func (r *jepsenReader) complete(inv, comp *jepsenEvent) error {
 			}
 			return r.regs.add(r, f, inv, comp)
 		case "":
-			return r.errorf(first(inv, comp).line, "event without :f (want :read, :write or :cas)")
+			return r.errorf(firstEvent(inv, comp).line, "event without :f (want :read, :write or :cas)")
 		}
 	} else if f == "" || f == "txn" {
 		r.txns++
@@ -224,19 +224,16 @@ func (r *jepsenReader) complete(inv, comp *jepsenEvent) error {
 	}
 	if r.other == nil {
 		r.other = make(map[string]int)
-		r.otherLine = first(inv, comp).line
+		r.otherLine = firstEvent(inv, comp).line
 	}
-	r.other[f]++
+	r.other[cut(f)]++ // a name as long as a line is no use in a message
 	return nil
 }
 
-// txn adds the transaction of invocation inv and its completion comp (nil
-// when it never completed).
+// txn adds the transaction of invocation inv (nil when the history has
+// none) and its completion comp (nil when it never completed).
 func (r *jepsenReader) txn(inv, comp *jepsenEvent) error {
-	first, last := inv, comp
-	if first == nil {
-		first = comp
-	}
+	first, last := firstEvent(inv, comp), comp
 	if last == nil {
 		last = inv
 	}
@@ -463,13 +460,13 @@ func (r *jepsenReader) otherText() string {
 	fs := slices.Sorted(maps.Keys(r.other))
 	parts := make([]string, len(fs))
 	for i, f := range fs {
-		parts[i] = fmt.Sprintf("%d :%s", r.other[f], cut(f))
+		parts[i] = fmt.Sprintf("%d :%s", r.other[f], f)
 	}
 	return strings.Join(parts, ", ")
 }
 
-// first returns inv, or comp when inv is nil.
-func first(inv, comp *jepsenEvent) *jepsenEvent {
+// firstEvent returns inv, or comp when inv is nil.
+func firstEvent(inv, comp *jepsenEvent) *jepsenEvent {
 	if inv != nil {
 		return inv
 	}

@@ -257,7 +257,7 @@ type timedOp struct {
 // add adds the operation f of invocation inv and completion comp (either
 // may be nil, not both).
 func (rr *registerReader) add(r *jepsenReader, f string, inv, comp *jepsenEvent) error {
-	first := first(inv, comp)
+	first := firstEvent(inv, comp)
 	if len(rr.ops) == maxOps {
 		return r.errorf(first.line, "too many operations (the limit is %d)", maxOps)
 	}
