@@ -21,7 +21,7 @@ import (
 // with encoding/json's json.Valid, and read by a small parser into the
 // events of jepsen.go; strings stand for keywords ("r", "append", "ok"),
 // and keys and values that are strings are strings. Fields other than
-// type, f, value, process, time and index are skipped. This is about 1.8
+// type, f, value, process, time, index and key are skipped. This is about 1.8
 // times as fast as decoding the objects into maps with encoding/json.
 
 // jsonSplitter cuts a stream of JSON values (or the elements of one
@@ -148,16 +148,29 @@ func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) 
 		r.b.Grow(int(size/400), int(size/100))
 		r.grow(size / 400)
 	}
+	if err := r.readElleJSON(m, br); err != nil {
+		return nil, nil, err
+	}
+	h, err := r.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, r.info(ElleJSON), nil
+}
+
+// readElleJSON reads the events of an elle-cli JSON history into r.
+func (r *jepsenReader) readElleJSON(m *progress.Meter, br *bufio.Reader) error {
+	name := r.name
 	if head, _ := br.Peek(3); bytes.HasPrefix(head, []byte{0xEF, 0xBB, 0xBF}) {
 		br.Discard(3)
 	}
 	s := &jsonSplitter{br: br, name: name, line: 1}
 	c, err := s.skipSpace()
 	if err == io.EOF {
-		return r.b.History(), &Info{Format: ElleJSON}, nil
+		return nil
 	}
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	inArray := c == '['
 	if inArray {
@@ -167,43 +180,43 @@ func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) 
 		c, err := s.skipSpace()
 		if err == io.EOF {
 			if inArray {
-				return nil, nil, lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
+				return lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
 			}
 			break
 		}
 		if err != nil {
-			return nil, nil, err
+			return err
 		}
 		if inArray {
 			if c == ']' {
 				br.Discard(1)
 				if _, err := s.skipSpace(); err != io.EOF {
 					if err != nil {
-						return nil, nil, err
+						return err
 					}
-					return nil, nil, lineError(name, s.line, "unexpected data after the history array")
+					return lineError(name, s.line, "unexpected data after the history array")
 				}
 				break
 			}
 			if !first {
 				if c != ',' {
-					return nil, nil, lineError(name, s.line, "bad JSON: expected ',' or ']' after an event, not %q", c)
+					return lineError(name, s.line, "bad JSON: expected ',' or ']' after an event, not %q", c)
 				}
 				br.Discard(1)
 				if c, err = s.skipSpace(); err != nil {
 					if err == io.EOF {
-						return nil, nil, lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
+						return lineError(name, s.line, "bad JSON: unexpected end of input: missing ']'")
 					}
-					return nil, nil, err
+					return err
 				}
 			}
 		}
 		line := s.line
 		if c != '{' {
-			return nil, nil, lineError(name, line, "an event must be a JSON object like {\"type\": \"invoke\", \"f\": \"txn\", \"value\": [...], \"process\": 0}, not %s", jsonKind(c))
+			return lineError(name, line, "an event must be a JSON object like {\"type\": \"invoke\", \"f\": \"txn\", \"value\": [...], \"process\": 0}, not %s", jsonKind(c))
 		}
 		if err := s.value(); err != nil {
-			return nil, nil, err
+			return err
 		}
 		if !json.Valid(s.elem) {
 			var x any
@@ -211,29 +224,22 @@ func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) 
 			var se *json.SyntaxError
 			if errors.As(err, &se) {
 				off := min(max(se.Offset-1, 0), int64(len(s.elem)))
-				return nil, nil, lineError(name, line+bytes.Count(s.elem[:off], []byte{'\n'}), "bad JSON: %v", err)
+				return lineError(name, line+bytes.Count(s.elem[:off], []byte{'\n'}), "bad JSON: %v", err)
 			}
-			return nil, nil, lineError(name, line, "bad JSON: %v", err)
+			return lineError(name, line, "bad JSON: %v", err)
 		}
 		if err := r.jsonEvent(s.elem, line); err != nil {
-			return nil, nil, err
+			return err
 		}
 	}
-	if err := m.Err(); err != nil {
-		return nil, nil, err
-	}
-	h, err := r.finish()
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, &Info{Format: ElleJSON, SkippedOps: r.skipped}, nil
+	return m.Err()
 }
 
 // jsonEvent reads an event from a JSON object, valid JSON.
 func (r *jepsenReader) jsonEvent(obj []byte, line int) error {
-	var fields [6]any
-	var seen [6]bool
-	names := [6]string{"process", "type", "f", "value", "time", "index"}
+	var fields [7]any
+	var seen [7]bool
+	names := [7]string{"process", "type", "f", "value", "time", "index", "key"}
 	b := skipJSONSpace(obj[1:])
 	for len(b) > 0 && b[0] != '}' {
 		var name, v any

@@ -129,13 +129,33 @@
 // appends are kept (from the :fail completion, or else the invocation),
 // since their reads returned nothing to check. :process is the session;
 // events of other processes (:nemesis, any process that is not an integer)
-// are skipped and counted in [Info.SkippedOps]. :f, when given, must be
-// :txn. A transaction starts at its invocation's :time and ends at its
-// :ok or :fail completion's; one of unknown status has no end (it may
-// take effect any time later). Where :time is missing, :index is the
-// clock instead, if every event has one; with neither, there is no real
-// time. A transaction's id is the :index of its completion (of its
-// invocation if it has none), its position the line of its completion.
+// are skipped and counted in [Info.SkippedOps]. A transaction is an
+// operation of :f :txn, or of no :f; the client operations of other
+// functions (:read, :write, :cas of a register test mixed in) are counted
+// in [Info.OtherOps], not read, and a history of nothing else is an error.
+// A completion's :f, when given, must be its invocation's. A transaction
+// starts at its invocation's :time and ends at its :ok or :fail
+// completion's; one of unknown status has no end (it may take effect any
+// time later). Where :time is missing, :index is the clock instead, if
+// every event has one; with neither, there is no real time. A
+// transaction's id is the :index of its completion (of its invocation if
+// it has none), its position the line of its completion.
+//
+// Histories written by hand (Elle's tests, elle-cli's examples) may leave
+// out what Jepsen records. A completion without an invocation (a history
+// of completions alone) is a transaction whose invocation is unknown: it
+// has no start, so real-time order relates it to no other (strict
+// serializability checks it as serializability does); such completions
+// are counted in [Info.NoInvoke]. Events without :process are counted in
+// [Info.NoProcess]: an invocation without :process pairs with the next
+// event without :process if that is a completion (two such invocations
+// in a row are an error), a completion without :process and without such
+// an invocation stands alone, and each transaction of them is a session
+// of its own, named "no-process-" and the line of its last event: no
+// session order relates it to another.
+//
+// [ReadRegisterOps] reads the register operations of the same events
+// instead: :read, :write and :cas.
 //
 // The micro-ops are those of Elle's two workloads: rw-register, [:r k v]
 // and [:w k v], whose initial value is null (a read of nil saw no write),
@@ -252,6 +272,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -381,6 +402,21 @@ type Info struct {
 	// that were skipped because their process is not a client (:nemesis,
 	// or any :process that is not an integer). It is 0 for other formats.
 	SkippedOps int
+	// NoProcess counts the events of a Jepsen history without :process.
+	// Each of their operations is a session of its own: no session order
+	// relates it to another.
+	NoProcess int
+	// NoInvoke counts the operations of a Jepsen history completed
+	// without an invocation (histories of completions only, as Elle's
+	// tests write them). Their start is unknown: real-time order relates
+	// them to no other.
+	NoInvoke int
+	// OtherOps counts, by :f, the client operations of a Jepsen history
+	// that were not read: those that are not transactions (:f :txn, or no
+	// :f) for ReadFile and Read, those that are not :read, :write or :cas
+	// for ReadRegisterOps. It is nil when there are none. Names longer
+	// than a message can hold are cut short.
+	OtherOps map[string]int
 }
 
 // DBCopHeader is the header of a dbcop bincode file. The counts are the
@@ -431,29 +467,41 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	if err := ctx.Err(); err != nil {
 		return nil, nil, stopError(path, 0, context.Cause(ctx))
 	}
-	st, err := os.Stat(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	if st.IsDir() {
-		if f == Auto {
+	if f == Auto {
+		if st, err := os.Stat(path); err == nil && st.IsDir() {
 			return readCobra(ctx, path)
 		}
-		return nil, nil, fileError(path, "is a directory, not a %s file", f)
 	}
-	file, err := os.Open(path)
+	file, size, err := openInput(path, f)
 	if err != nil {
 		return nil, nil, err
 	}
 	defer file.Close()
-	size := int64(-1)
-	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
-		size = st.Size()
-	}
 	// A read blocked on a pipe ends when ctx does, where the file supports
 	// deadlines.
 	defer context.AfterFunc(ctx, func() { file.SetReadDeadline(time.Now()) })()
 	return readStream(ctx, file, path, f, size)
+}
+
+// openInput opens the file at path, which must not be a directory, and
+// returns its size, or -1 when it is not a regular file.
+func openInput(path string, f Format) (*os.File, int64, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	if st.IsDir() {
+		return nil, 0, fileError(path, "is a directory, not a %s file", f)
+	}
+	file, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
+	}
+	size := int64(-1)
+	if st, err := file.Stat(); err == nil && st.Mode().IsRegular() {
+		size = st.Size()
+	}
+	return file, size, nil
 }
 
 // Read reads a history in format f from r; name is the input's name for
@@ -752,7 +800,8 @@ const sniffLen = 64 << 10
 //     counts followed by length-prefixed UTF-8 strings) is DBCop;
 //   - a file that starts (after blanks) with "[" and a JSON object, or with a
 //     JSON object whose first field is one of Jepsen's ("type", "process",
-//     "f", "value", "time", "index"), is ElleJSON;
+//     "f", "value", "time", "index"), or whose first line is a JSON object
+//     with a field "type" and none "ops", is ElleJSON;
 //   - a file that starts with an EDN map ("{:"), a vector or list of them,
 //     a record ("#jepsen..."), a discarded form ("#_") or a comment (";")
 //     is EDN;
@@ -810,6 +859,9 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 		case '{':
 			if f, ok := sniffJepsen(s[i:]); ok {
 				return f, nil
+			}
+			if sniffEvent(s[i:]) {
+				return ElleJSON, nil
 			}
 			if sniffSQL(s[i:]) {
 				return SQL, nil
@@ -874,6 +926,22 @@ func sniffJepsen(s []byte) (Format, bool) {
 		}
 	}
 	return "", false
+}
+
+// sniffEvent reports whether the first line of s is a JSON object with a
+// field "type" and none "ops": a Jepsen event whose first field is not one
+// of those sniffJepsen looks for, which no native transaction can be.
+func sniffEvent(s []byte) bool {
+	if i := bytes.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(s, &fields) != nil {
+		return false
+	}
+	_, typ := fields["type"]
+	_, ops := fields["ops"]
+	return typ && !ops
 }
 
 // isBlankInput reports whether s holds only blanks, after an optional

@@ -7,7 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math/big"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -37,17 +37,21 @@ const (
 	evInfo
 )
 
-// jepsenEvent is one event of a client process.
+// jepsenEvent is one event of a client process, or of no process.
 type jepsenEvent struct {
 	line     int
 	typ      evType
 	process  int64
-	value    any // the micro-ops: a vector or list of [f k v] vectors
+	noProc   bool   // the event has no :process
+	f        string // the :f, "" when absent
+	value    any    // the micro-ops: a vector or list of [f k v] vectors
 	hasValue bool
+	key      any // a "key" field (registers), nil when absent
 	time     int64
 	hasTime  bool
 	index    int64
 	hasIndex bool
+	pos      int64 // the event's position among the events read
 }
 
 // mode is the workload of a Jepsen history, known from its first write,
@@ -75,6 +79,23 @@ type jepsenReader struct {
 	modeLine int // where the mode was set
 	skipped  int
 	nops     int
+
+	// npInv is the invocation without :process waiting for its
+	// completion (the next event without :process), if any.
+	npInv *jepsenEvent
+	// npos counts the events read (their positions); noProcess the
+	// events without :process, noInvoke the completions without an
+	// invocation, other the operations of other functions than the
+	// reader checks (by :f), txns the transactions added.
+	npos      int64
+	noProcess int
+	noInvoke  int
+	other     map[string]int
+	otherLine int // the line of the first of them
+	txns      int
+	// regs, when not nil, makes the reader read register operations
+	// instead of transactions (see ReadRegisterOps).
+	regs *registerReader
 
 	ops     []history.Op
 	lists   [][]history.Value
@@ -121,11 +142,16 @@ func (r *jepsenReader) errorf(line int, format string, args ...any) error {
 	return lineError(r.name, line, format, args...)
 }
 
-// event takes the next event of a client process.
+// event takes the next event.
 func (r *jepsenReader) event(ev *jepsenEvent) error {
+	ev.pos = r.npos
+	r.npos++
+	if ev.noProc {
+		return r.eventNoProcess(ev)
+	}
 	if ev.typ == evInvoke {
 		if p, ok := r.pending[ev.process]; ok {
-			return r.errorf(ev.line, "process %d invoked a transaction before its invocation at line %d completed", ev.process, p.ev.line)
+			return r.errorf(ev.line, "process %d invoked an operation before its invocation at line %d completed", ev.process, p.ev.line)
 		}
 		var p *pendingInvoke
 		if n := len(r.free); n > 0 {
@@ -139,27 +165,83 @@ func (r *jepsenReader) event(ev *jepsenEvent) error {
 	}
 	p, ok := r.pending[ev.process]
 	if !ok {
-		return r.errorf(ev.line, "process %d completes a transaction it did not invoke", ev.process)
+		return r.complete(nil, ev) // a completion alone: no invocation known
 	}
 	delete(r.pending, ev.process)
-	err := r.txn(&p.ev, ev)
+	err := r.complete(&p.ev, ev)
 	p.ev = jepsenEvent{}
 	r.free = append(r.free, p)
 	return err
 }
 
-// txn adds the transaction of invocation inv and its completion comp (nil
-// when it never completed).
-func (r *jepsenReader) txn(inv, comp *jepsenEvent) error {
-	t := history.Txn{Session: r.b.IntSession(inv.process), Start: history.NoTime, End: history.NoTime, Pos: int64(inv.line)}
-	last := inv
-	if comp != nil {
-		last = comp
-		t.Pos = int64(comp.line)
+// eventNoProcess takes an event without :process: an invocation pairs
+// with the next event without :process if that is a completion; a
+// completion without such an invocation stands alone.
+func (r *jepsenReader) eventNoProcess(ev *jepsenEvent) error {
+	r.noProcess++
+	if ev.typ == evInvoke {
+		if r.npInv != nil {
+			return r.errorf(ev.line, "two invocations without :process (lines %d and %d) before a completion: which completion is whose cannot be told", r.npInv.line, ev.line)
+		}
+		inv := *ev
+		r.npInv = &inv
+		return nil
 	}
+	inv := r.npInv
+	r.npInv = nil
+	return r.complete(inv, ev)
+}
+
+// complete takes an operation: its invocation (nil when the history has
+// none) and its completion (nil when it never completed).
+func (r *jepsenReader) complete(inv, comp *jepsenEvent) error {
+	f := ""
+	if inv != nil {
+		f = inv.f
+	}
+	if comp != nil && comp.f != "" {
+		if f != "" && f != comp.f {
+			return r.errorf(comp.line, "the completion's :f :%s does not match the invocation's :f :%s at line %d", cut(comp.f), cut(f), inv.line)
+		}
+		f = comp.f
+	}
+	if r.regs != nil {
+		switch f {
+		case "read", "write", "cas":
+			if inv == nil {
+				r.noInvoke++
+			}
+			return r.regs.add(r, f, inv, comp)
+		case "":
+			return r.errorf(firstEvent(inv, comp).line, "event without :f (want :read, :write or :cas)")
+		}
+	} else if f == "" || f == "txn" {
+		r.txns++
+		if inv == nil {
+			r.noInvoke++
+		}
+		return r.txn(inv, comp)
+	}
+	if r.other == nil {
+		r.other = make(map[string]int)
+		r.otherLine = firstEvent(inv, comp).line
+	}
+	r.other[cut(f)]++ // a name as long as a line is no use in a message
+	return nil
+}
+
+// txn adds the transaction of invocation inv (nil when the history has
+// none) and its completion comp (nil when it never completed).
+func (r *jepsenReader) txn(inv, comp *jepsenEvent) error {
+	first, last := firstEvent(inv, comp), comp
+	if last == nil {
+		last = inv
+	}
+	t := history.Txn{Session: r.session(first, last), Start: history.NoTime, End: history.NoTime, Pos: int64(last.line)}
 	// The ops: all of an :ok completion's; only the writes of a failed or
-	// indeterminate one, whose reads returned nothing.
-	value, vline, writesOnly := inv.value, inv.line, true
+	// indeterminate one, whose reads returned nothing (those of the
+	// completion when there is no invocation).
+	value, vline, writesOnly := first.value, first.line, true
 	t.Status = history.Unknown
 	if comp != nil {
 		switch comp.typ {
@@ -179,37 +261,36 @@ func (r *jepsenReader) txn(inv, comp *jepsenEvent) error {
 	if err := r.mops(value, vline, writesOnly); err != nil {
 		return err
 	}
-	// Real time, from :time, and :index in case :time is missing.
+	// Real time, from :time, and :index in case :time is missing. A
+	// transaction without an invocation has no start: nothing precedes
+	// it, nor does it precede anything (history.Txn.HasTime).
 	ends := comp != nil && comp.typ != evInfo
-	r.clock(inv, inv.line)
 	is, ie := int64(history.NoTime), int64(history.NoTime)
-	if inv.hasTime {
-		t.Start = inv.time
-	}
-	if inv.hasIndex {
-		is = inv.index
+	if inv != nil {
+		r.clock(inv, inv.line)
+		if inv.hasTime {
+			t.Start = inv.time
+		}
+		if inv.hasIndex {
+			is = inv.index
+		}
 	}
 	if ends {
 		r.clock(comp, comp.line)
 		if comp.hasTime {
 			t.End = comp.time
-			if inv.hasTime && comp.time < inv.time && r.backTime == "" {
-				r.backTime = fmt.Sprintf("%s:%d: the completion's :time %d is before its invocation's :time %d at line %d", r.name, comp.line, comp.time, inv.time, inv.line)
-			}
 		}
 		if comp.hasIndex {
 			ie = comp.index
-			if inv.hasIndex && comp.index < inv.index && r.backIndex == "" {
-				r.backIndex = fmt.Sprintf("%s:%d: the completion's :index %d is before its invocation's :index %d at line %d", r.name, comp.line, comp.index, inv.index, inv.line)
-			}
 		}
+		r.backwards(inv, comp)
 	}
 	r.istart = append(r.istart, is)
 	r.iend = append(r.iend, ie)
 	// The id: the completion's :index, else the invocation's.
 	id := last
 	if !id.hasIndex {
-		id = inv
+		id = first
 	}
 	if id.hasIndex {
 		if err := r.checkID(id.index, id.line); err != nil {
@@ -227,6 +308,29 @@ func (r *jepsenReader) txn(inv, comp *jepsenEvent) error {
 		r.b.AddTxn(t, r.ops)
 	}
 	return nil
+}
+
+// session returns the session of an operation whose first event is first
+// and last last: its process, or a session of its own without one.
+func (r *jepsenReader) session(first, last *jepsenEvent) int32 {
+	if first.noProc {
+		return r.b.Session("no-process-" + strconv.Itoa(last.line))
+	}
+	return r.b.IntSession(first.process)
+}
+
+// backwards notes the first completion whose :time or :index is before
+// its invocation's.
+func (r *jepsenReader) backwards(inv, comp *jepsenEvent) {
+	if inv == nil {
+		return
+	}
+	if inv.hasTime && comp.hasTime && comp.time < inv.time && r.backTime == "" {
+		r.backTime = fmt.Sprintf("%s:%d: the completion's :time %d is before its invocation's :time %d at line %d", r.name, comp.line, comp.time, inv.time, inv.line)
+	}
+	if inv.hasIndex && comp.hasIndex && comp.index < inv.index && r.backIndex == "" {
+		r.backIndex = fmt.Sprintf("%s:%d: the completion's :index %d is before its invocation's :index %d at line %d", r.name, comp.line, comp.index, inv.index, inv.line)
+	}
 }
 
 // clock notes whether an event that gives a transaction's start or end has
@@ -278,36 +382,104 @@ func (r *jepsenReader) grow(n int64) {
 	r.idLines = make([]int, 0, n)
 }
 
-// finish adds the transactions never completed and returns the history.
-func (r *jepsenReader) finish() (*history.History, error) {
-	open := make([]*pendingInvoke, 0, len(r.pending))
+// flush adds the operations never completed, in the order of their
+// invocations.
+func (r *jepsenReader) flush() error {
+	open := make([]*pendingInvoke, 0, len(r.pending)+1)
 	for _, p := range r.pending {
 		open = append(open, p)
 	}
+	if r.npInv != nil {
+		open = append(open, &pendingInvoke{ev: *r.npInv})
+		r.npInv = nil
+	}
 	slices.SortFunc(open, func(a, b *pendingInvoke) int { return cmp.Compare(a.ev.line, b.ev.line) })
 	for _, p := range open {
-		if err := r.txn(&p.ev, nil); err != nil {
-			return nil, err
+		if err := r.complete(&p.ev, nil); err != nil {
+			return err
 		}
 	}
-	h := r.b.History()
+	return nil
+}
+
+// realTime is the clock a history's real time is read from.
+type realTime uint8
+
+const (
+	noClock    realTime = iota // neither :time nor :index on every event
+	timeClock                  // :time
+	indexClock                 // :index
+)
+
+// chooseClock picks the clock of real time: :time when every invocation
+// and :ok or :fail completion has one and no completion's is before its
+// invocation's; else :index on the same terms; else none, unless only
+// some events have :time, an error.
+func (r *jepsenReader) chooseClock() (realTime, error) {
 	switch {
 	case r.allTime:
-		if r.backTime != "" {
-			if !r.allIndex || r.backIndex != "" {
-				return nil, r.clockError(r.backTime, ", so :time is not a clock that real time can be read from")
-			}
-			r.useIndex(h)
+		if r.backTime == "" {
+			return timeClock, nil
 		}
+		if !r.allIndex || r.backIndex != "" {
+			return 0, r.clockError(r.backTime, ", so :time is not a clock that real time can be read from")
+		}
+		return indexClock, nil
 	case r.allIndex:
 		if r.backIndex != "" {
-			return nil, r.clockError(r.backIndex, "")
+			return 0, r.clockError(r.backIndex, "")
 		}
-		r.useIndex(h)
+		return indexClock, nil
 	case r.withTime != 0:
-		return nil, r.errorf(r.noTime, "event without :time, though others have one (line %d); real time needs :time on every invocation and :ok or :fail completion, or else :index on every one", r.withTime)
+		return 0, r.errorf(r.noTime, "event without :time, though others have one (line %d); real time needs :time on every invocation and :ok or :fail completion, or else :index on every one", r.withTime)
+	}
+	return noClock, nil
+}
+
+// finish adds the transactions never completed and returns the history.
+func (r *jepsenReader) finish() (*history.History, error) {
+	if err := r.flush(); err != nil {
+		return nil, err
+	}
+	if r.txns == 0 && len(r.other) > 0 {
+		return nil, r.errorf(r.otherLine, "no transactions (:f :txn) to check, only %s; isocheck lwt checks registers (:read, :write, :cas)", r.otherText())
+	}
+	h := r.b.History()
+	clk, err := r.chooseClock()
+	if err != nil {
+		return nil, err
+	}
+	if clk == indexClock {
+		r.useIndex(h)
 	}
 	return h, nil
+}
+
+// otherText describes the operations not read: "3 :read, 2 :cas".
+func (r *jepsenReader) otherText() string {
+	fs := slices.Sorted(maps.Keys(r.other))
+	parts := make([]string, len(fs))
+	for i, f := range fs {
+		parts[i] = fmt.Sprintf("%d :%s", r.other[f], f)
+	}
+	return strings.Join(parts, ", ")
+}
+
+// firstEvent returns inv, or comp when inv is nil.
+func firstEvent(inv, comp *jepsenEvent) *jepsenEvent {
+	if inv != nil {
+		return inv
+	}
+	return comp
+}
+
+// info describes what was read.
+func (r *jepsenReader) info(f Format) *Info {
+	info := &Info{Format: f, SkippedOps: r.skipped, NoProcess: r.noProcess, NoInvoke: r.noInvoke}
+	if len(r.other) > 0 {
+		info.OtherOps = maps.Clone(r.other)
+	}
+	return info
 }
 
 // clockError is the error of a clock that runs backwards.
@@ -553,11 +725,19 @@ func jsonInt(x json.Number) (n int64, bigText string, ok bool) {
 	if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
 		return n, "", true
 	}
-	var b big.Int
-	if _, ok := b.SetString(string(x), 10); !ok {
+	// JSON writes integers without leading zeros: beyond int64, the text
+	// is the canonical decimal form already (math/big would take time
+	// quadratic in its length to say so).
+	s := strings.TrimPrefix(string(x), "-")
+	if s == "" || s[0] == '0' {
 		return 0, "", false
 	}
-	return 0, b.String(), true
+	for i := 0; i < len(s); i++ {
+		if s[i] < '0' || s[i] > '9' {
+			return 0, "", false
+		}
+	}
+	return 0, string(x), true
 }
 
 // seqOf returns the elements of a vector or list.
@@ -661,6 +841,8 @@ func (e *eventFields) field(r *jepsenReader, key string, v any) error {
 		e.f, e.seenF = v, true
 	case "value":
 		ev.value, ev.hasValue = v, true
+	case "key":
+		ev.key = v
 	case "time":
 		n, ok := intOf(v)
 		if !ok {
@@ -680,20 +862,20 @@ func (e *eventFields) field(r *jepsenReader, key string, v any) error {
 // done checks the event and hands it to r.
 func (e *eventFields) done(r *jepsenReader) error {
 	ev := &e.ev
-	if !e.seenProc {
-		return r.errorf(ev.line, "event without :process")
-	}
 	if e.skip {
 		r.skipped++
 		return nil
 	}
+	ev.noProc = !e.seenProc
 	if !e.seenType {
 		return r.errorf(ev.line, "event without :type")
 	}
 	if e.seenF {
-		if f, ok := name(e.f); !ok || f != "txn" {
-			return r.errorf(ev.line, "the client operation's :f is %s: only transactions (:f :txn) can be checked", describeValue(e.f))
+		f, ok := name(e.f)
+		if !ok {
+			return r.errorf(ev.line, ":f must be a keyword, not %s", describeValue(e.f))
 		}
+		ev.f = f
 	}
 	return r.event(ev)
 }
@@ -739,6 +921,18 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 		r.b.Grow(int(size/300), int(size/80))
 	}
 	r.grow(size / 300)
+	if err := r.readEDN(m, br); err != nil {
+		return nil, nil, err
+	}
+	h, err := r.finish()
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, r.info(EDN), nil
+}
+
+// readEDN reads the events of a Jepsen EDN history into r.
+func (r *jepsenReader) readEDN(m *progress.Meter, br *bufio.Reader) error {
 	// One goroutine decodes the events while this one builds the history
 	// (the two take about as long), in batches.
 	batches := make(chan *ednBatch, 4)
@@ -754,15 +948,15 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 		for i := range b.vals {
 			if err := r.ednEvent(b.vals[i], b.lines[i]); err != nil {
 				stop()
-				return nil, nil, err
+				return err
 			}
 		}
 		if b.err != nil {
 			stop()
 			if b.errLine > 0 {
-				return nil, nil, r.errorf(b.errLine, "%s", b.err.Error())
+				return r.errorf(b.errLine, "%s", b.err.Error())
 			}
-			return nil, nil, r.ednError(b.err)
+			return r.ednError(b.err)
 		}
 		clear(b.vals)
 		b.vals, b.lines = b.vals[:0], b.lines[:0]
@@ -771,14 +965,7 @@ func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*his
 		default:
 		}
 	}
-	if err := m.Err(); err != nil {
-		return nil, nil, err
-	}
-	h, err := r.finish()
-	if err != nil {
-		return nil, nil, err
-	}
-	return h, &Info{Format: EDN, SkippedOps: r.skipped}, nil
+	return m.Err()
 }
 
 // ednBatch is a batch of events decoded, and the error that ended the
@@ -886,9 +1073,11 @@ type jepsenWriter struct {
 // indices (session order kept). Sessions named by integers are those
 // processes; the others get the smallest integers no session is named by.
 // :time is written where the transaction has a start or an end, but only
-// when every transaction has both (every invocation and :ok or :fail
-// completion then has one), so that real time reads back as it was; a
-// history without real time gets none (:index is written on completions
+// when every transaction but those of unknown status has an end, and some
+// a start: then a transaction without a start is written as its
+// completion alone, and every invocation and :ok or :fail completion has
+// a time, so that real time reads back as it was; a history without real
+// time gets none (:index is written on completions
 // only, so it does not become a clock). :index is the transaction's id
 // when every id is a distinct non-negative integer, none when no
 // transaction has an id, else its index.
@@ -907,13 +1096,16 @@ func writeJepsen(w *bufio.Writer, h *history.History, asJSON bool) error {
 			return fmt.Errorf("operation %d writes the initial value %s, which a Jepsen history cannot tell from nil", i, h.FormatValue(h.Init))
 		}
 	}
-	withTime := true
+	// A transaction without a start but with times on the others (one
+	// read from a completion alone) is written as its completion alone.
+	withTime := false
 	for i := range h.Txns {
 		t := &h.Txns[i]
-		if t.Start == history.NoTime || (t.Status != history.Unknown && t.End == history.NoTime) {
+		if t.Status != history.Unknown && t.End == history.NoTime {
 			withTime = false
 			break
 		}
+		withTime = withTime || t.Start != history.NoTime
 	}
 	useIDs, noIDs := true, true
 	for i := range h.Txns {
@@ -940,6 +1132,9 @@ func writeJepsen(w *bufio.Writer, h *history.History, asJSON bool) error {
 			id = ids[t]
 		}
 		for _, comp := range []bool{false, true} {
+			if !comp && withTime && h.Txns[t].Start == history.NoTime {
+				continue
+			}
 			if noIDs {
 				id = -1
 			}

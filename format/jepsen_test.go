@@ -4,7 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,6 +14,7 @@ import (
 	"strings"
 	"testing"
 	"testing/iotest"
+	"time"
 
 	"github.com/isocheck/isocheck/history"
 	corpusdir "github.com/isocheck/isocheck/internal/corpus"
@@ -199,12 +202,13 @@ func TestReadJepsenErrors(t *testing.T) {
 		f        Format
 		src, msg string
 	}{
-		{EDN, "{:type :invoke, :f :read, :value nil, :process 0}", "h:1: the client operation's :f is :read: only transactions (:f :txn) can be checked"},
-		{EDN, "\n{:type :invoke, :value [[:w 1 1]]}", "h:2: event without :process"},
+		{EDN, "{:type :invoke, :f :read, :value nil, :process 0}", "h:1: no transactions (:f :txn) to check, only 1 :read; isocheck lwt checks registers"},
+		{EDN, "\n{:type :invoke, :value [[:w 1 1]]}\n{:type :invoke, :value [[:w 1 2]]}", "h:3: two invocations without :process (lines 2 and 3) before a completion"},
+		{EDN, inv + "{:type :ok, :f :read, :value [[:w 1 1]], :process 0}", "h:2: the completion's :f :read does not match the invocation's :f :txn at line 1"},
+		{EDN, "{:type :ok, :f 3, :value [], :process 4}", "h:1: :f must be a keyword, not 3"},
 		{EDN, "{:process 0, :value [[:w 1 1]]}", "h:1: event without :type"},
 		{EDN, "{:type :done, :process 0}", "h:1: :type must be :invoke, :ok, :fail or :info, not :done"},
-		{EDN, inv + inv, "h:2: process 0 invoked a transaction before its invocation at line 1 completed"},
-		{EDN, "{:type :ok, :value [], :process 4}", "h:1: process 4 completes a transaction it did not invoke"},
+		{EDN, inv + inv, "h:2: process 0 invoked an operation before its invocation at line 1 completed"},
 		{EDN, inv + "{:type :ok, :value 3, :process 0}", "h:2: :value must be a vector of micro-ops"},
 		{EDN, inv + "{:type :ok, :process 0}", "h:2: :ok completion without :value"},
 		{EDN, inv + "{:type :ok, :value [[:w 1]], :process 0}", "h:2: micro-op 0: want [f key value]"},
@@ -221,7 +225,7 @@ func TestReadJepsenErrors(t *testing.T) {
 		{EDN, "[" + inv, "h:2: unexpected end of input: missing ']'"},
 		{EDN, "{:type :ok :value}", "h:1: a map needs an even number of forms"},
 		{EDN, "\n\n[:a]", "h:3: an event must be a map"},
-		{ElleJSON, `{"type": "invoke", "f": "read", "process": 0}`, "h:1: the client operation's :f is \"read\""},
+		{ElleJSON, `{"type": "invoke", "f": "read", "process": 0}`, "h:1: no transactions (:f :txn) to check, only 1 :read"},
 		{ElleJSON, `[{"type": "invoke", "value": [["w", 1, 1]], "process": 0},` + "\n" + ` 3]`, "h:2: an event must be a JSON object"},
 		{ElleJSON, `[{"type": "invoke", "value": [["w", 1, 1]], "process": 0},` + "\n" + ` {"type": "ok", "value": [["w", 1, 1.5]], "process": 0}]`, "h:2: micro-op 0: a value must be an integer, a keyword or a string, not 1.5"},
 		{ElleJSON, "{\"type\": \"invoke\",\n \"process\": 0, oops}", "h:2: bad JSON"},
@@ -336,8 +340,19 @@ session 2: 1
 			t.Errorf("%s: got\n%s\nwant\n%s", f, got, want)
 		}
 	}
-	// Without real time, none is written.
+	// A transaction without a start is written as its completion alone,
+	// which reads back without one; the others keep their times.
 	h.Txns[2].Start = history.NoTime
+	for _, f := range []Format{EDN, ElleJSON} {
+		h2 := jepsenRoundTrip(t, h, f)
+		for i, tx := range h2.Txns {
+			if tx.Start != h.Txns[i].Start || tx.Status != history.Unknown && tx.End != h.Txns[i].End {
+				t.Errorf("%s: transaction %d at [%d,%d], want [%d,%d]", f, i, tx.Start, tx.End, h.Txns[i].Start, h.Txns[i].End)
+			}
+		}
+	}
+	// Without an end on a committed transaction, no time is written.
+	h.Txns[1].End = history.NoTime
 	for _, f := range []Format{EDN, ElleJSON} {
 		for _, tx := range jepsenRoundTrip(t, h, f).Txns {
 			if tx.Start != history.NoTime || tx.End != history.NoTime {
@@ -534,5 +549,43 @@ func TestReadJepsenStops(t *testing.T) {
 		if !progress.Stopped(err) {
 			t.Errorf("%s: got %v, want a stop", f, err)
 		}
+	}
+}
+
+// An integer of JSON beyond int64 keeps its text without math/big, whose
+// parsing takes time quadratic in the length (a history of one 8 MiB
+// number took minutes).
+func TestElleJSONHugeInteger(t *testing.T) {
+	tests := []struct {
+		in   string
+		n    int64
+		big  string
+		isOK bool
+	}{
+		{"12", 12, "", true},
+		{"-9223372036854775808", math.MinInt64, "", true},
+		{"9223372036854775808", 0, "9223372036854775808", true},
+		{"-123456789012345678901234567890", 0, "-123456789012345678901234567890", true},
+		{"1.5", 0, "", false},
+		{"1e30", 0, "", false},
+		{"-", 0, "", false},
+	}
+	for _, tc := range tests {
+		n, big, ok := jsonInt(json.Number(tc.in))
+		if n != tc.n || big != tc.big || ok != tc.isOK {
+			t.Errorf("jsonInt(%s) = %d, %q, %v; want %d, %q, %v", tc.in, n, big, ok, tc.n, tc.big, tc.isOK)
+		}
+	}
+	huge := strings.Repeat("7", 8<<20)
+	start := time.Now()
+	h, err := Read(strings.NewReader(`{"type": "invoke", "f": "txn", "value": [["w", 1, `+huge+`]], "process": 0}`), "h", ElleJSON)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 30*time.Second {
+		t.Errorf("took %v", d)
+	}
+	if got := h.FormatValue(h.Ops[0].Value); len(got) != len(huge)+2 {
+		t.Errorf("value of %d bytes, want %d", len(got), len(huge)+2)
 	}
 }

@@ -63,25 +63,39 @@
 // and no Info operation was set aside; otherwise the key is re-checked by
 // the exact search, as are keys without unique values.
 //
-// # Real time
+// # Reading histories, failed operations and real time
 //
-// ReadFile and the other readers take an operation's interval from the
-// times of its invocation and its completion, paired in file order per
-// process, on one of three clocks:
+// ReadFile and the other readers take operations from package format
+// (format.ReadRegisterOps): the :read, :write and :cas operations of
+// Jepsen histories in EDN, in elle-cli's JSON or as JSON lines, and the
+// transactions of native JSONL histories that each read, write, or read
+// then write one key (as isocheck run --workload lwt records them).
 //
-//   - :time ("time" in JSONL), when every client event has one and no
-//     completion's time is before its invocation's. The order of the events
-//     in the file does not matter: times that decrease from one line to the
-//     next (clients that write their events late) are fine.
+// Jepsen and Knossos define a failed operation (:fail) as one that did not
+// happen: by default (FailAbsent) the readers leave failed operations out.
+// Porcupine's etcd model reads a failed CAS as one that compared and found
+// another value; FailCompared keeps failed operations, with outcome Fail.
+//
+// An operation's interval runs from the time of its invocation to that of
+// its completion, paired per process, on one of three clocks:
+//
+//   - :time ("time" in JSON), when every invocation and :ok or :fail
+//     completion has one and no completion's time is before its
+//     invocation's. The order of the events in the file does not matter:
+//     times that decrease from one line to the next (clients that write
+//     their events late) are fine.
 //   - :index, when :time is missing on some events or runs backwards within
-//     an operation, and every event has an :index that does not.
+//     an operation, and every one of those events has an :index that does
+//     not.
 //   - The position of the event in the file (as Knossos reads Jepsen
 //     histories), when no event has :time and not every one has :index.
 //
 // Otherwise (:time on some events only, or a completion before its
 // invocation, with no :index to fall back on) the reader returns a
-// *LineError naming the line: a verdict on a clock the history did not give
-// could be wrong either way.
+// *format.Error naming the line: a verdict on a clock the history did not
+// give could be wrong either way. An operation completed without an
+// invocation in the history (Elle's tests write completions alone) has
+// Call math.MinInt64: it may have been invoked any time before it returned.
 package lwt
 
 import (
@@ -155,6 +169,7 @@ const Never int64 = math.MaxInt64
 
 // Op is one operation on one register.
 type Op struct {
+	// Process is the client that ran the operation, -1 when unknown.
 	Process int
 	Kind    Kind
 	// Key names the register; "" for histories of a single register.
@@ -192,7 +207,14 @@ func (o Op) String() string {
 		b.WriteString(" on " + edn.Quote(o.Key))
 	}
 	b.WriteString(" " + o.Outcome.String())
-	fmt.Fprintf(&b, " by process %d at [%d,", o.Process, o.Call)
+	if o.Process >= 0 {
+		fmt.Fprintf(&b, " by process %d", o.Process)
+	}
+	if o.Call == math.MinInt64 {
+		b.WriteString(" at [?,") // no invocation: any time before its return
+	} else {
+		fmt.Fprintf(&b, " at [%d,", o.Call)
+	}
 	if o.Outcome == Info {
 		b.WriteString("never]")
 	} else {

@@ -195,6 +195,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
+	st.InputNotes = inputNotes(info, len(h.Txns))
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
 		st.stopped(j)
@@ -225,6 +226,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	if cf.elle {
 		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
+	}
+	for _, n := range st.InputNotes {
+		fmt.Fprintf(stdout, "note: %s\n", n)
 	}
 	if cf.stats {
 		st.write(stdout)

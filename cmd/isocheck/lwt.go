@@ -1,10 +1,13 @@
 package main
 
 import (
+	"context"
 	"flag"
 	"fmt"
 	"io"
+	"time"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
@@ -15,13 +18,26 @@ import (
 func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lwt", stderr)
 	init := newRegisterFlag(fs, "init", lwt.Nil, "the registers' initial value: an integer, or nil")
-	lim := addLimitFlags(fs)
+	in := addInputFlags(fs)
+	fs.Lookup("format").Usage = "input format: auto, edn (Jepsen), elle-json, or jsonl (Jepsen events as JSON lines, or isocheck's transactions as isocheck run --workload lwt records them)"
+	failMeans := fs.String("fail-means", "absent", "what a failed operation (:fail) means: absent (Jepsen's and Knossos's meaning: it did not happen, and is left out) or compared (Porcupine's etcd model: a failed cas compared and found another value)")
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
 	}
 	if len(pos) != 1 {
 		return usageError(stderr, "lwt", "want one PATH, got %d", len(pos))
+	}
+	f, err := format.ParseFormat(in.format)
+	switch {
+	case err != nil:
+		return usageError(stderr, "lwt", "--format: %v", err)
+	case f != format.Auto && f != format.EDN && f != format.ElleJSON && f != format.JSONL:
+		return usageError(stderr, "lwt", "--format must be auto, edn, elle-json or jsonl, not %q", in.format)
+	}
+	fail, err := lwt.ParseFailMeaning(*failMeans)
+	if err != nil {
+		return usageError(stderr, "lwt", "--fail-means: %v", err)
 	}
 	path := pos[0]
 	if path == "-" {
@@ -30,6 +46,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	// The exact search keeps the states it has seen: it may use half of
 	// an explicit --max-memory (all of it with 0), else lwt's default.
 	var opts lwt.Options
+	lim := in.limits
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "max-memory" {
 			opts.SearchMemory = int64(lim.maxMemory) / 2
@@ -40,7 +57,16 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	})
 	j := lim.start(stderr)
 	defer j.stop()
-	ops, err := lwt.ReadFileContext(j.ctx, path)
+	rops, info, err := readWithin(j, path, func(ctx context.Context) ([]format.RegisterOp, *format.Info, error) {
+		return format.ReadRegisterOpsFile(ctx, path, f)
+	})
+	if err == nil && len(rops) == 0 && !in.allowEmpty {
+		what := "the history is empty"
+		if info.SkippedOps > 0 {
+			what = fmt.Sprintf("the history holds only %d events of processes that are not clients (such as :nemesis)", info.SkippedOps)
+		}
+		err = fmt.Errorf("%s: no operations: %s (if that is what you meant to check, pass --allow-empty)", path, what)
+	}
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {
@@ -50,11 +76,15 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
+	ops := lwt.FromRegisterOps(rops, fail)
 	res, err := lwt.CheckOptions(j.ctx, ops, *init, opts)
 	j.stop()
 	if err != nil && !progress.Stopped(err) {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
+	}
+	if len(rops) == 0 {
+		fmt.Fprintf(stdout, "%s: 0 operations (an empty history)\n", textsafe.Escape(pos[0]))
 	}
 	fmt.Fprintf(stdout, "linearizability: %s\n", textsafe.Escape(res.String()))
 	if h := j.hint(err); res.Verdict == lwt.Unknown && h != "" {
@@ -69,6 +99,12 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 			}
 		}
 	}
+	if n := len(rops) - len(ops); n > 0 {
+		fmt.Fprintf(stdout, "note: %d failed operations (:fail) left out: they did not happen (--fail-means compared reads a failed cas as Porcupine's etcd model does)\n", n)
+	}
+	for _, n := range registerNotes(info) {
+		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
+	}
 	switch {
 	case res.OK():
 		return exitSatisfied
@@ -76,4 +112,38 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		return exitNoVerdict
 	}
 	return exitViolated
+}
+
+// readWithin runs read, which reads the file at path, within the job's
+// limits. Opening a FIFO waits for its writer, where no deadline reaches:
+// read runs on a goroutine, so that the limits hold even then. A reader
+// stops within milliseconds of the deadline once it reads; one still
+// blocked 200 ms later is left to end with the process.
+func readWithin[T any](j *job, path string, read func(context.Context) (T, *format.Info, error)) (T, *format.Info, error) {
+	type result struct {
+		v    T
+		info *format.Info
+		err  error
+	}
+	// The reader measures its own progress once it knows the input's
+	// size; until then (opening it, detecting its format) this is the
+	// stage.
+	progress.Start(j.ctx, "parse", 0, "bytes")
+	done := make(chan result, 1)
+	go func() {
+		v, info, err := read(j.ctx)
+		done <- result{v, info, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.info, r.err
+	case <-j.ctx.Done():
+		select {
+		case r := <-done:
+			return r.v, r.info, r.err
+		case <-time.After(200 * time.Millisecond):
+			var zero T
+			return zero, nil, fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
+		}
+	}
 }
