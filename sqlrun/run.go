@@ -28,6 +28,12 @@ type Config struct {
 	// history names them without it), so that runs of several Apps, or
 	// tests, can share a database. Run drops and creates the tables.
 	Prefix string
+	// RecordAsked, for measurements of the checker, lets a database run a
+	// transaction at a level stronger than the mix asks (SQLite runs SI
+	// and RC at SER) and records the level asked. The history stays true:
+	// what satisfies the stronger level satisfies the weaker; but it no
+	// longer says what the database ran. Run refuses a weaker level still.
+	RecordAsked bool
 }
 
 // loadBatch is how many initial rows one INSERT loads.
@@ -137,12 +143,15 @@ func CheckLevels(ctx context.Context, d db.SQLDatabase, mix LevelMix) error {
 		return fmt.Errorf("sqlrun: %w", err)
 	}
 	defer conn.Close()
-	return checkLevels(conn, d.Dialect(), mix)
+	return checkLevels(conn, d.Dialect(), mix, false)
 }
 
-func checkLevels(conn db.SQLConn, dialect string, mix LevelMix) error {
+// checkLevels is CheckLevels on conn; stronger allows a level the
+// database runs as a stronger one (Config.RecordAsked).
+func checkLevels(conn db.SQLConn, dialect string, mix LevelMix, stronger bool) error {
 	for _, l := range mix.Levels() {
-		if runs := conn.Level(l); runs != l {
+		runs := conn.Level(l)
+		if runs != l && !(stronger && runs.Implies(l)) {
 			return &LevelError{Dialect: dialect, Mix: mix, Asked: l, Runs: runs}
 		}
 	}
@@ -156,7 +165,7 @@ func setUp(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg Config
 		return err
 	}
 	defer conn.Close()
-	if err := checkLevels(conn, d.Dialect(), cfg.Levels); err != nil {
+	if err := checkLevels(conn, d.Dialect(), cfg.Levels, cfg.RecordAsked); err != nil {
 		return err
 	}
 	do := func(what string, stmts []string) error {
@@ -237,7 +246,7 @@ func runSession(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg C
 		}
 		txn := app.Next(rng)
 		lv := cfg.Levels.Level(txn.Important, rng)
-		spec, err := runTxn(ctx, s, sess, k, txn, lv)
+		spec, err := runTxn(ctx, s, sess, k, txn, lv, cfg.RecordAsked)
 		if err != nil {
 			return err
 		}
@@ -247,10 +256,15 @@ func runSession(ctx context.Context, d db.SQLDatabase, s *schema, app App, cfg C
 }
 
 // runTxn runs transaction k of a session.
-func runTxn(ctx context.Context, s *schema, sess *session, k int, txn Txn, lv level.Level) (sqlhistory.TxnSpec, error) {
+func runTxn(ctx context.Context, s *schema, sess *session, k int, txn Txn, lv level.Level, recordAsked bool) (sqlhistory.TxnSpec, error) {
 	name := fmt.Sprintf("%s-%d.%d", txn.Name, sess.id, k)
-	// The level the database runs it at (CheckLevels makes it lv).
-	spec := sqlhistory.TxnSpec{Name: name, Session: strconv.Itoa(sess.id), Level: sess.conn.Level(lv)}
+	// The level the database runs it at (checkLevels makes it lv), or
+	// the one asked (Config.RecordAsked).
+	recorded := sess.conn.Level(lv)
+	if recordAsked {
+		recorded = lv
+	}
+	spec := sqlhistory.TxnSpec{Name: name, Session: strconv.Itoa(sess.id), Level: recorded}
 	t, err := sess.conn.Begin(ctx, lv)
 	if err != nil {
 		if o, _ := db.Classify(err); o == db.Aborted {

@@ -237,3 +237,31 @@ func TestSQLiteRefusesMixedLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestRecordAsked: for measurements, RecordAsked lets SQLite run a mix of
+// weaker levels at SER and records the levels asked, each of which the
+// SER run satisfies.
+func TestRecordAsked(t *testing.T) {
+	ctx := context.Background()
+	d, err := sqlite.OpenSQL(ctx, "sqlite://"+filepath.Join(t.TempDir(), "db.sqlite"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	levels, err := sqlrun.ParseLevelMix("ser+rc")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sqlrun.Config{Sessions: 2, TxnsPerSession: 10, Seed: 1, Levels: levels, Prefix: "asked_", RecordAsked: true}
+	h, err := sqlrun.Run(ctx, d, bank{}, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[level.Level]bool{}
+	for _, tx := range h.Txns[1:] { // the first loads the tables
+		seen[tx.Level] = true
+	}
+	if !seen[level.RC] {
+		t.Errorf("levels recorded %v, want RC among them (the level asked)", seen)
+	}
+}
