@@ -8,7 +8,7 @@
 //     non-negative decimal integers but txn, which may be -1. Transaction
 //     ids are global; a transaction's operations are its lines, in order,
 //     and a session's transactions come in the order of their first lines.
-//     The initial value of every key is 0. As in PolySI's and Plume's
+//     The initial value of every key is 0. As in Plume's and AWDIT's
 //     files, the operations of aborted transactions have the id -1: the -1
 //     operations of a session that follow the same transaction of the
 //     session (no other of its transactions starting between them) are one
@@ -168,8 +168,9 @@
 //
 // # SQL histories
 //
-// A SQL history (seed 003, §2) holds transactions of SELECT, INSERT,
-// UPDATE and DELETE statements (events) over tables of rows with a
+// A SQL history (Bouajjani, Enea and Román-Calvo, "On the Complexity of
+// Checking Mixed Isolation Levels for SQL Transactions", CAV 2025, §2)
+// holds transactions of SELECT, INSERT, UPDATE and DELETE statements (events) over tables of rows with a
 // primary key, each transaction at its own isolation level. It is JSONL:
 // one JSON object a line, blank lines ignored. Lines with the single field
 // "init" declare the initial rows; there may be any number of them, before

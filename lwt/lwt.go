@@ -3,9 +3,10 @@
 // linearizable, and names the operation that breaks it when it is not.
 //
 // Linearizability is local, so each key (register) is checked on its own.
-// For a key whose written values are unique the check follows MTC's
-// algorithm for lightweight-transaction histories (seed 001, Section IV-E,
-// Algorithm 2), generalized to reads, blind writes, failed CAS and
+// For a key whose written values are unique the check follows the
+// algorithm for lightweight-transaction histories of Wei, Xiao, Yang, Liu,
+// Yin, Chen and Pan, "Boosting End-to-End Database Isolation Checking via
+// Mini-Transactions" (MTC, ICDE 2025), Section IV-E, Algorithm 2, generalized to reads, blind writes, failed CAS and
 // indeterminate operations; it runs in O(n log n) per key (O(n) after
 // sorting). Keys whose written values repeat are decided by an exact
 // backtracking search (Wing–Gong with Lowe's memoization, as in Knossos and
@@ -36,7 +37,7 @@
 //     Ok CAS from it, or an observed Info CAS from it) took effect; other Info
 //     operations are set aside (they can only matter to failed CAS, below).
 //  2. A successful CAS(a,b) reads a and writes b, so in the version order b
-//     comes directly after a (seed 001, Algorithm 2 line 8): two successful
+//     comes directly after a (MTC, Algorithm 2 line 8): two successful
 //     CAS from a are a lost update, a CAS from a value nobody wrote is a
 //     thin-air read. Following these links from the initial value and from
 //     each blind write gives chains (MTC has one: the insert); a value on no
