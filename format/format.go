@@ -170,8 +170,9 @@
 //
 // A SQL history (Bouajjani, Enea and Román-Calvo, "On the Complexity of
 // Checking Mixed Isolation Levels for SQL Transactions", CAV 2025, §2)
-// holds transactions of SELECT, INSERT, UPDATE and DELETE statements (events) over tables of rows with a
-// primary key, each transaction at its own isolation level. It is JSONL:
+// holds transactions of SELECT, INSERT, UPDATE and DELETE statements
+// (events) over tables of rows with a primary key, each transaction at its
+// own isolation level. It is JSONL:
 // one JSON object a line, blank lines ignored. Lines with the single field
 // "init" declare the initial rows; there may be any number of them, before
 // the first transaction:
