@@ -94,6 +94,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 		return l.String()
 	}
+	notes := inputNotes(info, len(h.Txns))
 	if cf.asEDN {
 		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, all.Results, !cf.noSessionOrder))
 	}
@@ -103,11 +104,12 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			elle = interpret.ElleResult(h, all.Results, !cf.noSessionOrder)
 		}
 		return encodeJSON(stdout, stderr, status, struct {
-			Levels    []levelReport      `json:"levels"`
-			Strongest string             `json:"strongest_kept"`
-			Weakest   string             `json:"weakest_broken"`
-			Elle      *interpret.ElleMap `json:"elle,omitempty"`
-		}{reports, name(all.Strongest), name(all.Weakest), elle})
+			Levels     []levelReport      `json:"levels"`
+			Strongest  string             `json:"strongest_kept"`
+			Weakest    string             `json:"weakest_broken"`
+			InputNotes []string           `json:"input_notes,omitempty"`
+			Elle       *interpret.ElleMap `json:"elle,omitempty"`
+		}{reports, name(all.Strongest), name(all.Weakest), notes, elle})
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintln(stdout, "0 transactions (an empty history)")
@@ -137,6 +139,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 	}
 	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))
+	for _, n := range notes {
+		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
+	}
 	for i, res := range all.Results {
 		if res.Verdict != check.Violated || res.ImpliedBy != 0 {
 			continue

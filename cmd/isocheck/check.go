@@ -228,7 +228,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
 	}
 	for _, n := range st.InputNotes {
-		fmt.Fprintf(stdout, "note: %s\n", n)
+		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
 	}
 	if cf.stats {
 		st.write(stdout)

@@ -150,6 +150,8 @@ func TestCheckInferredHistories(t *testing.T) {
 		{[]string{"check", "--level", "ser", mixed}, exitViolated, []string{"SER: VIOLATED", "note: 2 non-transactional operations (:cas 1, :read 1) not checked; check registers with isocheck lwt"}},
 		{[]string{"stats", mixed}, exitSatisfied, []string{"transactions: 2", "note:         2 non-transactional operations"}},
 		{[]string{"check", "--json", completions}, exitSatisfied, []string{`"input_notes": [`, `"no :invoke events: real-time order unknown, SSER checked as SER"`}},
+		{[]string{"check", "--level", "all", mixed}, exitViolated, []string{"SI    violated", "note: 2 non-transactional operations (:cas 1, :read 1) not checked"}},
+		{[]string{"check", "--level", "all", "--json", completions}, exitSatisfied, []string{`"input_notes": [`, `"no :invoke events: real-time order unknown, SSER checked as SER"`}},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {

@@ -131,7 +131,7 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "failed events dropped: %d in %d transactions\n", total, n)
 	}
 	for _, n := range inputNotes(info, len(h.Txns)) {
-		fmt.Fprintf(stdout, "note:         %s\n", n)
+		fmt.Fprintf(stdout, "note:         %s\n", textsafe.Escape(n))
 	}
 	fmt.Fprintf(stdout, "parse time:   %v\n", parseTime.Round(time.Microsecond))
 	return exitSatisfied
