@@ -19,6 +19,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("lwt", stderr)
 	init := newRegisterFlag(fs, "init", lwt.Nil, "the registers' initial value: an integer, or nil")
 	in := addInputFlags(fs)
+	fs.Lookup("allow-empty").Usage = "accept a history of 0 operations (by default an error: an empty file is more often a crashed recorder than a test)"
 	fs.Lookup("format").Usage = "input format: auto, edn (Jepsen), elle-json, or jsonl (Jepsen events as JSON lines, or isocheck's transactions as isocheck run --workload lwt records them)"
 	failMeans := fs.String("fail-means", "absent", "what a failed operation (:fail) means: absent (Jepsen's and Knossos's meaning: it did not happen, and is left out) or compared (Porcupine's etcd model: a failed cas compared and found another value)")
 	pos, help, err := parse(fs, args)

@@ -67,7 +67,7 @@ func commands() []command {
 		{"explore", "--app NAME [--level LEVEL] [--sessions N] [--txns N] [--seed N] [--all DIR]", "model-check an example application: enumerate every history it can produce under the level, each once, and report one that breaks its assertions",
 			"Exit status: 0 every history keeps the application's assertions, 1 a history breaks one (it is shown), 2 bad usage, or --all DIR could not be written, 3 stopped (timeout or resource limit) before finding one, " + crashed,
 			runExplore},
-		{"lwt", "[flags] PATH", "check a history of compare-and-set registers (Jepsen EDN or JSONL events) for linearizability",
+		{"lwt", "[flags] PATH", "check a history of compare-and-set registers (Jepsen EDN, elle-cli JSON, or what isocheck run --workload lwt records) for linearizability",
 			"PATH - reads standard input.\n\nExit status: 0 linearizable, 1 not linearizable (the operation that cannot be placed is shown), 2 bad input or usage, 3 no verdict (timeout, resource limit, or the search's own bound), " + crashed,
 			runLWT},
 		{"version", "", "print isocheck's version", "Exit status: 0.", runVersion},
