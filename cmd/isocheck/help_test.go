@@ -159,3 +159,21 @@ func TestMessagesNameNoPrivateNames(t *testing.T) {
 		t.Errorf("writing a key-value history as sql: %v", err)
 	}
 }
+
+// TestFlagErrorIsShort: a bad flag value gets the flag package's message
+// and a pointer to the help, not the whole help, which would bury it.
+func TestFlagErrorIsShort(t *testing.T) {
+	code, out, errs := runCmd("check", "--max-memory", "1000", "../../examples/write-skew.jsonl")
+	if code != exitBadInput {
+		t.Fatalf("exit %d, want %d", code, exitBadInput)
+	}
+	if out != "" {
+		t.Errorf("stdout %q, want nothing", out)
+	}
+	if !strings.Contains(errs, `"1000" has no unit`) || !strings.Contains(errs, "run 'isocheck check -h' for its flags") {
+		t.Errorf("stderr lacks the error or the pointer to the help:\n%s", errs)
+	}
+	if strings.Contains(errs, "flags:") {
+		t.Errorf("stderr holds the whole help:\n%s", errs)
+	}
+}

@@ -126,7 +126,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 func parse(fs *flag.FlagSet, args []string) (pos []string, help bool, err error) {
 	for {
 		if err := fs.Parse(args); err != nil {
-			return nil, errors.Is(err, flag.ErrHelp), err
+			help := errors.Is(err, flag.ErrHelp)
+			if help {
+				writeHelp(fs.Output(), strings.TrimPrefix(fs.Name(), "isocheck "), fs)
+			} else {
+				// The flag package has said what is wrong; the whole help
+				// would bury it.
+				fmt.Fprintf(fs.Output(), "run '%s -h' for its flags\n", fs.Name())
+			}
+			return nil, help, err
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -151,7 +159,8 @@ func parseStatus(help bool) int {
 func newFlagSet(name string, stderr io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet("isocheck "+name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	fs.Usage = func() { writeHelp(fs.Output(), name, fs) }
+	// parse writes the help when asked for it, and a hint after an error.
+	fs.Usage = func() {}
 	return fs
 }
 
