@@ -18,12 +18,14 @@
 // transaction, for at most Options.Reconnect; a session that cannot
 // reconnect stops, and the run is incomplete (Summary.Incomplete): a
 // database that stops answering ends the run within seconds, with the
-// transactions that did not run counted and the first error kept. A transaction whose commit got no answer may still be in
-// progress inside the database after the client gave up on it, so the
-// session goes on as a new session of the history (session 2 becomes 2.1,
-// then 2.2), as a Jepsen process does after an :info operation: the history
-// must not claim that the next transaction came after one the database may
-// not have finished. Cancelling the context stops the sessions between
+// transactions that did not run counted and the first error kept.
+//
+// A transaction whose commit got no answer may still be in progress
+// inside the database after the client gave up on it, so the session goes
+// on as a new session of the history (session 2 becomes 2.1, then 2.2), as
+// a Jepsen process does after an :info operation: the history must not
+// claim that the next transaction came after one the database may not have
+// finished. Cancelling the context stops the sessions between
 // transactions; a transaction in flight runs to its end (bounded by
 // Options.TxnTimeout), so an interrupted run leaves a complete history of
 // what ran.
