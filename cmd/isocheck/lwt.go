@@ -91,21 +91,35 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	if h := j.hint(err); res.Verdict == lwt.Unknown && h != "" {
 		fmt.Fprintf(stdout, "  %s\n", h)
 	}
-	if v := res.Violation; v != nil {
-		fmt.Fprintf(stdout, "operation:\n  %s\n", textsafe.Escape(ops[v.Op].String()))
-		if len(v.Related) > 0 {
-			fmt.Fprintln(stdout, "related:")
-			for _, j := range v.Related {
-				fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(ops[j].String()))
-			}
-		}
-	}
+	writeLWTViolation(stdout, res, ops)
 	if n := len(rops) - len(ops); n > 0 {
 		fmt.Fprintf(stdout, "note: %d failed operations (:fail) left out: they did not happen (--fail-means compared reads a failed cas as Porcupine's etcd model does)\n", n)
 	}
 	for _, n := range registerNotes(info) {
 		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
 	}
+	return lwtStatus(res, err)
+}
+
+// writeLWTViolation prints the operation of ops that res could not place,
+// and the operations related to it, if res found one.
+func writeLWTViolation(w io.Writer, res lwt.Result, ops []lwt.Op) {
+	v := res.Violation
+	if v == nil {
+		return
+	}
+	fmt.Fprintf(w, "operation:\n  %s\n", textsafe.Escape(ops[v.Op].String()))
+	if len(v.Related) > 0 {
+		fmt.Fprintln(w, "related:")
+		for _, j := range v.Related {
+			fmt.Fprintf(w, "  %s\n", textsafe.Escape(ops[j].String()))
+		}
+	}
+}
+
+// lwtStatus is the exit status of a linearizability check that returned
+// res and err (a stop, or nil).
+func lwtStatus(res lwt.Result, err error) int {
 	switch {
 	case res.OK():
 		return exitSatisfied

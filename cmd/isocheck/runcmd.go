@@ -17,6 +17,7 @@ import (
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
@@ -228,23 +229,9 @@ func checkLWTRun(c *runner.LWTOps, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
 		return exitNoVerdict
 	}
-	fmt.Fprintf(stdout, "linearizability: %v (%d operations on %d registers)\n", res, res.Ops, res.Keys)
-	if v := res.Violation; v != nil {
-		fmt.Fprintf(stdout, "operation:\n  %v\n", ops[v.Op])
-		if len(v.Related) > 0 {
-			fmt.Fprintln(stdout, "related:")
-			for _, j := range v.Related {
-				fmt.Fprintf(stdout, "  %v\n", ops[j])
-			}
-		}
-	}
-	switch {
-	case res.OK():
-		return exitSatisfied
-	case res.Verdict == lwt.Unknown || err != nil:
-		return exitNoVerdict
-	}
-	return exitViolated
+	fmt.Fprintf(stdout, "linearizability: %s (%d operations on %d registers)\n", textsafe.Escape(res.String()), res.Ops, res.Keys)
+	writeLWTViolation(stdout, res, ops)
+	return lwtStatus(res, err)
 }
 
 // record runs plan and records its history, printing the summary; it
