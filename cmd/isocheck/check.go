@@ -48,38 +48,47 @@ func (in *inputFlags) read(j *job, path string) (*history.History, *format.Info,
 		path = "/dev/stdin"
 	}
 	start := time.Now()
-	// The reader measures its own progress once it knows the input's size;
-	// until then (opening it, detecting its format) this is the stage.
-	progress.Start(j.ctx, "parse", 0, "bytes")
-	// Opening a FIFO waits for its writer, where no deadline reaches: read
-	// on a goroutine, so that the command's limits hold even then. The
-	// reader stops within milliseconds of the deadline once it reads; one
-	// still blocked 200 ms later is left to end with the process.
-	type result struct {
-		h    *history.History
-		info *format.Info
-		err  error
-	}
-	done := make(chan result, 1)
-	go func() {
-		h, info, err := format.ReadFileContext(j.ctx, path, f)
-		done <- result{h, info, err}
-	}()
-	var r result
-	select {
-	case r = <-done:
-	case <-j.ctx.Done():
-		select {
-		case r = <-done:
-		case <-time.After(200 * time.Millisecond):
-			r.err = fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
-		}
-	}
-	h, info, err := r.h, r.info, r.err
+	h, info, err := readWithin(j, path, func(ctx context.Context) (*history.History, *format.Info, error) {
+		return format.ReadFileContext(ctx, path, f)
+	})
 	if err == nil && len(h.Txns) == 0 && !in.allowEmpty {
 		err = fmt.Errorf("%s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)", path)
 	}
 	return h, info, time.Since(start), err
+}
+
+// readWithin runs read, which reads the file at path, within the job's
+// limits. Opening a FIFO waits for its writer, where no deadline reaches:
+// read runs on a goroutine, so that the limits hold even then. A reader
+// stops within milliseconds of the deadline once it reads; one still
+// blocked 200 ms later is left to end with the process.
+func readWithin[T any](j *job, path string, read func(context.Context) (T, *format.Info, error)) (T, *format.Info, error) {
+	type result struct {
+		v    T
+		info *format.Info
+		err  error
+	}
+	// The reader measures its own progress once it knows the input's
+	// size; until then (opening it, detecting its format) this is the
+	// stage.
+	progress.Start(j.ctx, "parse", 0, "bytes")
+	done := make(chan result, 1)
+	go func() {
+		v, info, err := read(j.ctx)
+		done <- result{v, info, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.info, r.err
+	case <-j.ctx.Done():
+		select {
+		case r := <-done:
+			return r.v, r.info, r.err
+		case <-time.After(200 * time.Millisecond):
+			var zero T
+			return zero, nil, fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
+		}
+	}
 }
 
 // checkFlags are the flags of check and explain.

@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"time"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/progress"
@@ -127,38 +126,4 @@ func lwtStatus(res lwt.Result, err error) int {
 		return exitNoVerdict
 	}
 	return exitViolated
-}
-
-// readWithin runs read, which reads the file at path, within the job's
-// limits. Opening a FIFO waits for its writer, where no deadline reaches:
-// read runs on a goroutine, so that the limits hold even then. A reader
-// stops within milliseconds of the deadline once it reads; one still
-// blocked 200 ms later is left to end with the process.
-func readWithin[T any](j *job, path string, read func(context.Context) (T, *format.Info, error)) (T, *format.Info, error) {
-	type result struct {
-		v    T
-		info *format.Info
-		err  error
-	}
-	// The reader measures its own progress once it knows the input's
-	// size; until then (opening it, detecting its format) this is the
-	// stage.
-	progress.Start(j.ctx, "parse", 0, "bytes")
-	done := make(chan result, 1)
-	go func() {
-		v, info, err := read(j.ctx)
-		done <- result{v, info, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.info, r.err
-	case <-j.ctx.Done():
-		select {
-		case r := <-done:
-			return r.v, r.info, r.err
-		case <-time.After(200 * time.Millisecond):
-			var zero T
-			return zero, nil, fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
-		}
-	}
 }
