@@ -13,7 +13,7 @@ import (
 	"syscall"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // A Cobra history is a directory with one T<n>.log file per session. Each

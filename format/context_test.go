@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // endless repeats line forever.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // elle-cli's JSON form of Jepsen histories: one event object a line, or

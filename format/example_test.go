@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 func ExampleRead() {

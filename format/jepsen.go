@@ -14,7 +14,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/edn"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Jepsen histories (EDN, Format EDN) and elle-cli's JSON form of them

@@ -18,7 +18,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	corpusdir "github.com/isocheck/isocheck/internal/corpus"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 const ednRegister = `; a Jepsen rw-register history

@@ -12,7 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // The native JSONL format holds one transaction per line:

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // readJSONLBoth reads data line by line and in parallel in chunks of

@@ -15,7 +15,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/edn"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Register operations: the reads, writes and compare-and-sets of Jepsen's

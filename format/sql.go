@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"unicode/utf8"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // TestReadSQLContextStops: a SQL history is read no further once the

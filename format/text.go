@@ -9,7 +9,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // PolySI's text format holds one operation per line, r(key,value,session,txn)

@@ -6,7 +6,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )

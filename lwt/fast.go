@@ -6,7 +6,7 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // noOp marks the initial value's writer, which has no operation.

@@ -108,7 +108,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/internal/edn"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Kind is what an operation does.

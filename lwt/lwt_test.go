@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 func rd(p int, v int64, call, ret int64) Op {

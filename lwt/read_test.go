@@ -13,7 +13,7 @@ import (
 	"testing/iotest"
 
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 const ednSample = `; a Jepsen cas-register history

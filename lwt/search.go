@@ -7,7 +7,7 @@ import (
 	"sort"
 
 	"github.com/isocheck/isocheck/internal/edn"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // sop is an operation as the exact search sees it.

@@ -17,7 +17,7 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // KeyOrder is the known beginning of a key's version order: the

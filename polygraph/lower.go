@@ -3,7 +3,7 @@ package polygraph
 import (
 	"iter"
 
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 )
 

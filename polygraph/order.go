@@ -4,8 +4,8 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/digraph"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // maxClockEntries bounds the memory of the reachability clocks that

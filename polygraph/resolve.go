@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Resolution is a history whose reads are resolved: which transactions

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
 

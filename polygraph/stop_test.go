@@ -5,7 +5,7 @@ import (
 	"errors"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/workload"
 )

@@ -11,8 +11,8 @@ package prune
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/internal/digraph"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )

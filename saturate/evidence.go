@@ -7,7 +7,7 @@ package saturate
 // or cycles one of which every commit order closes.
 
 import (
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )

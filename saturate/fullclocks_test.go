@@ -3,7 +3,7 @@ package saturate
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/polygraph"
 )
 

@@ -2,7 +2,7 @@ package saturate
 
 import (
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // This file orders the graph so ∪ wr ∪ forced topologically without

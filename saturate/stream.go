@@ -7,7 +7,7 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // This file checks CC. A vector clock for every transaction would take

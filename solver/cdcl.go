@@ -24,7 +24,7 @@ import (
 	"context"
 	"slices"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // clit is a literal inside the engine: 2*v+1 for the negation of

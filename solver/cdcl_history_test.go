@@ -15,7 +15,7 @@ import (
 
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"

@@ -11,7 +11,7 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 )
 
 // polyProblem resembles an encoded polygraph: sessions are chains of

@@ -4,7 +4,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 )
 
 // TestSeedOrder checks on random problems that the seeded order is a

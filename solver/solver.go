@@ -27,8 +27,8 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 
-	"github.com/isocheck/isocheck/internal/digraph"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Lit is a literal in DIMACS form: v or -v for a variable v ≥ 1.

@@ -447,7 +447,7 @@ func TestCSVRoundTripSQL(t *testing.T) {
 	}
 }
 
-// TestMeasureCheckSQL reads the stats of a SQL check (package mixed's,
+// TestMeasureCheckSQL reads the stats of a SQL check (package sqlcheck's,
 // under their Go names).
 func TestMeasureCheckSQL(t *testing.T) {
 	dir := t.TempDir()

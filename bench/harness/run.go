@@ -39,7 +39,7 @@ type Stats struct {
 	UnknownEdges          int     `json:"unknown_edges"`
 	UnknownEdgesRemaining int     `json:"unknown_edges_remaining"`
 
-	// The figures of a SQL history's check (package mixed's Stats, which
+	// The figures of a SQL history's check (package sqlcheck's Stats, which
 	// isocheck prints under their Go names): its transactions, the reads
 	// of rows not returned that some version could have matched, the
 	// steps of the search, and the time of the check (parse excluded).

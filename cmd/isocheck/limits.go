@@ -16,7 +16,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // limits are the flags that bound a run: its time and memory, and whether

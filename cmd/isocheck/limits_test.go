@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 func TestTimeoutValue(t *testing.T) {

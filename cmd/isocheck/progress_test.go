@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // syncBuffer is a bytes.Buffer safe for the progress goroutine.

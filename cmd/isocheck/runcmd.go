@@ -16,7 +16,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"

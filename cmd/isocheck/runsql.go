@@ -18,10 +18,10 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
 	"github.com/isocheck/isocheck/workload/tpcc"
@@ -30,7 +30,7 @@ import (
 
 // The SQL workloads of run: SQL client programs (package sqlrun) that run
 // each transaction at its own isolation level and record a SQL history
-// (package sqlhistory), checked by package mixed.
+// (package sqlhistory), checked by package sqlcheck.
 var sqlApps = map[string]func() sqlrun.App{
 	"tpcc":    func() sqlrun.App { return tpcc.New(tpcc.DefaultConfig) },
 	"twitter": func() sqlrun.App { return twitter.New(twitter.DefaultConfig) },
@@ -298,12 +298,12 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
-	res, err := mixed.Check(j.ctx, h, mixed.Options{})
+	res, err := sqlcheck.Check(j.ctx, h, sqlcheck.Options{})
 	j.stop()
 	if err != nil {
 		return checkFailed(err, stderr)
 	}
-	rep := mixed.Explain(res)
+	rep := sqlcheck.Explain(res)
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
 	}

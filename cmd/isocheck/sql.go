@@ -11,10 +11,10 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -118,7 +118,7 @@ func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, err error, stdout
 		if cf.asJSON {
 			var st sqlStats
 			st.stopped(j)
-			rep := &mixed.Report{Verdict: check.NoVerdict.String(), Reason: reason}
+			rep := &sqlcheck.Report{Verdict: check.NoVerdict.String(), Reason: reason}
 			if status := encodeJSON(stdout, stderr, exitNoVerdict, sqlJSON{levelName(name), rep, st}); status != exitNoVerdict {
 				return status
 			}
@@ -135,13 +135,13 @@ func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, err error, stdout
 // sqlJSON is the JSON of a SQL check of one level.
 type sqlJSON struct {
 	Level string `json:"level"`
-	*mixed.Report
+	*sqlcheck.Report
 	Stats sqlStats `json:"stats"`
 }
 
 // sqlStats are a SQL check's stats, with the stage a stopped run reached.
 type sqlStats struct {
-	mixed.Stats
+	sqlcheck.Stats
 	Stage      string `json:"stage,omitempty"`
 	StageDone  int64  `json:"stage_done,omitempty"`
 	StageTotal int64  `json:"stage_total,omitempty"`
@@ -167,11 +167,11 @@ func withLevel(h *sqlhistory.History, l level.Level) *sqlhistory.History {
 // sqlOne checks h and prints the verdict; name, if set, is the level
 // every transaction was set to.
 func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain bool, stdout, stderr io.Writer) int {
-	res, err := mixed.Check(j.ctx, h, mixed.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
+	res, err := sqlcheck.Check(j.ctx, h, sqlcheck.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
 	if err != nil {
 		return checkFailed(err, stderr)
 	}
-	rep := mixed.Explain(res)
+	rep := sqlcheck.Explain(res)
 	st := sqlStats{Stats: res.Stats}
 	if res.Verdict == check.NoVerdict {
 		rep.Reason = j.noVerdictReason(res.Reason)
@@ -207,7 +207,7 @@ func levelName(name string) string {
 }
 
 // writeSQLFiles writes the counterexample and the pictures asked for.
-func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, stderr io.Writer) {
+func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, stderr io.Writer) {
 	if cf.cexFile != "" {
 		if err := writeFile(cf.cexFile, cf.fileOut, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
@@ -232,7 +232,7 @@ func (cf *checkFlags) writeSQLFiles(res *mixed.Result, explain bool, stdout, std
 }
 
 // renderDOT runs Graphviz's dot on the counterexample.
-func renderDOT(res *mixed.Result, path, format string) error {
+func renderDOT(res *sqlcheck.Result, path, format string) error {
 	dot, err := exec.LookPath("dot")
 	if err != nil {
 		return interpret.ErrNoGraphviz

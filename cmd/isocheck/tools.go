@@ -10,7 +10,7 @@ import (
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/workload"

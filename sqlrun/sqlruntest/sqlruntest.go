@@ -21,7 +21,7 @@ import (
 	"github.com/isocheck/isocheck/db/sqlite"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
 )
@@ -141,16 +141,16 @@ func Satisfied(t testing.TB, h *sqlhistory.History, database string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := mixed.Check(ctx, h, mixed.Options{})
+	res, err := sqlcheck.Check(ctx, h, sqlcheck.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	switch {
 	case res.Verdict == check.Satisfied:
 	case res.Verdict == check.Violated && database == "postgres" && mixesReadCommitted(h):
-		t.Logf("mixed.Check: violated, as PostgreSQL may be with READ COMMITTED beside SERIALIZABLE or REPEATABLE READ: %d transactions in the counterexample", len(res.Txns))
+		t.Logf("sqlcheck.Check: violated, as PostgreSQL may be with READ COMMITTED beside SERIALIZABLE or REPEATABLE READ: %d transactions in the counterexample", len(res.Txns))
 	default:
-		t.Errorf("mixed.Check: %v (%s): transactions %v, anomalies %v, cycle %v", res.Verdict, res.Reason, res.Txns, res.Anomalies, res.Cycle)
+		t.Errorf("sqlcheck.Check: %v (%s): transactions %v, anomalies %v, cycle %v", res.Verdict, res.Reason, res.Txns, res.Anomalies, res.Cycle)
 	}
 }
 

@@ -1,7 +1,7 @@
-package mixed
+package sqlcheck
 
 import (
-	"github.com/isocheck/isocheck/internal/digraph"
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/solver"
 )

@@ -1,4 +1,4 @@
-package mixed
+package sqlcheck
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // TestCheckStops: on a context that has ended, Check gives no verdict, and

@@ -1,10 +1,10 @@
-package mixed
+package sqlcheck
 
 import (
 	"context"
 	"slices"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/solver"
 )

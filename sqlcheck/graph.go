@@ -1,4 +1,4 @@
-package mixed
+package sqlcheck
 
 import (
 	"math/bits"

@@ -1,4 +1,4 @@
-package mixed_test
+package sqlcheck_test
 
 import (
 	"context"
@@ -9,7 +9,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -38,12 +38,12 @@ func TestKeyValueAgrees(t *testing.T) {
 				}
 				t.Fatalf("seed %d: FromKV: %v\n%s", seed, err, workload.Describe(h))
 			}
-			res, err := mixed.Check(context.Background(), sh, mixed.Options{NoShrink: true})
+			res, err := sqlcheck.Check(context.Background(), sh, sqlcheck.Options{NoShrink: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
-				t.Fatalf("seed %d, %v: mixed says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
+				t.Fatalf("seed %d, %v: sqlcheck says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
 			}
 			if !want {
 				violations[l.String()]++

@@ -1,9 +1,9 @@
-package mixed
+package sqlcheck
 
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )

@@ -1,4 +1,4 @@
-// Package mixed checks SQL histories whose transactions each run at their
+// Package sqlcheck checks SQL histories whose transactions each run at their
 // own isolation level, as Bouajjani, Enea and Román-Calvo define them in
 // "On the Complexity of Checking Mixed Isolation Levels for SQL
 // Transactions" (CAV 2025); the sections, figures, algorithms and theorems
@@ -35,7 +35,7 @@
 // Transactions of unknown outcome count as committed when a committed
 // transaction read from them; each of the others may or may not have
 // committed, and Check tries the subsets of them (at most MaxUnknown).
-package mixed
+package sqlcheck
 
 import (
 	"context"
@@ -45,7 +45,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 

@@ -1,4 +1,4 @@
-package mixed_test
+package sqlcheck_test
 
 import (
 	"context"
@@ -7,7 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -71,7 +71,7 @@ func TestDoctors(t *testing.T) {
 		{level.SER, level.SER, 1, check.Satisfied, ""},
 	} {
 		h := doctors(t, tc.a, tc.b, tc.see)
-		res, err := mixed.Check(context.Background(), h, mixed.Options{})
+		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -82,7 +82,7 @@ func TestDoctors(t *testing.T) {
 		if tc.want != check.Violated {
 			continue
 		}
-		rep := mixed.Explain(res)
+		rep := sqlcheck.Explain(res)
 		if !strings.HasPrefix(rep.Anomaly, tc.anomaly) {
 			t.Errorf("%v+%v: anomaly %q, want %q", tc.a, tc.b, rep.Anomaly, tc.anomaly)
 		}

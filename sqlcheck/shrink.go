@@ -1,11 +1,11 @@
-package mixed
+package sqlcheck
 
 import (
 	"context"
 	"time"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )

@@ -14,7 +14,7 @@ import (
 	"slices"
 	"sync"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Edge is a directed edge between dense node ids.

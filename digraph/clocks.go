@@ -3,7 +3,7 @@ package digraph
 import (
 	"math"
 
-	"github.com/isocheck/isocheck/internal/progress"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Clocks answers reachability queries on a DAG whose nodes are (mostly)

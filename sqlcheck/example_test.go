@@ -1,4 +1,4 @@
-package mixed_test
+package sqlcheck_test
 
 import (
 	"context"
@@ -6,7 +6,7 @@ import (
 	"os"
 
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -34,14 +34,14 @@ func ExampleCheck() {
 			fmt.Println(err)
 			return
 		}
-		res, err := mixed.Check(context.Background(), h, mixed.Options{})
+		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
 		if err != nil {
 			fmt.Println(err)
 			return
 		}
 		fmt.Printf("T1 at %v: %v\n", l, res.Verdict)
 		if l == level.SER {
-			mixed.Explain(res).WriteText(os.Stdout)
+			sqlcheck.Explain(res).WriteText(os.Stdout)
 		}
 	}
 	// Output:

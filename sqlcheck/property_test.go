@@ -1,4 +1,4 @@
-package mixed_test
+package sqlcheck_test
 
 import (
 	"context"
@@ -13,7 +13,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/mixed"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -44,14 +44,14 @@ func TestAgreesWithReference(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: reference: %v", seed, err)
 		}
-		res, err := mixed.Check(context.Background(), h, mixed.Options{})
+		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
-			t.Fatalf("seed %d: mixed says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
+			t.Fatalf("seed %d: sqlcheck says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
 		}
-		paper, err := mixed.Check(context.Background(), h, mixed.Options{Paper: true, NoShrink: true})
+		paper, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{Paper: true, NoShrink: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -66,7 +66,7 @@ func TestAgreesWithReference(t *testing.T) {
 		// compare where it finishes in a moment.
 		if res.Stats.Conflicts <= 6 {
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			naive, err := mixed.Check(ctx, h, mixed.Options{Naive: true, NoShrink: true})
+			naive, err := sqlcheck.Check(ctx, h, sqlcheck.Options{Naive: true, NoShrink: true})
 			cancel()
 			if err != nil {
 				t.Fatal(err)
@@ -74,7 +74,7 @@ func TestAgreesWithReference(t *testing.T) {
 			if naive.Verdict == check.NoVerdict {
 				naiveSkipped++
 			} else if naive.Verdict != res.Verdict {
-				t.Fatalf("seed %d: the naive baseline says %v, mixed %v\n%s", seed, naive.Verdict, res.Verdict, describe(h))
+				t.Fatalf("seed %d: the naive baseline says %v, sqlcheck %v\n%s", seed, naive.Verdict, res.Verdict, describe(h))
 			}
 		}
 		verdicts[want]++
@@ -88,9 +88,9 @@ func TestAgreesWithReference(t *testing.T) {
 // checkEvidence requires that the counterexample of a violation is itself
 // violated according to the reference, and minimal: dropping any one of
 // its transactions (with those that read from it) where that keeps the
-// violation one of the whole history (mixed.Droppable) makes it
+// violation one of the whole history (sqlcheck.Droppable) makes it
 // consistent.
-func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Result) {
+func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *sqlcheck.Result) {
 	t.Helper()
 	cex := res.History
 	if ok, err := reference.CheckSQL(cex); err == nil && ok {
@@ -108,7 +108,7 @@ func checkEvidence(t *testing.T, seed int, h *sqlhistory.History, res *mixed.Res
 		for _, j := range drop {
 			keep[j] = false
 		}
-		if !mixed.Droppable(cex, keep, drop) {
+		if !sqlcheck.Droppable(cex, keep, drop) {
 			continue
 		}
 		sub, _ := cex.Subset(keep)
@@ -170,7 +170,7 @@ func TestDroppableKeepsConsistency(t *testing.T) {
 			for _, j := range drop {
 				keep[j] = false
 			}
-			if !mixed.Droppable(h, keep, drop) {
+			if !sqlcheck.Droppable(h, keep, drop) {
 				continue
 			}
 			tried++
