@@ -11,8 +11,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // TestStopLatency measures, for every level and every stage of its check

@@ -14,9 +14,9 @@ import (
 
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/prune"
 	"github.com/isocheck/isocheck/solver"
 )
@@ -180,7 +180,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	pr, err := prune.PruneWith(ctx, p, l, prune.Options{NoDecide: copts.NoPrune})
+	pr, err := prune.PruneWith(ctx, p, prune.Options{NoDecide: copts.NoPrune})
 	st.Prune = time.Since(t)
 	if pr != nil {
 		st.PruneRounds = pr.Rounds
@@ -211,7 +211,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 
 	t = time.Now()
-	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	enc, err := encode.EncodeGraph(ctx, p, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	st.Encode = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)

@@ -6,9 +6,9 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/saturate"
 )
 

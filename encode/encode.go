@@ -11,9 +11,8 @@ import (
 	"context"
 
 	"github.com/isocheck/isocheck/digraph"
-	"github.com/isocheck/isocheck/progress"
-	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/solver"
 )
 
@@ -28,25 +27,25 @@ type Encoding struct {
 	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
 }
 
-// Encode builds the problem for level l from the known edges and the
+// Encode builds the problem for the level p was built for from the known edges and the
 // remaining constraints (indices into p.Constraints). The hint chooses, for
 // each constraint, the side that agrees with a topological order of the
 // known edges. It runs as the stage "encode", counting the known edges and
 // constraints done, and returns the reason (context.Cause) if ctx ends
 // first.
-func Encode(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int) (*Encoding, error) {
-	return EncodeGraph(ctx, p, l, known, remaining, nil, nil)
+func Encode(ctx context.Context, p *polygraph.Polygraph, known []polygraph.Edge, remaining []int) (*Encoding, error) {
+	return EncodeGraph(ctx, p, known, remaining, nil, nil)
 }
 
-// EncodeGraph is Encode given the graph of the known edges, lowered for l
-// in their order (as Lowering.LowerAll gives them), and a topological
-// order of it, as pruning leaves them: the problem then has that graph
-// and no list of fixed edges (solver.Problem.Fixed is nil), which would
-// take as much memory again. With g nil it lowers the known edges and
+// EncodeGraph is Encode given the graph of the known edges, lowered for
+// p's level in their order (as Lowering.LowerAll gives them), and a
+// topological order of it, as pruning leaves them: the problem then has
+// that graph and no list of fixed edges (solver.Problem.Fixed is nil),
+// which would take as much memory again. With g nil it lowers the known edges and
 // builds the graph.
-func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, l level.Level, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) (*Encoding, error) {
+func EncodeGraph(ctx context.Context, p *polygraph.Polygraph, known []polygraph.Edge, remaining []int, g *digraph.Graph, order []int32) (*Encoding, error) {
 	m := progress.Start(ctx, "encode", int64(len(known)+len(remaining)), "known edges and constraints")
-	lw := polygraph.NewLowering(l, p.NumNodes)
+	lw := p.Lowering()
 	enc := &Encoding{Constraints: remaining, lw: lw, known: known}
 	pr := &enc.Problem
 	pr.Nodes = lw.Nodes()

@@ -37,7 +37,7 @@ func TestEncodeConstraint(t *testing.T) {
 		if len(p.Constraints) != 1 {
 			t.Fatalf("%v: %d constraints, want 1", l, len(p.Constraints))
 		}
-		enc, err := Encode(context.Background(), p, l, p.Known, []int{0})
+		enc, err := Encode(context.Background(), p, p.Known, []int{0})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,7 +86,7 @@ func TestStopped(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Encode(ctx, p, level.SER, p.Known, []int{0}); !errors.Is(err, context.Canceled) {
+	if _, err := Encode(ctx, p, p.Known, []int{0}); !errors.Is(err, context.Canceled) {
 		t.Errorf("Encode: %v, want %v", err, context.Canceled)
 	}
 }

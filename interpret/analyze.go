@@ -5,8 +5,8 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
@@ -61,7 +61,7 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 	if a.fromSaturation(ctx, h) {
 		return a, nil
 	}
-	lw := polygraph.NewLowering(l, p.NumNodes)
+	lw := p.Lowering()
 	known := slices.Clone(p.Known)
 	decided := make([]bool, len(p.Constraints))
 	for {

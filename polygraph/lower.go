@@ -29,6 +29,14 @@ func NewLowering(l level.Level, n int) Lowering {
 	return Lowering{doubled: l == level.SI, n: int32(n)}
 }
 
+// Level returns the level p was built for (Options.Level).
+func (p *Polygraph) Level() level.Level { return p.level }
+
+// Lowering returns the lowering of p's edges for the level it was built
+// for: the stages after it (prune, encode, interpret) take the level from
+// the polygraph rather than being told it again.
+func (p *Polygraph) Lowering() Lowering { return NewLowering(p.level, p.NumNodes) }
+
 // Nodes is the number of nodes of the lowered graph.
 func (lw Lowering) Nodes() int {
 	if lw.doubled {

@@ -3,8 +3,8 @@ package polygraph
 import (
 	"slices"
 
-	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -43,7 +43,7 @@ func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, erro
 	if len(keys) == 0 {
 		return true, nil
 	}
-	lw := NewLowering(p.level, p.NumNodes)
+	lw := p.Lowering()
 	if digraph.ClockEntries(lw.Nodes(), len(p.Chains)) > maxClockEntries {
 		return false, nil
 	}

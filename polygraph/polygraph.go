@@ -26,8 +26,8 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // EdgeKind is the kind of a dependency.

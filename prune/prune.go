@@ -12,9 +12,8 @@ import (
 	"context"
 
 	"github.com/isocheck/isocheck/digraph"
-	"github.com/isocheck/isocheck/progress"
-	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // MaxClockEntries bounds the memory of reachability clocks (int32 entries):
@@ -81,12 +80,13 @@ type Result struct {
 	Order []int32
 }
 
-// Prune resolves what it can of p's constraints for level l. It runs as
+// Prune resolves what it can of p's constraints for the level p was built
+// for. It runs as
 // the stage "prune", counting the constraints decided; when ctx ends
 // first, it returns the Result so far (Rounds, Resolved) with the reason
 // (context.Cause).
-func Prune(ctx context.Context, p *polygraph.Polygraph, l level.Level) (*Result, error) {
-	return PruneWith(ctx, p, l, Options{})
+func Prune(ctx context.Context, p *polygraph.Polygraph) (*Result, error) {
+	return PruneWith(ctx, p, Options{})
 }
 
 // Options change what pruning does, for measurements.
@@ -97,9 +97,9 @@ type Options struct {
 }
 
 // PruneWith is Prune with opts.
-func PruneWith(ctx context.Context, p *polygraph.Polygraph, l level.Level, opts Options) (*Result, error) {
+func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Result, error) {
 	m := progress.Start(ctx, "prune", int64(len(p.Constraints)), "constraints")
-	lw := polygraph.NewLowering(l, p.NumNodes)
+	lw := p.Lowering()
 	res := &Result{}
 	// The edges pruning decides are kept apart from the polygraph's until
 	// the end, so that the two are never both copied (a million

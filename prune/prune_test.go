@@ -42,7 +42,7 @@ func TestSessionOrderDecides(t *testing.T) {
 	if len(p.Constraints) != 1 {
 		t.Fatalf("%d constraints, want 1", len(p.Constraints))
 	}
-	res, err := Prune(context.Background(), p, level.SER)
+	res, err := Prune(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -62,7 +62,7 @@ func TestConflictIsAViolation(t *testing.T) {
 		{op(history.Write, x, 2), op(history.Write, y, 2)},
 		{op(history.Read, x, 1), op(history.Read, y, 2)},
 	})
-	res, err := Prune(context.Background(), p, level.SER)
+	res, err := Prune(context.Background(), p)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,7 +82,7 @@ func TestPruneHonoursContext(t *testing.T) {
 	p := build(t, []string{"a", "b"}, [][]history.Op{{op(history.Write, x, 1)}, {op(history.Write, x, 2)}})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := Prune(ctx, p, level.SER); err == nil {
+	if _, err := Prune(ctx, p); err == nil {
 		t.Error("Prune ran on a cancelled context")
 	}
 }

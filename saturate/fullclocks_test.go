@@ -3,8 +3,8 @@ package saturate
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // This file keeps, as an oracle for tests, CC as Check computed it before

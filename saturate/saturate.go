@@ -31,9 +31,9 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Result is the outcome of a check.

@@ -17,8 +17,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Selection picks a sub-history: the transactions kept (indices into the

@@ -13,9 +13,9 @@ import (
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
 
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
@@ -37,14 +37,14 @@ func encoded(t testing.TB, h *history.History, l level.Level, noPrune bool) *sol
 	if err != nil || len(p.Anomalies) > 0 || p.TooLarge {
 		return nil
 	}
-	pr, err := prune.PruneWith(ctx, p, l, prune.Options{NoDecide: noPrune})
+	pr, err := prune.PruneWith(ctx, p, prune.Options{NoDecide: noPrune})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if pr.Violation != nil || len(pr.Remaining) == 0 {
 		return nil
 	}
-	enc, err := encode.EncodeGraph(ctx, p, l, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	enc, err := encode.EncodeGraph(ctx, p, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,8 +5,8 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 

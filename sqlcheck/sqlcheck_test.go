@@ -7,8 +7,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/predicate"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 

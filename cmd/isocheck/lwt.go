@@ -7,9 +7,9 @@ import (
 	"io"
 
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // runLWT checks a history of lightweight transactions (reads, writes and

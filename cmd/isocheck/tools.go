@@ -10,9 +10,9 @@ import (
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
 
