@@ -18,14 +18,14 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
-	"github.com/isocheck/isocheck/workload/tpcc"
-	"github.com/isocheck/isocheck/workload/twitter"
+	"github.com/isocheck/isocheck/sqlrun/tpcc"
+	"github.com/isocheck/isocheck/sqlrun/twitter"
 )
 
 // The SQL workloads of run: SQL client programs (package sqlrun) that run
