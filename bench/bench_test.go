@@ -9,6 +9,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/level"
@@ -66,13 +67,13 @@ func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verd
 // sessions, 15 operations per transaction, half of them reads, keys drawn
 // zipfian over 10,000 keys, run by a simulated SI store with
 // first-committer-wins.
-func generatedSI(txns int) workload.LargeConfig {
-	return workload.LargeConfig{Sessions: 20, TxnsPerSession: txns / 20, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation}
+func generatedSI(txns int) histgen.LargeConfig {
+	return histgen.LargeConfig{Sessions: 20, TxnsPerSession: txns / 20, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotIsolation}
 }
 
 func BenchmarkGenerated(b *testing.B) {
 	for _, n := range []int{10_000, 100_000} {
-		h := workload.Large(generatedSI(n))
+		h := histgen.Large(generatedSI(n))
 		var buf bytes.Buffer
 		if err := format.Write(&buf, h, format.JSONL); err != nil {
 			b.Fatal(err)

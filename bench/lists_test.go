@@ -11,8 +11,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 var listTxns = flag.Int("lists.txns", 100_000, "transactions of the generated list-append history of BenchmarkListAppend (1000000 for issue 9's target)")
@@ -28,14 +28,14 @@ var listTxns = flag.Int("lists.txns", 100_000, "transactions of the generated li
 // transactions parsed and checked in under 10 s.
 func BenchmarkListAppend(b *testing.B) {
 	n := *listTxns
-	cfg := workload.LargeConfig{Sessions: 20, TxnsPerSession: n / 20, OpsPerTxn: 4, Keys: n / 50, ReadProportion: 0.5,
-		Seed: 1, Store: workload.SnapshotIsolation, Lists: true}
+	cfg := histgen.LargeConfig{Sessions: 20, TxnsPerSession: n / 20, OpsPerTxn: 4, Keys: n / 50, ReadProportion: 0.5,
+		Seed: 1, Store: histgen.SnapshotIsolation, Lists: true}
 	path := filepath.Join(b.TempDir(), "history.edn")
 	f, err := os.Create(path)
 	if err != nil {
 		b.Fatal(err)
 	}
-	if err := format.Write(f, workload.Large(cfg), format.EDN); err != nil {
+	if err := format.Write(f, histgen.Large(cfg), format.EDN); err != nil {
 		b.Fatal(err)
 	}
 	if err := f.Close(); err != nil {

@@ -8,8 +8,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // BenchmarkMini parses and checks histories of mini-transactions (Wei,
@@ -19,7 +19,7 @@ import (
 // version order, so no constraint reaches the solver.
 func BenchmarkMini(b *testing.B) {
 	for _, n := range []int{10_000, 100_000, 1_000_000} {
-		h := workload.Mini(workload.MiniConfig{Sessions: 20, Txns: n, Keys: n / 10, Seed: 1})
+		h := histgen.Mini(histgen.MiniConfig{Sessions: 20, Txns: n, Keys: n / 10, Seed: 1})
 		var buf bytes.Buffer
 		if err := format.Write(&buf, h, format.JSONL); err != nil {
 			b.Fatal(err)

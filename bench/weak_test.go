@@ -6,9 +6,9 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // BenchmarkWeak checks the levels that need no solver (RC, RA, CC) on
@@ -17,7 +17,7 @@ import (
 // as --level all does.
 func BenchmarkWeak(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
-		h := workload.Large(generatedSI(n))
+		h := histgen.Large(generatedSI(n))
 		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
 			b.Fatal(err)

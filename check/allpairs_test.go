@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/workload"
@@ -20,8 +21,8 @@ import (
 func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 	verdicts := map[Verdict]int{}
 	for seed := int64(0); seed < 600; seed++ {
-		store := workload.Stores()[int(seed)%len(workload.Stores())]
-		h := workload.Large(workload.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
+		store := histgen.Stores()[int(seed)%len(histgen.Stores())]
+		h := histgen.Large(histgen.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
 		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
@@ -37,7 +38,7 @@ func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 				t.Fatalf("%s: %v", name, err)
 			}
 			if fast.Verdict != slow.Verdict {
-				t.Fatalf("%s: chain order says %v, all pairs says %v\n%s", name, fast.Verdict, slow.Verdict, workload.Describe(h))
+				t.Fatalf("%s: chain order says %v, all pairs says %v\n%s", name, fast.Verdict, slow.Verdict, histgen.Describe(h))
 			}
 			verdicts[fast.Verdict]++
 		}

@@ -8,9 +8,9 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 var (
@@ -29,7 +29,7 @@ var (
 // then fails; -lists.runs sets the number of histories.
 func TestListsAgreeWithReference(t *testing.T) {
 	levels := level.All()
-	cfg := workload.SmallConfig{
+	cfg := histgen.SmallConfig{
 		Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4,
 		AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true,
 		Lists: true, OrderProb: 0.2, OrderFaultProb: 0.25,
@@ -43,12 +43,12 @@ func TestListsAgreeWithReference(t *testing.T) {
 	}
 	for seed := 0; seed < *listsRuns; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x115c))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		all, allErr := check.CheckAll(context.Background(), h)
 		for i, l := range levels {
 			want, err := reference.Check(h, l)
 			if err != nil {
-				t.Fatalf("seed %d: reference: %v\n%s", seed, err, workload.Describe(h))
+				t.Fatalf("seed %d: reference: %v\n%s", seed, err, histgen.Describe(h))
 			}
 			if !want {
 				violations[l]++
@@ -56,19 +56,19 @@ func TestListsAgreeWithReference(t *testing.T) {
 			res, err := check.Check(context.Background(), h, l)
 			switch {
 			case err != nil:
-				report("seed %d, %v: checker: %v; reference says satisfied=%v\n%s", seed, l, err, want, workload.Describe(h))
+				report("seed %d, %v: checker: %v; reference says satisfied=%v\n%s", seed, l, err, want, histgen.Describe(h))
 			case res.Verdict == check.NoVerdict || (res.Verdict == check.Satisfied) != want:
 				report("seed %d, %v: checker says %v%s, reference says satisfied=%v\n%s",
-					seed, l, res.Verdict, anomalyOf(res), want, workload.Describe(h))
+					seed, l, res.Verdict, anomalyOf(res), want, histgen.Describe(h))
 			}
 			switch {
 			case allErr != nil:
 				if i == 0 {
-					report("seed %d: CheckAll: %v\n%s", seed, allErr, workload.Describe(h))
+					report("seed %d: CheckAll: %v\n%s", seed, allErr, histgen.Describe(h))
 				}
 			case (all.Results[i].Verdict == check.Satisfied) != want:
 				report("seed %d, %v: CheckAll says %v%s, reference says satisfied=%v\n%s",
-					seed, l, all.Results[i].Verdict, anomalyOf(all.Results[i]), want, workload.Describe(h))
+					seed, l, all.Results[i].Verdict, anomalyOf(all.Results[i]), want, histgen.Describe(h))
 			}
 		}
 	}

@@ -7,10 +7,10 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/solver"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // TestOptionsKeepTheVerdict checks every ablation and engine against the
@@ -25,11 +25,11 @@ func TestOptionsKeepTheVerdict(t *testing.T) {
 			}
 		}
 	}
-	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
+	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	violations := 0
 	for seed := 0; seed < 300; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x0b7))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		for _, l := range []level.Level{level.SER, level.SI, level.SSER} {
 			want, err := reference.Check(h, l)
 			if err != nil {
@@ -44,7 +44,7 @@ func TestOptionsKeepTheVerdict(t *testing.T) {
 					t.Fatalf("seed %d, %v, %+v: %v", seed, l, opts, err)
 				}
 				if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
-					t.Fatalf("seed %d, %v, %+v: checker says %v, reference says satisfied=%v\n%s", seed, l, opts, res.Verdict, want, workload.Describe(h))
+					t.Fatalf("seed %d, %v, %+v: checker says %v, reference says satisfied=%v\n%s", seed, l, opts, res.Verdict, want, histgen.Describe(h))
 				}
 			}
 		}
@@ -57,7 +57,7 @@ func TestOptionsKeepTheVerdict(t *testing.T) {
 // ExampleCheckWith checks a history with pruning turned off and the
 // cdcl engine: the verdict is Check's.
 func ExampleCheckWith() {
-	h := workload.Large(workload.LargeConfig{Store: workload.SnapshotIsolation, Sessions: 4, TxnsPerSession: 50, OpsPerTxn: 4, Keys: 20, ReadProportion: 0.5, Seed: 1})
+	h := histgen.Large(histgen.LargeConfig{Store: histgen.SnapshotIsolation, Sessions: 4, TxnsPerSession: 50, OpsPerTxn: 4, Keys: 20, ReadProportion: 0.5, Seed: 1})
 	res, err := check.CheckWith(context.Background(), h, level.SI, check.Options{NoPrune: true, Engine: solver.CDCL})
 	if err != nil {
 		panic(err)

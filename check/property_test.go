@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 var propertyRuns = flag.Int("property.runs", 3000, "random histories per level in TestAgreesWithReference")
@@ -21,29 +21,29 @@ var propertyRuns = flag.Int("property.runs", 3000, "random histories per level i
 // level. A disagreement is a bug in one of them.
 func TestAgreesWithReference(t *testing.T) {
 	levels := level.All()
-	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
+	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	violations := map[level.Level]int{}
 	for seed := 0; seed < *propertyRuns; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x15c0))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		all, err := check.CheckAll(context.Background(), h)
 		if err != nil {
-			t.Fatalf("seed %d: CheckAll: %v\n%s", seed, err, workload.Describe(h))
+			t.Fatalf("seed %d: CheckAll: %v\n%s", seed, err, histgen.Describe(h))
 		}
 		for i, l := range levels {
 			want, err := reference.Check(h, l)
 			if err != nil {
-				t.Fatalf("seed %d: reference: %v\n%s", seed, err, workload.Describe(h))
+				t.Fatalf("seed %d: reference: %v\n%s", seed, err, histgen.Describe(h))
 			}
 			res, err := check.Check(context.Background(), h, l)
 			if err != nil {
-				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, workload.Describe(h))
+				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
 			}
 			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
-				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
+				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 			}
 			if got := all.Results[i].Verdict == check.Satisfied; got != want {
-				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, workload.Describe(h))
+				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, histgen.Describe(h))
 			}
 			if !want {
 				violations[l]++

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
@@ -19,7 +20,7 @@ func stopHistory(t *testing.T) *history.History {
 	if testing.Short() {
 		t.Skip("large history")
 	}
-	return workload.Large(workload.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation})
+	return histgen.Large(histgen.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotIsolation})
 }
 
 // stopLevels are the levels to stop, "all" standing for CheckAll.

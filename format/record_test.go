@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/workload"
 )
 
 func TestRecorderWritesReadableHistory(t *testing.T) {
@@ -32,7 +32,7 @@ func TestRecorderWritesReadableHistory(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the recorded history does not read: %v\n%s", err, buf.String())
 	}
-	got := workload.Describe(h)
+	got := histgen.Describe(h)
 	want := "init=null\ns0 0/0 committed [10,20]: r(1)=null w(1)=1000001\n" +
 		"s1 1/0 aborted [12,25]: w(2)=2000001\n" +
 		"s1.1 1/1 unknown [30,?]: r(1)=1000001 w(2)=2000002\n"
@@ -61,7 +61,7 @@ func TestRecorderLists(t *testing.T) {
 	if !h.Lists {
 		t.Fatal("a history of appends is not a list history")
 	}
-	if got, want := workload.Describe(h), "init=null\ns0 a committed: a(5)=11 r(5)=[11]\ns1 b committed: r(5)=[]\n"; got != want {
+	if got, want := histgen.Describe(h), "init=null\ns0 a committed: a(5)=11 r(5)=[11]\ns1 b committed: r(5)=[]\n"; got != want {
 		t.Fatalf("read back:\n%s\nwant:\n%s", got, want)
 	}
 }

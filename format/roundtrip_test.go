@@ -14,11 +14,11 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // verdicts checks h at every level: the verdicts, or "input error".
@@ -181,7 +181,7 @@ func size(path string) int64 {
 // TestRoundTripVerdictsGenerated converts generated histories, with and
 // without aborted and unknown transactions and faults.
 func TestRoundTripVerdictsGenerated(t *testing.T) {
-	configs := []workload.SmallConfig{
+	configs := []histgen.SmallConfig{
 		{FaultProb: 0.3},
 		{AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.3, Times: true},
 	}
@@ -191,10 +191,10 @@ func TestRoundTripVerdictsGenerated(t *testing.T) {
 	}
 	rng := rand.New(rand.NewPCG(8, 5))
 	for i := range n {
-		h := workload.Small(rng, configs[i%len(configs)])
+		h := histgen.Small(rng, configs[i%len(configs)])
 		checkRoundTrips(t, h)
 		if t.Failed() {
-			t.Fatalf("history %d:\n%s", i, workload.Describe(h))
+			t.Fatalf("history %d:\n%s", i, histgen.Describe(h))
 		}
 	}
 }

@@ -9,12 +9,12 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
-	"github.com/isocheck/isocheck/workload"
 )
 
 var propertyRuns = flag.Int("explain.runs", 3000, "random histories per level in TestCounterexampleMinimal")
@@ -26,13 +26,13 @@ var propertyRuns = flag.Int("explain.runs", 3000, "random histories per level in
 // brute-force reference checker confirms both verdicts.
 func TestCounterexampleMinimal(t *testing.T) {
 	levels := level.All()
-	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
+	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	explained := map[level.Level]int{}
 	names := map[string]int{}
 	ctx := context.Background()
 	for seed := 0; seed < *propertyRuns; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0xe4b1))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		for _, l := range levels {
 			res, err := check.Check(ctx, h, l)
 			if err != nil {
@@ -43,7 +43,7 @@ func TestCounterexampleMinimal(t *testing.T) {
 			}
 			rep, err := interpret.Minimal(ctx, res)
 			if err != nil {
-				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, workload.Describe(h))
+				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
 			}
 			explained[l]++
 			names[rep.Anomaly.Name]++
@@ -52,7 +52,7 @@ func TestCounterexampleMinimal(t *testing.T) {
 				t.Helper()
 				var b bytes.Buffer
 				rep.WriteExplanation(&b, false)
-				t.Fatalf("seed %d, %v: "+format+"\nhistory:\n%s\ncounterexample:\n%s\n%s", append([]any{seed, l}, append(args, workload.Describe(h), workload.Describe(cex), b.String())...)...)
+				t.Fatalf("seed %d, %v: "+format+"\nhistory:\n%s\ncounterexample:\n%s\n%s", append([]any{seed, l}, append(args, histgen.Describe(h), histgen.Describe(cex), b.String())...)...)
 			}
 			if !violates(t, cex, l) {
 				fail("the counterexample passes")

@@ -7,6 +7,7 @@ import (
 	"reflect"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -19,7 +20,7 @@ func TestResolveReadsByWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
 	anomalies := 0
 	for trial := 0; trial < 2000; trial++ {
-		h := workload.Small(rng, workload.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 3, MaxOps: 5, FaultProb: 0.5, AbortProb: 0.1, UnknownProb: 0.1})
+		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 3, MaxOps: 5, FaultProb: 0.5, AbortProb: 0.1, UnknownProb: 0.1})
 		resolve := func(workers int) (*Resolution, []ExternalRead) {
 			m := progress.Start(context.Background(), "resolve reads", 0, "transactions")
 			writes, err := indexWrites(m, h)
@@ -60,7 +61,7 @@ func TestResolveReadsByWorkers(t *testing.T) {
 // history (1.5M operations, uniform over 1M keys) on one worker and on
 // two.
 func BenchmarkResolveReads(b *testing.B) {
-	h := workload.Large(workload.LargeConfig{Store: workload.SnapshotIsolation, Sessions: 20, TxnsPerSession: 5000, OpsPerTxn: 15, Keys: 1_000_000, ReadProportion: 0.5, Dist: workload.Uniform, Seed: 1})
+	h := histgen.Large(histgen.LargeConfig{Store: histgen.SnapshotIsolation, Sessions: 20, TxnsPerSession: 5000, OpsPerTxn: 15, Keys: 1_000_000, ReadProportion: 0.5, Dist: workload.Uniform, Seed: 1})
 	m := progress.Start(context.Background(), "resolve reads", 0, "transactions")
 	writes, err := indexWrites(m, h)
 	if err != nil {

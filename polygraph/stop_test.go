@@ -5,15 +5,15 @@ import (
 	"errors"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // TestStopped: resolving and building on a context that has ended return
 // its cause, and each reports its stage to the Tracker.
 func TestStopped(t *testing.T) {
-	h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: workload.SnapshotIsolation})
+	h := histgen.Large(histgen.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: histgen.SnapshotIsolation})
 	limit := errors.New("limit")
 	tr := progress.NewTracker()
 	ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))

@@ -13,6 +13,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -179,7 +180,7 @@ func TestRunCompareAndSet(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got, want := workload.Describe(h), "init=null\n"; !strings.HasPrefix(got, want) || !strings.Contains(got, "r(0)=null w(0)=11") || !strings.Contains(got, "r(0)=11 w(0)=12") {
+	if got, want := histgen.Describe(h), "init=null\n"; !strings.HasPrefix(got, want) || !strings.Contains(got, "r(0)=null w(0)=11") || !strings.Contains(got, "r(0)=11 w(0)=12") {
 		t.Fatalf("history:\n%s", got)
 	}
 	// Another session changed the key: the compare fails and the

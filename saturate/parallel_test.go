@@ -6,6 +6,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
@@ -19,7 +20,7 @@ var weakLevels = []level.Level{level.RC, level.RA, level.CC}
 // goroutines (which Check does only on large histories) on small random
 // histories, and requires the brute-force reference's verdict.
 func TestWorkersAgreeWithReference(t *testing.T) {
-	cfg := workload.SmallConfig{Sessions: 4, MaxTxns: 9, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.1}
+	cfg := histgen.SmallConfig{Sessions: 4, MaxTxns: 9, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.1}
 	violated := map[level.Level]int{}
 	runs := 2000
 	if testing.Short() {
@@ -27,10 +28,10 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 	}
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x5a7))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, workload.Describe(h))
+			t.Fatalf("seed %d: %v\n%s", seed, err, histgen.Describe(h))
 		}
 		for _, l := range weakLevels {
 			want, err := reference.Check(h, l)
@@ -43,7 +44,7 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 					t.Fatalf("seed %d, %v, %d workers: %v", seed, l, workers, err)
 				}
 				if got.Satisfied != want {
-					t.Fatalf("seed %d, %v, %d workers: satisfied = %v, reference says %v\n%s", seed, l, workers, got.Satisfied, want, workload.Describe(h))
+					t.Fatalf("seed %d, %v, %d workers: satisfied = %v, reference says %v\n%s", seed, l, workers, got.Satisfied, want, histgen.Describe(h))
 				}
 				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
 					t.Fatalf("seed %d, %v, %d workers: violated without evidence", seed, l, workers)
@@ -58,7 +59,7 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 							t.Fatalf("seed %d, %v: the cycle %v breaks after edge %d", seed, l, cycle, i)
 						}
 						if !holds(r, e) {
-							t.Fatalf("seed %d, %v: the cycle %v has edge %v, which the history does not show\n%s", seed, l, cycle, e, workload.Describe(h))
+							t.Fatalf("seed %d, %v: the cycle %v has edge %v, which the history does not show\n%s", seed, l, cycle, e, histgen.Describe(h))
 						}
 					}
 				}
@@ -80,11 +81,11 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 // too large for the reference, on one goroutine and on several: the
 // verdict and the number of edges forced must not depend on the split.
 func TestWorkersAgree(t *testing.T) {
-	stores := []workload.Store{workload.ReadCommitted, workload.ReadAtomic, workload.Causal, workload.SnapshotIsolation}
+	stores := []histgen.Store{histgen.ReadCommitted, histgen.ReadAtomic, histgen.Causal, histgen.SnapshotIsolation}
 	violated := 0
 	for _, store := range stores {
 		for seed := range 4 {
-			h := workload.Large(workload.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
+			h := histgen.Large(histgen.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
 			r, err := polygraph.Resolve(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)

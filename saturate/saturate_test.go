@@ -6,11 +6,11 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
-	"github.com/isocheck/isocheck/workload"
 )
 
 type txn struct {
@@ -96,7 +96,7 @@ func TestLevels(t *testing.T) {
 
 // TestStopped: on a context that has ended, Check returns its cause.
 func TestStopped(t *testing.T) {
-	h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: workload.SnapshotIsolation})
+	h := histgen.Large(histgen.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: histgen.SnapshotIsolation})
 	r, err := polygraph.Resolve(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)

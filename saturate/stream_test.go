@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
@@ -17,7 +18,7 @@ import (
 // the brute-force reference's verdict and evidence that closes a cycle of
 // edges the history shows.
 func TestStreamAgreesWithReference(t *testing.T) {
-	cfg := workload.SmallConfig{Sessions: 4, MaxTxns: 9, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.1}
+	cfg := histgen.SmallConfig{Sessions: 4, MaxTxns: 9, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.1}
 	runs := 3000
 	if testing.Short() {
 		runs = 500
@@ -25,10 +26,10 @@ func TestStreamAgreesWithReference(t *testing.T) {
 	violated := 0
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x57e))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		r, err := polygraph.Resolve(context.Background(), h)
 		if err != nil {
-			t.Fatalf("seed %d: %v\n%s", seed, err, workload.Describe(h))
+			t.Fatalf("seed %d: %v\n%s", seed, err, histgen.Describe(h))
 		}
 		want, err := reference.Check(h, level.CC)
 		if err != nil {
@@ -49,7 +50,7 @@ func TestStreamAgreesWithReference(t *testing.T) {
 				t.Fatalf("seed %d, %+v: %v", seed, c, err)
 			}
 			if got.Satisfied != want {
-				t.Fatalf("seed %d, %+v: satisfied = %v, reference says %v\n%s", seed, c, got.Satisfied, want, workload.Describe(h))
+				t.Fatalf("seed %d, %+v: satisfied = %v, reference says %v\n%s", seed, c, got.Satisfied, want, histgen.Describe(h))
 			}
 			if !want {
 				checkEvidence(t, seed, r, got)
@@ -78,7 +79,7 @@ func checkEvidence(t *testing.T, seed int, r *polygraph.Resolution, got *Result)
 	for _, cycle := range cycles {
 		for i, e := range cycle {
 			if next := cycle[(i+1)%len(cycle)]; e.To != next.From || !holds(r, e) {
-				t.Fatalf("seed %d: cycle %v: edge %v does not hold or does not lead on\n%s", seed, cycle, e, workload.Describe(r.History))
+				t.Fatalf("seed %d: cycle %v: edge %v does not hold or does not lead on\n%s", seed, cycle, e, histgen.Describe(r.History))
 			}
 		}
 	}
@@ -92,11 +93,11 @@ func checkEvidence(t *testing.T, seed int, r *polygraph.Resolution, got *Result)
 // writer's. Half the histories have a few reads turned to older versions,
 // which breaks causality.
 func TestStreamAgrees(t *testing.T) {
-	stores := []workload.Store{workload.ReadCommitted, workload.ReadAtomic, workload.Causal, workload.SnapshotIsolation}
+	stores := []histgen.Store{histgen.ReadCommitted, histgen.ReadAtomic, histgen.Causal, histgen.SnapshotIsolation}
 	violated, checked := 0, 0
 	for _, store := range stores {
 		for seed := range 4 {
-			h := workload.Large(workload.LargeConfig{Sessions: 9, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
+			h := histgen.Large(histgen.LargeConfig{Sessions: 9, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
 			if seed%2 == 1 {
 				staleReads(h, rand.New(rand.NewPCG(uint64(seed), 0x01d)), 3)
 			}
@@ -174,7 +175,7 @@ func staleReads(h *history.History, rng *rand.Rand, n int) {
 // limit, or that forces more edges than the limit, is refused with an
 // error, not allowed to exhaust memory.
 func TestStreamLimit(t *testing.T) {
-	h := workload.Large(workload.LargeConfig{Sessions: 200, TxnsPerSession: 20, OpsPerTxn: 4, Keys: 1000, ReadProportion: 0.5, Seed: 1, Store: workload.Causal})
+	h := histgen.Large(histgen.LargeConfig{Sessions: 200, TxnsPerSession: 20, OpsPerTxn: 4, Keys: 1000, ReadProportion: 0.5, Seed: 1, Store: histgen.Causal})
 	r, err := polygraph.Resolve(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
@@ -202,7 +203,7 @@ func TestStreamLimit(t *testing.T) {
 // 2,000 sessions, where clocks for every transaction would take 400
 // million entries.
 func BenchmarkManySessions(b *testing.B) {
-	h := workload.Large(workload.LargeConfig{Sessions: 2000, TxnsPerSession: 100, OpsPerTxn: 4, Keys: 100000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3, Store: workload.Causal})
+	h := histgen.Large(histgen.LargeConfig{Sessions: 2000, TxnsPerSession: 100, OpsPerTxn: 4, Keys: 100000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3, Store: histgen.Causal})
 	r, err := polygraph.Resolve(context.Background(), h)
 	if err != nil {
 		b.Fatal(err)

@@ -5,10 +5,10 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // TestSub checks that a sub-history keeps names, sessions, statuses and
@@ -24,14 +24,14 @@ func TestSub(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{"all", Selection{Txns: []int32{0, 1, 2}}, workload.Describe(h)},
+		{"all", Selection{Txns: []int32{0, 1, 2}}, histgen.Describe(h)},
 		{"without T1", Selection{Txns: []int32{1, 2}}, "init=null\nsb T2 unknown: r(y)=null w(y)=2 r(y)=2\nsa T3 committed: r(y)=2 r(z)=9\n"},
 		{"without T2", Selection{Txns: []int32{0, 2}}, "init=null\nsa T1 committed [1,2]: w(x)=1 w(y)=1\nsa T3 committed: r(z)=9\n"},
 		{"T2's write dropped", Selection{Txns: []int32{1, 2}, DropOps: map[int32]bool{4: true}}, "init=null\nsb T2 unknown: r(y)=null\nsa T3 committed: r(z)=9\n"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := workload.Describe(s.Sub(tt.sel)); got != tt.want {
+			if got := histgen.Describe(s.Sub(tt.sel)); got != tt.want {
 				t.Errorf("got\n%s\nwant\n%s", got, tt.want)
 			}
 		})
@@ -68,7 +68,7 @@ func TestMinimize(t *testing.T) {
 	if !ok {
 		t.Fatal("no violation found")
 	}
-	got := workload.Describe(s.Sub(sel))
+	got := histgen.Describe(s.Sub(sel))
 	want := "init=null\ns1 A committed: w(x)=1\ns1 C committed: r(x)=1 w(x)=2\ns3 D committed: r(x)=1 w(x)=3\n"
 	if got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/encode"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -203,7 +204,7 @@ func TestCDCLOnSmallHistories(t *testing.T) {
 	}
 	solved := map[bool]int{}
 	for i := 0; i < n; i++ {
-		h := workload.Small(rng, workload.SmallConfig{Sessions: 4, MaxTxns: 14, Keys: 3, MaxOps: 4, Times: true})
+		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 14, Keys: 3, MaxOps: 4, Times: true})
 		for _, l := range []level.Level{level.SER, level.SI, level.SSER} {
 			for _, noPrune := range []bool{false, true} {
 				p := encoded(t, h, l, noPrune)
@@ -227,21 +228,21 @@ func TestCDCLOnLargeHistories(t *testing.T) {
 	}
 	type cfg struct {
 		name    string
-		c       workload.LargeConfig
+		c       histgen.LargeConfig
 		l       level.Level
 		noPrune bool
 	}
-	zipf50k := workload.LargeConfig{Store: workload.SnapshotIsolation, Sessions: 25, TxnsPerSession: 2000, OpsPerTxn: 8, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1}
+	zipf50k := histgen.LargeConfig{Store: histgen.SnapshotIsolation, Sessions: 25, TxnsPerSession: 2000, OpsPerTxn: 8, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1}
 	var cfgs []cfg
 	cfgs = append(cfgs, cfg{"si-zipf-50k", zipf50k, level.SI, false})
-	for _, st := range []workload.Store{workload.SnapshotIsolation, workload.SnapshotNoFCW, workload.Serializable, workload.Causal, workload.Random} {
+	for _, st := range []histgen.Store{histgen.SnapshotIsolation, histgen.SnapshotNoFCW, histgen.Serializable, histgen.Causal, histgen.Random} {
 		for _, dist := range []workload.Distribution{workload.Zipf, workload.Uniform, workload.Hotspot} {
 			for _, l := range []level.Level{level.SI, level.SER} {
-				c := workload.LargeConfig{Store: st, Sessions: 20, TxnsPerSession: 500, OpsPerTxn: 8, Keys: 2000, ReadProportion: 0.5, Dist: dist, Seed: 2}
+				c := histgen.LargeConfig{Store: st, Sessions: 20, TxnsPerSession: 500, OpsPerTxn: 8, Keys: 2000, ReadProportion: 0.5, Dist: dist, Seed: 2}
 				cfgs = append(cfgs, cfg{fmt.Sprintf("%v-%v-10k-%v", st, dist, l), c, l, false})
 				// Pruning decides the invalid ones: without it
 				// the solver sees them, unsatisfiable.
-				if st != workload.Serializable && (st != workload.SnapshotIsolation || l == level.SER) {
+				if st != histgen.Serializable && (st != histgen.SnapshotIsolation || l == level.SER) {
 					c.Sessions, c.TxnsPerSession = 10, 200
 					cfgs = append(cfgs, cfg{fmt.Sprintf("%v-%v-2k-%v-noprune", st, dist, l), c, l, true})
 				}
@@ -264,7 +265,7 @@ func TestCDCLOnLargeHistories(t *testing.T) {
 		if only != "1" && !strings.Contains(c.name, only) {
 			continue
 		}
-		h := workload.Large(c.c)
+		h := histgen.Large(c.c)
 		p := encoded(t, h, c.l, c.noPrune)
 		if p == nil {
 			t.Logf("%-42s decided before the solver", c.name)

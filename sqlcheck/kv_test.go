@@ -7,11 +7,11 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
-	"github.com/isocheck/isocheck/workload"
 )
 
 var kvRuns = flag.Int("kv.runs", 2000, "random key-value histories in TestKeyValueAgrees")
@@ -21,11 +21,11 @@ var kvRuns = flag.Int("kv.runs", 2000, "random key-value histories in TestKeyVal
 // (Bouajjani et al. (CAV 2025) §4.2). Through that path, every level must
 // get the verdict the brute-force key-value reference gives it.
 func TestKeyValueAgrees(t *testing.T) {
-	cfg := workload.SmallConfig{Sessions: 3, MaxTxns: 7, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15}
+	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 7, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15}
 	violations := map[string]int{}
 	for seed := 0; seed < *kvRuns; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x5e1))
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		for _, l := range sqlhistory.Levels() {
 			want, err := reference.Check(h, l)
 			if err != nil {
@@ -36,14 +36,14 @@ func TestKeyValueAgrees(t *testing.T) {
 				if isWrittenTwice(h) {
 					continue
 				}
-				t.Fatalf("seed %d: FromKV: %v\n%s", seed, err, workload.Describe(h))
+				t.Fatalf("seed %d: FromKV: %v\n%s", seed, err, histgen.Describe(h))
 			}
 			res, err := sqlcheck.Check(context.Background(), sh, sqlcheck.Options{NoShrink: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
-				t.Fatalf("seed %d, %v: sqlcheck says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
+				t.Fatalf("seed %d, %v: sqlcheck says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 			}
 			if !want {
 				violations[l.String()]++

@@ -20,6 +20,9 @@
 // each transaction at the level the LevelMix gives it, and returns the
 // history: the initial rows, then the transactions in the order they
 // ended.
+//
+// The subpackages tpcc and twitter are Apps, the applications of the
+// paper's experiments; sqlruntest helps test an App.
 package sqlrun
 
 import (

@@ -11,7 +11,7 @@ import (
 
 	"github.com/isocheck/isocheck/db/sqlite"
 	"github.com/isocheck/isocheck/sqlrun"
-	"github.com/isocheck/isocheck/workload/twitter"
+	"github.com/isocheck/isocheck/sqlrun/twitter"
 )
 
 // Run BenchBase's Twitter on an embedded SQLite database: 3 sessions of 10

@@ -1,3 +1,14 @@
+// Package workload makes the workloads isocheck runs against real
+// databases: a Plan says what each client session will ask, transaction by
+// transaction, for the general, mini-transaction, lightweight-transaction
+// and list-append workloads, with keys drawn from a Distribution, and a
+// plan file holds a plan as JSON. Package run executes a plan on a
+// database and records what it answered.
+//
+// A plan says nothing about what reads return. Histories of a known
+// isolation level, made without a database for tests and benchmarks, come
+// from package histgen; package db/sim is an in-process database to run
+// plans on.
 package workload
 
 import (
@@ -8,9 +19,9 @@ import (
 )
 
 // A Plan is a workload to run against a real database: what each client
-// session will ask, transaction by transaction. Unlike the simulated
-// histories above, a plan says nothing about what reads return; package
-// run executes it and records what the database answered.
+// session will ask, transaction by transaction. It says nothing about
+// what reads return: package run executes it and records what the
+// database answered.
 //
 // Every value a plan writes is unique: session s writes s·Stride + 1,
 // s·Stride + 2, ... in order, so the value a read returns names its
@@ -196,7 +207,7 @@ func NewPlan(cfg PlanConfig) (*Plan, error) {
 	cfg.withDefaults()
 	seed := uint64(cfg.Seed)
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed91a7))
-	key := keyDrawer(rng, cfg.Keys, cfg.Dist)
+	key := cfg.Dist.Drawer(rng, cfg.Keys)
 	p := &Plan{Workload: cfg.Workload, Seed: cfg.Seed, Keys: cfg.Keys, Lists: cfg.Workload == ListAppend,
 		Sessions: make([][]TxnPlan, cfg.Sessions)}
 	for s := range p.Sessions {
@@ -294,24 +305,6 @@ func (g *planGen) mini() []OpPlan {
 		}
 	}
 	return ops
-}
-
-// keyDrawer returns a function drawing keys in [0, keys) from dist.
-func keyDrawer(rng *rand.Rand, keys int, dist Distribution) func() int64 {
-	switch {
-	case dist == Zipf && keys > 1:
-		z := rand.NewZipf(rng, zipfS, 1, uint64(keys-1))
-		return func() int64 { return int64(z.Uint64()) }
-	case dist == Hotspot && keys >= 5:
-		hot := keys / 5
-		return func() int64 {
-			if rng.Float64() < 0.8 {
-				return int64(rng.IntN(hot))
-			}
-			return int64(hot + rng.IntN(keys-hot))
-		}
-	}
-	return func() int64 { return int64(rng.IntN(keys)) }
 }
 
 // Txns returns the number of transactions of the plan.

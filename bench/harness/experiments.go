@@ -8,6 +8,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -37,21 +38,21 @@ var experiments = []*experiment{
 // Basin, Li and Pan, "Efficient Black-box Checking of Snapshot Isolation in
 // Databases" (PolySI, PVLDB 16(6), 2023), Section 5, run by a simulated
 // snapshot-isolation store.
-func defaultWorkload() workload.LargeConfig {
-	return workload.LargeConfig{Sessions: 20, TxnsPerSession: 100, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: workload.SnapshotIsolation}
+func defaultWorkload() histgen.LargeConfig {
+	return histgen.LargeConfig{Sessions: 20, TxnsPerSession: 100, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotIsolation}
 }
 
 // large is the generated history of cfg.
-func large(cfg workload.LargeConfig) generated {
+func large(cfg histgen.LargeConfig) generated {
 	key := fmt.Sprintf("general-%d-%d-%d-%d-%g-%v-%d-%d", cfg.Sessions, cfg.TxnsPerSession, cfg.OpsPerTxn, cfg.Keys, cfg.ReadProportion, cfg.Dist, cfg.Seed, cfg.Store)
-	return generated{key: key, make: func() *history.History { return workload.Large(cfg) }}
+	return generated{key: key, make: func() *history.History { return histgen.Large(cfg) }}
 }
 
 // axis is one panel of Figure 5: a parameter and its values.
 type axis struct {
 	name   string
 	values []string
-	set    func(cfg *workload.LargeConfig, v string)
+	set    func(cfg *histgen.LargeConfig, v string)
 }
 
 func atoi(s string) int { n, _ := strconv.Atoi(s); return n }
@@ -65,17 +66,17 @@ func fig5Axes(s Scale) []axis {
 	}
 	return []axis{
 		{"sessions", pick([]string{"5", "20", "40"}, []string{"5", "10", "20", "30", "40", "50"}),
-			func(c *workload.LargeConfig, v string) { c.Sessions = atoi(v) }},
+			func(c *histgen.LargeConfig, v string) { c.Sessions = atoi(v) }},
 		{"txns/session", pick([]string{"50", "100", "200"}, []string{"50", "100", "200", "300", "400", "500"}),
-			func(c *workload.LargeConfig, v string) { c.TxnsPerSession = atoi(v) }},
+			func(c *histgen.LargeConfig, v string) { c.TxnsPerSession = atoi(v) }},
 		{"ops/txn", pick([]string{"5", "15", "30"}, []string{"5", "10", "15", "20", "25", "30"}),
-			func(c *workload.LargeConfig, v string) { c.OpsPerTxn = atoi(v) }},
+			func(c *histgen.LargeConfig, v string) { c.OpsPerTxn = atoi(v) }},
 		{"read proportion", pick([]string{"0.1", "0.5", "0.9"}, []string{"0.05", "0.25", "0.5", "0.75", "0.95"}),
-			func(c *workload.LargeConfig, v string) { c.ReadProportion, _ = strconv.ParseFloat(v, 64) }},
+			func(c *histgen.LargeConfig, v string) { c.ReadProportion, _ = strconv.ParseFloat(v, 64) }},
 		{"keys", pick([]string{"1000", "10000", "100000"}, []string{"1000", "2000", "5000", "10000", "50000", "100000"}),
-			func(c *workload.LargeConfig, v string) { c.Keys = atoi(v) }},
+			func(c *histgen.LargeConfig, v string) { c.Keys = atoi(v) }},
 		{"distribution", []string{"uniform", "zipf", "hotspot"},
-			func(c *workload.LargeConfig, v string) { c.Dist, _ = workload.ParseDistribution(v) }},
+			func(c *histgen.LargeConfig, v string) { c.Dist, _ = workload.ParseDistribution(v) }},
 	}
 }
 
@@ -259,7 +260,7 @@ func scalingSizes(s Scale) []int {
 
 // scalingWorkload is the default workload with n transactions: 20
 // sessions of n/20.
-func scalingWorkload(n int) workload.LargeConfig {
+func scalingWorkload(n int) histgen.LargeConfig {
 	cfg := defaultWorkload()
 	cfg.TxnsPerSession = n / cfg.Sessions
 	return cfg
@@ -319,7 +320,7 @@ func runMini(ctx context.Context, e *env) ([]Row, error) {
 		mini := generated{
 			key: fmt.Sprintf("mini-%d", n),
 			make: func() *history.History {
-				return workload.Mini(workload.MiniConfig{Sessions: 20, Txns: n, Keys: n / 10, Seed: 1})
+				return histgen.Mini(histgen.MiniConfig{Sessions: 20, Txns: n, Keys: n / 10, Seed: 1})
 			},
 		}
 		path, err := e.historyFile(mini, format.JSONL)

@@ -13,8 +13,8 @@ import (
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/sqlrun"
-	"github.com/isocheck/isocheck/workload/tpcc"
-	"github.com/isocheck/isocheck/workload/twitter"
+	"github.com/isocheck/isocheck/sqlrun/tpcc"
+	"github.com/isocheck/isocheck/sqlrun/twitter"
 )
 
 // The SQL experiments of Bouajjani, Enea and Román-Calvo, "On the

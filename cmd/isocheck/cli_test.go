@@ -12,6 +12,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -167,7 +168,7 @@ func TestGenerateValidates(t *testing.T) {
 // bigHistory writes a generated history that takes a while to check.
 func bigHistory(t *testing.T) string {
 	t.Helper()
-	h := workload.Large(workload.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 10, Keys: 5000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 5})
+	h := histgen.Large(histgen.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 10, Keys: 5000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 5})
 	path := filepath.Join(t.TempDir(), "big.jsonl")
 	f, err := os.Create(path)
 	if err != nil {

@@ -24,8 +24,8 @@ import (
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
-	"github.com/isocheck/isocheck/workload/tpcc"
-	"github.com/isocheck/isocheck/workload/twitter"
+	"github.com/isocheck/isocheck/sqlrun/tpcc"
+	"github.com/isocheck/isocheck/sqlrun/twitter"
 )
 
 // The SQL workloads of run: SQL client programs (package sqlrun) that run

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
@@ -183,21 +184,21 @@ func abortedTxns(h *history.History) int {
 	return n
 }
 
-var storeNames = map[string]workload.Store{
-	"si":        workload.SnapshotIsolation,
-	"ser":       workload.Serializable,
-	"sser":      workload.StrictSerializable,
-	"si-no-fcw": workload.SnapshotNoFCW,
-	"causal":    workload.Causal,
-	"ra":        workload.ReadAtomic,
-	"rc":        workload.ReadCommitted,
-	"random":    workload.Random,
+var storeNames = map[string]histgen.Store{
+	"si":        histgen.SnapshotIsolation,
+	"ser":       histgen.Serializable,
+	"sser":      histgen.StrictSerializable,
+	"si-no-fcw": histgen.SnapshotNoFCW,
+	"causal":    histgen.Causal,
+	"ra":        histgen.ReadAtomic,
+	"rc":        histgen.ReadCommitted,
+	"random":    histgen.Random,
 }
 
 func runGenerate(args []string, stdout, stderr io.Writer) int {
 	fs := newFlagSet("generate", stderr)
 	store := fs.String("store", "si", "simulated store: si, ser, sser, si-no-fcw, causal, ra, rc or random")
-	cfg := workload.LargeConfig{}
+	cfg := histgen.LargeConfig{}
 	fs.IntVar(&cfg.Sessions, "sessions", 20, "sessions")
 	fs.IntVar(&cfg.TxnsPerSession, "txns", 100, "transactions per session")
 	fs.IntVar(&cfg.OpsPerTxn, "ops", 15, "operations per transaction")
@@ -231,7 +232,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "generate", "this history would need about %s of memory, more than --max-memory %s", formatBytes(need), maxMemory.String())
 	}
 	cfg.Store = st
-	h := workload.Large(cfg)
+	h := histgen.Large(cfg)
 	if err := writeFile(pos[0], stdout, func(w io.Writer) error { return format.Write(w, h, format.JSONL) }); err != nil {
 		fmt.Fprintf(stderr, "isocheck generate: %v\n", err)
 		return exitBadInput

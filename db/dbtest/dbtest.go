@@ -1,6 +1,10 @@
-// Package dbtest checks that a database adapter keeps the contract of
-// package db: values round-trip, commits are visible and rollbacks are not,
-// lists append in order, and conflicts are classified as aborts.
+// Package dbtest tests database adapters: Run checks that an adapter
+// keeps the contract of package db (values round-trip, commits are visible
+// and rollbacks are not, lists append in order, and conflicts are
+// classified as aborts), and the helpers here are the setup the adapters'
+// own tests share: the server a test runs against (or skips without), a
+// table of its own on that server, and a store opened for the test and
+// closed after it.
 package dbtest
 
 import (
@@ -27,15 +31,9 @@ func Run(t *testing.T, open Opener) {
 	t.Run("Concurrent", func(t *testing.T) { concurrent(t, open) })
 }
 
-func ctx(t *testing.T) context.Context {
-	c, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return c
-}
-
 func session(t *testing.T, d db.Database, i int) db.Session {
 	t.Helper()
-	s, err := d.Session(ctx(t), i)
+	s, err := d.Session(Context(t), i)
 	if err != nil {
 		t.Fatalf("session %d: %v", i, err)
 	}
@@ -45,7 +43,7 @@ func session(t *testing.T, d db.Database, i int) db.Session {
 
 func begin(t *testing.T, s db.Session) db.Txn {
 	t.Helper()
-	tx, err := s.Begin(ctx(t))
+	tx, err := s.Begin(Context(t))
 	if err != nil {
 		t.Fatalf("begin: %v", err)
 	}
@@ -54,7 +52,7 @@ func begin(t *testing.T, s db.Session) db.Txn {
 
 func read(t *testing.T, tx db.Txn, k int64) (int64, bool) {
 	t.Helper()
-	v, ok, err := tx.Read(ctx(t), k)
+	v, ok, err := tx.Read(Context(t), k)
 	if err != nil {
 		t.Fatalf("read %d: %v", k, err)
 	}
@@ -63,7 +61,7 @@ func read(t *testing.T, tx db.Txn, k int64) (int64, bool) {
 
 func commit(t *testing.T, tx db.Txn) {
 	t.Helper()
-	if err := tx.Commit(ctx(t)); err != nil {
+	if err := tx.Commit(Context(t)); err != nil {
 		t.Fatalf("commit: %v", err)
 	}
 }
@@ -80,7 +78,7 @@ func registers(t *testing.T, open Opener) {
 	if v, ok := read(t, tx, 3); ok {
 		t.Fatalf("read of an unwritten key = %d, want no value", v)
 	}
-	if err := tx.Write(ctx(t), 3, 1_000_001); err != nil {
+	if err := tx.Write(Context(t), 3, 1_000_001); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	if v, ok := read(t, tx, 3); !ok || v != 1_000_001 {
@@ -93,16 +91,16 @@ func registers(t *testing.T, open Opener) {
 		t.Fatalf("another session read %d, %v after the commit; want 1000001", v, ok)
 	}
 	// Large values survive.
-	if err := tx.Write(ctx(t), 4, 1<<62+5); err != nil {
+	if err := tx.Write(Context(t), 4, 1<<62+5); err != nil {
 		t.Fatalf("write: %v", err)
 	}
 	commit(t, tx)
 
 	tx = begin(t, a)
-	if err := tx.Write(ctx(t), 3, 2_000_001); err != nil {
+	if err := tx.Write(Context(t), 3, 2_000_001); err != nil {
 		t.Fatalf("write: %v", err)
 	}
-	if err := tx.Rollback(ctx(t)); err != nil {
+	if err := tx.Rollback(Context(t)); err != nil {
 		t.Fatalf("rollback: %v", err)
 	}
 	tx = begin(t, b)
@@ -121,7 +119,7 @@ func lists(t *testing.T, open Opener) {
 	a, b := session(t, d, 0), session(t, d, 1)
 	readList := func(tx db.Txn, k int64) []int64 {
 		t.Helper()
-		l, err := tx.ReadList(ctx(t), k)
+		l, err := tx.ReadList(Context(t), k)
 		if err != nil {
 			t.Fatalf("read list %d: %v", k, err)
 		}
@@ -129,7 +127,7 @@ func lists(t *testing.T, open Opener) {
 	}
 	appendTo := func(tx db.Txn, k, v int64) {
 		t.Helper()
-		if err := tx.Append(ctx(t), k, v); err != nil {
+		if err := tx.Append(Context(t), k, v); err != nil {
 			t.Fatalf("append %d to %d: %v", v, k, err)
 		}
 	}
@@ -150,7 +148,7 @@ func lists(t *testing.T, open Opener) {
 	commit(t, tx)
 	tx = begin(t, a)
 	appendTo(tx, 2, 11)
-	if err := tx.Rollback(ctx(t)); err != nil {
+	if err := tx.Rollback(Context(t)); err != nil {
 		t.Fatalf("rollback: %v", err)
 	}
 	tx = begin(t, a)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os"
 	"slices"
 	"strings"
 	"sync"
@@ -15,34 +14,22 @@ import (
 	"github.com/isocheck/isocheck/db/dbtest"
 )
 
-// dsn returns the DSN of the test cluster, or skips the test.
-func dsn(t *testing.T) string {
-	t.Helper()
-	d := os.Getenv("ISOCHECK_ETCD_DSN")
-	if d == "" {
-		t.Skip("no etcd cluster: run with ISOCHECK_ETCD_DSN=$(scripts/etcd.sh start)")
-	}
-	return d
-}
+// server is the etcd cluster the tests run against, if any.
+var server = dbtest.Server{Env: "ISOCHECK_ETCD_DSN", Name: "etcd cluster", Start: "scripts/etcd.sh start"}
 
-// open opens the test cluster with keys under a table of the test's own.
+// open opens the test cluster with keys under a table of the test's own,
+// and closes it at the test's end.
 func open(t *testing.T, cfg db.Config) db.Database {
 	t.Helper()
-	cfg.DSN = dsn(t)
+	cfg.DSN = server.DSN(t)
 	if cfg.Table == "" {
-		cfg.Table = "isocheck-test/" + strings.ReplaceAll(t.Name(), "/", "-")
+		cfg.Table = dbtest.Table(t, "isocheck-test/")
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	d, err := Open(ctx, cfg)
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	return d
+	return dbtest.Open(t, Open, cfg)
 }
 
 func TestContract(t *testing.T) {
-	dsn(t)
+	server.DSN(t)
 	dbtest.Run(t, open)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"errors"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -16,40 +15,17 @@ import (
 	"github.com/isocheck/isocheck/db/dbtest"
 )
 
-// serverDSN returns $ISOCHECK_MYSQL_DSN or skips the test.
-func serverDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ISOCHECK_MYSQL_DSN")
-	if dsn == "" {
-		t.Skip("no server: export ISOCHECK_MYSQL_DSN=$(scripts/mariadb.sh start)  # or scripts/galera.sh start for a cluster")
-	}
-	return dsn
-}
-
-// galeraDSN returns $ISOCHECK_GALERA_DSN or skips the test.
-func galeraDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ISOCHECK_GALERA_DSN")
-	if dsn == "" {
-		t.Skip("no Galera cluster: export ISOCHECK_GALERA_DSN=$(scripts/galera.sh start)")
-	}
-	return dsn
-}
-
-func testContext(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
+// The servers the tests run against, if any: server is a MySQL or
+// MariaDB server or a Galera cluster (scripts/galera.sh start), galera a
+// Galera cluster.
+var (
+	server = dbtest.Server{Env: "ISOCHECK_MYSQL_DSN", Name: "MySQL or MariaDB server", Start: "scripts/mariadb.sh start"}
+	galera = dbtest.Server{Env: "ISOCHECK_GALERA_DSN", Name: "Galera cluster", Start: "scripts/galera.sh start"}
+)
 
 func open(t *testing.T, cfg db.Config) *database {
 	t.Helper()
-	d, err := Open(testContext(t), cfg)
-	if err != nil {
-		t.Fatalf("Open: %v", err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d.(*database)
+	return dbtest.Open(t, Open, cfg).(*database)
 }
 
 // withParam returns dsn with the parameter added.
@@ -73,7 +49,7 @@ func rawConn(t *testing.T, dsn string) *sql.Conn {
 	}
 	pool := sql.OpenDB(connector)
 	t.Cleanup(func() { pool.Close() })
-	conn, err := pool.Conn(testContext(t))
+	conn, err := pool.Conn(dbtest.Context(t))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -227,7 +203,7 @@ func TestOpenUnreachable(t *testing.T) {
 }
 
 func TestContract(t *testing.T) {
-	dsn := serverDSN(t)
+	dsn := server.DSN(t)
 	if c, err := parseDSN(dsn); err == nil && len(c.hosts) > 1 {
 		// The contract expects a transaction to see what another session
 		// committed before it began. A Galera node may not have applied
@@ -248,7 +224,7 @@ func TestContract(t *testing.T) {
 // TestLevels checks that a transaction of each level's sessions runs at
 // that level, as the server reports it.
 func TestLevels(t *testing.T) {
-	dsn := serverDSN(t)
+	dsn := server.DSN(t)
 	for _, name := range append(levelNames(), "") {
 		d := open(t, db.Config{DSN: dsn, Level: name, Keys: 1, Table: "isocheck_levels"})
 		want := name
@@ -259,19 +235,19 @@ func TestLevels(t *testing.T) {
 			t.Errorf("Level() = %q at level %q, want %q", d.Level(), name, want)
 		}
 		for i := range len(d.hosts) {
-			s, err := d.Session(testContext(t), i)
+			s, err := d.Session(dbtest.Context(t), i)
 			if err != nil {
 				t.Fatalf("session %d: %v", i, err)
 			}
-			tx, err := s.Begin(testContext(t))
+			tx, err := s.Begin(dbtest.Context(t))
 			if err != nil {
 				t.Fatalf("begin: %v", err)
 			}
 			var got string
 			conn := s.(*session).conn
-			err = conn.QueryRowContext(testContext(t), "SELECT @@transaction_isolation").Scan(&got)
+			err = conn.QueryRowContext(dbtest.Context(t), "SELECT @@transaction_isolation").Scan(&got)
 			if isError(err, errUnknownVariable) {
-				err = conn.QueryRowContext(testContext(t), "SELECT @@tx_isolation").Scan(&got)
+				err = conn.QueryRowContext(dbtest.Context(t), "SELECT @@tx_isolation").Scan(&got)
 			}
 			if err != nil {
 				t.Fatalf("reading the level: %v", err)
@@ -279,7 +255,7 @@ func TestLevels(t *testing.T) {
 			if lv, _ := findLevel(name); got != lv.server {
 				t.Errorf("level %q: %s reports %s in a transaction, want %s", name, d.hosts[i], got, lv.server)
 			}
-			tx.Rollback(testContext(t))
+			tx.Rollback(dbtest.Context(t))
 			s.Close()
 		}
 		d.Close()
@@ -287,13 +263,13 @@ func TestLevels(t *testing.T) {
 }
 
 func TestWrongShape(t *testing.T) {
-	dsn := serverDSN(t)
+	dsn := server.DSN(t)
 	const table = "isocheck_shape"
 	d := open(t, db.Config{DSN: dsn, Keys: 1, Table: table})
 	d.Close()
 	conn := rawConn(t, dsn)
 
-	_, err := Open(testContext(t), db.Config{DSN: dsn, Keys: 1, Table: table, Lists: true})
+	_, err := Open(dbtest.Context(t), db.Config{DSN: dsn, Keys: 1, Table: table, Lists: true})
 	if err == nil || !strings.Contains(err.Error(), table) || !strings.Contains(err.Error(), "another shape") {
 		t.Errorf("Open of lists on a table of registers: %v, want an error naming the table and its shape", err)
 	}
@@ -304,7 +280,7 @@ func TestWrongShape(t *testing.T) {
 		"CREATE TABLE " + table + " (k BIGINT PRIMARY KEY, v BIGINT, w INT)",
 		"CREATE TABLE " + table + " (k BIGINT, v BIGINT)",
 	} {
-		ctx := testContext(t)
+		ctx := dbtest.Context(t)
 		if _, err := conn.ExecContext(ctx, "DROP TABLE "+table); err != nil {
 			t.Fatal(err)
 		}
@@ -316,13 +292,13 @@ func TestWrongShape(t *testing.T) {
 			t.Errorf("Open on %s: %v, want an error naming the table and its shape", create, err)
 		}
 	}
-	conn.ExecContext(testContext(t), "DROP TABLE "+table)
+	conn.ExecContext(dbtest.Context(t), "DROP TABLE "+table)
 }
 
 // TestWrongDatabase checks that Open names the host and the server's
 // refusal when the database or the user does not exist.
 func TestWrongDatabase(t *testing.T) {
-	dsn := serverDSN(t)
+	dsn := server.DSN(t)
 	c, err := parseDSN(dsn)
 	if err != nil {
 		t.Fatal(err)
@@ -332,7 +308,7 @@ func TestWrongDatabase(t *testing.T) {
 		"mysql://isocheck_no_such_user:x@" + strings.Join(c.hosts, ",") + "/" + c.driver.DBName,
 	} {
 		start := time.Now()
-		_, err := Open(testContext(t), db.Config{DSN: wrong, Keys: 1})
+		_, err := Open(dbtest.Context(t), db.Config{DSN: wrong, Keys: 1})
 		if err == nil || !strings.Contains(err.Error(), c.hosts[0]) {
 			t.Errorf("Open(%s) = %v, want an error naming %s", wrong, err, c.hosts[0])
 		}
@@ -343,8 +319,8 @@ func TestWrongDatabase(t *testing.T) {
 // TestDeadlock checks that a deadlock between two sessions on one host is
 // an abort.
 func TestDeadlock(t *testing.T) {
-	d := open(t, db.Config{DSN: serverDSN(t), Keys: 2, Table: "isocheck_deadlock"})
-	ctx := testContext(t)
+	d := open(t, db.Config{DSN: server.DSN(t), Keys: 2, Table: "isocheck_deadlock"})
+	ctx := dbtest.Context(t)
 	// Sessions 0 and n are on the same host.
 	a, err := d.Session(ctx, 0)
 	if err != nil {
@@ -398,8 +374,8 @@ func TestDeadlock(t *testing.T) {
 // TestRecordChanged checks that MariaDB's snapshot isolation check
 // (innodb_snapshot_isolation) is an abort.
 func TestRecordChanged(t *testing.T) {
-	dsn := withParam(serverDSN(t), "innodb_snapshot_isolation=ON")
-	d, err := Open(testContext(t), db.Config{DSN: dsn, Keys: 1, Table: "isocheck_changed"})
+	dsn := withParam(server.DSN(t), "innodb_snapshot_isolation=ON")
+	d, err := Open(dbtest.Context(t), db.Config{DSN: dsn, Keys: 1, Table: "isocheck_changed"})
 	if isError(err, errUnknownVariable) {
 		t.Skipf("the server has no snapshot isolation check: %v", err)
 	}
@@ -407,7 +383,7 @@ func TestRecordChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer d.Close()
-	ctx := testContext(t)
+	ctx := dbtest.Context(t)
 	a, err := d.Session(ctx, 0)
 	if err != nil {
 		t.Fatal(err)
@@ -444,14 +420,14 @@ func TestRecordChanged(t *testing.T) {
 // writes after the first committed and its node applied the commit
 // (MDEV-29044).
 func TestGaleraLostUpdate(t *testing.T) {
-	dsn := galeraDSN(t)
+	dsn := galera.DSN(t)
 	for _, schedule := range []string{"overlapping", "sequential"} {
 		t.Run(schedule, func(t *testing.T) {
-			d := open(t, db.Config{DSN: galeraDSN(t), Level: "repeatable-read", Keys: 1, Table: "isocheck_galera"})
+			d := open(t, db.Config{DSN: galera.DSN(t), Level: "repeatable-read", Keys: 1, Table: "isocheck_galera"})
 			if len(d.hosts) < 2 {
 				t.Skipf("%s names one host, not a cluster", dsn)
 			}
-			ctx := testContext(t)
+			ctx := dbtest.Context(t)
 			a, err := d.Session(ctx, 0) // node 1
 			if err != nil {
 				t.Fatal(err)
@@ -528,7 +504,7 @@ func outcome(err error) string {
 // awaitValue waits until session i's host sees key hold value.
 func awaitValue(t *testing.T, d *database, i int, key, value int64) {
 	t.Helper()
-	ctx := testContext(t)
+	ctx := dbtest.Context(t)
 	s, err := d.Session(ctx, i)
 	if err != nil {
 		t.Fatal(err)
@@ -554,7 +530,7 @@ func awaitValue(t *testing.T, d *database, i int, key, value int64) {
 // TestTableInUse checks that Open fails, rather than waits for ever, when
 // another client's transaction holds the table.
 func TestTableInUse(t *testing.T) {
-	dsn := serverDSN(t)
+	dsn := server.DSN(t)
 	if testing.Short() {
 		t.Skipf("waits %v", lockWaitTimeout)
 	}
@@ -565,7 +541,7 @@ func TestTableInUse(t *testing.T) {
 		t.Skip("in a Galera cluster, Open's TRUNCATE aborts the other client's transaction rather than waiting for it")
 	}
 	conn := rawConn(t, dsn)
-	ctx := testContext(t)
+	ctx := dbtest.Context(t)
 	if _, err := conn.ExecContext(ctx, "START TRANSACTION"); err != nil {
 		t.Fatal(err)
 	}

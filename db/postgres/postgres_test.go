@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"net/url"
-	"os"
 	"strings"
 	"testing"
 	"time"
@@ -20,38 +19,19 @@ import (
 // the same server at the same time.
 const tablePrefix = "isocheck_pgtest_"
 
-// testDSN returns the DSN of the server the tests run against, or skips
-// the test.
-func testDSN(t *testing.T) string {
-	t.Helper()
-	dsn := os.Getenv("ISOCHECK_POSTGRES_DSN")
-	if dsn == "" {
-		t.Skip("no PostgreSQL server: set ISOCHECK_POSTGRES_DSN, for a throwaway one: export ISOCHECK_POSTGRES_DSN=$(scripts/postgres.sh start)")
-	}
-	return dsn
-}
+// server is the PostgreSQL server the tests run against, if any.
+var server = dbtest.Server{Env: "ISOCHECK_POSTGRES_DSN", Name: "PostgreSQL server", Start: "scripts/postgres.sh start"}
 
-func testCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
-	t.Cleanup(cancel)
-	return ctx
-}
-
-// open opens a store at level in the test's own table, and closes it at
-// the test's end.
+// open opens a store in the test's own table on the server, and closes it
+// and drops the table at the test's end.
 func open(t *testing.T, cfg db.Config) db.Database {
 	t.Helper()
-	cfg.DSN = testDSN(t)
+	cfg.DSN = server.DSN(t)
 	if cfg.Table == "" {
-		cfg.Table = tablePrefix + strings.NewReplacer("/", "_", "-", "_").Replace(strings.ToLower(t.Name()))
+		cfg.Table = dbtest.Table(t, tablePrefix)
 	}
 	t.Cleanup(func() { dropTable(t, cfg.DSN, cfg.Table) })
-	d, err := Open(testCtx(t), cfg)
-	if err != nil {
-		t.Fatalf("Open(%+v): %v", cfg, err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
+	return dbtest.Open(t, Open, cfg)
 }
 
 // dropTable drops a test's table once its sessions are closed.
@@ -70,7 +50,7 @@ func dropTable(t *testing.T, dsn, table string) {
 }
 
 func TestContract(t *testing.T) {
-	testDSN(t)
+	server.DSN(t)
 	for _, l := range levels {
 		t.Run(l.name, func(t *testing.T) {
 			dbtest.Run(t, func(t *testing.T, cfg db.Config) db.Database {
@@ -104,22 +84,22 @@ func TestServerLevel(t *testing.T) {
 		if got := d.Level(); got != want.name {
 			t.Errorf("Level() at %q = %q, want %q", want.level, got, want.name)
 		}
-		s, err := d.Session(testCtx(t), 0)
+		s, err := d.Session(dbtest.Context(t), 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		tx, err := s.Begin(testCtx(t))
+		tx, err := s.Begin(dbtest.Context(t))
 		if err != nil {
 			t.Fatal(err)
 		}
 		var show string
-		if err := s.(*session).conn.QueryRow(testCtx(t), "SHOW transaction_isolation").Scan(&show); err != nil {
+		if err := s.(*session).conn.QueryRow(dbtest.Context(t), "SHOW transaction_isolation").Scan(&show); err != nil {
 			t.Fatal(err)
 		}
 		if show != want.show {
 			t.Errorf("a transaction at %q runs at %q, want %q", want.level, show, want.show)
 		}
-		if err := tx.Rollback(testCtx(t)); err != nil {
+		if err := tx.Rollback(dbtest.Context(t)); err != nil {
 			t.Fatal(err)
 		}
 		s.Close()
@@ -127,8 +107,8 @@ func TestServerLevel(t *testing.T) {
 }
 
 func TestWrongShape(t *testing.T) {
-	dsn := testDSN(t)
-	conn, err := pgx.Connect(testCtx(t), dsn)
+	dsn := server.DSN(t)
+	conn, err := pgx.Connect(dbtest.Context(t), dsn)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -147,21 +127,21 @@ func TestWrongShape(t *testing.T) {
 	} {
 		table := tablePrefix + "shape"
 		for _, sql := range []string{"DROP TABLE IF EXISTS " + table, "CREATE TABLE " + table + " " + c.create, "INSERT INTO " + table + " (k, v) VALUES " + c.row} {
-			if _, err := conn.Exec(testCtx(t), sql); err != nil {
+			if _, err := conn.Exec(dbtest.Context(t), sql); err != nil {
 				t.Fatalf("%s: %v", sql, err)
 			}
 		}
-		_, err := Open(testCtx(t), db.Config{DSN: dsn, Keys: 3, Lists: c.lists, Table: table})
+		_, err := Open(dbtest.Context(t), db.Config{DSN: dsn, Keys: 3, Lists: c.lists, Table: table})
 		if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), table) {
 			t.Errorf("Open of a table %s (lists %v): error %v, want one naming %s and %q", c.create, c.lists, err, table, c.want)
 		}
 		// The table is left as it was.
 		var n int
-		if err := conn.QueryRow(testCtx(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != 1 {
+		if err := conn.QueryRow(dbtest.Context(t), "SELECT count(*) FROM "+table).Scan(&n); err != nil || n != 1 {
 			t.Errorf("the table holds %d rows (%v) after Open refused it, want 1", n, err)
 		}
 	}
-	if _, err := conn.Exec(testCtx(t), "DROP TABLE "+tablePrefix+"shape"); err != nil {
+	if _, err := conn.Exec(dbtest.Context(t), "DROP TABLE "+tablePrefix+"shape"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -170,34 +150,34 @@ func TestWrongShape(t *testing.T) {
 // fills every key with no value.
 func TestOpenEmpties(t *testing.T) {
 	d := open(t, db.Config{Keys: 5})
-	s, err := d.Session(testCtx(t), 0)
+	s, err := d.Session(dbtest.Context(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, _ := s.Begin(testCtx(t))
-	if err := tx.Write(testCtx(t), 4, 9); err != nil {
+	tx, _ := s.Begin(dbtest.Context(t))
+	if err := tx.Write(dbtest.Context(t), 4, 9); err != nil {
 		t.Fatal(err)
 	}
-	if err := tx.Commit(testCtx(t)); err != nil {
+	if err := tx.Commit(dbtest.Context(t)); err != nil {
 		t.Fatal(err)
 	}
 	s.Close()
 	d = open(t, db.Config{Keys: 5})
-	s, err = d.Session(testCtx(t), 0)
+	s, err = d.Session(dbtest.Context(t), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	tx, _ = s.Begin(testCtx(t))
+	tx, _ = s.Begin(dbtest.Context(t))
 	for k := range int64(5) {
-		if v, ok, err := tx.Read(testCtx(t), k); err != nil || ok {
+		if v, ok, err := tx.Read(dbtest.Context(t), k); err != nil || ok {
 			t.Errorf("read of key %d after Open = %d, %v, %v; want no value", k, v, ok, err)
 		}
 	}
-	if _, _, err := tx.Read(testCtx(t), 5); err == nil {
+	if _, _, err := tx.Read(dbtest.Context(t), 5); err == nil {
 		t.Errorf("read of key 5 of 5 keys succeeded")
 	}
-	tx.Rollback(testCtx(t))
+	tx.Rollback(dbtest.Context(t))
 }
 
 // TestUnreachable checks that a wrong DSN or a server that is down fails
@@ -212,7 +192,7 @@ func TestUnreachable(t *testing.T) {
 		{"postgres://postgres:secret@127.0.0.1:notaport/isocheck", "cannot parse"},
 	} {
 		start := time.Now()
-		_, err := Open(testCtx(t), db.Config{DSN: c.dsn})
+		_, err := Open(dbtest.Context(t), db.Config{DSN: c.dsn})
 		if err == nil || !strings.Contains(err.Error(), c.want) {
 			t.Errorf("Open(%q): error %v, want one with %q", c.dsn, err, c.want)
 		} else if strings.Contains(err.Error(), "secret") {
@@ -225,12 +205,12 @@ func TestUnreachable(t *testing.T) {
 }
 
 func TestNoDatabase(t *testing.T) {
-	u, err := url.Parse(testDSN(t))
+	u, err := url.Parse(server.DSN(t))
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.Path = "/isocheck_no_such_database"
-	_, err = Open(testCtx(t), db.Config{DSN: u.String()})
+	_, err = Open(dbtest.Context(t), db.Config{DSN: u.String()})
 	if err == nil || !strings.Contains(err.Error(), `database "isocheck_no_such_database" does not exist`) {
 		t.Errorf("Open(%q): error %v, want one saying the database does not exist", u.Redacted(), err)
 	}
@@ -241,7 +221,7 @@ func sessions(t *testing.T, d db.Database, n int) []db.Session {
 	t.Helper()
 	ss := make([]db.Session, n)
 	for i := range ss {
-		s, err := d.Session(testCtx(t), i)
+		s, err := d.Session(dbtest.Context(t), i)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -256,12 +236,12 @@ func sessions(t *testing.T, d db.Database, n int) []db.Session {
 // At READ COMMITTED it then updates the new row (a lost update); at
 // REPEATABLE READ and SERIALIZABLE it fails with a serialization failure.
 func TestLostUpdate(t *testing.T) {
-	testDSN(t)
+	server.DSN(t)
 	for _, l := range levels {
 		t.Run(l.name, func(t *testing.T) {
 			d := open(t, db.Config{Level: l.name, Keys: 1})
 			ss := sessions(t, d, 2)
-			ctx := testCtx(t)
+			ctx := dbtest.Context(t)
 			t1, err := ss[0].Begin(ctx)
 			if err != nil {
 				t.Fatal(err)
@@ -326,7 +306,7 @@ func TestLostUpdate(t *testing.T) {
 func TestDeadlock(t *testing.T) {
 	d := open(t, db.Config{Keys: 2})
 	ss := sessions(t, d, 2)
-	ctx := testCtx(t)
+	ctx := dbtest.Context(t)
 	t1, _ := ss[0].Begin(ctx)
 	t2, _ := ss[1].Begin(ctx)
 	if err := t1.Write(ctx, 0, 1); err != nil {
@@ -364,7 +344,7 @@ func TestDeadlock(t *testing.T) {
 func TestTimeout(t *testing.T) {
 	d := open(t, db.Config{Keys: 1})
 	ss := sessions(t, d, 2)
-	ctx := testCtx(t)
+	ctx := dbtest.Context(t)
 	t1, _ := ss[0].Begin(ctx)
 	if err := t1.Write(ctx, 0, 1); err != nil {
 		t.Fatal(err)
@@ -398,7 +378,7 @@ func TestTimeout(t *testing.T) {
 func TestAbandoned(t *testing.T) {
 	d := open(t, db.Config{Keys: 1})
 	s := sessions(t, d, 1)[0]
-	ctx := testCtx(t)
+	ctx := dbtest.Context(t)
 	tx, _ := s.Begin(ctx)
 	if err := tx.Write(ctx, 0, 1); err != nil {
 		t.Fatal(err)

@@ -35,6 +35,12 @@
 // With down-after=N the store stops answering after its N-th commit, as a
 // server that crashed: every call fails with a connection refused, to test
 // what a client does when its database dies mid-run.
+//
+// Package histgen is the other simulator: it generates, in one call and
+// without the runner, a history of an exact isolation level (seven
+// levels, from read committed to strict serializable), for property tests
+// and benchmarks of the checker. Use this package to run plans (isocheck
+// run --db sim://...) and test what runs against databases.
 package sim
 
 import (

@@ -19,20 +19,10 @@ func TestContract(t *testing.T) {
 		t.Run(store, func(t *testing.T) {
 			dbtest.Run(t, func(t *testing.T, cfg db.Config) db.Database {
 				cfg.DSN = "sim://" + store
-				return open(t, cfg)
+				return dbtest.Open(t, Open, cfg)
 			})
 		})
 	}
-}
-
-func open(t *testing.T, cfg db.Config) db.Database {
-	t.Helper()
-	d, err := Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Open(%q): %v", cfg.DSN, err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 func TestLevels(t *testing.T) {
@@ -151,7 +141,7 @@ func commit(t *testing.T, tx db.Txn) {
 
 func TestKeysAndKinds(t *testing.T) {
 	for _, store := range []string{"ser", "si", "rc"} {
-		d := open(t, db.Config{DSN: "sim://" + store, Keys: 3})
+		d := dbtest.Open(t, Open, db.Config{DSN: "sim://" + store, Keys: 3})
 		tx := begin(t, sessions(t, d, 1)[0])
 		for _, k := range []int64{-1, 3} {
 			if err := tx.Write(bg(), k, 1); err == nil || dbtest.IsAbort(err) {
@@ -171,7 +161,7 @@ func TestKeysAndKinds(t *testing.T) {
 // TestSerWaits: a ser transaction waits for the one in progress, and a
 // waiting Begin gives up when its context ends.
 func TestSerWaits(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://ser", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://ser", Keys: 2})
 	ss := sessions(t, d, 2)
 	a := begin(t, ss[0])
 	ctx, cancel := context.WithTimeout(bg(), 20*time.Millisecond)
@@ -210,7 +200,7 @@ func TestSerWaits(t *testing.T) {
 // TestSnapshot: si reads the snapshot of its beginning, and the first
 // committer wins.
 func TestSnapshot(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://si", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://si", Keys: 2})
 	ss := sessions(t, d, 3)
 	a, b := begin(t, ss[0]), begin(t, ss[1])
 	read(t, a, 0)
@@ -241,7 +231,7 @@ func TestSnapshot(t *testing.T) {
 // TestReadCommitted: rc reads the latest commit each time, and does not
 // check conflicts.
 func TestReadCommitted(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://rc", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://rc", Keys: 2})
 	ss := sessions(t, d, 2)
 	a, b := begin(t, ss[0]), begin(t, ss[1])
 	if _, ok := read(t, a, 0); ok {
@@ -347,7 +337,7 @@ func increment(s db.Session) (err error) {
 
 func TestNoLostUpdate(t *testing.T) {
 	for _, dsn := range []string{"sim://ser", "sim://si", "sim://si?fault=fractured-read", "sim://ser?fault=stale-read&p=0.5"} {
-		d := open(t, db.Config{DSN: dsn, Keys: 1})
+		d := dbtest.Open(t, Open, db.Config{DSN: dsn, Keys: 1})
 		commits, final := increments(t, d, 8, 200)
 		if final != int64(commits) {
 			t.Errorf("%s: counter = %d after %d committed increments", dsn, final, commits)
@@ -358,7 +348,7 @@ func TestNoLostUpdate(t *testing.T) {
 // TestLostUpdate: with the fault, two concurrent read-modify-writes both
 // commit, and one update is lost; so are appends.
 func TestLostUpdate(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://si?fault=lost-update", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://si?fault=lost-update", Keys: 2})
 	ss := sessions(t, d, 3)
 	a, b := begin(t, ss[0]), begin(t, ss[1])
 	va, _ := read(t, a, 0)
@@ -373,7 +363,7 @@ func TestLostUpdate(t *testing.T) {
 	}
 	commit(t, c)
 
-	d = open(t, db.Config{DSN: "sim://si?fault=lost-update", Keys: 2, Lists: true})
+	d = dbtest.Open(t, Open, db.Config{DSN: "sim://si?fault=lost-update", Keys: 2, Lists: true})
 	ss = sessions(t, d, 3)
 	a, b = begin(t, ss[0]), begin(t, ss[1])
 	if err := a.Append(bg(), 1, 10); err != nil {
@@ -395,7 +385,7 @@ func TestLostUpdate(t *testing.T) {
 // aborts.
 func TestDirtyRead(t *testing.T) {
 	for _, lists := range []bool{false, true} {
-		d := open(t, db.Config{DSN: "sim://rc?fault=dirty-read&p=1", Keys: 2, Lists: lists})
+		d := dbtest.Open(t, Open, db.Config{DSN: "sim://rc?fault=dirty-read&p=1", Keys: 2, Lists: lists})
 		ss := sessions(t, d, 3)
 		a, b := begin(t, ss[0]), begin(t, ss[1])
 		if lists {
@@ -426,7 +416,7 @@ func TestDirtyRead(t *testing.T) {
 		commit(t, c)
 	}
 	// With the default p, some commits abort.
-	d := open(t, db.Config{DSN: "sim://rc?fault=dirty-read&seed=7", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://rc?fault=dirty-read&seed=7", Keys: 2})
 	commits, _ := increments(t, d, 4, 100)
 	if commits == 400 || commits == 0 {
 		t.Errorf("%d of 400 commits with p=0.1", commits)
@@ -437,7 +427,7 @@ func TestDirtyRead(t *testing.T) {
 // half of its writes.
 func TestFracturedRead(t *testing.T) {
 	for _, name := range []string{"si", "rc"} {
-		d := open(t, db.Config{DSN: "sim://" + name + "?fault=fractured-read", Keys: 2})
+		d := dbtest.Open(t, Open, db.Config{DSN: "sim://" + name + "?fault=fractured-read", Keys: 2})
 		ss := sessions(t, d, 2)
 		var seen []string
 		d.(*store).between = func() {
@@ -461,7 +451,7 @@ func TestFracturedRead(t *testing.T) {
 // older than the latest commit, never older than its session saw, and
 // aborts if it then writes.
 func TestStaleRead(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://ser?fault=stale-read&p=1", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://ser?fault=stale-read&p=1", Keys: 2})
 	ss := sessions(t, d, 2)
 	w := d.(*store)
 	stale, last := 0, int64(0)
@@ -507,7 +497,7 @@ func TestStaleRead(t *testing.T) {
 }
 
 func TestClosed(t *testing.T) {
-	d := open(t, db.Config{DSN: "sim://si", Keys: 1})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sim://si", Keys: 1})
 	s := sessions(t, d, 1)[0]
 	tx := begin(t, s)
 	put(t, tx, 0, 1)

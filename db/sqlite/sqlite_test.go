@@ -22,11 +22,7 @@ func opener(dsn func(t *testing.T) string) dbtest.Opener {
 	return func(t *testing.T, cfg db.Config) db.Database {
 		t.Helper()
 		cfg.DSN = dsn(t)
-		d, err := Open(context.Background(), cfg)
-		if err != nil {
-			t.Fatalf("Open(%q): %v", cfg.DSN, err)
-		}
-		return d
+		return dbtest.Open(t, Open, cfg)
 	}
 }
 
@@ -45,16 +41,6 @@ func TestContract(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) { dbtest.Run(t, opener(tc.dsn)) })
 	}
-}
-
-func open(t *testing.T, cfg db.Config) db.Database {
-	t.Helper()
-	d, err := Open(context.Background(), cfg)
-	if err != nil {
-		t.Fatalf("Open(%q): %v", cfg.DSN, err)
-	}
-	t.Cleanup(func() { d.Close() })
-	return d
 }
 
 func TestLevels(t *testing.T) {
@@ -140,7 +126,7 @@ func TestDSNPaths(t *testing.T) {
 }
 
 func TestMemoryRemoved(t *testing.T) {
-	d := open(t, db.Config{DSN: "sqlite::memory:", Keys: 1})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sqlite::memory:", Keys: 1})
 	dir := d.(*database).tempDir
 	if _, err := os.Stat(dir); err != nil {
 		t.Fatalf("private database directory: %v", err)
@@ -213,7 +199,7 @@ func TestTableShape(t *testing.T) {
 func TestTableName(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "names.db")
 	for _, name := range []string{"other", `odd "name"`} {
-		d := open(t, db.Config{DSN: "sqlite://" + path, Keys: 2, Table: name})
+		d := dbtest.Open(t, Open, db.Config{DSN: "sqlite://" + path, Keys: 2, Table: name})
 		s, err := d.Session(context.Background(), 0)
 		if err != nil {
 			t.Fatal(err)
@@ -234,7 +220,7 @@ func TestTableName(t *testing.T) {
 }
 
 func TestKeyRange(t *testing.T) {
-	d := open(t, db.Config{DSN: "sqlite::memory:", Keys: 3})
+	d := dbtest.Open(t, Open, db.Config{DSN: "sqlite::memory:", Keys: 3})
 	s, err := d.Session(context.Background(), 0)
 	if err != nil {
 		t.Fatal(err)
@@ -259,7 +245,7 @@ func TestValues(t *testing.T) {
 	ctx := context.Background()
 	values := []int64{math.MinInt64, -1, 0, 1, math.MaxInt64}
 	for _, lists := range []bool{false, true} {
-		d := open(t, db.Config{DSN: "sqlite::memory:", Keys: len(values), Lists: lists})
+		d := dbtest.Open(t, Open, db.Config{DSN: "sqlite::memory:", Keys: len(values), Lists: lists})
 		s := sessions(t, d, 1)[0]
 		tx := begin(t, s)
 		for k, v := range values {
@@ -330,7 +316,7 @@ func wantAbort(t *testing.T, what string, err error, reason string) {
 // value it read never meets a conflicting commit.
 func TestBusySnapshot(t *testing.T) {
 	ctx := context.Background()
-	d := open(t, db.Config{DSN: fileDSN(t), Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: fileDSN(t), Keys: 2})
 	ss := sessions(t, d, 2)
 
 	a := begin(t, ss[0])
@@ -375,7 +361,7 @@ func TestBusy(t *testing.T) {
 		{"immediate", "?busy_timeout=50ms&begin=immediate", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			d := open(t, db.Config{DSN: fileDSN(t) + tc.params, Keys: 2})
+			d := dbtest.Open(t, Open, db.Config{DSN: fileDSN(t) + tc.params, Keys: 2})
 			ss := sessions(t, d, 2)
 			a := begin(t, ss[0])
 			if err := a.Write(ctx, 0, 1); err != nil {
@@ -417,7 +403,7 @@ func TestBusy(t *testing.T) {
 // TestUnknown: a cancelled context and a closed database leave outcomes
 // unknown.
 func TestUnknown(t *testing.T) {
-	d := open(t, db.Config{DSN: fileDSN(t), Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: fileDSN(t), Keys: 2})
 	ss := sessions(t, d, 1)
 	tx := begin(t, ss[0])
 	cancelled, cancel := context.WithCancel(context.Background())
@@ -451,7 +437,7 @@ func TestUnknown(t *testing.T) {
 // no lock, behind.
 func TestCloseInTransaction(t *testing.T) {
 	ctx := context.Background()
-	d := open(t, db.Config{DSN: fileDSN(t) + "?busy_timeout=100ms", Keys: 2})
+	d := dbtest.Open(t, Open, db.Config{DSN: fileDSN(t) + "?busy_timeout=100ms", Keys: 2})
 	for range 3 {
 		s, err := d.Session(ctx, 0)
 		if err != nil {
@@ -485,7 +471,7 @@ func TestOpenEmpties(t *testing.T) {
 	ctx := context.Background()
 	cfg := db.Config{DSN: fileDSN(t), Keys: 2}
 	for round := range 2 {
-		d := open(t, cfg)
+		d := dbtest.Open(t, Open, cfg)
 		s := sessions(t, d, 1)[0]
 		tx := begin(t, s)
 		if v, ok, err := tx.Read(ctx, 0); err != nil || ok {
@@ -539,7 +525,7 @@ func TestNoLostUpdate(t *testing.T) {
 	for _, params := range []string{"", "?begin=immediate"} {
 		t.Run("begin"+params, func(t *testing.T) {
 			ctx := context.Background()
-			d := open(t, db.Config{DSN: fileDSN(t) + params, Keys: 1})
+			d := dbtest.Open(t, Open, db.Config{DSN: fileDSN(t) + params, Keys: 1})
 			const n, rounds = 8, 50
 			ss := sessions(t, d, n)
 			commits := make(chan int, n)

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // buildLists makes a list history with initial value 0 from txns, whose
@@ -416,7 +416,7 @@ func TestLists(t *testing.T) {
 					t.Fatalf("%s: %v", l.name, err)
 				}
 				if got != want[l.name] {
-					t.Errorf("%s: got %v, want %v\n%s", l.name, got, want[l.name], workload.Describe(h))
+					t.Errorf("%s: got %v, want %v\n%s", l.name, got, want[l.name], histgen.Describe(h))
 				}
 			}
 		})
@@ -436,17 +436,17 @@ func TestListErrors(t *testing.T) {
 	}
 }
 
-// listHistories returns n random list histories from workload.Small, with
+// listHistories returns n random list histories from histgen.Small, with
 // faults and stated orders.
 func listHistories(n, maxTxns int) []*history.History {
 	rng := rand.New(rand.NewPCG(3, 4))
-	cfg := workload.SmallConfig{
+	cfg := histgen.SmallConfig{
 		MaxTxns: maxTxns, AbortProb: 0.1, UnknownProb: 0.15, FaultProb: 0.15,
 		Times: true, Lists: true, OrderProb: 0.2, OrderFaultProb: 0.25,
 	}
 	hs := make([]*history.History, n)
 	for i := range hs {
-		hs[i] = workload.Small(rng, cfg)
+		hs[i] = histgen.Small(rng, cfg)
 	}
 	return hs
 }
@@ -585,7 +585,7 @@ func TestListsPruningExact(t *testing.T) {
 					})
 				})
 				if got != want {
-					t.Fatalf("%v (real time %v): search %v, exhaustive %v:\n%s", ax, rt, got, want, workload.Describe(h))
+					t.Fatalf("%v (real time %v): search %v, exhaustive %v:\n%s", ax, rt, got, want, histgen.Describe(h))
 				}
 			}
 		}
@@ -666,7 +666,7 @@ func TestListsSerialReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want := serialReplayLists(h, rt); got != want {
-				t.Fatalf("real time %v: axioms %v, serial replay %v:\n%s", rt, got, want, workload.Describe(h))
+				t.Fatalf("real time %v: axioms %v, serial replay %v:\n%s", rt, got, want, histgen.Describe(h))
 			}
 		}
 	}
@@ -683,7 +683,7 @@ func TestListsMonotone(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i < len(levels)-1 && prev && !got {
-				t.Fatalf("satisfies %s but not %s:\n%s", levels[i+1].name, levels[i].name, workload.Describe(h))
+				t.Fatalf("satisfies %s but not %s:\n%s", levels[i+1].name, levels[i].name, histgen.Describe(h))
 			}
 			prev = got
 		}

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // tx describes a transaction of a hand-made history.
@@ -458,7 +458,7 @@ func TestClassic(t *testing.T) {
 					t.Fatalf("%s: %v", l.name, err)
 				}
 				if got != want[l.name] {
-					t.Errorf("%s: got %v, want %v\n%s", l.name, got, want[l.name], workload.Describe(h))
+					t.Errorf("%s: got %v, want %v\n%s", l.name, got, want[l.name], histgen.Describe(h))
 				}
 			}
 		})
@@ -522,10 +522,10 @@ func TestErrors(t *testing.T) {
 	}
 }
 
-// smallHistories returns n random histories from workload.Small.
+// smallHistories returns n random histories from histgen.Small.
 func smallHistories(n, maxTxns int) []*history.History {
 	rng := rand.New(rand.NewPCG(1, 2))
-	cfg := workload.SmallConfig{
+	cfg := histgen.SmallConfig{
 		MaxTxns:     maxTxns,
 		AbortProb:   0.1,
 		UnknownProb: 0.15,
@@ -534,7 +534,7 @@ func smallHistories(n, maxTxns int) []*history.History {
 	}
 	hs := make([]*history.History, n)
 	for i := range hs {
-		hs[i] = workload.Small(rng, cfg)
+		hs[i] = histgen.Small(rng, cfg)
 	}
 	return hs
 }
@@ -552,14 +552,14 @@ func TestMonotone(t *testing.T) {
 				t.Fatal(err)
 			}
 			if i < len(levels)-1 && prev && !got {
-				t.Fatalf("satisfies %s but not %s:\n%s", levels[i+1].name, l.name, workload.Describe(h))
+				t.Fatalf("satisfies %s but not %s:\n%s", levels[i+1].name, l.name, histgen.Describe(h))
 			}
 			prev = got
 		}
 		ser, _ := CheckAxioms(h, SER, false)
 		allAx, _ := CheckAxioms(h, AxRC|AxRA|AxCC|AxPrefix|AxConflict|AxSer, false)
 		if ser != allAx {
-			t.Fatalf("Ser alone %v, with the implied axioms %v:\n%s", ser, allAx, workload.Describe(h))
+			t.Fatalf("Ser alone %v, with the implied axioms %v:\n%s", ser, allAx, histgen.Describe(h))
 		}
 	}
 }
@@ -628,7 +628,7 @@ func TestPruningExact(t *testing.T) {
 					t.Fatal(err)
 				}
 				if want := checkExhaustive(h, ax, rt); got != want {
-					t.Fatalf("%v (real time %v): search %v, exhaustive %v:\n%s", ax, rt, got, want, workload.Describe(h))
+					t.Fatalf("%v (real time %v): search %v, exhaustive %v:\n%s", ax, rt, got, want, histgen.Describe(h))
 				}
 			}
 		}
@@ -728,7 +728,7 @@ func TestSerialReplay(t *testing.T) {
 				t.Fatal(err)
 			}
 			if want := serialReplay(h, rt); got != want {
-				t.Fatalf("real time %v: axioms %v, serial replay %v:\n%s", rt, got, want, workload.Describe(h))
+				t.Fatalf("real time %v: axioms %v, serial replay %v:\n%s", rt, got, want, histgen.Describe(h))
 			}
 		}
 	}

@@ -10,12 +10,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // sqlTxn describes a transaction of a hand-made SQL history.
@@ -498,7 +498,7 @@ func TestCheckSQLMonotone(t *testing.T) {
 // is left out of its RC visibility.
 func TestCheckSQLAgreesWithKV(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 8))
-	cfg := workload.SmallConfig{
+	cfg := histgen.SmallConfig{
 		MaxTxns:     5,
 		Keys:        3,
 		MaxOps:      3,
@@ -509,7 +509,7 @@ func TestCheckSQLAgreesWithKV(t *testing.T) {
 	levels := sqlhistory.Levels()
 	cases, refused, consistent := 0, 0, 0
 	for range 3000 {
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		for _, l := range levels {
 			want, err := Check(h, l)
 			if err != nil {

@@ -1,5 +1,6 @@
-// Package workload generates histories for tests and benchmarks by
-// simulating stores with known visibility rules.
+// Package histgen generates histories of known isolation levels for tests
+// and benchmarks, without a database, by simulating stores with exact
+// visibility rules.
 //
 // A simulated store runs the transactions of a few client sessions,
 // interleaving their operations at random, and records what every read
@@ -7,19 +8,27 @@
 // Serializable satisfy SER, from StrictSerializable SSER, from
 // SnapshotIsolation SI, from SnapshotNoFCW prefix consistency (PC), from
 // Causal causal consistency (CC), from ReadAtomic RA and from ReadCommitted
-// RC; Random satisfies nothing in particular. Inject adds the
-// intra-transaction anomalies no store produces (thin-air reads, aborted
-// reads, ...).
+// RC; Random satisfies nothing in particular. Small makes small histories
+// for property tests, Large and Mini large ones for benchmarks, and Inject
+// adds the intra-transaction anomalies no store produces (thin-air reads,
+// aborted reads, ...). Describe prints a history for a test's failure
+// message.
 //
 // Every generated history uses history.Null as the initial value and
 // writes, per key, the values 1, 2, 3, ... in the order the writes were
 // issued, so values are unique per key and never the initial value.
 // Generation is deterministic for a given random source or seed.
-package workload
+//
+// Package db/sim is the other simulator: a database adapter (sim://...)
+// that runs a workload's plan, concurrently, with the faults of buggy
+// databases, for demonstrations and end-to-end tests of the runner. Use
+// histgen for a history of an exact level made in one call; use db/sim to
+// exercise what runs against databases.
+package histgen
 
 import (
 	"fmt"
-	"strings"
+	"math/rand/v2"
 
 	"github.com/isocheck/isocheck/history"
 )
@@ -97,52 +106,70 @@ func Stores() []Store {
 	return s
 }
 
-// Describe returns a compact human-readable form of h, for test failure
-// messages: the initial value, then one line per transaction with its
-// session, name, status, times and operations, then the stated version
-// orders. In a list history appends are a(x)=v and reads show the whole
-// list, r(x)=[1 2].
-func Describe(h *history.History) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "init=%s\n", h.FormatValue(h.Init))
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		fmt.Fprintf(&b, "s%s %s %s", h.SessionName(int(tx.Session)), h.Name(t), tx.Status)
-		if tx.Start != history.NoTime || tx.End != history.NoTime {
-			fmt.Fprintf(&b, " [%s,%s]", formatTime(tx.Start), formatTime(tx.End))
+// newStore returns the simulation of kind for a history with the given
+// numbers of keys and sessions.
+func newStore(rng *rand.Rand, kind Store, keys, sessions int) store {
+	switch kind {
+	case SnapshotIsolation:
+		return newSnapshotStore(keys, true)
+	case SnapshotNoFCW:
+		return newSnapshotStore(keys, false)
+	case Causal, ReadAtomic:
+		return newReplicatedStore(rng, keys, min(sessions, maxReplicas), kind == Causal)
+	case Random:
+		return randomStore{}
+	default: // Serializable, StrictSerializable (run atomically), ReadCommitted
+		return newLatestStore(keys)
+	}
+}
+
+// maxReplicas bounds the replicas of the replicated stores; sessions
+// beyond share them.
+const maxReplicas = 4
+
+// finish adjusts a simulated history to its store: Random's reads are
+// drawn now, and the serial stores get times around their place in an
+// order: the serial order for StrictSerializable, a random interleaving
+// of the sessions for Serializable.
+func finish(rng *rand.Rand, h *history.History, kind Store) *history.History {
+	switch kind {
+	case Random:
+		if h.Lists {
+			return readListsRandomly(rng, h)
 		}
-		b.WriteString(":")
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			op := h.Ops[i]
-			switch {
-			case !h.Lists:
-				fmt.Fprintf(&b, " %s(%s)=%s", op.Kind, h.FormatKey(op.Key), h.FormatValue(op.Value))
-			case op.Kind == history.Write:
-				fmt.Fprintf(&b, " a(%s)=%s", h.FormatKey(op.Key), h.FormatValue(op.Value))
-			default:
-				fmt.Fprintf(&b, " r(%s)=%s", h.FormatKey(op.Key), formatList(h, h.ListOf(i)))
+		readRandomly(rng, h)
+	case Serializable, StrictSerializable:
+		if len(h.Txns) == 0 || h.Txns[0].Start == history.NoTime {
+			return h
+		}
+		// The simulation added transactions in serial order.
+		rank := make([]int64, len(h.Txns))
+		for t := range rank {
+			rank[t] = int64(t)
+		}
+		if kind == Serializable {
+			next := make([]int, len(h.Sessions))
+			var left []int
+			for s, txns := range h.Sessions {
+				if len(txns) > 0 {
+					left = append(left, s)
+				}
+			}
+			for r := int64(0); len(left) > 0; r++ {
+				i := rng.IntN(len(left))
+				s := left[i]
+				rank[h.Sessions[s][next[s]]] = r
+				if next[s]++; next[s] == len(h.Sessions[s]) {
+					left = append(left[:i], left[i+1:]...)
+				}
 			}
 		}
-		b.WriteString("\n")
+		// An interval around 10·rank+12: T.End < S.Start implies rank T <
+		// rank S.
+		for t := range h.Txns {
+			h.Txns[t].Start = 10*rank[t] + 12 - rng.Int64N(12)
+			h.Txns[t].End = 10*rank[t] + 12 + rng.Int64N(12)
+		}
 	}
-	for _, o := range h.Orders {
-		fmt.Fprintf(&b, "order %s: %s\n", h.FormatKey(o.Key), formatList(h, o.Values))
-	}
-	return b.String()
-}
-
-// formatList returns a list of values like [1 2 3].
-func formatList(h *history.History, vals []history.Value) string {
-	parts := make([]string, len(vals))
-	for i, v := range vals {
-		parts[i] = h.FormatValue(v)
-	}
-	return "[" + strings.Join(parts, " ") + "]"
-}
-
-func formatTime(t int64) string {
-	if t == history.NoTime {
-		return "?"
-	}
-	return fmt.Sprint(t)
+	return h
 }

@@ -1,18 +1,18 @@
-package workload_test
+package histgen_test
 
 import (
 	"slices"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/workload"
 )
 
 // listConfig is the list mode of Small with aborts, unknown statuses and
 // stated orders.
-func listConfig(stores ...workload.Store) workload.SmallConfig {
-	return workload.SmallConfig{AbortProb: 0.1, UnknownProb: 0.1, Times: true, Lists: true, OrderProb: 0.2, Stores: stores}
+func listConfig(stores ...histgen.Store) histgen.SmallConfig {
+	return histgen.SmallConfig{AbortProb: 0.1, UnknownProb: 0.1, Times: true, Lists: true, OrderProb: 0.2, Stores: stores}
 }
 
 // TestListStoresProvideTheirLevel is TestStoresProvideTheirLevel in list
@@ -24,10 +24,10 @@ func TestListStoresProvideTheirLevel(t *testing.T) {
 			l := levelNamed(name)
 			rng := newRand(uint64(store) + 1000)
 			for range 400 {
-				h := workload.Small(rng, listConfig(store))
+				h := histgen.Small(rng, listConfig(store))
 				ok, err := reference.CheckAxioms(h, l.ax, l.rt)
 				if err != nil || !ok {
-					t.Fatalf("%s list history fails %s (%v):\n%s", store, name, err, workload.Describe(h))
+					t.Fatalf("%s list history fails %s (%v):\n%s", store, name, err, histgen.Describe(h))
 				}
 			}
 		})
@@ -38,12 +38,12 @@ func TestListStoresProvideTheirLevel(t *testing.T) {
 // the anomaly its level allows (histories whose strongest level is the
 // store's), and Random histories that satisfy nothing.
 func TestListAnomalies(t *testing.T) {
-	stores := workload.Stores()
-	counts := make(map[workload.Store][]int)
+	stores := histgen.Stores()
+	counts := make(map[histgen.Store][]int)
 	for seed := range uint64(2000) {
 		rng := newRand(seed + 5000)
 		store := stores[seed%uint64(len(stores))]
-		h := workload.Small(rng, listConfig(store))
+		h := histgen.Small(rng, listConfig(store))
 		if counts[store] == nil {
 			counts[store] = make([]int, len(levels)+1)
 		}
@@ -54,14 +54,14 @@ func TestListAnomalies(t *testing.T) {
 		t.Logf("%-18s none=%-4d RC=%-4d RA=%-4d CC=%-4d PC=%-4d SI=%-4d SER=%-4d SSER=%d",
 			s, c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7])
 	}
-	for store, name := range map[workload.Store]string{
-		workload.Serializable:      "SER",
-		workload.SnapshotIsolation: "SI",
-		workload.SnapshotNoFCW:     "PC",
-		workload.Causal:            "CC",
-		workload.ReadAtomic:        "RA",
-		workload.ReadCommitted:     "RC",
-		workload.Random:            "none",
+	for store, name := range map[histgen.Store]string{
+		histgen.Serializable:      "SER",
+		histgen.SnapshotIsolation: "SI",
+		histgen.SnapshotNoFCW:     "PC",
+		histgen.Causal:            "CC",
+		histgen.ReadAtomic:        "RA",
+		histgen.ReadCommitted:     "RC",
+		histgen.Random:            "none",
 	} {
 		i := 0
 		for j, l := range levels {
@@ -78,23 +78,23 @@ func TestListAnomalies(t *testing.T) {
 // TestListFaults is TestFaults for list histories, with the list-only
 // faults.
 func TestListFaults(t *testing.T) {
-	for _, f := range workload.Faults() {
+	for _, f := range histgen.Faults() {
 		t.Run(f.String(), func(t *testing.T) {
 			rng := newRand(uint64(f) + 177)
-			cfg := workload.SmallConfig{
+			cfg := histgen.SmallConfig{
 				AbortProb: 0.2, UnknownProb: 0.1, Lists: true, OrderProb: 0.2,
-				Stores: []workload.Store{workload.Serializable, workload.SnapshotIsolation},
+				Stores: []histgen.Store{histgen.Serializable, histgen.SnapshotIsolation},
 			}
 			l := levels[0]
-			if f == workload.NonRepeatableRead {
+			if f == histgen.NonRepeatableRead {
 				l = levels[1]
 			}
 			injected := 0
 			for range 200 {
-				h := workload.Small(rng, cfg)
-				before := workload.Describe(h)
-				h2, ok := workload.Inject(rng, h, f)
-				if workload.Describe(h) != before {
+				h := histgen.Small(rng, cfg)
+				before := histgen.Describe(h)
+				h2, ok := histgen.Inject(rng, h, f)
+				if histgen.Describe(h) != before {
 					t.Fatalf("Inject modified its argument")
 				}
 				if !ok {
@@ -105,7 +105,7 @@ func TestListFaults(t *testing.T) {
 				got, err := reference.CheckAxioms(h2, l.ax, l.rt)
 				if err != nil || got {
 					t.Fatalf("after %s, %s: got %v, %v; want false, nil\nbefore:\n%safter:\n%s",
-						f, l.name, got, err, before, workload.Describe(h2))
+						f, l.name, got, err, before, histgen.Describe(h2))
 				}
 			}
 			if injected < 100 {
@@ -114,9 +114,9 @@ func TestListFaults(t *testing.T) {
 		})
 	}
 	// The list-only faults need a list history.
-	h := workload.Small(newRand(1), workload.SmallConfig{})
-	for _, f := range []workload.Fault{workload.DuplicateElements, workload.IncompatibleOrder, workload.SplitAppends} {
-		if _, ok := workload.Inject(newRand(1), h, f); ok || !f.ListsOnly() {
+	h := histgen.Small(newRand(1), histgen.SmallConfig{})
+	for _, f := range []histgen.Fault{histgen.DuplicateElements, histgen.IncompatibleOrder, histgen.SplitAppends} {
+		if _, ok := histgen.Inject(newRand(1), h, f); ok || !f.ListsOnly() {
 			t.Errorf("%s injected into a register history", f)
 		}
 	}
@@ -140,7 +140,7 @@ func checkLists(t *testing.T, h *history.History) {
 			t.Fatalf("an append with a list")
 		}
 		if op.Kind == history.Read && (len(l) == 0 && op.Value != h.Init || len(l) > 0 && op.Value != l[len(l)-1]) {
-			t.Fatalf("read %d: value %d, list %v:\n%s", i, op.Value, l, workload.Describe(h))
+			t.Fatalf("read %d: value %d, list %v:\n%s", i, op.Value, l, histgen.Describe(h))
 		}
 	}
 }
@@ -155,7 +155,7 @@ func TestListShape(t *testing.T) {
 	cfg := listConfig()
 	cfg.FaultProb = 0.2
 	for range 1000 {
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		checkLists(t, h)
 		orders += len(h.Orders)
 		for tx := range h.Txns {
@@ -192,7 +192,7 @@ func TestDescribeLists(t *testing.T) {
 		[][]history.Value{nil, {1, 2}})
 	b.AddOrder(x, []history.Value{1, 2})
 	want := "init=null\nsa T0 committed: r(x)=[] a(x)=1 r(x)=[1]\nsb T1 unknown: a(x)=2 r(x)=[1 2]\norder x: [1 2]\n"
-	if got := workload.Describe(b.History()); got != want {
+	if got := histgen.Describe(b.History()); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/isocheck/isocheck/sqlrun"
 	"github.com/isocheck/isocheck/sqlrun/sqlruntest"
-	"github.com/isocheck/isocheck/workload/twitter"
+	"github.com/isocheck/isocheck/sqlrun/twitter"
 )
 
 // TestRun runs Twitter at mixed levels on every database at hand and

@@ -6,7 +6,7 @@ import (
 
 	"github.com/isocheck/isocheck/sqlrun"
 	"github.com/isocheck/isocheck/sqlrun/sqlruntest"
-	"github.com/isocheck/isocheck/workload/tpcc"
+	"github.com/isocheck/isocheck/sqlrun/tpcc"
 )
 
 // TestRun runs TPC-C at mixed levels on every database at hand, checks

@@ -1,10 +1,11 @@
-package workload_test
+package histgen_test
 
 import (
 	"math"
 	"math/rand/v2"
 	"testing"
 
+	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/workload"
@@ -46,7 +47,7 @@ func strongest(t *testing.T, h *history.History) int {
 	for i, l := range levels {
 		ok, err := reference.CheckAxioms(h, l.ax, l.rt)
 		if err != nil {
-			t.Fatalf("%v\n%s", err, workload.Describe(h))
+			t.Fatalf("%v\n%s", err, histgen.Describe(h))
 		}
 		if !ok {
 			break
@@ -59,14 +60,14 @@ func strongest(t *testing.T, h *history.History) int {
 func newRand(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x5eed)) }
 
 // storeLevel is the level each store guarantees.
-var storeLevel = map[workload.Store]string{
-	workload.Serializable:       "SER",
-	workload.StrictSerializable: "SSER",
-	workload.SnapshotIsolation:  "SI",
-	workload.SnapshotNoFCW:      "PC",
-	workload.Causal:             "CC",
-	workload.ReadAtomic:         "RA",
-	workload.ReadCommitted:      "RC",
+var storeLevel = map[histgen.Store]string{
+	histgen.Serializable:       "SER",
+	histgen.StrictSerializable: "SSER",
+	histgen.SnapshotIsolation:  "SI",
+	histgen.SnapshotNoFCW:      "PC",
+	histgen.Causal:             "CC",
+	histgen.ReadAtomic:         "RA",
+	histgen.ReadCommitted:      "RC",
 }
 
 // TestStoresProvideTheirLevel checks, with the reference checker, that
@@ -76,17 +77,17 @@ func TestStoresProvideTheirLevel(t *testing.T) {
 		t.Run(store.String(), func(t *testing.T) {
 			l := levelNamed(name)
 			rng := newRand(uint64(store))
-			cfg := workload.SmallConfig{
+			cfg := histgen.SmallConfig{
 				AbortProb:   0.1,
 				UnknownProb: 0.1,
 				Times:       true,
-				Stores:      []workload.Store{store},
+				Stores:      []histgen.Store{store},
 			}
 			for range 300 {
-				h := workload.Small(rng, cfg)
+				h := histgen.Small(rng, cfg)
 				ok, err := reference.CheckAxioms(h, l.ax, l.rt)
 				if err != nil || !ok {
-					t.Fatalf("%s history fails %s (%v):\n%s", store, name, err, workload.Describe(h))
+					t.Fatalf("%s history fails %s (%v):\n%s", store, name, err, histgen.Describe(h))
 				}
 			}
 		})
@@ -104,23 +105,23 @@ func TestAnomalies(t *testing.T) {
 	const seeds = 2000
 	// byStore[s][i+1] counts store s's histories whose strongest level is
 	// levels[i] (index 0: none).
-	byStore := make(map[workload.Store][]int)
+	byStore := make(map[histgen.Store][]int)
 	total := make([]int, len(levels)+1)
 	faulty := make([]int, len(levels)+1)
-	stores := workload.Stores()
+	stores := histgen.Stores()
 	for seed := range uint64(seeds) {
 		rng := newRand(1000 + seed)
 		store := stores[seed%uint64(len(stores))]
-		cfg := workload.SmallConfig{
+		cfg := histgen.SmallConfig{
 			AbortProb:   0.1,
 			UnknownProb: 0.1,
 			Times:       true,
-			Stores:      []workload.Store{store},
+			Stores:      []histgen.Store{store},
 		}
 		if seed%10 == 0 {
 			cfg.FaultProb = 1
 		}
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		s := strongest(t, h) + 1
 		if byStore[store] == nil {
 			byStore[store] = make([]int, len(levels)+1)
@@ -152,14 +153,14 @@ func TestAnomalies(t *testing.T) {
 	}
 	// The anomaly at the top of each store's level: histories that satisfy
 	// the store's level but not the next one.
-	for store, name := range map[workload.Store]string{
-		workload.Serializable:      "SER",  // real-time violation
-		workload.SnapshotIsolation: "SI",   // write skew
-		workload.SnapshotNoFCW:     "PC",   // lost update
-		workload.Causal:            "CC",   // long fork
-		workload.ReadAtomic:        "RA",   // causality violation
-		workload.ReadCommitted:     "RC",   // fractured, non-repeatable read
-		workload.Random:            "none", // garbage
+	for store, name := range map[histgen.Store]string{
+		histgen.Serializable:      "SER",  // real-time violation
+		histgen.SnapshotIsolation: "SI",   // write skew
+		histgen.SnapshotNoFCW:     "PC",   // lost update
+		histgen.Causal:            "CC",   // long fork
+		histgen.ReadAtomic:        "RA",   // causality violation
+		histgen.ReadCommitted:     "RC",   // fractured, non-repeatable read
+		histgen.Random:            "none", // garbage
 	} {
 		i := 0
 		if name != "none" {
@@ -178,27 +179,27 @@ func TestAnomalies(t *testing.T) {
 // of a serializable history is caught: all but NonRepeatableRead violate
 // read committed, NonRepeatableRead violates read atomic.
 func TestFaults(t *testing.T) {
-	for _, f := range workload.Faults() {
+	for _, f := range histgen.Faults() {
 		if f.ListsOnly() {
 			continue // TestListFaults
 		}
 		t.Run(f.String(), func(t *testing.T) {
 			rng := newRand(uint64(f) + 77)
-			cfg := workload.SmallConfig{
+			cfg := histgen.SmallConfig{
 				AbortProb:   0.2,
 				UnknownProb: 0.1,
-				Stores:      []workload.Store{workload.Serializable, workload.SnapshotIsolation},
+				Stores:      []histgen.Store{histgen.Serializable, histgen.SnapshotIsolation},
 			}
 			l := levels[0]
-			if f == workload.NonRepeatableRead {
+			if f == histgen.NonRepeatableRead {
 				l = levels[1]
 			}
 			injected := 0
 			for range 200 {
-				h := workload.Small(rng, cfg)
-				before := workload.Describe(h)
-				h2, ok := workload.Inject(rng, h, f)
-				if workload.Describe(h) != before {
+				h := histgen.Small(rng, cfg)
+				before := histgen.Describe(h)
+				h2, ok := histgen.Inject(rng, h, f)
+				if histgen.Describe(h) != before {
 					t.Fatalf("Inject modified its argument")
 				}
 				if !ok {
@@ -211,7 +212,7 @@ func TestFaults(t *testing.T) {
 				got, err := reference.CheckAxioms(h2, l.ax, l.rt)
 				if err != nil || got {
 					t.Fatalf("after %s, %s: got %v, %v; want false, nil\nbefore:\n%safter:\n%s",
-						f, l.name, got, err, before, workload.Describe(h2))
+						f, l.name, got, err, before, histgen.Describe(h2))
 				}
 			}
 			if injected < 100 {
@@ -223,11 +224,11 @@ func TestFaults(t *testing.T) {
 
 // TestSmallShape checks Small's bounds and its value discipline.
 func TestSmallShape(t *testing.T) {
-	cfg := workload.SmallConfig{Sessions: 2, MaxTxns: 6, Keys: 2, MaxOps: 3, AbortProb: 0.3, UnknownProb: 0.3}
+	cfg := histgen.SmallConfig{Sessions: 2, MaxTxns: 6, Keys: 2, MaxOps: 3, AbortProb: 0.3, UnknownProb: 0.3}
 	rng := newRand(5)
 	statuses := make(map[history.Status]int)
 	for range 500 {
-		h := workload.Small(rng, cfg)
+		h := histgen.Small(rng, cfg)
 		checkValues(t, h)
 		if len(h.Sessions) < 1 || len(h.Sessions) > cfg.Sessions {
 			t.Fatalf("%d sessions", len(h.Sessions))
@@ -241,10 +242,10 @@ func TestSmallShape(t *testing.T) {
 		for i := range h.Txns {
 			statuses[h.Txns[i].Status]++
 			if n := len(h.OpsOf(i)); n < 1 || n > cfg.MaxOps {
-				t.Fatalf("%d operations:\n%s", n, workload.Describe(h))
+				t.Fatalf("%d operations:\n%s", n, histgen.Describe(h))
 			}
 			if h.Txns[i].Start != history.NoTime || h.Txns[i].End != history.NoTime {
-				t.Fatalf("times without Times:\n%s", workload.Describe(h))
+				t.Fatalf("times without Times:\n%s", histgen.Describe(h))
 			}
 		}
 	}
@@ -276,7 +277,7 @@ func checkValues(t *testing.T, h *history.History) {
 				continue
 			}
 			if op.Value == h.Init || seen[kv{op.Key, op.Value}] {
-				t.Fatalf("value %d written twice to %d or initial:\n%s", op.Value, op.Key, workload.Describe(h))
+				t.Fatalf("value %d written twice to %d or initial:\n%s", op.Value, op.Key, histgen.Describe(h))
 			}
 			seen[kv{op.Key, op.Value}] = true
 		}
@@ -296,16 +297,16 @@ func checkValues(t *testing.T, h *history.History) {
 }
 
 func TestDeterministic(t *testing.T) {
-	cfg := workload.SmallConfig{AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.3, Times: true}
+	cfg := histgen.SmallConfig{AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.3, Times: true}
 	for seed := range uint64(50) {
-		a := workload.Describe(workload.Small(newRand(seed), cfg))
-		b := workload.Describe(workload.Small(newRand(seed), cfg))
+		a := histgen.Describe(histgen.Small(newRand(seed), cfg))
+		b := histgen.Describe(histgen.Small(newRand(seed), cfg))
 		if a != b {
 			t.Fatalf("seed %d: two different histories:\n%s\n%s", seed, a, b)
 		}
 	}
-	lc := workload.LargeConfig{Sessions: 4, TxnsPerSession: 20, OpsPerTxn: 5, Keys: 20, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3}
-	if workload.Describe(workload.Large(lc)) != workload.Describe(workload.Large(lc)) {
+	lc := histgen.LargeConfig{Sessions: 4, TxnsPerSession: 20, OpsPerTxn: 5, Keys: 20, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3}
+	if histgen.Describe(histgen.Large(lc)) != histgen.Describe(histgen.Large(lc)) {
 		t.Fatalf("Large is not deterministic")
 	}
 }
@@ -316,14 +317,14 @@ func TestLargeSmallScale(t *testing.T) {
 	for store, name := range storeLevel {
 		l := levelNamed(name)
 		for seed := range int64(60) {
-			h := workload.Large(workload.LargeConfig{
+			h := histgen.Large(histgen.LargeConfig{
 				Sessions: 3, TxnsPerSession: 3, OpsPerTxn: 3, Keys: 3,
 				ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store,
 			})
 			checkValues(t, h)
 			ok, err := reference.CheckAxioms(h, l.ax, l.rt)
 			if err != nil || !ok {
-				t.Fatalf("%s seed %d fails %s (%v):\n%s", store, seed, name, err, workload.Describe(h))
+				t.Fatalf("%s seed %d fails %s (%v):\n%s", store, seed, name, err, histgen.Describe(h))
 			}
 		}
 	}
@@ -337,9 +338,9 @@ func TestLargeSmallScale(t *testing.T) {
 // return the transaction's own last write, and two committed transactions
 // that write a common key do not overlap in time.
 func TestLargeSI(t *testing.T) {
-	cfg := workload.LargeConfig{Sessions: 10, TxnsPerSession: 50, OpsPerTxn: 8, Keys: 100,
+	cfg := histgen.LargeConfig{Sessions: 10, TxnsPerSession: 50, OpsPerTxn: 8, Keys: 100,
 		ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, KeepAborted: true}
-	h := workload.Large(cfg)
+	h := histgen.Large(cfg)
 	checkValues(t, h)
 	if len(h.Sessions) != cfg.Sessions {
 		t.Fatalf("%d sessions", len(h.Sessions))
@@ -431,7 +432,7 @@ func TestLargeSI(t *testing.T) {
 // Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of Snapshot
 // Isolation in Databases" (PolySI, PVLDB 16(6), 2023), Section 5.
 func TestLargeDefault(t *testing.T) {
-	h := workload.Large(workload.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
+	h := histgen.Large(histgen.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
 	checkValues(t, h)
 	if len(h.Txns) != 2000 || len(h.Sessions) != 20 || h.NumKeys() != 10000 {
 		t.Fatalf("%d transactions, %d sessions, %d keys", len(h.Txns), len(h.Sessions), h.NumKeys())
@@ -460,20 +461,20 @@ func TestDescribe(t *testing.T) {
 	b.AddTxn(history.Txn{ID: "t9", Session: b.Session("b"), Status: history.Aborted, Start: history.NoTime, End: history.NoTime},
 		[]history.Op{{Kind: history.Read, Key: x, Value: 1}})
 	want := "init=null\nsa T0 committed [1,2]: r(x)=null w(x)=1\nsb t9 aborted: r(x)=1\n"
-	if got := workload.Describe(b.History()); got != want {
+	if got := histgen.Describe(b.History()); got != want {
 		t.Errorf("got\n%s\nwant\n%s", got, want)
 	}
 }
 
 func BenchmarkLarge(b *testing.B) {
 	for b.Loop() {
-		workload.Large(workload.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
+		histgen.Large(histgen.LargeConfig{ReadProportion: 0.5, Dist: workload.Zipf})
 	}
 }
 
 func TestLargeDistributions(t *testing.T) {
 	share := func(d workload.Distribution) float64 {
-		h := workload.Large(workload.LargeConfig{Sessions: 4, TxnsPerSession: 200, OpsPerTxn: 5, Keys: 100, ReadProportion: 0.5, Dist: d, Seed: 2, Store: workload.Serializable})
+		h := histgen.Large(histgen.LargeConfig{Sessions: 4, TxnsPerSession: 200, OpsPerTxn: 5, Keys: 100, ReadProportion: 0.5, Dist: d, Seed: 2, Store: histgen.Serializable})
 		hot := 0
 		for _, op := range h.Ops {
 			if op.Key < 20 {
@@ -494,7 +495,7 @@ func TestLargeDistributions(t *testing.T) {
 }
 
 func TestLargeConfigValidate(t *testing.T) {
-	bad := []workload.LargeConfig{
+	bad := []histgen.LargeConfig{
 		{Keys: 2_000_000_000_0},
 		{OpsPerTxn: 2_000_000_000},
 		{Sessions: -1},
@@ -506,19 +507,11 @@ func TestLargeConfigValidate(t *testing.T) {
 			t.Errorf("Validate(%+v) accepted it", c)
 		}
 	}
-	if err := (workload.LargeConfig{ReadProportion: 0.5}).Validate(); err != nil {
+	if err := (histgen.LargeConfig{ReadProportion: 0.5}).Validate(); err != nil {
 		t.Errorf("the default config: %v", err)
 	}
-	small := workload.LargeConfig{Sessions: 2, TxnsPerSession: 2, OpsPerTxn: 2, Keys: 2}
-	if big := (workload.LargeConfig{Keys: 2_000_000_000}); big.MemoryEstimate() < 64*small.MemoryEstimate() || big.MemoryEstimate() < 1<<36 {
+	small := histgen.LargeConfig{Sessions: 2, TxnsPerSession: 2, OpsPerTxn: 2, Keys: 2}
+	if big := (histgen.LargeConfig{Keys: 2_000_000_000}); big.MemoryEstimate() < 64*small.MemoryEstimate() || big.MemoryEstimate() < 1<<36 {
 		t.Errorf("2e9 keys estimated at %d bytes", big.MemoryEstimate())
-	}
-	for _, d := range []string{"uniform", "zipf", "hotspot"} {
-		if got, err := workload.ParseDistribution(d); err != nil || got.String() != d {
-			t.Errorf("ParseDistribution(%q) = %v, %v", d, got, err)
-		}
-	}
-	if _, err := workload.ParseDistribution("gaussian"); err == nil {
-		t.Error("ParseDistribution accepted gaussian")
 	}
 }
