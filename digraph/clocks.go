@@ -10,7 +10,7 @@ import (
 // covered by chains: paths such as a session's transactions in session
 // order. For every node it keeps, per chain, the earliest position on that
 // chain it reaches; "u reaches v" for v on a chain is then one comparison.
-// This is the session-clock idea of DESIGN.md: n·chains integers instead of
+// This is docs/design.md, "Session clocks": n·chains integers instead of
 // an n×n matrix, built in O((n+m)·chains) time.
 type Clocks struct {
 	g       *Graph

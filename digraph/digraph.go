@@ -5,7 +5,7 @@
 // They are hand-written rather than taken from a graph library on purpose:
 // the checker builds graphs of millions of nodes and edges many times per
 // run, and a map-based library costs ~300 bytes an edge and quadratic
-// sorting (see DESIGN.md, "Graph code"). Here an edge costs 4 bytes in each
+// sorting (docs/design.md, "Graph code"). Here an edge costs 4 bytes in each
 // direction and every algorithm is linear.
 package digraph
 

@@ -13,7 +13,7 @@ import (
 // SER and SSER use the edges as they are: SO ∪ WR ∪ WW ∪ RW (∪ RT) must be
 // acyclic. SI needs (SO ∪ WR ∪ WW) ; RW? acyclic (Huang et al., PVLDB 2023,
 // Theorem 6). Rather than compose edges, the lowering doubles the nodes
-// (DESIGN.md, "SI without composing edges"): node v and v° = v+N. A
+// (docs/design.md, "SI without composing edges"): node v and v° = v+N. A
 // dependency edge u → v becomes u → v and u° → v; an RW edge u → v becomes
 // u → v°. Every RW edge then leaves a node entered by a dependency edge,
 // and only dependency edges leave v°, so closed walks of the doubled graph

@@ -17,7 +17,7 @@
 // throughout: a transaction T that reads key x from W and then writes x must
 // directly follow W in x's version order (any writer between them would be
 // a lost update). Such read-modify-write links form chains; only the order
-// between chains is left to constraints (DESIGN.md, "Generalized constraints").
+// between chains needs constraints (docs/design.md, "Generalized constraints").
 package polygraph
 
 import (
