@@ -1392,13 +1392,10 @@ func (jw *jepsenWriter) text(b []byte, s string, isKey bool) []byte {
 			return append(b, s...)
 		}
 	}
-	if !jw.json && isKeywordName(s) {
-		return append(b, s...)
-	}
 	if jw.json {
 		return appendJSONString(b, s)
 	}
-	return appendEDNString(b, s)
+	return edn.AppendName(b, s)
 }
 
 // isCanonicalInt reports whether s is an integer in canonical decimal
@@ -1414,47 +1411,4 @@ func isCanonicalInt(s string) bool {
 		}
 	}
 	return true
-}
-
-// isKeywordName reports whether s is a keyword as EDN writes it, colon
-// included, that reads back as itself.
-func isKeywordName(s string) bool {
-	if len(s) < 2 || s[0] != ':' {
-		return false
-	}
-	c := s[1]
-	if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c == '*' || c == '!' || c == '_' || c == '?' || c == '<' || c == '>' || c == '=') {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("*+!-_?<>=./:#", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
-
-// appendEDNString appends s as an EDN string.
-func appendEDNString(b []byte, s string) []byte {
-	b = append(b, '"')
-	for i := 0; i < len(s); i++ {
-		switch c := s[i]; c {
-		case '"', '\\':
-			b = append(b, '\\', c)
-		case '\n':
-			b = append(b, '\\', 'n')
-		case '\r':
-			b = append(b, '\\', 'r')
-		case '\t':
-			b = append(b, '\\', 't')
-		default:
-			if c < 0x20 || c == 0x7f {
-				b = fmt.Appendf(b, "\\u%04x", c)
-			} else {
-				b = append(b, c)
-			}
-		}
-	}
-	return append(b, '"')
 }
