@@ -20,8 +20,7 @@ import (
 
 // Register operations: the reads, writes and compare-and-sets of Jepsen's
 // register tests (knossos's cas-register, etcd's, elle-cli's), read from
-// the same events as transactions (see "Jepsen histories" in the package
-// documentation):
+// the same events as transactions (see jepsen_read.go):
 //
 //	{:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
 //	{"type": "ok", "f": "read", "value": 3, "process": 1, "time": 12}

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/edn"
 )
 
 // An ID is a name the input gave a session, a key or a transaction. In
@@ -266,19 +267,5 @@ func (o Op) String() string {
 }
 
 // keywordName reports whether s is an EDN keyword, colon included, as
-// EDN writes one: a colon, a letter or one of *!_?<>= , then letters,
-// digits and *+!-_?<>=./:# .
-func keywordName(s string) bool {
-	if len(s) < 2 || s[0] != ':' {
-		return false
-	}
-	if c := s[1]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || strings.IndexByte("*!_?<>=", c) >= 0) {
-		return false
-	}
-	for i := 2; i < len(s); i++ {
-		if c := s[i]; !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("*+!-_?<>=./:#", c) >= 0) {
-			return false
-		}
-	}
-	return true
-}
+// EDN writes one (see edn.WritesAsKeyword).
+func keywordName(s string) bool { return edn.WritesAsKeyword(s) }

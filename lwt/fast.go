@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -73,26 +74,26 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		o := &ops[i]
 		v, ok := writes(o)
 		if !ok {
-			if o.Kind == CAS {
+			if o.Kind == format.RegisterCAS {
 				s.fails = append(s.fails, i)
 			}
 			continue
 		}
-		if v == init || (o.Kind == CAS && o.Old == o.New) {
+		if v == init || (o.Kind == format.RegisterCAS && o.Old == o.New) {
 			return nil, false
 		}
 		if _, dup := writerOf[v]; dup {
 			return nil, false
 		}
 		writerOf[v] = i
-		if o.Outcome == Info {
+		if o.Outcome == format.OutcomeInfo {
 			nInfo++
 		}
 	}
 	observed := map[int64]bool{}
 	var work []int64
 	mark := func(v int64) {
-		if w, ok := writerOf[v]; ok && ops[w].Outcome == Info && !observed[v] {
+		if w, ok := writerOf[v]; ok && ops[w].Outcome == format.OutcomeInfo && !observed[v] {
 			observed[v] = true
 			work = append(work, v)
 		}
@@ -102,13 +103,13 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		o := &ops[i]
-		if o.Outcome != Ok {
+		if o.Outcome != format.OutcomeOK {
 			continue
 		}
 		switch o.Kind {
-		case Read:
+		case format.RegisterRead:
 			mark(o.Value)
-		case CAS:
+		case format.RegisterCAS:
 			mark(o.Old)
 		}
 	}
@@ -118,7 +119,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		}
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
-		if w := &ops[writerOf[v]]; w.Kind == CAS {
+		if w := &ops[writerOf[v]]; w.Kind == format.RegisterCAS {
 			mark(w.Old)
 		}
 	}
@@ -134,7 +135,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		}
 		o := &ops[i]
 		v, ok := writes(o)
-		if !ok || (o.Outcome == Info && !observed[v]) {
+		if !ok || (o.Outcome == format.OutcomeInfo && !observed[v]) {
 			continue
 		}
 		s.addVersion(v, i)
@@ -146,7 +147,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		w := &ops[s.writer[k]]
-		if w.Kind != CAS {
+		if w.Kind != format.RegisterCAS {
 			continue
 		}
 		a, ok := s.version[w.Old]
@@ -164,7 +165,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		o := &ops[i]
-		if o.Kind != Read || o.Outcome != Ok {
+		if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
 			continue
 		}
 		k, ok := s.version[o.Value]
@@ -181,7 +182,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		if !w.tick() {
 			return nil, false
 		}
-		if k != 0 && ops[s.writer[k]].Kind != Write {
+		if k != 0 && ops[s.writer[k]].Kind != format.RegisterWrite {
 			continue
 		}
 		var c []int32
@@ -370,7 +371,7 @@ func (s *chainState) chainConflict(spans []span, i, j int) *Violation {
 	if x.isInitial {
 		xo, yo := &s.ops[x.bOp], &s.ops[y.aOp]
 		what, it := "was invoked", "it"
-		if xo.Kind == Read {
+		if xo.Kind == format.RegisterRead {
 			what, it = "read "+FormatValue(xo.Value)+" and was invoked", "the read"
 		}
 		return &Violation{Op: int(x.bOp), Related: []int{int(y.aOp)}, Reason: fmt.Sprintf(

@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"sort"
 	"strconv"
+
+	"github.com/isocheck/isocheck/format"
 )
 
 // Injection is a bug Generate plants in an otherwise linearizable history.
@@ -105,14 +107,14 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		}
 		switch x := r.Float64(); {
 		case x < cfg.ReadFrac:
-			o.Kind = Read
+			o.Kind = format.RegisterRead
 		case x < cfg.ReadFrac+cfg.WriteFrac:
-			o.Kind = Write
+			o.Kind = format.RegisterWrite
 		default:
-			o.Kind = CAS
+			o.Kind = format.RegisterCAS
 		}
-		if o.Kind != Read && r.Float64() < cfg.InfoFrac {
-			o.Outcome = Info
+		if o.Kind != format.RegisterRead && r.Float64() < cfg.InfoFrac {
+			o.Outcome = format.OutcomeInfo
 			procs[p].id = nextID // Jepsen gives a crashed client a new process
 			nextID++
 		}
@@ -146,16 +148,16 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			h = []version{{Nil, -1}}
 		}
 		c := h[len(h)-1].value
-		effect := o.Outcome != Info || r.IntN(2) == 0
+		effect := o.Outcome != format.OutcomeInfo || r.IntN(2) == 0
 		switch o.Kind {
-		case Read:
+		case format.RegisterRead:
 			o.Value = c
-		case Write:
+		case format.RegisterWrite:
 			o.Value = value()
 			if effect {
 				h = append(h, version{o.Value, i})
 			}
-		case CAS:
+		case format.RegisterCAS:
 			o.New = value()
 			o.Old = c
 			if len(h) >= 2 && r.Float64() >= cfg.CASHit {
@@ -163,8 +165,8 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			}
 			switch {
 			case o.Old != c:
-				if o.Outcome != Info {
-					o.Outcome = Fail
+				if o.Outcome != format.OutcomeInfo {
+					o.Outcome = format.OutcomeFail
 				}
 			case effect:
 				h = append(h, version{o.New, i})
@@ -173,7 +175,7 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		hist[o.Key] = h
 	}
 	for i := range ops {
-		if ops[i].Outcome == Info {
+		if ops[i].Outcome == format.OutcomeInfo {
 			ops[i].Return = Never
 		}
 	}
@@ -195,33 +197,33 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		h := hist[o.Key]
 		switch cfg.Inject {
 		case StaleRead:
-			if o.Kind != Read || o.Outcome != Ok {
+			if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
 				continue
 			}
 			// Go back to a version whose successor returned before the read.
 			for j := at[o.Value] - 1; j >= 0; j-- {
-				if w := h[j+1].writer; w >= 0 && ops[w].Outcome == Ok && ops[w].Return < o.Call {
+				if w := h[j+1].writer; w >= 0 && ops[w].Outcome == format.OutcomeOK && ops[w].Return < o.Call {
 					o.Value = h[j].value
 					return ops, i
 				}
 			}
 		case LostCAS:
-			if !(o.Kind == CAS && o.Outcome == Fail) && !(o.Kind == Read && o.Outcome == Ok) {
+			if !(o.Kind == format.RegisterCAS && o.Outcome == format.OutcomeFail) && !(o.Kind == format.RegisterRead && o.Outcome == format.OutcomeOK) {
 				continue
 			}
 			// Find a successful CAS of the same key and take its old value.
 			for j := len(h) - 1; j >= 1; j-- {
-				if w := h[j].writer; ops[w].Kind == CAS && ops[w].Outcome == Ok && w != i {
+				if w := h[j].writer; ops[w].Kind == format.RegisterCAS && ops[w].Outcome == format.OutcomeOK && w != i {
 					fresh++
-					*o = Op{Process: o.Process, Kind: CAS, Key: o.Key, Old: ops[w].Old, New: fresh,
-						Call: o.Call, Return: o.Return, Outcome: Ok}
+					*o = Op{Process: o.Process, Kind: format.RegisterCAS, Key: o.Key, Old: ops[w].Old, New: fresh,
+						Call: o.Call, Return: o.Return, Outcome: format.OutcomeOK}
 					return ops, i
 				}
 			}
 		case WrongFailedCAS:
 			// A read that ran while its value was surely current becomes a
 			// CAS from that value that failed.
-			if o.Kind != Read || o.Outcome != Ok {
+			if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
 				continue
 			}
 			j := at[o.Value]
@@ -229,9 +231,9 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			if j+1 >= len(h) || (w >= 0 && ops[w].Return >= o.Call) {
 				continue
 			}
-			if nw := h[j+1].writer; ops[nw].Outcome == Ok && o.Return < ops[nw].Call {
+			if nw := h[j+1].writer; ops[nw].Outcome == format.OutcomeOK && o.Return < ops[nw].Call {
 				fresh++
-				o.Kind, o.Old, o.New, o.Outcome = CAS, o.Value, fresh, Fail
+				o.Kind, o.Old, o.New, o.Outcome = format.RegisterCAS, o.Value, fresh, format.OutcomeFail
 				return ops, i
 			}
 		}
@@ -242,17 +244,17 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		// replaced is reported as failed instead.
 		observed := map[int64]bool{}
 		for i := range ops {
-			if ops[i].Outcome == Ok && ops[i].Kind == Read {
+			if ops[i].Outcome == format.OutcomeOK && ops[i].Kind == format.RegisterRead {
 				observed[ops[i].Value] = true
 			}
-			if ops[i].Outcome == Ok && ops[i].Kind == CAS {
+			if ops[i].Outcome == format.OutcomeOK && ops[i].Kind == format.RegisterCAS {
 				observed[ops[i].Old] = true
 			}
 		}
 		for n := range ops {
 			i := (start + n) % len(ops)
-			if o := &ops[i]; o.Kind == CAS && o.Outcome == Ok && observed[o.New] {
-				o.Outcome = Fail
+			if o := &ops[i]; o.Kind == format.RegisterCAS && o.Outcome == format.OutcomeOK && observed[o.New] {
+				o.Outcome = format.OutcomeFail
 				return ops, i
 			}
 		}

@@ -13,20 +13,21 @@
 // Porcupine), so every verdict is exact; Result.Searched counts such keys.
 // The search can take time and memory exponential in the concurrency: its
 // cache of explored states is bounded (Options.SearchMemory, 1 GiB by
-// default), and past that bound, or when the context ends, the verdict is
-// Unknown and Result.Reason says where the check stopped.
+// default), and past that bound, or when the context ends, there is no
+// verdict and Result.Reason says where the check stopped.
 //
 // # The model
 //
 // A register starts at Nil (CheckInit takes another initial value). Read
 // returns the current value; Write sets it; CAS(old,new) sets it to new if it
-// holds old and otherwise fails without effect. An operation's outcome is Ok
-// (it took effect and returned what is recorded), Fail (it did not take
-// effect: a failed CAS saw a value other than old; a failed write or read is
-// ignored) or Info (unknown: a write or CAS may or may not have taken effect
-// at any point after its call; an Info read is ignored). Operation a precedes
-// b in real time iff a.Return < b.Call: intervals are closed, as in
-// Porcupine, so operations that touch at one instant are concurrent.
+// holds old and otherwise fails without effect. An operation's outcome
+// (format.Outcome) is Ok (it took effect and returned what is recorded),
+// Fail (it did not take effect: a failed CAS saw a value other than old; a
+// failed write or read is ignored) or Info (unknown: a write or CAS may or
+// may not have taken effect at any point after its call; an Info read is
+// ignored). Operation a precedes b in real time iff a.Return < b.Call:
+// intervals are closed, as in Porcupine, so operations that touch at one
+// instant are concurrent.
 //
 // # The fast path, and what is exact about it
 //
@@ -75,28 +76,23 @@
 // Jepsen and Knossos define a failed operation (:fail) as one that did not
 // happen: by default (FailAbsent) the readers leave failed operations out.
 // Porcupine's etcd model reads a failed CAS as one that compared and found
-// another value; FailCompared keeps failed operations, with outcome Fail.
+// another value; FailCompared keeps failed operations, with outcome
+// format.OutcomeFail.
 //
-// An operation's interval runs from the time of its invocation to that of
-// its completion, paired per process, on one of three clocks:
+// An operation's interval runs from its invocation to its completion, on
+// the clock format.ReadRegisterOps chooses (:time, else :index, else the
+// position of the events in the file); it returns a *format.Error naming
+// the line when the history gives no clock to trust. An operation
+// completed without an invocation (Elle's tests write completions alone)
+// has Call math.MinInt64: it may have been invoked any time before it
+// returned.
 //
-//   - :time ("time" in JSON), when every invocation and :ok or :fail
-//     completion has one and no completion's time is before its
-//     invocation's. The order of the events in the file does not matter:
-//     times that decrease from one line to the next (clients that write
-//     their events late) are fine.
-//   - :index, when :time is missing on some events or runs backwards within
-//     an operation, and every one of those events has an :index that does
-//     not.
-//   - The position of the event in the file (as Knossos reads Jepsen
-//     histories), when no event has :time and not every one has :index.
+// # Verdicts
 //
-// Otherwise (:time on some events only, or a completion before its
-// invocation, with no :index to fall back on) the reader returns a
-// *format.Error naming the line: a verdict on a clock the history did not
-// give could be wrong either way. An operation completed without an
-// invocation in the history (Elle's tests write completions alone) has
-// Call math.MinInt64: it may have been invoked any time before it returned.
+// Check answers in package verdict's terms: Result.Verdict is
+// verdict.Satisfied when the history is linearizable, verdict.Violated
+// when it is not, and verdict.Unknown, with Result.Reason, when the check
+// stopped first.
 package lwt
 
 import (
@@ -107,72 +103,24 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
-
-// Kind is what an operation does.
-type Kind uint8
-
-const (
-	// Read returns the register's value.
-	Read Kind = iota
-	// Write sets the register to Value.
-	Write
-	// CAS sets the register to New if it holds Old.
-	CAS
-)
-
-func (k Kind) String() string {
-	switch k {
-	case Read:
-		return "read"
-	case Write:
-		return "write"
-	case CAS:
-		return "cas"
-	}
-	return fmt.Sprintf("Kind(%d)", uint8(k))
-}
-
-// Outcome is how an operation completed.
-type Outcome uint8
-
-const (
-	// Ok: the operation took effect (a CAS found Old and wrote New).
-	Ok Outcome = iota
-	// Fail: the operation did not take effect (a CAS found a value other
-	// than Old). Failed reads and writes say nothing and are ignored.
-	Fail
-	// Info: the client does not know; a write or CAS may have taken effect
-	// at any point after its call, or never. Info reads are ignored.
-	Info
-)
-
-func (o Outcome) String() string {
-	switch o {
-	case Ok:
-		return "ok"
-	case Fail:
-		return "fail"
-	case Info:
-		return "info"
-	}
-	return fmt.Sprintf("Outcome(%d)", uint8(o))
-}
 
 // Nil is the value of a register nobody has written (Jepsen's nil).
-const Nil int64 = math.MinInt64
+const Nil int64 = format.RegisterNil
 
 // Never is the return time of operations that never completed; the checker
 // treats the Return of every Info operation as Never.
-const Never int64 = math.MaxInt64
+const Never int64 = format.NoReturn
 
 // Op is one operation on one register.
 type Op struct {
 	// Process is the client that ran the operation, -1 when unknown.
 	Process int
-	Kind    Kind
+	Kind    format.RegisterKind
 	// Key names the register; "" for histories of a single register.
 	Key string
 	// Value is the value read (Read; Nil for nil) or written (Write).
@@ -182,7 +130,7 @@ type Op struct {
 	// Call and Return are the invocation and completion times on one
 	// clock; Return is ignored for Info operations.
 	Call, Return int64
-	Outcome      Outcome
+	Outcome      format.Outcome
 	// Line is where the invocation was read (0 when not read from a file);
 	// RetLine where its completion was (0: none).
 	Line, RetLine int
@@ -192,14 +140,14 @@ type Op struct {
 func (o Op) String() string {
 	var b strings.Builder
 	switch o.Kind {
-	case Read:
+	case format.RegisterRead:
 		b.WriteString("read")
-		if o.Outcome == Ok {
+		if o.Outcome == format.OutcomeOK {
 			b.WriteString(" " + FormatValue(o.Value))
 		}
-	case Write:
+	case format.RegisterWrite:
 		b.WriteString("write " + FormatValue(o.Value))
-	case CAS:
+	case format.RegisterCAS:
 		b.WriteString("cas(" + FormatValue(o.Old) + "," + FormatValue(o.New) + ")")
 	default:
 		b.WriteString(o.Kind.String())
@@ -216,7 +164,7 @@ func (o Op) String() string {
 	} else {
 		fmt.Fprintf(&b, " at [%d,", o.Call)
 	}
-	if o.Outcome == Info {
+	if o.Outcome == format.OutcomeInfo {
 		b.WriteString("never]")
 	} else {
 		fmt.Fprintf(&b, "%d]", o.Return)
@@ -235,33 +183,6 @@ func FormatValue(v int64) string {
 	return strconv.FormatInt(v, 10)
 }
 
-// Verdict is the answer of Check.
-type Verdict uint8
-
-const (
-	// Linearizable: some order of the operations, one per register, fits
-	// both real time and the register's specification.
-	Linearizable Verdict = iota
-	// NotLinearizable: no such order exists; Result.Violation says why.
-	NotLinearizable
-	// Unknown: the check stopped before it decided (CheckContext: its
-	// context ended, or the exact search went past its memory bound);
-	// Result.Reason says why.
-	Unknown
-)
-
-func (v Verdict) String() string {
-	switch v {
-	case Linearizable:
-		return "linearizable"
-	case NotLinearizable:
-		return "not linearizable"
-	case Unknown:
-		return "unknown"
-	}
-	return fmt.Sprintf("Verdict(%d)", uint8(v))
-}
-
 // Violation explains why a register's history is not linearizable.
 type Violation struct {
 	Key string
@@ -276,30 +197,39 @@ type Violation struct {
 	Searched bool
 }
 
-// Result is the outcome of Check.
+// Result is the outcome of Check. Its verdict is verdict.Satisfied when
+// the history is linearizable: some order of the operations, one per
+// register, fits both real time and the register's specification;
+// verdict.Violated when no such order exists (Violation says why); and
+// verdict.Unknown when the check stopped before it decided (CheckContext:
+// its context ended, or the exact search went past its memory bound).
+// Then Reason says why and where: "timed out in the exact search of key
+// "x" after 120000 states", or "resource limit: the exact search of key
+// "x" needed more than 5592405 states (~1024 MiB)".
 type Result struct {
-	Verdict   Verdict
-	Violation *Violation // set when NotLinearizable
-	// Reason says why the verdict is Unknown: "timed out in the exact
-	// search of key "x" after 120000 states", or "resource limit: the exact
-	// search of key "x" needed more than 5592405 states (~1024 MiB)".
-	Reason   string
-	Keys     int // registers checked
-	Ops      int // operations that took part (failed reads and writes, and Info reads, do not)
-	Searched int // registers decided (or being decided) by the exact search
+	verdict.Outcome
+	Violation *Violation // set when the verdict is Violated
+	Keys      int        // registers checked
+	Ops       int        // operations that took part (failed reads and writes, and Info reads, do not)
+	Searched  int        // registers decided (or being decided) by the exact search
 }
 
 // OK reports whether the history is linearizable.
-func (r Result) OK() bool { return r.Verdict == Linearizable }
+func (r Result) OK() bool { return r.Verdict == verdict.Satisfied }
 
-// String is a one-paragraph report: the verdict and, for a violation, the
-// register, the operation and the reason; for Unknown, why.
+// String is a one-paragraph report: "linearizable", or for a violation
+// "not linearizable", the register, the operation and the reason; for no
+// verdict, "unknown" and why.
 func (r Result) String() string {
-	if r.Verdict == Unknown && r.Reason != "" {
+	switch {
+	case r.Verdict == verdict.Unknown && r.Reason != "":
 		return "unknown: " + r.Reason
-	}
-	if r.Violation == nil {
-		return r.Verdict.String()
+	case r.Verdict == verdict.Satisfied:
+		return "linearizable"
+	case r.Verdict == verdict.Unknown:
+		return "unknown"
+	case r.Violation == nil:
+		return "not linearizable"
 	}
 	v := r.Violation
 	key := ""
@@ -339,7 +269,7 @@ func CheckContext(ctx context.Context, ops []Op, init int64) (Result, error) {
 
 // CheckOptions is CheckInit that reports its progress on progress meters
 // of ctx and stops when ctx ends or the exact search goes past
-// opts.SearchMemory. Then the verdict is Unknown, Result.Reason says where
+// opts.SearchMemory. Then the verdict is verdict.Unknown, Result.Reason says where
 // the check stopped and why, and the error, whose text is that reason,
 // satisfies progress.Stopped: it wraps ctx's cause (context.Cause), or
 // progress.ErrResourceLimit when the search went past its bound.
@@ -357,8 +287,8 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	var keys [][]int32
 	for i := range ops {
 		o := &ops[i]
-		if o.Outcome != Info && o.Return < o.Call {
-			res.Verdict = NotLinearizable
+		if o.Outcome != format.OutcomeInfo && o.Return < o.Call {
+			res.Verdict = verdict.Violated
 			res.Violation = &Violation{Key: o.Key, Op: i,
 				Reason: fmt.Sprintf("%s returned before it was called", o)}
 			return res, nil
@@ -377,14 +307,15 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	}
 	res.Keys = len(keys)
 	stop := func(err error) (Result, error) {
-		res.Verdict = Unknown
+		res.Outcome, _ = verdict.Stop(ctx, err, true)
+		// err says where the check was, as well as why it stopped.
 		res.Reason = err.Error()
 		return res, err
 	}
 	violation := func(viol *Violation, searched bool) (Result, error) {
 		viol.Key = ops[viol.Op].Key
 		viol.Searched = searched
-		res.Verdict = NotLinearizable
+		res.Verdict = verdict.Violated
 		res.Violation = viol
 		return res, nil
 	}
@@ -418,7 +349,7 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 			return violation(viol, true)
 		}
 	}
-	res.Verdict = Linearizable
+	res.Verdict = verdict.Satisfied
 	return res, nil
 }
 
@@ -445,11 +376,11 @@ func (e stopError) Unwrap() error { return e.err }
 // writes and Info reads say nothing.
 func participates(o *Op) bool {
 	switch o.Kind {
-	case Read:
-		return o.Outcome == Ok
-	case Write:
-		return o.Outcome != Fail
-	case CAS:
+	case format.RegisterRead:
+		return o.Outcome == format.OutcomeOK
+	case format.RegisterWrite:
+		return o.Outcome != format.OutcomeFail
+	case format.RegisterCAS:
 		return true
 	}
 	return false
@@ -457,7 +388,7 @@ func participates(o *Op) bool {
 
 // ret is o's return time, Never for Info operations.
 func ret(o *Op) int64 {
-	if o.Outcome == Info {
+	if o.Outcome == format.OutcomeInfo {
 		return Never
 	}
 	return o.Return
@@ -466,9 +397,9 @@ func ret(o *Op) int64 {
 // writes reports whether o writes a value when it takes effect, and which.
 func writes(o *Op) (int64, bool) {
 	switch {
-	case o.Kind == Write && o.Outcome != Fail:
+	case o.Kind == format.RegisterWrite && o.Outcome != format.OutcomeFail:
 		return o.Value, true
-	case o.Kind == CAS && o.Outcome != Fail:
+	case o.Kind == format.RegisterCAS && o.Outcome != format.OutcomeFail:
 		return o.New, true
 	}
 	return 0, false

@@ -9,20 +9,22 @@ import (
 	"testing"
 	"time"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 func rd(p int, v int64, call, ret int64) Op {
-	return Op{Process: p, Kind: Read, Value: v, Call: call, Return: ret}
+	return Op{Process: p, Kind: format.RegisterRead, Value: v, Call: call, Return: ret}
 }
 func wr(p int, v int64, call, ret int64) Op {
-	return Op{Process: p, Kind: Write, Value: v, Call: call, Return: ret}
+	return Op{Process: p, Kind: format.RegisterWrite, Value: v, Call: call, Return: ret}
 }
 func cas(p int, old, nw int64, call, ret int64) Op {
-	return Op{Process: p, Kind: CAS, Old: old, New: nw, Call: call, Return: ret}
+	return Op{Process: p, Kind: format.RegisterCAS, Old: old, New: nw, Call: call, Return: ret}
 }
-func fail(o Op) Op          { o.Outcome = Fail; return o }
-func info(o Op) Op          { o.Outcome, o.Return = Info, Never; return o }
+func fail(o Op) Op          { o.Outcome = format.OutcomeFail; return o }
+func info(o Op) Op          { o.Outcome, o.Return = format.OutcomeInfo, Never; return o }
 func key(k string, o Op) Op { o.Key = k; return o }
 
 func TestCheck(t *testing.T) {
@@ -173,7 +175,7 @@ func TestSearchMemory(t *testing.T) {
 	runtime.ReadMemStats(&before)
 	res, err := CheckOptions(context.Background(), ops, Nil, Options{SearchMemory: limit})
 	runtime.ReadMemStats(&after)
-	if res.Verdict != Unknown || !errors.Is(err, progress.ErrResourceLimit) || !progress.Stopped(err) {
+	if res.Verdict != verdict.Unknown || !errors.Is(err, progress.ErrResourceLimit) || !progress.Stopped(err) {
 		t.Fatalf("got %v, %v; want a resource limit", res, err)
 	}
 	want := "unknown: resource limit: the exact search needed more than "
@@ -196,7 +198,7 @@ func TestCheckStops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
 	res, err := CheckContext(ctx, blowUp(), Nil)
-	if res.Verdict != Unknown || !errors.Is(err, context.DeadlineExceeded) ||
+	if res.Verdict != verdict.Unknown || !errors.Is(err, context.DeadlineExceeded) ||
 		!strings.HasPrefix(res.String(), "unknown: timed out in the exact search after ") || !strings.HasSuffix(res.Reason, " states") {
 		t.Errorf("got %v, %v", res, err)
 	}
@@ -204,7 +206,7 @@ func TestCheckStops(t *testing.T) {
 	cancel()
 	ops, _ := Generate(GenConfig{Processes: 8, Ops: 100000, Keys: 2, Seed: 1, ReadFrac: 0.4, CASHit: 0.5})
 	res, err = CheckContext(ctx, ops, Nil)
-	if res.Verdict != Unknown || !errors.Is(err, context.Canceled) || res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
+	if res.Verdict != verdict.Unknown || !errors.Is(err, context.Canceled) || res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
 		t.Errorf("got %v, %v", res, err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -18,12 +19,12 @@ import (
 
 type pInput struct {
 	key            string
-	kind           Kind
+	kind           format.RegisterKind
 	value, old, nw int64
 }
 
 type pOutput struct {
-	outcome Outcome
+	outcome format.Outcome
 	value   int64
 }
 
@@ -49,15 +50,15 @@ var registerModel = porcupine.Model{
 		st := state.(int64)
 		in, out := input.(pInput), output.(pOutput)
 		switch in.kind {
-		case Read:
+		case format.RegisterRead:
 			return out.value == st, st
-		case Write:
+		case format.RegisterWrite:
 			return true, in.value
 		default:
 			switch out.outcome {
-			case Ok:
+			case format.OutcomeOK:
 				return st == in.old, in.nw
-			case Fail:
+			case format.OutcomeFail:
 				return st != in.old, st
 			}
 			if st == in.old {
@@ -116,24 +117,24 @@ func randomHistory(r *rand.Rand) []Op {
 		if keys > 1 {
 			o.Key = fmt.Sprint(r.IntN(keys))
 		}
-		o.Kind = Kind(r.IntN(3))
+		o.Kind = format.RegisterKind(r.IntN(3))
 		o.Value, o.Old, o.New = val(), val(), val()
-		if o.Kind == Write && o.Value == Nil {
+		if o.Kind == format.RegisterWrite && o.Value == Nil {
 			o.Value = 0
 		}
-		if o.Kind == CAS && o.New == Nil {
+		if o.Kind == format.RegisterCAS && o.New == Nil {
 			o.New = 1
 		}
 		switch x := r.IntN(10); {
 		case x < 6:
-			o.Outcome = Ok
+			o.Outcome = format.OutcomeOK
 		case x < 8:
-			o.Outcome = Fail
+			o.Outcome = format.OutcomeFail
 		default:
-			o.Outcome = Info
+			o.Outcome = format.OutcomeInfo
 			next[p] = 1 << 40 // a crashed client invokes nothing more
 		}
-		if o.Outcome == Info {
+		if o.Outcome == format.OutcomeInfo {
 			o.Return = Never
 		}
 		ops = append(ops, o)
@@ -151,23 +152,23 @@ func mutate(r *rand.Rand, ops []Op) {
 	case 0:
 		o.Value++
 	case 1:
-		if o.Kind == CAS {
+		if o.Kind == format.RegisterCAS {
 			o.Old = o.New + 1000
 		}
 	case 2:
-		if o.Outcome == Ok {
-			o.Outcome = Fail
-		} else if o.Outcome == Fail {
-			o.Outcome = Ok
+		if o.Outcome == format.OutcomeOK {
+			o.Outcome = format.OutcomeFail
+		} else if o.Outcome == format.OutcomeFail {
+			o.Outcome = format.OutcomeOK
 		}
 	case 3:
-		if o.Outcome != Info {
+		if o.Outcome != format.OutcomeInfo {
 			o.Call, o.Return = o.Return+1, o.Return+1+(o.Return-o.Call)
 		}
 	case 4:
-		if o.Kind == Read && o.Outcome == Ok {
-			o.Kind, o.Old, o.New = CAS, o.Value, 100000+o.Value
-			o.Outcome = Fail
+		if o.Kind == format.RegisterRead && o.Outcome == format.OutcomeOK {
+			o.Kind, o.Old, o.New = format.RegisterCAS, o.Value, 100000+o.Value
+			o.Outcome = format.OutcomeFail
 		}
 	}
 }
@@ -224,10 +225,10 @@ func uniqueHistory(r *rand.Rand) []Op {
 	fresh := int64(100)
 	for i := range ops {
 		switch ops[i].Kind {
-		case Write:
+		case format.RegisterWrite:
 			fresh++
 			ops[i].Value = fresh
-		case CAS:
+		case format.RegisterCAS:
 			fresh++
 			ops[i].New = fresh
 			if r.IntN(2) == 0 && i > 0 {
@@ -237,7 +238,7 @@ func uniqueHistory(r *rand.Rand) []Op {
 					ops[i].Old = v
 				}
 			}
-		case Read:
+		case format.RegisterRead:
 			if r.IntN(2) == 0 && i > 0 {
 				if v, ok := writes(&ops[r.IntN(i)]); ok {
 					ops[i].Value = v
@@ -275,7 +276,7 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 		}
 		bad := false
 		for i := range ops {
-			if ops[i].Outcome != Info && ops[i].Return < ops[i].Call {
+			if ops[i].Outcome != format.OutcomeInfo && ops[i].Return < ops[i].Call {
 				bad = true
 			}
 		}

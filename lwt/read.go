@@ -11,6 +11,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/edn"
 )
 
 // Reading histories.
@@ -130,26 +131,13 @@ func FromRegisterOps(rops []format.RegisterOp, fail FailMeaning) []Op {
 		if r.Outcome == format.OutcomeFail && fail == FailAbsent {
 			continue
 		}
-		o := Op{Process: int(r.Process), Key: r.Key, Value: r.Value, Old: r.Old, New: r.New,
-			Call: r.Call, Return: r.Return, Line: r.Line, RetLine: r.RetLine}
+		o := Op{Process: int(r.Process), Kind: r.Kind, Key: r.Key, Value: r.Value, Old: r.Old, New: r.New,
+			Call: r.Call, Return: r.Return, Outcome: r.Outcome, Line: r.Line, RetLine: r.RetLine}
 		if r.Process < 0 || int64(int(r.Process)) != r.Process {
 			o.Process = -1
 		}
-		switch r.Kind {
-		case format.RegisterRead:
-			o.Kind = Read
-		case format.RegisterWrite:
-			o.Kind = Write
-		case format.RegisterCAS:
-			o.Kind = CAS
-		}
-		switch r.Outcome {
-		case format.OutcomeOK:
-			o.Outcome = Ok
-		case format.OutcomeFail:
-			o.Outcome = Fail
-		default:
-			o.Outcome, o.Return = Info, Never
+		if o.Outcome == format.OutcomeInfo {
+			o.Return = Never
 		}
 		ops = append(ops, o)
 	}
@@ -169,7 +157,7 @@ func timeline(ops []Op) []timelineEvent {
 	evs := make([]timelineEvent, 0, 2*len(ops))
 	for i := range ops {
 		evs = append(evs, timelineEvent{ops[i].Call, false, i})
-		if ops[i].Outcome != Info {
+		if ops[i].Outcome != format.OutcomeInfo {
 			evs = append(evs, timelineEvent{ops[i].Return, true, i})
 		}
 	}
@@ -187,14 +175,14 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 		o := &ops[e.op]
 		typ, value := "invoke", ""
 		switch o.Kind {
-		case Read:
+		case format.RegisterRead:
 			value = "null"
 			if e.ret {
 				value = jsonValue(o.Value)
 			}
-		case Write:
+		case format.RegisterWrite:
 			value = jsonValue(o.Value)
-		case CAS:
+		case format.RegisterCAS:
 			value = "[" + jsonValue(o.Old) + "," + jsonValue(o.New) + "]"
 		}
 		if e.ret {
@@ -218,18 +206,18 @@ func WriteEDN(w io.Writer, ops []Op) error {
 		o := &ops[e.op]
 		var value string
 		switch o.Kind {
-		case Read:
+		case format.RegisterRead:
 			value = "nil"
 			if e.ret {
 				value = ednValue(o.Value)
 			}
-		case Write:
+		case format.RegisterWrite:
 			value = ednValue(o.Value)
-		case CAS:
+		case format.RegisterCAS:
 			value = "[" + ednValue(o.Old) + " " + ednValue(o.New) + "]"
 		}
 		if o.Key != "" {
-			value = "[" + strconv.Quote(o.Key) + " " + value + "]"
+			value = "[" + string(edn.AppendString(nil, o.Key)) + " " + value + "]"
 		}
 		typ := "invoke"
 		if e.ret {

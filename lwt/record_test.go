@@ -39,7 +39,7 @@ func TestReadRecordedRun(t *testing.T) {
 	}
 	var cas int
 	for _, o := range ops {
-		if o.Kind == lwt.CAS {
+		if o.Kind == format.RegisterCAS {
 			cas++
 		}
 	}

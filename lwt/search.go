@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
 )
@@ -48,8 +49,8 @@ func search(m *progress.Meter, ops []Op, idx []int32, init int64, limit int64) (
 	sr.cache.init(limit)
 	for _, i := range idx {
 		o := &ops[i]
-		sr.s = append(sr.s, sop{i: i, call: o.Call, ret: ret(o), required: o.Outcome != Info})
-		if o.Outcome != Info {
+		sr.s = append(sr.s, sop{i: i, call: o.Call, ret: ret(o), required: o.Outcome != format.OutcomeInfo})
+		if o.Outcome != format.OutcomeInfo {
 			sr.left++
 		}
 	}
@@ -91,15 +92,15 @@ func (sr *searcher) flip(j int)        { sr.done[j>>6] ^= 1 << (j & 63) }
 // step applies operation o to value v.
 func step(o *Op, v int64) (bool, int64) {
 	switch o.Kind {
-	case Read:
+	case format.RegisterRead:
 		return o.Value == v, v
-	case Write:
+	case format.RegisterWrite:
 		return true, o.Value
-	case CAS:
+	case format.RegisterCAS:
 		switch o.Outcome {
-		case Ok:
+		case format.OutcomeOK:
 			return v == o.Old, o.New
-		case Fail:
+		case format.OutcomeFail:
 			return v != o.Old, v
 		default:
 			if v == o.Old {

@@ -219,6 +219,26 @@ func ValidKeyword(name string) bool {
 	return !strings.HasSuffix(name, "/") && !strings.HasSuffix(name, ":") && !strings.Contains(name, "::")
 }
 
+// WritesAsKeyword reports whether s, a keyword's name with its colon as
+// isocheck's readers keep keywords (":ok"), is written as that keyword
+// rather than as a string: it is ":" and a ValidKeyword name without a
+// quote ('), which Clojure reads but the EDN specification does not list
+// among a symbol's characters. Writers of names (AppendName, and the
+// writers of reports) use it, so that what they write reads back as the
+// same name in any EDN reader.
+func WritesAsKeyword(s string) bool {
+	return len(s) > 1 && s[0] == ':' && !strings.Contains(s, "'") && ValidKeyword(s[1:])
+}
+
+// AppendName appends a name to b: bare when it is a keyword that
+// WritesAsKeyword, else as an EDN string (AppendString).
+func AppendName(b []byte, s string) []byte {
+	if WritesAsKeyword(s) {
+		return append(b, s...)
+	}
+	return AppendString(b, s)
+}
+
 // validSymbol reports whether s is a symbol that reads back as Symbol(s):
 // as a keyword name, or a sign or a dot followed by a non-digit; never
 // nil, true or false.

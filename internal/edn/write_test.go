@@ -120,3 +120,81 @@ func TestMarshalErrors(t *testing.T) {
 		t.Errorf("Marshal of a value nested %d deep: no error", MaxDepth+2)
 	}
 }
+
+func TestWritesAsKeyword(t *testing.T) {
+	tests := []struct {
+		s    string
+		want bool
+	}{
+		{":ok", true},
+		{":valid?", true},
+		{":jepsen/op", true},
+		{":a.b/c", true},
+		{":G-single-item-realtime", true},
+		{":<=>", true},
+		{":a:b", true},
+		{":a#b", true},
+		{"", false},
+		{":", false},
+		{"ok", false},
+		{"::ok", false},
+		{":1a", false},
+		{":-a", false},
+		{":a b", false},
+		{":a,b", false},
+		{":a/", false},
+		{":a:", false},
+		{":a::b", false},
+		{":value'", false}, // Clojure reads it; the EDN specification does not
+		{":é", false},
+	}
+	for _, tt := range tests {
+		if got := WritesAsKeyword(tt.s); got != tt.want {
+			t.Errorf("WritesAsKeyword(%q) = %v, want %v", tt.s, got, tt.want)
+		}
+	}
+}
+
+func TestAppendName(t *testing.T) {
+	tests := []struct {
+		s, want string
+	}{
+		{":ok", ":ok"},
+		{":a/", `":a/"`},
+		{":value'", `":value'"`},
+		{"x", `"x"`},
+		{"", `""`},
+		{"a\"b\n\xff", `"a\"b\n\ufffd"`},
+	}
+	for _, tt := range tests {
+		if got := string(AppendName([]byte("<"), tt.s)); got != "<"+tt.want {
+			t.Errorf("AppendName(%q) = %s, want <%s", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestAppendNameRoundTrip checks that what AppendName writes decodes as a
+// keyword or a string that names s again.
+func TestAppendNameRoundTrip(t *testing.T) {
+	for _, s := range []string{":ok", ":jepsen/op", ":a/", "plain", "", ":", "quote \" and \\", "\t\x00\x7f", "世界"} {
+		b := AppendName(nil, s)
+		v, err := NewDecoderBytes(b).Decode()
+		if err != nil {
+			t.Errorf("Decode(%s): %v", b, err)
+			continue
+		}
+		var got string
+		switch v := v.(type) {
+		case Keyword:
+			got = ":" + string(v)
+		case string:
+			got = v
+		default:
+			t.Errorf("Decode(%s) = %#v, want a keyword or a string", b, v)
+			continue
+		}
+		if got != s {
+			t.Errorf("Decode(AppendName(%q)) names %q", s, got)
+		}
+	}
+}

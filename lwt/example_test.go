@@ -1,0 +1,37 @@
+package lwt_test
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/isocheck/isocheck/lwt"
+)
+
+// Reading a Jepsen history of a compare-and-set register and checking it:
+// process 1 reads 0 after process 0's compare-and-set from 0 to 1 has
+// returned, a stale read.
+func Example() {
+	const history = `
+{:type :invoke, :f :write, :value 0, :time 0, :process 0}
+{:type :ok, :f :write, :value 0, :time 1, :process 0}
+{:type :invoke, :f :cas, :value [0 1], :time 2, :process 0}
+{:type :ok, :f :cas, :value [0 1], :time 3, :process 0}
+{:type :invoke, :f :read, :value nil, :time 4, :process 1}
+{:type :ok, :f :read, :value 0, :time 5, :process 1}
+`
+	ops, err := lwt.ReadHistory(strings.NewReader(history), "history.edn")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	res := lwt.Check(ops)
+	fmt.Println(res.OK(), res.Verdict)
+	fmt.Println(res)
+
+	// Without the stale read, the history is linearizable.
+	fmt.Println(lwt.Check(ops[:2]))
+	// Output:
+	// false violated
+	// not linearizable: read 0 ok by process 1 at [4,5] (line 6) read 0, but 0 had already been overwritten: cas(0,1) ok by process 0 at [2,3] (line 4) replaced it and returned at 3, before the read was invoked at 4
+	// linearizable
+}
