@@ -2,6 +2,7 @@ package bench
 
 import (
 	"fmt"
+	"github.com/isocheck/isocheck/format"
 	"testing"
 	"time"
 
@@ -90,15 +91,15 @@ var casRegister = porcupine.Model{
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(int64), input.(*lwt.Op), output.(*lwt.Op)
 		switch in.Kind {
-		case lwt.Read:
+		case format.RegisterRead:
 			return out.Value == st, st
-		case lwt.Write:
+		case format.RegisterWrite:
 			return true, in.Value
 		}
 		switch out.Outcome {
-		case lwt.Ok:
+		case format.OutcomeOK:
 			return st == in.Old, in.New
-		case lwt.Fail:
+		case format.OutcomeFail:
 			return st != in.Old, st
 		}
 		if st == in.Old {
@@ -114,11 +115,11 @@ func toPorcupine(ops []lwt.Op) []porcupine.Operation {
 	var h []porcupine.Operation
 	for i := range ops {
 		o := &ops[i]
-		if (o.Kind == lwt.Read && o.Outcome != lwt.Ok) || (o.Kind == lwt.Write && o.Outcome == lwt.Fail) {
+		if (o.Kind == format.RegisterRead && o.Outcome != format.OutcomeOK) || (o.Kind == format.RegisterWrite && o.Outcome == format.OutcomeFail) {
 			continue
 		}
 		r := o.Return
-		if o.Outcome == lwt.Info {
+		if o.Outcome == format.OutcomeInfo {
 			r = lwt.Never
 		}
 		h = append(h, porcupine.Operation{ClientId: o.Process, Input: o, Call: o.Call, Output: o, Return: r})

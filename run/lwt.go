@@ -53,19 +53,19 @@ func (c *LWTOps) Add(rec *format.TxnRecord) {
 		if rec.Status != history.Committed {
 			return // a read without an answer says nothing
 		}
-		op.Kind, op.Value = lwt.Read, value(ops[0])
+		op.Kind, op.Value = format.RegisterRead, value(ops[0])
 	case len(ops) == 1 && ops[0].Kind == history.Write && !ops[0].Append:
-		op.Kind, op.Value = lwt.Write, ops[0].Value
+		op.Kind, op.Value = format.RegisterWrite, ops[0].Value
 	case len(ops) == 2 && ops[0].Kind == history.Read && !ops[0].IsList && ops[1].Kind == history.Write && !ops[1].Append && ops[0].Key == ops[1].Key:
-		op.Kind, op.Old, op.New = lwt.CAS, value(ops[0]), ops[1].Value
+		op.Kind, op.Old, op.New = format.RegisterCAS, value(ops[0]), ops[1].Value
 	default:
 		c.err = fmt.Errorf("transaction %s is not one read, write or compare-and-set of a register", rec.ID)
 		return
 	}
 	op.Key = strconv.FormatInt(ops[0].Key, 10)
-	op.Outcome = lwt.Ok
+	op.Outcome = format.OutcomeOK
 	if rec.Status != history.Committed {
-		op.Outcome, op.Return = lwt.Info, lwt.Never
+		op.Outcome, op.Return = format.OutcomeInfo, lwt.Never
 	}
 	c.ops = append(c.ops, op)
 }
