@@ -6,8 +6,8 @@ import (
 	"os"
 
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/predicate"
+	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 

@@ -6,11 +6,11 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -42,7 +42,7 @@ func TestKeyValueAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+			if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 				t.Fatalf("seed %d, %v: sqlcheck says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, workload.Describe(h))
 			}
 			if !want {

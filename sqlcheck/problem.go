@@ -3,8 +3,8 @@ package sqlcheck
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 

@@ -4,8 +4,8 @@ import (
 	"context"
 	"slices"
 
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/solver"
 )
 
