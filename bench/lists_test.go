@@ -12,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -57,7 +58,7 @@ func BenchmarkListAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			checkSI += time.Since(start)
-			if res.Verdict != check.Satisfied {
+			if res.Verdict != verdict.Satisfied {
 				b.Fatalf("SI: %v", res.Verdict)
 			}
 			b.ReportMetric(float64(res.Stats.ConstraintsAfter), "constraints-left")

@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -38,7 +39,7 @@ func BenchmarkWeak(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Verdict != check.Satisfied {
+					if res.Verdict != verdict.Satisfied {
 						b.Fatalf("verdict %v", res.Verdict)
 					}
 				}
