@@ -13,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -39,14 +40,14 @@ func BenchmarkCorpus(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(c.name+"/CheckSI", func(b *testing.B) { benchCheck(b, h, level.SI, check.Satisfied) })
-		b.Run(c.name+"/CheckSER", func(b *testing.B) { benchCheck(b, h, level.SER, check.NoVerdict) })
+		b.Run(c.name+"/CheckSI", func(b *testing.B) { benchCheck(b, h, level.SI, verdict.Satisfied) })
+		b.Run(c.name+"/CheckSER", func(b *testing.B) { benchCheck(b, h, level.SER, verdict.Unknown) })
 	}
 }
 
 // benchCheck checks h at l once per iteration; want, unless NoVerdict,
 // is the verdict every run must give.
-func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verdict) {
+func benchCheck(b *testing.B, h *history.History, l level.Level, want verdict.Verdict) {
 	b.Helper()
 	var res *check.Result
 	for b.Loop() {
@@ -55,7 +56,7 @@ func benchCheck(b *testing.B, h *history.History, l level.Level, want check.Verd
 		if err != nil {
 			b.Fatal(err)
 		}
-		if want != check.NoVerdict && res.Verdict != want {
+		if want != verdict.Unknown && res.Verdict != want {
 			b.Fatalf("verdict %v, want %v", res.Verdict, want)
 		}
 	}
@@ -86,6 +87,6 @@ func BenchmarkGenerated(b *testing.B) {
 				}
 			}
 		})
-		b.Run(fmt.Sprintf("SI%dk/CheckSI", n/1000), func(b *testing.B) { benchCheck(b, h, level.SI, check.Satisfied) })
+		b.Run(fmt.Sprintf("SI%dk/CheckSI", n/1000), func(b *testing.B) { benchCheck(b, h, level.SI, verdict.Satisfied) })
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // rejectedHistories are corpus histories PolySI rejects at SI.
@@ -33,7 +34,7 @@ func BenchmarkExplain(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		b.Run(c.name+"/CheckSI", func(b *testing.B) { benchCheck(b, h, level.SI, check.Violated) })
+		b.Run(c.name+"/CheckSI", func(b *testing.B) { benchCheck(b, h, level.SI, verdict.Violated) })
 		res, err := check.Check(context.Background(), h, level.SI)
 		if err != nil {
 			b.Fatal(err)

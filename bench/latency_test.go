@@ -13,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestStopLatency measures, for every level and every stage of its check
@@ -42,16 +43,16 @@ func TestStopLatency(t *testing.T) {
 		names = s
 	}
 	for _, name := range strings.Split(names, ",") {
-		run := func(ctx context.Context) (check.Verdict, string) {
+		run := func(ctx context.Context) (verdict.Verdict, string) {
 			if name == "all" {
 				rep, err := check.CheckAll(ctx, h)
 				if err != nil {
 					t.Fatal(err)
 				}
-				v, reason := check.Satisfied, ""
+				v, reason := verdict.Satisfied, ""
 				for _, res := range rep.Results {
-					if res.Verdict == check.NoVerdict {
-						v, reason = check.NoVerdict, res.Reason
+					if res.Verdict == verdict.Unknown {
+						v, reason = verdict.Unknown, res.Reason
 					}
 				}
 				return v, reason
@@ -89,7 +90,7 @@ func TestStopLatency(t *testing.T) {
 			lat, v, reason := stopIn(run, st.Stage, nth, after)
 			t.Logf("%-4s %-16s (%8v) stopped after %8v: returned in %8v (%v, %q)",
 				name, st.Stage, d.Round(time.Millisecond), after.Round(time.Millisecond), lat.Round(10*time.Microsecond), v, reason)
-			if v != check.NoVerdict {
+			if v != verdict.Unknown {
 				t.Errorf("%s: stopped in %s, verdict %v", name, st.Stage, v)
 			}
 		}
@@ -98,7 +99,7 @@ func TestStopLatency(t *testing.T) {
 
 // timeStages runs run to the end under a Tracker and returns the stages
 // it went through and the time it took.
-func timeStages(run func(context.Context) (check.Verdict, string)) ([]progress.Span, time.Duration) {
+func timeStages(run func(context.Context) (verdict.Verdict, string)) ([]progress.Span, time.Duration) {
 	tr := progress.NewTracker()
 	start := time.Now()
 	run(progress.WithTracker(context.Background(), tr))
@@ -108,7 +109,7 @@ func timeStages(run func(context.Context) (check.Verdict, string)) ([]progress.S
 // stopIn runs run and cancels it once it has spent after in the stage
 // name's run number nth (from 0); it returns the time from the
 // cancellation to the return (-1 if it returned first).
-func stopIn(run func(context.Context) (check.Verdict, string), name string, nth int, after time.Duration) (time.Duration, check.Verdict, string) {
+func stopIn(run func(context.Context) (verdict.Verdict, string), name string, nth int, after time.Duration) (time.Duration, verdict.Verdict, string) {
 	tr := progress.NewTracker()
 	ctx, cancel := context.WithCancelCause(progress.WithTracker(context.Background(), tr))
 	defer cancel(nil)

@@ -13,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 var listTxns = flag.Int("lists.txns", 100_000, "transactions of the generated list-append history of BenchmarkListAppend (1000000 for issue 9's target)")
@@ -57,7 +58,7 @@ func BenchmarkListAppend(b *testing.B) {
 				b.Fatal(err)
 			}
 			checkSI += time.Since(start)
-			if res.Verdict != check.Satisfied {
+			if res.Verdict != verdict.Satisfied {
 				b.Fatalf("SI: %v", res.Verdict)
 			}
 			b.ReportMetric(float64(res.Stats.ConstraintsAfter), "constraints-left")

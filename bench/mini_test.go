@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // BenchmarkMini parses and checks histories of mini-transactions (Wei,
@@ -36,7 +37,7 @@ func BenchmarkMini(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Verdict != check.Satisfied || res.Stats.Constraints != 0 {
+					if res.Verdict != verdict.Satisfied || res.Stats.Constraints != 0 {
 						b.Fatalf("verdict %v with %d constraints, want satisfied with none", res.Verdict, res.Stats.Constraints)
 					}
 				}

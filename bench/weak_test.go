@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // BenchmarkWeak checks the levels that need no solver (RC, RA, CC) on
@@ -38,7 +39,7 @@ func BenchmarkWeak(b *testing.B) {
 					if err != nil {
 						b.Fatal(err)
 					}
-					if res.Verdict != check.Satisfied {
+					if res.Verdict != verdict.Satisfied {
 						b.Fatalf("verdict %v", res.Verdict)
 					}
 				}

@@ -7,6 +7,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Report is the outcome of checking every level.
@@ -28,7 +29,7 @@ type Report struct {
 // results of the others keep a polygraph of nodes only (no edges, no
 // constraints) and no Known edges, so that each level's graphs are free
 // once it is done. When ctx ends, the level running and every level not
-// yet checked have NoVerdict, with the reason (the latter NotChecked too).
+// yet checked have no verdict, with the reason (the latter NotChecked too).
 // A level without a verdict for a limit of its own (CC's clocks, say)
 // leaves the others to be checked.
 func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
@@ -67,7 +68,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 			rep.Results[i] = &implied
 			continue
 		case stopped != nil:
-			rep.Results[i] = &Result{Level: l, Reason: stopped.Reason, Stopped: true, NotChecked: true, Polygraph: bare}
+			rep.Results[i] = &Result{Level: l, Outcome: verdict.Outcome{Reason: stopped.Reason, Stage: stopped.Stage, Stopped: true}, NotChecked: true, Polygraph: bare}
 			continue
 		}
 		res, err := checkResolved(ctx, r, l, opts)
@@ -77,11 +78,11 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		res.Stats.Construct += resolve
 		rep.Results[i] = res
 		switch res.Verdict {
-		case Violated:
+		case verdict.Violated:
 			broken = res
 			rep.Weakest = l
 			continue
-		case NoVerdict:
+		case verdict.Unknown:
 			if res.Stopped {
 				stopped = res
 			}
@@ -89,7 +90,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		res.Polygraph, res.Known = bare, nil
 	}
 	for i, res := range rep.Results {
-		if res.Verdict == Satisfied {
+		if res.Verdict == verdict.Satisfied {
 			rep.Strongest = levels[i]
 			break
 		}

@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -19,7 +20,7 @@ import (
 // every pair). Histories come from every simulated store, so both verdicts
 // occur.
 func TestChainOrderAgreesWithAllPairs(t *testing.T) {
-	verdicts := map[Verdict]int{}
+	verdicts := map[verdict.Verdict]int{}
 	for seed := int64(0); seed < 600; seed++ {
 		store := histgen.Stores()[int(seed)%len(histgen.Stores())]
 		h := histgen.Large(histgen.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
@@ -43,7 +44,7 @@ func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 			verdicts[fast.Verdict]++
 		}
 	}
-	if verdicts[Satisfied] == 0 || verdicts[Violated] == 0 {
+	if verdicts[verdict.Satisfied] == 0 || verdicts[verdict.Violated] == 0 {
 		t.Errorf("one-sided verdicts %v: the test exercises nothing", verdicts)
 	}
 	t.Logf("verdicts: %v", verdicts)

@@ -19,29 +19,8 @@ import (
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/prune"
 	"github.com/isocheck/isocheck/solver"
+	"github.com/isocheck/isocheck/verdict"
 )
-
-// Verdict is the answer to "does the history satisfy the level?".
-type Verdict int8
-
-const (
-	// NoVerdict: the check ran out of time or resources.
-	NoVerdict Verdict = iota
-	// Satisfied: the history satisfies the level.
-	Satisfied
-	// Violated: it does not; the Result holds the evidence.
-	Violated
-)
-
-func (v Verdict) String() string {
-	switch v {
-	case Satisfied:
-		return "satisfied"
-	case Violated:
-		return "violated"
-	}
-	return "no verdict"
-}
 
 // Stats describes the work of each stage.
 type Stats struct {
@@ -68,17 +47,16 @@ type Conflict struct {
 
 // Result is the outcome of a check.
 type Result struct {
-	Level   level.Level
-	Verdict Verdict
+	Level level.Level
+	// Outcome is the verdict. Without one, its Reason says why, its Stage
+	// where the check stopped, and Stopped whether ctx ending stopped it
+	// (a timeout, a cancellation, a memory limit watched from outside)
+	// rather than a limit of the check's own, such as the memory of CC's
+	// clocks.
+	verdict.Outcome
 	// ImpliedBy, when set, is the weaker level whose violation this one's
 	// follows from; the evidence is that level's.
 	ImpliedBy level.Level
-	// Reason says why there is no verdict.
-	Reason string
-	// Stopped says that a NoVerdict came from ctx ending (a timeout, a
-	// cancellation, a memory limit watched from outside) rather than from
-	// a limit of the check's own, such as the memory of CC's clocks.
-	Stopped bool
 	// NotChecked says that CheckAll stopped before it began this level.
 	NotChecked bool
 	// Polygraph is the polygraph checked (its nodes only, for RC, RA and
@@ -100,9 +78,10 @@ type Result struct {
 
 // Check decides whether h satisfies l. Input errors (such as a value
 // written twice to one key) are returned as *polygraph.InputError. When ctx
-// ends first, the Result has NoVerdict, the Reason says why ("timed out",
-// or the message of the cause of a context cancelled for a resource limit,
-// see progress.ErrResourceLimit), and Stats count the work done so far.
+// ends first, the Result has no verdict (verdict.Unknown), the Reason says
+// why (see verdict.Stop: "timed out", "cancelled", or the message of the
+// cause of a context cancelled for a resource limit), and Stats count the
+// work done so far.
 // Every stage reports to the progress.Tracker of ctx, if any.
 func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
 	return CheckWith(ctx, h, l, Options{})
@@ -165,17 +144,16 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		return noVerdict(ctx, res, err)
 	}
 	if len(p.Anomalies) > 0 {
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		res.Anomalies = p.Anomalies
 		return res, nil
 	}
 	if p.TooLarge {
-		res.Verdict = NoVerdict
 		limit := opts.MaxConstraintEdges
 		if limit <= 0 {
 			limit = polygraph.DefaultMaxConstraintEdges
 		}
-		res.Reason = fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", limit)
+		res.Outcome = verdict.Outcome{Reason: fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", limit)}
 		return res, nil
 	}
 
@@ -197,7 +175,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 	res.Known = pr.Known
 	if v := pr.Violation; v != nil {
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		if v.Constraint < 0 {
 			res.Cycle = v.Cycle
 		} else {
@@ -206,7 +184,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		return res, nil
 	}
 	if len(pr.Remaining) == 0 {
-		res.Verdict = Satisfied
+		res.Verdict = verdict.Satisfied
 		return res, nil
 	}
 
@@ -231,10 +209,10 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		return noVerdict(ctx, res, err)
 	}
 	if sol.Sat {
-		res.Verdict = Satisfied
+		res.Verdict = verdict.Satisfied
 		return res, nil
 	}
-	res.Verdict = Violated
+	res.Verdict = verdict.Violated
 	for _, c := range sol.Core {
 		res.Core = append(res.Core, enc.Edges(c))
 	}
@@ -246,23 +224,13 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 
 // noVerdict turns err into a Result without a verdict when it says the
 // check was stopped from outside (progress.Stopped) or the solver gave up,
-// and returns other errors as they are. The Reason is the message of a
-// resource limit that ended ctx, and otherwise says the time ran out.
+// with the reason verdict.Stop gives, and returns other errors as they
+// are.
 func noVerdict(ctx context.Context, res *Result, err error) (*Result, error) {
-	if !progress.Stopped(err) && !errors.Is(err, solver.ErrGaveUp) {
+	o, ok := verdict.Stop(ctx, err, errors.Is(err, solver.ErrGaveUp))
+	if !ok {
 		return nil, err
 	}
-	res.Verdict = NoVerdict
-	res.Reason = "timed out"
-	res.Stopped = ctx.Err() != nil
-	cause := context.Cause(ctx)
-	switch {
-	case errors.Is(cause, progress.ErrResourceLimit):
-		res.Reason = cause.Error()
-	case errors.Is(err, progress.ErrResourceLimit):
-		res.Reason = err.Error()
-	case errors.Is(cause, context.Canceled):
-		res.Reason = "cancelled"
-	}
+	res.Outcome = o
 	return res, nil
 }

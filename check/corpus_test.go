@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestCorpusSI checks every history of the corpus that comes with a
@@ -32,9 +33,9 @@ func TestCorpusSI(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			want := check.Satisfied
+			want := verdict.Satisfied
 			if e.Verdict == "REJECT" {
-				want = check.Violated
+				want = verdict.Violated
 			}
 			if res.Verdict != want {
 				t.Errorf("verdict %v, PolySI says %s", res.Verdict, e.Verdict)
@@ -76,10 +77,10 @@ func TestCorpusElle(t *testing.T) {
 			}
 			var verdicts []string
 			for i, res := range all.Results {
-				if res.Verdict == check.NoVerdict {
+				if res.Verdict == verdict.Unknown {
 					t.Fatalf("%v: no verdict: %s", res.Level, res.Reason)
 				}
-				if res.Verdict == check.Satisfied && plain.Results[i].Verdict != check.Satisfied {
+				if res.Verdict == verdict.Satisfied && plain.Results[i].Verdict != verdict.Satisfied {
 					t.Errorf("%v: satisfied with its lists, %v without", res.Level, plain.Results[i].Verdict)
 				}
 				verdicts = append(verdicts, res.Level.String()+"="+res.Verdict.String())

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestHostileHistoryGivesNoVerdict: 30,000 sessions of one blind write to
@@ -27,7 +28,7 @@ func TestHostileHistoryGivesNoVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != check.NoVerdict || res.Reason == "" {
+	if res.Verdict != verdict.Unknown || res.Reason == "" {
 		t.Fatalf("verdict %v (%q), want no verdict with a reason", res.Verdict, res.Reason)
 	}
 }
@@ -50,9 +51,9 @@ func lostUpdate() *history.History {
 // CC has no verdict, says why in terms of sessions and memory, and every
 // other level still gets its verdict.
 func TestCheckAllPastCCClockLimit(t *testing.T) {
-	want := map[level.Level]check.Verdict{
-		level.SSER: check.Violated, level.SER: check.Violated, level.SI: check.Violated,
-		level.PC: check.Satisfied, level.CC: check.NoVerdict, level.RA: check.Satisfied, level.RC: check.Satisfied,
+	want := map[level.Level]verdict.Verdict{
+		level.SSER: verdict.Violated, level.SER: verdict.Violated, level.SI: verdict.Violated,
+		level.PC: verdict.Satisfied, level.CC: verdict.Unknown, level.RA: verdict.Satisfied, level.RC: verdict.Satisfied,
 	}
 	// One 4-byte entry: no clock of two sessions fits.
 	rep, err := check.CheckAllWith(context.Background(), lostUpdate(), check.Options{MaxClockBytes: 4})
@@ -74,8 +75,8 @@ func TestCheckAllPastCCClockLimit(t *testing.T) {
 	// The same with a single level, and with no bound.
 	for _, c := range []struct {
 		bytes int64
-		want  check.Verdict
-	}{{4, check.NoVerdict}, {-1, check.Satisfied}, {0, check.Satisfied}} {
+		want  verdict.Verdict
+	}{{4, verdict.Unknown}, {-1, verdict.Satisfied}, {0, verdict.Satisfied}} {
 		res, err := check.CheckWith(context.Background(), lostUpdate(), level.CC, check.Options{MaxClockBytes: c.bytes})
 		if err != nil || res.Verdict != c.want {
 			t.Errorf("CC with MaxClockBytes %d: %v, %v; want %v", c.bytes, res.Verdict, err, c.want)

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 var (
@@ -57,7 +58,7 @@ func TestListsAgreeWithReference(t *testing.T) {
 			switch {
 			case err != nil:
 				report("seed %d, %v: checker: %v; reference says satisfied=%v\n%s", seed, l, err, want, histgen.Describe(h))
-			case res.Verdict == check.NoVerdict || (res.Verdict == check.Satisfied) != want:
+			case res.Verdict == verdict.Unknown || (res.Verdict == verdict.Satisfied) != want:
 				report("seed %d, %v: checker says %v%s, reference says satisfied=%v\n%s",
 					seed, l, res.Verdict, anomalyOf(res), want, histgen.Describe(h))
 			}
@@ -66,7 +67,7 @@ func TestListsAgreeWithReference(t *testing.T) {
 				if i == 0 {
 					report("seed %d: CheckAll: %v\n%s", seed, allErr, histgen.Describe(h))
 				}
-			case (all.Results[i].Verdict == check.Satisfied) != want:
+			case (all.Results[i].Verdict == verdict.Satisfied) != want:
 				report("seed %d, %v: CheckAll says %v%s, reference says satisfied=%v\n%s",
 					seed, l, all.Results[i].Verdict, anomalyOf(all.Results[i]), want, histgen.Describe(h))
 			}

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // listHistory builds a list history from lines "session status: ops",
@@ -150,17 +151,17 @@ func TestLists(t *testing.T) {
 				if err != nil {
 					t.Fatalf("%v: %v", l, err)
 				}
-				want := check.Satisfied
+				want := verdict.Satisfied
 				for _, v := range tc.violate {
 					if v == l {
-						want = check.Violated
+						want = verdict.Violated
 					}
 				}
 				if res.Verdict != want {
 					t.Errorf("%v: %v, want %v (anomalies %v, cycle %v)", l, res.Verdict, want, res.Anomalies, res.Cycle)
 					continue
 				}
-				if want == check.Violated && tc.anomaly != 0 && l != level.PC {
+				if want == verdict.Violated && tc.anomaly != 0 && l != level.PC {
 					found := false
 					for _, a := range res.Anomalies {
 						found = found || a.Kind == tc.anomaly

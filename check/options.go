@@ -17,7 +17,7 @@ import (
 // 16(6), 2023, Section 5.3, Figure 9) and for cross-checking one engine
 // against another. The zero value is what Check does. Options change the
 // work done, never the verdict, except MaxClockBytes, which may turn CC's
-// verdict into NoVerdict.
+// verdict into none (verdict.Unknown).
 type Options struct {
 	// NoPrune sends every constraint to the solver: pruning only checks
 	// that the known edges are acyclic.
@@ -32,7 +32,7 @@ type Options struct {
 	// 4 bytes per session for each transaction whose clock a later one
 	// still needs; see saturate.Limits): 0 means 1 GiB
 	// (saturate.MaxClockEntries), a negative value no bound. Past it, CC
-	// has NoVerdict with the reason.
+	// has no verdict, with the reason.
 	MaxClockBytes int64
 }
 

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/solver"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestOptionsKeepTheVerdict checks every ablation and engine against the
@@ -43,7 +44,7 @@ func TestOptionsKeepTheVerdict(t *testing.T) {
 				if err != nil {
 					t.Fatalf("seed %d, %v, %+v: %v", seed, l, opts, err)
 				}
-				if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+				if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 					t.Fatalf("seed %d, %v, %+v: checker says %v, reference says satisfied=%v\n%s", seed, l, opts, res.Verdict, want, histgen.Describe(h))
 				}
 			}

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 var propertyRuns = flag.Int("property.runs", 3000, "random histories per level in TestAgreesWithReference")
@@ -39,10 +40,10 @@ func TestAgreesWithReference(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
 			}
-			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+			if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 			}
-			if got := all.Results[i].Verdict == check.Satisfied; got != want {
+			if got := all.Results[i].Verdict == verdict.Satisfied; got != want {
 				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, histgen.Describe(h))
 			}
 			if !want {

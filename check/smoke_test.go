@@ -6,6 +6,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 type tx struct {
@@ -35,26 +36,26 @@ func TestSmoke(t *testing.T) {
 	cases := []struct {
 		name string
 		txs  []tx
-		want map[level.Level]Verdict
+		want map[level.Level]verdict.Verdict
 	}{
 		{"write skew", []tx{
 			{"a", []history.Op{r(x, 0), r(y, 0), w(x, 1)}},
 			{"b", []history.Op{r(x, 0), r(y, 0), w(y, 1)}},
-		}, map[level.Level]Verdict{level.SER: Violated, level.SI: Satisfied}},
+		}, map[level.Level]verdict.Verdict{level.SER: verdict.Violated, level.SI: verdict.Satisfied}},
 		{"lost update", []tx{
 			{"a", []history.Op{r(x, 0), w(x, 1)}},
 			{"b", []history.Op{r(x, 0), w(x, 2)}},
-		}, map[level.Level]Verdict{level.SER: Violated, level.SI: Violated}},
+		}, map[level.Level]verdict.Verdict{level.SER: verdict.Violated, level.SI: verdict.Violated}},
 		{"blind writes", []tx{
 			{"a", []history.Op{w(x, 1), w(y, 1)}},
 			{"b", []history.Op{w(x, 2), w(y, 2)}},
 			{"c", []history.Op{r(x, 1), r(y, 2)}},
-		}, map[level.Level]Verdict{level.SER: Violated, level.SI: Violated}},
+		}, map[level.Level]verdict.Verdict{level.SER: verdict.Violated, level.SI: verdict.Violated}},
 		{"serial", []tx{
 			{"a", []history.Op{w(x, 1), w(y, 1)}},
 			{"b", []history.Op{w(x, 2), w(y, 2)}},
 			{"c", []history.Op{r(x, 2), r(y, 2)}},
-		}, map[level.Level]Verdict{level.SER: Satisfied, level.SI: Satisfied}},
+		}, map[level.Level]verdict.Verdict{level.SER: verdict.Satisfied, level.SI: verdict.Satisfied}},
 	}
 	for _, c := range cases {
 		for l, want := range c.want {

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -27,9 +28,9 @@ func stopHistory(t *testing.T) *history.History {
 var stopLevels = []string{"rc", "ra", "cc", "pc", "si", "ser", "sser", "all"}
 
 // runLevel checks h at the level named name (or all of them) and returns
-// the verdict (NoVerdict if any level has none), the reason and the Stats
+// the verdict (verdict.Unknown if any level has none), the reason and the Stats
 // of the level without a verdict.
-func runLevel(t *testing.T, ctx context.Context, h *history.History, name string) (Verdict, string, Stats) {
+func runLevel(t *testing.T, ctx context.Context, h *history.History, name string) (verdict.Verdict, string, Stats) {
 	if name == "all" {
 		rep, err := CheckAll(ctx, h)
 		if err != nil {
@@ -38,8 +39,8 @@ func runLevel(t *testing.T, ctx context.Context, h *history.History, name string
 		// The weakest level without a verdict is the one stopped; the
 		// stronger ones were not begun.
 		for i := len(rep.Results) - 1; i >= 0; i-- {
-			if res := rep.Results[i]; res.Verdict == NoVerdict {
-				return NoVerdict, res.Reason, res.Stats
+			if res := rep.Results[i]; res.Verdict == verdict.Unknown {
+				return verdict.Unknown, res.Reason, res.Stats
 			}
 		}
 		return rep.Results[0].Verdict, "", Stats{}
@@ -62,7 +63,7 @@ func TestStopBeforeStart(t *testing.T) {
 	limit := fmt.Errorf("%w: memory above 4 GiB", progress.ErrResourceLimit)
 	for _, name := range stopLevels {
 		begin := time.Now()
-		if v, _, _ := runLevel(t, context.Background(), h, name); v == NoVerdict {
+		if v, _, _ := runLevel(t, context.Background(), h, name); v == verdict.Unknown {
 			t.Fatalf("%s: no verdict without a deadline", name)
 		}
 		full := time.Since(begin)
@@ -75,7 +76,7 @@ func TestStopBeforeStart(t *testing.T) {
 			begin := time.Now()
 			v, reason, _ := runLevel(t, ctx, h, name)
 			took := time.Since(begin)
-			if v != NoVerdict || reason != c.reason {
+			if v != verdict.Unknown || reason != c.reason {
 				t.Errorf("%s, cancelled with %v: verdict %v (%q), want no verdict (%q)", name, c.cause, v, reason, c.reason)
 			}
 			if took > full/4 {
@@ -93,7 +94,7 @@ func TestStopBeforeStart(t *testing.T) {
 func TestStopInEveryStage(t *testing.T) {
 	h := stopHistory(t)
 	for _, name := range stopLevels {
-		var want Verdict
+		var want verdict.Verdict
 		stages := timeStages(func(ctx context.Context) { want, _, _ = runLevel(t, ctx, h, name) })
 		for i, st := range stages {
 			if st.End-st.Start < 20*time.Millisecond {
@@ -120,11 +121,11 @@ func TestStopInEveryStage(t *testing.T) {
 			v, reason, stats := runLevel(t, ctx, h, name)
 			took := time.Since(at)
 			cancel(nil)
-			if v != want && (v != NoVerdict || reason != "timed out") {
+			if v != want && (v != verdict.Unknown || reason != "timed out") {
 				t.Errorf("%s, stopped in %s: verdict %v (%q), want no verdict (timed out)", name, st.Stage, v, reason)
 				continue
 			}
-			if v != NoVerdict {
+			if v != verdict.Unknown {
 				continue
 			}
 			if now := tr.Snapshot().Stage; now != st.Stage {

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/saturate"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // checkSaturated checks RC, RA and CC, which need no solver.
@@ -25,19 +26,19 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 	res.Stats.KnownEdges = sat.Edges
 	switch {
 	case len(sat.Anomalies) > 0:
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		res.Anomalies = sat.Anomalies
 	case !sat.Satisfied && sat.Core != nil:
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		res.Core = sat.Core
 	case !sat.Satisfied && sat.Conflict != nil:
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		res.Conflict = &Conflict{Constraint: sat.Conflict.Constraint, EitherCycle: sat.Conflict.EitherCycle, OrCycle: sat.Conflict.OrCycle}
 	case !sat.Satisfied:
-		res.Verdict = Violated
+		res.Verdict = verdict.Violated
 		res.Cycle = sat.Cycle
 	default:
-		res.Verdict = Satisfied
+		res.Verdict = verdict.Satisfied
 	}
 	return res, nil
 }
@@ -53,7 +54,7 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 // The evidence of a violation names the halves "T/r" and "T/w".
 func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) {
 	if len(r.Anomalies) > 0 {
-		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Verdict: Violated, Anomalies: r.Anomalies}
+		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: r.Anomalies}
 		return res, nil
 	}
 	split, err := splitReadsWrites(ctx, r)

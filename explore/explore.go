@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Algorithm is a way of enumerating a program's histories.
@@ -55,13 +57,9 @@ type Config struct {
 	OnHistory func(*History) error
 	// StopAtFailure stops at the first history that breaks an assertion.
 	StopAtFailure bool
-	// Progress, when set, is called with the number of end states after
-	// each one (cheaply: no History is built for it).
-	Progress func(endStates int)
 	// Workers is the number of goroutines explore-ce runs on (DFS runs on
-	// one); 0 or 1 means one. With more, OnHistory and Progress are
-	// called from several goroutines, one at a time for OnHistory, and
-	// OnHistory sees the histories in no set order; the counts, and
+	// one); 0 or 1 means one. With more, OnHistory is called from several
+	// goroutines, one at a time, and sees the histories in no set order; the counts, and
 	// Result.First, are those of a run on one goroutine (unless
 	// StopAtFailure stops the run early: then any broken history may
 	// come first).
@@ -70,6 +68,11 @@ type Config struct {
 
 // Result is what an exploration found.
 type Result struct {
+	// Outcome is Violated when a history breaks an assertion (Failed > 0),
+	// Satisfied when every history was enumerated and none does, and no
+	// verdict otherwise, with the reason the exploration stopped (see
+	// verdict.Stop): "timed out", "cancelled", or the resource limit.
+	verdict.Outcome
 	Algorithm   Algorithm
 	Level, Base level.Level
 	// EndStates counts the complete histories reached (the end states of
@@ -95,18 +98,44 @@ type Result struct {
 // program's assertions on each. It returns early, with Result.Complete
 // false, when ctx ends; an error means the program or the configuration is
 // wrong (a body that panics or is not deterministic, a level it cannot
-// explore).
+// explore). It runs as the stage "explore" of the progress.Tracker of ctx,
+// if any, counting end states.
 func Explore(ctx context.Context, p *Program, cfg Config) (*Result, error) {
+	m := progress.Start(ctx, "explore", 0, "end states")
+	var res *Result
+	var err error
 	if cfg.Workers > 1 && cfg.Algorithm == ExploreCE {
-		return exploreParallel(ctx, p, cfg, cfg.Workers)
+		res, err = exploreParallel(ctx, p, cfg, cfg.Workers, m)
+	} else {
+		res, err = exploreSerial(ctx, p, cfg, m)
 	}
+	if res != nil && err == nil {
+		res.Outcome = outcome(ctx, res)
+	}
+	return res, err
+}
+
+// outcome is the verdict of res, an exploration under ctx that ended
+// without an error.
+func outcome(ctx context.Context, res *Result) verdict.Outcome {
+	switch {
+	case res.Failed > 0:
+		return verdict.Outcome{Verdict: verdict.Violated}
+	case res.Complete:
+		return verdict.Outcome{Verdict: verdict.Satisfied}
+	}
+	o, _ := verdict.Stop(ctx, context.Cause(ctx), true)
+	return o
+}
+
+// exploreSerial runs the exploration on one goroutine, counting end
+// states on m.
+func exploreSerial(ctx context.Context, p *Program, cfg Config, m *progress.Meter) (*Result, error) {
 	e, err := newEngine(ctx, p, cfg)
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Progress != nil {
-		e.progress = func() { cfg.Progress(e.res.EndStates) }
-	}
+	e.meter = m
 	start := time.Now()
 	res := &e.res
 	if cfg.Algorithm == DFS {
@@ -151,7 +180,7 @@ type engine struct {
 	res      Result
 	steps    int
 	bodyErr  error
-	progress func() // counts an end state for Config.Progress
+	meter    *progress.Meter // counts the end states, when set
 
 	// The exploration tree, for parallel workers (parallel.go): path
 	// numbers the children taken from the root to the current node.
@@ -258,8 +287,8 @@ func (e *engine) complete(s *state) error {
 		return nil
 	}
 	e.res.EndStates++
-	if e.progress != nil {
-		e.progress()
+	if e.meter != nil {
+		e.meter.Add(1)
 	}
 	if !e.valid(s) {
 		return nil

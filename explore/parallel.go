@@ -6,8 +6,9 @@ import (
 	"hash/fnv"
 	"slices"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/isocheck/isocheck/progress"
 )
 
 // Workers split explore-ce's exploration tree without talking to each
@@ -44,8 +45,9 @@ func (e *engine) counts() bool {
 	return e.split == 0 || len(e.path) >= e.split || e.mine()
 }
 
-// exploreParallel runs explore-ce on workers goroutines.
-func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int) (*Result, error) {
+// exploreParallel runs explore-ce on workers goroutines, counting end
+// states on m.
+func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int, m *progress.Meter) (*Result, error) {
 	start := time.Now()
 	newRoot := func() *state { return &state{recs: make([]*txnRec, p.NumTxns())} }
 	// The split: the first depth with 32 nodes a worker, found by
@@ -72,7 +74,6 @@ func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int) (
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // serializes OnHistory
-	var ended atomic.Int64
 	engines := make([]*engine, workers)
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
@@ -89,10 +90,7 @@ func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int) (
 		if err != nil {
 			return nil, err
 		}
-		e.split, e.worker, e.workers = split, w, workers
-		if cfg.Progress != nil {
-			e.progress = func() { cfg.Progress(int(ended.Add(1))) }
-		}
+		e.split, e.worker, e.workers, e.meter = split, w, workers, m
 		engines[w] = e
 		wg.Go(func() {
 			errs[w] = e.explore(newRoot())

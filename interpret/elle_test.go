@@ -14,6 +14,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestElleCycleType checks the names of cycles by the rules of Elle's
@@ -122,7 +123,7 @@ func rl(k string, v ...int) []any { return []any{"r", k, v} }
 func violation(h *history.History, l level.Level, anomalies []polygraph.Anomaly, cycle []polygraph.Edge) *check.Result {
 	n := len(h.Txns)
 	return &check.Result{
-		Level: l, Verdict: check.Violated, Anomalies: anomalies, Cycle: cycle,
+		Level: l, Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: anomalies, Cycle: cycle,
 		Polygraph: &polygraph.Polygraph{History: h, T0: int32(n), NumNodes: n + 1},
 	}
 }
@@ -390,7 +391,7 @@ func TestElleResult(t *testing.T) {
 		{
 			name: "no verdict", session: true,
 			results: func(t *testing.T) []*check.Result {
-				return []*check.Result{{Level: level.SER, Verdict: check.NoVerdict, Reason: "timed out"}}
+				return []*check.Result{{Level: level.SER, Outcome: verdict.Outcome{Reason: "timed out"}}}
 			},
 		},
 	} {
@@ -544,7 +545,7 @@ func TestElleRow(t *testing.T) {
 	for _, res := range all.Results {
 		rows = append(rows, interpret.Explain(res).ElleRow(true))
 	}
-	rows = append(rows, interpret.Explain(&check.Result{Level: level.SI, Verdict: check.NoVerdict}).ElleRow(false))
+	rows = append(rows, interpret.Explain(&check.Result{Level: level.SI}).ElleRow(false))
 	want := []string{
 		"strict-serializable\tfalse\tG-single-process",
 		"strong-session-serializable\tfalse\tG-single-process",

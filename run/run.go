@@ -43,6 +43,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -61,9 +62,6 @@ type Options struct {
 	// cannot reconnect stops; the others go on. Runs that restart a
 	// cluster's nodes under the sessions want it longer than a restart.
 	Reconnect time.Duration
-	// Progress, if set, is called after each transaction with the number
-	// completed so far; it must be safe for concurrent use.
-	Progress func(done int)
 	// Waiting, if set, is called after each failed attempt to connect
 	// with what the sessions are waiting for; it must be safe for
 	// concurrent use. Calls are serialized.
@@ -89,7 +87,9 @@ type Waiting struct {
 
 // Run runs plan against d. It returns an error only when the run could not
 // take place (no session could connect, or the recorder failed); failures
-// of single transactions are outcomes, counted in the Summary.
+// of single transactions are outcomes, counted in the Summary. It runs as
+// the stage "run" of the progress.Tracker of ctx, if any, counting the
+// transactions completed.
 func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) (*Summary, error) {
 	if opts.TxnTimeout <= 0 {
 		opts.TxnTimeout = 10 * time.Second
@@ -98,6 +98,7 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 		opts.Reconnect = DefaultReconnect
 	}
 	r := &runner{d: d, plan: plan, opts: opts, start: time.Now()}
+	r.meter = progress.Start(ctx, "run", int64(plan.Txns()), "txns")
 	sessions := make([]*session, len(plan.Sessions))
 	var wg sync.WaitGroup
 	for i := range sessions {
@@ -141,9 +142,9 @@ type runner struct {
 	plan  *workload.Plan
 	opts  Options
 	start time.Time
+	meter *progress.Meter // counts the transactions completed
 
 	mu     sync.Mutex
-	done   int
 	recErr error
 
 	// The sessions trying to connect: how many, since when each.
@@ -164,16 +165,12 @@ func (r *runner) completed(rec *format.TxnRecord) error {
 	if r.opts.Completed != nil {
 		r.opts.Completed(rec)
 	}
-	r.done++
-	done := r.done
 	if err != nil && r.recErr == nil {
 		r.recErr = err
 	}
 	err = r.recErr
 	r.mu.Unlock()
-	if r.opts.Progress != nil {
-		r.opts.Progress(done)
-	}
+	r.meter.Add(1)
 	return err
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -103,21 +104,16 @@ func TestRunRecordsOutcomes(t *testing.T) {
 		return nil
 	}}
 	var buf bytes.Buffer
-	var progressed int
-	var mu sync.Mutex
-	sum, err := Run(context.Background(), d, plan, Options{Recorder: format.NewRecorder(&buf), Progress: func(n int) {
-		mu.Lock()
-		progressed = max(progressed, n)
-		mu.Unlock()
-	}})
+	tr := progress.NewTracker()
+	sum, err := Run(progress.WithTracker(context.Background(), tr), d, plan, Options{Recorder: format.NewRecorder(&buf)})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if sum.Committed != 96 || sum.Aborted != 12 || sum.Unknown != 12 || sum.AbortReasons["conflict"] != 12 {
 		t.Fatalf("summary: %+v", sum)
 	}
-	if progressed != 120 {
-		t.Fatalf("progress reached %d, want 120", progressed)
+	if s := tr.Snapshot(); s.Stage != "run" || s.Done != 120 || s.Total != 120 {
+		t.Fatalf("progress reached %+v, want run at 120 of 120", s)
 	}
 	if d.sessions <= 3 {
 		t.Fatalf("%d sessions opened: an unknown commit must reconnect", d.sessions)

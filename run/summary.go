@@ -7,6 +7,8 @@ import (
 	"slices"
 	"sort"
 	"time"
+
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // stats is what one session counted.
@@ -85,6 +87,22 @@ func (s *Summary) Why() string {
 		return err.Error()
 	}
 	return ""
+}
+
+// Outcome is the verdict on the run, given the outcome of the check of
+// its history. A violation in part of a history is one of the whole, but a
+// partial history that keeps the level says nothing of the plan: on an
+// incomplete run, a Satisfied check gives no verdict, with the reason,
+// and Stopped when the run was interrupted.
+func (s *Summary) Outcome(checked verdict.Outcome) verdict.Outcome {
+	if checked.Verdict != verdict.Satisfied || !s.Incomplete() {
+		return checked
+	}
+	reason := fmt.Sprintf("incomplete run: %d of the plan's %d transactions not run", s.Planned-s.Done(), s.Planned)
+	if why := s.Why(); why != "" {
+		reason += " (" + why + ")"
+	}
+	return verdict.Outcome{Reason: reason, Stopped: s.Interrupted}
 }
 
 // Throughput is the completed transactions (of any outcome) per second.

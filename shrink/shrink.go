@@ -19,6 +19,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Selection picks a sub-history: the transactions kept (indices into the
@@ -165,15 +166,16 @@ func allKept(values []history.Value, kept func(history.Value) bool) bool {
 	return true
 }
 
-// Verdict decides whether a sub-history still shows the violation.
-type Verdict func(*history.History) bool
+// Predicate reports whether a sub-history still shows what shrinking
+// keeps: the violation.
+type Predicate func(*history.History) bool
 
-// Violates returns the Verdict "h violates l" (by check.Check under ctx; a
+// Violates returns the Predicate "h violates l" (by check.Check under ctx; a
 // timeout counts as not violating).
-func Violates(ctx context.Context, l level.Level) Verdict {
+func Violates(ctx context.Context, l level.Level) Predicate {
 	return func(h *history.History) bool {
 		res, err := check.Check(ctx, h, l)
-		return err == nil && res.Verdict == check.Violated
+		return err == nil && res.Verdict == verdict.Violated
 	}
 }
 
@@ -182,7 +184,7 @@ func Violates(ctx context.Context, l level.Level) Verdict {
 // holds. Transactions listed in keepLast are tried last, so that the
 // result stays close to them when several counterexamples exist. Dropped
 // operations in start are kept dropped.
-func (s *Subject) Transactions(start Selection, ok Verdict, keepLast []int32) Selection {
+func (s *Subject) Transactions(start Selection, ok Predicate, keepLast []int32) Selection {
 	last := make(map[int32]bool, len(keepLast))
 	for _, t := range keepLast {
 		last[t] = true
@@ -217,7 +219,7 @@ func (s *Subject) Transactions(start Selection, ok Verdict, keepLast []int32) Se
 // together keeps its read-modify-writes whole, so the dependencies left
 // are those the history shows directly. The result is 1-minimal in such
 // groups.
-func (s *Subject) Operations(sel Selection, ok Verdict) Selection {
+func (s *Subject) Operations(sel Selection, ok Predicate) Selection {
 	type group struct {
 		t int32
 		k history.Key
@@ -320,11 +322,11 @@ func Kind(res *check.Result) string {
 	return "cycle"
 }
 
-// sameKind returns the Verdict "violates l with a violation of kind".
-func sameKind(ctx context.Context, l level.Level, kind string) Verdict {
+// sameKind returns the Predicate "violates l with a violation of kind".
+func sameKind(ctx context.Context, l level.Level, kind string) Predicate {
 	return func(h *history.History) bool {
 		res, err := check.Check(ctx, h, l)
-		if err != nil || res.Verdict != check.Violated {
+		if err != nil || res.Verdict != verdict.Violated {
 			return false
 		}
 		if kind == "cycle" {
@@ -361,7 +363,7 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 	ctx = progress.WithTracker(ctx, nil)
 	s = NewSubject(h)
 	s.stopped = stopped
-	counted := func(v Verdict) Verdict {
+	counted := func(v Predicate) Predicate {
 		return func(h *history.History) bool {
 			if m.Add(1) != nil {
 				return false
@@ -452,7 +454,7 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 		}
 	}
 	res, err := check.Check(ctx, s.Sub(start), l)
-	if err != nil || res.Verdict != check.Violated {
+	if err != nil || res.Verdict != verdict.Violated {
 		return start, s, true
 	}
 	same := counted(sameKind(ctx, l, Kind(res)))

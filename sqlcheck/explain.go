@@ -5,18 +5,17 @@ import (
 	"io"
 	"strings"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Report is a Result in words, for people (WriteText) and programs (its
 // JSON encoding).
 type Report struct {
-	// Satisfied is nil when there is no verdict (JSON null).
-	Satisfied *bool  `json:"satisfied"`
-	Verdict   string `json:"verdict"`
-	Reason    string `json:"reason,omitempty"`
+	// Summary is the verdict, and why there is none; Satisfied is nil
+	// (JSON null) then.
+	verdict.Summary
 	// Anomaly names the violation; Description says what it means.
 	Anomaly     string `json:"anomaly,omitempty"`
 	Description string `json:"description,omitempty"`
@@ -40,12 +39,8 @@ type TxnReport struct {
 
 // Explain puts res in words.
 func Explain(res *Result) *Report {
-	rep := &Report{Verdict: res.Verdict.String(), Reason: res.Reason}
-	if res.Verdict != check.NoVerdict {
-		sat := res.Verdict == check.Satisfied
-		rep.Satisfied = &sat
-	}
-	if res.Verdict != check.Violated {
+	rep := &Report{Summary: res.Outcome.Summary()}
+	if res.Verdict != verdict.Violated {
 		return rep
 	}
 	h := res.History
@@ -90,7 +85,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		_, err := io.WriteString(w, b.String())
 		return err
 	}
-	if r.Verdict != check.Violated.String() {
+	if r.Verdict != verdict.Violated.String() {
 		fmt.Fprintf(&b, "no verdict: %s\n", r.Reason)
 		_, err := io.WriteString(w, b.String())
 		return err

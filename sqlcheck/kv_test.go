@@ -6,12 +6,12 @@ import (
 	"math/rand/v2"
 	"testing"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 var kvRuns = flag.Int("kv.runs", 2000, "random key-value histories in TestKeyValueAgrees")
@@ -42,7 +42,7 @@ func TestKeyValueAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+			if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 				t.Fatalf("seed %d, %v: sqlcheck says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 			}
 			if !want {

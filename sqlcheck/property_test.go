@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 var sqlRuns = flag.Int("sql.runs", 3000, "random SQL histories in TestAgreesWithReference")
@@ -48,7 +48,7 @@ func TestAgreesWithReference(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := res.Verdict == check.Satisfied; got != want || res.Verdict == check.NoVerdict {
+		if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 			t.Fatalf("seed %d: sqlcheck says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
 		}
 		paper, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{Paper: true, NoShrink: true})
@@ -59,7 +59,7 @@ func TestAgreesWithReference(t *testing.T) {
 			t.Fatalf("seed %d: the search of Bouajjani et al. (CAV 2025) says %v, the SAT encoding %v\n%s", seed, paper.Verdict, res.Verdict, describe(h))
 		}
 		conflicts += res.Stats.Conflicts
-		if res.Verdict == check.Violated {
+		if res.Verdict == verdict.Violated {
 			checkEvidence(t, seed, h, res)
 		}
 		// The naive baseline enumerates every witness and commit order:
@@ -71,7 +71,7 @@ func TestAgreesWithReference(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if naive.Verdict == check.NoVerdict {
+			if naive.Verdict == verdict.Unknown {
 				naiveSkipped++
 			} else if naive.Verdict != res.Verdict {
 				t.Fatalf("seed %d: the naive baseline says %v, sqlcheck %v\n%s", seed, naive.Verdict, res.Verdict, describe(h))

@@ -4,10 +4,10 @@ import (
 	"context"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // shrinkBudget bounds the time spent shrinking a counterexample, beyond
@@ -105,10 +105,10 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 	ectx, ecancel := context.WithTimeout(quiet, explainBudget)
 	final := decide(ectx, sub, explainOpts)
 	ecancel()
-	if final.Verdict == check.NoVerdict {
+	if final.Verdict == verdict.Unknown {
 		final = decide(quiet, sub, opts)
 	}
-	if final.Verdict != check.Violated {
+	if final.Verdict != verdict.Violated {
 		// The run stopped, or the checker disagrees with itself: keep the
 		// unshrunk evidence rather than none or a wrong one.
 		res.History, res.Txns = h, allTxns(h, res)
@@ -130,7 +130,7 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 func violates(ctx context.Context, h *sqlhistory.History, keep []bool, opts Options) *Result {
 	sub, _ := h.Subset(keep)
 	r := decide(ctx, sub, opts)
-	if r.Verdict == check.Violated {
+	if r.Verdict == verdict.Violated {
 		return r
 	}
 	return nil

@@ -39,14 +39,13 @@ package sqlcheck
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"math/bits"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // MaxUnknown bounds the transactions of unknown outcome nobody read from
@@ -73,9 +72,8 @@ type Options struct {
 
 // Result is the outcome of Check.
 type Result struct {
-	Verdict check.Verdict
-	// Reason says why there is no verdict.
-	Reason string
+	// Outcome is the verdict; without one, why and where Check stopped.
+	verdict.Outcome
 	// Txns are the transactions of the counterexample, as indices into
 	// the input's Txns: a minimal set unless Options.NoShrink (removing
 	// any one that no other of them read from leaves a consistent
@@ -264,15 +262,16 @@ type Either struct {
 }
 
 // Check decides whether h is consistent: whether it satisfies every
-// transaction's isolation level. When ctx ends first, the Result has
-// NoVerdict and the Reason, unless a violation was found already: then
+// transaction's isolation level. When ctx ends first, the Result has no
+// verdict (verdict.Unknown) and the Reason (see verdict.Stop), unless a
+// violation was found already: then
 // it stands, with the evidence shrunk as far as it got. Every stage
 // reports to the progress.Tracker of ctx, if any: "build SQL problem"
 // (transactions), "search" (steps), "shrink" (transactions left).
 func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
 	start := time.Now()
 	res := decide(ctx, h, opts)
-	if res.Verdict == check.Violated && !opts.NoShrink {
+	if res.Verdict == verdict.Violated && !opts.NoShrink {
 		shrink(ctx, h, opts, res)
 	} else {
 		res.History = h
@@ -283,7 +282,7 @@ func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, e
 }
 
 func allTxns(h *sqlhistory.History, res *Result) []int {
-	if res.Verdict != check.Violated {
+	if res.Verdict != verdict.Violated {
 		return nil
 	}
 	ts := make([]int, len(h.Txns))
@@ -299,8 +298,8 @@ func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
 	if len(optional) > MaxUnknown {
 		// Try all committed and all aborted only.
 		res := decideOne(ctx, h, committed, opts)
-		if res.Verdict == check.Violated {
-			return &Result{Verdict: check.NoVerdict, Reason: fmt.Sprintf("%d transactions of unknown outcome that nobody read from: more than %d to try", len(optional), MaxUnknown)}
+		if res.Verdict == verdict.Violated {
+			return &Result{Outcome: verdict.Outcome{Reason: fmt.Sprintf("%d transactions of unknown outcome that nobody read from: more than %d to try", len(optional), MaxUnknown)}}
 		}
 		return res
 	}
@@ -320,11 +319,11 @@ func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
 			if first == nil {
 				first = res
 			}
-			if res.Verdict == check.Satisfied {
+			if res.Verdict == verdict.Satisfied {
 				res.Stats.Steps += first.Stats.Steps
 				return res
 			}
-			if res.Verdict == check.NoVerdict {
+			if res.Verdict == verdict.Unknown {
 				return res
 			}
 		}
@@ -370,11 +369,11 @@ func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
 func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) *Result {
 	p, err := newProblem(ctx, h, committed, opts.Naive)
 	if err != nil {
-		return &Result{Verdict: check.NoVerdict, Reason: reason(ctx, err)}
+		return &Result{Outcome: stopped(ctx, err)}
 	}
 	res := &Result{Stats: Stats{Txns: len(p.nodes) - 1, Conflicts: len(p.unknown)}}
 	if len(p.anomalies) > 0 {
-		res.Verdict, res.Anomalies = check.Violated, p.anomalies
+		res.Verdict, res.Anomalies = verdict.Violated, p.anomalies
 		return res
 	}
 	s := &searcher{ctx: ctx, m: progress.Start(ctx, "search", 0, "steps"), p: p, naive: opts.Naive, paper: opts.Paper}
@@ -382,11 +381,11 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 	res.Stats.Steps, res.Stats.Vars, res.Stats.Clauses = s.steps, s.vars, s.clauses
 	switch {
 	case s.err != nil:
-		res.Verdict, res.Reason = check.NoVerdict, reason(ctx, s.err)
+		res.Outcome = stopped(ctx, s.err)
 	case f == nil:
-		res.Verdict = check.Satisfied
+		res.Verdict = verdict.Satisfied
 	default:
-		res.Verdict = check.Violated
+		res.Verdict = verdict.Violated
 		res.Cycle, res.Missed, res.NoOrder = p.export(f.cycle), f.missed, f.noOrder
 		for _, n := range f.core {
 			if n > 0 {
@@ -397,21 +396,11 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 	return res
 }
 
-// reason says why a check that stopped with err gave no verdict: "timed
-// out" when ctx's deadline passed, the message of the cause that ended
-// ctx otherwise (a resource limit, see progress.ErrResourceLimit), and
-// err's own message when ctx runs on (the solver gave up).
-func reason(ctx context.Context, err error) string {
-	cause := context.Cause(ctx)
-	switch {
-	case cause == nil:
-		return err.Error()
-	case errors.Is(cause, context.DeadlineExceeded):
-		return "timed out"
-	case errors.Is(cause, context.Canceled):
-		return "cancelled"
-	}
-	return cause.Error()
+// stopped is the outcome of a check that stopped with err: its context
+// ended, or the solver gave up (see verdict.Stop).
+func stopped(ctx context.Context, err error) verdict.Outcome {
+	o, _ := verdict.Stop(ctx, err, true)
+	return o
 }
 
 // export fills the transaction indices of edges from their nodes.

@@ -2,14 +2,15 @@ package sqlcheck_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // doctors builds the on-call history: two doctors are on call; each of two
@@ -59,16 +60,16 @@ func TestDoctors(t *testing.T) {
 	for _, tc := range []struct {
 		a, b    level.Level
 		see     int
-		want    check.Verdict
+		want    verdict.Verdict
 		anomaly string
 	}{
 		// Write skew: both saw two doctors on call.
-		{level.SER, level.SER, 2, check.Violated, "G2"},
-		{level.SER, level.RC, 2, check.Satisfied, ""}, // T1, then T2 reading stale rows at RC
-		{level.SI, level.SI, 2, check.Satisfied, ""},
-		{level.RC, level.RC, 2, check.Satisfied, ""},
+		{level.SER, level.SER, 2, verdict.Violated, "G2"},
+		{level.SER, level.RC, 2, verdict.Satisfied, ""}, // T1, then T2 reading stale rows at RC
+		{level.SI, level.SI, 2, verdict.Satisfied, ""},
+		{level.RC, level.RC, 2, verdict.Satisfied, ""},
 		// T2 saw T1's update: T1 then T2, serial.
-		{level.SER, level.SER, 1, check.Satisfied, ""},
+		{level.SER, level.SER, 1, verdict.Satisfied, ""},
 	} {
 		h := doctors(t, tc.a, tc.b, tc.see)
 		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
@@ -79,7 +80,7 @@ func TestDoctors(t *testing.T) {
 			t.Errorf("%v+%v, saw %d: %v, want %v", tc.a, tc.b, tc.see, res.Verdict, tc.want)
 			continue
 		}
-		if tc.want != check.Violated {
+		if tc.want != verdict.Violated {
 			continue
 		}
 		rep := sqlcheck.Explain(res)
@@ -89,5 +90,31 @@ func TestDoctors(t *testing.T) {
 		var b strings.Builder
 		rep.WriteText(&b)
 		t.Logf("%v+%v:\n%s", tc.a, tc.b, b.String())
+	}
+}
+
+// TestReportJSON: the head of the JSON report, which the command line
+// prints as it is.
+func TestReportJSON(t *testing.T) {
+	for _, c := range []struct {
+		o    verdict.Outcome
+		want string
+	}{
+		{verdict.Outcome{Verdict: verdict.Satisfied}, `{"satisfied":true,"verdict":"satisfied"}`},
+		{verdict.Outcome{Reason: "timed out", Stopped: true}, `{"satisfied":null,"verdict":"no verdict","reason":"timed out"}`},
+	} {
+		b, err := json.Marshal(sqlcheck.Explain(&sqlcheck.Result{Outcome: c.o}))
+		if err != nil || string(b) != c.want {
+			t.Errorf("%v: %s, %v; want %s", c.o, b, err, c.want)
+		}
+	}
+	h := doctors(t, level.SER, level.SER, 2)
+	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := json.Marshal(sqlcheck.Explain(res))
+	if want := `{"satisfied":false,"verdict":"violated","anomaly":"G2`; err != nil || !strings.HasPrefix(string(b), want) {
+		t.Errorf("violated: %s, %v; want it to begin %s", b, err, want)
 	}
 }

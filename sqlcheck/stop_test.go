@@ -5,14 +5,15 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
-// TestCheckStops: on a context that has ended, Check gives no verdict, and
-// the reason is the context's: "timed out" for its deadline, the message
-// of the cause it was cancelled with (a resource limit) otherwise.
+// TestCheckStops: on a context that has ended, Check gives no verdict,
+// stopped from outside, and the reason is the context's: "timed out" for
+// its deadline, the message of the cause it was cancelled with (a
+// resource limit) otherwise.
 func TestCheckStops(t *testing.T) {
 	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
 	if err != nil {
@@ -33,8 +34,8 @@ func TestCheckStops(t *testing.T) {
 	} {
 		for _, opts := range []Options{{}, {Paper: true}, {Naive: true}} {
 			res, err := Check(c.ctx, h, opts)
-			if err != nil || res.Verdict != check.NoVerdict || res.Reason != c.reason {
-				t.Errorf("%s, %+v: %v (%q), %v; want no verdict (%q)", c.name, opts, res.Verdict, res.Reason, err, c.reason)
+			if err != nil || res.Verdict != verdict.Unknown || res.Reason != c.reason || !res.Stopped {
+				t.Errorf("%s, %+v: %v (%q, stopped %v), %v; want no verdict (%q), stopped", c.name, opts, res.Verdict, res.Reason, res.Stopped, err, c.reason)
 			}
 		}
 	}
@@ -49,13 +50,13 @@ func TestShrinkStops(t *testing.T) {
 		t.Fatal(err)
 	}
 	res := decide(context.Background(), h, Options{})
-	if res.Verdict != check.Violated {
+	if res.Verdict != verdict.Violated {
 		t.Fatalf("%v, want violated", res.Verdict)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	shrink(ctx, h, Options{}, res)
-	if res.Verdict != check.Violated || res.History != h || len(res.Txns) != len(h.Txns) {
+	if res.Verdict != verdict.Violated || res.History != h || len(res.Txns) != len(h.Txns) {
 		t.Errorf("after a stop: %v on %d of %d transactions (the input's: %v); want the violation on the whole history",
 			res.Verdict, len(res.Txns), len(h.Txns), res.History == h)
 	}

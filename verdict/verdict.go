@@ -11,6 +11,7 @@ package verdict
 import (
 	"context"
 	"errors"
+	"time"
 
 	"github.com/isocheck/isocheck/progress"
 )
@@ -59,21 +60,56 @@ type Outcome struct {
 // OK reports whether the verdict is Satisfied.
 func (o Outcome) OK() bool { return o.Verdict == Satisfied }
 
+// String returns the verdict, and for no verdict the reason after a
+// colon: "no verdict: timed out".
+func (o Outcome) String() string {
+	if o.Verdict == Unknown && o.Reason != "" {
+		return o.Verdict.String() + ": " + o.Reason
+	}
+	return o.Verdict.String()
+}
+
+// Summary is an Outcome as isocheck's JSON reports print it.
+type Summary struct {
+	// Satisfied is true or false, or nil (JSON null) for no verdict.
+	Satisfied *bool `json:"satisfied"`
+	// Verdict is the Verdict's String.
+	Verdict string `json:"verdict"`
+	// Reason says why there is no verdict.
+	Reason string `json:"reason,omitempty"`
+}
+
+// Summary returns o as a Summary.
+func (o Outcome) Summary() Summary {
+	s := Summary{Verdict: o.Verdict.String(), Reason: o.Reason}
+	if o.Verdict != Unknown {
+		ok := o.Verdict == Satisfied
+		s.Satisfied = &ok
+	}
+	return s
+}
+
 // Stop says why a run that ended with err gave no verdict. It reports
 // false when err is not a stop (progress.Stopped) and giveUp does not
 // hold: such an error is a failure of its own, to be returned as it is.
+// giveUp says that err is a stage giving up (such as the solver's
+// ErrGaveUp).
 //
-// The Reason is "timed out" when ctx's deadline passed, "cancelled" when
-// ctx was cancelled, and the message of the resource limit (see
-// progress.ErrResourceLimit) that ended ctx or that err wraps; when ctx
-// runs on and err is not a resource limit (a stage gave up), err's own
-// message.
+// The Reason is, in this order: the message of the resource limit (see
+// progress.ErrResourceLimit) that ended ctx or that err wraps;
+// "cancelled" when ctx was cancelled; "timed out" when ctx's deadline
+// passed (even if ctx has not yet noticed) or err says a deadline passed;
+// the cause ctx ended with, if any other; and, when ctx runs on, err's own
+// message. Stopped is set when ctx ended or its deadline passed, and
+// Stage is the stage the progress.Tracker of ctx, if any, reached.
 func Stop(ctx context.Context, err error, giveUp bool) (Outcome, bool) {
 	if !progress.Stopped(err) && !giveUp {
 		return Outcome{}, false
 	}
-	o := Outcome{Verdict: Unknown, Stopped: ctx.Err() != nil}
 	cause := context.Cause(ctx)
+	dl, ok := ctx.Deadline()
+	expired := ok && !time.Now().Before(dl)
+	o := Outcome{Verdict: Unknown, Stopped: cause != nil || expired}
 	switch {
 	case errors.Is(cause, progress.ErrResourceLimit):
 		o.Reason = cause.Error()
@@ -81,8 +117,12 @@ func Stop(ctx context.Context, err error, giveUp bool) (Outcome, bool) {
 		o.Reason = err.Error()
 	case errors.Is(cause, context.Canceled):
 		o.Reason = "cancelled"
-	case errors.Is(cause, context.DeadlineExceeded), errors.Is(err, context.DeadlineExceeded):
+	case errors.Is(cause, context.DeadlineExceeded), expired, errors.Is(err, context.DeadlineExceeded):
 		o.Reason = "timed out"
+	case cause != nil:
+		o.Reason = cause.Error()
+	case errors.Is(err, context.Canceled):
+		o.Reason = "cancelled"
 	case err != nil:
 		o.Reason = err.Error()
 	default:
