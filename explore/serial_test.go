@@ -3,6 +3,7 @@ package explore
 import (
 	"context"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"testing"
 
@@ -94,7 +95,7 @@ func TestSerialCheckerAgreesWithCheck(t *testing.T) {
 				if err != nil {
 					return err
 				}
-				want := res.Verdict == check.Satisfied
+				want := res.Verdict == verdict.Satisfied
 				if got := newSerialChecker(l, e.base.soPred).consistent(s); got != want {
 					t.Fatalf("%v: serial checker says %v, package check %v on\n%s", l, got, res.Verdict, h)
 				}

@@ -2,6 +2,7 @@ package interpret
 
 import (
 	"context"
+	"github.com/isocheck/isocheck/verdict"
 	"slices"
 
 	"github.com/isocheck/isocheck/check"
@@ -135,7 +136,7 @@ func (a *analysis) fromSaturation(ctx context.Context, h *history.History) bool 
 		return false
 	}
 	res, err := check.Check(ctx, h, a.l)
-	if err != nil || res.Verdict != check.Violated || len(res.Anomalies) > 0 {
+	if err != nil || res.Verdict != verdict.Violated || len(res.Anomalies) > 0 {
 		return false
 	}
 	if res.Conflict != nil {

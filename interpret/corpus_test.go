@@ -3,6 +3,7 @@ package interpret_test
 import (
 	"context"
 	"flag"
+	"github.com/isocheck/isocheck/verdict"
 	"path/filepath"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestCorpusCounterexamples(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if res.Verdict != check.Violated {
+			if res.Verdict != verdict.Violated {
 				t.Fatalf("verdict %v, PolySI rejects it", res.Verdict)
 			}
 			rep, err := interpret.Minimal(ctx, res)

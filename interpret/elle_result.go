@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"maps"
 	"slices"
 	"strconv"
@@ -210,7 +211,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 	main := h
 	for _, res := range results {
 		switch res.Verdict {
-		case check.Violated:
+		case verdict.Violated:
 			violated = true
 			if res.Level != level.RC {
 				ruledOut[ElleModel(res.Level, sessionOrder)] = true
@@ -218,7 +219,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 			if h == nil && res.Polygraph != nil && (main == nil || res.Level != level.PC) {
 				main = res.Polygraph.History
 			}
-		case check.NoVerdict:
+		case verdict.Unknown:
 			unknown = true
 		}
 	}
@@ -245,7 +246,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 	var writers writerIndex
 	involved := map[*history.History]map[int32]bool{}
 	for _, res := range results {
-		if res.Verdict != check.Violated || res.Polygraph == nil {
+		if res.Verdict != verdict.Violated || res.Polygraph == nil {
 			continue
 		}
 		src := source{res: res}

@@ -421,7 +421,7 @@ func TestElleResult(t *testing.T) {
 				}
 			}
 			// The report of the same violation has the same name.
-			if len(c.types) == 1 && results[0].Verdict == check.Violated && !strings.HasSuffix(c.types[0], "-cycle-exists") {
+			if len(c.types) == 1 && results[0].Verdict == verdict.Violated && !strings.HasSuffix(c.types[0], "-cycle-exists") {
 				if got := interpret.Explain(results[0]).Anomaly.ElleType; got != c.types[0] {
 					t.Errorf("report's ElleType %q, want %q", got, c.types[0])
 				}

@@ -21,6 +21,7 @@ package interpret
 import (
 	"context"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"slices"
 	"strings"
 
@@ -188,7 +189,7 @@ func (t *TxnInfo) opsText() string {
 // shrinking it: fast on any history, but the transactions are those of the
 // checker's cycle, which need not be minimal.
 func Explain(res *check.Result) *Report {
-	rep, ok := verdict(res)
+	rep, ok := verdictReport(res)
 	if !ok {
 		return rep
 	}
@@ -228,15 +229,15 @@ func Explain(res *check.Result) *Report {
 	return rep
 }
 
-// verdict fills in the verdict; ok says there is a violation to explain.
-func verdict(res *check.Result) (rep *Report, ok bool) {
+// verdictReport fills in the verdict; ok says there is a violation to explain.
+func verdictReport(res *check.Result) (rep *Report, ok bool) {
 	rep = &Report{Level: res.Level.String()}
 	switch res.Verdict {
-	case check.Satisfied:
+	case verdict.Satisfied:
 		t := true
 		rep.Satisfied = &t
 		return rep, false
-	case check.NoVerdict:
+	case verdict.Unknown:
 		rep.Reason = res.Reason
 		return rep, false
 	}
@@ -431,7 +432,7 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 // violate the level on their own, so it costs about as much as checking
 // the few transactions involved.
 func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
-	rep, ok := verdict(res)
+	rep, ok := verdictReport(res)
 	if !ok {
 		return rep, nil
 	}

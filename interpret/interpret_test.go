@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/isocheck/isocheck/verdict"
 	"slices"
 	"strings"
 	"testing"
@@ -21,7 +22,7 @@ func minimal(t *testing.T, h *history.History, l level.Level) (*interpret.Report
 	if err != nil {
 		t.Fatal(err)
 	}
-	if res.Verdict != check.Violated {
+	if res.Verdict != verdict.Violated {
 		t.Fatalf("%v: verdict %v, want violated", l, res.Verdict)
 	}
 	rep, err := interpret.Minimal(context.Background(), res)

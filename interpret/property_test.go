@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"flag"
+	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"testing"
 
@@ -38,7 +39,7 @@ func TestCounterexampleMinimal(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d, %v: %v", seed, l, err)
 			}
-			if res.Verdict != check.Violated {
+			if res.Verdict != verdict.Violated {
 				continue
 			}
 			rep, err := interpret.Minimal(ctx, res)
@@ -109,5 +110,5 @@ func violates(t *testing.T, h *history.History, l level.Level) bool {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return res.Verdict == check.Violated
+	return res.Verdict == verdict.Violated
 }

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"context"
+	"github.com/isocheck/isocheck/verdict"
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
@@ -14,9 +15,9 @@ import (
 	"github.com/isocheck/isocheck/workload"
 )
 
-// verdict runs a small workload of kind on the store dsn names and checks
+// runVerdict runs a small workload of kind on the store dsn names and checks
 // the history at l.
-func verdict(t *testing.T, dsn string, kind workload.Kind, l level.Level, seed int64) check.Verdict {
+func runVerdict(t *testing.T, dsn string, kind workload.Kind, l level.Level, seed int64) verdict.Verdict {
 	t.Helper()
 	plan, err := workload.NewPlan(workload.PlanConfig{
 		Workload: kind, Sessions: 8, TxnsPerSession: 60, OpsPerTxn: 4, Keys: 4,
@@ -58,32 +59,32 @@ func TestChecked(t *testing.T) {
 		dsn   string
 		kind  workload.Kind
 		level level.Level
-		want  check.Verdict
+		want  verdict.Verdict
 	}{
-		{"sim://ser", workload.MiniTxn, level.SSER, check.Satisfied},
-		{"sim://ser", workload.General, level.SSER, check.Satisfied},
-		{"sim://ser", workload.ListAppend, level.SSER, check.Satisfied},
-		{"sim://si", workload.MiniTxn, level.SI, check.Satisfied},
-		{"sim://si", workload.General, level.SI, check.Satisfied},
-		{"sim://si", workload.ListAppend, level.SI, check.Satisfied},
-		{"sim://rc", workload.General, level.RC, check.Satisfied},
-		{"sim://rc", workload.ListAppend, level.RC, check.Satisfied},
-		{"sim://ser?fault=stale-read&p=0.3", workload.MiniTxn, level.SER, check.Satisfied},
-		{"sim://ser?fault=stale-read&p=0.3", workload.MiniTxn, level.SSER, check.Violated},
-		{"sim://si?fault=lost-update", workload.MiniTxn, level.SI, check.Violated},
-		{"sim://si?fault=lost-update", workload.ListAppend, level.SI, check.Violated},
-		{"sim://rc?fault=dirty-read&p=0.3", workload.General, level.RC, check.Violated},
-		{"sim://rc?fault=dirty-read&p=0.3", workload.ListAppend, level.RC, check.Violated},
-		{"sim://si?fault=fractured-read", workload.General, level.RA, check.Violated},
-		{"sim://rc?fault=fractured-read", workload.General, level.RA, check.Violated},
+		{"sim://ser", workload.MiniTxn, level.SSER, verdict.Satisfied},
+		{"sim://ser", workload.General, level.SSER, verdict.Satisfied},
+		{"sim://ser", workload.ListAppend, level.SSER, verdict.Satisfied},
+		{"sim://si", workload.MiniTxn, level.SI, verdict.Satisfied},
+		{"sim://si", workload.General, level.SI, verdict.Satisfied},
+		{"sim://si", workload.ListAppend, level.SI, verdict.Satisfied},
+		{"sim://rc", workload.General, level.RC, verdict.Satisfied},
+		{"sim://rc", workload.ListAppend, level.RC, verdict.Satisfied},
+		{"sim://ser?fault=stale-read&p=0.3", workload.MiniTxn, level.SER, verdict.Satisfied},
+		{"sim://ser?fault=stale-read&p=0.3", workload.MiniTxn, level.SSER, verdict.Violated},
+		{"sim://si?fault=lost-update", workload.MiniTxn, level.SI, verdict.Violated},
+		{"sim://si?fault=lost-update", workload.ListAppend, level.SI, verdict.Violated},
+		{"sim://rc?fault=dirty-read&p=0.3", workload.General, level.RC, verdict.Violated},
+		{"sim://rc?fault=dirty-read&p=0.3", workload.ListAppend, level.RC, verdict.Violated},
+		{"sim://si?fault=fractured-read", workload.General, level.RA, verdict.Violated},
+		{"sim://rc?fault=fractured-read", workload.General, level.RA, verdict.Violated},
 	} {
 		tries := 1
-		if tc.want == check.Violated {
+		if tc.want == verdict.Violated {
 			tries = 10
 		}
-		var got check.Verdict
+		var got verdict.Verdict
 		for seed := range int64(tries) {
-			if got = verdict(t, tc.dsn, tc.kind, tc.level, seed); got == tc.want {
+			if got = runVerdict(t, tc.dsn, tc.kind, tc.level, seed); got == tc.want {
 				break
 			}
 		}

@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"github.com/isocheck/isocheck/verdict"
 	"path/filepath"
 	"testing"
 
@@ -55,7 +56,7 @@ func TestChecked(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%s: check: %v", dsn, err)
 			}
-			if res.Verdict != check.Satisfied {
+			if res.Verdict != verdict.Satisfied {
 				t.Errorf("%s, %s workload: SSER %v", dsn, kind, res.Verdict)
 			}
 			t.Logf("%s, %s workload: %d committed, aborts %v", dsn, kind, sum.Committed, sum.AbortReasons)

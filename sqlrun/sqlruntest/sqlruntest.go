@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/postgres"
 	"github.com/isocheck/isocheck/db/sqlite"
@@ -146,8 +146,8 @@ func Satisfied(t testing.TB, h *sqlhistory.History, database string) {
 		t.Fatal(err)
 	}
 	switch {
-	case res.Verdict == check.Satisfied:
-	case res.Verdict == check.Violated && database == "postgres" && mixesReadCommitted(h):
+	case res.Verdict == verdict.Satisfied:
+	case res.Verdict == verdict.Violated && database == "postgres" && mixesReadCommitted(h):
 		t.Logf("sqlcheck.Check: violated, as PostgreSQL may be with READ COMMITTED beside SERIALIZABLE or REPEATABLE READ: %d transactions in the counterexample", len(res.Txns))
 	default:
 		t.Errorf("sqlcheck.Check: %v (%s): transactions %v, anomalies %v, cycle %v", res.Verdict, res.Reason, res.Txns, res.Anomalies, res.Cycle)
