@@ -2,18 +2,18 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
-	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/internal/graphviz"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -231,20 +231,12 @@ func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, 
 	}
 }
 
-// renderDOT runs Graphviz's dot on the counterexample.
+// renderDOT draws the counterexample with Graphviz's dot into the file
+// at path.
 func renderDOT(res *sqlcheck.Result, path, format string) error {
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		return interpret.ErrNoGraphviz
-	}
-	var in, errs bytes.Buffer
-	if err := res.WriteDOT(&in); err != nil {
+	var graph bytes.Buffer
+	if err := res.WriteDOT(&graph); err != nil {
 		return err
 	}
-	cmd := exec.Command(dot, "-T"+format, "-o", path)
-	cmd.Stdin, cmd.Stderr = &in, &errs
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("dot -T%s: %v: %s", format, err, strings.TrimSpace(errs.String()))
-	}
-	return nil
+	return graphviz.RenderFile(context.Background(), graph.Bytes(), format, path)
 }
