@@ -15,10 +15,10 @@ import (
 	"github.com/isocheck/isocheck/explore"
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // runExplore is `isocheck explore`: model-check one of the example

@@ -5,11 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"strconv"
 
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // runLWT checks a history of lightweight transactions (reads, writes and
@@ -126,4 +127,36 @@ func lwtStatus(res lwt.Result, err error) int {
 		return exitNoVerdict
 	}
 	return exitViolated
+}
+
+// registerFlag is a register's value as a flag: an integer, or nil
+// (lwt.Nil), which is how the help shows that value.
+type registerFlag int64
+
+// newRegisterFlag defines a registerFlag on fs and returns its value.
+func newRegisterFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := new(int64)
+	*p = value
+	fs.Var((*registerFlag)(p), name, usage)
+	return p
+}
+
+func (r *registerFlag) String() string {
+	if r == nil || int64(*r) == lwt.Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(int64(*r), 10)
+}
+
+func (r *registerFlag) Set(s string) error {
+	if s == "nil" {
+		*r = registerFlag(lwt.Nil)
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == lwt.Nil {
+		return fmt.Errorf("want an integer above %d, or nil; not %q", int64(lwt.Nil), s)
+	}
+	*r = registerFlag(n)
+	return nil
 }

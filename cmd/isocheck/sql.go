@@ -1,8 +1,6 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"flag"
 	"fmt"
 	"io"
@@ -11,7 +9,6 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/graphviz"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
@@ -213,30 +210,7 @@ func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, 
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
 		}
 	}
-	if !explain {
-		return
+	if explain {
+		cf.writePictures(res.WriteDOT, stderr)
 	}
-	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, cf.fileOut, res.WriteDOT); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
-		}
-	}
-	for _, r := range []struct{ file, format string }{{cf.svgFile, "svg"}, {cf.pngFile, "png"}} {
-		if r.file == "" {
-			continue
-		}
-		if err := renderDOT(res, r.file, r.format); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --%s %s: %v\n", r.format, r.file, err)
-		}
-	}
-}
-
-// renderDOT draws the counterexample with Graphviz's dot into the file
-// at path.
-func renderDOT(res *sqlcheck.Result, path, format string) error {
-	var graph bytes.Buffer
-	if err := res.WriteDOT(&graph); err != nil {
-		return err
-	}
-	return graphviz.RenderFile(context.Background(), graph.Bytes(), format, path)
 }
