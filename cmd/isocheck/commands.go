@@ -49,9 +49,9 @@ func commands() []command {
 		{"generate", "[flags] OUT", "generate a history from a simulated store, in the native JSONL format (OUT - is standard output)",
 			"OUT - writes standard output.\n\nExit status: 0 written, 2 bad usage, or OUT could not be written, " + crashed,
 			runGenerate},
-		{"gen", "[flags] [-o FILE]", "write a workload (what each client session will run against a database) as JSON, for 'run --workload-file'",
+		{"plan", "[flags] [-o FILE]", "write a workload (what each client session will run against a database) as JSON, for 'run --workload-file'",
 			"Exit status: 0 written, 2 bad usage, or FILE could not be written, " + crashed,
-			runGen},
+			runPlan},
 		{"run", "[flags] --db DSN [--level LEVEL] [-o FILE] [--check LEVEL]", "run a workload against a database with concurrent sessions, record the history, and check it",
 			"--check " + levelNames + "\n\nExit status: 0 recorded (with --check: and the history satisfies the level), 1 with --check: the history violates the level, 2 bad usage, or the database could not be opened or nothing was recorded, 3 the run was interrupted or stopped early, or with --check no verdict, " + crashed,
 			runRun},
@@ -105,6 +105,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "-version", "--version":
 		name = "version"
 	}
+	name = unalias(name)
 	for _, c := range commands() {
 		if c.name == name {
 			return c.run(args, stdout, stderr)
@@ -112,6 +113,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "isocheck: unknown command %q\n\n%s", name, usage())
 	return exitBadInput
+}
+
+// unalias returns the name of the command that name is an old name of,
+// which still works without appearing in the help, or name itself.
+func unalias(name string) string {
+	switch name {
+	case "gen": // before plan, whose name says what it writes beside generate's history
+		return "plan"
+	}
+	return name
 }
 
 // usageError reports a misuse of the named command: the message and a

@@ -9,7 +9,7 @@ import (
 	"github.com/isocheck/isocheck/workload"
 )
 
-// planFlags are the flags that describe a workload, shared by gen and run.
+// planFlags are the flags that describe a workload, shared by plan and run.
 type planFlags struct {
 	cfg      workload.PlanConfig
 	kind     string
@@ -32,7 +32,7 @@ func addPlanFlags(fs *flag.FlagSet, withFile bool) *planFlags {
 	fs.IntVar(&p.longOps, "long-ops", 0, "operations of a long transaction (default 10 × --ops)")
 	fs.Int64Var(&p.cfg.Seed, "seed", 1, "random seed: the same seed and flags make the same workload")
 	if withFile {
-		fs.StringVar(&p.file, "workload-file", "", "run the workload written by 'isocheck gen' to FILE instead of generating one (the other workload flags are ignored)")
+		fs.StringVar(&p.file, "workload-file", "", "run the workload written by 'isocheck plan' to FILE instead of generating one (the other workload flags are ignored)")
 	}
 	return p
 }
@@ -59,8 +59,10 @@ func (p *planFlags) plan() (*workload.Plan, error) {
 	return workload.NewPlan(p.cfg)
 }
 
-func runGen(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("gen", stderr)
+// runPlan is `isocheck plan`: write the workload the flags describe
+// (what each client session will run) as JSON, for run --workload-file.
+func runPlan(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("plan", stderr)
 	pf := addPlanFlags(fs, false)
 	out := fs.String("o", "-", "write the workload to FILE (- is standard output)")
 	pos, help, err := parse(fs, args)
@@ -68,14 +70,14 @@ func runGen(args []string, stdout, stderr io.Writer) int {
 		return parseStatus(help)
 	}
 	if len(pos) != 0 {
-		return usageError(stderr, "gen", "unexpected argument %q (the output is -o FILE)", pos[0])
+		return usageError(stderr, "plan", "unexpected argument %q (the output is -o FILE)", pos[0])
 	}
 	plan, err := pf.plan()
 	if err != nil {
-		return usageError(stderr, "gen", "%v", err)
+		return usageError(stderr, "plan", "%v", err)
 	}
 	if err := writeFile(*out, stdout, func(w io.Writer) error { return workload.WritePlan(w, plan) }); err != nil {
-		fmt.Fprintf(stderr, "isocheck gen: %v\n", err)
+		fmt.Fprintf(stderr, "isocheck plan: %v\n", err)
 		return exitBadInput
 	}
 	return exitSatisfied
