@@ -12,27 +12,53 @@ import (
 // helpWidth is the width help text is filled to.
 const helpWidth = 79
 
-// writeHelp writes the help of the named command, whose flags are fs's.
-func writeHelp(w io.Writer, name string, fs *flag.FlagSet) {
+// A flagSection is a list of flags in a command's help, under a heading
+// ("flags:" if none).
+type flagSection struct {
+	heading string
+	fs      *flag.FlagSet
+}
+
+// writeHelp writes the help of the named command: its synopsis, what it
+// does, its flags in sections, and its footer.
+func writeHelp(w io.Writer, name string, sections ...flagSection) {
 	for _, c := range commands() {
 		if c.name != name {
 			continue
 		}
 		synopsis := strings.TrimSpace("isocheck " + c.name + " " + c.synopsis)
 		fmt.Fprintf(w, "usage: %s\n\n%s\n", synopsis, fill(strings.ToUpper(c.summary[:1])+c.summary[1:]+".", helpWidth))
-		if hasFlags(fs) {
-			fmt.Fprintf(w, "flags:\n")
-			printFlags(w, fs)
+		for _, s := range sections {
+			if !hasFlags(s.fs) {
+				continue
+			}
+			if s.heading == "" {
+				fmt.Fprintf(w, "flags:\n")
+			} else {
+				fmt.Fprint(w, fill(s.heading, helpWidth))
+			}
+			printFlags(w, s.fs)
 			fmt.Fprintln(w)
 		}
 		fmt.Fprint(w, fill(c.footer, helpWidth))
 	}
 }
 
+// hasFlags reports whether fs has flags the help shows.
 func hasFlags(fs *flag.FlagSet) bool {
 	n := 0
-	fs.VisitAll(func(*flag.Flag) { n++ })
+	visibleFlags(fs, func(*flag.Flag) { n++ })
 	return n > 0
+}
+
+// visibleFlags calls fn for each flag of fs that the help shows: all but
+// the foreign ones.
+func visibleFlags(fs *flag.FlagSet, fn func(*flag.Flag)) {
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(foreignFlag); !ok {
+			fn(f)
+		}
+	})
 }
 
 // printFlags lists fs's flags as flag.PrintDefaults does, except for
@@ -40,15 +66,17 @@ func hasFlags(fs *flag.FlagSet) bool {
 // zero value of its type or the flag's usage already says what the
 // default is, so that no line says it twice.
 func printFlags(w io.Writer, fs *flag.FlagSet) {
-	fs.VisitAll(func(f *flag.Flag) {
+	visibleFlags(fs, func(f *flag.Flag) {
 		name, usage := flag.UnquoteUsage(f)
-		switch f.Value.(type) {
+		switch v := f.Value.(type) {
 		case *byteSize:
 			name = "size"
 		case *timeoutValue:
 			name = "duration"
 		case *registerFlag:
 			name = "int|nil"
+		case *optionalValue:
+			name = v.placeholder
 		}
 		line := "  -" + f.Name
 		if name != "" {

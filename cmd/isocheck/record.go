@@ -200,7 +200,7 @@ func (rf *runFlags) createOutput() (*historyFile, error) {
 		return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
 	case "-":
 		h := &historyFile{Writer: rf.histOut, name: "standard output"}
-		if rf.check == "" {
+		if !rf.readBack {
 			return h, nil
 		}
 		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")

@@ -22,19 +22,22 @@ import (
 	"github.com/isocheck/isocheck/workload"
 )
 
-// runFlags are the flags of run.
+// runFlags are the flags of run for the key-value workloads, and what
+// recording a history needs (see record and createOutput).
 type runFlags struct {
 	plan       *planFlags
 	dsn, level string
 	table      string
 	out        string
-	check      string
+	check      optionalValue
 	txnTimeout time.Duration
 	reconnect  time.Duration
 	progress   bool
 	nemesis    nemesis.Config
 	faults     string
 	force      bool
+	// readBack says the history is read back once recorded, to check it.
+	readBack bool
 	// histOut is standard output, where -o - writes the history.
 	histOut io.Writer
 	// cleanup removes temporary files once the run is checked.
@@ -45,16 +48,50 @@ type runFlags struct {
 	onTxn func(*format.TxnRecord)
 }
 
+// runRun is `isocheck run`. The key-value workloads and the SQL
+// applications (--workload tpcc or twitter, runsql.go) take flags of
+// their own: runRun passes the arguments to the one --workload names.
 func runRun(args []string, stdout, stderr io.Writer) int {
-	fs := newFlagSet("run", stderr)
-	var rf runFlags
+	if _, ok := sqlApps[strings.ToLower(workloadArg(args))]; ok {
+		return runSQLApp(args, stdout, stderr)
+	}
+	return runKV(args, stdout, stderr)
+}
+
+// workloadArg returns the value of the last --workload of args before
+// "--", or "" if there is none.
+func workloadArg(args []string) string {
+	kind := ""
+	for i, a := range args {
+		if a == "--" {
+			break
+		}
+		name, value, hasValue := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		if name != "workload" || !strings.HasPrefix(a, "-") {
+			continue
+		}
+		switch {
+		case hasValue:
+			kind = value
+		case i+1 < len(args):
+			kind = args[i+1]
+		}
+	}
+	return kind
+}
+
+// addKVRunFlags defines the flags of run for the key-value workloads on
+// fs.
+func addKVRunFlags(fs *flag.FlagSet) *runFlags {
+	rf := &runFlags{check: optionalValue{placeholder: "string"}}
 	rf.plan = addPlanFlags(fs, true)
+	fs.Lookup("workload").Usage += "; or a SQL application, tpcc or twitter, whose flags follow"
 	fs.StringVar(&rf.dsn, "db", "sqlite::memory:", "the database: "+dial.Examples())
 	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...); default: the database's default")
 	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
 	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
 	fs.BoolVar(&rf.force, "force", false, "overwrite the file of -o if it exists")
-	fs.StringVar(&rf.check, "check", "", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation, or with lwt (for --workload lwt) check its registers for linearizability; the exit status is the verdict's")
+	fs.Var(&rf.check, "check", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation, or with lwt (for --workload lwt) check its registers for linearizability; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
@@ -63,8 +100,24 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
 	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
 	fs.DurationVar(&rf.nemesis.Duration, "nemesis-duration", nemesis.DefaultDuration, "how long a node stays paused or down")
-	sf := addSQLFlags(fs)
-	pos, help, err := parse(fs, bareCheck(args))
+	return rf
+}
+
+// writeRunHelp writes run's help: the flags of the key-value workloads,
+// then those of the SQL applications.
+func writeRunHelp(w io.Writer) {
+	kv, sql := newFlagSet("run", io.Discard), newFlagSet("run", io.Discard)
+	addKVRunFlags(kv)
+	addSQLRunFlags(sql)
+	writeHelp(w, "run", flagSection{fs: kv}, flagSection{heading: sqlFlagsHeading, fs: sql})
+}
+
+// runKV runs a key-value workload (general, mini, lwt or append).
+func runKV(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	rf := addKVRunFlags(fs)
+	addForeignFlags(fs, newSQLRunFlagSet())
+	pos, help, err := parseWithHelp(fs, args, writeRunHelp)
 	if err != nil {
 		return parseStatus(help)
 	}
@@ -82,12 +135,17 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if rf.out == "-" {
 		stdout = stderr
 	}
-	if sql, status := rf.runSQLWorkload(fs, sf, stdout, stderr); sql {
-		return status
+	if len(foreignFlagsGiven(fs)) > 0 { // --levels
+		return usageError(stderr, "run", "--levels is for --workload tpcc or twitter; for --workload %s, --level sets the database's level", rf.plan.kind)
 	}
-	checkLWT := strings.EqualFold(rf.check, "lwt")
-	if rf.check != "" && !strings.EqualFold(rf.check, "all") && !checkLWT {
-		if _, err := level.Parse(rf.check); err != nil {
+	if rf.check.alone {
+		return usageError(stderr, "run", "--check needs a LEVEL (sser, ser, si, pc, cc, ra, rc or all) for --workload %s", rf.plan.kind)
+	}
+	check := rf.check.value
+	rf.readBack = check != ""
+	checkLWT := strings.EqualFold(check, "lwt")
+	if check != "" && !strings.EqualFold(check, "all") && !checkLWT {
+		if _, err := level.Parse(check); err != nil {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
 	}
@@ -115,7 +173,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	}
 	path, sum, status := rf.record(plan, stdout, stderr)
 	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
-	if rf.check == "" || status != exitSatisfied && !partial {
+	if check == "" || status != exitSatisfied && !partial {
 		return status
 	}
 	fmt.Fprintln(stdout)
@@ -123,7 +181,7 @@ func runRun(args []string, stdout, stderr io.Writer) int {
 	if checkLWT {
 		verdict = checkLWTRun(&lwtOps, stdout, stderr)
 	} else {
-		verdict = runCheck([]string{"--level", rf.check, path}, stdout, stderr, true)
+		verdict = runCheck([]string{"--level", check, path}, stdout, stderr, true)
 	}
 	if !partial {
 		return verdict

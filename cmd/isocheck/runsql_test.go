@@ -141,20 +141,6 @@ func TestRunSQLUsage(t *testing.T) {
 	}
 }
 
-func TestBareCheck(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"--check"}, []string{"--check=" + checkAlone}},
-		{[]string{"-check", "-o", "f"}, []string{"-check=" + checkAlone, "-o", "f"}},
-		{[]string{"--check", "si", "-o", "f"}, []string{"--check", "si", "-o", "f"}},
-		{[]string{"--check=all"}, []string{"--check=all"}},
-		{[]string{"--", "--check"}, []string{"--", "--check"}},
-	} {
-		if got := bareCheck(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("bareCheck(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-}
-
 // TestRunSQLPostgres: TPC-C with random levels on PostgreSQL, when
 // ISOCHECK_POSTGRES_DSN names one (scripts/postgres.sh starts one).
 //
@@ -188,5 +174,15 @@ func TestRunSQLPostgres(t *testing.T) {
 			}
 			readSQLRun(t, out, 3, 10)
 		})
+	}
+}
+
+// TestRunSQLRefusesKVFlags: the key-value workloads' flags given to a
+// SQL application are named, every one.
+func TestRunSQLRefusesKVFlags(t *testing.T) {
+	code, stdout, stderr := runCmd("run", "--workload", "tpcc", "--progress", "--keys", "3", "--cluster", "x")
+	want := "--cluster, --keys and --progress are for the key-value workloads"
+	if code != exitBadInput || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 2 with %q\n%s\n%s", code, want, stdout, stderr)
 	}
 }
