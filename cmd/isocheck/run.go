@@ -87,7 +87,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	rf.plan = addPlanFlags(fs, true)
 	fs.Lookup("workload").Usage += "; or a SQL application, tpcc or twitter, whose flags follow"
 	fs.StringVar(&rf.dsn, "db", "sqlite::memory:", "the database: "+dial.Examples())
-	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...); default: the database's default")
+	fs.StringVar(&rf.level, "level", "", "isolation level in the database's own words (read-committed, repeatable-read, serializable, snapshot, ...), or as --check names it (rc, ser, si, ...); default: the database's default")
 	fs.StringVar(&rf.table, "table", "", "the table (or key prefix) the workload uses, emptied first (default isocheck, or isocheck_lists for --workload append)")
 	fs.StringVar(&rf.out, "o", "", "record the history to FILE in native JSONL, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
 	fs.BoolVar(&rf.force, "force", false, "overwrite the file of -o if it exists")
@@ -141,6 +141,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	if rf.check.alone {
 		return usageError(stderr, "run", "--check needs a LEVEL (sser, ser, si, pc, cc, ra, rc or all) for --workload %s", rf.plan.kind)
 	}
+	rf.level = level.DatabaseName(rf.level)
 	check := rf.check.value
 	rf.readBack = check != ""
 	checkLWT := strings.EqualFold(check, "lwt")

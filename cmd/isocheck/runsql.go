@@ -71,7 +71,7 @@ func addSQLRunFlags(fs *flag.FlagSet) *sqlRunFlags {
 	fs.IntVar(&sf.txns, "txns", sqlTxns, "transactions per session")
 	fs.Int64Var(&sf.seed, "seed", 1, "random seed: the same seed and flags make the same workload")
 	fs.StringVar(&sf.rec.dsn, "db", "sqlite::memory:", "the database: sqlite://PATH, sqlite::memory: or postgres://USER@HOST:PORT/DB")
-	fs.StringVar(&sf.levels, "levels", "random", "the isolation level of each transaction: ser, si or rc (all at that level), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC); a database that runs every transaction at one level (SQLite: SER) refuses the others, and its default is that level")
+	fs.StringVar(&sf.levels, "levels", "random", "the isolation level of each transaction: ser, si or rc (all at that level; or a long name such as serializable), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC); a database that runs every transaction at one level (SQLite: SER) refuses the others, and its default is that level")
 	fs.StringVar(&sf.rec.table, "table", defaultSQLPrefix, "the prefix of the tables' names; the tables are dropped and created")
 	fs.StringVar(&sf.rec.out, "o", "", "record the SQL history to FILE, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
 	fs.BoolVar(&sf.rec.force, "force", false, "overwrite the file of -o if it exists")
@@ -129,7 +129,7 @@ func runSQLApp(args []string, stdout, stderr io.Writer) int {
 		return usageError(stderr, "run", "--check takes no LEVEL with --workload %s: give --check alone, and each transaction is checked at the level it ran at (to check every transaction at %s, run 'isocheck check --level %s' on the recorded history)", kind, c, c)
 	}
 	rf.readBack = sf.check.alone
-	mix, err := sqlrun.ParseLevelMix(sf.levels)
+	mix, err := parseLevelMix(sf.levels)
 	if err != nil {
 		return usageError(stderr, "run", "--levels: %v", err)
 	}
@@ -145,6 +145,26 @@ func runSQLApp(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	return checkSQLRun(path, stdout, stderr)
+}
+
+// parseLevelMix reads --levels: random, or a level or two joined by '+',
+// each in any spelling level.Parse reads ("ser+rc", "SERIALIZABLE",
+// "snapshot-isolation+read-committed").
+func parseLevelMix(s string) (sqlrun.LevelMix, error) {
+	parts := strings.Split(s, "+")
+	for i, p := range parts {
+		if l, err := level.Parse(strings.TrimSpace(p)); err == nil {
+			parts[i] = strings.ToLower(l.String())
+		}
+	}
+	mix, err := sqlrun.ParseLevelMix(strings.Join(parts, "+"))
+	if err != nil {
+		// The error names the mix as given.
+		if _, gerr := sqlrun.ParseLevelMix(s); gerr != nil {
+			err = gerr
+		}
+	}
+	return mix, err
 }
 
 // flagList names flags for people: "--keys", "--keys and --ops",

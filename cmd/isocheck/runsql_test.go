@@ -121,7 +121,7 @@ func TestRunSQLUsage(t *testing.T) {
 		{[]string{"--workload", "tpcc", "--level", "serializable"}, "use --levels"},
 		{[]string{"--workload", "twitter", "--check", "si"}, "--check takes no LEVEL with --workload twitter"},
 		{[]string{"--workload", "tpcc", "--check", "all", "--sessions", "2"}, "--check takes no LEVEL"},
-		{[]string{"--workload", "tpcc", "--levels", "snapshot"}, "--levels: "},
+		{[]string{"--workload", "tpcc", "--levels", "sometimes"}, "--levels: "},
 		{[]string{"--workload", "tpcc", "--keys", "10"}, "--keys is for the key-value workloads"},
 		{[]string{"--workload", "twitter", "--nemesis", "pause"}, "--nemesis is for the key-value workloads"},
 		{[]string{"--workload", "tpcc", "--sessions", "0"}, "must be positive"},
