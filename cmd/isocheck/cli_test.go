@@ -227,3 +227,10 @@ func TestTimeoutOnAFIFOWithoutWriter(t *testing.T) {
 		t.Errorf("exit %d, want 3 (timed out)\n%s%s", code, out, errs)
 	}
 }
+
+// runCmd runs the command args and returns its exit status and output.
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
+}
