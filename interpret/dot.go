@@ -2,14 +2,15 @@ package interpret
 
 import (
 	"bytes"
-	"errors"
+	"context"
 	"fmt"
 	"io"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/isocheck/isocheck/internal/graphviz"
 )
 
 // dotKinds are the edge kinds in the legend's order, with their colours,
@@ -247,27 +248,16 @@ func html(s string) string {
 }
 
 // ErrNoGraphviz is returned by Render when Graphviz's dot is not installed.
-var ErrNoGraphviz = errors.New("graphviz's dot command is not installed (on Debian or Ubuntu: apt-get install graphviz); write --dot FILE and render it elsewhere")
+var ErrNoGraphviz = graphviz.ErrNotInstalled
 
 // Render draws the report with Graphviz's dot into the named file, in
 // format "svg" or "png".
 func (r *Report) Render(path, format string) error {
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		return ErrNoGraphviz
-	}
-	var in bytes.Buffer
-	if err := r.WriteDOT(&in); err != nil {
+	var graph bytes.Buffer
+	if err := r.WriteDOT(&graph); err != nil {
 		return err
 	}
-	cmd := exec.Command(dot, "-T"+format, "-o", path)
-	cmd.Stdin = &in
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("dot -T%s: %v: %s", format, err, strings.TrimSpace(stderr.String()))
-	}
-	return nil
+	return graphviz.RenderFile(context.Background(), graph.Bytes(), format, path)
 }
 
 // dotQuote quotes s as a DOT string.

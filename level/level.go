@@ -65,8 +65,7 @@ func (l Level) Implies(m Level) bool {
 }
 
 // longNames are the names the levels go by in full, in the papers and in
-// databases' own documentation, with the words joined by '-' or '_' or
-// nothing.
+// databases' own documentation, folded (see fold).
 var longNames = map[string]Level{
 	"serializable": SER, "serializability": SER,
 	"snapshot": SI, "snapshotisolation": SI,
@@ -74,6 +73,18 @@ var longNames = map[string]Level{
 	"prefix": PC, "prefixconsistency": PC, "prefixconsistent": PC,
 	"causal": CC, "causalconsistency": CC, "causallyconsistent": CC,
 	"readatomic": RA, "readcommitted": RC,
+}
+
+// fold reduces a level's name to the form the tables of names hold: lower
+// case, without the '-', '_' and spaces that join its words.
+func fold(s string) string {
+	return strings.Map(func(r rune) rune {
+		switch r {
+		case '-', '_', ' ':
+			return -1
+		}
+		return r
+	}, strings.ToLower(s))
 }
 
 // Parse reads a level name: the short name in any case ("si", "SER") or
@@ -85,15 +96,39 @@ func Parse(s string) (Level, error) {
 			return l, nil
 		}
 	}
-	folded := strings.Map(func(r rune) rune {
-		switch r {
-		case '-', '_', ' ':
-			return -1
-		}
-		return r
-	}, strings.ToLower(s))
-	if l, ok := longNames[folded]; ok {
+	if l, ok := longNames[fold(s)]; ok {
 		return l, nil
 	}
 	return 0, fmt.Errorf("unknown isolation level %q (want sser, ser, si, pc, cc, ra or rc, or a long name such as serializable or read-committed)", s)
+}
+
+// databaseNames are the names databases give the levels, in the words
+// of a database's level setting (db.Config.Level).
+var databaseNames = map[Level]string{
+	SER: "serializable", SI: "snapshot", SSER: "strict-serializable",
+	PC: "prefix-consistency", CC: "causal", RA: "read-atomic", RC: "read-committed",
+}
+
+// sqlOnlyNames are the levels of the SQL standard that isocheck does not
+// check, folded, with the names databases give them.
+var sqlOnlyNames = map[string]string{
+	"repeatableread":  "repeatable-read",
+	"readuncommitted": "read-uncommitted",
+}
+
+// DatabaseName returns the name databases give the level s names, in
+// any spelling Parse reads or as the SQL standard names REPEATABLE READ
+// and READ UNCOMMITTED: "serializable" for "ser", "SERIALIZABLE" or
+// "Serializability"; "snapshot" for "si"; "strict-serializable";
+// "read-committed"; "repeatable-read" for "REPEATABLE READ"; and so on.
+// A name it does not know, such as "", comes back as given, for the
+// database to take or refuse.
+func DatabaseName(s string) string {
+	if l, err := Parse(s); err == nil {
+		return databaseNames[l]
+	}
+	if n, ok := sqlOnlyNames[fold(s)]; ok {
+		return n
+	}
+	return s
 }

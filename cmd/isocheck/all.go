@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"time"
 
@@ -38,7 +39,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	reports := make([]levelReport, len(all.Results))
 	weakest := -1
 	for i, res := range all.Results {
-		if res.Verdict == check.Violated && res.ImpliedBy == 0 {
+		if res.Verdict == verdict.Violated && res.ImpliedBy == 0 {
 			weakest = i
 		}
 	}
@@ -56,9 +57,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			reports[i].ImpliedBy = res.ImpliedBy.String()
 		}
 		switch res.Verdict {
-		case check.Violated:
+		case verdict.Violated:
 			status = exitViolated
-		case check.NoVerdict:
+		case verdict.Unknown:
 			if status == exitSatisfied {
 				status = exitNoVerdict
 			}
@@ -72,7 +73,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	for i := len(all.Results) - 1; i >= 0; i-- {
 		res := all.Results[i]
 		switch {
-		case res.Verdict != check.NoVerdict:
+		case res.Verdict != verdict.Unknown:
 		case res.NotChecked && stoppedAt != 0:
 			reports[i].Reason = fmt.Sprintf("not checked: the run stopped while checking %v", stoppedAt)
 		case res.Stopped || res.NotChecked:
@@ -129,7 +130,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			if cf.elle && reports[i].Anomaly.ElleType != "" {
 				detail += " (" + reports[i].Anomaly.ElleType + ")"
 			}
-		case res.Verdict == check.NoVerdict:
+		case res.Verdict == verdict.Unknown:
 			detail = reports[i].Reason
 		}
 		if cf.elle {
@@ -143,7 +144,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
 	}
 	for i, res := range all.Results {
-		if res.Verdict != check.Violated || res.ImpliedBy != 0 {
+		if res.Verdict != verdict.Violated || res.ImpliedBy != 0 {
 			continue
 		}
 		fmt.Fprintln(stdout)

@@ -1,11 +1,10 @@
 package main
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"slices"
 	"strings"
@@ -13,7 +12,6 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
@@ -21,75 +19,6 @@ import (
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/solver"
 )
-
-// inputFlags are the flags of every command that reads a history.
-type inputFlags struct {
-	format     string
-	allowEmpty bool
-	limits     *limits
-}
-
-func addInputFlags(fs *flag.FlagSet) *inputFlags {
-	in := &inputFlags{}
-	fs.StringVar(&in.format, "format", "auto", "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen) or elle-json")
-	fs.BoolVar(&in.allowEmpty, "allow-empty", false, "accept a history of 0 transactions (by default an error: an empty file is more often a crashed recorder than a test)")
-	in.limits = addLimitFlags(fs)
-	return in
-}
-
-// read reads PATH ("-": standard input) within the job's limits, timing
-// it. A history of no transactions is an error unless allowed.
-func (in *inputFlags) read(j *job, path string) (*history.History, *format.Info, time.Duration, error) {
-	f, err := format.ParseFormat(in.format)
-	if err != nil {
-		return nil, nil, 0, err
-	}
-	if path == "-" {
-		path = "/dev/stdin"
-	}
-	start := time.Now()
-	h, info, err := readWithin(j, path, func(ctx context.Context) (*history.History, *format.Info, error) {
-		return format.ReadFileContext(ctx, path, f)
-	})
-	if err == nil && len(h.Txns) == 0 && !in.allowEmpty {
-		err = fmt.Errorf("%s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)", path)
-	}
-	return h, info, time.Since(start), err
-}
-
-// readWithin runs read, which reads the file at path, within the job's
-// limits. Opening a FIFO waits for its writer, where no deadline reaches:
-// read runs on a goroutine, so that the limits hold even then. A reader
-// stops within milliseconds of the deadline once it reads; one still
-// blocked 200 ms later is left to end with the process.
-func readWithin[T any](j *job, path string, read func(context.Context) (T, *format.Info, error)) (T, *format.Info, error) {
-	type result struct {
-		v    T
-		info *format.Info
-		err  error
-	}
-	// The reader measures its own progress once it knows the input's
-	// size; until then (opening it, detecting its format) this is the
-	// stage.
-	progress.Start(j.ctx, "parse", 0, "bytes")
-	done := make(chan result, 1)
-	go func() {
-		v, info, err := read(j.ctx)
-		done <- result{v, info, err}
-	}()
-	select {
-	case r := <-done:
-		return r.v, r.info, r.err
-	case <-j.ctx.Done():
-		select {
-		case r := <-done:
-			return r.v, r.info, r.err
-		case <-time.After(200 * time.Millisecond):
-			var zero T
-			return zero, nil, fmt.Errorf("read %s: stopped while opening it: %w", path, context.Cause(j.ctx))
-		}
-	}
-}
 
 // checkFlags are the flags of check and explain.
 type checkFlags struct {
@@ -113,7 +42,7 @@ type checkFlags struct {
 }
 
 // runCheck runs check (a summary and the checker's cycle) or, with
-// explain, the full report on a minimal counterexample.
+// explain, explain (the full report on a minimal counterexample).
 func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	name := "check"
 	if explain {
@@ -137,9 +66,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.BoolVar(&cf.sqlPaper, "paper", false, "for measurements: check a SQL history by the search (Algorithms 3 and 4) of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\" (CAV 2025), instead of its SAT encoding")
 	fs.StringVar(&cf.engine, "solver", string(solver.DefaultEngine), fmt.Sprintf("for measurements: the solver's engine, one of %v", solver.Engines()))
 	if explain {
-		fs.StringVar(&cf.dotFile, "dot", "", "write the counterexample as a Graphviz DOT graph to FILE; - writes it to stdout, and the report to stderr")
-		fs.StringVar(&cf.svgFile, "svg", "", "render the counterexample to an SVG FILE (needs Graphviz's dot)")
-		fs.StringVar(&cf.pngFile, "png", "", "render the counterexample to a PNG FILE (needs Graphviz's dot)")
+		cf.addPictureFlags(fs)
 	}
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -205,7 +132,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
 	st.InputNotes = inputNotes(info, len(h.Txns))
-	if res.Verdict == check.NoVerdict {
+	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)
 		st.stopped(j)
 	}
@@ -250,7 +177,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 // only when --counterexample asks for it.
 func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full bool, stderr io.Writer) *interpret.Report {
 	rep := interpret.Explain(res)
-	if res.Verdict == check.Violated && (full || cf.cexFile != "") {
+	if res.Verdict == verdict.Violated && (full || cf.cexFile != "") {
 		min, err := interpret.Minimal(j.ctx, res)
 		switch {
 		case err != nil:
@@ -276,21 +203,8 @@ func (cf *checkFlags) writeFiles(rep *interpret.Report, explain bool, stdout, st
 	if cf.cexFile != "" {
 		writeCounterexample(cf.cexFile, rep, cf.fileOut, stderr)
 	}
-	if !explain {
-		return
-	}
-	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, cf.fileOut, rep.WriteDOT); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
-		}
-	}
-	for _, r := range []struct{ file, format string }{{cf.svgFile, "svg"}, {cf.pngFile, "png"}} {
-		if r.file == "" {
-			continue
-		}
-		if err := rep.Render(r.file, r.format); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --%s %s: %v\n", r.format, r.file, err)
-		}
+	if explain {
+		cf.writePictures(rep.WriteDOT, stderr)
 	}
 }
 
@@ -319,11 +233,11 @@ func (cf *checkFlags) printStopped(j *job, stdout, stderr io.Writer, lvl level.L
 	return exitNoVerdict
 }
 
-func verdictStatus(v check.Verdict) int {
+func verdictStatus(v verdict.Verdict) int {
 	switch v {
-	case check.Satisfied:
+	case verdict.Satisfied:
 		return exitSatisfied
-	case check.NoVerdict:
+	case verdict.Unknown:
 		return exitNoVerdict
 	}
 	return exitViolated
@@ -337,19 +251,6 @@ func encodeJSON(stdout, stderr io.Writer, status int, v any) int {
 		return exitBadInput
 	}
 	return status
-}
-
-// useColor decides whether to colour text written to w.
-func useColor(mode string, w io.Writer) (color, ok bool) {
-	switch mode {
-	case "always":
-		return true, true
-	case "never":
-		return false, true
-	case "auto":
-		return isTerminal(w) && !noColor(), true
-	}
-	return false, false
 }
 
 // writeCounterexample writes the report's minimal counterexample in the

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/isocheck/isocheck/verdict"
 	"os"
 	"path/filepath"
 	"strings"
@@ -90,7 +91,7 @@ func TestAllLevelsFlags(t *testing.T) {
 		t.Fatalf("the counterexample: %v", err)
 	}
 	res, err := check.Check(context.Background(), h, level.CC)
-	if err != nil || res.Verdict != check.Violated {
+	if err != nil || res.Verdict != verdict.Violated {
 		t.Errorf("the counterexample does not break CC: %v %v", res.Verdict, err)
 	}
 	code, out, errs = runCmd("explain", "--level", "all", "../../examples/causality-violation.jsonl")
@@ -227,4 +228,11 @@ func TestTimeoutOnAFIFOWithoutWriter(t *testing.T) {
 	if code != exitNoVerdict || !strings.Contains(out, "timed out") {
 		t.Errorf("exit %d, want 3 (timed out)\n%s%s", code, out, errs)
 	}
+}
+
+// runCmd runs the command args and returns its exit status and output.
+func runCmd(args ...string) (code int, stdout, stderr string) {
+	var out, errb bytes.Buffer
+	code = run(args, &out, &errb)
+	return code, out.String(), errb.String()
 }

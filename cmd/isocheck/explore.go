@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"os"
 	"path/filepath"
@@ -83,8 +84,6 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	}
 	j := lim.start(stderr)
 	defer j.stop()
-	meter := progress.Start(j.ctx, "explore", 0, "end states")
-	cfg.Progress = func(n int) { meter.Set(int64(n)) }
 	written := 0
 	if *all != "" {
 		cfg.OnHistory = func(h *explore.History) error {
@@ -239,7 +238,7 @@ func explainHistory(ctx context.Context, h *explore.History, explored level.Leve
 			continue
 		}
 		res, err := check.Check(ctx, kv, l)
-		if err != nil || res.Verdict != check.Violated {
+		if err != nil || res.Verdict != verdict.Violated {
 			continue
 		}
 		fmt.Fprintf(w, "How it came about: the database kept %v, which allows this history; %v would not:\n", explored, l)

@@ -4,7 +4,9 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
+	"strconv"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/textsafe"
@@ -87,7 +89,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: 0 operations (an empty history)\n", textsafe.Escape(pos[0]))
 	}
 	fmt.Fprintf(stdout, "linearizability: %s\n", textsafe.Escape(res.String()))
-	if h := j.hint(err); res.Verdict == lwt.Unknown && h != "" {
+	if h := j.hint(err); res.Verdict == verdict.Unknown && h != "" {
 		fmt.Fprintf(stdout, "  %s\n", h)
 	}
 	writeLWTViolation(stdout, res, ops)
@@ -122,8 +124,40 @@ func lwtStatus(res lwt.Result, err error) int {
 	switch {
 	case res.OK():
 		return exitSatisfied
-	case res.Verdict == lwt.Unknown || err != nil:
+	case res.Verdict == verdict.Unknown || err != nil:
 		return exitNoVerdict
 	}
 	return exitViolated
+}
+
+// registerFlag is a register's value as a flag: an integer, or nil
+// (lwt.Nil), which is how the help shows that value.
+type registerFlag int64
+
+// newRegisterFlag defines a registerFlag on fs and returns its value.
+func newRegisterFlag(fs *flag.FlagSet, name string, value int64, usage string) *int64 {
+	p := new(int64)
+	*p = value
+	fs.Var((*registerFlag)(p), name, usage)
+	return p
+}
+
+func (r *registerFlag) String() string {
+	if r == nil || int64(*r) == lwt.Nil {
+		return "nil"
+	}
+	return strconv.FormatInt(int64(*r), 10)
+}
+
+func (r *registerFlag) Set(s string) error {
+	if s == "nil" {
+		*r = registerFlag(lwt.Nil)
+		return nil
+	}
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil || n == lwt.Nil {
+		return fmt.Errorf("want an integer above %d, or nil; not %q", int64(lwt.Nil), s)
+	}
+	*r = registerFlag(n)
+	return nil
 }

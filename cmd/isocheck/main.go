@@ -11,7 +11,7 @@
 //	isocheck lwt [--init N] PATH
 //	isocheck run --db DSN [--level LEVEL] [--workload general|mini|lwt|append] [...] [-o FILE] [--check LEVEL|all]
 //	isocheck run --db sqlite://...|postgres://... --workload tpcc|twitter [--levels ser|si|rc|ser+rc|si+rc|random] [...] [-o FILE] [--check]
-//	isocheck gen [--workload ...] [...] [-o FILE]
+//	isocheck plan [--workload ...] [...] [-o FILE]
 //	isocheck explore --app shopping-cart|twitter|courseware|wikipedia|tpcc [--level rc|ra|cc|pc|si|ser] [--sessions N] [--txns N] [--seed N] [--all DIR]
 //	isocheck demo
 //	isocheck help [COMMAND]

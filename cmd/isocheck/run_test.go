@@ -1,112 +1,337 @@
 package main
 
 import (
-	"bytes"
-	"context"
-	"encoding/json"
+	"errors"
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/history"
 )
 
-func runCmd(args ...string) (code int, stdout, stderr string) {
-	var out, errb bytes.Buffer
-	code = run(args, &out, &errb)
-	return code, out.String(), errb.String()
+// small is a short mini-transaction workload on few keys: enough
+// contention for a faulty store to show its anomaly.
+var small = []string{"--workload", "mini", "--sessions", "6", "--txns", "60", "--keys", "10"}
+
+func runArgs(extra ...string) []string { return append(append([]string{"run"}, small...), extra...) }
+
+// TestRunEmbedded: the whole loop on embedded SQLite, recorded and checked
+// at every level.
+func TestRunEmbedded(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "h.jsonl")
+	code, stdout, stderr := runCmd(runArgs("--db", "sqlite://"+filepath.Join(t.TempDir(), "x.db"), "-o", out, "--check", "all")...)
+	if code != exitSatisfied {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"360 transactions", "committed", "history: " + out, "SSER  satisfied"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout)
+		}
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Txns) != 360 {
+		t.Fatalf("%d transactions recorded, want 360", len(h.Txns))
+	}
+	for _, tx := range h.Txns {
+		if !tx.HasTime() && tx.Status != history.Unknown {
+			t.Fatalf("%s has no times", tx.ID)
+		}
+	}
 }
 
-// TestExplain runs explain and check on the shipped examples and checks
-// the exit status and the heart of the output.
-func TestExplain(t *testing.T) {
-	tests := []struct {
-		args []string
-		code int
-		want []string
+// TestRunFindsInjectedBugs: each fault of the simulated stores is found at
+// the level it breaks, through the same path as a real database.
+func TestRunFindsInjectedBugs(t *testing.T) {
+	for _, tc := range []struct {
+		dsn, level, anomaly string
+		extra               []string
 	}{
-		{[]string{"explain", "--level", "ser", "../../examples/write-skew.jsonl"}, exitViolated,
-			[]string{"SER: VIOLATED: WriteSkew (G2-item)", "What happened", "Counterexample: 3 of the history's 3 transactions", "alice-leaves -RW bob_on_call-> bob-leaves"}},
-		{[]string{"explain", "../../examples/lost-update.jsonl"}, exitViolated,
-			[]string{"SI: VIOLATED: LostUpdate", "Neither order of the writes of balance by deposit-2 and withdraw works", "why:"}},
-		{[]string{"explain", "../../examples/long-fork.jsonl"}, exitViolated, []string{"LongFork"}},
-		{[]string{"explain", "../../examples/serializable.jsonl"}, exitSatisfied, []string{"SI: satisfied"}},
-		{[]string{"check", "--level", "ser", "../../examples/write-skew.jsonl"}, exitViolated, []string{"SER: VIOLATED: WriteSkew", "cycle:", "transactions:"}},
-		{[]string{"explain", "--color", "sometimes", "../../examples/write-skew.jsonl"}, exitBadInput, nil},
-	}
-	for _, tt := range tests {
-		t.Run(strings.Join(tt.args, " "), func(t *testing.T) {
-			code, out, errs := runCmd(tt.args...)
-			if code != tt.code {
-				t.Errorf("exit %d, want %d\n%s%s", code, tt.code, out, errs)
+		{"sim://si?fault=lost-update", "si", "LostUpdate", nil},
+		{"sim://rc?fault=dirty-read", "rc", "AbortedRead", nil},
+		{"sim://si?fault=fractured-read", "ra", "FracturedRead", []string{"--workload", "general", "--ops", "4", "--sessions", "8", "--txns", "200"}},
+		{"sim://ser?fault=stale-read&p=0.5", "sser", "RealTimeViolation", []string{"--reads", "0.5"}},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			args := append(runArgs("--db", tc.dsn, "-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", tc.level), tc.extra...)
+			code, stdout, stderr := runCmd(args...)
+			if code != exitViolated {
+				t.Fatalf("exit %d, want %d (violated)\n%s\n%s", code, exitViolated, stdout, stderr)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(out, w) {
-					t.Errorf("output lacks %q:\n%s", w, out)
+			if !strings.Contains(stdout, "VIOLATED: "+tc.anomaly) {
+				t.Errorf("no %q in:\n%s", tc.anomaly, stdout)
+			}
+		})
+	}
+	// Without the fault the same stores keep their levels.
+	for dsn, lvl := range map[string]string{"sim://si": "si", "sim://ser": "sser", "sim://rc": "rc"} {
+		code, stdout, stderr := runCmd(runArgs("--db", dsn, "-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", lvl)...)
+		if code != exitSatisfied {
+			t.Errorf("%s at %s: exit %d\n%s\n%s", dsn, lvl, code, stdout, stderr)
+		}
+	}
+}
+
+func TestRunBadArguments(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"run", "--db", "nosuch://x"}, "unknown database"},
+		{[]string{"run", "--db", "sqlite://" + dir + "/a.db", "--level", "read-committed"}, "read-committed"},
+		{[]string{"run", "--db", "postgres://isocheck@127.0.0.1:1/isocheck?sslmode=disable&connect_timeout=2", "--level", "serializable"}, "127.0.0.1"},
+		{[]string{"run", "--workload", "nope"}, "unknown workload"},
+		{[]string{"run", "--reads", "2"}, "--reads"},
+		{[]string{"run", "--check", "strongest"}, "--check"},
+		{[]string{"run", "--workload-file", dir + "/missing.json"}, "missing.json"},
+		{[]string{"run", "--db", "sim://si?fault=nope"}, "nope"},
+	} {
+		start := time.Now()
+		code, stdout, stderr := runCmd(tc.args...)
+		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
+			t.Errorf("%v: exit %d, want 2 and %q in:\n%s%s", tc.args, code, tc.want, stdout, stderr)
+		}
+		if d := time.Since(start); d > 15*time.Second {
+			t.Errorf("%v took %v to fail", tc.args, d)
+		}
+	}
+}
+
+// TestGenThenRun: a workload written by gen runs from its file and gives
+// the history the plan says.
+func TestGenThenRun(t *testing.T) {
+	dir := t.TempDir()
+	plan := filepath.Join(dir, "w.json")
+	code, _, stderr := runCmd("gen", "--workload", "append", "--sessions", "3", "--txns", "20", "--ops", "3", "--keys", "5", "-o", plan)
+	if code != exitSatisfied {
+		t.Fatalf("gen: exit %d: %s", code, stderr)
+	}
+	out := filepath.Join(dir, "h.jsonl")
+	code, stdout, stderr := runCmd("run", "--db", "sqlite://"+dir+"/db", "--workload-file", plan, "-o", out, "--check", "sser")
+	if code != exitSatisfied {
+		t.Fatalf("run: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !h.Lists || len(h.Txns) != 60 {
+		t.Fatalf("lists %v, %d transactions; want a list history of 60", h.Lists, len(h.Txns))
+	}
+	code, _, stderr = runCmd("gen", "--sessions", "0")
+	if code != exitBadInput || !strings.Contains(stderr, "positive") {
+		t.Fatalf("gen --sessions 0: exit %d: %s", code, stderr)
+	}
+}
+
+func TestDemo(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := runCmd("demo", "--dir", dir)
+	if code != exitSatisfied {
+		t.Fatalf("demo: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	for _, want := range []string{"Embedded SQLite", "SSER  satisfied", "VIOLATED: LostUpdate", "Demo done"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("demo output lacks %q:\n%s", want, stdout)
+		}
+	}
+	for _, f := range []string{"demo-1.jsonl", "demo-2.jsonl"} {
+		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestRunInterrupted: Ctrl-C stops the sessions after their current
+// transaction, leaves a valid history of every transaction the summary
+// counts, prints the summary and exits 3.
+func TestRunInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "h.jsonl")
+	args := []string{"run", "--db", "sqlite://" + dir + "/db", "--workload", "general", "--sessions", "4", "--txns", "1000000", "--ops", "4", "--keys", "100", "-o", out}
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), testChildEnv+"=command", testArgsEnv+"="+strings.Join(args, "\n"))
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Interrupt once some transactions are recorded.
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		if fi, err := os.Stat(out); err == nil && fi.Size() > 10_000 {
+			break
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("no history after 20 s:\n%s\n%s", stdout.String(), stderr.String())
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	start := time.Now()
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("stopping took %v", d)
+	}
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != exitNoVerdict {
+		t.Fatalf("exit %v, want %d\n%s\n%s", err, exitNoVerdict, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "interrupted") {
+		t.Errorf("the summary does not say the run was interrupted:\n%s", stdout.String())
+	}
+	h, err := format.ReadFile(out, format.JSONL)
+	if err != nil {
+		t.Fatalf("the history of an interrupted run: %v", err)
+	}
+	if want := fmt.Sprintf("%d transactions in", len(h.Txns)); !strings.Contains(stdout.String(), want) {
+		t.Errorf("history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout.String())
+	}
+	if code, _, errs := runCmd("check", "--level", "sser", out); code != exitSatisfied {
+		t.Errorf("the interrupted history: exit %d: %s", code, errs)
+	}
+}
+
+// TestRunTableOfAnotherShape: a table holding lists is not silently used
+// for registers.
+func TestRunTableOfAnotherShape(t *testing.T) {
+	dsn := "sqlite://" + filepath.Join(t.TempDir(), "db")
+	o := filepath.Join(t.TempDir(), "h.jsonl")
+	if code, stdout, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "append", "--sessions", "2", "--txns", "5", "-o", o); code != exitSatisfied {
+		t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	code, _, stderr := runCmd("run", "--db", dsn, "--table", "shared", "--workload", "mini", "--sessions", "2", "--txns", "5", "-o", o, "--force")
+	if code != exitBadInput || !strings.Contains(stderr, "shared") {
+		t.Fatalf("registers on a table of lists: exit %d: %s", code, stderr)
+	}
+}
+
+// TestRunDatabaseDies: a database that stops answering mid-run is no pass:
+// the run ends soon after, says which part of its plan did not run and
+// why, checks what did run, and exits 3, or 1 for a violation in it.
+func TestRunDatabaseDies(t *testing.T) {
+	for _, tc := range []struct {
+		dsn   string
+		check string
+		want  int
+	}{
+		{"sim://si?down-after=100", "si", exitNoVerdict},
+		{"sim://si?fault=lost-update&down-after=300", "si", exitViolated},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			out := filepath.Join(t.TempDir(), "h.jsonl")
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "4", "--txns", "1000", "--keys", "10",
+				"--reconnect", "1s", "-o", out, "--check", tc.check)
+			if code != tc.want {
+				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.want, stdout, stderr)
+			}
+			for _, want := range []string{"INCOMPLETE: ", "of the plan's 4000 transactions not run (the database stopped answering",
+				"connection refused", "history: " + out, "The run is INCOMPLETE"} {
+				if !strings.Contains(stdout, want) {
+					t.Errorf("output lacks %q:\n%s", want, stdout)
 				}
 			}
-			if strings.Contains(out, "\x1b[") {
-				t.Errorf("colour written to a non-terminal:\n%s", out)
+			if !strings.Contains(stderr, "sessions waiting to reconnect to "+tc.dsn+": sim: dial: connection refused") &&
+				!strings.Contains(stderr, "1 session waiting to reconnect to "+tc.dsn) {
+				t.Errorf("stderr does not say what the sessions wait for:\n%s", stderr)
+			}
+			if tc.want == exitNoVerdict && !strings.Contains(stdout, "SI: satisfied") {
+				t.Errorf("the verdict of the partial history is not printed:\n%s", stdout)
+			}
+			h, err := format.ReadFile(out, format.JSONL)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := fmt.Sprintf("%d transactions in", len(h.Txns)); !strings.Contains(stdout, want) {
+				t.Errorf("the history holds %d transactions; the summary says otherwise:\n%s", len(h.Txns), stdout)
 			}
 		})
 	}
 }
 
-// TestExplainFiles writes the counterexample, the JSON report and the
-// DOT graph, and checks that the counterexample fails check on its own.
-func TestExplainFiles(t *testing.T) {
+// TestRunOutput: -o - writes the history alone to standard output, the
+// rest to stderr; -o FILE refuses a file that exists unless --force.
+func TestRunOutput(t *testing.T) {
 	dir := t.TempDir()
-	cex := filepath.Join(dir, "cex.jsonl")
-	dot := filepath.Join(dir, "cex.dot")
-	code, out, errs := runCmd("explain", "--json", "--counterexample", cex, "--dot", dot, "../../examples/lost-update.jsonl")
-	if code != exitViolated {
-		t.Fatalf("exit %d\n%s%s", code, out, errs)
+	t.Chdir(dir)
+	for _, check := range [][]string{nil, {"--check", "si"}} {
+		code, stdout, stderr := runCmd(append(runArgs("--db", "sim://si", "-o", "-"), check...)...)
+		if code != exitSatisfied {
+			t.Fatalf("-o - %v: exit %d\n%s\n%s", check, code, stdout, stderr)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "-")); err == nil {
+			t.Fatal("-o - created a file named -")
+		}
+		h, err := format.Read(strings.NewReader(stdout), "stdout", format.JSONL)
+		if err != nil {
+			t.Fatalf("-o - %v: standard output is not a history: %v\n%s", check, err, stdout)
+		}
+		if len(h.Txns) != 360 {
+			t.Errorf("-o - %v: %d transactions on standard output, want 360", check, len(h.Txns))
+		}
+		for _, want := range []string{"360 transactions", "history: standard output"} {
+			if !strings.Contains(stderr, want) {
+				t.Errorf("-o - %v: stderr lacks %q:\n%s", check, want, stderr)
+			}
+		}
+		if check != nil && !strings.Contains(stderr, "SI: satisfied") {
+			t.Errorf("-o - --check: the verdict is not on stderr:\n%s", stderr)
+		}
 	}
-	var rep struct {
-		Level     string `json:"level"`
-		Satisfied *bool  `json:"satisfied"`
-		Anomaly   struct {
-			Name    string           `json:"name"`
-			Summary string           `json:"summary"`
-			Txns    []map[string]any `json:"transactions"`
-			Cycles  [][]map[string]any
-			Edges   []map[string]any `json:"edges"`
-			Minimal bool             `json:"minimal"`
-		} `json:"anomaly"`
-		Stats map[string]any `json:"stats"`
-	}
-	if err := json.Unmarshal([]byte(out), &rep); err != nil {
-		t.Fatalf("%v\n%s", err, out)
-	}
-	if rep.Level != "SI" || rep.Satisfied == nil || *rep.Satisfied || rep.Anomaly.Name != "LostUpdate" || !rep.Anomaly.Minimal || len(rep.Anomaly.Edges) == 0 || rep.Stats["explain_ms"] == nil {
-		t.Errorf("report %+v", rep)
-	}
-	if code, out, _ := runCmd("check", cex); code != exitViolated {
-		t.Errorf("check of the counterexample: exit %d\n%s", code, out)
-	}
-	b, err := os.ReadFile(dot)
-	if err != nil || !bytes.Contains(b, []byte("digraph")) {
-		t.Errorf("DOT file: %v\n%s", err, b)
-	}
-	// The pictures, which need Graphviz: graphviz_test.go.
-}
 
-// TestCheckCounterexample checks that check --counterexample writes a
-// counterexample that fails at the same level.
-func TestCheckCounterexample(t *testing.T) {
-	cex := filepath.Join(t.TempDir(), "cex.jsonl")
-	if code, out, errs := runCmd("check", "--level", "ser", "--counterexample", cex, "../../examples/write-skew.jsonl"); code != exitViolated {
-		t.Fatalf("exit %d\n%s%s", code, out, errs)
-	}
-	h, err := format.ReadFile(cex, format.JSONL)
-	if err != nil {
+	out := filepath.Join(dir, "h.jsonl")
+	if err := os.WriteFile(out, []byte("precious\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	res, err := check.Check(context.Background(), h, level.SER)
-	if err != nil || res.Verdict != check.Violated || len(h.Txns) != 3 {
-		t.Errorf("counterexample: %d transactions, verdict %v, %v", len(h.Txns), res.Verdict, err)
+	code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out)...)
+	if code != exitBadInput || !strings.Contains(stderr, out+" exists; remove it or pass --force") {
+		t.Fatalf("-o EXISTING: exit %d, want 2 and the reason\n%s\n%s", code, stdout, stderr)
+	}
+	if b, _ := os.ReadFile(out); string(b) != "precious\n" {
+		t.Fatalf("-o EXISTING changed the file: %q", b)
+	}
+	if code, stdout, stderr := runCmd(runArgs("--db", "sim://si", "-o", out, "--force")...); code != exitSatisfied {
+		t.Fatalf("-o EXISTING --force: exit %d\n%s\n%s", code, stdout, stderr)
+	}
+	if h, err := format.ReadFile(out, format.JSONL); err != nil || len(h.Txns) != 360 {
+		t.Fatalf("-o EXISTING --force did not overwrite the file: %v", err)
+	}
+}
+
+// TestRunCheckLWT: --check lwt checks the registers of a run of the lwt
+// workload for linearizability, from the run's own record of them.
+func TestRunCheckLWT(t *testing.T) {
+	for _, tc := range []struct {
+		dsn  string
+		want int
+		text string
+	}{
+		{"sim://ser", exitSatisfied, "linearizability: linearizable (600 operations on 3 registers)"},
+		{"sim://si?fault=lost-update", exitViolated, "linearizability: not linearizable on key"},
+		{"sim://ser?fault=stale-read&p=0.5", exitViolated, "linearizability: not linearizable on key"},
+	} {
+		t.Run(tc.dsn, func(t *testing.T) {
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "lwt", "--sessions", "6", "--txns", "100", "--keys", "3",
+				"-o", filepath.Join(t.TempDir(), "h.jsonl"), "--check", "lwt")
+			if code != tc.want || !strings.Contains(stdout, tc.text) {
+				t.Fatalf("exit %d, want %d and %q\n%s\n%s", code, tc.want, tc.text, stdout, stderr)
+			}
+			if tc.want == exitViolated && !strings.Contains(stdout, "operation:\n  ") {
+				t.Errorf("the violation names no operation:\n%s", stdout)
+			}
+		})
+	}
+	code, _, stderr := runCmd("run", "--db", "sim://ser", "--workload", "mini", "--check", "lwt")
+	if code != exitBadInput || !strings.Contains(stderr, "--check lwt checks the registers of --workload lwt") {
+		t.Fatalf("--check lwt of --workload mini: exit %d: %s", code, stderr)
 	}
 }

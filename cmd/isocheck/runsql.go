@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"maps"
 	"os"
@@ -14,7 +15,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
@@ -36,10 +36,6 @@ var sqlApps = map[string]func() sqlrun.App{
 	"twitter": func() sqlrun.App { return twitter.New(twitter.DefaultConfig) },
 }
 
-// checkAlone is the value of a --check given without a LEVEL (see
-// bareCheck): check each transaction at the level it ran at.
-const checkAlone = "\x00own-levels"
-
 // defaultSQLPrefix is put before the SQL workloads' table names unless
 // --table says otherwise, so that a run does not drop tables of the same
 // names (warehouse, customer, ...) that are not isocheck's.
@@ -54,105 +50,134 @@ const (
 	sqlTxns     = 20
 )
 
-// sqlFlags are run's flags for the SQL workloads only.
-type sqlFlags struct {
-	levels string
+// sqlRunFlags are the flags of run for the SQL applications.
+type sqlRunFlags struct {
+	rec            runFlags // --db, --table, -o and --force
+	workload       string
+	sessions, txns int
+	seed           int64
+	levels         string
+	check          optionalValue
 }
 
-// addSQLFlags defines --levels on run's fs and says in the help of the
-// flags run shares with the key-value workloads what they mean for the
-// SQL ones.
-func addSQLFlags(fs *flag.FlagSet) *sqlFlags {
-	sf := &sqlFlags{}
-	fs.StringVar(&sf.levels, "levels", "random", "for --workload tpcc or twitter: the isolation level of each transaction: ser, si or rc (all at that level), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC); a database that runs every transaction at one level (SQLite: SER) refuses the others, and its default is that level")
-	amend := func(name, text string) {
-		if f := fs.Lookup(name); f != nil {
-			f.Usage += text
-		}
-	}
-	amend("workload", "; or a SQL application, each transaction at its own level (--levels), recorded as a SQL history: tpcc (TPC-C) or twitter (BenchBase's Twitter), on sqlite:// or postgres:// only")
-	amend("sessions", fmt.Sprintf(" (tpcc and twitter: %d)", sqlSessions))
-	amend("txns", fmt.Sprintf(" (tpcc and twitter: %d)", sqlTxns))
-	amend("level", " (not for tpcc and twitter: see --levels)")
-	amend("table", "; for tpcc and twitter, the prefix of the tables' names ("+defaultSQLPrefix+" if not given); the tables are dropped and created")
-	amend("check", "; for tpcc and twitter give --check alone, without LEVEL: each transaction is checked at the level it ran at")
-	amend("o", "; for tpcc and twitter a SQL history (see 'isocheck check')")
+// sqlFlagsHeading heads the SQL applications' flags in run's help.
+const sqlFlagsHeading = "flags of --workload tpcc and twitter, SQL applications whose transactions each run at their own level (--levels), recorded as a SQL history (see 'isocheck check'), on sqlite:// or postgres:// only; the flags above that are not here are refused:"
+
+// addSQLRunFlags defines the flags of run for the SQL applications on fs.
+func addSQLRunFlags(fs *flag.FlagSet) *sqlRunFlags {
+	sf := &sqlRunFlags{}
+	fs.StringVar(&sf.workload, "workload", "", "the SQL application: tpcc (TPC-C) or twitter (BenchBase's Twitter)")
+	fs.IntVar(&sf.sessions, "sessions", sqlSessions, "client sessions, run concurrently")
+	fs.IntVar(&sf.txns, "txns", sqlTxns, "transactions per session")
+	fs.Int64Var(&sf.seed, "seed", 1, "random seed: the same seed and flags make the same workload")
+	fs.StringVar(&sf.rec.dsn, "db", "sqlite::memory:", "the database: sqlite://PATH, sqlite::memory: or postgres://USER@HOST:PORT/DB")
+	fs.StringVar(&sf.levels, "levels", "random", "the isolation level of each transaction: ser, si or rc (all at that level; or a long name such as serializable), ser+rc or si+rc (NewOrder, Payment and InsertTweet at the first, the others at RC), or random (each at a random one of SER, SI and RC); a database that runs every transaction at one level (SQLite: SER) refuses the others, and its default is that level")
+	fs.StringVar(&sf.rec.table, "table", defaultSQLPrefix, "the prefix of the tables' names; the tables are dropped and created")
+	fs.StringVar(&sf.rec.out, "o", "", "record the SQL history to FILE, or to standard output with -o - (then everything else goes to stderr); default: a new file in the temporary directory, named at the end")
+	fs.BoolVar(&sf.rec.force, "force", false, "overwrite the file of -o if it exists")
+	fs.Var(&sf.check, "check", "check the recorded history, each transaction at the level it ran at, and explain a violation; the exit status is the verdict's")
 	return sf
 }
 
-// bareCheck lets --check stand without a LEVEL, as the SQL workloads
-// want it: a --check that ends the arguments, or that a flag follows, is
-// given the value checkAlone. (A --check followed by anything else takes
-// it as its LEVEL, as before.)
-func bareCheck(args []string) []string {
-	out := make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "--" {
-			return append(out, args[i:]...)
-		}
-		if (a == "--check" || a == "-check") && (i+1 == len(args) || strings.HasPrefix(args[i+1], "-")) {
-			a += "=" + checkAlone
-		}
-		out = append(out, a)
-	}
-	return out
+// newSQLRunFlagSet returns a flag set of the SQL applications' flags,
+// which runKV refuses.
+func newSQLRunFlagSet() *flag.FlagSet {
+	fs := newFlagSet("run", io.Discard)
+	addSQLRunFlags(fs)
+	return fs
 }
 
-// kvOnlyFlags are the flags of run that only the key-value workloads use.
-var kvOnlyFlags = []string{"ops", "keys", "reads", "dist", "long", "long-ops", "workload-file",
-	"txn-timeout", "reconnect", "progress", "nemesis", "cluster", "cluster-dir", "nemesis-interval", "nemesis-duration"}
-
-// runSQLWorkload runs the SQL workload the flags name, if they name one
-// (sql reports whether they did), and returns the exit status. For a
-// key-value workload it only refuses the SQL workloads' flags.
-func (rf *runFlags) runSQLWorkload(fs *flag.FlagSet, sf *sqlFlags, stdout, stderr io.Writer) (sql bool, status int) {
-	set := map[string]bool{}
-	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
-	newApp, ok := sqlApps[strings.ToLower(rf.plan.kind)]
-	if !ok {
-		switch {
-		case set["levels"]:
-			return true, usageError(stderr, "run", "--levels is for --workload tpcc or twitter; for --workload %s, --level sets the database's level", rf.plan.kind)
-		case rf.check == checkAlone:
-			return true, usageError(stderr, "run", "--check needs a LEVEL (sser, ser, si, pc, cc, ra, rc or all) for --workload %s", rf.plan.kind)
-		}
-		return false, 0
-	}
-	kind := strings.ToLower(rf.plan.kind)
-	if set["level"] {
-		return true, usageError(stderr, "run", "--level does not apply to --workload %s, whose transactions each run at their own level: use --levels (ser, si, rc, ser+rc, si+rc or random)", kind)
-	}
-	for _, name := range kvOnlyFlags {
-		if set[name] {
-			return true, usageError(stderr, "run", "--%s is for the key-value workloads (general, mini, lwt, append), not --workload %s", name, kind)
-		}
-	}
-	if rf.check != "" && rf.check != checkAlone {
-		return true, usageError(stderr, "run", "--check takes no LEVEL with --workload %s: give --check alone, and each transaction is checked at the level it ran at (to check every transaction at %s, run 'isocheck check --level %s' on the recorded history)", kind, rf.check, rf.check)
-	}
-	mix, err := sqlrun.ParseLevelMix(sf.levels)
+// runSQLApp runs a SQL application (--workload tpcc or twitter), records
+// its SQL history and, with --check, checks it.
+func runSQLApp(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("run", stderr)
+	sf := addSQLRunFlags(fs)
+	kv := newFlagSet("run", io.Discard)
+	addKVRunFlags(kv)
+	addForeignFlags(fs, kv)
+	pos, help, err := parseWithHelp(fs, args, writeRunHelp)
 	if err != nil {
-		return true, usageError(stderr, "run", "--levels: %v", err)
+		return parseStatus(help)
 	}
-	cfg := sqlrun.Config{Sessions: rf.plan.cfg.Sessions, TxnsPerSession: rf.plan.cfg.TxnsPerSession, Seed: rf.plan.cfg.Seed, Levels: mix, Prefix: defaultSQLPrefix}
-	if !set["sessions"] {
-		cfg.Sessions = sqlSessions
+	if len(pos) != 0 {
+		return usageError(stderr, "run", "unexpected argument %q", pos[0])
 	}
-	if !set["txns"] {
-		cfg.TxnsPerSession = sqlTxns
+	rf := &sf.rec
+	defer func() {
+		for _, f := range rf.cleanup {
+			f()
+		}
+	}()
+	// With -o - the history alone goes to standard output.
+	rf.histOut = stdout
+	if rf.out == "-" {
+		stdout = stderr
 	}
+	kind := strings.ToLower(sf.workload)
+	foreign := foreignFlagsGiven(fs)
+	if slices.Contains(foreign, "level") {
+		return usageError(stderr, "run", "--level does not apply to --workload %s, whose transactions each run at their own level: use --levels (ser, si, rc, ser+rc, si+rc or random)", kind)
+	}
+	if len(foreign) > 0 {
+		verb := "is"
+		if len(foreign) > 1 {
+			verb = "are"
+		}
+		return usageError(stderr, "run", "%s %s for the key-value workloads (general, mini, lwt, append), not --workload %s", flagList(foreign), verb, kind)
+	}
+	if c := sf.check.value; c != "" {
+		return usageError(stderr, "run", "--check takes no LEVEL with --workload %s: give --check alone, and each transaction is checked at the level it ran at (to check every transaction at %s, run 'isocheck check --level %s' on the recorded history)", kind, c, c)
+	}
+	rf.readBack = sf.check.alone
+	mix, err := parseLevelMix(sf.levels)
+	if err != nil {
+		return usageError(stderr, "run", "--levels: %v", err)
+	}
+	cfg := sqlrun.Config{Sessions: sf.sessions, TxnsPerSession: sf.txns, Seed: sf.seed, Levels: mix, Prefix: rf.table}
 	if cfg.Sessions <= 0 || cfg.TxnsPerSession <= 0 {
-		return true, usageError(stderr, "run", "--sessions and --txns must be positive")
+		return usageError(stderr, "run", "--sessions and --txns must be positive")
 	}
-	if set["table"] {
-		cfg.Prefix = rf.table
-	}
-	path, status := rf.recordSQL(kind, newApp(), cfg, set["levels"], stdout, stderr)
-	if status != exitSatisfied || rf.check == "" {
-		return true, status
+	levelsSet := false
+	fs.Visit(func(f *flag.Flag) { levelsSet = levelsSet || f.Name == "levels" })
+	path, status := rf.recordSQL(kind, sqlApps[kind](), cfg, levelsSet, stdout, stderr)
+	if status != exitSatisfied || !rf.readBack {
+		return status
 	}
 	fmt.Fprintln(stdout)
-	return true, checkSQLRun(path, stdout, stderr)
+	return checkSQLRun(path, stdout, stderr)
+}
+
+// parseLevelMix reads --levels: random, or a level or two joined by '+',
+// each in any spelling level.Parse reads ("ser+rc", "SERIALIZABLE",
+// "snapshot-isolation+read-committed").
+func parseLevelMix(s string) (sqlrun.LevelMix, error) {
+	parts := strings.Split(s, "+")
+	for i, p := range parts {
+		if l, err := level.Parse(strings.TrimSpace(p)); err == nil {
+			parts[i] = strings.ToLower(l.String())
+		}
+	}
+	mix, err := sqlrun.ParseLevelMix(strings.Join(parts, "+"))
+	if err != nil {
+		// The error names the mix as given.
+		if _, gerr := sqlrun.ParseLevelMix(s); gerr != nil {
+			err = gerr
+		}
+	}
+	return mix, err
+}
+
+// flagList names flags for people: "--keys", "--keys and --ops",
+// "--dist, --keys and --ops".
+func flagList(names []string) string {
+	dashed := make([]string, len(names))
+	for i, n := range names {
+		dashed[i] = "--" + n
+	}
+	if len(dashed) == 1 {
+		return dashed[0]
+	}
+	return strings.Join(dashed[:len(dashed)-1], ", ") + " and " + dashed[len(dashed)-1]
 }
 
 // recordSQL runs app and writes its SQL history, printing a summary; it
@@ -304,7 +329,7 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 		return checkFailed(err, stderr)
 	}
 	rep := sqlcheck.Explain(res)
-	if res.Verdict == check.NoVerdict {
+	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)
 	}
 	if err := writeEscaped(stdout, rep.WriteText); err != nil {

@@ -121,7 +121,7 @@ func TestRunSQLUsage(t *testing.T) {
 		{[]string{"--workload", "tpcc", "--level", "serializable"}, "use --levels"},
 		{[]string{"--workload", "twitter", "--check", "si"}, "--check takes no LEVEL with --workload twitter"},
 		{[]string{"--workload", "tpcc", "--check", "all", "--sessions", "2"}, "--check takes no LEVEL"},
-		{[]string{"--workload", "tpcc", "--levels", "snapshot"}, "--levels: "},
+		{[]string{"--workload", "tpcc", "--levels", "sometimes"}, "--levels: "},
 		{[]string{"--workload", "tpcc", "--keys", "10"}, "--keys is for the key-value workloads"},
 		{[]string{"--workload", "twitter", "--nemesis", "pause"}, "--nemesis is for the key-value workloads"},
 		{[]string{"--workload", "tpcc", "--sessions", "0"}, "must be positive"},
@@ -137,20 +137,6 @@ func TestRunSQLUsage(t *testing.T) {
 		code, stdout, stderr := runCmd(args...)
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want 2 with %q\n%s\n%s", tc.args, code, tc.want, stdout, stderr)
-		}
-	}
-}
-
-func TestBareCheck(t *testing.T) {
-	for _, tc := range []struct{ in, want []string }{
-		{[]string{"--check"}, []string{"--check=" + checkAlone}},
-		{[]string{"-check", "-o", "f"}, []string{"-check=" + checkAlone, "-o", "f"}},
-		{[]string{"--check", "si", "-o", "f"}, []string{"--check", "si", "-o", "f"}},
-		{[]string{"--check=all"}, []string{"--check=all"}},
-		{[]string{"--", "--check"}, []string{"--", "--check"}},
-	} {
-		if got := bareCheck(tc.in); !slices.Equal(got, tc.want) {
-			t.Errorf("bareCheck(%q) = %q, want %q", tc.in, got, tc.want)
 		}
 	}
 }
@@ -188,5 +174,15 @@ func TestRunSQLPostgres(t *testing.T) {
 			}
 			readSQLRun(t, out, 3, 10)
 		})
+	}
+}
+
+// TestRunSQLRefusesKVFlags: the key-value workloads' flags given to a
+// SQL application are named, every one.
+func TestRunSQLRefusesKVFlags(t *testing.T) {
+	code, stdout, stderr := runCmd("run", "--workload", "tpcc", "--progress", "--keys", "3", "--cluster", "x")
+	want := "--cluster, --keys and --progress are for the key-value workloads"
+	if code != exitBadInput || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, want 2 with %q\n%s\n%s", code, want, stdout, stderr)
 	}
 }

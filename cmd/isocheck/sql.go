@@ -1,17 +1,13 @@
 package main
 
 import (
-	"bytes"
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
-	"os"
-	"os/exec"
 	"strings"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
@@ -19,20 +15,15 @@ import (
 )
 
 // isSQL reports whether the history at path is a SQL history (package
-// sqlhistory): asked for with --format sql, or detected.
+// sqlhistory), which runSQL checks, by --format or by what format.Resolve
+// finds in it. A pipe or a device is read once, by the key-value readers,
+// which detect SQL and say so; "-" is standard input.
 func isSQL(formatFlag, path string) bool {
-	if strings.EqualFold(formatFlag, string(format.SQL)) {
-		return true
+	f, err := format.ParseFormat(formatFlag)
+	if err != nil || f != format.Auto || path == "-" {
+		return f == format.SQL
 	}
-	if !strings.EqualFold(formatFlag, string(format.Auto)) || path == "-" {
-		return false
-	}
-	// Only a regular file can be looked at twice: a FIFO or a device is
-	// read once, by the key-value readers, which detect SQL and say so.
-	if fi, err := os.Stat(path); err != nil || !fi.Mode().IsRegular() {
-		return false
-	}
-	f, err := format.Detect(path)
+	f, err = format.Resolve(path, f)
 	return err == nil && f == format.SQL
 }
 
@@ -118,7 +109,7 @@ func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, err error, stdout
 		if cf.asJSON {
 			var st sqlStats
 			st.stopped(j)
-			rep := &sqlcheck.Report{Verdict: check.NoVerdict.String(), Reason: reason}
+			rep := &sqlcheck.Report{Summary: verdict.Outcome{Reason: reason}.Summary()}
 			if status := encodeJSON(stdout, stderr, exitNoVerdict, sqlJSON{levelName(name), rep, st}); status != exitNoVerdict {
 				return status
 			}
@@ -173,14 +164,14 @@ func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain
 	}
 	rep := sqlcheck.Explain(res)
 	st := sqlStats{Stats: res.Stats}
-	if res.Verdict == check.NoVerdict {
+	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)
 		if j.cause(nil) != nil {
 			st.stopped(j)
 		}
 	}
 	status := verdictStatus(res.Verdict)
-	if res.Verdict == check.Violated {
+	if res.Verdict == verdict.Violated {
 		cf.writeSQLFiles(res, explain, stdout, stderr)
 	} else {
 		cf.nothingToWrite(stderr, sqlNoViolation(res.Verdict))
@@ -213,38 +204,7 @@ func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, 
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
 		}
 	}
-	if !explain {
-		return
+	if explain {
+		cf.writePictures(res.WriteDOT, stderr)
 	}
-	if cf.dotFile != "" {
-		if err := writeFile(cf.dotFile, cf.fileOut, res.WriteDOT); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --dot: %v\n", err)
-		}
-	}
-	for _, r := range []struct{ file, format string }{{cf.svgFile, "svg"}, {cf.pngFile, "png"}} {
-		if r.file == "" {
-			continue
-		}
-		if err := renderDOT(res, r.file, r.format); err != nil {
-			fmt.Fprintf(stderr, "isocheck: --%s %s: %v\n", r.format, r.file, err)
-		}
-	}
-}
-
-// renderDOT runs Graphviz's dot on the counterexample.
-func renderDOT(res *sqlcheck.Result, path, format string) error {
-	dot, err := exec.LookPath("dot")
-	if err != nil {
-		return interpret.ErrNoGraphviz
-	}
-	var in, errs bytes.Buffer
-	if err := res.WriteDOT(&in); err != nil {
-		return err
-	}
-	cmd := exec.Command(dot, "-T"+format, "-o", path)
-	cmd.Stdin, cmd.Stderr = &in, &errs
-	if err := cmd.Run(); err != nil {
-		return fmt.Errorf("dot -T%s: %v: %s", format, err, strings.TrimSpace(errs.String()))
-	}
-	return nil
 }

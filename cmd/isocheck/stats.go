@@ -3,172 +3,68 @@ package main
 import (
 	"fmt"
 	"io"
-	"maps"
-	"os"
-	"slices"
-	"strings"
 	"time"
 
-	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 )
 
-// stats is the "stats" object of --json and the table of --stats: the
-// time of each stage and the size of the problem. On a run that stopped,
-// Stage says where, and the counts are those reached.
-type stats struct {
-	// Stage, StageDone, StageTotal and StageUnit: the stage a stopped run
-	// reached and how far it got in it (StageTotal 0: unknown).
-	Stage      string `json:"stage,omitempty"`
-	StageDone  int64  `json:"stage_done,omitempty"`
-	StageTotal int64  `json:"stage_total,omitempty"`
-	StageUnit  string `json:"stage_unit,omitempty"`
-
-	ParseMS     float64 `json:"parse_ms"`
-	ConstructMS float64 `json:"construct_ms"`
-	PruneMS     float64 `json:"prune_ms"`
-	EncodeMS    float64 `json:"encode_ms"`
-	SolveMS     float64 `json:"solve_ms"`
-	ExplainMS   float64 `json:"explain_ms"`
-
-	// Transactions counts the committed transactions checked.
-	Transactions int `json:"transactions"`
-	// KnownEdges counts the dependencies known before pruning.
-	KnownEdges int `json:"known_edges"`
-	// Constraints counts the constraints on the order of writes before
-	// pruning, ConstraintsPruned those pruning decided, and
-	// ConstraintsRemaining those left for the solver; likewise for the
-	// edges of the constraints.
-	Constraints           int `json:"constraints"`
-	ConstraintsPruned     int `json:"constraints_pruned"`
-	ConstraintsRemaining  int `json:"constraints_remaining"`
-	UnknownEdges          int `json:"unknown_edges"`
-	UnknownEdgesRemaining int `json:"unknown_edges_remaining"`
-	PruneRounds           int `json:"prune_rounds"`
-	SolverRounds          int `json:"solver_rounds"`
-	// SolverCyclesBlocked counts the cycles the solver forbade.
-	SolverCyclesBlocked int `json:"solver_cycles_blocked"`
-	// InputNotes say what reading the history inferred or left out (see
-	// inputNotes).
-	InputNotes []string `json:"input_notes,omitempty"`
-}
-
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
-
-func newStats(res *check.Result, parse, explain time.Duration) stats {
-	s := res.Stats
-	return stats{
-		ParseMS:               ms(parse),
-		ConstructMS:           ms(s.Construct),
-		PruneMS:               ms(s.Prune),
-		EncodeMS:              ms(s.Encode),
-		SolveMS:               ms(s.Solve),
-		ExplainMS:             ms(explain),
-		Transactions:          s.Txns,
-		KnownEdges:            s.KnownEdges,
-		Constraints:           s.Constraints,
-		ConstraintsPruned:     s.Constraints - s.ConstraintsAfter,
-		ConstraintsRemaining:  s.ConstraintsAfter,
-		UnknownEdges:          s.UnknownEdges,
-		UnknownEdgesRemaining: s.UnknownEdgesAfter,
-		PruneRounds:           s.PruneRounds,
-		SolverRounds:          s.SolverRounds,
-		SolverCyclesBlocked:   s.SolverClauses,
+func runStats(args []string, stdout, stderr io.Writer) int {
+	fs := newFlagSet("stats", stderr)
+	in := addInputFlags(fs)
+	pos, help, err := parse(fs, args)
+	if err != nil {
+		return parseStatus(help)
 	}
-}
-
-// stopped records the stage a stopped job reached.
-func (s *stats) stopped(j *job) {
-	snap := j.tracker.Snapshot()
-	s.Stage, s.StageDone, s.StageTotal, s.StageUnit = snap.Stage, snap.Done, snap.Total, snap.Unit
-}
-
-func (s *stats) write(w io.Writer) {
-	fmt.Fprintln(w, "stats:")
-	if s.Stage != "" {
-		fmt.Fprintf(w, "  %-24s %s (%s of %s %s)\n", "stopped in stage", s.Stage, count(s.StageDone), count(s.StageTotal), s.StageUnit)
+	if len(pos) != 1 {
+		return usageError(stderr, "stats", "want one PATH, got %d", len(pos))
 	}
-	rows := []struct {
-		name string
-		v    any
-	}{
-		{"parse", s.ParseMS}, {"construct", s.ConstructMS}, {"prune", s.PruneMS},
-		{"encode", s.EncodeMS}, {"solve", s.SolveMS}, {"explain", s.ExplainMS},
+	in.allowEmpty = true // stats of an empty history are 0s, and say so
+	j := in.limits.start(stderr)
+	defer j.stop()
+	h, info, parseTime, status, ok := readOrReport(in, j, pos[0], stderr)
+	if !ok {
+		return status
 	}
-	for _, r := range rows {
-		fmt.Fprintf(w, "  %-24s %v ms\n", r.name, r.v)
+	j.stop()
+	counts := map[history.Status]int{}
+	reads, writes := 0, 0
+	for i := range h.Txns {
+		counts[h.Txns[i].Status]++
 	}
-	counts := []struct {
-		name string
-		v    int
-	}{
-		{"transactions", s.Transactions}, {"known edges", s.KnownEdges},
-		{"constraints", s.Constraints}, {"constraints pruned", s.ConstraintsPruned},
-		{"constraints remaining", s.ConstraintsRemaining}, {"unknown edges", s.UnknownEdges},
-		{"unknown edges remaining", s.UnknownEdgesRemaining}, {"prune rounds", s.PruneRounds},
-		{"solver rounds", s.SolverRounds}, {"solver cycles blocked", s.SolverCyclesBlocked},
+	for _, op := range h.Ops {
+		if op.Kind == history.Read {
+			reads++
+		} else {
+			writes++
+		}
 	}
-	for _, c := range counts {
-		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))
+	fmt.Fprintf(stdout, "format:       %s\n", info.Format)
+	fmt.Fprintf(stdout, "sessions:     %d\n", len(h.Sessions))
+	fmt.Fprintf(stdout, "transactions: %d (committed %d, aborted %d, unknown %d)\n",
+		len(h.Txns), counts[history.Committed], counts[history.Aborted], counts[history.Unknown])
+	if h.Lists {
+		fmt.Fprintf(stdout, "operations:   %d (reads of lists %d, appends %d)\n", len(h.Ops), reads, writes)
+	} else {
+		fmt.Fprintf(stdout, "operations:   %d (reads %d, writes %d)\n", len(h.Ops), reads, writes)
 	}
-}
-
-// noColor reports whether the environment asks for no colour.
-func noColor() bool { return os.Getenv("NO_COLOR") != "" || os.Getenv("TERM") == "dumb" }
-
-// inputNotes says what reading a history of txns transactions inferred or
-// left out, one sentence each: client operations that are not
-// transactions, completions without an invocation, events without
-// :process.
-func inputNotes(info *format.Info, txns int) []string {
-	if info == nil {
-		return nil
+	fmt.Fprintf(stdout, "keys:         %d\n", h.NumKeys())
+	if len(h.Orders) > 0 {
+		fmt.Fprintf(stdout, "stated version orders: %d keys\n", len(h.Orders))
 	}
-	var notes []string
-	if n, fs := otherOps(info); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d non-transactional operations (%s) not checked; check registers with isocheck lwt", n, fs))
+	if info.SkippedOps > 0 {
+		fmt.Fprintf(stdout, "skipped:      %d events of processes that are not clients (such as :nemesis)\n", info.SkippedOps)
 	}
-	switch n := info.NoInvoke; {
-	case n > 0 && n == txns:
-		notes = append(notes, "no :invoke events: real-time order unknown, SSER checked as SER")
-	case n > 0:
-		notes = append(notes, fmt.Sprintf("%d transactions completed without an :invoke: their start is unknown, so real-time order relates them to no other", n))
+	if n := len(info.FailedEvents); n > 0 {
+		total := 0
+		for _, c := range info.FailedEvents {
+			total += c
+		}
+		fmt.Fprintf(stdout, "failed events dropped: %d in %d transactions\n", total, n)
 	}
-	if n := info.NoProcess; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d events without :process: no session order (each operation its own session)", n))
+	for _, n := range inputNotes(info, len(h.Txns)) {
+		fmt.Fprintf(stdout, "note:         %s\n", textsafe.Escape(n))
 	}
-	return notes
-}
-
-// registerNotes is inputNotes for a history of register operations.
-func registerNotes(info *format.Info) []string {
-	if info == nil {
-		return nil
-	}
-	var notes []string
-	if n, fs := otherOps(info); n > 0 {
-		notes = append(notes, fmt.Sprintf("%d operations other than :read, :write and :cas (%s) not checked; check transactions with isocheck check", n, fs))
-	}
-	if n := info.NoInvoke; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d operations completed without an :invoke: each may have been invoked any time before it returned", n))
-	}
-	if n := info.NoProcess; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d events without :process", n))
-	}
-	if n := info.SkippedOps; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d events of processes that are not clients (such as :nemesis) skipped", n))
-	}
-	return notes
-}
-
-// otherOps counts the operations Info.OtherOps holds and names their
-// functions: ":read 3, :cas 2".
-func otherOps(info *format.Info) (int, string) {
-	n := 0
-	var parts []string
-	for _, f := range slices.Sorted(maps.Keys(info.OtherOps)) {
-		n += info.OtherOps[f]
-		parts = append(parts, fmt.Sprintf(":%s %d", f, info.OtherOps[f]))
-	}
-	return n, strings.Join(parts, ", ")
+	fmt.Fprintf(stdout, "parse time:   %v\n", parseTime.Round(time.Microsecond))
+	return exitSatisfied
 }

@@ -2,9 +2,9 @@ package main
 
 import (
 	"fmt"
+	"github.com/isocheck/isocheck/verdict"
 	"io"
 
-	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/interpret"
 )
 
@@ -58,8 +58,8 @@ func noViolation(rep *interpret.Report) string {
 
 // sqlNoViolation is noViolation for a SQL history, checked at each
 // transaction's level.
-func sqlNoViolation(v check.Verdict) string {
-	if v == check.NoVerdict {
+func sqlNoViolation(v verdict.Verdict) string {
+	if v == verdict.Unknown {
 		return "no verdict"
 	}
 	return "the history satisfies its levels"
