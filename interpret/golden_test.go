@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"flag"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -168,16 +167,24 @@ func compareGolden(t *testing.T, path, got string) {
 		t.Fatal(err)
 	}
 	if got != string(want) {
-		t.Errorf("explanation differs from %s (run with -update to accept it):\n%s", path, lineDiff(string(want), got))
+		n, w, g := firstDiff(string(want), got)
+		t.Errorf("the explanation differs from %s at line %d (run with -update to accept it):\nwant: %s\ngot:  %s\nthe whole explanation:\n%s", path, n, w, g, got)
 	}
 }
 
-// lineDiff shows the lines of want and got from the first that differs.
-func lineDiff(want, got string) string {
-	w, g := strings.SplitAfter(want, "\n"), strings.SplitAfter(got, "\n")
+// firstDiff returns the number of the first line where want and got
+// differ, and that line of each ("(end)" past the last).
+func firstDiff(want, got string) (int, string, string) {
+	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
+	line := func(l []string, i int) string {
+		if i < len(l) {
+			return l[i]
+		}
+		return "(end)"
+	}
 	i := 0
 	for i < len(w) && i < len(g) && w[i] == g[i] {
 		i++
 	}
-	return fmt.Sprintf("want, from line %d:\n%s\ngot, from line %d:\n%s", i+1, strings.Join(w[i:], ""), i+1, strings.Join(g[i:], ""))
+	return i + 1, line(w, i), line(g, i)
 }
