@@ -1,7 +1,19 @@
-# The README's commands, and the longer jobs behind them.
+# The README's commands, and the longer jobs behind them:
+#
+#	make build       build every package
+#	make test        the README's test command
+#	make lint        staticcheck, at a pinned version
+#	make test-race   the tests of the packages that start goroutines, under
+#	                 the race detector
+#	make bench       the benchmark harness at a reduced scale (bench-full,
+#	                 bench-explore and bench-go for more)
+#	make fuzz        a short pass over every fuzz target
+#	make sql-demo    TPC-C on embedded SQLite, recorded and checked
+#
+# CI (.ci/run) runs vet, gofmt, lint, test and test-race.
 GO ?= go
 
-.PHONY: all build test bench bench-full bench-explore bench-go fuzz sql-demo
+.PHONY: all build test lint test-race bench bench-full bench-explore bench-go fuzz sql-demo
 
 all: build test
 
@@ -12,6 +24,28 @@ build:
 # reference checker) and corpus tests.
 test:
 	$(GO) test ./...
+
+# staticcheck (honnef.co/go/tools) at the version below, built by go run
+# outside the module so that it adds nothing to go.mod: any finding fails.
+# A finding that is wrong is silenced where it is, with a
+# //lint:ignore CHECK reason comment. About a minute on 2 cores.
+STATICCHECK_VERSION = v0.8.2
+lint:
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+# The race detector on the packages that start goroutines (found with
+# grep -E 'go func|go [a-z.]*\(|\.Go\(' on their non-test files) and on
+# every database adapter, whose tests run db/dbtest's concurrent sessions
+# against a server where ISOCHECK_POSTGRES_DSN, ..._MYSQL_DSN or
+# ..._ETCD_DSN names one (CI has PostgreSQL); with -short. explore runs
+# only TestWorkersAgree, the test of its parallel workers: its other tests
+# explore on one goroutine and take minutes under the race detector.
+# About 3 minutes on 2 cores, half of it building with -race.
+RACE_PKGS = ./bench/harness ./cmd/isocheck ./db/... ./digraph ./format \
+	./polygraph ./run ./saturate ./sqlrun
+test-race:
+	$(GO) test -race -count=1 -short $(RACE_PKGS)
+	$(GO) test -race -count=1 -short -run '^TestWorkersAgree$$' ./explore
 
 # The benchmark harness (cmd/isobench, bench/harness): the experiments of
 # Huang, Liu, Chen, Wei, Basin, Li and Pan, "Efficient Black-box Checking of
