@@ -54,16 +54,6 @@ func (r *txnRec) truncate(n int) {
 	r.failures = nil
 }
 
-func (s *state) clone() *state {
-	c := &state{order: append([]int(nil), s.order...), recs: make([]*txnRec, len(s.recs))}
-	for pid, r := range s.recs {
-		if r != nil {
-			c.recs[pid] = r.clone()
-		}
-	}
-	return c
-}
-
 // position returns the index of pid in the history order, or -1.
 func (s *state) position(pid int) int {
 	if pid == fromInit {

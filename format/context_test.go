@@ -93,8 +93,6 @@ func TestReadContextStops(t *testing.T) {
 	}
 }
 
-// math64 is a transaction count larger than any input.
-const math64 = 1 << 62
 
 // cancelAtEOF cancels a context when its reader reaches the end.
 type cancelAtEOF struct {

@@ -306,7 +306,8 @@ func TestDeterministic(t *testing.T) {
 		}
 	}
 	lc := histgen.LargeConfig{Sessions: 4, TxnsPerSession: 20, OpsPerTxn: 5, Keys: 20, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3}
-	if histgen.Describe(histgen.Large(lc)) != histgen.Describe(histgen.Large(lc)) {
+	first, second := histgen.Describe(histgen.Large(lc)), histgen.Describe(histgen.Large(lc))
+	if first != second {
 		t.Fatalf("Large is not deterministic")
 	}
 }

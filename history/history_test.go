@@ -4,7 +4,8 @@ import "testing"
 
 func TestBuilderInterns(t *testing.T) {
 	b := NewBuilder(Null, "h.jsonl")
-	if b.Key("x") != b.Key("x") || b.Key("x") == b.Key("y") {
+	x1, x2, y := b.Key("x"), b.Key("x"), b.Key("y")
+	if x1 != x2 || x1 == y {
 		t.Error("Key does not intern by name")
 	}
 	if b.IntKey(5) != b.Key("5") {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"flag"
+	"github.com/isocheck/isocheck/verdict"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,7 +135,7 @@ func explainText(t *testing.T, h *history.History, l level.Level) string {
 		t.Fatal(err)
 	}
 	rep := interpret.Explain(res)
-	if res.Verdict == check.Violated {
+	if res.Verdict == verdict.Violated {
 		if rep, err = interpret.Minimal(ctx, res); err != nil {
 			t.Fatal(err)
 		}

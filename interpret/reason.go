@@ -87,9 +87,6 @@ func (d *describer) name(u int32) string {
 	return baseName(d.h, int(u))
 }
 
-// say is a node's name in sentences.
-func (d *describer) say(u int32) string { return d.name(u) }
-
 // baseName is transaction t's name before the report makes names unique:
 // its id, with a T in front of an id of digits, or T<index> without one.
 func baseName(h *history.History, t int) string {

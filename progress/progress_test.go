@@ -63,6 +63,7 @@ func TestReaderStopsParsing(t *testing.T) {
 }
 
 func TestStartWithoutTracker(t *testing.T) {
+	//lint:ignore SA1012 Start takes a nil ctx as context.Background
 	m := Start(nil, "x", 0, "")
 	if err := m.Add(1); err != nil {
 		t.Fatal(err)

@@ -18,7 +18,6 @@ func (b bitset) has(i int) bool { return b[i>>6]&(1<<(uint(i)&63)) != 0 }
 func (b bitset) set(i int)      { b[i>>6] |= 1 << (uint(i) & 63) }
 func (b bitset) clear(i int)    { b[i>>6] &^= 1 << (uint(i) & 63) }
 func (b bitset) clone() bitset  { return append(bitset(nil), b...) }
-func (b bitset) or(c bitset)    { orInto(b, c) }
 func (b bitset) intersects(c bitset) bool {
 	for i := range b {
 		if b[i]&c[i] != 0 {
@@ -46,14 +45,6 @@ func (b bitset) subsetOf(c bitset) bool {
 		}
 	}
 	return true
-}
-
-func (b bitset) count() int {
-	n := 0
-	for _, w := range b {
-		n += bits.OnesCount64(w)
-	}
-	return n
 }
 
 // each calls f on every member, in increasing order.

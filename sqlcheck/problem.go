@@ -162,12 +162,6 @@ func (p *problem) causalWitness(t int) bool {
 	return false
 }
 
-// row returns the content of node t's final version of x (nil: absent).
-func (p *problem) finalRow(t int, x sqlhistory.KeyID) (v sqlhistory.VersionID, ok bool) {
-	v, ok = p.writes[t][x]
-	return v, ok
-}
-
 // satisfies reports whether version v (-1: absent) satisfies event e's
 // predicate.
 func (p *problem) satisfies(e *sqlhistory.Event, v sqlhistory.VersionID) bool {

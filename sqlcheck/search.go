@@ -27,9 +27,6 @@ type searcher struct {
 	// vars and clauses count the SAT encoding's size.
 	vars, clauses int
 	err           error
-	// root records why the first conflict's choices all failed, for the
-	// explanation.
-	root *Missed
 }
 
 // stopped reports whether the search must stop; it polls ctx, and

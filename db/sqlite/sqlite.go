@@ -74,7 +74,7 @@ func parseDSN(dsn string) (options, error) {
 	} else if rest == memory {
 		o.path = memory
 	} else {
-		return o, fmt.Errorf("sqlite: DSN %q: want sqlite://PATH or sqlite::memory:", dsn)
+		return o, fmt.Errorf("sqlite: DSN %q: want sqlite://PATH, or sqlite::memory: for a database in memory", dsn)
 	}
 	if o.path == "" {
 		return o, fmt.Errorf("sqlite: DSN %q names no file (want sqlite://PATH or sqlite::memory:)", dsn)
