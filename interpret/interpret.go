@@ -485,8 +485,12 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	finish(an, d, m, txns, h, &sel)
 	removed := len(h.Txns) - len(m.Txns)
 	if removed > 0 {
-		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions are left out: the %d shown violate %s on their own, and without any one of them the rest would not",
-			removed, len(h.Txns), len(m.Txns), res.Level))
+		are := "are"
+		if removed == 1 {
+			are = "is"
+		}
+		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own, and without any one of them the rest would not",
+			removed, len(h.Txns), are, len(m.Txns), res.Level))
 	}
 	return rep, nil
 }
