@@ -93,7 +93,6 @@ func TestReadContextStops(t *testing.T) {
 	}
 }
 
-
 // cancelAtEOF cancels a context when its reader reaches the end.
 type cancelAtEOF struct {
 	r      io.Reader
