@@ -26,7 +26,7 @@ const (
 )
 
 // Stats are the figures of isocheck's --json --stats output the harness
-// records (see "JSON output" in the README).
+// records (see docs/json.md).
 type Stats struct {
 	ParseMS               float64 `json:"parse_ms"`
 	ConstructMS           float64 `json:"construct_ms"`

@@ -53,7 +53,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all; for a SQL history, the level of every transaction instead of each one's own")
 	cf.input = addInputFlags(fs)
 	fs.Lookup("format").Usage = "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen), elle-json or sql (a history of SQL queries, each transaction at its own level)"
-	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in the README)")
+	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in docs/json.md)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
 	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's); - writes it to stdout, and the report to stderr")
 	fs.StringVar(&cf.colorMode, "color", "auto", "colour the text: auto (when stdout is a terminal), always or never")

@@ -78,7 +78,7 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 	}
 	if status == exitSatisfied {
 		fmt.Fprintln(stdout, "\nDemo done: SQLite kept every level; the simulated store's lost update was found and explained.")
-		fmt.Fprintln(stdout, "Next: isocheck run --db postgres://... --level repeatable-read --check si (see the README).")
+		fmt.Fprintln(stdout, "Next: isocheck run --db postgres://... --level repeatable-read --check si (see docs/databases.md).")
 	}
 	return status
 }
