@@ -1,0 +1,92 @@
+package anomaly
+
+import (
+	"testing"
+
+	"github.com/isocheck/isocheck/level"
+)
+
+// Every name is listed once, described, and forbidden by its weakest
+// level and every stronger one, never by a weaker one.
+func TestForbiddenSetsFollowTheLevels(t *testing.T) {
+	names := Names()
+	if len(names) != len(table) {
+		t.Fatalf("Names lists %d names, the table has %d", len(names), len(table))
+	}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Errorf("%s listed twice", n)
+		}
+		seen[n] = true
+		if Describe(n) == "" {
+			t.Errorf("%s has no description", n)
+		}
+		for _, l := range level.All() {
+			if got, want := Forbids(l, n), l.Implies(Weakest(n)); got != want {
+				t.Errorf("Forbids(%v, %s) = %v, want %v", l, n, got, want)
+			}
+		}
+	}
+	if Forbids(level.SER, "NoSuchThing") || Known("NoSuchThing") {
+		t.Error("an unknown name is forbidden")
+	}
+}
+
+// Each level's generic name is one it forbids and the next weaker level
+// allows: the name says which level's promise was broken.
+func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
+	tests := []struct {
+		l    level.Level
+		name string
+		// allowedBy is a weaker level that allows the name, or 0.
+		allowedBy level.Level
+	}{
+		{level.SSER, G2, level.SI},
+		{level.SER, G2, level.SI},
+		{level.SI, GNonadjacent, level.PC},
+		{level.PC, PrefixViolation, level.CC},
+		{level.CC, CausalityViolation, level.RA},
+		{level.RA, FracturedRead, level.RC},
+		{level.RC, NonMonotonicRead, 0},
+	}
+	for _, tt := range tests {
+		if got := Generic(tt.l); got != tt.name {
+			t.Errorf("Generic(%v) = %s, want %s", tt.l, got, tt.name)
+		}
+		if !Forbids(tt.l, tt.name) {
+			t.Errorf("%v does not forbid its generic name %s", tt.l, tt.name)
+		}
+		if tt.allowedBy != 0 && Forbids(tt.allowedBy, tt.name) {
+			t.Errorf("%v forbids %s, the generic name of the stronger %v", tt.allowedBy, tt.name, tt.l)
+		}
+	}
+}
+
+// The cases the README's table is read for.
+func TestForbids(t *testing.T) {
+	tests := []struct {
+		l    level.Level
+		name string
+		want bool
+	}{
+		{level.RA, LostUpdate, false},
+		{level.PC, LostUpdate, false},
+		{level.SI, LostUpdate, true},
+		{level.SI, WriteSkew, false},
+		{level.SER, WriteSkew, true},
+		{level.RC, NonRepeatableRead, false},
+		{level.RA, NonRepeatableRead, true},
+		{level.RC, FracturedRead, false},
+		{level.RC, AbortedRead, true},
+		{level.CC, LongFork, false},
+		{level.PC, LongFork, true},
+		{level.SER, RealTimeViolation, false},
+		{level.SSER, RealTimeViolation, true},
+	}
+	for _, tt := range tests {
+		if got := Forbids(tt.l, tt.name); got != tt.want {
+			t.Errorf("Forbids(%v, %s) = %v, want %v", tt.l, tt.name, got, tt.want)
+		}
+	}
+}
