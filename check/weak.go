@@ -51,19 +51,21 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 // transaction of the split history reads and writes one key, so no
 // read-modify-write chain forbids the lost updates PC allows.)
 //
-// The evidence of a violation names the halves "T/r" and "T/w".
+// The split is the checker's own business: the Result is over the
+// original history (see unsplit), its evidence between the original
+// transactions.
 func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) {
 	if len(r.Anomalies) > 0 {
 		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: r.Anomalies}
 		return res, nil
 	}
-	split, err := splitReadsWrites(ctx, r)
+	split, origin, err := splitReadsWrites(ctx, r)
 	if err == nil {
 		var sr *polygraph.Resolution
 		if sr, err = polygraph.Resolve(ctx, split); err == nil {
 			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER}, Options{})
 			if res != nil {
-				res.Level = level.PC
+				unsplit(res, r, origin)
 			}
 			return res, err
 		}
@@ -87,8 +89,9 @@ func count(bs []bool) int {
 // splitReadsWrites returns the history of the included transactions of r
 // with each split into its external reads and its final writes. It runs
 // as the stage "split for PC", counting transactions, and returns the
-// reason (context.Cause) if ctx ends first.
-func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.History, error) {
+// reason (context.Cause) if ctx ends first. origin maps each transaction
+// of the split history to the one of r's it is a half of.
+func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *history.History, origin []int32, err error) {
 	h := r.History
 	m := progress.Start(ctx, "split for PC", int64(len(h.Txns)), "transactions")
 	b := history.NewBuilder(h.Init, h.Files...)
@@ -106,10 +109,11 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 		readStart[t+1] += readStart[t]
 	}
 	if err := m.Err(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// Each operation goes to at most one half: room for all at once.
 	b.Grow(2*count(r.Included), len(h.Ops))
+	origin = make([]int32, 0, 2*count(r.Included))
 	var reads, writes []history.Op
 	done := 0
 	for s, sess := range h.Sessions {
@@ -117,7 +121,7 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 		for _, t := range sess {
 			if done++; done&(progress.Every-1) == 0 {
 				if err := m.Add(progress.Every); err != nil {
-					return nil, err
+					return nil, nil, err
 				}
 			}
 			if !r.Included[t] {
@@ -141,6 +145,7 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 			b.AddTxn(half, reads)
 			half.ID = h.Name(int(t)) + "/w"
 			b.AddTxn(half, writes)
+			origin = append(origin, t, t)
 		}
 	}
 	// The version orders lists reveal hold between the halves that write:
@@ -156,8 +161,62 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (*history.Hi
 		}
 		b.AddOrder(o.Key, values)
 	}
-	split := b.History()
+	split = b.History()
 	split.ValueNames = h.ValueNames
 	split.SessionNames = h.SessionNames
-	return split, nil
+	return split, origin, nil
+}
+
+// unsplit restates res, the result of checking the split history of r
+// for PC (see splitReadsWrites, whose origin maps each half to its
+// transaction), over r's history: its polygraph is r's, and each edge of
+// its evidence joins the transactions the halves are halves of. The
+// session order from a transaction's reads to its writes, within one
+// transaction, disappears; a cycle through both halves of a transaction
+// at different places keeps the transaction twice, which still reads as
+// a cycle.
+func unsplit(res *Result, r *polygraph.Resolution, origin []int32) {
+	n := int32(len(origin))
+	t0 := int32(len(r.History.Txns))
+	node := func(u int32) int32 {
+		switch {
+		case u == n:
+			return t0
+		case u >= 0 && u < n:
+			return origin[u]
+		}
+		return u
+	}
+	edges := func(in []polygraph.Edge) []polygraph.Edge {
+		if in == nil {
+			return nil
+		}
+		out := make([]polygraph.Edge, 0, len(in))
+		for _, e := range in {
+			e.From, e.To = node(e.From), node(e.To)
+			if e.From != e.To {
+				out = append(out, e)
+			}
+		}
+		return out
+	}
+	res.Level = level.PC
+	res.Polygraph = polygraph.Bare(r)
+	res.Stats.Txns = count(r.Included)
+	res.Cycle = edges(res.Cycle)
+	res.Known = edges(res.Known)
+	for i, c := range res.Core {
+		res.Core[i] = edges(c)
+	}
+	if c := res.Conflict; c != nil {
+		c.Constraint.A, c.Constraint.B = node(c.Constraint.A), node(c.Constraint.B)
+		c.Constraint.Either, c.Constraint.Or = edges(c.Constraint.Either), edges(c.Constraint.Or)
+		c.EitherCycle, c.OrCycle = edges(c.EitherCycle), edges(c.OrCycle)
+	}
+	for i := range res.Anomalies {
+		a := &res.Anomalies[i]
+		a.Txn, a.Writer, a.OtherTxn = node(a.Txn), node(a.Writer), node(a.OtherTxn)
+		// The operations are the split history's: none of r's.
+		a.Op, a.OtherOp = -1, -1
+	}
 }

@@ -2,8 +2,10 @@ package interpret
 
 import (
 	"context"
-	"github.com/isocheck/isocheck/verdict"
+	"fmt"
 	"slices"
+
+	"github.com/isocheck/isocheck/verdict"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/digraph"
@@ -26,9 +28,13 @@ func idOf(e polygraph.Edge) edgeID { return edgeID{e.From, e.To, e.Kind, e.Key} 
 type inference struct {
 	// Cycle is the cycle the other order would close, starting with the
 	// edge of the other order that closes it. Nil for edges the solver
-	// chose (Solver is then true).
+	// chose (Solver is then true) or the checker derived (Checker).
 	Cycle  []polygraph.Edge
 	Solver bool
+	// Checker says the checker of the level derived the edge by the
+	// level's own rules (see fromChecker), which the explanation states
+	// in the level's terms.
+	Checker bool
 }
 
 // analysis is the explanation of a small violating history: its
@@ -46,10 +52,16 @@ type analysis struct {
 	why       map[edgeID]*inference
 }
 
-// analyze explains why h violates l, deciding the order of writes the way
-// pruning does (an order that would close a cycle is ruled out) but
-// recording, for each decided order, the cycle that ruled the other out.
+// analyze explains why h violates l. At SER, SI and SSER it decides the
+// order of writes the way pruning does (an order that would close a cycle
+// is ruled out) but records, for each decided order, the cycle that ruled
+// the other out. At the other levels, whose rules are not SER's, it takes
+// the evidence of the level's own checker (see fromChecker).
 func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis, error) {
+	switch l {
+	case level.RC, level.RA, level.CC, level.PC:
+		return fromChecker(ctx, h, l)
+	}
 	p, err := polygraph.Build(ctx, h, polygraph.Options{Level: l, AllPairs: true})
 	if err != nil {
 		return nil, err
@@ -57,9 +69,6 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 	a := &analysis{p: p, l: l, why: make(map[edgeID]*inference)}
 	if len(p.Anomalies) > 0 {
 		a.anomalies = p.Anomalies
-		return a, nil
-	}
-	if a.fromSaturation(ctx, h) {
 		return a, nil
 	}
 	lw := p.Lowering()
@@ -126,34 +135,45 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 	return a, nil
 }
 
-// fromSaturation takes the evidence of the weak levels' checker where it
-// speaks of reads alone: a cycle of session order, reads and an
-// anti-dependency, two writers each order of which a read contradicts, or
-// cycles one of which every commit order closes. Those need no inferred
-// order of writes. It reports whether it did.
-func (a *analysis) fromSaturation(ctx context.Context, h *history.History) bool {
-	if a.l != level.RC && a.l != level.RA && a.l != level.CC {
-		return false
+// fromChecker explains why h violates l by the evidence of l's own
+// checker: for RC, RA and CC the saturation checker's, in which each
+// anti-dependency R -RW-> W is the level's axiom (W's write was visible to
+// R, by an earlier read of R's at RC, by a read or session order at RA,
+// causally at CC, and yet R read an older version); for PC the
+// serializability checker's on the history split into reads and writes,
+// mapped back to h's transactions. Reasoning about the order of writes
+// the way SER does would be wrong there: those levels allow lost updates
+// and, below PC, more.
+func fromChecker(ctx context.Context, h *history.History, l level.Level) (*analysis, error) {
+	res, err := check.Check(ctx, h, l)
+	if err != nil {
+		return nil, err
 	}
-	res, err := check.Check(ctx, h, a.l)
-	if err != nil || res.Verdict != verdict.Violated || len(res.Anomalies) > 0 {
-		return false
+	if res.Verdict != verdict.Violated {
+		return nil, fmt.Errorf("interpret: the counterexample does not violate %v on its own (%s)", l, res.Verdict)
 	}
-	if res.Conflict != nil {
-		a.conflict = res.Conflict
-		return true
+	a := &analysis{p: res.Polygraph, l: l, why: make(map[edgeID]*inference), anomalies: res.Anomalies}
+	a.cycle, a.conflict, a.core = res.Cycle, res.Conflict, res.Core
+	inf := &inference{Checker: true}
+	if a.core != nil {
+		inf = &inference{Solver: l == level.PC, Checker: l != level.PC}
 	}
-	if res.Core != nil {
-		a.core = res.Core
-		return true
-	}
-	for _, e := range res.Cycle {
-		if e.Kind == polygraph.WW {
-			return false
+	mark := func(c []polygraph.Edge) {
+		for _, e := range c {
+			if e.Kind == polygraph.WW || e.Kind == polygraph.RW {
+				a.why[idOf(e)] = inf
+			}
 		}
 	}
-	a.cycle = res.Cycle
-	return res.Cycle != nil
+	mark(a.cycle)
+	for _, c := range a.core {
+		mark(c)
+	}
+	if c := a.conflict; c != nil {
+		mark(c.EitherCycle)
+		mark(c.OrCycle)
+	}
+	return a, nil
 }
 
 // decide makes the edges of a constraint's side known, because the other
@@ -238,4 +258,19 @@ func (a *analysis) inferredCount(c []polygraph.Edge) int {
 		}
 	}
 	return n
+}
+
+// name returns the name the report of a gives the violation.
+func (a *analysis) name() string {
+	d := newDescriber(a.p, nil, false, nil)
+	d.level = a.l
+	switch {
+	case len(a.anomalies) > 0:
+		return a.anomalies[0].Kind.String()
+	case a.cycle != nil:
+		return nameCycles(d, [][]polygraph.Edge{a.cycle})
+	case a.conflict != nil:
+		return nameCycles(d, [][]polygraph.Edge{a.conflict.EitherCycle, a.conflict.OrCycle})
+	}
+	return nameCycles(d, a.core)
 }

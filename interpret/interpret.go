@@ -25,9 +25,11 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/shrink"
 )
 
@@ -195,6 +197,7 @@ func Explain(res *check.Result) *Report {
 	}
 	p := res.Polygraph
 	seed, _ := evidence(res)
+	seed = withReadWriters(newDescriber(p, nil, false, nil), seed, evidenceCycles(res))
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
 	d.lists = newListSource(p.History, nil, nil)
 	d.level = res.Level
@@ -213,10 +216,10 @@ func Explain(res *check.Result) *Report {
 		}
 	case len(res.Cycle) == 0 && res.Conflict == nil && len(res.Core) == 0:
 		// Evidence without a cycle (no edge to show).
-		an.Name = G2
+		an.Name = anomaly.Generic(res.Level)
 		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample, which isocheck explain shows, has one"
 	case res.Cycle != nil:
-		an.Name = Name(d.fold(res.Cycle, true))
+		an.Name = Name(d.fold(res.Cycle, true), res.Level)
 		an.ElleType = elleType(p.History, res.Level, res.Cycle)
 		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
 		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
@@ -248,12 +251,28 @@ func verdictReport(res *check.Result) (rep *Report, ok bool) {
 }
 
 func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]bool) {
-	for _, t := range []int32{a.Txn, a.Writer, a.OtherTxn} {
-		if p.IsTxn(t) && (t != a.OtherTxn || a.Kind == polygraph.LostUpdate) {
+	ts := []int32{a.Txn, a.Writer}
+	if a.Kind == polygraph.LostUpdate {
+		ts = append(ts, a.OtherTxn)
+	}
+	for _, t := range ts {
+		if p.IsTxn(t) {
 			txns[t] = true
 		}
 	}
 	switch a.Kind {
+	case polygraph.NonRepeatableRead:
+		// The writers of the two values read: without them, neither read
+		// would be of anything.
+		h := p.History
+		for _, op := range []int32{a.Op, a.OtherOp} {
+			if op < 0 || int(op) >= len(h.Ops) || h.Ops[op].Value == h.Init {
+				continue
+			}
+			if w := writerOfOp(h, h.Ops[op]); p.IsTxn(w) {
+				txns[w] = true
+			}
+		}
 	case polygraph.IncompatibleOrder:
 		if a.OtherOp >= 0 {
 			if t := txnOfOp(p.History, a.OtherOp); p.IsTxn(t) {
@@ -268,9 +287,21 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 	}
 }
 
+// writerOfOp returns the transaction of h that wrote the value read by
+// op, or -1.
+func writerOfOp(h *history.History, op history.Op) int32 {
+	for t := range h.Txns {
+		for _, w := range h.OpsOf(t) {
+			if w.Kind == history.Write && w.Key == op.Key && w.Value == op.Value {
+				return int32(t)
+			}
+		}
+	}
+	return -1
+}
+
 func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool) {
-	either, or := d.fold(c.EitherCycle, true), d.fold(c.OrCycle, true)
-	an.Name = moreSpecific(Name(either), Name(or))
+	an.Name = nameCycles(d, [][]polygraph.Edge{c.EitherCycle, c.OrCycle})
 	_, an.ElleType = leastSevere(d.h, d.level, [][]polygraph.Edge{c.EitherCycle, c.OrCycle})
 	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
 	x := d.keyName(c.Constraint.Key)
@@ -299,10 +330,24 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 	}
 }
 
+// nameCycles names a violation of d.level shown by cycles, one at least
+// of which every order of the writes closes: the most specific of their
+// names (see Name), or the level's generic name when there are none.
+func nameCycles(d *describer, cycles [][]polygraph.Edge) string {
+	name := ""
+	for _, c := range cycles {
+		name = moreSpecific(name, Name(d.fold(c, true), d.level))
+	}
+	if name == "" {
+		name = anomaly.Generic(d.level)
+	}
+	return name
+}
+
 func stepKey(s Step) string { return s.From + "\x00" + s.To + "\x00" + s.Kind + "\x00" + string(s.Key) }
 
 func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]bool) {
-	an.Name = ""
+	an.Name = nameCycles(d, cycles)
 	for _, c := range cycles {
 		steps := d.cycle(c, txns)
 		f := d.fold(c, true)
@@ -315,29 +360,21 @@ func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]b
 			}
 		}
 		an.Cycles = append(an.Cycles, steps)
-		an.Name = moreSpecific(an.Name, Name(f))
-	}
-	if an.Name == "" {
-		an.Name = G2
 	}
 	_, an.ElleType = leastSevere(d.h, d.level, cycles)
 	an.Summary = fmt.Sprintf("no order of the writes avoids a cycle: every choice closes one of the %d cycles shown", len(cycles))
 }
 
 // finish adds the name's class and description, the transactions and the
-// edges. orig maps the report's transactions to the original history's
-// (nil: the same); sel is the counterexample's selection, if any.
+// edges: the cycles' and, for each anti-dependency, the read it stands for
+// with the transaction that wrote the version read, which joins the
+// transactions shown (the evidence needs it: without that write the read
+// would be of nothing). orig maps the report's transactions to the
+// original history's (nil: the same); sel is the counterexample's
+// selection, if any.
 func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, orig *history.History, sel *shrink.Selection) {
-	an.Class = Class(an.Name)
-	an.Description = Describe(an.Name)
-	ids := make([]int32, 0, len(txns))
-	for t := range txns {
-		ids = append(ids, t)
-	}
-	slices.Sort(ids)
-	for _, t := range ids {
-		an.Txns = append(an.Txns, txnInfo(h, int(t), d.name(t), orig, sel, d.lists))
-	}
+	an.Class = anomaly.Class(an.Name)
+	an.Description = anomaly.Describe(an.Name)
 	seen := map[string]bool{}
 	for _, s := range an.Edges {
 		seen[stepKey(s)] = true
@@ -353,26 +390,142 @@ func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, 
 			add(s)
 		}
 	}
-	// The reads behind the anti-dependencies: who wrote what was read.
-	if d.full {
-		for _, c := range an.Cycles {
-			for _, s := range c {
-				if s.Kind != "RW" {
-					continue
-				}
-				for _, t := range ids {
-					if d.name(t) != s.From {
-						continue
-					}
-					for _, k := range keysNamed(d.h, s.Key) {
-						if w, ok := d.readFrom[txnKey{t, k}]; ok && d.p.IsTxn(w) {
-							add(d.step(polygraph.Edge{From: w, To: t, Kind: polygraph.WR, Key: k}, false))
-						}
-					}
+	ids := sortedTxns(txns)
+	for _, c := range an.Cycles {
+		for _, s := range c {
+			if s.Kind != "RW" {
+				continue
+			}
+			reader, overwriter := named(d, ids, s.From), named(d, ids, s.To)
+			if reader < 0 || overwriter < 0 {
+				continue
+			}
+			for _, k := range keysNamed(d.h, s.Key) {
+				if _, w, ok := d.overwrittenRead(reader, k, overwriter); ok && d.p.IsTxn(w) {
+					txns[w] = true
+					add(d.step(polygraph.Edge{From: w, To: reader, Kind: polygraph.WR, Key: k}, false))
 				}
 			}
 		}
 	}
+	// A transaction of unknown status counts as committed because
+	// another read its write: show that read too.
+	shown := map[string]bool{}
+	for _, s := range an.Edges {
+		shown[s.From], shown[s.To] = true, true
+	}
+	among := ids
+	if !d.full {
+		// The checker's evidence: look for the read in the whole history.
+		among = nil
+	}
+	for _, t := range sortedTxns(txns) {
+		if len(an.Edges) > 0 && !shown[d.name(t)] || h.Txns[t].Status != history.Unknown {
+			continue
+		}
+		for _, e := range d.confirmation(t, among) {
+			txns[e.To] = true
+			if len(an.Edges) > 0 {
+				add(d.step(e, false))
+			}
+		}
+	}
+	for _, t := range sortedTxns(txns) {
+		an.Txns = append(an.Txns, txnInfo(h, int(t), d.name(t), orig, sel, d.lists))
+	}
+}
+
+// confirmation returns the reads that show that w, a transaction of
+// unknown status, committed: a shortest path of reads from w, through
+// transactions of unknown status, to a committed transaction of among
+// (nil: of the history), or nil.
+func (d *describer) confirmation(w int32, among []int32) []polygraph.Edge {
+	if among == nil {
+		among = make([]int32, len(d.h.Txns))
+		for t := range among {
+			among[t] = int32(t)
+		}
+	}
+	via := map[int32]polygraph.Edge{w: {From: -1}}
+	queue := []int32{w}
+	for len(queue) > 0 {
+		u := queue[0]
+		queue = queue[1:]
+		for _, r := range among {
+			if _, ok := via[r]; ok || d.h.Txns[r].Status == history.Aborted {
+				continue
+			}
+			for _, op := range d.h.OpsOf(int(r)) {
+				if t, ok := d.writerOf(op.Key, op.Value); op.Kind != history.Read || !ok || t != u {
+					continue
+				}
+				via[r] = polygraph.Edge{From: u, To: r, Kind: polygraph.WR, Key: op.Key}
+				if d.h.Txns[r].Status == history.Committed {
+					var path []polygraph.Edge
+					for x := r; x != w; x = via[x].From {
+						path = append(path, via[x])
+					}
+					slices.Reverse(path)
+					return path
+				}
+				queue = append(queue, r)
+				break
+			}
+		}
+	}
+	return nil
+}
+
+// withReadWriters adds to txns the writers of the versions the
+// anti-dependencies of cycles stand for reads of (see finish), and
+// returns them ascending.
+func withReadWriters(d *describer, txns []int32, cycles [][]polygraph.Edge) []int32 {
+	in := make(map[int32]bool, len(txns))
+	for _, t := range txns {
+		in[t] = true
+	}
+	for _, c := range cycles {
+		for _, e := range c {
+			if e.Kind != polygraph.RW || !d.p.IsTxn(e.From) {
+				continue
+			}
+			if _, w, ok := d.overwrittenRead(e.From, e.Key, e.To); ok && d.p.IsTxn(w) {
+				in[w] = true
+			}
+		}
+	}
+	return sortedTxns(in)
+}
+
+// evidenceCycles returns the cycles of res's evidence.
+func evidenceCycles(res *check.Result) [][]polygraph.Edge {
+	switch {
+	case res.Cycle != nil:
+		return [][]polygraph.Edge{res.Cycle}
+	case res.Conflict != nil:
+		return [][]polygraph.Edge{res.Conflict.EitherCycle, res.Conflict.OrCycle}
+	}
+	return res.Core
+}
+
+// sortedTxns returns the transactions of txns in ascending order.
+func sortedTxns(txns map[int32]bool) []int32 {
+	ids := make([]int32, 0, len(txns))
+	for t := range txns {
+		ids = append(ids, t)
+	}
+	slices.Sort(ids)
+	return ids
+}
+
+// named returns the transaction of ids that the report calls name, or -1.
+func named(d *describer, ids []int32, name string) int32 {
+	for _, t := range ids {
+		if d.name(t) == name {
+			return t
+		}
+	}
+	return -1
 }
 
 func keysNamed(h *history.History, name ID) []history.Key {
@@ -438,16 +591,50 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	}
 	h := res.Polygraph.History
 	seed, keys := evidence(res)
+	// check names a violation by the checker's evidence (Explain);
+	// explain must name it the same where it can, or a developer reading
+	// both would be told of two anomalies. So when the minimal
+	// counterexample found first shows another, explain looks for one
+	// whose own evidence the checker names the same, and takes it if it
+	// is minimal too (without any one transaction it passes). Only when
+	// there is none (every sub-history that keeps check's cycle holds a
+	// smaller violation of another shape) do the names differ.
+	target := Explain(res).Anomaly.Name
+	quiet := progress.WithTracker(ctx, nil)
+	sameName := func(sub *history.History) bool {
+		r, err := check.Check(quiet, sub, res.Level)
+		return err == nil && r.Verdict == verdict.Violated && Explain(r).Anomaly.Name == target
+	}
 	sel, subj, ok := shrink.Minimize(ctx, h, res.Level, seed, keys)
 	if !ok {
 		// Not reproducible on any sub-history (a timeout): report the
 		// evidence as it is.
 		return Explain(res), nil
 	}
+	if !sameName(subj.Sub(sel)) {
+		if named, _, ok := shrink.MinimizeWith(ctx, h, res.Level, seed, keys, sameName); ok && subj.Minimal(quiet, named, res.Level) {
+			sel = named
+		}
+	}
 	m := subj.Sub(sel)
 	a, err := analyze(ctx, m, res.Level)
 	if err != nil {
 		return nil, err
+	}
+	if a.name() != target && sameName(m) {
+		// The analysis found another cycle first: show the checker's,
+		// with the analysis's reasons for the orders of writes it
+		// decided too.
+		chk, err := fromChecker(ctx, m, res.Level)
+		if err != nil {
+			return nil, err
+		}
+		for id, inf := range a.why {
+			if !inf.Solver {
+				chk.why[id] = inf
+			}
+		}
+		a = chk
 	}
 	an := rep.Anomaly
 	an.Minimal = true
@@ -464,7 +651,14 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	d.level = res.Level
 	switch {
 	case len(a.anomalies) > 0:
+		// The anomaly check names, where the counterexample shows it.
 		x := a.anomalies[0]
+		for _, y := range a.anomalies {
+			if y.Kind.String() == target {
+				x = y
+				break
+			}
+		}
 		an.Name = x.Kind.String()
 		an.ElleType = ElleAnomalyType(m, x)
 		an.Summary = d.anomaly(x)
@@ -473,7 +667,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		}
 	case a.cycle != nil:
 		f := d.fold(a.cycle, true)
-		an.Name = Name(f)
+		an.Name = Name(f, res.Level)
 		an.ElleType = elleType(m, res.Level, a.cycle)
 		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
 		an.Summary = cycleSummary(d, an.Name, f)
@@ -531,11 +725,11 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
 	p := d.path(c)
 	switch name {
-	case WriteSkew:
+	case anomaly.WriteSkew:
 		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.name(c[0].From), d.name(c[0].To), p)
-	case LostUpdate:
+	case anomaly.LostUpdate:
 		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[0].Key), p)
-	case G1c:
+	case anomaly.G1c:
 		if len(c) == 2 && c[0].Kind != c[1].Kind {
 			so, wr := c[0], c[1]
 			if so.Kind == polygraph.WR {

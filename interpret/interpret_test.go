@@ -109,7 +109,9 @@ func TestNamedAnomalies(t *testing.T) {
 			edges: []string{"T1 -SO-> T2", "T2 -RW x-> T1"},
 		},
 		{
-			name: "session guarantee (monotonic reads)", level: level.SI, elle: "G-single-process", want: "SessionGuaranteeViolation", class: "G-single",
+			// Monotonic reads: a causal path (a read, then session
+			// order), which CC forbids and RA allows.
+			name: "session guarantee (monotonic reads)", level: level.SI, elle: "G-single-process", want: "CausalityViolation", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "y", 1]]}
@@ -397,7 +399,7 @@ func TestExplainQuick(t *testing.T) {
 {"session": 3, "id": "T3", "ops": [["w", "z", 3], ["w", "x", 3]]}
 {"session": 4, "id": "Ra", "ops": [["r", "x", 1], ["r", "y", 2]]}
 {"session": 5, "id": "Rb", "ops": [["r", "y", 2], ["r", "z", 3]]}
-{"session": 6, "id": "Rc", "ops": [["r", "z", 3], ["r", "x", 1]]}`, level.RC, "FracturedRead",
+{"session": 6, "id": "Rc", "ops": [["r", "z", 3], ["r", "x", 1]]}`, level.RC, "NonMonotonicRead",
 			[]string{"every choice closes one of the 3 cycles", "cycle 3:", "Ra read y=2, which T1 overwrote with 1", "Rc read x=1, which T3 overwrote with 3"}},
 	}
 	for _, c := range cases {

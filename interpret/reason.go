@@ -22,6 +22,9 @@ type describer struct {
 	// the key from before writing it, when full.
 	readFrom map[txnKey]int32
 	full     bool
+	// writers maps a (key, value) written to its writer, built when
+	// first needed (see writerOf).
+	writers map[[2]int64]int32
 	// names are the report's names of its transactions (see Report).
 	names map[int32]string
 	// lists, set for a history of lists, finds the lists read.
@@ -244,8 +247,11 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 			}
 		}
 	case polygraph.RW:
-		s.FromValue, s.ToValue = d.read(e.From, e.Key), d.written(e.To, e.Key)
-		src, ok := d.readFrom[txnKey{e.From, e.Key}]
+		var src int32
+		var ok bool
+		s.FromValue, src, ok = d.overwrittenRead(e.From, e.Key, e.To)
+		s.ToValue = d.written(e.To, e.Key)
+		ok = ok && d.full
 		s.Reason = fmt.Sprintf("%s read %s=%s, which %s overwrote with %s", from, x, s.FromValue, to, s.ToValue)
 		if d.full && ok && src != p.T0 {
 			s.Reason = fmt.Sprintf("%s read %s=%s (written by %s), which %s overwrote with %s", from, x, s.FromValue, d.name(src), to, s.ToValue)
@@ -348,6 +354,9 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 	w, to := d.name(writer), d.name(e.To)
 	inf := d.why[idOf(e)]
 	switch {
+	case inf != nil && inf.Checker:
+		s.Inferred = true
+		s.Because = d.levelRule(e, writer)
 	case inf != nil && inf.Solver:
 		s.Inferred, s.Assumed = true, true
 		s.Because = fmt.Sprintf("one order of the writes of %s the solver had to pick: every order closes one of the cycles shown", x)
@@ -375,6 +384,28 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 	}
 }
 
+// levelRule says, in the terms of the level checked, why the order of
+// writes an edge e stands for holds: writer's version of e.Key precedes
+// e.To's. For an anti-dependency R -RW-> W at RC, RA and CC it is the
+// level's axiom: W's write was visible to R (the rest of the cycle shows
+// how), so R may not read a version older than W's.
+func (d *describer) levelRule(e polygraph.Edge, writer int32) string {
+	x := d.keyName(e.Key)
+	w, to := d.name(writer), d.name(e.To)
+	if e.Kind == polygraph.RW {
+		r := d.name(e.From)
+		switch d.level {
+		case level.RC:
+			return fmt.Sprintf("%s had already read a write of %s's when it read %s, so read committed requires it to read %s's version of %s or a newer one: %s's version, which it read, must be the older", r, to, x, to, x, w)
+		case level.RA:
+			return fmt.Sprintf("%s read a write of %s's or follows it in its session, so read atomic requires it to see all of %s's writes, %s's included: %s's version, which it read, must be the older", r, to, to, x, w)
+		case level.CC:
+			return fmt.Sprintf("%s's writes causally precede %s, so causal consistency requires %s to see %s's version of %s or a newer one: %s's version, which it read, must be the older", to, r, r, to, x, w)
+		}
+	}
+	return fmt.Sprintf("%s's write of %s must come before %s's: checking %s derived that order from the reads of the transactions shown, and the other order violates %s as well", w, x, to, d.level, d.level)
+}
+
 // chainHead returns the first transaction that read key's initial value
 // and wrote the key, or -1.
 func (d *describer) chainHead(key history.Key) int32 {
@@ -400,20 +431,99 @@ func (d *describer) written(u int32, key history.Key) Value {
 	return Value{}
 }
 
-// read returns the value transaction u first read of key, or no value.
-func (d *describer) read(u int32, key history.Key) Value {
+// overwrittenRead returns the read of key by transaction u that an
+// anti-dependency u -RW-> w stands for: the read of a version other than
+// w's, before u wrote key, that w overwrote. Where u read key more than
+// once (which only RC allows), it is a read after u had seen one of w's
+// writes, the read RC's axiom speaks of: of a version the history shows
+// older than w's if there is one, else the first; without such reads,
+// the first read of key. It returns the value read and its writer (the initial
+// state's node for the initial value); ok is false when the writer is
+// unknown or u has no such read.
+func (d *describer) overwrittenRead(u int32, key history.Key, w int32) (v Value, src int32, ok bool) {
+	h := d.h
 	if !d.p.IsTxn(u) {
-		return valueOf(d.h, d.h.Init)
+		return valueOf(h, h.Init), d.p.T0, false
 	}
-	for _, op := range d.h.OpsOf(int(u)) {
-		if op.Key == key {
-			if op.Kind == history.Read {
-				return valueOf(d.h, op.Value)
+	sawW := false
+	var first, afterW *history.Op
+	for _, op := range h.OpsOf(int(u)) {
+		if op.Kind == history.Write {
+			if op.Key == key {
+				break
 			}
+			continue
+		}
+		writer, known := d.writerOf(op.Key, op.Value)
+		if known && writer == w {
+			sawW = true
+			continue
+		}
+		if op.Key != key {
+			continue
+		}
+		if first == nil {
+			first = &op
+		}
+		if sawW && afterW == nil {
+			afterW = &op
+		}
+		if sawW && known && d.precedes(writer, w) {
+			// A version the history itself shows older than w's.
+			afterW = &op
 			break
 		}
 	}
-	return Value{}
+	if afterW != nil {
+		first = afterW
+	}
+	if first == nil {
+		return Value{}, -1, false
+	}
+	src, ok = d.writerOf(key, first.Value)
+	return valueOf(h, first.Value), src, ok
+}
+
+// precedes reports whether the history shows node a before transaction
+// b by itself: a is the initial state, precedes b in its session, or
+// wrote a value b read.
+func (d *describer) precedes(a, b int32) bool {
+	h := d.h
+	switch {
+	case a == d.p.T0:
+		return true
+	case !d.p.IsTxn(a) || !d.p.IsTxn(b):
+		return false
+	case h.Txns[a].Session == h.Txns[b].Session:
+		return slices.Index(h.Sessions[h.Txns[a].Session], a) < slices.Index(h.Sessions[h.Txns[b].Session], b)
+	}
+	for _, op := range h.OpsOf(int(b)) {
+		if t, ok := d.writerOf(op.Key, op.Value); op.Kind == history.Read && ok && t == a {
+			return true
+		}
+	}
+	return false
+}
+
+// writerOf returns the node that wrote value to key: a transaction, the
+// initial state for the initial value, or ok false for a value no
+// transaction of the history wrote.
+func (d *describer) writerOf(key history.Key, value history.Value) (int32, bool) {
+	if value == d.h.Init {
+		return d.p.T0, true
+	}
+	if d.writers == nil {
+		d.writers = make(map[[2]int64]int32)
+		for t := range d.h.Txns {
+			for _, op := range d.h.OpsOf(t) {
+				if op.Kind == history.Write {
+					d.writers[[2]int64{int64(op.Key), int64(op.Value)}] = int32(t)
+				}
+			}
+		}
+	}
+	t, ok := d.writers[[2]int64{int64(key), int64(value)}]
+	return t, ok
 }
 
 // anomaly describes a non-cycle anomaly in a sentence.

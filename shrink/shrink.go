@@ -357,6 +357,15 @@ func sameKind(ctx context.Context, l level.Level, kind string) Predicate {
 // smallest violating selection found so far, or ok false if it had found
 // none.
 func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int32, keys []history.Key) (sel Selection, s *Subject, ok bool) {
+	return MinimizeWith(ctx, h, l, seed, keys, nil)
+}
+
+// MinimizeWith is Minimize that keeps only sub-histories of which keep
+// holds, besides violating l: keep, which must imply the violation,
+// replaces the checks for it (such as "violates l with the anomaly of the
+// same name"). A nil keep is Minimize's: violates l, with a violation of
+// the same kind once operations are dropped (see Kind).
+func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed []int32, keys []history.Key, keep Predicate) (sel Selection, s *Subject, ok bool) {
 	m := progress.Start(ctx, "shrink", 0, "checks")
 	stopped := func() bool { return m.Err() != nil }
 	// The checks report to no tracker: the stage is shrinking.
@@ -372,6 +381,9 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 		}
 	}
 	violates := counted(Violates(ctx, l))
+	if keep != nil {
+		violates = counted(keep)
+	}
 	in := make(map[int32]bool)
 	for _, t := range seed {
 		if t >= 0 && int(t) < len(h.Txns) {
@@ -458,6 +470,9 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 		return start, s, true
 	}
 	same := counted(sameKind(ctx, l, Kind(res)))
+	if keep != nil {
+		same = violates
+	}
 	// Most operations of a large transaction are beside the point: try
 	// without those on keys that no other transaction of the region
 	// touches (they make no dependency) unless the evidence names them,
@@ -491,6 +506,22 @@ func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int
 	sel = s.Operations(sel, same)
 	sel = s.Transactions(sel, violates, seed)
 	return sel, s, true
+}
+
+// Minimal reports whether the sub-history sel of s.H violates l and
+// removing any one of its transactions makes it pass.
+func (s *Subject) Minimal(ctx context.Context, sel Selection, l level.Level) bool {
+	violates := Violates(ctx, l)
+	if !violates(s.Sub(sel)) {
+		return false
+	}
+	for i := range sel.Txns {
+		rest := Selection{Txns: slices.Delete(slices.Clone(sel.Txns), i, i+1), DropOps: sel.DropOps}
+		if violates(s.Sub(rest)) {
+			return false
+		}
+	}
+	return true
 }
 
 func region(txns map[int32]bool) Selection {
