@@ -79,7 +79,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 		// key held a state that transaction never committed (a read of it
 		// is reported by resolveReads, and a longer list may hide it).
 		if n := len(o.Values); n > 0 {
-			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && !p.finalWrite[w.op] {
+			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && p.Installs(w.txn) && !p.finalWrite[w.op] {
 				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
 			}
 		}
@@ -165,7 +165,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 				anomaly(ThinAirRead, writeRef{-1, -1}, v)
 			}
 			return nil
-		case !p.Included[w.txn]:
+		case !p.Installs(w.txn):
 			if i < last || stated {
 				anomaly(AbortedRead, w, v)
 			}
