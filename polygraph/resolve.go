@@ -241,7 +241,8 @@ type ExternalRead struct {
 	Key    history.Key
 	Writer int32
 	Reader int32
-	// RMW says Reader later writes Key (only on its first read of Key).
+	// RMW says Reader later writes Key, and its writes took effect (only
+	// on its first read of Key).
 	RMW bool
 	// Repeat says Reader read Key before; where the value differs from
 	// that of the previous read, a NonRepeatableRead is reported too.
@@ -358,6 +359,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 			continue
 		}
 		tx := &h.Txns[t]
+		installs := tx.Status != history.RolledBack
 		states = states[:0]
 		long := tx.OpEnd-tx.OpStart > 16
 		if long {
@@ -389,7 +391,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 			if op.Kind == history.Write {
 				st.wrote = true
 				st.lastWrite = op.Value
-				if st.readOp >= 0 {
+				if st.readOp >= 0 && installs {
 					reads[st.readIndex].RMW = true
 				}
 				continue
