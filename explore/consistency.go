@@ -31,7 +31,9 @@ const anyHistory level.Level = 255
 // None of the φ depends on co, so the edges they ask for are known: the
 // history is consistent exactly when so ∪ wr plus those edges is acyclic
 // (the saturation of Biswas and Enea (OOPSLA 2019) §4, in one pass).
-// Aborted transactions write nothing, and their reads count as everyone's;
+// Aborted transactions (their body called Tx.Abort; rolled back, to
+// package check: see History.KV) write nothing, and their reads count as
+// everyone's;
 // pending transactions are read by nobody, so their writes constrain
 // nothing.
 //

@@ -89,7 +89,7 @@ func TestSerialCheckerAgreesWithCheck(t *testing.T) {
 		_, err = Explore(context.Background(), p, Config{Level: level.CC, OnHistory: func(h *History) error {
 			histories++
 			s := stateOf(t, e, h)
-			kv := h.kv(true)
+			kv := h.KV()
 			for _, l := range []level.Level{level.PC, level.SI, level.SER} {
 				res, err := check.Check(context.Background(), kv, l)
 				if err != nil {

@@ -25,7 +25,8 @@ type jepsenWriter struct {
 //
 // Each transaction is an invocation and its completion: :ok for committed
 // transactions, :fail for aborted ones and :info for those of unknown
-// status, written one after the other, transactions in the order of their
+// status (a rolled-back transaction has none: it is an error), written
+// one after the other, transactions in the order of their
 // indices (session order kept). Sessions named by integers are those
 // processes; the others get the smallest integers no session is named by.
 // :time is written where the transaction has a start or an end, but only
@@ -44,6 +45,11 @@ type jepsenWriter struct {
 func writeJepsen(w *bufio.Writer, h *history.History, asJSON bool) error {
 	if len(h.Orders) > 0 {
 		return fmt.Errorf("a Jepsen history cannot state version orders, and this one states %d", len(h.Orders))
+	}
+	for t := range h.Txns {
+		if h.Txns[t].Status == history.RolledBack {
+			return fmt.Errorf("transaction %s rolled back, which a Jepsen history cannot represent", cut(h.Name(t)))
+		}
 	}
 	jw := &jepsenWriter{w: w, h: h, json: asJSON}
 	jw.procs = integerNames(h.SessionNames, len(h.Sessions))

@@ -333,16 +333,11 @@ func (res *chunkResult) scanTxn(line []byte, base int32, t *fastTxn) bool {
 				if kind != tokString {
 					return false
 				}
-				switch string(s) {
-				case "committed":
-					t.status = history.Committed
-				case "aborted":
-					t.status = history.Aborted
-				case "unknown":
-					t.status = history.Unknown
-				default:
+				st, ok := history.ParseStatus(string(s))
+				if !ok {
 					return false
 				}
+				t.status = st
 			case fStart, fEnd:
 				switch kind {
 				case tokInt:

@@ -398,16 +398,11 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		if kind != tokString {
 			return &syntaxError{col, "\"status\" must be a string, got " + kind.String()}
 		}
-		switch string(s) {
-		case "committed":
-			t.Status = history.Committed
-		case "aborted":
-			t.Status = history.Aborted
-		case "unknown":
-			t.Status = history.Unknown
-		default:
-			return &syntaxError{col, fmt.Sprintf("unknown status %s (want committed, aborted or unknown)", snippet(s))}
+		st, ok := history.ParseStatus(string(s))
+		if !ok {
+			return &syntaxError{col, fmt.Sprintf("unknown status %s (want %s)", snippet(s), history.StatusNames())}
 		}
+		t.Status = st
 	case fStart, fEnd:
 		field := "start"
 		if bit == fEnd {

@@ -126,7 +126,7 @@ func TestReadJSONLErrors(t *testing.T) {
 		{`{"ops":[]}`, 1, `missing field "session"`},
 		{`{"session":0}`, 1, `missing field "ops"`},
 		{`{}`, 1, `missing field "session"`},
-		{ok + `{"session":0,"ops":[],"status":"comitted"}`, 2, `column 32: unknown status "comitted" (want committed, aborted or unknown)`},
+		{ok + `{"session":0,"ops":[],"status":"comitted"}`, 2, `column 32: unknown status "comitted" (want committed, aborted, unknown or rolled-back)`},
 		{`{"session":0,"ops":[],"status":1}`, 1, `"status" must be a string, got an integer`},
 		{`{"session":0,"ops":[["r","x"]]}`, 1, `ops[0] has 2 elements: want [kind, key, value]`},
 		{`{"session":0,"ops":[["r"]]}`, 1, `ops[0] has 1 element: want [kind, key, value]`},

@@ -52,7 +52,7 @@ func writeJSONL(w *bufio.Writer, h *history.History) error {
 		line = appendJSONString(line, tx.ID)
 		switch tx.Status {
 		case history.Committed:
-		case history.Aborted, history.Unknown:
+		case history.Aborted, history.Unknown, history.RolledBack:
 			line = append(line, `,"status":"`...)
 			line = append(line, tx.Status.String()...)
 			line = append(line, '"')

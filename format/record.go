@@ -84,7 +84,7 @@ func AppendTxnRecord(b []byte, t *TxnRecord) ([]byte, error) {
 	b = appendJSONString(b, t.ID)
 	switch t.Status {
 	case history.Committed:
-	case history.Aborted, history.Unknown:
+	case history.Aborted, history.Unknown, history.RolledBack:
 		b = append(b, `,"status":"`...)
 		b = append(b, t.Status.String()...)
 		b = append(b, '"')

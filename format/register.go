@@ -136,7 +136,9 @@ type RegisterOp struct {
 // one key ([r k v]: a read), write it ([w k v]: a write), or read then
 // write it ([r k a] [w k b]: a compare-and-set of a to b that took
 // effect); committed ones are OutcomeOK, unknown ones OutcomeInfo, aborted
-// ones did not happen and are left out. Sessions are processes, and start
+// ones did not happen and are left out. A rolled-back one keeps its read,
+// which the database served, as an OutcomeOK read; its write never took
+// effect. Sessions are processes, and start
 // and end the times, which every transaction must have (an unknown one
 // needs no end).
 func ReadRegisterOps(ctx context.Context, r io.Reader, name string, f Format) ([]RegisterOp, *Info, error) {
@@ -499,7 +501,10 @@ func registersOf(h *history.History, name string) ([]RegisterOp, error) {
 	for i := range h.Txns {
 		t := &h.Txns[i]
 		tops := h.OpsOf(i)
-		if t.Status == history.Aborted || len(tops) == 0 {
+		if t.Status == history.RolledBack && len(tops) > 0 && tops[0].Kind == history.Read {
+			tops = tops[:1] // its read alone happened
+		}
+		if len(tops) == 0 || t.Status == history.Aborted || t.Status == history.RolledBack && tops[0].Kind == history.Write {
 			continue // it did not happen, or did nothing
 		}
 		bad := func(format string, args ...any) error {

@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/progress"
@@ -212,16 +213,11 @@ func (r *sqlReader) parseTxnLine(lineNo int) error {
 			if err != nil {
 				return err
 			}
-			switch s {
-			case "committed":
-				spec.Status = sqlhistory.Committed
-			case "aborted":
-				spec.Status = sqlhistory.Aborted
-			case "unknown":
-				spec.Status = sqlhistory.Unknown
-			default:
-				return &syntaxError{vcol, fmt.Sprintf("unknown status %s (want committed, aborted or unknown)", quote(s))}
+			st, ok := history.ParseStatus(s)
+			if !ok {
+				return &syntaxError{vcol, fmt.Sprintf("unknown status %s (want %s)", quote(s), history.StatusNames())}
 			}
+			spec.Status = st
 			return nil
 		case "events":
 			hasEvts = true

@@ -171,7 +171,7 @@ func TestReadSQLErrors(t *testing.T) {
 		{"id not a string", `{"session": 0, "id": 7, "level": "SER", "events": []}`, 1, `column 22: "id" must be a string, got "7`},
 		{"unknown level", `{"session": 0, "level": "XYZ", "events": []}`, 1, `column 25: unknown isolation level "XYZ"`},
 		{"level not for SQL", `{"session": 0, "level": "SSER", "events": []}`, 1, `column 25: level SSER is not one a SQL history's transactions may have (want [SER SI PC CC RA RC])`},
-		{"unknown status", `{"session": 0, "level": "SER", "status": "ok", "events": []}`, 1, `column 42: unknown status "ok" (want committed, aborted or unknown)`},
+		{"unknown status", `{"session": 0, "level": "SER", "status": "ok", "events": []}`, 1, `column 42: unknown status "ok" (want committed, aborted, unknown or rolled-back)`},
 		{"events not an array", `{"session": 0, "level": "SER", "events": {}}`, 1, `column 42: "events" must be an array, got "{}}"`},
 		{"duplicate id", txn + `{"session": 1, "id": "T0", "level": "SER", "events": []}`, 2, `transaction id "T0" is also the id of the transaction at e.jsonl:1`},
 		{"duplicate default id", `{"session": 1, "id": "T1", "level": "SER", "events": []}` + "\n" + txn, 2, `transaction id "T1" (by default, T and the transaction's index from T0) is also the id of the transaction at e.jsonl:1`},

@@ -108,7 +108,7 @@ func appendSQLTxn(b []byte, h *sqlhistory.History, ti int, unwrittenSeen map[sql
 	b = append(b, '"')
 	switch t.Status {
 	case sqlhistory.Committed:
-	case sqlhistory.Aborted, sqlhistory.Unknown:
+	case sqlhistory.Aborted, sqlhistory.Unknown, sqlhistory.RolledBack:
 		b = append(b, `,"status":"`...)
 		b = append(b, t.Status.String()...)
 		b = append(b, '"')

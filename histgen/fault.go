@@ -112,6 +112,10 @@ func Inject(rng *rand.Rand, h *history.History, f Fault) (*history.History, bool
 	return in.build(), true
 }
 
+// invisible reports whether the writes of a transaction of status s took
+// no effect: it aborted or rolled back.
+func invisible(s history.Status) bool { return s == history.Aborted || s == history.RolledBack }
+
 // injector holds a mutable copy of a history's transactions.
 type injector struct {
 	h      *history.History
@@ -200,7 +204,7 @@ func (in *injector) internalReads(t int) (idx, writes []int) {
 func (in *injector) finals(k history.Key, not int) []history.Value {
 	var vals []history.Value
 	for t := range in.ops {
-		if t == not || in.status[t] == history.Aborted {
+		if t == not || invisible(in.status[t]) {
 			continue
 		}
 		for _, w := range finalWrites(in.ops[t]) {
@@ -292,7 +296,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 
 	case AbortedRead:
 		hasWrite := func(t int) bool { return len(finalWrites(in.ops[t])) > 0 }
-		ws := in.others(r, func(t int) bool { return in.status[t] == history.Aborted && hasWrite(t) })
+		ws := in.others(r, func(t int) bool { return invisible(in.status[t]) && hasWrite(t) })
 		if len(ws) == 0 {
 			ws = in.others(r, hasWrite)
 			if len(ws) == 0 {
@@ -358,7 +362,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 			v history.Value
 		}
 		var cands []iw
-		for _, t := range in.others(r, func(t int) bool { return in.status[t] != history.Aborted }) {
+		for _, t := range in.others(r, func(t int) bool { return !invisible(in.status[t]) }) {
 			last := make(map[history.Key]history.Value)
 			for _, w := range finalWrites(in.ops[t]) {
 				last[w.Key] = w.Value
@@ -370,7 +374,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 			}
 		}
 		if len(cands) == 0 {
-			ws := in.others(r, func(t int) bool { return in.status[t] != history.Aborted })
+			ws := in.others(r, func(t int) bool { return !invisible(in.status[t]) })
 			if len(ws) == 0 {
 				return false
 			}

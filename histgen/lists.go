@@ -109,7 +109,7 @@ func stateOrders(rng *rand.Rand, h *history.History, global [][]history.Value, p
 func (in *injector) blocks(k history.Key, not int) []block {
 	var bs []block
 	for t := range in.ops {
-		if t == not || in.status[t] == history.Aborted {
+		if t == not || invisible(in.status[t]) {
 			continue
 		}
 		var vals []history.Value
@@ -217,7 +217,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 
 	case AbortedRead:
 		hasWrite := func(t int) bool { return len(finalWrites(in.ops[t])) > 0 }
-		ws := in.others(r, func(t int) bool { return in.status[t] == history.Aborted && hasWrite(t) })
+		ws := in.others(r, func(t int) bool { return invisible(in.status[t]) && hasWrite(t) })
 		if len(ws) == 0 {
 			if ws = in.others(r, hasWrite); len(ws) == 0 {
 				return false
@@ -278,7 +278,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		}
 
 	case IntermediateRead, SplitAppends:
-		ws := in.others(r, func(t int) bool { return in.status[t] != history.Aborted })
+		ws := in.others(r, func(t int) bool { return !invisible(in.status[t]) })
 		if len(ws) == 0 {
 			return false
 		}

@@ -115,6 +115,8 @@ type sim struct {
 	think   float64   // probability that an idle session waits instead of starting
 	pace    []float64 // per session, the probability that a running transaction acts when picked; nil: 1
 	unknown float64   // probability to report a finished transaction as unknown
+	// rollBack records a transaction the client gave up as rolled back.
+	rollBack bool
 	// retry re-runs a transaction the store aborted, as a new transaction
 	// of the same session; dropAborted leaves the aborted attempt out of
 	// the history.
@@ -258,6 +260,9 @@ func (s *sim) step(sess int) bool {
 	status := history.Aborted
 	if r.plan.abort {
 		// The client gave up.
+		if s.rollBack {
+			status = history.RolledBack
+		}
 	} else if s.commit(r) {
 		status = history.Committed
 	} else if s.retry {
@@ -483,7 +488,7 @@ func readRandomly(rng *rand.Rand, h *history.History) {
 	}
 	finals := make(map[history.Key][]writer)
 	for t := range h.Txns {
-		if h.Txns[t].Status == history.Aborted {
+		if invisible(h.Txns[t].Status) {
 			continue
 		}
 		for _, w := range finalWrites(h.OpsOf(t)) {

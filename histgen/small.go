@@ -16,6 +16,10 @@ type SmallConfig struct {
 	MaxOps   int // at most this many operations per transaction [4], before faults
 	// AbortProb is the probability that a client aborts a transaction.
 	AbortProb float64
+	// RollBack records the transactions the client aborts as
+	// history.RolledBack, whose reads are checked, rather than
+	// history.Aborted (those the store refuses stay Aborted).
+	RollBack bool
 	// UnknownProb is the probability that a finished transaction (committed
 	// or aborted) is reported as unknown.
 	UnknownProb float64
@@ -187,6 +191,7 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 		s.pace[i] = []float64{1, 0.2}[rng.IntN(2)] // slow clients run long transactions
 	}
 	s.unknown = cfg.UnknownProb
+	s.rollBack = cfg.RollBack
 	h := s.execute()
 	h = finish(rng, h, kind)
 	if cfg.Lists && cfg.OrderProb > 0 {

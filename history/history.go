@@ -13,31 +13,60 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 )
 
-// Status says whether a transaction committed.
+// Status says how a transaction ended.
 type Status uint8
 
 const (
 	// Committed transactions took effect.
 	Committed Status = iota
-	// Aborted transactions did not; nothing may read their writes.
+	// Aborted transactions are those the database refused (a
+	// serialization failure, a deadlock): nothing may read their writes,
+	// and their reads, which may have seen a state the database was
+	// about to refuse, are not checked.
 	Aborted
 	// Unknown transactions may or may not have committed (the client lost
 	// the answer). A read of one of their writes proves it committed.
 	Unknown
+	// RolledBack transactions are those the application rolled back on
+	// its own. Their writes did not take effect (nothing may read them),
+	// but their reads were served by the database like any other: they
+	// are checked, and the transaction keeps its place in its session's
+	// order. These are the aborted transactions of Bouajjani, Enea and
+	// Román-Calvo ("Dynamic Partial Order Reduction for Checking
+	// Correctness against Transaction Isolation Levels", PLDI 2023,
+	// §2.2.1), whose axioms range over every transaction, an aborted one
+	// only having no writes; a transaction the database aborted is, as
+	// there, left out (Aborted).
+	RolledBack
 )
 
+// statusNames are the statuses' names in the input formats, by Status.
+var statusNames = [...]string{Committed: "committed", Aborted: "aborted", Unknown: "unknown", RolledBack: "rolled-back"}
+
 func (s Status) String() string {
-	switch s {
-	case Committed:
-		return "committed"
-	case Aborted:
-		return "aborted"
-	case Unknown:
-		return "unknown"
+	if int(s) < len(statusNames) {
+		return statusNames[s]
 	}
 	return fmt.Sprintf("Status(%d)", uint8(s))
+}
+
+// ParseStatus returns the status named name, as String writes it.
+func ParseStatus(name string) (Status, bool) {
+	for s, n := range statusNames {
+		if n == name {
+			return Status(s), true
+		}
+	}
+	return 0, false
+}
+
+// StatusNames lists the names of the statuses, for messages: "committed,
+// aborted, unknown or rolled-back".
+func StatusNames() string {
+	return strings.Join(statusNames[:len(statusNames)-1], ", ") + " or " + statusNames[len(statusNames)-1]
 }
 
 // OpKind is a read or a write.

@@ -53,6 +53,10 @@ type longest struct {
 	op     int32 // -1: the stated order
 	txn    int32 // -1: the stated order
 	set    bool
+	// whole says orderOf checks every element, the last too: the list is
+	// a stated order, or a rolled-back transaction's read without its own
+	// appends, whose last element is no read's value.
+	whole bool
 }
 
 // orderKeys finds, key by key, the longest list read by an included
@@ -74,12 +78,12 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 		if best[o.Key].set {
 			return &InputError{fmt.Sprintf("two stated version orders of key %s", h.FormatKey(o.Key))}
 		}
-		best[o.Key] = longest{values: o.Values, op: -1, txn: -1, set: true}
+		best[o.Key] = longest{values: o.Values, op: -1, txn: -1, set: true, whole: true}
 		// A stated order that ends inside a transaction's appends says the
 		// key held a state that transaction never committed (a read of it
 		// is reported by resolveReads, and a longer list may hide it).
 		if n := len(o.Values); n > 0 {
-			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && !p.finalWrite[w.op] {
+			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && p.Installs(w.txn) && !p.finalWrite[w.op] {
 				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
 			}
 		}
@@ -91,17 +95,25 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 		if !p.Included[t] {
 			continue
 		}
+		rolledBack := h.Txns[t].Status == history.RolledBack
 		lo, hi := listsOf(h, t)
 		for _, lr := range h.ListReads[lo:hi] {
 			k := h.Ops[lr.Op].Key
+			values, cut := lr.Values, false
+			if rolledBack {
+				var ok bool
+				if values, cut, ok = p.withoutOwnAppends(t, lr); !ok {
+					continue
+				}
+			}
 			b := &best[k]
-			n := min(len(lr.Values), len(b.values))
-			if !samePrefix(lr.Values[:n], b.values[:n]) {
+			n := min(len(values), len(b.values))
+			if !samePrefix(values[:n], b.values[:n]) {
 				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IncompatibleOrder, Txn: int32(t), Op: lr.Op, Writer: b.txn, OtherOp: b.op, Key: k, Value: lr.Values[len(lr.Values)-1]})
 				continue
 			}
-			if len(lr.Values) > len(b.values) || !b.set {
-				*b = longest{values: lr.Values, op: lr.Op, txn: int32(t), set: true}
+			if len(values) > len(b.values) || !b.set {
+				*b = longest{values: values, op: lr.Op, txn: int32(t), set: true, whole: cut}
 			}
 		}
 	}
@@ -150,7 +162,6 @@ func samePrefix(a, b []history.Value) bool {
 // list), every value must be its writer's last write of k.
 func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) []int32 {
 	h := p.History
-	stated := b.op < 0
 	anomaly := func(kind AnomalyKind, w writeRef, v history.Value) {
 		p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: b.txn, Op: b.op, Writer: w.txn, OtherOp: w.op, Key: k, Value: v})
 	}
@@ -161,12 +172,12 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		w, ok := writes.get(k, v)
 		switch {
 		case !ok:
-			if i < last || stated { // a read's last element is resolveReads' to report
+			if i < last || b.whole { // a read's last element is resolveReads' to report
 				anomaly(ThinAirRead, writeRef{-1, -1}, v)
 			}
 			return nil
-		case !p.Included[w.txn]:
-			if i < last || stated {
+		case !p.Installs(w.txn):
+			if i < last || b.whole {
 				anomaly(AbortedRead, w, v)
 			}
 			return nil
@@ -222,4 +233,36 @@ func (p *Resolution) writesKeyIn(k history.Key, from, to int32) bool {
 		}
 	}
 	return false
+}
+
+// withoutOwnAppends returns list read lr of rolled-back transaction t
+// without t's own appends to its key before the read, which must end it,
+// whole and in program order; cut says some were removed. Those appends
+// were never installed: what precedes them is the state t read. If the
+// list does not end with them, it records a SplitAppends and reports
+// false.
+func (p *Resolution) withoutOwnAppends(t int, lr history.ListRead) (values []history.Value, cut, ok bool) {
+	h := p.History
+	k := h.Ops[lr.Op].Key
+	var own []history.Value
+	for _, op := range h.Ops[h.Txns[t].OpStart:lr.Op] {
+		if op.Kind == history.Write && op.Key == k {
+			own = append(own, op.Value)
+		}
+	}
+	n := len(lr.Values) - len(own)
+	if n < 0 || !slices.Equal(lr.Values[n:], own) {
+		v := lr.Values[len(lr.Values)-1]
+		if n >= 0 {
+			for i, o := range own {
+				if lr.Values[n+i] != o {
+					v = lr.Values[n+i]
+					break
+				}
+			}
+		}
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: SplitAppends, Txn: int32(t), Op: lr.Op, Writer: int32(t), OtherOp: -1, Key: k, Value: v})
+		return nil, false, false
+	}
+	return lr.Values[:n], len(own) > 0, true
 }

@@ -15,9 +15,11 @@ import (
 // on the way. Every level's check starts from it.
 type Resolution struct {
 	History *history.History
-	// Included marks the transactions the check considers committed:
-	// the committed ones and the unknown ones some included transaction
-	// read from.
+	// Included marks the transactions the check considers: the
+	// committed and rolled-back ones, and the unknown ones some included
+	// transaction read from. All of them are in session order and have
+	// their reads checked; the writes of the rolled-back ones took no
+	// effect (see Installs).
 	Included []bool
 	// Reads lists the external reads of the included transactions, in
 	// history order.
@@ -30,7 +32,7 @@ type Resolution struct {
 	// anomaly (see lists.go).
 	Orders []KeyOrder
 
-	finalWrite []bool // per operation: its transaction's last write of its key
+	finalWrite []bool // per operation: it installs a version (see IsFinalWrite)
 }
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
@@ -78,9 +80,16 @@ func tick(m *progress.Meter, t int, add bool) error {
 	return m.Err()
 }
 
-// IsFinalWrite reports whether operation op is its transaction's last
-// write of its key.
+// IsFinalWrite reports whether operation op installs a version: it is its
+// transaction's last write of its key, and its transaction did not roll
+// back.
 func (r *Resolution) IsFinalWrite(op int32) bool { return r.finalWrite[op] }
+
+// Installs reports whether the writes of transaction t took effect: t is
+// included and did not roll back. Nobody may read the writes of another.
+func (r *Resolution) Installs(t int32) bool {
+	return r.Included[t] && r.History.Txns[t].Status != history.RolledBack
+}
 
 // InputError is a history that breaks the rules of the input (such as two
 // writes of one value to one key), so no verdict can be given.
@@ -120,8 +129,9 @@ func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
 	return writes, nil
 }
 
-// include marks the committed transactions, and then the unknown ones that
-// an included transaction read from: a read proves its writer committed.
+// include marks the committed and rolled-back transactions, and then the
+// unknown ones that an included transaction read from: a read proves its
+// writer committed.
 // The other unknown transactions are left out: leaving out a transaction
 // nobody read from removes constraints and never adds one, so if any choice
 // of unknown transactions passes, this one does.
@@ -134,7 +144,7 @@ func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
 			return err
 		}
 		switch h.Txns[t].Status {
-		case history.Committed:
+		case history.Committed, history.RolledBack:
 			p.Included[t] = true
 			work = append(work, int32(t))
 		case history.Unknown:
@@ -180,8 +190,9 @@ func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
 	return nil
 }
 
-// finalWrites marks the operations that are their transaction's last write
-// of their key.
+// finalWrites marks the operations that install a version: their
+// transaction's last write of their key, in a transaction that did not
+// roll back.
 func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
 	final := make([]bool, len(h.Ops))
 	seen := make(map[history.Key]bool)
@@ -190,6 +201,9 @@ func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
 			return nil, err
 		}
 		tx := &h.Txns[t]
+		if tx.Status == history.RolledBack {
+			continue
+		}
 		if tx.OpEnd-tx.OpStart <= 16 {
 			// Short transactions: look for a later write of the key.
 			for i := tx.OpStart; i < tx.OpEnd; i++ {
@@ -227,7 +241,8 @@ type ExternalRead struct {
 	Key    history.Key
 	Writer int32
 	Reader int32
-	// RMW says Reader later writes Key (only on its first read of Key).
+	// RMW says Reader later writes Key, and its writes took effect (only
+	// on its first read of Key).
 	RMW bool
 	// Repeat says Reader read Key before; where the value differs from
 	// that of the previous read, a NonRepeatableRead is reported too.
@@ -344,6 +359,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 			continue
 		}
 		tx := &h.Txns[t]
+		installs := tx.Status != history.RolledBack
 		states = states[:0]
 		long := tx.OpEnd-tx.OpStart > 16
 		if long {
@@ -375,7 +391,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 			if op.Kind == history.Write {
 				st.wrote = true
 				st.lastWrite = op.Value
-				if st.readOp >= 0 {
+				if st.readOp >= 0 && installs {
 					reads[st.readIndex].RMW = true
 				}
 				continue
@@ -413,7 +429,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				case int(w.txn) == t:
 					anomaly(FutureRead, t, i, w)
 					continue
-				case !p.Included[w.txn]:
+				case !p.Installs(w.txn):
 					anomaly(AbortedRead, t, i, w)
 					continue
 				case !final[w.op]:

@@ -92,12 +92,15 @@ func newProblem(ctx context.Context, h *sqlhistory.History, committed []bool, fu
 	p.writes[0] = init
 	for t := 1; t < n; t++ {
 		w := map[sqlhistory.KeyID]sqlhistory.VersionID{}
+		p.writes[t] = w
+		if h.Txns[p.nodes[t]].Status == sqlhistory.RolledBack {
+			continue // its writes took no effect
+		}
 		for _, e := range h.Txns[p.nodes[t]].Events {
 			for _, v := range e.Writes {
 				w[h.Versions[v].Key] = v
 			}
 		}
-		p.writes[t] = w
 		for x := range w {
 			p.writers[x] = append(p.writers[x], t)
 		}
@@ -251,7 +254,7 @@ func (p *problem) listedRead(t, ei int, e *sqlhistory.Event, v sqlhistory.Versio
 		w = 0
 	case ver.Writer == ti:
 		a.Kind = FutureRead
-	case p.nodeOf[ver.Writer] < 0:
+	case p.nodeOf[ver.Writer] < 0 || h.Txns[ver.Writer].Status == sqlhistory.RolledBack:
 		a.Kind = AbortedRead
 	default:
 		w = p.nodeOf[ver.Writer]

@@ -331,13 +331,14 @@ func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
 	return first
 }
 
-// outcomes returns which transactions committed, taking an Unknown one as
-// committed when a committed transaction read a version it wrote
-// (transitively), and the Unknown ones left undecided.
+// outcomes returns which transactions are checked: those that committed,
+// taking an Unknown one as committed when a checked transaction read a
+// version it wrote (transitively), and the rolled-back ones, whose writes
+// newProblem leaves out; and the Unknown ones left undecided.
 func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
 	committed = make([]bool, len(h.Txns))
 	for i := range h.Txns {
-		committed[i] = h.Txns[i].Status == sqlhistory.Committed
+		committed[i] = h.Txns[i].Status == sqlhistory.Committed || h.Txns[i].Status == sqlhistory.RolledBack
 	}
 	for changed := true; changed; {
 		changed = false

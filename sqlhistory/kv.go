@@ -49,14 +49,7 @@ func FromKV(h *history.History, l level.Level) (*History, error) {
 		if spec.Name == "" {
 			spec.Name = "T" + strconv.Itoa(i)
 		}
-		switch t.Status {
-		case history.Committed:
-			spec.Status = Committed
-		case history.Aborted:
-			spec.Status = Aborted
-		default:
-			spec.Status = Unknown
-		}
+		spec.Status = t.Status
 		for _, op := range h.Ops[t.OpStart:t.OpEnd] {
 			k := keyText(op.Key)
 			if op.Kind == history.Write {

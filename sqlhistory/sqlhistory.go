@@ -62,16 +62,20 @@ func ParseKind(s string) (Kind, bool) {
 // table (the read events of Bouajjani et al., CAV 2025).
 func (k Kind) Reads() bool { return k == Select || k == Update || k == Delete }
 
-// Status says whether a transaction committed: the key-value model's.
-// An Unknown transaction is taken as committed if another transaction
-// read a version it wrote, and as either otherwise.
+// Status says how a transaction ended: the key-value model's. An Unknown
+// transaction is taken as committed if another transaction read a version
+// it wrote, and as either otherwise. A RolledBack one (the application
+// rolled it back) has its reads checked and keeps its place in its
+// session, but wrote nothing anyone may read; an Aborted one (the
+// database refused it) is left out.
 type Status = history.Status
 
 // The statuses.
 const (
-	Committed = history.Committed
-	Aborted   = history.Aborted
-	Unknown   = history.Unknown
+	Committed  = history.Committed
+	Aborted    = history.Aborted
+	Unknown    = history.Unknown
+	RolledBack = history.RolledBack
 )
 
 // KeyID is a dense index into History.Keys.

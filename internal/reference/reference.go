@@ -10,10 +10,17 @@
 //
 //   - An implicit initial transaction T0 writes h.Init to every key and
 //     precedes every other transaction in session order and commit order.
-//   - Aborted transactions are ignored: their writes are invisible and their
-//     reads unchecked.
+//   - Aborted transactions (the database refused them) are ignored: their
+//     writes are invisible and their reads unchecked.
+//   - Rolled-back transactions (the application rolled them back) are
+//     transactions of C whose writes are invisible: they write nothing,
+//     as aborted transactions do in Bouajjani, Enea and Román-Calvo,
+//     "Dynamic Partial Order Reduction for Checking Correctness against
+//     Transaction Isolation Levels" (PLDI 2023), §2.2.1; their reads, so
+//     and real time count as those of any transaction of C.
 //   - Unknown transactions may or may not have committed: h satisfies an
-//     axiom set iff, for some subset S of them, C = committed ∪ S does.
+//     axiom set iff, for some subset S of them, C = committed ∪
+//     rolled-back ∪ S does.
 //   - For a fixed C, in each transaction of C, in program order, a read of
 //     x after the transaction's own write of x (an internal read) must
 //     return its last preceding own write of x; any other read (an external
@@ -69,7 +76,7 @@ import (
 )
 
 // MaxTxns is the largest number of committed and unknown transactions
-// Check and CheckAxioms accept.
+// (rolled-back ones included) Check and CheckAxioms accept.
 const MaxTxns = 9
 
 // Axioms is a set of axioms of Biswas and Enea (OOPSLA 2019), Figure 2.
@@ -151,7 +158,8 @@ func LevelAxioms(l level.Level) (ax Axioms, realTime bool, err error) {
 }
 
 // Check reports whether h satisfies l, by brute force. It returns an error
-// for histories with more than MaxTxns committed and unknown transactions,
+// for histories with more than MaxTxns committed, rolled-back and unknown
+// transactions,
 // for histories with duplicate writes (the same value written twice to the
 // same key by any transactions, aborted ones included, or a write of
 // h.Init), and for levels it does not know.
@@ -179,8 +187,8 @@ func CheckAxioms(h *history.History, axioms Axioms, realTime bool) (bool, error)
 }
 
 // anyCommitSet reports whether f holds for some set of transactions taken
-// as committed: the committed ones and any subset of the unknown ones. in
-// marks the set; f must not keep it.
+// as committed or rolled back: those that are and any subset of the
+// unknown ones. in marks the set; f must not keep it.
 func anyCommitSet(h *history.History, f func(in []bool) bool) bool {
 	var unknown []int
 	for t := range h.Txns {
@@ -191,7 +199,7 @@ func anyCommitSet(h *history.History, f func(in []bool) bool) bool {
 	in := make([]bool, len(h.Txns))
 	for mask := 0; mask < 1<<len(unknown); mask++ {
 		for t := range h.Txns {
-			in[t] = h.Txns[t].Status == history.Committed
+			in[t] = h.Txns[t].Status == history.Committed || h.Txns[t].Status == history.RolledBack
 		}
 		for i, t := range unknown {
 			in[t] = mask&(1<<i) != 0
@@ -209,7 +217,7 @@ func validate(h *history.History) error {
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		switch tx.Status {
-		case history.Committed, history.Unknown:
+		case history.Committed, history.Unknown, history.RolledBack:
 			n++
 		case history.Aborted:
 		default:
@@ -223,7 +231,7 @@ func validate(h *history.History) error {
 		}
 	}
 	if n > MaxTxns {
-		return fmt.Errorf("reference: %d committed and unknown transactions, at most %d supported", n, MaxTxns)
+		return fmt.Errorf("reference: %d committed, rolled-back and unknown transactions, at most %d supported", n, MaxTxns)
 	}
 	seen := 0
 	for s, txns := range h.Sessions {
@@ -350,7 +358,8 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		orders:   h.Orders,
 	}
 
-	// Final writes of the transactions of C, and the keys each writes.
+	// Final writes of the transactions of C, and the keys each writes: a
+	// rolled-back transaction writes none.
 	type kv struct {
 		k history.Key
 		v history.Value
@@ -359,6 +368,10 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 	writes := make([]map[history.Key]bool, n)
 	for v := 1; v < n; v++ {
 		writes[v] = make(map[history.Key]bool)
+		c.block[v] = make(map[history.Key][]history.Value)
+		if h.Txns[txnOf[v]].Status == history.RolledBack {
+			continue
+		}
 		last := make(map[history.Key]history.Value)
 		for _, op := range h.OpsOf(txnOf[v]) {
 			if op.Kind == history.Write {
@@ -369,7 +382,6 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		for k, val := range last {
 			final[kv{k, val}] = v
 		}
-		c.block[v] = make(map[history.Key][]history.Value)
 		for _, op := range h.OpsOf(txnOf[v]) {
 			if op.Kind == history.Write && (h.Lists || op.Value == last[op.Key]) {
 				c.block[v][op.Key] = append(c.block[v][op.Key], op.Value)

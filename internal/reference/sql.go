@@ -21,9 +21,15 @@ package reference
 //     (Version.Row == nil) satisfies no predicate, not even the absent
 //     WHERE clause.
 //   - Committed set: h is consistent iff for SOME subset S of the Unknown
-//     transactions, C = Committed ∪ S is. Aborted transactions and the
-//     Unknown ones outside S are ignored: their writes are invisible and
-//     their events unchecked.
+//     transactions, C = Committed ∪ RolledBack ∪ S is. Aborted
+//     transactions and the Unknown ones outside S are ignored: their
+//     writes are invisible and their events unchecked. A rolled-back
+//     transaction is in C but writes nothing (its Writes are invisible to
+//     every other transaction), as an aborted transaction in Bouajjani,
+//     Enea and Román-Calvo, "Dynamic Partial Order Reduction for Checking
+//     Correctness against Transaction Isolation Levels" (PLDI 2023),
+//     §2.2.1: its reads, including those of its own writes, are checked
+//     like any other.
 //   - The events of a transaction are in program order (po). Insert,
 //     Update and Delete write the versions Event.Writes (for Update and
 //     Delete, Writes[i] is the new version of the row of Reads[i]). A
@@ -103,8 +109,8 @@ import (
 )
 
 const (
-	// MaxSQLTxns is the largest number of committed and unknown
-	// transactions CheckSQL accepts.
+	// MaxSQLTxns is the largest number of committed, rolled-back and
+	// unknown transactions CheckSQL accepts.
 	MaxSQLTxns = 7
 	// MaxSQLWork bounds the steps of CheckSQL's search, over all subsets
 	// of the unknown transactions.
@@ -121,8 +127,8 @@ var sqlCheckEarly = true
 
 // CheckSQL reports whether SQL history h is consistent, each transaction
 // at its own level (see the section "SQL histories" at the top of sql.go).
-// It returns an error for histories with more than MaxSQLTxns committed
-// and unknown transactions, levels other than sqlhistory.Levels, or a
+// It returns an error for histories with more than MaxSQLTxns committed,
+// rolled-back and unknown transactions, levels other than sqlhistory.Levels, or a
 // search longer than MaxSQLWork steps (ErrSQLTooBig).
 func CheckSQL(h *sqlhistory.History) (bool, error) {
 	var unknown []int
@@ -133,7 +139,7 @@ func CheckSQL(h *sqlhistory.History) (bool, error) {
 			return false, fmt.Errorf("reference: transaction %s has level %v, not one of a SQL history's", h.TxnName(i), t.Level)
 		}
 		switch t.Status {
-		case sqlhistory.Committed:
+		case sqlhistory.Committed, sqlhistory.RolledBack:
 			n++
 		case sqlhistory.Unknown:
 			n++
@@ -144,13 +150,13 @@ func CheckSQL(h *sqlhistory.History) (bool, error) {
 		}
 	}
 	if n > MaxSQLTxns {
-		return false, fmt.Errorf("reference: %d committed and unknown transactions, at most %d supported", n, MaxSQLTxns)
+		return false, fmt.Errorf("reference: %d committed, rolled-back and unknown transactions, at most %d supported", n, MaxSQLTxns)
 	}
 	work := 0
 	in := make([]bool, len(h.Txns))
 	for mask := 0; mask < 1<<len(unknown); mask++ {
 		for i := range h.Txns {
-			in[i] = h.Txns[i].Status == sqlhistory.Committed
+			in[i] = h.Txns[i].Status == sqlhistory.Committed || h.Txns[i].Status == sqlhistory.RolledBack
 		}
 		for j, i := range unknown {
 			in[i] = mask&(1<<j) != 0
@@ -230,10 +236,13 @@ func newSQLInstance(h *sqlhistory.History, in []bool) (*sqlInstance, bool) {
 	}
 	n := len(c.nodes)
 
-	// Final versions.
+	// Final versions; a rolled-back transaction has none.
 	for v := 1; v < n; v++ {
 		nd := &c.nodes[v]
 		nd.writes = make(map[sqlhistory.KeyID]sqlhistory.VersionID)
+		if h.Txns[nd.txn].Status == sqlhistory.RolledBack {
+			continue
+		}
 		for _, e := range h.Txns[nd.txn].Events {
 			for _, w := range e.Writes {
 				nd.writes[h.Versions[w].Key] = w
