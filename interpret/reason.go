@@ -549,7 +549,11 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 	case polygraph.ThinAirRead:
 		return fmt.Sprintf("%s read %s, a value no transaction wrote", reader, kv)
 	case polygraph.AbortedRead:
-		return fmt.Sprintf("%s read %s, written by %s, which %s", reader, kv, writer(), h.Txns[a.Writer].Status)
+		did := "aborted"
+		if h.Txns[a.Writer].Status == history.RolledBack {
+			did = "was rolled back"
+		}
+		return fmt.Sprintf("%s read %s, written by %s, which %s", reader, kv, writer(), did)
 	case polygraph.FutureRead:
 		return fmt.Sprintf("%s read %s before writing that value itself", reader, kv)
 	case polygraph.NotMyOwnWrite:
