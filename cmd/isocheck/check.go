@@ -160,6 +160,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	} else {
 		rep.WriteTextColor(stdout, color)
 	}
+	rep.WriteAnomalies(stdout)
 	if cf.elle {
 		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
 	}
@@ -187,6 +188,9 @@ func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full 
 		default:
 			rep.Anomaly.Counterexample = min.Anomaly.Counterexample
 		}
+	}
+	if every, err := interpret.Every(j.ctx, res, rep); err == nil {
+		rep.Anomalies = every
 	}
 	addFailedEventNotes(rep, res, info)
 	return rep

@@ -1,0 +1,262 @@
+package interpret
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/isocheck/isocheck/anomaly"
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// MaxCount caps the anomalies of one name that Every counts, and the
+// cycles of each shape it looks for.
+const MaxCount = 100
+
+// Found is one kind of anomaly a violation shows, as Report.Anomalies
+// lists them: its name, how many were found, and one minimal example.
+type Found struct {
+	// Name is the anomaly's name (see package anomaly), one the level
+	// checked forbids.
+	Name string `json:"name"`
+	// Class is Adya's phenomenon, when there is one.
+	Class string `json:"class,omitempty"`
+	// Count is how many anomalies of this name were found: non-cycle
+	// anomalies, or distinct cycles, at most MaxCount (More says the
+	// search stopped there).
+	Count int  `json:"count"`
+	More  bool `json:"more,omitempty"`
+	// Example lists the transactions of one counterexample of this
+	// anomaly alone: a sub-history of these transactions violates the
+	// level, and no transaction can be left out of it.
+	Example []ExampleTxn `json:"example"`
+
+	// The evidence of the example, for Elle's result map: a non-cycle
+	// anomaly or a cycle of p's nodes.
+	p       *polygraph.Polygraph
+	anomaly *polygraph.Anomaly
+	cycle   []polygraph.Edge
+}
+
+// ExampleTxn is a transaction of an example: its name in the report and
+// its place in the input.
+type ExampleTxn struct {
+	Name  string `json:"name"`
+	Where string `json:"source"`
+}
+
+// Every lists every kind of anomaly that the violation res shows and its
+// level forbids (anomaly.Forbids), each with how many were found and a
+// minimal example, the report's main anomaly (rep.Anomaly) first. It
+// reuses the check's evidence: the anomalies found without cycles, and
+// for SER, SI and SSER the cycles of the dependencies known (see
+// check.Dependencies and check.Cycles), searched by shape as Elle does.
+// Each example is cut from the history and checked alone, then shrunk to
+// a minimal one (a few checks of a handful of transactions). Where the
+// check kept no such evidence (a solver's core, the levels checked by
+// saturation) it lists the non-cycle anomalies and the main one.
+func Every(ctx context.Context, res *check.Result, rep *Report) ([]Found, error) {
+	if res.Verdict != verdict.Violated || res.Polygraph == nil {
+		return nil, nil
+	}
+	p, known, err := check.Dependencies(ctx, res)
+	if err != nil {
+		return nil, err
+	}
+	h := res.Polygraph.History
+	e := &everySearch{ctx: ctx, l: res.Level, h: h, subject: shrink.NewSubject(h)}
+
+	anomalies := slices.Clone(res.Anomalies)
+	if p != nil && p != res.Polygraph {
+		anomalies = append(anomalies, p.Anomalies...)
+	}
+	e.nonCycle(res.Polygraph, anomalies)
+	if p != nil && res.Level != level.PC {
+		e.cycles(p, check.Cycles(p.NumNodes, known, MaxCount))
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("interpret: listing every anomaly: %w", err)
+	}
+	return e.withMain(rep), nil
+}
+
+// everySearch gathers the anomalies of Every.
+type everySearch struct {
+	ctx     context.Context
+	l       level.Level
+	h       *history.History
+	subject *shrink.Subject
+	found   []Found
+}
+
+// add counts one anomaly of name, and makes it the example (whose seed
+// transactions are seed) when the name has none yet.
+func (e *everySearch) add(name string, seed map[int32]bool, cycle bool, set func(*Found)) {
+	if !anomaly.Forbids(e.l, name) {
+		return
+	}
+	i := slices.IndexFunc(e.found, func(f Found) bool { return f.Name == name })
+	if i < 0 {
+		e.found = append(e.found, Found{Name: name, Class: anomaly.Class(name)})
+		i = len(e.found) - 1
+	}
+	f := &e.found[i]
+	if f.Count >= MaxCount {
+		f.More = true
+		return
+	}
+	f.Count++
+	if f.Example != nil || f.Count > 3 {
+		return // three tries at an example are enough
+	}
+	if ex := e.example(seed, name, cycle); ex != nil {
+		f.Example = ex
+		set(f)
+	}
+}
+
+// nonCycle adds the anomalies found without cycles.
+func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Anomaly) {
+	seen := map[polygraph.Anomaly]bool{}
+	for _, a := range anomalies {
+		if seen[a] {
+			continue // found again when the polygraph was built again
+		}
+		seen[a] = true
+		seed := map[int32]bool{}
+		anomalyTxns(p, a, seed)
+		e.add(a.Kind.String(), seed, false, func(f *Found) { f.p, f.anomaly = p, &a })
+	}
+}
+
+// cycles adds the cycles of p's known dependencies, the shortest first.
+func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) {
+	slices.SortStableFunc(cycles, func(a, b []polygraph.Edge) int { return cmp.Compare(len(a), len(b)) })
+	d := newDescriber(p, nil, false, nil)
+	for _, c := range cycles {
+		seed := map[int32]bool{}
+		for _, edge := range c {
+			for _, t := range []int32{edge.From, edge.To} {
+				if p.IsTxn(t) {
+					seed[t] = true
+				}
+			}
+		}
+		e.add(Name(d.fold(c, true)), seed, true, func(f *Found) { f.p, f.cycle = p, c })
+	}
+}
+
+// example cuts the sub-history of seed (with, if it is not enough, the
+// writers of what seed's transactions read), checks that it violates the
+// level with an anomaly of the kind (a cycle, or one named name), shrinks
+// it to a minimal one, and returns its transactions; nil when it does
+// not violate the level.
+func (e *everySearch) example(seed map[int32]bool, name string, cycle bool) []ExampleTxn {
+	ok := func(sub *history.History) bool {
+		res, err := check.Check(e.ctx, sub, e.l)
+		if err != nil || res.Verdict != verdict.Violated {
+			return false
+		}
+		if cycle {
+			return len(res.Anomalies) == 0
+		}
+		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind.String() == name })
+	}
+	txns := sortedTxns(seed)
+	sel := shrink.Selection{Txns: txns}
+	if !ok(e.subject.Sub(sel)) {
+		grown := maps.Clone(seed)
+		for _, t := range txns {
+			for i := e.h.Txns[t].OpStart; i < e.h.Txns[t].OpEnd; i++ {
+				if e.h.Ops[i].Kind == history.Read {
+					if w := e.subject.WriterOf(i); w >= 0 {
+						grown[w] = true
+					}
+				}
+			}
+		}
+		sel = shrink.Selection{Txns: sortedTxns(grown)}
+		if len(sel.Txns) == len(txns) || !ok(e.subject.Sub(sel)) {
+			return nil
+		}
+	}
+	sel = e.subject.Transactions(sel, ok, nil)
+	names := nameTxns(e.h, sel.Txns, nil)
+	out := make([]ExampleTxn, len(sel.Txns))
+	for i, t := range sel.Txns {
+		out[i] = ExampleTxn{Name: names[t], Where: e.h.Where(int(t))}
+	}
+	return out
+}
+
+// withMain returns the anomalies found with an example, the main
+// anomaly of rep first (with the report's transactions as its example
+// when the search found none of its name).
+func (e *everySearch) withMain(rep *Report) []Found {
+	out := slices.DeleteFunc(e.found, func(f Found) bool { return f.Example == nil })
+	if rep == nil || rep.Anomaly == nil || rep.Anomaly.Name == "" {
+		return out
+	}
+	main := rep.Anomaly.Name
+	if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == main }); i >= 0 {
+		f := out[i]
+		return append([]Found{f}, slices.Delete(out, i, i+1)...)
+	}
+	f := Found{Name: main, Class: anomaly.Class(main), Count: 1}
+	for _, t := range rep.Anomaly.Txns {
+		f.Example = append(f.Example, ExampleTxn{Name: t.Name, Where: t.Where})
+	}
+	return append([]Found{f}, out...)
+}
+
+func sortedTxns(set map[int32]bool) []int32 {
+	out := make([]int32, 0, len(set))
+	for t := range set {
+		out = append(out, t)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// WriteAnomalies writes the report's list of anomalies as text, one line
+// each, when it lists more than the main anomaly:
+//
+//	every anomaly SER forbids that the history shows (one example each):
+//	  AbortedRead (G1a): 1 found, e.g. T2 (h.jsonl:2), T3 (h.jsonl:3)
+func (r *Report) WriteAnomalies(w io.Writer) error {
+	if len(r.Anomalies) < 2 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "every anomaly %s forbids that the history shows (one example each):\n", r.Level)
+	for _, f := range r.Anomalies {
+		b.WriteString("  " + f.Name)
+		if f.Class != "" && f.Class != f.Name {
+			b.WriteString(" (" + f.Class + ")")
+		}
+		more := ""
+		if f.More {
+			more = " or more"
+		}
+		fmt.Fprintf(&b, ": %d%s found, e.g.", f.Count, more)
+		for i, t := range f.Example {
+			if i > 0 {
+				b.WriteString(",")
+			}
+			fmt.Fprintf(&b, " %s (%s)", textsafe.Escape(t.Name), textsafe.Escape(t.Where))
+		}
+		b.WriteString("\n")
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
