@@ -238,8 +238,8 @@ func (r *Report) WriteAnomalies(w io.Writer) error {
 		return nil
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "every anomaly %s forbids that the history shows (one example each):\n", r.Level)
-	for _, f := range r.Anomalies {
+	fmt.Fprintf(&b, "every anomaly %s forbids that the history shows (one example each):\n", textsafe.Escape(r.Level))
+	for _, f := range escapeFound(r.Anomalies) {
 		b.WriteString("  " + f.Name)
 		if f.Class != "" && f.Class != f.Name {
 			b.WriteString(" (" + f.Class + ")")
@@ -253,10 +253,28 @@ func (r *Report) WriteAnomalies(w io.Writer) error {
 			if i > 0 {
 				b.WriteString(",")
 			}
-			fmt.Fprintf(&b, " %s (%s)", textsafe.Escape(t.Name), textsafe.Escape(t.Where))
+			fmt.Fprintf(&b, " %s (%s)", t.Name, t.Where)
 		}
 		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// escapeFound is Report.escaped for a list of anomalies.
+func escapeFound(found []Found) []Found {
+	if found == nil {
+		return nil
+	}
+	out := make([]Found, len(found))
+	for i, f := range found {
+		f.Name = textsafe.Escape(f.Name)
+		f.Class = textsafe.Escape(f.Class)
+		f.Example = make([]ExampleTxn, len(found[i].Example))
+		for j, t := range found[i].Example {
+			f.Example[j] = ExampleTxn{Name: textsafe.Escape(t.Name), Where: textsafe.Escape(t.Where)}
+		}
+		out[i] = f
+	}
+	return out
 }
