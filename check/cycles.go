@@ -36,7 +36,7 @@ func Dependencies(ctx context.Context, res *Result) (*polygraph.Polygraph, []pol
 		return res.Polygraph, res.Known, nil
 	}
 	if len(res.Anomalies) == 0 {
-		// The solver's core: no known graph was kept.
+		// No known graph was kept (the constraints were too many).
 		return nil, nil, nil
 	}
 	r, err := polygraph.Resolve(ctx, res.Polygraph.History)

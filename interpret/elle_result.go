@@ -399,7 +399,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 		}
 		res := src.res
 		var found []Found
-		if found, err = Every(ctx, res, nil); err != nil {
+		if found, err = Every(ctx, main, res, nil); err != nil {
 			break
 		}
 		rh := res.Polygraph.History

@@ -48,11 +48,13 @@ type Found struct {
 	cycle   []polygraph.Edge
 }
 
-// ExampleTxn is a transaction of an example: its name in the report and
-// its place in the input.
+// ExampleTxn is a transaction of an example: its name in the report, its
+// place in the input ("file:line") and its index in the history (input
+// order, from 0), as TxnInfo gives them.
 type ExampleTxn struct {
 	Name  string `json:"name"`
 	Where string `json:"source"`
+	Index int    `json:"index"`
 }
 
 // Every lists every kind of anomaly that the violation res shows and its
@@ -65,7 +67,11 @@ type ExampleTxn struct {
 // a minimal one (a few checks of a handful of transactions). Where the
 // check kept no such evidence (a solver's core, the levels checked by
 // saturation) it lists the non-cycle anomalies and the main one.
-func Every(ctx context.Context, res *check.Result, rep *Report) ([]Found, error) {
+//
+// h is the history checked (nil: res.Polygraph's). It differs from
+// res.Polygraph's for prefix consistency, whose evidence is over h split
+// into halves: the examples are h's transactions.
+func Every(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]Found, error) {
 	if res.Verdict != verdict.Violated || res.Polygraph == nil {
 		return nil, nil
 	}
@@ -73,8 +79,10 @@ func Every(ctx context.Context, res *check.Result, rep *Report) ([]Found, error)
 	if err != nil {
 		return nil, err
 	}
-	h := res.Polygraph.History
-	e := &everySearch{ctx: ctx, l: res.Level, h: h, subject: shrink.NewSubject(h)}
+	if h == nil {
+		h = res.Polygraph.History
+	}
+	e := &everySearch{ctx: ctx, l: res.Level, h: h, evidence: res.Polygraph.History, subject: shrink.NewSubject(h)}
 
 	anomalies := slices.Clone(res.Anomalies)
 	if p != nil && p != res.Polygraph {
@@ -92,11 +100,13 @@ func Every(ctx context.Context, res *check.Result, rep *Report) ([]Found, error)
 
 // everySearch gathers the anomalies of Every.
 type everySearch struct {
-	ctx     context.Context
-	l       level.Level
-	h       *history.History
-	subject *shrink.Subject
-	found   []Found
+	ctx context.Context
+	l   level.Level
+	// h is the history checked, evidence the history of the check's
+	// evidence: h, or h split in halves.
+	h, evidence *history.History
+	subject     *shrink.Subject
+	found       []Found
 }
 
 // add counts one anomaly of name, and makes it the example (whose seed
@@ -158,16 +168,20 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 
 // example cuts the sub-history of seed (with, if it is not enough, the
 // writers of what seed's transactions read), checks that it violates the
-// level with an anomaly of the kind (a cycle, or one named name), shrinks
-// it to a minimal one, and returns its transactions; nil when it does
-// not violate the level.
+// level with an anomaly of the kind (a cycle, or a non-cycle anomaly
+// named name; any violation when name is ""), shrinks it to a minimal
+// one, and returns its transactions; nil when it does not violate the
+// level.
 func (e *everySearch) example(seed map[int32]bool, name string, cycle bool) []ExampleTxn {
 	ok := func(sub *history.History) bool {
 		res, err := check.Check(e.ctx, sub, e.l)
 		if err != nil || res.Verdict != verdict.Violated {
 			return false
 		}
-		if cycle {
+		switch {
+		case name == "":
+			return true
+		case cycle:
 			return len(res.Anomalies) == 0
 		}
 		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind.String() == name })
@@ -190,31 +204,69 @@ func (e *everySearch) example(seed map[int32]bool, name string, cycle bool) []Ex
 			return nil
 		}
 	}
-	sel = e.subject.Transactions(sel, ok, nil)
-	names := nameTxns(e.h, sel.Txns, nil)
-	out := make([]ExampleTxn, len(sel.Txns))
-	for i, t := range sel.Txns {
-		out[i] = ExampleTxn{Name: names[t], Where: e.h.Where(int(t))}
+	return e.exampleTxns(e.subject.Transactions(sel, ok, nil).Txns)
+}
+
+// exampleTxns names the transactions of an example.
+func (e *everySearch) exampleTxns(txns []int32) []ExampleTxn {
+	names := nameTxns(e.h, txns, nil)
+	out := make([]ExampleTxn, len(txns))
+	for i, t := range txns {
+		out[i] = ExampleTxn{Name: names[t], Where: e.h.Where(int(t)), Index: int(t)}
 	}
 	return out
 }
 
 // withMain returns the anomalies found with an example, the main
-// anomaly of rep first (with the report's transactions as its example
-// when the search found none of its name).
+// anomaly of rep first (with an example cut from the report's
+// transactions when the search found none of its name). A main anomaly
+// whose name the level allows is listed by the level's generic name
+// (anomaly.Generic).
 func (e *everySearch) withMain(rep *Report) []Found {
 	out := slices.DeleteFunc(e.found, func(f Found) bool { return f.Example == nil })
 	if rep == nil || rep.Anomaly == nil || rep.Anomaly.Name == "" {
 		return out
 	}
 	main := rep.Anomaly.Name
+	if !anomaly.Forbids(e.l, main) {
+		// A name the level allows would say the level was broken by
+		// what it allows: the level's generic name says what broke it.
+		main = anomaly.Generic(e.l)
+	}
 	if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == main }); i >= 0 {
 		f := out[i]
 		return append([]Found{f}, slices.Delete(out, i, i+1)...)
 	}
+	// The search found no anomaly of the main one's name (the evidence
+	// is a solver's core, or a cycle only pruning's inferences close):
+	// its example is cut from the report's transactions, or shrunk from
+	// the history as Minimal does when they do not violate the level
+	// alone.
 	f := Found{Name: main, Class: anomaly.Class(main), Count: 1}
+	seed := map[int32]bool{}
 	for _, t := range rep.Anomaly.Txns {
-		f.Example = append(f.Example, ExampleTxn{Name: t.Name, Where: t.Where})
+		if t.Index >= 0 && t.Index < len(e.evidence.Txns) {
+			seed[int32(t.Index)] = true
+		}
+	}
+	if e.evidence != e.h && !rep.Anomaly.Minimal {
+		// The halves' transactions.
+		halves := seed
+		seed = map[int32]bool{}
+		if toMain := halvesIn(e.h, e.evidence, halves); toMain != nil {
+			for u := range halves {
+				if t := toMain(u); t >= 0 {
+					seed[t] = true
+				}
+			}
+		}
+	}
+	if f.Example = e.example(seed, "", true); f.Example == nil {
+		sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil)
+		if !ok {
+			return out
+		}
+		f.Example = e.exampleTxns(sel.Txns)
 	}
 	return append([]Found{f}, out...)
 }
@@ -272,7 +324,7 @@ func escapeFound(found []Found) []Found {
 		f.Class = textsafe.Escape(f.Class)
 		f.Example = make([]ExampleTxn, len(found[i].Example))
 		for j, t := range found[i].Example {
-			f.Example[j] = ExampleTxn{Name: textsafe.Escape(t.Name), Where: textsafe.Escape(t.Where)}
+			f.Example[j] = ExampleTxn{Name: textsafe.Escape(t.Name), Where: textsafe.Escape(t.Where), Index: t.Index}
 		}
 		out[i] = f
 	}

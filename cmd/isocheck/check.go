@@ -128,6 +128,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	start := time.Now()
 	rep := cf.report(j, res, info, explain, stderr)
+	if every, err := interpret.Every(j.ctx, h, res, rep); err == nil {
+		rep.Anomalies = every
+	}
 	var elle *interpret.ElleMap
 	if cf.elle {
 		elle = elleEvery(j.ctx, h, res, !cf.noSessionOrder)
@@ -188,9 +191,6 @@ func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full 
 		default:
 			rep.Anomaly.Counterexample = min.Anomaly.Counterexample
 		}
-	}
-	if every, err := interpret.Every(j.ctx, res, rep); err == nil {
-		rep.Anomalies = every
 	}
 	addFailedEventNotes(rep, res, info)
 	return rep
