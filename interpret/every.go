@@ -23,6 +23,11 @@ import (
 // cycles of each shape it looks for.
 const MaxCount = 100
 
+// MaxShrink is the size of the largest history, in transactions, from
+// which Every shrinks an example of the main anomaly when the check's
+// evidence is not one alone.
+const MaxShrink = 1000
+
 // Found is one kind of anomaly a violation shows, as Report.Anomalies
 // lists them: its name, how many were found, and one minimal example.
 type Found struct {
@@ -38,8 +43,11 @@ type Found struct {
 	More  bool `json:"more,omitempty"`
 	// Example lists the transactions of one counterexample of this
 	// anomaly alone: a sub-history of these transactions violates the
-	// level, and no transaction can be left out of it.
-	Example []ExampleTxn `json:"example"`
+	// level, and no transaction can be left out of it. Only the main
+	// anomaly of a history of more than MaxShrink transactions may have
+	// none, when the check's evidence does not violate the level
+	// without the rest of the history (see Minimal).
+	Example []ExampleTxn `json:"example,omitempty"`
 
 	// The evidence of the example, for Elle's result map: a non-cycle
 	// anomaly or a cycle of p's nodes.
@@ -238,10 +246,12 @@ func (e *everySearch) withMain(rep *Report) []Found {
 		return append([]Found{f}, slices.Delete(out, i, i+1)...)
 	}
 	// The search found no anomaly of the main one's name (the evidence
-	// is a solver's core, or a cycle only pruning's inferences close):
-	// its example is cut from the report's transactions, or shrunk from
-	// the history as Minimal does when they do not violate the level
-	// alone.
+	// is a solver's core, a cycle only pruning's or saturation's
+	// inferences close): its example is cut from the report's
+	// transactions when they violate the level alone, else shrunk from
+	// the history as Minimal does, in histories of at most MaxShrink
+	// transactions. A larger one's has none: shrinking it is explain's
+	// work, too slow for every check.
 	f := Found{Name: main, Class: anomaly.Class(main), Count: 1}
 	seed := map[int32]bool{}
 	for _, t := range rep.Anomaly.Txns {
@@ -261,12 +271,11 @@ func (e *everySearch) withMain(rep *Report) []Found {
 			}
 		}
 	}
-	if f.Example = e.example(seed, "", true); f.Example == nil {
-		sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil)
-		if !ok {
-			return out
+	f.Example = e.example(seed, "", true)
+	if f.Example == nil && len(e.h.Txns) <= MaxShrink {
+		if sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil); ok {
+			f.Example = e.exampleTxns(sel.Txns)
 		}
-		f.Example = e.exampleTxns(sel.Txns)
 	}
 	return append([]Found{f}, out...)
 }
@@ -300,7 +309,12 @@ func (r *Report) WriteAnomalies(w io.Writer) error {
 		if f.More {
 			more = " or more"
 		}
-		fmt.Fprintf(&b, ": %d%s found, e.g.", f.Count, more)
+		fmt.Fprintf(&b, ": %d%s found", f.Count, more)
+		if f.Example == nil {
+			b.WriteString(" (isocheck explain shrinks it to a minimal counterexample)")
+		} else {
+			b.WriteString(", e.g.")
+		}
 		for i, t := range f.Example {
 			if i > 0 {
 				b.WriteString(",")

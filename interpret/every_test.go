@@ -255,6 +255,9 @@ func TestEveryProperty(t *testing.T) {
 				if f.Count < 1 || f.Count > interpret.MaxCount {
 					t.Errorf("seed %d, %v: %s counted %d times", seed, l, f.Name, f.Count)
 				}
+				if f.Example == nil {
+					t.Fatalf("seed %d, %v: %s has no example, in a history of fewer than %d transactions", seed, l, f.Name, interpret.MaxShrink)
+				}
 				if why, ok := exampleViolates(t, h, l, f); !ok {
 					t.Fatalf("seed %d, %v: the example of %s does not violate the level alone (%s)\n%s", seed, l, f.Name, why, histgen.Describe(h))
 				}
