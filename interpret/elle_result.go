@@ -230,6 +230,7 @@ func ElleEvery(ctx context.Context, h *history.History, results []*check.Result,
 func elleResult(ctx context.Context, h *history.History, results []*check.Result, sessionOrder, every bool) (*ElleMap, error) {
 	m := &ElleMap{Valid: true}
 	var latticeTypes []string
+	direct := directEdges{}
 	violated, unknown := false, false
 	ruledOut := map[string]bool{}
 	// main is the history checked: the evidence of PC is over a history
@@ -388,7 +389,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 			}
 		}
 		add(t, c)
-		if len(cycles) == 1 && shownDirectly(res.Polygraph, res.Level, cycles[0]) {
+		if len(cycles) == 1 && direct.shown(res.Polygraph, res.Level, cycles[0]) {
 			latticeTypes = append(latticeTypes, t)
 		}
 	}
@@ -420,7 +421,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 					seenCycle[key] = true
 					c := elleCycle(d, res.Level, f.cycle, b.op)
 					add(c.Type, c)
-					if shownDirectly(f.p, res.Level, f.cycle) {
+					if direct.shown(f.p, res.Level, f.cycle) {
 						latticeTypes = append(latticeTypes, c.Type)
 					}
 				}
@@ -482,16 +483,23 @@ func edgeLess(a, b polygraph.Edge) bool {
 	return a.Key < b.Key
 }
 
-// shownDirectly reports whether every edge of cycle, a cycle of p checked
-// at l (SER, SI or SSER), is one the history shows directly: one of p's
-// known edges before pruning.
-func shownDirectly(p *polygraph.Polygraph, l level.Level, cycle []polygraph.Edge) bool {
+// directEdges caches, per polygraph, the edges the history shows
+// directly: its known edges before pruning.
+type directEdges map[*polygraph.Polygraph]map[polygraph.Edge]bool
+
+// shown reports whether every edge of cycle, a cycle of p checked at l
+// (SER, SI or SSER), is one the history shows directly.
+func (d directEdges) shown(p *polygraph.Polygraph, l level.Level, cycle []polygraph.Edge) bool {
 	if l != level.SER && l != level.SI && l != level.SSER || len(cycle) == 0 {
 		return false
 	}
-	direct := make(map[polygraph.Edge]bool, len(p.Known))
-	for _, e := range p.Known {
-		direct[e] = true
+	direct, ok := d[p]
+	if !ok {
+		direct = make(map[polygraph.Edge]bool, len(p.Known))
+		for _, e := range p.Known {
+			direct[e] = true
+		}
+		d[p] = direct
 	}
 	for _, e := range cycle {
 		if !direct[e] {
