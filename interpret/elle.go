@@ -73,34 +73,6 @@ func ElleModel(l level.Level, sessionOrder bool) string {
 	return ""
 }
 
-// elleImplies is the part of Elle's model hierarchy
-// (elle.consistency-model/models) between the models ElleModel names: a
-// history that satisfies a model satisfies each model it implies.
-var elleImplies = map[string][]string{
-	"strict-serializable":               {"strong-session-serializable"},
-	"strong-session-serializable":       {"serializable", "strong-session-snapshot-isolation"},
-	"serializable":                      {"snapshot-isolation"},
-	"strong-session-snapshot-isolation": {"snapshot-isolation", "strong-session-read-committed"},
-	"snapshot-isolation":                {"prefix"},
-	"prefix":                            {"causal-cerone"},
-	"causal-cerone":                     {"read-atomic"},
-	"read-atomic":                       {"read-committed"},
-	"strong-session-read-committed":     {"read-committed"},
-}
-
-// elleImpliesAll reports whether model a implies model b (or is b).
-func elleImpliesAll(a, b string) bool {
-	if a == b {
-		return true
-	}
-	for _, c := range elleImplies[a] {
-		if elleImpliesAll(c, b) {
-			return true
-		}
-	}
-	return false
-}
-
 // The suffixes of Elle's cycle anomalies that need edges beside the data
 // dependencies (elle.txn/cycle-explainer).
 const (

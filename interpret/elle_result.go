@@ -2,6 +2,7 @@ package interpret
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"github.com/isocheck/isocheck/verdict"
@@ -28,14 +29,15 @@ type ElleMap struct {
 	// Anomalies holds the cases of each anomaly type found.
 	Anomalies map[string][]ElleCase `json:"anomalies,omitempty"`
 	// Not lists the weakest of the models ruled out (Elle's :not);
-	// AlsoNot the stronger ones they imply are ruled out too (Elle's
-	// :also-not). They are the Elle names (ElleModel) of the levels the
-	// results violate, and the models of Elle's hierarchy above those:
-	// a model no result speaks of is never ruled out, so check every
-	// level for the weakest answer. RC is the exception: isocheck's RC
-	// is stronger than Elle's read-committed, and its violation rules
-	// read-committed out only when the anomaly is one Elle's
-	// read-committed forbids (G0, G1a, G1b, G1c, ...).
+	// AlsoNot the others, stronger ones they imply are ruled out too
+	// (Elle's :also-not), over the whole lattice of Elle's models (see
+	// elle_models.go). A model is ruled out by a level the results
+	// violate (its ElleModel), or by an anomaly type found that the model
+	// forbids, as Elle's consistency-model/boundary does: the types of
+	// non-cycle anomalies, and of the cycles the history shows directly
+	// (see elleResult). isocheck's RC is stronger than Elle's
+	// read-committed: its violation rules read-committed out only by an
+	// anomaly Elle's read-committed forbids (G0, G1a, G1b, G1c, ...).
 	Not     []string `json:"not,omitempty"`
 	AlsoNot []string `json:"also-not,omitempty"`
 }
@@ -203,7 +205,32 @@ var elleStepTypes = map[polygraph.EdgeKind]string{
 // transactions; h may be nil when no result is of PC, or to show the
 // halves as they are.
 func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) *ElleMap {
+	m, _ := elleResult(context.Background(), h, results, sessionOrder, false)
+	return m
+}
+
+// ElleEvery is ElleResult with, beside each violation's evidence, every
+// other anomaly it shows that its level forbids, one case of each (see
+// Every): Elle's map lists every anomaly type it finds. When ctx ends
+// first, it returns the map of the evidence alone with ctx's error.
+func ElleEvery(ctx context.Context, h *history.History, results []*check.Result, sessionOrder bool) (*ElleMap, error) {
+	return elleResult(ctx, h, results, sessionOrder, true)
+}
+
+// elleResult is ElleResult, and ElleEvery when every is set.
+//
+// :not and :also-not name the models of Elle's lattice that the levels
+// violated rule out (ElleModel; RC's only by rcRuledOut) and those the
+// anomaly types found rule out (elleImpossible): the types of non-cycle
+// anomalies, and of cycles whose every dependency the history shows
+// directly (the polygraph's known edges before pruning, which are what
+// Elle infers too). A cycle through an order of writes that pruning
+// inferred for the level checked holds at that level, but not
+// necessarily under a weaker model: it rules out the level's model alone.
+func elleResult(ctx context.Context, h *history.History, results []*check.Result, sessionOrder, every bool) (*ElleMap, error) {
 	m := &ElleMap{Valid: true}
+	var latticeTypes []string
+	direct := directEdges{}
 	violated, unknown := false, false
 	ruledOut := map[string]bool{}
 	// main is the history checked: the evidence of PC is over a history
@@ -231,7 +258,7 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 	}
 	if main == nil {
 		m.Not, m.AlsoNot = elleBoundary(ruledOut)
-		return m
+		return m, nil
 	}
 
 	// The evidence of each violation, as nodes of its result's history
@@ -313,7 +340,9 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 		for _, a := range res.Anomalies {
 			if k := (anomalyKey{rh, a}); !seenAnomaly[k] {
 				seenAnomaly[k] = true
-				add(b.anomaly(d, a))
+				t, c := b.anomaly(d, a)
+				add(t, c)
+				latticeTypes = append(latticeTypes, t)
 			}
 		}
 		var cycles [][]polygraph.Edge
@@ -347,24 +376,11 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 			}
 			return b.op(u)
 		}
-		var key strings.Builder
-		for _, c := range cycles {
-			for _, e := range d.fold(c, true) {
-				if internalEdge(rh, res.Level, e) {
-					continue
-				}
-				from, to := e.From, e.To
-				if src.toMain != nil {
-					from, to = src.toMain(from), src.toMain(to)
-				}
-				fmt.Fprintf(&key, "%d %d %d %d,", from, to, e.Kind, e.Key)
-			}
-			key.WriteString(";")
-		}
-		if seenCycle[key.String()] {
+		key := elleCycleKey(d, res.Level, cycles, src.toMain)
+		if seenCycle[key] {
 			continue
 		}
-		seenCycle[key.String()] = true
+		seenCycle[key] = true
 		i, t := leastSevere(rh, res.Level, cycles)
 		c := elleCycle(d, res.Level, cycles[i], op)
 		for j, o := range cycles {
@@ -373,13 +389,124 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 			}
 		}
 		add(t, c)
+		if len(cycles) == 1 && direct.shown(res.Polygraph, res.Level, cycles[0]) {
+			latticeTypes = append(latticeTypes, t)
+		}
+	}
+	var err error
+	for _, src := range sources {
+		if !every || src.toMain != nil || err != nil {
+			break
+		}
+		res := src.res
+		var found []Found
+		if found, err = Every(ctx, main, res, nil); err != nil {
+			break
+		}
+		rh := res.Polygraph.History
+		b := builder(rh)
+		for _, f := range found {
+			switch {
+			case f.anomaly != nil:
+				if k := (anomalyKey{rh, *f.anomaly}); !seenAnomaly[k] {
+					seenAnomaly[k] = true
+					t, c := b.anomaly(newDescriber(f.p, nil, false, b.names), *f.anomaly)
+					add(t, c)
+					latticeTypes = append(latticeTypes, t)
+				}
+			case f.cycle != nil:
+				d := newDescriber(f.p, nil, false, b.names)
+				cycles := [][]polygraph.Edge{f.cycle}
+				if key := elleCycleKey(d, res.Level, cycles, nil); !seenCycle[key] {
+					seenCycle[key] = true
+					c := elleCycle(d, res.Level, f.cycle, b.op)
+					add(c.Type, c)
+					if direct.shown(f.p, res.Level, f.cycle) {
+						latticeTypes = append(latticeTypes, c.Type)
+					}
+				}
+			}
+		}
 	}
 	for t := range m.Anomalies {
 		m.AnomalyTypes = append(m.AnomalyTypes, t)
 	}
 	slices.Sort(m.AnomalyTypes)
+	for model := range elleImpossible(latticeTypes) {
+		ruledOut[model] = true
+	}
 	m.Not, m.AlsoNot = elleBoundary(ruledOut)
-	return m
+	return m, err
+}
+
+// elleCycleKey identifies the cycles of a violation's evidence, as nodes
+// of main (toMain maps the halves of a split history; nil: none), leaving
+// out the edges between halves.
+func elleCycleKey(d *describer, l level.Level, cycles [][]polygraph.Edge, toMain func(int32) int32) string {
+	var key strings.Builder
+	for _, c := range cycles {
+		var kept []polygraph.Edge
+		for _, e := range d.fold(c, true) {
+			if internalEdge(d.h, l, e) {
+				continue
+			}
+			if toMain != nil {
+				e.From, e.To = toMain(e.From), toMain(e.To)
+			}
+			kept = append(kept, e)
+		}
+		// The same cycle whatever edge it starts at.
+		start := 0
+		for i, e := range kept {
+			if edgeLess(e, kept[start]) {
+				start = i
+			}
+		}
+		for i := range kept {
+			e := kept[(start+i)%len(kept)]
+			fmt.Fprintf(&key, "%d %d %d %d,", e.From, e.To, e.Kind, e.Key)
+		}
+		key.WriteString(";")
+	}
+	return key.String()
+}
+
+func edgeLess(a, b polygraph.Edge) bool {
+	switch {
+	case a.From != b.From:
+		return a.From < b.From
+	case a.To != b.To:
+		return a.To < b.To
+	case a.Kind != b.Kind:
+		return a.Kind < b.Kind
+	}
+	return a.Key < b.Key
+}
+
+// directEdges caches, per polygraph, the edges the history shows
+// directly: its known edges before pruning.
+type directEdges map[*polygraph.Polygraph]map[polygraph.Edge]bool
+
+// shown reports whether every edge of cycle, a cycle of p checked at l
+// (SER, SI or SSER), is one the history shows directly.
+func (d directEdges) shown(p *polygraph.Polygraph, l level.Level, cycle []polygraph.Edge) bool {
+	if l != level.SER && l != level.SI && l != level.SSER || len(cycle) == 0 {
+		return false
+	}
+	direct, ok := d[p]
+	if !ok {
+		direct = make(map[polygraph.Edge]bool, len(p.Known))
+		for _, e := range p.Known {
+			direct[e] = true
+		}
+		d[p] = direct
+	}
+	for _, e := range cycle {
+		if !direct[e] {
+			return false
+		}
+	}
+	return true
 }
 
 // rcRuledOut returns the models of Elle that the evidence of a violation
@@ -425,43 +552,6 @@ func rcRuledOut(res *check.Result, w *writerIndex) []string {
 		return []string{"strong-session-read-committed"}
 	}
 	return nil
-}
-
-// elleModels are the models ElleModel names, from the strongest.
-var elleModels = []string{
-	"strict-serializable", "strong-session-serializable", "serializable",
-	"strong-session-snapshot-isolation", "snapshot-isolation", "prefix",
-	"causal-cerone", "read-atomic", "strong-session-read-committed", "read-committed",
-}
-
-// elleBoundary returns the weakest of the models ruled out and every
-// model that implies one, and the others that are (Elle's
-// consistency-model/boundary), sorted.
-func elleBoundary(ruledOut map[string]bool) (not, alsoNot []string) {
-	all := map[string]bool{}
-	for _, s := range elleModels {
-		for r := range ruledOut {
-			if elleImpliesAll(s, r) {
-				all[s] = true
-			}
-		}
-	}
-	for s := range all {
-		weakest := true
-		for r := range all {
-			if r != s && elleImpliesAll(s, r) {
-				weakest = false
-			}
-		}
-		if weakest {
-			not = append(not, s)
-		} else {
-			alsoNot = append(alsoNot, s)
-		}
-	}
-	slices.Sort(not)
-	slices.Sort(alsoNot)
-	return not, alsoNot
 }
 
 // elleTxns adds the nodes of res's evidence that are transactions to

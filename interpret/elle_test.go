@@ -182,7 +182,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["r", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["w", "y", 1], ["r", "x", 1]]}`, level.SI),
 			types: []string{"G1c"},
-			not:   []string{"strong-session-snapshot-isolation"},
+			not:   []string{"read-committed"},
 			json:  []string{`"steps":[{"type":"wr","key":"x","value":1},{"type":"wr","key":"y","value":1}]`},
 		},
 		{
@@ -200,7 +200,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`, level.SI),
 			types: []string{"G-single"},
-			not:   []string{"snapshot-isolation"},
+			not:   []string{"consistent-view"},
 			json:  []string{`{"type":"rw","key":"y","value":null,"value'":1}`},
 		},
 		{
@@ -227,7 +227,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["w", "x", 1]], "start": 0, "end": 10}
 {"session": 2, "id": "T2", "ops": [["r", "x", null]], "start": 20, "end": 30}`, level.SSER),
 			types: []string{"G-single-realtime"},
-			not:   []string{"strict-serializable"},
+			not:   []string{"strong-snapshot-isolation"},
 			json:  []string{`"steps":[{"type":"realtime"},{"type":"rw","key":"x","value":null,"value'":1}]`},
 		},
 		{
@@ -238,7 +238,7 @@ func TestElleResult(t *testing.T) {
 {"session": 3, "id": "T3", "ops": [["r", "x", 1], ["r", "y", null]]}
 {"session": 4, "id": "T4", "ops": [["r", "x", null], ["r", "y", 1]]}`, level.SI),
 			types: []string{"G-nonadjacent"},
-			not:   []string{"strong-session-snapshot-isolation"},
+			not:   []string{"snapshot-isolation"},
 		},
 		{
 			name: "G2-item (write skew)", session: true,
@@ -246,7 +246,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", null], ["r", "y", null], ["w", "y", 1]]}`, level.SER),
 			types: []string{"G2-item"},
-			not:   []string{"strong-session-serializable"},
+			not:   []string{"repeatable-read"},
 			json:  []string{`"steps":[{"type":"rw","key":"y","value":null,"value'":1},{"type":"rw","key":"x","value":null,"value'":1}]`},
 		},
 		{
@@ -279,7 +279,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "x", 2]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 1]]}`, level.SER),
 			types: []string{"G1b"},
-			not:   []string{"serializable"},
+			not:   []string{"read-committed"},
 			json:  []string{`"element":1`},
 		},
 		{
@@ -315,7 +315,7 @@ func TestElleResult(t *testing.T) {
 {"session": 1, "id": "T1", "ops": [["r", "x", 100], ["w", "x", 150]]}
 {"session": 2, "id": "T2", "ops": [["r", "x", 100], ["w", "x", 70]]}`, level.SI),
 			types: []string{"lost-update"},
-			not:   []string{"strong-session-snapshot-isolation"},
+			not:   []string{"cursor-stability", "update-atomic"},
 			json:  []string{`"lost-update":[{"key":"x","value":100,"txns":[{"name":"T1"`},
 		},
 		{
@@ -441,8 +441,9 @@ func TestElleResult(t *testing.T) {
 }
 
 // TestElleResultLevels checks the verdict and the models ruled out when
-// several levels were checked: the weakest violated model is Not, those
-// above it AlsoNot, and a violation shared by levels is listed once.
+// several levels were checked: the weakest model the write skew (G2-item)
+// rules out is Not, repeatable-read, those above it AlsoNot, and a
+// violation shared by levels is listed once.
 func TestElleResultLevels(t *testing.T) {
 	h := historytest.JSONL(t, `
 {"session": 1, "id": "T1", "ops": [["r", "x", null], ["r", "y", null], ["w", "x", 1]]}
@@ -456,8 +457,8 @@ func TestElleResultLevels(t *testing.T) {
 	want := &interpret.ElleMap{
 		Valid:        false,
 		AnomalyTypes: []string{"G2-item"},
-		Not:          []string{"strong-session-serializable"},
-		AlsoNot:      []string{"strict-serializable"},
+		Not:          []string{"repeatable-read"},
+		AlsoNot:      []string{"serializable", "strict-serializable", "strong-session-serializable"},
 	}
 	if m.Valid != want.Valid || !reflect.DeepEqual(m.AnomalyTypes, want.AnomalyTypes) || !reflect.DeepEqual(m.Not, want.Not) || !reflect.DeepEqual(m.AlsoNot, want.AlsoNot) {
 		t.Errorf("got %+v\nwant %+v", m, want)
@@ -466,7 +467,7 @@ func TestElleResultLevels(t *testing.T) {
 		t.Errorf("%d G2-item cases, want 1 (SSER's is SER's)", n)
 	}
 	m = interpret.ElleResult(h, results, false)
-	if !slices.Equal(m.Not, []string{"serializable"}) || !slices.Equal(m.AlsoNot, []string{"strict-serializable", "strong-session-serializable"}) {
+	if !slices.Equal(m.Not, []string{"repeatable-read"}) || !slices.Equal(m.AlsoNot, []string{"serializable", "strict-serializable", "strong-session-serializable"}) {
 		t.Errorf("without session order: not %v, also-not %v", m.Not, m.AlsoNot)
 	}
 	ok := historytest.JSONL(t, `{"session": 1, "id": "T1", "ops": [["w", "x", 1]]}`)
@@ -501,7 +502,7 @@ func TestElleResultPC(t *testing.T) {
 		`{"name":"T2","index":1,"source":"test.jsonl:2","process":1,"type":"ok","value":[["w","x",1]]},` +
 		`{"name":"T1","index":0,"source":"test.jsonl:1","process":1,"type":"ok","value":[["r","x",1]]}],` +
 		`"steps":[{"type":"process"},{"type":"wr","key":"x","value":1}]}]},` +
-		`"not":["prefix"],"also-not":["serializable","snapshot-isolation","strict-serializable","strong-session-serializable","strong-session-snapshot-isolation"]}`
+		`"not":["prefix"],"also-not":["serializable","snapshot-isolation","strict-serializable","strong-session-serializable","strong-session-snapshot-isolation","strong-snapshot-isolation"]}`
 	if string(b) != want {
 		t.Errorf("got\n%s\nwant\n%s", b, want)
 	}
@@ -523,8 +524,8 @@ func TestElleResultWithoutSessionOrder(t *testing.T) {
 	if got := strings.Count(string(b), `"process":3,`); got != 3 {
 		t.Errorf("%d transactions of process 3, want 3:\n%s", got, b)
 	}
-	if !strings.Contains(string(b), `"not":["snapshot-isolation"]`) {
-		t.Errorf("not snapshot-isolation:\n%s", b)
+	if !strings.Contains(string(b), `"not":["consistent-view"]`) || !strings.Contains(string(b), `"snapshot-isolation",`) {
+		t.Errorf("not consistent-view, also not snapshot-isolation:\n%s", b)
 	}
 	b, _ = json.Marshal(interpret.ElleResult(h, []*check.Result{res}, true))
 	if !strings.Contains(string(b), `"process":"3/0"`) {

@@ -59,6 +59,10 @@ type Report struct {
 	Reason string `json:"reason,omitempty"`
 	// Anomaly explains the violation, when Satisfied is false.
 	Anomaly *Anomaly `json:"anomaly,omitempty"`
+	// Anomalies lists every kind of anomaly found that the level forbids,
+	// the main one (Anomaly) first, each with a count and an example
+	// (see Every); only when Every was asked for.
+	Anomalies []Found `json:"anomalies,omitempty"`
 }
 
 // Anomaly describes a violation.

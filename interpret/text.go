@@ -268,6 +268,7 @@ func (r *Report) escaped() *Report {
 		}
 		e.Anomaly = &c
 	}
+	e.Anomalies = escapeFound(r.Anomalies)
 	return &e
 }
 

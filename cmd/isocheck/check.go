@@ -128,6 +128,13 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	start := time.Now()
 	rep := cf.report(j, res, info, explain, stderr)
+	if every, err := interpret.Every(j.ctx, h, res, rep); err == nil {
+		rep.Anomalies = every
+	}
+	var elle *interpret.ElleMap
+	if cf.elle {
+		elle = elleEvery(j.ctx, h, res, !cf.noSessionOrder)
+	}
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
@@ -139,13 +146,9 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	status := verdictStatus(res.Verdict)
 	cf.writeFiles(rep, explain, stdout, stderr)
 	if cf.asEDN {
-		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, []*check.Result{res}, !cf.noSessionOrder))
+		return writeElleEDN(stdout, stderr, status, elle)
 	}
 	if cf.asJSON {
-		var elle *interpret.ElleMap
-		if cf.elle {
-			elle = interpret.ElleResult(h, []*check.Result{res}, !cf.noSessionOrder)
-		}
 		return encodeJSON(stdout, stderr, status, struct {
 			*interpret.Report
 			Elle  *interpret.ElleMap `json:"elle,omitempty"`
@@ -160,6 +163,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	} else {
 		rep.WriteTextColor(stdout, color)
 	}
+	rep.WriteAnomalies(stdout)
 	if cf.elle {
 		fmt.Fprintf(stdout, "elle: %s\n", strings.ReplaceAll(rep.ElleRow(!cf.noSessionOrder), "\t", " "))
 	}

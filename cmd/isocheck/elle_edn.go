@@ -1,8 +1,12 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
 
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/interpret"
@@ -59,4 +63,12 @@ func writeStoppedEDN(w, stderr io.Writer, reason string) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	}
 	return exitNoVerdict
+}
+
+// elleEvery returns Elle's result map of res, a check of h, with every
+// anomaly the violation shows (interpret.ElleEvery); when ctx ends
+// first, the map of the check's evidence alone.
+func elleEvery(ctx context.Context, h *history.History, res *check.Result, sessionOrder bool) *interpret.ElleMap {
+	m, _ := interpret.ElleEvery(ctx, h, []*check.Result{res}, sessionOrder)
+	return m
 }

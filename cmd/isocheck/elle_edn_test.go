@@ -28,6 +28,10 @@ func TestElleEDN(t *testing.T) {
 		{"write-skew-all", []string{"check", "--level", "all", "../../examples/write-skew.jsonl"}, exitViolated, []string{"valid?", "anomaly-types", "anomalies", "not", "also-not"}},
 		{"serializable-all", []string{"check", "--level", "all", "../../examples/serializable.jsonl"}, exitSatisfied, []string{"valid?"}},
 		{"lost-update-si", []string{"check", "--level", "si", "../../examples/lost-update.jsonl"}, exitViolated, []string{"valid?", "anomaly-types", "anomalies", "not", "also-not"}},
+		// An aborted read, a lost update and a write skew: every one is
+		// listed at SER, the write skew not at SI, which allows it.
+		{"three-ser", []string{"check", "--level", "ser", "testdata/elle-edn/three.jsonl"}, exitViolated, []string{"valid?", "anomaly-types", "anomalies", "not", "also-not"}},
+		{"three-si", []string{"check", "--level", "si", "testdata/elle-edn/three.jsonl"}, exitViolated, []string{"valid?", "anomaly-types", "anomalies", "not", "also-not"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
