@@ -170,7 +170,7 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 				}
 			}
 		}
-		e.add(Name(d.fold(c, true)), seed, true, func(f *Found) { f.p, f.cycle = p, c })
+		e.add(Name(d.fold(c, true), e.l), seed, true, func(f *Found) { f.p, f.cycle = p, c })
 	}
 }
 
@@ -278,15 +278,6 @@ func (e *everySearch) withMain(rep *Report) []Found {
 		}
 	}
 	return append([]Found{f}, out...)
-}
-
-func sortedTxns(set map[int32]bool) []int32 {
-	out := make([]int32, 0, len(set))
-	for t := range set {
-		out = append(out, t)
-	}
-	slices.Sort(out)
-	return out
 }
 
 // WriteAnomalies writes the report's list of anomalies as text, one line

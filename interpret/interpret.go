@@ -578,6 +578,20 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 	return info
 }
 
+// Checked is the report isocheck's check prints: on a history of at most
+// MaxShrink transactions, that of Minimal, so that check and explain name
+// the same anomaly (the checker's evidence may hold a smaller violation of
+// another kind, which a minimal counterexample shows instead: a lost
+// update whose writers read each other's writes is a G1c); on a larger
+// history, the checker's evidence as it is (Explain), because shrinking
+// it may cost more than the check.
+func Checked(ctx context.Context, res *check.Result) (*Report, error) {
+	if res.Verdict != verdict.Violated || res.Polygraph == nil || len(res.Polygraph.History.Txns) > MaxShrink {
+		return Explain(res), nil
+	}
+	return Minimal(ctx, res)
+}
+
 // Minimal shrinks res's violation to a minimal counterexample and
 // explains it: the smallest set of transactions (and of their operations)
 // found that still violates res.Level on its own, with a reason for every

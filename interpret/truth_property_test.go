@@ -24,15 +24,19 @@ var truthRuns = flag.Int("explain.truth.runs", 600, "random histories in TestRep
 
 // TestReportsTrueAtLevel explains random violating histories, from the
 // simulated stores of every level and with faults, at every level they
-// violate, both as check does (Explain of the checker's evidence) and as
-// explain does (Minimal), and requires of each report what a developer
-// relies on: the level forbids the anomaly named; the report's
-// transactions, as a history, violate the level by the brute-force
-// reference checker; so do the transactions of the evidence shown (its
-// cycles and the writes their anti-dependencies read), taken alone; and
-// check and explain name the same anomaly (all but three in a hundred at most). (The cycle check shows at SER,
-// SI, SSER and PC is one of the whole history, whose orders of writes
-// other transactions may force; there, only explain's stands alone.)
+// violate: as the checker's evidence is (Explain), as check prints it
+// (Checked) and as explain does (Minimal). It requires of each report what
+// a developer relies on: the level forbids the anomaly named; the
+// report's transactions, as a history, violate the level by the
+// brute-force reference checker; so do the transactions of the evidence
+// shown (its cycles and the writes their anti-dependencies read), taken
+// alone; and check and explain name the same anomaly. (The cycle the
+// checker finds at SER, SI, SSER and PC is one of the whole history,
+// whose orders of writes other transactions may force; there, only a
+// minimal counterexample stands alone.) The checker's evidence, which
+// check prints as it is only on histories of more than MaxShrink
+// transactions, names the same anomaly as explain for all but three in a
+// hundred violations.
 func TestReportsTrueAtLevel(t *testing.T) {
 	runs := *truthRuns
 	if testing.Short() {
@@ -58,11 +62,18 @@ func TestReportsTrueAtLevel(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
 			}
+			checked, err := interpret.Checked(ctx, res)
+			if err != nil {
+				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
+			}
+			if checked.Anomaly.Name != full.Anomaly.Name {
+				t.Errorf("seed %d, %v: check names %s, explain %s\n%s", seed, l, checked.Anomaly.Name, full.Anomaly.Name, histgen.Describe(h))
+			}
 			fail := func(rep *interpret.Report, format string, args ...any) {
 				t.Helper()
 				t.Fatalf("seed %d, %v: %s\nhistory:\n%s\nreport:\n%s", seed, l, fmt.Sprintf(format, args...), histgen.Describe(h), text(rep))
 			}
-			for _, rep := range []*interpret.Report{quick, full} {
+			for _, rep := range []*interpret.Report{quick, checked, full} {
 				an := rep.Anomaly
 				names[an.Name]++
 				if !anomaly.Forbids(l, an.Name) {
@@ -93,6 +104,8 @@ func TestReportsTrueAtLevel(t *testing.T) {
 			}
 			violations++
 			if quick.Anomaly.Name != full.Anomaly.Name {
+				// The checker's evidence as it is, which check shows
+				// only on histories of more than MaxShrink transactions.
 				// explain looks for a minimal counterexample that
 				// keeps check's name (see Minimal); there is none when
 				// every sub-history that shows check's anomaly holds a
@@ -100,12 +113,12 @@ func TestReportsTrueAtLevel(t *testing.T) {
 				// circle of reads among the lost update's writers,
 				// another read anomaly). Those are rare: bound them.
 				differ++
-				t.Logf("seed %d, %v: check names %s, explain %s", seed, l, quick.Anomaly.Name, full.Anomaly.Name)
+				t.Logf("seed %d, %v: the checker's evidence names %s, explain %s", seed, l, quick.Anomaly.Name, full.Anomaly.Name)
 			}
 		}
 	}
 	if differ*100 > 3*violations {
-		t.Errorf("check and explain name %d of %d violations differently", differ, violations)
+		t.Errorf("the checker's evidence and explain name %d of %d violations differently", differ, violations)
 	}
 	t.Logf("names over %d histories: %v", runs, names)
 }

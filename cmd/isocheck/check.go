@@ -130,6 +130,10 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	rep := cf.report(j, res, info, explain, stderr)
 	if every, err := interpret.Every(j.ctx, h, res, rep); err == nil {
 		rep.Anomalies = every
+	} else if rep.Anomaly != nil {
+		// The verdict and its evidence stand; say that the list of the
+		// other anomalies is missing rather than leave it out in silence.
+		rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf("the other anomalies of the history were not listed: %v", err))
 	}
 	var elle *interpret.ElleMap
 	if cf.elle {
@@ -181,15 +185,17 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 // only when --counterexample asks for it.
 func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full bool, stderr io.Writer) *interpret.Report {
 	rep := interpret.Explain(res)
-	if res.Verdict == verdict.Violated && (full || cf.cexFile != "") {
-		min, err := interpret.Minimal(j.ctx, res)
+	if res.Verdict == verdict.Violated {
+		shrink := interpret.Checked
+		if full || cf.cexFile != "" {
+			shrink = interpret.Minimal
+		}
+		min, err := shrink(j.ctx, res)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "isocheck: shrinking the violation to a minimal counterexample: %v (the report shows the checker's evidence)\n", err)
-		case full:
-			rep = min
 		default:
-			rep.Anomaly.Counterexample = min.Anomaly.Counterexample
+			rep = min
 		}
 	}
 	addFailedEventNotes(rep, res, info)
