@@ -13,7 +13,7 @@ import (
 	"github.com/isocheck/isocheck/internal/historytest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files of testdata/help")
+var update = flag.Bool("update", false, "rewrite the golden files of testdata/help and testdata/examples")
 
 // helps returns the help of every command, and the general help as
 // "isocheck", each as `isocheck help NAME` prints it.
