@@ -41,8 +41,12 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "format:       %s\n", info.Format)
 	fmt.Fprintf(stdout, "sessions:     %d\n", len(h.Sessions))
-	fmt.Fprintf(stdout, "transactions: %d (committed %d, aborted %d, unknown %d)\n",
-		len(h.Txns), counts[history.Committed], counts[history.Aborted], counts[history.Unknown])
+	rolledBack := ""
+	if n := counts[history.RolledBack]; n > 0 {
+		rolledBack = fmt.Sprintf(", rolled back %d", n)
+	}
+	fmt.Fprintf(stdout, "transactions: %d (committed %d, aborted %d, unknown %d%s)\n",
+		len(h.Txns), counts[history.Committed], counts[history.Aborted], counts[history.Unknown], rolledBack)
 	if h.Lists {
 		fmt.Fprintf(stdout, "operations:   %d (reads of lists %d, appends %d)\n", len(h.Ops), reads, writes)
 	} else {
