@@ -44,13 +44,18 @@ const explainBudget = 3 * time.Second
 // left gets explainBudget of its own, still within ctx. Once ctx ends, res
 // keeps the evidence it has, on the whole history: the violation stands.
 func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Result) {
+	shrinkWithin(ctx, h, opts, res, shrinkBudget)
+}
+
+// shrinkWithin is shrink with the given budget.
+func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res *Result, budget time.Duration) {
 	start := time.Now()
 	m := progress.Start(ctx, "shrink", int64(len(h.Txns)), "transactions left")
 	m.Set(int64(len(h.Txns)))
 	// The checks of subsets report no stages of their own: the run is in
 	// this one.
 	quiet := progress.WithTracker(ctx, nil)
-	sctx, cancel := context.WithTimeout(quiet, shrinkBudget)
+	sctx, cancel := context.WithTimeout(quiet, budget)
 	defer cancel()
 	s := &shrinker{ctx: sctx, h: h, opts: opts, m: m, keep: make([]bool, len(h.Txns))}
 	for i := range s.keep {
