@@ -2,9 +2,11 @@ package sqlcheck
 
 import (
 	"context"
+	"fmt"
 	"reflect"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -87,5 +89,24 @@ func BenchmarkShrinkPhantomFillers(b *testing.B) {
 		if err != nil || len(res.Txns) != 2 {
 			b.Fatalf("%v: %d transactions", err, len(res.Txns))
 		}
+	}
+}
+
+// TestExplainSaysWhenCutShort: the explanation of a counterexample whose
+// shrinking stopped early says it may not be minimal.
+func TestExplainSaysWhenCutShort(t *testing.T) {
+	h := phantomHistory(t, 3, 0)
+	res, err := Check(context.Background(), h, Options{NoShrink: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	shrinkWithin(context.Background(), h, Options{}, res, time.Nanosecond)
+	var b strings.Builder
+	if err := Explain(res).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("this counterexample of %d transactions may not be minimal; a minimal one has at most %d", len(res.Txns), len(res.Txns))
+	if !strings.Contains(b.String(), want) {
+		t.Errorf("the explanation does not say %q:\n%s", want, b.String())
 	}
 }
