@@ -51,7 +51,7 @@ func TestShrinkPhantomPairs(t *testing.T) {
 // TestShrinkSaysWhenCutShort: a budget that ends before shrinking does
 // leaves a counterexample that still violates, and says so.
 func TestShrinkSaysWhenCutShort(t *testing.T) {
-	h := phantomHistory(t, 150, 0)
+	h := phantomHistory(t, 20, 0)
 	res, err := Check(context.Background(), h, Options{NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
