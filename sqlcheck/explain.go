@@ -22,6 +22,9 @@ type Report struct {
 	// Transactions are the counterexample's, each with its level and
 	// statements.
 	Transactions []TxnReport `json:"transactions,omitempty"`
+	// NotMinimal, when set, says that shrinking stopped before the
+	// counterexample was minimal.
+	NotMinimal string `json:"not_minimal,omitempty"`
 	// Because lists the facts that make the counterexample a violation,
 	// each a dependency or a read with its reason.
 	Because []string `json:"because,omitempty"`
@@ -47,6 +50,10 @@ func Explain(res *Result) *Report {
 	x := explainer{h: h}
 	for i := range h.Txns {
 		rep.Transactions = append(rep.Transactions, x.txn(i))
+	}
+	if res.ShrinkStopped > 0 {
+		rep.NotMinimal = fmt.Sprintf("shrinking stopped after %.1f s: this counterexample of %d transactions may not be minimal; a minimal one has at most %d",
+			res.ShrinkStopped.Seconds(), len(h.Txns), len(h.Txns))
 	}
 	switch {
 	case len(res.Anomalies) > 0:
@@ -92,6 +99,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "violated: %s\n  %s\n\n", r.Anomaly, r.Description)
 	fmt.Fprintf(&b, "counterexample: %d transactions\n", len(r.Transactions))
+	if r.NotMinimal != "" {
+		fmt.Fprintf(&b, "  (%s)\n", r.NotMinimal)
+	}
 	for _, t := range r.Transactions {
 		fmt.Fprintf(&b, "  %s [%s] session %s, %s", t.Name, t.Level, t.Session, t.Status)
 		if t.Line > 0 {

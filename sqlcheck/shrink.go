@@ -2,6 +2,7 @@ package sqlcheck
 
 import (
 	"context"
+	"slices"
 	"time"
 
 	"github.com/isocheck/isocheck/level"
@@ -21,82 +22,54 @@ const explainBudget = 3 * time.Second
 // set of transactions that still violates on its own, from which no
 // transaction can be dropped together with those that read from it (they
 // would read from thin air) while its violation stays one of the whole
-// history (see Droppable). It starts
-// from the transactions the evidence names, and their sessions' earlier
-// transactions, when those alone violate.
+// history (see Droppable).
+//
+// It starts from the transactions the evidence names, with those they
+// read from and their sessions' earlier transactions, when those alone
+// violate, and narrows them to the evidence of what is left while that
+// shrinks (for a violation the SAT encoding found, the transactions of its
+// unsatisfiable core). Then it drops transactions by deletion in halving
+// chunks (Zeller and Hildebrandt, "Simplifying and Isolating
+// Failure-Inducing Input", IEEE TSE 28(2), 2002, §3): first the later half
+// of those left, then quarters, down to one at a time until none can go,
+// so that a counterexample of k transactions among n costs about k·log n
+// checks, each of a smaller history than the last. Every step is decided
+// by the order of the transactions alone: the same history gives the same
+// counterexample.
 //
 // It runs as the stage "shrink", counting the transactions left, within
-// shrinkBudget and ctx; the explanation of what is left gets
-// explainBudget of its own, still within ctx. Once ctx ends, res keeps
-// the evidence it has, on the whole history: the violation stands.
+// shrinkBudget and ctx. When the budget ends first, the counterexample is
+// what is left, and res.ShrinkStopped says how long shrinking ran: it may
+// not be minimal (a minimal one is no larger). The explanation of what is
+// left gets explainBudget of its own, still within ctx. Once ctx ends, res
+// keeps the evidence it has, on the whole history: the violation stands.
 func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Result) {
+	shrinkWithin(ctx, h, opts, res, shrinkBudget)
+}
+
+// shrinkWithin is shrink with the given budget.
+func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res *Result, budget time.Duration) {
+	start := time.Now()
 	m := progress.Start(ctx, "shrink", int64(len(h.Txns)), "transactions left")
 	m.Set(int64(len(h.Txns)))
 	// The checks of subsets report no stages of their own: the run is in
 	// this one.
 	quiet := progress.WithTracker(ctx, nil)
-	sctx, cancel := context.WithTimeout(quiet, shrinkBudget)
+	sctx, cancel := context.WithTimeout(quiet, budget)
 	defer cancel()
-	keep := make([]bool, len(h.Txns))
-	for i := range keep {
-		keep[i] = true
+	s := &shrinker{ctx: sctx, h: h, opts: opts, m: m, keep: make([]bool, len(h.Txns))}
+	for i := range s.keep {
+		s.keep[i] = true
 	}
-	if seed := evidenceTxns(h, res); seed != nil {
-		var rest []int
-		for i, k := range seed {
-			if !k {
-				rest = append(rest, i)
-			}
-		}
-		if Droppable(h, seed, rest) && violates(sctx, h, seed, opts) != nil {
-			keep = seed
-		}
-	}
-	left := func() int64 {
-		n := int64(0)
-		for _, k := range keep {
-			if k {
-				n++
-			}
-		}
-		return n
-	}
-	m.Set(left())
-	// Drop transactions one at a time until none can go: dropping one
-	// may make another droppable, so repeat the passes to a fixpoint.
-	for changed := true; changed && sctx.Err() == nil; {
-		changed = false
-		for i := len(h.Txns) - 1; i >= 0 && sctx.Err() == nil; i-- {
-			if !keep[i] {
-				continue
-			}
-			// Drop i with the transactions that read from it, directly
-			// or not: what is left is still a history of its own.
-			drop := readersOf(h, keep, i)
-			for _, j := range drop {
-				keep[j] = false
-			}
-			if !Droppable(h, keep, drop) {
-				for _, j := range drop {
-					keep[j] = true
-				}
-				continue
-			}
-			if violates(sctx, h, keep, opts) == nil {
-				for _, j := range drop {
-					keep[j] = true
-				}
-			} else {
-				changed = true
-				m.Set(left())
-			}
-		}
-	}
+	s.seed(res)
+	s.narrow()
+	s.minimise()
+	cut := sctx.Err() != nil
 	if ctx.Err() != nil {
 		res.History, res.Txns = h, allTxns(h, res)
 		return
 	}
-	sub, orig := h.Subset(keep)
+	sub, orig := h.Subset(s.keep)
 	// The paper's search on the small counterexample says which choice
 	// of a missed row fails how; it gets a few seconds of its own, and
 	// the SAT encoding's verdict stands if it needs more.
@@ -124,6 +97,127 @@ func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Resul
 	*res = *final
 	res.Stats = stats
 	res.History, res.Txns = sub, orig
+	if cut {
+		res.ShrinkStopped = max(time.Since(start), time.Nanosecond)
+	}
+}
+
+// shrinker holds the transactions of h a counterexample keeps so far.
+type shrinker struct {
+	ctx  context.Context
+	h    *sqlhistory.History
+	opts Options
+	m    *progress.Meter
+	keep []bool
+}
+
+// left counts the transactions kept.
+func (s *shrinker) left() int {
+	n := 0
+	for _, k := range s.keep {
+		if k {
+			n++
+		}
+	}
+	return n
+}
+
+// seed keeps only the transactions res's evidence names (see
+// evidenceTxns), if they are droppable from the others and violate alone.
+func (s *shrinker) seed(res *Result) {
+	seed := evidenceTxns(s.h, res)
+	if seed == nil {
+		return
+	}
+	s.adopt(seed)
+}
+
+// adopt replaces the kept transactions by those marked in next, a subset
+// of them, if the rest may be dropped and next violates; it returns the
+// result of next when it does.
+func (s *shrinker) adopt(next []bool) *Result {
+	var drop []int
+	for i, k := range s.keep {
+		if k && !next[i] {
+			drop = append(drop, i)
+		}
+	}
+	if len(drop) == 0 || !Droppable(s.h, next, drop) {
+		return nil
+	}
+	r := violates(s.ctx, s.h, next, s.opts)
+	if r == nil {
+		return nil
+	}
+	copy(s.keep, next)
+	s.m.Set(int64(s.left()))
+	return r
+}
+
+// narrow replaces the kept transactions by those the evidence of their
+// own violation names, for as long as that drops some.
+func (s *shrinker) narrow() {
+	r := violates(s.ctx, s.h, s.keep, s.opts)
+	for r != nil && s.ctx.Err() == nil {
+		sub, orig := s.h.Subset(s.keep)
+		ev := evidenceTxns(sub, r)
+		if ev == nil {
+			return
+		}
+		next := make([]bool, len(s.h.Txns))
+		for i, k := range ev {
+			if k {
+				next[orig[i]] = true
+			}
+		}
+		r = s.adopt(next)
+	}
+}
+
+// minimise drops kept transactions, with those that read from them, in
+// chunks of halving size, latest first, until no single one can go.
+func (s *shrinker) minimise() {
+	chunk := max(1, s.left()/2)
+	for s.ctx.Err() == nil {
+		var cands []int
+		for i := len(s.keep) - 1; i >= 0; i-- {
+			if s.keep[i] {
+				cands = append(cands, i)
+			}
+		}
+		chunk = min(chunk, max(1, len(cands)/2))
+		changed := false
+		for i := 0; i < len(cands) && s.ctx.Err() == nil; i += chunk {
+			if s.drop(cands[i:min(i+chunk, len(cands))]) {
+				changed = true
+			}
+		}
+		if chunk > 1 {
+			chunk /= 2
+			continue
+		}
+		if !changed {
+			return
+		}
+	}
+}
+
+// drop drops the transactions group that are still kept, with those that
+// read from them, if what is left still violates; it reports whether it
+// did.
+func (s *shrinker) drop(group []int) bool {
+	next := slices.Clone(s.keep)
+	any := false
+	for _, i := range group {
+		if !next[i] {
+			continue
+		}
+		for _, j := range readersOf(s.h, next, i) {
+			next[j] = false
+			any = true
+		}
+	}
+	return any && s.adopt(next) != nil
 }
 
 // violates returns the result of the subset keep if it is violated.

@@ -98,7 +98,11 @@ type Result struct {
 	// Anomalies, Cycle and Missed are indices into History.Txns; Txns maps
 	// them back to the input's.
 	History *sqlhistory.History
-	Stats   Stats
+	// ShrinkStopped, when not zero, is how long shrinking ran before its
+	// budget ended: Txns may then not be minimal, though a minimal
+	// counterexample has no more transactions than it.
+	ShrinkStopped time.Duration
+	Stats         Stats
 
 	// core are transactions (indices into History) the evidence of a
 	// NoOrder involves, where known: where shrinking starts.
