@@ -1,0 +1,150 @@
+package sqlcheck
+
+import (
+	"github.com/isocheck/isocheck/anomaly"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/sqlhistory"
+)
+
+// Names of the violations of SQL histories that package anomaly has no
+// name for: both hold under every level (RC and above forbid them).
+const (
+	// PredicateMismatchName: a read returned a row its WHERE clause
+	// rejects.
+	PredicateMismatchName = "PredicateMismatch"
+	// PhantomName: a read did not return a row although its WHERE clause
+	// selects every version of it the read could have seen.
+	PhantomName = "Phantom"
+)
+
+var sqlOnly = map[string]string{
+	PredicateMismatchName: "predicate mismatch: a read returned a row version its WHERE clause rejects",
+	PhantomName:           "phantom: a read did not return a row although its WHERE clause selects every version of it the read could have seen",
+}
+
+// Forbids reports whether level l forbids the named anomaly: the names of
+// package anomaly as it says, and the SQL-only names at every level.
+func Forbids(l level.Level, name string) bool {
+	if _, ok := sqlOnly[name]; ok {
+		return true
+	}
+	return anomaly.Forbids(l, name)
+}
+
+// describe says what the named anomaly means.
+func describe(name string) string {
+	if d, ok := sqlOnly[name]; ok {
+		return d
+	}
+	return anomaly.Describe(name)
+}
+
+// kindNames names the violations that hold under every level.
+var kindNames = map[AnomalyKind]string{
+	ThinAirRead:       anomaly.ThinAirRead,
+	AbortedRead:       anomaly.AbortedRead,
+	IntermediateRead:  anomaly.IntermediateRead,
+	FutureRead:        anomaly.FutureRead,
+	MissingOwnWrite:   anomaly.NotMyOwnWrite,
+	PredicateMismatch: PredicateMismatchName,
+	MissedRow:         PhantomName,
+}
+
+// anomalyName names a violation found without a cycle: an internal read
+// of an earlier version of the transaction's own is NotMyLastWrite, of
+// another's NotMyOwnWrite.
+func anomalyName(h *sqlhistory.History, a Anomaly) string {
+	if a.Kind != InternalRead {
+		return kindNames[a.Kind]
+	}
+	if a.Version >= 0 && h.Versions[a.Version].Writer == a.Txn {
+		return anomaly.NotMyLastWrite
+	}
+	return anomaly.NotMyOwnWrite
+}
+
+// brokenLevel is the level whose axiom the edges break: the weakest level
+// of a reader whose visibility constraint is among them, else the weakest
+// level of the transactions, else fallback.
+func brokenLevel(h *sqlhistory.History, edges []Edge, fallback level.Level) level.Level {
+	var l level.Level
+	weaker := func(m level.Level) {
+		if l == 0 || l.Implies(m) {
+			l = m
+		}
+	}
+	for _, e := range edges {
+		if e.Kind == Visible && e.Reader >= 0 {
+			weaker(h.Txns[e.Reader].Level)
+		}
+	}
+	if l != 0 {
+		return l
+	}
+	for i := range h.Txns {
+		weaker(h.Txns[i].Level)
+	}
+	if l == 0 {
+		return fallback
+	}
+	return l
+}
+
+// cycleName names the violation of level l that edges (one cycle, or the
+// cycles of a choice together) show, by their shape: G1c without a
+// visibility constraint; with one, G-single, or what l calls a missed
+// write it had to see; with two between two transactions, LostUpdate
+// (one key) or WriteSkew (two); G2 with more. A name l does not forbid
+// gives way to l's generic one (anomaly.Generic).
+func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
+	var vis []Edge
+	txns := map[int]bool{}
+	for _, e := range edges {
+		for _, t := range []int{e.From, e.To, e.Reader} {
+			if t >= 0 {
+				txns[t] = true
+			}
+		}
+		if e.Kind == Visible {
+			vis = append(vis, e)
+		}
+	}
+	name := anomaly.G2
+	switch {
+	case len(vis) == 0:
+		name = anomaly.G1c
+	case len(vis) == 1:
+		name = anomaly.GSingle
+		if !Forbids(l, name) {
+			name = singleName(h, vis[0], l)
+		}
+	case len(vis) == 2 && len(txns) == 2 && vis[0].Reader != vis[1].Reader:
+		name = anomaly.WriteSkew
+		if vis[0].Key == vis[1].Key {
+			name = anomaly.LostUpdate
+		}
+	}
+	if !Forbids(l, name) {
+		name = anomaly.Generic(l)
+	}
+	return name
+}
+
+// singleName names a read that missed one write it had to see under a
+// level weaker than SI: at RA, a second read of a key that returned
+// another version than the first (NonRepeatableRead), or a missed write
+// of the reader's own session (SessionGuaranteeViolation).
+func singleName(h *sqlhistory.History, e Edge, l level.Level) string {
+	if l != level.RA {
+		return anomaly.Generic(l)
+	}
+	for _, v := range e.Via {
+		if v.Kind == ReadFrom && v.Key == e.Key && v.To == e.Reader {
+			return anomaly.NonRepeatableRead
+		}
+	}
+	if e.From >= 0 && e.Reader >= 0 && h.Txns[e.From].Session == h.Txns[e.Reader].Session {
+		return anomaly.SessionGuaranteeViolation
+	}
+	return anomaly.FracturedRead
+}
