@@ -104,8 +104,8 @@ func (d *dotWriter) add(from, to int, label, attrs string) {
 	}
 	line := fmt.Sprintf("  %s -> %s [label=\"%s\"%s];\n", d.node(from), d.node(to), dotEscape(label), attrs)
 	d.used[strings.Fields(label)[0]] = true
-	if !d.seen[line] {
-		d.seen[line] = true
+	if id := fmt.Sprint(from, to, label); !d.seen[id] {
+		d.seen[id] = true
 		d.edges.WriteString(line)
 	}
 }
@@ -135,11 +135,22 @@ func (d *dotWriter) chain(edges []Edge, attrs string) {
 			// The initial state precedes every transaction: not drawn.
 		case e.Kind == Visible && e.To == sqlhistory.Init:
 			d.add(e.From, e.Reader, "missed"+key, attrs+dashed)
+			if !e.Chosen {
+				d.add(e.To, e.Reader, "wr"+key, ", style=dotted")
+			}
 		case e.Kind == Visible:
 			d.add(e.From, e.To, "vis"+key, attrs+dashed)
-			d.add(e.To, e.Reader, "wr"+key, attrs+", style=dotted")
+			if !e.Chosen {
+				d.add(e.To, e.Reader, "wr"+key, ", style=dotted")
+			}
 		default:
 			d.add(e.From, e.To, e.Kind.String()+key, attrs+dashed)
+		}
+		if e.Kind == Visible && e.From >= 0 && e.Reader >= 0 {
+			// Why the writer is visible: what the reader read from it.
+			for _, k := range readsFrom(d.h, e.Reader, e.From) {
+				d.add(e.From, e.Reader, "wr "+d.h.Keys[k].String(), ", style=dotted")
+			}
 		}
 		d.chain(e.Via, attrs)
 	}

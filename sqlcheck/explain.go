@@ -3,6 +3,7 @@ package sqlcheck
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/anomaly"
@@ -106,7 +107,11 @@ func Explain(res *Result) *Report {
 	case res.Cycle != nil:
 		edges = res.Cycle
 		a.Summary = fmt.Sprintf("a cycle of %d commit-order constraints that every commit order would have to follow", len(res.Cycle))
-		a.Because = append(a.Because, "every commit order must order these transactions in a cycle:")
+		header := "every commit order must order these transactions in a cycle:"
+		if slices.ContainsFunc(res.Cycle, func(e Edge) bool { return e.From == sqlhistory.Init || e.To == sqlhistory.Init }) {
+			header = "whatever the commit order:"
+		}
+		a.Because = append(a.Because, header)
 		a.Because = append(a.Because, x.edges(res.Cycle, "  ")...)
 	case res.Missed != nil:
 		m := res.Missed
@@ -317,6 +322,15 @@ func (x explainer) edges(chain []Edge, indent string) []string {
 		out = append(out, indent+x.edge(e))
 		for _, v := range e.Via {
 			out = append(out, indent+"    because "+x.edge(v))
+		}
+		if e.Kind == Visible && len(e.Via) == 0 && e.From >= 0 && e.Reader >= 0 {
+			if keys := readsFrom(x.h, e.Reader, e.From); len(keys) > 0 {
+				var ks []string
+				for _, k := range keys {
+					ks = append(ks, x.h.Keys[k].String())
+				}
+				out = append(out, fmt.Sprintf("%s    because %s read %s from %s", indent, x.name(e.Reader), strings.Join(slices.Compact(ks), ", "), x.name(e.From)))
+			}
 		}
 	}
 	return out

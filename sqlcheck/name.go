@@ -1,6 +1,8 @@
 package sqlcheck
 
 import (
+	"slices"
+
 	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -138,13 +140,25 @@ func singleName(h *sqlhistory.History, e Edge, l level.Level) string {
 	if l != level.RA {
 		return anomaly.Generic(l)
 	}
-	for _, v := range e.Via {
-		if v.Kind == ReadFrom && v.Key == e.Key && v.To == e.Reader {
-			return anomaly.NonRepeatableRead
-		}
+	if e.From >= 0 && e.Reader >= 0 && slices.Contains(readsFrom(h, e.Reader, e.From), e.Key) {
+		return anomaly.NonRepeatableRead
 	}
 	if e.From >= 0 && e.Reader >= 0 && h.Txns[e.From].Session == h.Txns[e.Reader].Session {
 		return anomaly.SessionGuaranteeViolation
 	}
 	return anomaly.FracturedRead
+}
+
+// readsFrom returns the keys of the rows transaction reader read from
+// writer's versions, in the order it read them.
+func readsFrom(h *sqlhistory.History, reader, writer int) []sqlhistory.KeyID {
+	var keys []sqlhistory.KeyID
+	for _, e := range h.Txns[reader].Events {
+		for _, v := range e.Reads {
+			if h.Versions[v].Writer == writer {
+				keys = append(keys, h.Versions[v].Key)
+			}
+		}
+	}
+	return keys
 }
