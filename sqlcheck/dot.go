@@ -3,6 +3,7 @@ package sqlcheck
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -25,7 +26,7 @@ var legend = []struct{ kind, text string }{
 // Nothing points into the initial state: a read that missed a write it
 // had to see is an edge from the writer to the reader.
 func (r *Result) WriteDOT(w io.Writer) error {
-	d := dotWriter{h: r.History, seen: map[string]bool{}, used: map[string]bool{}}
+	d := dotWriter{h: r.History, seen: map[string]bool{}, used: map[string]bool{}, nodes: map[int]bool{}}
 	rep := Explain(r)
 	title := "SQL history"
 	if a := rep.Anomaly; a != nil {
@@ -54,12 +55,15 @@ func (r *Result) WriteDOT(w io.Writer) error {
 		}
 	default:
 		// No single cycle: draw what every order must follow.
-		d.dependencies()
+		d.dependencies(r.core)
 	}
 	var b strings.Builder
 	fmt.Fprintf(&b, "digraph counterexample {\n  label=\"%s\";\n  labelloc=t;\n  fontname=\"Helvetica\";\n  rankdir=LR;\n", title)
 	b.WriteString("  node [shape=box, fontname=\"Helvetica\"];\n  edge [fontname=\"Helvetica\", fontsize=10];\n")
 	for i := range r.History.Txns {
+		if len(d.nodes) > 0 && !d.nodes[i] {
+			continue // not part of what the picture shows
+		}
 		fmt.Fprintf(&b, "  t%d [label=\"%s [%s]\"];\n", i, dotEscape(r.History.TxnName(i)), r.History.Txns[i].Level)
 	}
 	if d.init {
@@ -86,6 +90,7 @@ type dotWriter struct {
 	edges strings.Builder
 	seen  map[string]bool
 	used  map[string]bool // kinds of edges drawn, for the legend
+	nodes map[int]bool    // transactions an edge touches
 	init  bool            // an edge leaves the initial state
 }
 
@@ -104,6 +109,7 @@ func (d *dotWriter) add(from, to int, label, attrs string) {
 	}
 	line := fmt.Sprintf("  %s -> %s [label=\"%s\"%s];\n", d.node(from), d.node(to), dotEscape(label), attrs)
 	d.used[strings.Fields(label)[0]] = true
+	d.nodes[from], d.nodes[to] = true, true
 	if id := fmt.Sprint(from, to, label); !d.seen[id] {
 		d.seen[id] = true
 		d.edges.WriteString(line)
@@ -168,16 +174,37 @@ func (d *dotWriter) reads(t int) {
 	}
 }
 
-// dependencies draws every session order and read-from edge between the
-// transactions: what any commit order must follow.
-func (d *dotWriter) dependencies() {
+// dependencies draws the session order and read-from edges between the
+// transactions of core (all of them when core is empty): what any commit
+// order must follow.
+func (d *dotWriter) dependencies(core []int) {
+	in := func(t int) bool { return len(core) == 0 || slices.Contains(core, t) }
 	for _, s := range d.h.Sessions {
-		for i := 1; i < len(s); i++ {
-			d.add(s[i-1], s[i], "so", "")
+		prev := -1
+		for _, t := range s {
+			if !in(t) {
+				continue
+			}
+			if prev >= 0 {
+				d.add(prev, t, "so", "")
+			}
+			prev = t
 		}
 	}
 	for t := range d.h.Txns {
-		d.reads(t)
+		if !in(t) {
+			continue
+		}
+		for _, e := range d.h.Txns[t].Events {
+			for _, v := range e.Reads {
+				if w := d.h.Versions[v].Writer; w != t && (w == sqlhistory.Init || in(w)) {
+					d.add(w, t, "wr "+d.h.Keys[d.h.Versions[v].Key].String(), "")
+				}
+			}
+		}
+		if len(core) > 0 {
+			d.nodes[t] = true
+		}
 	}
 }
 

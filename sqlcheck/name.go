@@ -96,7 +96,8 @@ func brokenLevel(h *sqlhistory.History, edges []Edge, fallback level.Level) leve
 // cycles of a choice together) show, by their shape: G1c without a
 // visibility constraint; with one, G-single, or what l calls a missed
 // write it had to see; with two between two transactions, LostUpdate
-// (one key) or WriteSkew (two); G2 with more. A name l does not forbid
+// (one key, or both updated the same version of a row) or WriteSkew; G2
+// with more. A name l does not forbid
 // gives way to l's generic one (anomaly.Generic).
 func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
 	var vis []Edge
@@ -122,7 +123,7 @@ func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
 		}
 	case len(vis) == 2 && len(txns) == 2 && vis[0].Reader != vis[1].Reader:
 		name = anomaly.WriteSkew
-		if vis[0].Key == vis[1].Key {
+		if vis[0].Key == vis[1].Key || bothReplaced(h, vis[0].Reader, vis[1].Reader) {
 			name = anomaly.LostUpdate
 		}
 	}
@@ -130,6 +131,30 @@ func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
 		name = anomaly.Generic(l)
 	}
 	return name
+}
+
+// bothReplaced reports whether transactions a and b both updated or
+// deleted the same version of a row: whichever committed second overwrote
+// an update it never saw.
+func bothReplaced(h *sqlhistory.History, a, b int) bool {
+	replaced := func(t int) map[sqlhistory.VersionID]bool {
+		vs := map[sqlhistory.VersionID]bool{}
+		for _, e := range h.Txns[t].Events {
+			if e.Kind == sqlhistory.Update || e.Kind == sqlhistory.Delete {
+				for _, v := range e.Reads {
+					vs[v] = true
+				}
+			}
+		}
+		return vs
+	}
+	ra := replaced(a)
+	for v := range replaced(b) {
+		if ra[v] {
+			return true
+		}
+	}
+	return false
 }
 
 // singleName names a read that missed one write it had to see under a

@@ -108,3 +108,32 @@ func TestDOTNoOrder(t *testing.T) {
 		t.Errorf("no dependency or title in\n%s", dot.String())
 	}
 }
+
+// TestLostUpdate: two serializable transactions that both update the
+// initial version of a row are a LostUpdate, not a write skew.
+func TestLostUpdate(t *testing.T) {
+	b := sqlhistory.NewBuilder("lost")
+	row := func(v int64) predicate.Row { return predicate.Row{"id": predicate.Int(1), "v": predicate.Int(v)} }
+	if err := b.AddInitial("t", "x", "x0", row(0), 0); err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"T1", "T2"} {
+		if _, err := b.AddTxn(sqlhistory.TxnSpec{Name: name, Session: name, Level: level.SER, Events: []sqlhistory.EventSpec{
+			{Kind: sqlhistory.Update, Table: "t", Where: predicate.MustParse("id = 1"),
+				Rows: []sqlhistory.RowSpec{{Key: "x", Read: "x0", Write: name, Row: row(int64(i + 1))}}},
+		}}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h, err := b.History()
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := sqlcheck.Explain(res).Anomaly; a == nil || a.Name != anomaly.LostUpdate || a.Level != "SER" {
+		t.Errorf("%v, %+v; want a LostUpdate at SER", res.Verdict, a)
+	}
+}
