@@ -22,6 +22,12 @@ const (
 	IncompatibleOrder = "IncompatibleOrder"
 	DuplicateElements = "DuplicateElements"
 	SplitAppends      = "SplitAppends"
+	// PredicateMismatch and Phantom are reads of SQL histories: a row
+	// returned that the WHERE clause rejects, and a row not returned
+	// although the clause selects every version of it the read could have
+	// seen.
+	PredicateMismatch = "PredicateMismatch"
+	Phantom           = "Phantom"
 )
 
 // Names of the anomalies a cycle of dependencies shows, by its shape, after
@@ -71,6 +77,8 @@ var table = map[string]info{
 	NonRepeatableRead: {level.RA, "", "non-repeatable read: two reads of a key in one transaction, with no write between them, returned different values"},
 	IncompatibleOrder: {level.RC, "", "incompatible order: two reads of a list, neither a prefix of the other, saw its appends in orders no single order of the appends explains (Elle's incompatible-order)"},
 	DuplicateElements: {level.RC, "", "duplicate elements: a read of a list holds an element twice, though each element was appended once (Elle's duplicate-elements)"},
+	PredicateMismatch: {level.RC, "", "predicate mismatch: a read returned a row version its WHERE clause rejects"},
+	Phantom:           {level.RC, "", "phantom: a read did not return a row although its WHERE clause selects every version of it the read could have seen"},
 	SplitAppends:      {level.RC, "", "split appends: a read of a list shows a transaction's appends to it other than as one run in program order (another transaction's append among them, one missing, or two swapped), so the list never held the state the transaction committed"},
 
 	G0:                        {level.RC, "G0", "G0 (write cycle): transactions overwrote each other's writes in a cycle"},
@@ -147,7 +155,7 @@ func Names() []string {
 // order is the order Names lists the anomalies forbidden at one level in.
 var order = []string{
 	ThinAirRead, AbortedRead, IntermediateRead, FutureRead, NotMyOwnWrite, NotMyLastWrite,
-	IncompatibleOrder, DuplicateElements, SplitAppends, G0, G1c, NonMonotonicRead,
+	IncompatibleOrder, DuplicateElements, SplitAppends, PredicateMismatch, Phantom, G0, G1c, NonMonotonicRead,
 	NonRepeatableRead, FracturedRead, SessionGuaranteeViolation, CausalityViolation,
 	LongFork, PrefixViolation, LostUpdate, GSingle, GNonadjacent, WriteSkew, G2Item, G2,
 	RealTimeViolation,

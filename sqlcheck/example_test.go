@@ -47,8 +47,9 @@ func ExampleCheck() {
 	// Output:
 	// T1 at RC: satisfied
 	// T1 at SER: violated
-	// violated: phantom
-	//   a read did not return a row, and every version of it that the read may have seen instead leads to a violation
+	// SER: VIOLATED: G-single
+	//   T1 [SER] statement 1 (SELECT orders WHERE status = 'open') did not return orders/2, and every version of it the statement may have seen instead leads to a violation (a phantom)
+	//   G-single (read skew): a cycle of dependencies with exactly one anti-dependency: a transaction missed a write that, by the other dependencies, it must have seen
 	//
 	// counterexample: 2 transactions
 	//   T2 [SER] session s2, committed
@@ -60,7 +61,6 @@ func ExampleCheck() {
 	// because:
 	//   T1 [SER] statement 1 (SELECT orders WHERE status = 'open') did not return orders/2, so it saw a version its predicate rejects, not one of T2's
 	//   if it saw init's orders/2 absent (no row):
-	//     init → T2: the initial state precedes every transaction
-	//     T2 → init: T1 [SER] statement 1 (SELECT orders WHERE status = 'open') did not return orders/2, so it saw init's version, which its predicate rejects: orders/2 absent (no row); T2 also writes orders/2 and is visible to that statement under SER (it commits before the reader), so it would have to commit before the initial state
+	//     T1 [SER] statement 1 (SELECT orders WHERE status = 'open') missed T2's write of orders/2: it did not return orders/2, so it saw the initial version, which its predicate rejects: orders/2 absent (no row), but T2, which also writes orders/2, is visible to that statement under SER (it commits before the reader)
 	//         because T2 → T1: T1 [SER] statement 2 (SELECT orders WHERE id = 2) read orders/2@o2 {id: 2, status: 'open'}
 }

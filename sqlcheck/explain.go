@@ -3,28 +3,64 @@ package sqlcheck
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 
+	"github.com/isocheck/isocheck/anomaly"
+	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"
 )
 
+// PerTransaction is the Level of a Report of a history checked with each
+// transaction at its own level.
+const PerTransaction = "per transaction"
+
+// rcNote says which RC a SQL check means, in every report where a
+// transaction runs at RC.
+const rcNote = "RC here is that of Biswas and Enea, \"On the Complexity of Checking Transactional Consistency\" (OOPSLA 2019), without the session guarantee: an RC transaction need not see what earlier transactions of its session wrote"
+
 // Report is a Result in words, for people (WriteText) and programs (its
-// JSON encoding).
+// JSON encoding, shaped as a key-value report's: see docs/json.md).
 type Report struct {
+	// Level is what was checked: PerTransaction, or the level every
+	// transaction was set to (SER).
+	Level string `json:"level"`
 	// Summary is the verdict, and why there is none; Satisfied is nil
 	// (JSON null) then.
 	verdict.Summary
-	// Anomaly names the violation; Description says what it means.
-	Anomaly     string `json:"anomaly,omitempty"`
-	Description string `json:"description,omitempty"`
+	// Anomaly explains the violation, when Satisfied is false.
+	Anomaly *AnomalyReport `json:"anomaly,omitempty"`
+	// Notes say what helps read the verdict (which RC is meant).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// AnomalyReport describes a violation, in the vocabulary of package
+// anomaly: its name is one that
+// Level forbids.
+type AnomalyReport struct {
+	// Name names the violation (WriteSkew, AbortedRead, Phantom, ...);
+	// Class is Adya's phenomenon, when there is one.
+	Name  string `json:"name"`
+	Class string `json:"class,omitempty"`
+	// Description says what the anomaly means in general; Summary what
+	// happened in this history.
+	Description string `json:"description"`
+	Summary     string `json:"summary"`
+	// Level is the level whose axiom broke: that of the transaction whose
+	// read missed a write it had to see.
+	Level string `json:"level"`
 	// Transactions are the counterexample's, each with its level and
 	// statements.
-	Transactions []TxnReport `json:"transactions,omitempty"`
-	// NotMinimal, when set, says that shrinking stopped before the
-	// counterexample was minimal.
+	Transactions []TxnReport `json:"transactions"`
+	// Minimal says that no transaction can be left out of Transactions
+	// with the violation kept; when shrinking stopped first, NotMinimal
+	// says so and how large a minimal counterexample may be.
+	Minimal    bool   `json:"minimal"`
 	NotMinimal string `json:"not_minimal,omitempty"`
+	// HistoryTxns is the number of transactions of the whole history.
+	HistoryTxns int `json:"history_transactions,omitempty"`
 	// Because lists the facts that make the counterexample a violation,
 	// each a dependency or a read with its reason.
 	Because []string `json:"because,omitempty"`
@@ -32,94 +68,161 @@ type Report struct {
 
 // TxnReport is one transaction of a counterexample.
 type TxnReport struct {
-	Name       string   `json:"name"`
-	Session    string   `json:"session"`
-	Level      string   `json:"level"`
-	Status     string   `json:"status"`
+	Name string `json:"name"`
+	// Session is the input's name of the session: a JSON number when it
+	// is an integer.
+	Session interpret.ID `json:"session"`
+	Level   string       `json:"level"`
+	Status  string       `json:"status"`
+	// Line is the transaction's line in the input, if known.
 	Line       int      `json:"line,omitempty"`
 	Statements []string `json:"statements"`
 }
 
-// Explain puts res in words.
+// Explain puts res in words, with Level PerTransaction.
 func Explain(res *Result) *Report {
-	rep := &Report{Summary: res.Outcome.Summary()}
+	rep := &Report{Level: PerTransaction, Summary: res.Outcome.Summary()}
+	if h := res.History; h != nil {
+		for i := range h.Txns {
+			if h.Txns[i].Level == level.RC {
+				rep.Notes = append(rep.Notes, rcNote)
+				break
+			}
+		}
+	}
 	if res.Verdict != verdict.Violated {
 		return rep
 	}
 	h := res.History
 	x := explainer{h: h}
+	a := &AnomalyReport{}
 	for i := range h.Txns {
-		rep.Transactions = append(rep.Transactions, x.txn(i))
+		a.Transactions = append(a.Transactions, x.txn(i))
 	}
+	a.HistoryTxns = res.InputTxns
+	a.Minimal = res.Shrunk && res.ShrinkStopped == 0
 	if res.ShrinkStopped > 0 {
-		rep.NotMinimal = fmt.Sprintf("shrinking stopped after %.1f s: this counterexample of %d transactions may not be minimal; a minimal one has at most %d",
+		a.NotMinimal = fmt.Sprintf("shrinking stopped after %.1f s: this counterexample of %d transactions may not be minimal; a minimal one has at most %d",
 			res.ShrinkStopped.Seconds(), len(h.Txns), len(h.Txns))
 	}
+	var edges []Edge // the edges the violation is named by
+	weakest := brokenLevel(h, nil, level.SER)
+	l := weakest
 	switch {
 	case len(res.Anomalies) > 0:
-		a := res.Anomalies[0]
-		rep.Anomaly = a.Kind.String()
-		rep.Description = anomalyDescriptions[a.Kind]
-		for _, a := range res.Anomalies {
-			rep.Because = append(rep.Because, x.anomaly(a))
+		first := res.Anomalies[0]
+		a.Name = anomalyName(h, first)
+		l = h.Txns[first.Txn].Level
+		a.Summary = x.anomaly(first)
+		for _, an := range res.Anomalies {
+			a.Because = append(a.Because, x.anomaly(an))
 		}
 	case res.Cycle != nil:
-		rep.Anomaly, rep.Description = cycleName(res.Cycle)
-		rep.Because = append(rep.Because, "every commit order must order these transactions in a cycle:")
-		rep.Because = append(rep.Because, x.edges(res.Cycle, "  ")...)
+		edges = res.Cycle
+		a.Summary = fmt.Sprintf("a cycle of %d commit-order constraints that every commit order would have to follow", len(res.Cycle))
+		header := "every commit order must order these transactions in a cycle:"
+		if slices.ContainsFunc(res.Cycle, func(e Edge) bool { return e.From == sqlhistory.Init || e.To == sqlhistory.Init }) {
+			header = "whatever the commit order:"
+		}
+		a.Because = append(a.Because, header)
+		a.Because = append(a.Because, x.edges(res.Cycle, "  ")...)
 	case res.Missed != nil:
 		m := res.Missed
-		rep.Anomaly = "phantom"
-		rep.Description = "a read did not return a row, and every version of it that the read may have seen instead leads to a violation"
-		rep.Because = append(rep.Because, x.missed(m)...)
+		for _, c := range m.Choices {
+			edges = append(edges, c.Cycle...)
+			if c.Either != nil {
+				edges = append(append(edges, c.Either.AB[1:]...), c.Either.BA[1:]...)
+			}
+		}
+		a.Summary = fmt.Sprintf("%s did not return %s, and every version of it the statement may have seen instead leads to a violation (a phantom)", x.read(m.Txn, m.Event), h.Keys[m.Key])
+		a.Because = append(a.Because, x.missed(m)...)
 	case res.Either != nil:
 		ei := res.Either
-		rep.Anomaly, rep.Description = cycleName(append(ei.AB[1:], ei.BA[1:]...))
-		rep.Because = append(rep.Because, x.either(ei, "")...)
+		edges = append(append(edges, ei.AB[1:]...), ei.BA[1:]...)
+		a.Summary = fmt.Sprintf("%s and %s close a cycle in whichever order they commit", x.name(ei.A), x.name(ei.B))
+		a.Because = append(a.Because, x.either(ei, "")...)
 	default:
-		rep.Anomaly = "no commit order"
-		rep.Description = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
-		rep.Because = append(rep.Because, "no commit order of these transactions satisfies the axioms of their levels (the search of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", tried every one)")
+		a.Summary = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
+		a.Because = append(a.Because, "no commit order of these transactions satisfies the axioms of their levels (the search of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", CAV 2025, §5, tried every one)")
 	}
+	if a.Name == "" {
+		l = brokenLevel(h, edges, weakest)
+		a.Name = anomaly.Generic(l)
+		if edges != nil {
+			a.Name = cycleName(h, edges, l)
+		}
+	}
+	if !anomaly.Forbids(l, a.Name) {
+		a.Name = anomaly.Generic(l)
+	}
+	a.Level = l.String()
+	a.Class = anomaly.Class(a.Name)
+	a.Description = anomaly.Describe(a.Name)
+	rep.Anomaly = a
 	return rep
 }
 
-// WriteText prints the report.
+// WriteText prints the report: "SER: VIOLATED: WriteSkew (G2-item)", what
+// happened, the counterexample's transactions statement by statement,
+// and why they violate their levels.
 func (r *Report) WriteText(w io.Writer) error {
 	var b strings.Builder
-	if r.Satisfied != nil && *r.Satisfied {
-		b.WriteString("satisfied: every transaction kept its isolation level\n")
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	if r.Verdict != verdict.Violated.String() {
-		fmt.Fprintf(&b, "no verdict: %s\n", r.Reason)
-		_, err := io.WriteString(w, b.String())
-		return err
-	}
-	fmt.Fprintf(&b, "violated: %s\n  %s\n\n", r.Anomaly, r.Description)
-	fmt.Fprintf(&b, "counterexample: %d transactions\n", len(r.Transactions))
-	if r.NotMinimal != "" {
-		fmt.Fprintf(&b, "  (%s)\n", r.NotMinimal)
-	}
-	for _, t := range r.Transactions {
-		fmt.Fprintf(&b, "  %s [%s] session %s, %s", t.Name, t.Level, t.Session, t.Status)
-		if t.Line > 0 {
-			fmt.Fprintf(&b, ", line %d", t.Line)
+	prefix := r.Level + ": "
+	switch {
+	case r.Satisfied != nil && *r.Satisfied:
+		if r.Level == PerTransaction {
+			b.WriteString("satisfied: every transaction kept its isolation level\n")
+		} else {
+			fmt.Fprintf(&b, "%s: satisfied\n", r.Level)
 		}
-		b.WriteByte('\n')
-		for i, s := range t.Statements {
-			fmt.Fprintf(&b, "    %d. %s\n", i+1, s)
+	case r.Anomaly == nil:
+		if r.Level == PerTransaction {
+			prefix = ""
 		}
+		fmt.Fprintf(&b, "%sno verdict: %s\n", prefix, r.Reason)
+	default:
+		r.Anomaly.write(&b, r.Level)
 	}
-	b.WriteString("\nbecause:\n")
-	for _, s := range r.Because {
-		fmt.Fprintf(&b, "  %s\n", s)
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
+// write prints the anomaly of a report of what was checked.
+func (a *AnomalyReport) write(b *strings.Builder, checked string) {
+	lvl := checked
+	if checked == PerTransaction {
+		lvl = a.Level
+	}
+	fmt.Fprintf(b, "%s: VIOLATED: %s", lvl, a.Name)
+	if a.Class != "" && a.Class != a.Name {
+		fmt.Fprintf(b, " (%s)", a.Class)
+	}
+	fmt.Fprintf(b, "\n  %s\n  %s\n\n", a.Summary, a.Description)
+	fmt.Fprintf(b, "counterexample: %d transactions\n", len(a.Transactions))
+	if a.NotMinimal != "" {
+		fmt.Fprintf(b, "  (%s)\n", a.NotMinimal)
+	}
+	for _, t := range a.Transactions {
+		fmt.Fprintf(b, "  %s [%s] session %s, %s", t.Name, t.Level, t.Session, t.Status)
+		if t.Line > 0 {
+			fmt.Fprintf(b, ", line %d", t.Line)
+		}
+		b.WriteByte('\n')
+		for i, s := range t.Statements {
+			fmt.Fprintf(b, "    %d. %s\n", i+1, s)
+		}
+	}
+	b.WriteString("\nbecause:\n")
+	for _, s := range a.Because {
+		fmt.Fprintf(b, "  %s\n", s)
+	}
+}
+
+// anomalyDescriptions say what happened, per violation that holds under
+// every level, in the words of one read.
 var anomalyDescriptions = map[AnomalyKind]string{
 	ThinAirRead:       "a read returned a row version no transaction wrote",
 	AbortedRead:       "a read returned a row version written by a transaction that did not commit",
@@ -131,40 +234,13 @@ var anomalyDescriptions = map[AnomalyKind]string{
 	MissedRow:         "a read did not return a row although its WHERE clause selects every version of it the read could have seen",
 }
 
-// cycleName names a cycle: G1c when it is made of session order and reads
-// alone, G-single with one visibility constraint, G2 with more; "predicate"
-// when a read that did not return a row is part of it.
-func cycleName(cycle []Edge) (string, string) {
-	vis, chosen := 0, false
-	for _, e := range cycle {
-		if e.Kind == Visible {
-			vis++
-		}
-		chosen = chosen || e.Chosen
-	}
-	var name, desc string
-	switch vis {
-	case 0:
-		name, desc = "G1c", "circular information flow: transactions read from each other in a cycle"
-	case 1:
-		name, desc = "G-single", "a read missed a write it had to see under its level: one constraint from a level closes a cycle of dependencies"
-	default:
-		name, desc = "G2", "reads missed writes they had to see under their levels: constraints from levels close a cycle"
-	}
-	if chosen {
-		name = name + " (predicate)"
-		desc += "; a row some read did not return is part of it (a phantom)"
-	}
-	return name, desc
-}
-
 type explainer struct{ h *sqlhistory.History }
 
 func (x explainer) name(t int) string { return x.h.TxnName(t) }
 
 func (x explainer) txn(i int) TxnReport {
 	t := &x.h.Txns[i]
-	r := TxnReport{Name: x.name(i), Session: x.h.SessionName(t.Session), Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
+	r := TxnReport{Name: x.name(i), Session: interpret.ID(x.h.SessionName(t.Session)), Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
 	for ei := range t.Events {
 		r.Statements = append(r.Statements, x.statement(i, ei))
 	}
@@ -256,9 +332,21 @@ func (x explainer) either(ei *Either, indent string) []string {
 func (x explainer) edges(chain []Edge, indent string) []string {
 	var out []string
 	for _, e := range chain {
+		if e.Kind == SessionOrder && e.From == sqlhistory.Init {
+			continue // the initial state precedes every transaction
+		}
 		out = append(out, indent+x.edge(e))
 		for _, v := range e.Via {
 			out = append(out, indent+"    because "+x.edge(v))
+		}
+		if e.Kind == Visible && len(e.Via) == 0 && e.From >= 0 && e.Reader >= 0 {
+			if keys := readsFrom(x.h, e.Reader, e.From); len(keys) > 0 {
+				var ks []string
+				for _, k := range keys {
+					ks = append(ks, x.h.Keys[k].String())
+				}
+				out = append(out, fmt.Sprintf("%s    because %s read %s from %s", indent, x.name(e.Reader), strings.Join(slices.Compact(ks), ", "), x.name(e.From)))
+			}
 		}
 	}
 	return out
@@ -280,17 +368,21 @@ func (x explainer) edge(e Edge) string {
 		}
 		return fmt.Sprintf("%s → %s: %s read %s", x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), x.version(e.Key, e.Version))
 	case Visible:
-		then := "so it commits before " + x.name(e.To)
+		lvl := x.h.Txns[e.Reader].Level
+		visible := fmt.Sprintf("%s, which also writes %s, is visible to that statement under %s (%s)", x.name(e.From), x.h.Keys[e.Key], lvl, visibility[lvl])
 		if e.To == sqlhistory.Init {
-			then = "so it would have to commit before the initial state"
+			saw := fmt.Sprintf("read %s, the initial version", x.version(e.Key, e.Version))
+			if e.Chosen {
+				saw = fmt.Sprintf("did not return %s, so it saw the initial version, which its predicate rejects: %s", x.h.Keys[e.Key], x.version(e.Key, e.Version))
+			}
+			return fmt.Sprintf("%s missed %s's write of %s: it %s, but %s", x.read(e.Reader, e.Event), x.name(e.From), x.h.Keys[e.Key], saw, visible)
 		}
 		saw := fmt.Sprintf("read %s from %s", x.version(e.Key, e.Version), x.name(e.To))
 		if e.Chosen {
 			saw = fmt.Sprintf("did not return %s, so it saw %s's version, which its predicate rejects: %s", x.h.Keys[e.Key], x.name(e.To), x.version(e.Key, e.Version))
 		}
-		lvl := x.h.Txns[e.Reader].Level
-		return fmt.Sprintf("%s → %s: %s %s; %s also writes %s and is visible to that statement under %s (%s), %s",
-			x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), saw, x.name(e.From), x.h.Keys[e.Key], lvl, visibility[lvl], then)
+		return fmt.Sprintf("%s → %s: %s %s; %s, so %s commits before %s",
+			x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), saw, visible, x.name(e.From), x.name(e.To))
 	}
 	return ""
 }
@@ -339,44 +431,4 @@ func (x explainer) missed(m *Missed) []string {
 		out = append(out, x.edges(c.Cycle, "  ")...)
 	}
 	return out
-}
-
-// WriteDOT draws the counterexample as a Graphviz graph: a node per
-// transaction with its level, an edge per dependency of the cycle.
-func (r *Result) WriteDOT(w io.Writer) error {
-	var b strings.Builder
-	b.WriteString("digraph counterexample {\n  rankdir=LR;\n  node [shape=box, fontname=\"Helvetica\"];\n")
-	h := r.History
-	for i := range h.Txns {
-		fmt.Fprintf(&b, "  t%d [label=%q];\n", i, fmt.Sprintf("%s [%s]", h.TxnName(i), h.Txns[i].Level))
-	}
-	edges := r.Cycle
-	if r.Either != nil {
-		edges = append(append(edges, r.Either.AB...), r.Either.BA...)
-	}
-	if r.Missed != nil {
-		for _, c := range r.Missed.Choices {
-			edges = append(edges, c.Cycle...)
-		}
-	}
-	node := func(t int) string {
-		if t == sqlhistory.Init {
-			return "init"
-		}
-		return fmt.Sprintf("t%d", t)
-	}
-	for _, e := range edges {
-		label := e.Kind.String()
-		if e.Kind != SessionOrder {
-			label += " " + h.Keys[e.Key].String()
-		}
-		style := ""
-		if e.Chosen {
-			style = ", style=dashed"
-		}
-		fmt.Fprintf(&b, "  %s -> %s [label=%q%s];\n", node(e.From), node(e.To), label, style)
-	}
-	b.WriteString("}\n")
-	_, err := io.WriteString(w, b.String())
-	return err
 }

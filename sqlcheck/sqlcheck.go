@@ -102,7 +102,11 @@ type Result struct {
 	// budget ended: Txns may then not be minimal, though a minimal
 	// counterexample has no more transactions than it.
 	ShrinkStopped time.Duration
-	Stats         Stats
+	// Shrunk says that History is a counterexample shrunk from the
+	// input, whose transactions number InputTxns.
+	Shrunk    bool
+	InputTxns int
+	Stats     Stats
 
 	// core are transactions (indices into History) the evidence of a
 	// NoOrder involves, where known: where shrinking starts.
@@ -277,10 +281,12 @@ func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, e
 	res := decide(ctx, h, opts)
 	if res.Verdict == verdict.Violated && !opts.NoShrink {
 		shrink(ctx, h, opts, res)
+		res.Shrunk = true
 	} else {
 		res.History = h
 		res.Txns = allTxns(h, res)
 	}
+	res.InputTxns = len(h.Txns)
 	res.Stats.Elapsed = time.Since(start)
 	return res, nil
 }

@@ -64,7 +64,7 @@ func TestDoctors(t *testing.T) {
 		anomaly string
 	}{
 		// Write skew: both saw two doctors on call.
-		{level.SER, level.SER, 2, verdict.Violated, "G2"},
+		{level.SER, level.SER, 2, verdict.Violated, "WriteSkew"},
 		{level.SER, level.RC, 2, verdict.Satisfied, ""}, // T1, then T2 reading stale rows at RC
 		{level.SI, level.SI, 2, verdict.Satisfied, ""},
 		{level.RC, level.RC, 2, verdict.Satisfied, ""},
@@ -84,8 +84,8 @@ func TestDoctors(t *testing.T) {
 			continue
 		}
 		rep := sqlcheck.Explain(res)
-		if !strings.HasPrefix(rep.Anomaly, tc.anomaly) {
-			t.Errorf("%v+%v: anomaly %q, want %q", tc.a, tc.b, rep.Anomaly, tc.anomaly)
+		if rep.Anomaly == nil || rep.Anomaly.Name != tc.anomaly {
+			t.Errorf("%v+%v: anomaly %+v, want %q", tc.a, tc.b, rep.Anomaly, tc.anomaly)
 		}
 		var b strings.Builder
 		rep.WriteText(&b)
@@ -100,8 +100,8 @@ func TestReportJSON(t *testing.T) {
 		o    verdict.Outcome
 		want string
 	}{
-		{verdict.Outcome{Verdict: verdict.Satisfied}, `{"satisfied":true,"verdict":"satisfied"}`},
-		{verdict.Outcome{Reason: "timed out", Stopped: true}, `{"satisfied":null,"verdict":"no verdict","reason":"timed out"}`},
+		{verdict.Outcome{Verdict: verdict.Satisfied}, `{"level":"per transaction","satisfied":true,"verdict":"satisfied"}`},
+		{verdict.Outcome{Reason: "timed out", Stopped: true}, `{"level":"per transaction","satisfied":null,"verdict":"no verdict","reason":"timed out"}`},
 	} {
 		b, err := json.Marshal(sqlcheck.Explain(&sqlcheck.Result{Outcome: c.o}))
 		if err != nil || string(b) != c.want {
@@ -114,7 +114,7 @@ func TestReportJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	b, err := json.Marshal(sqlcheck.Explain(res))
-	if want := `{"satisfied":false,"verdict":"violated","anomaly":"G2`; err != nil || !strings.HasPrefix(string(b), want) {
+	if want := `{"level":"per transaction","satisfied":false,"verdict":"violated","anomaly":{"name":"WriteSkew","class":"G2-item"`; err != nil || !strings.HasPrefix(string(b), want) {
 		t.Errorf("violated: %s, %v; want it to begin %s", b, err, want)
 	}
 }

@@ -447,13 +447,12 @@ func TestCSVRoundTripSQL(t *testing.T) {
 	}
 }
 
-// TestMeasureCheckSQL reads the stats of a SQL check (package sqlcheck's,
-// under their Go names).
+// TestMeasureCheckSQL reads the stats of a SQL check.
 func TestMeasureCheckSQL(t *testing.T) {
 	dir := t.TempDir()
 	fake := filepath.Join(dir, "isocheck")
 	script := `#!/bin/sh
-echo '{"level":"per transaction","satisfied":true,"verdict":"satisfied","stats":{"Txns":30,"Conflicts":2,"Steps":17,"Elapsed":1500000}}'
+echo '{"level":"per transaction","satisfied":true,"verdict":"satisfied","stats":{"transactions":30,"conflicts":2,"steps":17,"vars":0,"clauses":0,"check_ms":1.5}}'
 `
 	if err := os.WriteFile(fake, []byte(script), 0o755); err != nil {
 		t.Fatal(err)
@@ -462,7 +461,7 @@ echo '{"level":"per transaction","satisfied":true,"verdict":"satisfied","stats":
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Stats{Transactions: 30, SQLTxns: 30, Conflicts: 2, Steps: 17, Elapsed: 1500 * time.Microsecond}
+	want := Stats{Transactions: 30, Conflicts: 2, Steps: 17, Elapsed: 1500 * time.Microsecond, SQLCheckMS: 1.5}
 	if m.Status != StatusSatisfied || m.Stats != want {
 		t.Errorf("got %q %+v, want satisfied %+v", m.Status, m.Stats, want)
 	}

@@ -39,14 +39,15 @@ type Stats struct {
 	UnknownEdges          int     `json:"unknown_edges"`
 	UnknownEdgesRemaining int     `json:"unknown_edges_remaining"`
 
-	// The figures of a SQL history's check (package sqlcheck's Stats, which
-	// isocheck prints under their Go names): its transactions, the reads
-	// of rows not returned that some version could have matched, the
-	// steps of the search, and the time of the check (parse excluded).
-	SQLTxns   int           `json:"Txns"`
-	Conflicts int           `json:"Conflicts"`
-	Steps     int           `json:"Steps"`
-	Elapsed   time.Duration `json:"Elapsed"`
+	// The figures of a SQL history's check (its transactions are
+	// Transactions): the reads of rows not returned that some version
+	// could have matched, the steps of the search, and the time of the
+	// check (parse excluded; isocheck prints it as check_ms).
+	SQLTxns    int           `json:"-"`
+	Conflicts  int           `json:"conflicts"`
+	Steps      int           `json:"steps"`
+	Elapsed    time.Duration `json:"-"`
+	SQLCheckMS float64       `json:"check_ms"`
 
 	// The figures of an exploration (`isocheck explore --json`, whose
 	// elapsed_ms is Elapsed): the histories it kept, its end states
@@ -301,6 +302,7 @@ func MeasureCheck(ctx context.Context, timeout time.Duration, bin string, opts C
 		return m, nil
 	}
 	m.Stats = out.Stats
+	m.Stats.Elapsed = time.Duration(m.Stats.SQLCheckMS * float64(time.Millisecond))
 	if m.Stats.Transactions == 0 {
 		m.Stats.Transactions = m.Stats.SQLTxns
 	}

@@ -28,18 +28,27 @@ func isSQL(formatFlag, path string) bool {
 }
 
 // runSQL checks a SQL history: each transaction at the level it recorded,
-// or all at --level when given (all: each level in turn).
+// or all at --level when given (all: each level in turn, reported as one
+// document, shaped as a key-value history's).
 func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout, stderr io.Writer) int {
+	name := "check"
+	if explain {
+		name = "explain"
+	}
+	if msg := cf.sqlUnsupported(fs); msg != "" {
+		return usageError(stderr, name, "%s", msg)
+	}
 	levelSet := false
 	fs.Visit(func(f *flag.Flag) { levelSet = levelSet || f.Name == "level" })
 	var levels []level.Level
+	all := false
 	if levelSet {
 		if strings.EqualFold(cf.level, "all") {
-			levels = sqlhistory.Levels()
+			levels, all = sqlhistory.Levels(), true
 		} else {
 			l, err := level.Parse(cf.level)
 			if err != nil || !sqlhistory.ValidLevel(l) {
-				return usageError(stderr, "check", "--level for a SQL history must be one of ser, si, pc, cc, ra, rc or all, not %q", cf.level)
+				return usageError(stderr, name, "--level for a SQL history must be one of ser, si, pc, cc, ra, rc or all, not %q", cf.level)
 			}
 			levels = []level.Level{l}
 		}
@@ -50,10 +59,13 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 		path = "/dev/stdin"
 	}
 	h, err := format.ReadSQLFileContext(j.ctx, path)
+	if err == nil {
+		err = sqlcheck.Validate(h)
+	}
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {
-			return cf.sqlStopped(j, levels, err, stdout, stderr)
+			return cf.sqlStopped(j, levels, all, err, stdout, stderr)
 		}
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
@@ -63,14 +75,92 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 		return exitBadInput
 	}
 	if levels == nil {
-		return cf.sqlOne(j, h, "", explain, stdout, stderr)
+		levels = []level.Level{0}
 	}
+	var reports []sqlJSON
+	var results []*sqlcheck.Result
 	status := exitSatisfied
 	for _, l := range levels {
-		at := withLevel(h, l)
-		status = worse(status, cf.sqlOne(j, at, l.String(), explain, stdout, stderr))
+		at := h
+		if l != 0 {
+			at = withLevel(h, l)
+		}
+		res, rep, err := cf.sqlOne(j, at, l)
+		if err != nil {
+			return checkFailed(err, stderr)
+		}
+		results = append(results, res)
+		reports = append(reports, rep)
+		status = worse(status, verdictStatus(res.Verdict))
+	}
+	// The files and pictures show the weakest level broken, as for a
+	// key-value history.
+	broken := -1
+	for i, res := range results {
+		if res.Verdict == verdict.Violated {
+			broken = i
+		}
+	}
+	if broken >= 0 {
+		cf.writeSQLFiles(results[broken], explain, stdout, stderr)
+	} else {
+		cf.nothingToWrite(stderr, sqlNoViolation(results[0].Verdict))
+	}
+	switch {
+	case cf.asJSON && all:
+		return encodeJSON(stdout, stderr, status, sqlAll(levels, reports))
+	case cf.asJSON:
+		return encodeJSON(stdout, stderr, status, reports[0])
+	}
+	for i, rep := range reports {
+		writeEscaped(stdout, rep.WriteText)
+		if cf.stats {
+			st := results[i].Stats
+			fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
+				st.Txns, st.Conflicts, st.Steps, st.Elapsed.Round(1e5))
+		}
 	}
 	return status
+}
+
+// sqlUnsupported says why a flag given cannot apply to a SQL history, or
+// "": --elle (Elle has no model of SQL transactions at mixed levels) and
+// --no-session-order (the levels of a SQL history are defined with it).
+func (cf *checkFlags) sqlUnsupported(fs *flag.FlagSet) string {
+	var msg string
+	fs.Visit(func(f *flag.Flag) {
+		switch {
+		case msg != "":
+		case f.Name == "elle" && cf.elle:
+			msg = "--elle: a SQL history has no Elle vocabulary; its anomalies are named as key-value ones are"
+		case f.Name == "no-session-order" && cf.noSessionOrder:
+			msg = "--no-session-order: a SQL history is checked with its sessions (its RC has no session guarantee already); give each transaction its own session in the input instead"
+		}
+	})
+	return msg
+}
+
+// sqlAll is the document of --level all --json on a SQL history: the
+// levels, the strongest kept and the weakest broken ("none" if there is
+// none), as for a key-value history.
+func sqlAll(levels []level.Level, reports []sqlJSON) any {
+	strongest, weakest := "none", "none"
+	for i, l := range levels {
+		if s := reports[i].Satisfied; s != nil && !*s {
+			weakest = l.String()
+		}
+	}
+	for i := range levels {
+		if s := reports[i].Satisfied; s != nil && *s {
+			strongest = levels[i].String()
+			break
+		}
+	}
+	return struct {
+		Levels    []sqlJSON `json:"levels"`
+		Strongest string    `json:"strongest_kept"`
+		Weakest   string    `json:"weakest_broken"`
+	}{reports, strongest, weakest}
 }
 
 // worse returns the status of a run of several checks whose statuses are
@@ -96,47 +186,57 @@ func worse(a, b int) int {
 
 // sqlStopped reports a SQL check stopped, by err, before its history was
 // read: no verdict, with the stage reached, for every level asked for.
-func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, err error, stdout, stderr io.Writer) int {
+func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, all bool, err error, stdout, stderr io.Writer) int {
 	reason := j.stopReason(err)
-	names := []string{""}
-	if levels != nil {
-		names = names[:0]
-		for _, l := range levels {
-			names = append(names, l.String())
-		}
+	if levels == nil {
+		levels = []level.Level{0}
 	}
-	for _, name := range names {
-		if cf.asJSON {
-			var st sqlStats
-			st.stopped(j)
-			rep := &sqlcheck.Report{Summary: verdict.Outcome{Reason: reason}.Summary()}
-			if status := encodeJSON(stdout, stderr, exitNoVerdict, sqlJSON{levelName(name), rep, st}); status != exitNoVerdict {
-				return status
-			}
-			continue
-		}
-		if name != "" {
-			fmt.Fprintf(stdout, "every transaction at %s: ", name)
-		}
-		fmt.Fprintf(stdout, "no verdict: %s\n", reason)
+	var reports []sqlJSON
+	for _, l := range levels {
+		rep := &sqlcheck.Report{Level: sqlLevelName(l), Summary: verdict.Outcome{Reason: reason}.Summary()}
+		entry := sqlJSON{Report: rep}
+		entry.Stats.stopped(j)
+		reports = append(reports, entry)
+	}
+	switch {
+	case cf.asJSON && all:
+		return encodeJSON(stdout, stderr, exitNoVerdict, sqlAll(levels, reports))
+	case cf.asJSON:
+		return encodeJSON(stdout, stderr, exitNoVerdict, reports[0])
+	}
+	for _, r := range reports {
+		writeEscaped(stdout, r.WriteText)
 	}
 	return exitNoVerdict
 }
 
 // sqlJSON is the JSON of a SQL check of one level.
 type sqlJSON struct {
-	Level string `json:"level"`
 	*sqlcheck.Report
 	Stats sqlStats `json:"stats"`
 }
 
-// sqlStats are a SQL check's stats, with the stage a stopped run reached.
+// sqlStats are a SQL check's stats, named as a key-value check's are, with
+// the stage a stopped run reached.
 type sqlStats struct {
-	sqlcheck.Stats
-	Stage      string `json:"stage,omitempty"`
-	StageDone  int64  `json:"stage_done,omitempty"`
-	StageTotal int64  `json:"stage_total,omitempty"`
-	StageUnit  string `json:"stage_unit,omitempty"`
+	Transactions int `json:"transactions"`
+	// Conflicts are reads of rows not returned that some version could
+	// have matched.
+	Conflicts int `json:"conflicts"`
+	Steps     int `json:"steps"`
+	// Vars and Clauses are the size of the SAT encoding, when solved so.
+	Vars       int     `json:"vars"`
+	Clauses    int     `json:"clauses"`
+	CheckMS    float64 `json:"check_ms"`
+	Stage      string  `json:"stage,omitempty"`
+	StageDone  int64   `json:"stage_done,omitempty"`
+	StageTotal int64   `json:"stage_total,omitempty"`
+	StageUnit  string  `json:"stage_unit,omitempty"`
+}
+
+// newSQLStats are the stats of a check.
+func newSQLStats(s sqlcheck.Stats) sqlStats {
+	return sqlStats{Transactions: s.Txns, Conflicts: s.Conflicts, Steps: s.Steps, Vars: s.Vars, Clauses: s.Clauses, CheckMS: ms(s.Elapsed)}
 }
 
 // stopped records the stage a stopped job reached.
@@ -155,46 +255,32 @@ func withLevel(h *sqlhistory.History, l level.Level) *sqlhistory.History {
 	return &c
 }
 
-// sqlOne checks h and prints the verdict; name, if set, is the level
-// every transaction was set to.
-func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, name string, explain bool, stdout, stderr io.Writer) int {
+// sqlOne checks h, whose transactions are all at l unless l is 0 (each at
+// its own level), and puts the result in words.
+func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, l level.Level) (*sqlcheck.Result, sqlJSON, error) {
 	res, err := sqlcheck.Check(j.ctx, h, sqlcheck.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
 	if err != nil {
-		return checkFailed(err, stderr)
+		return nil, sqlJSON{}, err
 	}
 	rep := sqlcheck.Explain(res)
-	st := sqlStats{Stats: res.Stats}
+	rep.Level = sqlLevelName(l)
+	st := newSQLStats(res.Stats)
 	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)
 		if j.cause(nil) != nil {
 			st.stopped(j)
 		}
 	}
-	status := verdictStatus(res.Verdict)
-	if res.Verdict == verdict.Violated {
-		cf.writeSQLFiles(res, explain, stdout, stderr)
-	} else {
-		cf.nothingToWrite(stderr, sqlNoViolation(res.Verdict))
-	}
-	if cf.asJSON {
-		return encodeJSON(stdout, stderr, status, sqlJSON{levelName(name), rep, st})
-	}
-	if name != "" {
-		fmt.Fprintf(stdout, "every transaction at %s: ", name)
-	}
-	writeEscaped(stdout, rep.WriteText)
-	if cf.stats {
-		fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
-			res.Stats.Txns, res.Stats.Conflicts, res.Stats.Steps, res.Stats.Elapsed.Round(1e5))
-	}
-	return status
+	return res, sqlJSON{rep, st}, nil
 }
 
-func levelName(name string) string {
-	if name == "" {
-		return "per transaction"
+// sqlLevelName is the Level of a report of a check at l (0: each
+// transaction at its own).
+func sqlLevelName(l level.Level) string {
+	if l == 0 {
+		return sqlcheck.PerTransaction
 	}
-	return name
+	return l.String()
 }
 
 // writeSQLFiles writes the counterexample and the pictures asked for.

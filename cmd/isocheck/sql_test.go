@@ -2,6 +2,11 @@ package main
 
 import (
 	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -46,5 +51,181 @@ func TestWorse(t *testing.T) {
 		if got := worse(c.a, c.b); got != c.want {
 			t.Errorf("worse(%d, %d) = %d, want %d", c.a, c.b, got, c.want)
 		}
+	}
+}
+
+// TestSQLGolden: the text and JSON reports of every SQL example, each
+// transaction at its own level and at every level, match
+// testdata/sql/*.golden (go test -run TestSQLGolden -update rewrites
+// them). The time a check took is left out of the JSON.
+func TestSQLGolden(t *testing.T) {
+	paths, err := filepath.Glob("../../examples/sql-*.jsonl")
+	if err != nil || len(paths) == 0 {
+		t.Fatalf("no SQL examples: %v", err)
+	}
+	elapsed := regexp.MustCompile(`"check_ms": [0-9.e+-]+`)
+	for _, path := range paths {
+		name := strings.TrimSuffix(filepath.Base(path), ".jsonl")
+		for _, c := range []struct {
+			suffix string
+			args   []string
+		}{
+			{"txt", []string{"explain", path}},
+			{"all.txt", []string{"explain", "--level", "all", path}},
+			{"json", []string{"check", "--json", path}},
+			{"all.json", []string{"check", "--json", "--level", "all", path}},
+		} {
+			code, out, errs := runCmd(c.args...)
+			if code != exitSatisfied && code != exitViolated {
+				t.Errorf("%v: exit %d\n%s", c.args, code, errs)
+				continue
+			}
+			out = elapsed.ReplaceAllString(out, `"check_ms": 0`)
+			golden := filepath.Join("testdata", "sql", name+"."+c.suffix)
+			if *update {
+				if err := os.MkdirAll(filepath.Dir(golden), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			want, err := os.ReadFile(golden)
+			if err != nil {
+				t.Fatalf("%v (run go test -run TestSQLGolden -update)", err)
+			}
+			if out != string(want) {
+				t.Errorf("%v: the report differs from %s:\n%s", c.args, golden, out)
+			}
+		}
+	}
+}
+
+// TestSQLAllJSONIsOneDocument: --level all --json on a SQL history prints
+// one JSON document with the top-level keys of a key-value history's,
+// each level an object with an anomaly object when broken, sessions as
+// numbers, and names each level forbids.
+func TestSQLAllJSONIsOneDocument(t *testing.T) {
+	keys := func(args ...string) (map[string]json.RawMessage, string) {
+		t.Helper()
+		_, out, errs := runCmd(args...)
+		dec := json.NewDecoder(strings.NewReader(out))
+		var doc map[string]json.RawMessage
+		if err := dec.Decode(&doc); err != nil {
+			t.Fatalf("%v: %v\n%s%s", args, err, out, errs)
+		}
+		if dec.More() {
+			t.Fatalf("%v: more than one JSON document:\n%s", args, out)
+		}
+		return doc, out
+	}
+	kv, _ := keys("check", "--json", "--level", "all", "../../examples/write-skew.jsonl")
+	sql, out := keys("check", "--json", "--level", "all", "../../examples/sql-phantom-ser.jsonl")
+	if got, want := slices.Sorted(maps.Keys(sql)), slices.Sorted(maps.Keys(kv)); !slices.Equal(got, want) {
+		t.Errorf("top-level keys %v, want the key-value report's %v", got, want)
+	}
+	var doc struct {
+		Levels []struct {
+			Level     string
+			Satisfied *bool
+			Anomaly   *struct {
+				Name         string
+				Class        string
+				Transactions []struct{ Session json.RawMessage }
+			}
+			Stats map[string]json.RawMessage
+		}
+		Strongest string `json:"strongest_kept"`
+		Weakest   string `json:"weakest_broken"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	if len(doc.Levels) != 6 || doc.Strongest != "SI" || doc.Weakest != "SER" {
+		t.Fatalf("%d levels, strongest kept %q, weakest broken %q; want 6, SI, SER", len(doc.Levels), doc.Strongest, doc.Weakest)
+	}
+	ser := doc.Levels[0]
+	if ser.Level != "SER" || ser.Anomaly == nil || ser.Anomaly.Name != "WriteSkew" || ser.Anomaly.Class != "G2-item" {
+		t.Fatalf("SER: %+v, want a WriteSkew (G2-item)", ser)
+	}
+	if s := string(ser.Anomaly.Transactions[0].Session); s != "1" {
+		t.Errorf("session %s, want the number 1", s)
+	}
+	if _, ok := ser.Stats["transactions"]; !ok {
+		t.Errorf("stats %v: no transactions", ser.Stats)
+	}
+}
+
+// TestSQLRefusesFlags: flags that cannot apply to a SQL history exit 2
+// and say why, instead of being ignored.
+func TestSQLRefusesFlags(t *testing.T) {
+	const path = "../../examples/sql-phantom-ser.jsonl"
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--elle", path}, "--elle"},
+		{[]string{"explain", "--elle", path}, "--elle"},
+		{[]string{"check", "--no-session-order", path}, "--no-session-order"},
+		{[]string{"check", "--level", "all", "--no-session-order", path}, "--no-session-order"},
+		{[]string{"stats", path}, "SQL history"},
+	} {
+		code, out, errs := runCmd(c.args...)
+		if code != exitBadInput || !strings.Contains(errs, c.want) || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
+		}
+	}
+	// --stats works.
+	code, out, _ := runCmd("check", "--stats", path)
+	if code != exitViolated || !strings.Contains(out, "stats: ") {
+		t.Errorf("--stats: exit %d\n%s", code, out)
+	}
+}
+
+// TestSQLPredicateTypo: a WHERE clause naming a column no row of its
+// table has is an input error at the transaction's line, not a NULL
+// that selects nothing.
+func TestSQLPredicateTypo(t *testing.T) {
+	src, err := os.ReadFile("../../examples/sql-phantom-ser.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	typo := strings.Replace(string(src), `"where": "on_call = TRUE AND shift = 1"`, `"where": "oncall = TRUE AND shift = 1"`, 1)
+	if typo == string(src) {
+		t.Fatal("the example has no predicate to misspell")
+	}
+	path := filepath.Join(t.TempDir(), "typo.jsonl")
+	if err := os.WriteFile(path, []byte(typo), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"check", path}, {"check", "--level", "rc", path}} {
+		code, out, errs := runCmd(args...)
+		if code != exitBadInput || !strings.Contains(errs, path+":2:") || !strings.Contains(errs, "column oncall") || out != "" {
+			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 at %s:2 naming oncall", args, code, out, errs, path)
+		}
+	}
+}
+
+// TestSQLDOT: the picture of a SQL violation has a title naming the
+// anomaly, a legend, and no edge into the initial state.
+func TestSQLDOT(t *testing.T) {
+	dot := filepath.Join(t.TempDir(), "g.dot")
+	code, _, errs := runCmd("explain", "--dot", dot, "../../examples/sql-phantom-ser.jsonl")
+	if code != exitViolated {
+		t.Fatalf("exit %d\n%s", code, errs)
+	}
+	b, err := os.ReadFile(dot)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := string(b)
+	for _, want := range []string{`label="SER: VIOLATED: WriteSkew (G2-item)`, "cluster_legend", `label="missed doctors/alice"`, `label="missed doctors/bob"`} {
+		if !strings.Contains(g, want) {
+			t.Errorf("no %s in\n%s", want, g)
+		}
+	}
+	if strings.Contains(g, "-> init") {
+		t.Errorf("an edge into init:\n%s", g)
 	}
 }
