@@ -54,7 +54,7 @@ func TestExitStatus(t *testing.T) {
 		{"SQL write skew at RC", []string{"check", "../../examples/sql-phantom-rc-ok.jsonl"}, exitSatisfied, "satisfied", ""},
 		{"SQL mixed levels", []string{"explain", "../../examples/sql-mixed-ok.jsonl"}, exitSatisfied, "satisfied", ""},
 		{"SQL at one level", []string{"check", "--level", "rc", "../../examples/sql-phantom-ser.jsonl"}, exitSatisfied, "RC: satisfied", ""},
-		{"SQL at all levels", []string{"check", "--level", "all", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, "SI: satisfied", ""},
+		{"SQL at all levels", []string{"check", "--level", "all", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, "strongest level kept: SI; weakest level broken: SER", ""},
 		{"SQL json", []string{"check", "--json", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, `"name": "WriteSkew"`, ""},
 		{"SQL bad level", []string{"check", "--level", "sser", "../../examples/sql-phantom-ser.jsonl"}, exitBadInput, "", "SQL history"},
 		{"SQL timeout", []string{"check", "--timeout", "1ns", "../../examples/sql-phantom-ser.jsonl"}, exitNoVerdict, "no verdict", ""},

@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"strings"
@@ -112,6 +113,9 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 	case cf.asJSON:
 		return encodeJSON(stdout, stderr, status, reports[0])
 	}
+	if all {
+		return cf.writeSQLAll(stdout, status, levels, results, reports)
+	}
 	for i, rep := range reports {
 		writeEscaped(stdout, rep.WriteText)
 		if cf.stats {
@@ -140,10 +144,52 @@ func (cf *checkFlags) sqlUnsupported(fs *flag.FlagSet) string {
 	return msg
 }
 
+// writeSQLAll prints --level all on a SQL history as on a key-value one:
+// a table of the levels, the strongest kept and the weakest broken, then
+// the weakest broken level's report in full.
+func (cf *checkFlags) writeSQLAll(stdout io.Writer, status int, levels []level.Level, results []*sqlcheck.Result, reports []sqlJSON) int {
+	fmt.Fprintf(stdout, "%-5s %-10s %s\n", "level", "verdict", "anomaly")
+	weakest := -1
+	for i, rep := range reports {
+		detail := ""
+		switch {
+		case rep.Anomaly != nil:
+			detail = rep.Anomaly.Name
+			weakest = i
+		case results[i].Verdict == verdict.Unknown:
+			detail = rep.Reason
+		}
+		fmt.Fprintf(stdout, "%-5s %-10s %s\n", levels[i], results[i].Verdict, textsafe.Escape(detail))
+	}
+	doc := sqlAll(levels, reports)
+	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", doc.Strongest, doc.Weakest)
+	if weakest >= 0 {
+		fmt.Fprintln(stdout)
+		writeEscaped(stdout, reports[weakest].WriteText)
+		if cf.stats {
+			st := results[weakest].Stats
+			fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
+				st.Txns, st.Conflicts, st.Steps, st.Elapsed.Round(1e5))
+		}
+	} else if len(reports) > 0 {
+		for _, n := range reports[0].Notes {
+			fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
+		}
+	}
+	return status
+}
+
+// sqlAllDoc is the document of --level all --json on a SQL history.
+type sqlAllDoc struct {
+	Levels    []sqlJSON `json:"levels"`
+	Strongest string    `json:"strongest_kept"`
+	Weakest   string    `json:"weakest_broken"`
+}
+
 // sqlAll is the document of --level all --json on a SQL history: the
 // levels, the strongest kept and the weakest broken ("none" if there is
 // none), as for a key-value history.
-func sqlAll(levels []level.Level, reports []sqlJSON) any {
+func sqlAll(levels []level.Level, reports []sqlJSON) sqlAllDoc {
 	strongest, weakest := "none", "none"
 	for i, l := range levels {
 		if s := reports[i].Satisfied; s != nil && !*s {
@@ -156,11 +202,7 @@ func sqlAll(levels []level.Level, reports []sqlJSON) any {
 			break
 		}
 	}
-	return struct {
-		Levels    []sqlJSON `json:"levels"`
-		Strongest string    `json:"strongest_kept"`
-		Weakest   string    `json:"weakest_broken"`
-	}{reports, strongest, weakest}
+	return sqlAllDoc{reports, strongest, weakest}
 }
 
 // worse returns the status of a run of several checks whose statuses are
