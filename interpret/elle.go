@@ -179,7 +179,7 @@ func elleCycleRank(t string) int {
 func leastSevere(h *history.History, l level.Level, cycles [][]polygraph.Edge) (int, string) {
 	best, bt := -1, ""
 	for i, c := range cycles {
-		t := elleType(h, l, c)
+		t := elleType(c)
 		if t != "" && (best < 0 || elleCycleRank(t) < elleCycleRank(bt)) {
 			best, bt = i, t
 		}

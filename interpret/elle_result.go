@@ -261,13 +261,9 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 		return m, nil
 	}
 
-	// The evidence of each violation, as nodes of its result's history
-	// mapped to transactions of main where they are halves.
+	// The evidence of each violation.
 	type source struct {
 		res *check.Result
-		// toMain maps a node of res's history to main's transaction, or
-		// -1 (nil: the history is main).
-		toMain func(u int32) int32
 	}
 	var sources []source
 	var writers writerIndex
@@ -280,16 +276,8 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 		nodes := map[int32]bool{}
 		elleTxns(res, nodes, &writers)
 		rh := res.Polygraph.History
-		if rh != main {
-			src.toMain = halvesIn(main, rh, nodes)
-		}
 		for u := range nodes {
 			h, t := rh, u
-			if src.toMain != nil {
-				if o := src.toMain(u); o >= 0 {
-					h, t = main, o
-				}
-			}
 			if involved[h] == nil {
 				involved[h] = map[int32]bool{}
 			}
@@ -367,25 +355,17 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 			}
 			continue
 		}
-		// The ops of a node: main's transaction, or the node's own.
-		op := func(u int32) ElleOp {
-			if src.toMain != nil {
-				if o := src.toMain(u); o >= 0 {
-					return builder(main).op(o)
-				}
-			}
-			return b.op(u)
-		}
-		key := elleCycleKey(d, res.Level, cycles, src.toMain)
+		op := b.op
+		key := elleCycleKey(d, cycles)
 		if seenCycle[key] {
 			continue
 		}
 		seenCycle[key] = true
 		i, t := leastSevere(rh, res.Level, cycles)
-		c := elleCycle(d, res.Level, cycles[i], op)
+		c := elleCycle(d, cycles[i], op)
 		for j, o := range cycles {
 			if j != i {
-				c.Alternatives = append(c.Alternatives, elleCycle(d, res.Level, o, op))
+				c.Alternatives = append(c.Alternatives, elleCycle(d, o, op))
 			}
 		}
 		add(t, c)
@@ -395,7 +375,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 	}
 	var err error
 	for _, src := range sources {
-		if !every || src.toMain != nil || err != nil {
+		if !every || err != nil {
 			break
 		}
 		res := src.res
@@ -417,9 +397,9 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 			case f.cycle != nil:
 				d := newDescriber(f.p, nil, false, b.names)
 				cycles := [][]polygraph.Edge{f.cycle}
-				if key := elleCycleKey(d, res.Level, cycles, nil); !seenCycle[key] {
+				if key := elleCycleKey(d, cycles); !seenCycle[key] {
 					seenCycle[key] = true
-					c := elleCycle(d, res.Level, f.cycle, b.op)
+					c := elleCycle(d, f.cycle, b.op)
 					add(c.Type, c)
 					if direct.shown(f.p, res.Level, f.cycle) {
 						latticeTypes = append(latticeTypes, c.Type)
@@ -439,22 +419,11 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 	return m, err
 }
 
-// elleCycleKey identifies the cycles of a violation's evidence, as nodes
-// of main (toMain maps the halves of a split history; nil: none), leaving
-// out the edges between halves.
-func elleCycleKey(d *describer, l level.Level, cycles [][]polygraph.Edge, toMain func(int32) int32) string {
+// elleCycleKey identifies the cycles of a violation's evidence.
+func elleCycleKey(d *describer, cycles [][]polygraph.Edge) string {
 	var key strings.Builder
 	for _, c := range cycles {
-		var kept []polygraph.Edge
-		for _, e := range d.fold(c, true) {
-			if internalEdge(d.h, l, e) {
-				continue
-			}
-			if toMain != nil {
-				e.From, e.To = toMain(e.From), toMain(e.To)
-			}
-			kept = append(kept, e)
-		}
+		kept := d.fold(c, true)
 		// The same cycle whatever edge it starts at.
 		start := 0
 		for i, e := range kept {
@@ -595,78 +564,13 @@ func elleTxns(res *check.Result, txns map[int32]bool, w *writerIndex) {
 	}
 }
 
-// Prefix consistency is checked on the history split into halves, each
-// transaction T into T/r (its reads) followed in its session by T/w (its
-// writes) (check.checkPrefix), and its evidence is over the halves. To
-// Elle, the two halves are one transaction: the session order from T/r
-// to T/w is no dependency.
-
-// halfOf returns the name of the transaction a half of a split history
-// is a half of, and whether u is a half (r for its reads).
-func halfOf(h *history.History, u int32) (base string, r, ok bool) {
-	if u < 0 || int(u) >= len(h.Txns) {
-		return "", false, false
-	}
-	n := h.Name(int(u))
-	switch {
-	case strings.HasSuffix(n, "/r"):
-		return n[:len(n)-2], true, true
-	case strings.HasSuffix(n, "/w"):
-		return n[:len(n)-2], false, true
-	}
-	return "", false, false
-}
-
-// internalEdge reports whether e is the session order between the two
-// halves of one transaction of a history split for PC.
-func internalEdge(h *history.History, l level.Level, e polygraph.Edge) bool {
-	if l != level.PC || e.Kind != polygraph.SO {
-		return false
-	}
-	a, ar, aok := halfOf(h, e.From)
-	b, br, bok := halfOf(h, e.To)
-	return aok && bok && ar && !br && a == b
-}
-
-// elleType is ElleCycleType of a cycle of the evidence of a check of l
-// on h, leaving out the edges between the halves of a transaction.
-func elleType(h *history.History, l level.Level, cycle []polygraph.Edge) string {
-	kinds := make([]polygraph.EdgeKind, 0, len(cycle))
-	for _, e := range cycle {
-		if !internalEdge(h, l, e) {
-			kinds = append(kinds, e.Kind)
-		}
+// elleType is ElleCycleType of a cycle of a violation's evidence.
+func elleType(cycle []polygraph.Edge) string {
+	kinds := make([]polygraph.EdgeKind, len(cycle))
+	for i, e := range cycle {
+		kinds[i] = e.Kind
 	}
 	return elleCycleKinds(kinds)
-}
-
-// halvesIn maps the halves among nodes of split, a history split for PC,
-// to the transactions of main they are halves of (by name), or returns
-// nil when split is not one.
-func halvesIn(main, split *history.History, nodes map[int32]bool) func(int32) int32 {
-	want := map[string][]int32{}
-	for u := range nodes {
-		base, _, ok := halfOf(split, u)
-		if !ok {
-			return nil
-		}
-		want[base] = append(want[base], u)
-	}
-	to := map[int32]int32{}
-	for t := range main.Txns {
-		if us, ok := want[main.Name(t)]; ok {
-			for _, u := range us {
-				to[u] = int32(t)
-			}
-			delete(want, main.Name(t))
-		}
-	}
-	return func(u int32) int32 {
-		if t, ok := to[u]; ok {
-			return t
-		}
-		return -1
-	}
 }
 
 // txnOfOp returns the transaction of operation op of h, or -1.
@@ -756,16 +660,11 @@ func (b *elleBuilder) ptr(t int32) *ElleOp {
 	return &o
 }
 
-// elleCycle returns the case of a cycle of the evidence of a check of l,
+// elleCycle returns the case of a cycle of a violation's evidence,
 // with op giving the Elle operation of a node.
-func elleCycle(d *describer, l level.Level, edges []polygraph.Edge, op func(int32) ElleOp) ElleCase {
-	c := ElleCase{Type: elleType(d.h, l, edges)}
-	var kept []polygraph.Edge
-	for _, e := range d.fold(edges, true) {
-		if !internalEdge(d.h, l, e) {
-			kept = append(kept, e)
-		}
-	}
+func elleCycle(d *describer, edges []polygraph.Edge, op func(int32) ElleOp) ElleCase {
+	c := ElleCase{Type: elleType(edges)}
+	kept := d.fold(edges, true)
 	for _, e := range kept {
 		c.Cycle = append(c.Cycle, op(e.From))
 		s := d.step(e, false)

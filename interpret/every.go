@@ -259,18 +259,6 @@ func (e *everySearch) withMain(rep *Report) []Found {
 			seed[int32(t.Index)] = true
 		}
 	}
-	if e.evidence != e.h && !rep.Anomaly.Minimal {
-		// The halves' transactions.
-		halves := seed
-		seed = map[int32]bool{}
-		if toMain := halvesIn(e.h, e.evidence, halves); toMain != nil {
-			for u := range halves {
-				if t := toMain(u); t >= 0 {
-					seed[t] = true
-				}
-			}
-		}
-	}
 	f.Example = e.example(seed, "", true)
 	if f.Example == nil && len(e.h.Txns) <= MaxShrink {
 		if sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil); ok {

@@ -224,7 +224,7 @@ func Explain(res *check.Result) *Report {
 		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample, which isocheck explain shows, has one"
 	case res.Cycle != nil:
 		an.Name = Name(d.fold(res.Cycle, true), res.Level)
-		an.ElleType = elleType(p.History, res.Level, res.Cycle)
+		an.ElleType = elleType(res.Cycle)
 		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
 		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
 	case res.Conflict != nil:
@@ -686,7 +686,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	case a.cycle != nil:
 		f := d.fold(a.cycle, true)
 		an.Name = Name(f, res.Level)
-		an.ElleType = elleType(m, res.Level, a.cycle)
+		an.ElleType = elleType(a.cycle)
 		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
 		an.Summary = cycleSummary(d, an.Name, f)
 	case a.conflict != nil:
