@@ -102,7 +102,10 @@ type Result struct {
 	// budget ended: Txns may then not be minimal, though a minimal
 	// counterexample has no more transactions than it.
 	ShrinkStopped time.Duration
-	Stats         Stats
+	// ReadsLeftOut counts the read events of History's transactions that
+	// the counterexample leaves out (they read from transactions dropped).
+	ReadsLeftOut int
+	Stats        Stats
 
 	// core are transactions (indices into History) the evidence of a
 	// NoOrder involves, where known: where shrinking starts.
