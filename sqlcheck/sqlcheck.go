@@ -102,8 +102,10 @@ type Result struct {
 	// budget ended: Txns may then not be minimal, though a minimal
 	// counterexample has no more transactions than it.
 	ShrinkStopped time.Duration
-	// ReadsLeftOut counts the read events of History's transactions that
-	// the counterexample leaves out (they read from transactions dropped).
+	// ReadsLeftOut counts the read events of the input's transactions
+	// that History leaves out: a Select left out whole, or an Update or a
+	// Delete kept as a blind write (an Insert). They read from
+	// transactions dropped, or the violation does not need them.
 	ReadsLeftOut int
 	Stats        Stats
 
