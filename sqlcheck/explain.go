@@ -61,6 +61,10 @@ type AnomalyReport struct {
 	NotMinimal string `json:"not_minimal,omitempty"`
 	// HistoryTxns is the number of transactions of the whole history.
 	HistoryTxns int `json:"history_transactions,omitempty"`
+	// ReadsLeftOut counts the reads of the counterexample's transactions
+	// it leaves out: they read from transactions left out, or the
+	// violation does not need them.
+	ReadsLeftOut int `json:"reads_left_out,omitempty"`
 	// Because lists the facts that make the counterexample a violation,
 	// each a dependency or a read with its reason.
 	Because []string `json:"because,omitempty"`
@@ -100,6 +104,7 @@ func Explain(res *Result) *Report {
 		a.Transactions = append(a.Transactions, x.txn(i))
 	}
 	a.HistoryTxns = res.InputTxns
+	a.ReadsLeftOut = res.ReadsLeftOut
 	a.Minimal = res.Shrunk && res.ShrinkStopped == 0
 	if res.ShrinkStopped > 0 {
 		a.NotMinimal = fmt.Sprintf("shrinking stopped after %.1f s: this counterexample of %d transactions may not be minimal; a minimal one has at most %d",
@@ -205,6 +210,9 @@ func (a *AnomalyReport) write(b *strings.Builder, checked string) {
 	if a.NotMinimal != "" {
 		fmt.Fprintf(b, "  (%s)\n", a.NotMinimal)
 	}
+	if a.ReadsLeftOut > 0 {
+		fmt.Fprintf(b, "  (%d of their reads are left out: they read from transactions left out, or the violation does not need them)\n", a.ReadsLeftOut)
+	}
 	for _, t := range a.Transactions {
 		fmt.Fprintf(b, "  %s [%s] session %s, %s", t.Name, t.Level, t.Session, t.Status)
 		if t.Line > 0 {
@@ -251,6 +259,17 @@ func (x explainer) txn(i int) TxnReport {
 func (x explainer) statement(t, ei int) string {
 	e := &x.h.Txns[t].Events[ei]
 	var b strings.Builder
+	if was := e.Was; was != nil {
+		// A blind write: say what the statement was.
+		fmt.Fprintf(&b, "%s %s WHERE %s (what it read is left out): ", strings.ToUpper(was.Kind.String()), e.Table, was.Where.String())
+		for i, v := range e.Writes {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString(x.h.VersionString(v))
+		}
+		return b.String()
+	}
 	b.WriteString(strings.ToUpper(e.Kind.String()))
 	b.WriteByte(' ')
 	b.WriteString(e.Table)

@@ -2,6 +2,7 @@ package sqlcheck
 
 import (
 	"context"
+	"errors"
 	"slices"
 
 	"github.com/isocheck/isocheck/level"
@@ -24,18 +25,45 @@ type searcher struct {
 	// encoding.
 	paper bool
 	steps int
+	// limit is the step budget withStepLimit put in ctx: 0 until read,
+	// -1 for none.
+	limit int
 	// vars and clauses count the SAT encoding's size.
 	vars, clauses int
 	err           error
 }
 
-// stopped reports whether the search must stop; it polls ctx, and
-// reports the steps to s.m, every so many steps.
+// errStepBudget stops a search that spent the step budget of its context.
+var errStepBudget = errors.New("search step budget spent")
+
+// stepBudgetKey is the context key of a search's step budget.
+type stepBudgetKey struct{}
+
+// withStepBudget returns ctx with a budget of n search steps for every
+// check under it: a bound that, unlike a deadline, stops the search at
+// the same point on every machine.
+func withStepBudget(ctx context.Context, n int) context.Context {
+	return context.WithValue(ctx, stepBudgetKey{}, n)
+}
+
+// stopped reports whether the search must stop: it has spent the step
+// budget of its context, or ctx ended (polled, with the steps reported
+// to s.m, every so many steps).
 func (s *searcher) stopped() bool {
 	if s.err != nil {
 		return true
 	}
 	s.steps++
+	if s.limit == 0 {
+		s.limit = -1
+		if n, ok := s.ctx.Value(stepBudgetKey{}).(int); ok && n > 0 {
+			s.limit = n
+		}
+	}
+	if s.limit > 0 && s.steps > s.limit {
+		s.err = errStepBudget
+		return true
+	}
 	if s.steps&1023 == 0 {
 		if s.m != nil {
 			s.m.Set(int64(s.steps))

@@ -2,6 +2,7 @@ package sqlcheck
 
 import (
 	"context"
+	"maps"
 	"slices"
 	"time"
 
@@ -15,14 +16,34 @@ import (
 // the caller's context.
 const shrinkBudget = 10 * time.Second
 
-// explainBudget bounds the search that explains a counterexample.
-const explainBudget = 3 * time.Second
+// explainSteps bounds, in search steps, the search that explains a
+// counterexample: a bound in steps rather than time words the explanation
+// the same way on every machine.
+const explainSteps = 200_000
 
 // shrink replaces res's evidence with that of a minimal counterexample: a
-// set of transactions that still violates on its own, from which no
-// transaction can be dropped together with those that read from it (they
-// would read from thin air) while its violation stays one of the whole
-// history (see Droppable).
+// set of transactions, each with some of its read events, that still
+// violates on its own, from which no transaction and no read event can be
+// dropped while its violation stays one of the whole history.
+//
+// A transaction goes with the reads of the others that returned a version
+// it wrote: a Select that returned one is left out as a whole, and an
+// Update or a Delete that matched one becomes a blind write of the
+// versions it wrote (see sqlhistory.History.WithoutReads). Then Droppable
+// must hold of what is left.
+//
+// Why a violation of what is left is one of the whole history: the axioms
+// of every level are implications whose premises are made of the reads'
+// write-read dependencies, session order and program order, and whose
+// conclusions constrain the commit order; a read also constrains the
+// versions it may see. Leaving a read out removes its constraints and the
+// premises built from it, and leaving out a transaction whose versions no
+// read left returned removes its premises too, under the condition of
+// Droppable. So every consistent execution of the whole history gives, by
+// restriction, one of what is left: if what is left has none, neither does
+// the whole. Dropping one row from a Select's result would not do: the
+// row's visible version would then have to fail the predicate, a new
+// constraint; the whole event goes instead.
 //
 // It starts from the transactions the evidence names, with those they
 // read from and their sessions' earlier transactions, when those alone
@@ -31,18 +52,18 @@ const explainBudget = 3 * time.Second
 // unsatisfiable core). Then it drops transactions by deletion in halving
 // chunks (Zeller and Hildebrandt, "Simplifying and Isolating
 // Failure-Inducing Input", IEEE TSE 28(2), 2002, §3): first the later half
-// of those left, then quarters, down to one at a time until none can go,
-// so that a counterexample of k transactions among n costs about k·log n
-// checks, each of a smaller history than the last. Every step is decided
-// by the order of the transactions alone: the same history gives the same
-// counterexample.
+// of those left, then quarters, down to one at a time, and then read
+// events one at a time, until nothing can go. Every step is decided by the
+// order of the transactions and events alone: the same history gives the
+// same counterexample.
 //
 // It runs as the stage "shrink", counting the transactions left, within
 // shrinkBudget and ctx. When the budget ends first, the counterexample is
 // what is left, and res.ShrinkStopped says how long shrinking ran: it may
 // not be minimal (a minimal one is no larger). The explanation of what is
-// left gets explainBudget of its own, still within ctx. Once ctx ends, res
-// keeps the evidence it has, on the whole history: the violation stands.
+// left gets a budget of explainSteps search steps, still within ctx. Once
+// ctx ends, res keeps the evidence it has, on the whole history: the
+// violation stands.
 func shrink(ctx context.Context, h *sqlhistory.History, opts Options, res *Result) {
 	shrinkWithin(ctx, h, opts, res, shrinkBudget)
 }
@@ -57,10 +78,7 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 	quiet := progress.WithTracker(ctx, nil)
 	sctx, cancel := context.WithTimeout(quiet, budget)
 	defer cancel()
-	s := &shrinker{ctx: sctx, h: h, opts: opts, m: m, keep: make([]bool, len(h.Txns))}
-	for i := range s.keep {
-		s.keep[i] = true
-	}
+	s := newShrinker(sctx, h, opts, m)
 	s.seed(res)
 	s.narrow()
 	s.minimise()
@@ -69,15 +87,13 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 		res.History, res.Txns = h, allTxns(h, res)
 		return
 	}
-	sub, orig := h.Subset(s.keep)
+	sub, orig := s.sub(s.keep, s.cut)
 	// The paper's search on the small counterexample says which choice
-	// of a missed row fails how; it gets a few seconds of its own, and
-	// the SAT encoding's verdict stands if it needs more.
+	// of a missed row fails how; it gets a budget of steps of its own,
+	// and the SAT encoding's verdict stands if it needs more.
 	explainOpts := opts
 	explainOpts.Paper = true
-	ectx, ecancel := context.WithTimeout(quiet, explainBudget)
-	final := decide(ectx, sub, explainOpts)
-	ecancel()
+	final := decide(withStepBudget(quiet, explainSteps), sub, explainOpts)
 	if final.Verdict == verdict.Unknown {
 		final = decide(quiet, sub, opts)
 	}
@@ -97,18 +113,39 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 	*res = *final
 	res.Stats = stats
 	res.History, res.Txns = sub, orig
+	res.ReadsLeftOut = s.readsLeftOut()
 	if cut {
 		res.ShrinkStopped = max(time.Since(start), time.Nanosecond)
 	}
 }
 
-// shrinker holds the transactions of h a counterexample keeps so far.
+// shrinker holds what a counterexample keeps so far: the transactions of
+// h marked in keep, without the read events in cut.
 type shrinker struct {
 	ctx  context.Context
 	h    *sqlhistory.History
 	opts Options
 	m    *progress.Meter
 	keep []bool
+	cut  map[sqlhistory.EventRef]bool
+	// checked, when set, is told of every sub-history checked and whether
+	// it violates, for tests.
+	checked func(sub *sqlhistory.History, violated bool)
+}
+
+// newShrinker returns a shrinker that keeps all of h.
+func newShrinker(ctx context.Context, h *sqlhistory.History, opts Options, m *progress.Meter) *shrinker {
+	s := &shrinker{ctx: ctx, h: h, opts: opts, m: m, keep: make([]bool, len(h.Txns)), cut: map[sqlhistory.EventRef]bool{}}
+	for i := range s.keep {
+		s.keep[i] = true
+	}
+	return s
+}
+
+// sub returns the sub-history of the transactions marked in keep without
+// the read events in cut, and the index in h of each of its transactions.
+func (s *shrinker) sub(keep []bool, cut map[sqlhistory.EventRef]bool) (*sqlhistory.History, []int) {
+	return s.h.WithoutReads(cut).Subset(keep)
 }
 
 // left counts the transactions kept.
@@ -122,6 +159,18 @@ func (s *shrinker) left() int {
 	return n
 }
 
+// readsLeftOut counts the read events of the kept transactions that the
+// counterexample leaves out.
+func (s *shrinker) readsLeftOut() int {
+	n := 0
+	for ref := range s.cut {
+		if s.keep[ref.Txn] {
+			n++
+		}
+	}
+	return n
+}
+
 // seed keeps only the transactions res's evidence names (see
 // evidenceTxns), if they are droppable from the others and violate alone.
 func (s *shrinker) seed(res *Result) {
@@ -129,27 +178,52 @@ func (s *shrinker) seed(res *Result) {
 	if seed == nil {
 		return
 	}
-	s.adopt(seed)
+	s.adopt(seed, s.cut)
 }
 
-// adopt replaces the kept transactions by those marked in next, a subset
-// of them, if the rest may be dropped and next violates; it returns the
-// result of next when it does.
-func (s *shrinker) adopt(next []bool) *Result {
+// adopt replaces what is kept by the transactions marked in next, a
+// subset of them, without the read events in cut, a superset of s.cut,
+// and without the reads of next's transactions that returned a version
+// of a transaction dropped. It does so if that drops something, the
+// transactions dropped may go (see Droppable) and what is left violates;
+// it returns the result of what is left when it does.
+func (s *shrinker) adopt(next []bool, cut map[sqlhistory.EventRef]bool) *Result {
+	cut = maps.Clone(cut)
+	for t, k := range next {
+		if !k {
+			continue
+		}
+		for ei, e := range s.h.Txns[t].Events {
+			for _, v := range e.Reads {
+				if w := s.h.Versions[v].Writer; w >= 0 && !next[w] {
+					cut[sqlhistory.EventRef{Txn: t, Event: ei}] = true
+				}
+			}
+		}
+	}
 	var drop []int
 	for i, k := range s.keep {
 		if k && !next[i] {
 			drop = append(drop, i)
 		}
 	}
-	if len(drop) == 0 || !Droppable(s.h, next, drop) {
+	if len(drop) == 0 && len(cut) == len(s.cut) {
 		return nil
 	}
-	r := violates(s.ctx, s.h, next, s.opts)
-	if r == nil {
+	if !Droppable(s.h.WithoutReads(cut), next, drop) {
+		return nil
+	}
+	sub, _ := s.sub(next, cut)
+	r := decide(s.ctx, sub, s.opts)
+	violated := r.Verdict == verdict.Violated
+	if s.checked != nil && s.ctx.Err() == nil {
+		s.checked(sub, violated)
+	}
+	if !violated {
 		return nil
 	}
 	copy(s.keep, next)
+	s.cut = cut
 	s.m.Set(int64(s.left()))
 	return r
 }
@@ -157,9 +231,12 @@ func (s *shrinker) adopt(next []bool) *Result {
 // narrow replaces the kept transactions by those the evidence of their
 // own violation names, for as long as that drops some.
 func (s *shrinker) narrow() {
-	r := violates(s.ctx, s.h, s.keep, s.opts)
+	sub, orig := s.sub(s.keep, s.cut)
+	r := decide(s.ctx, sub, s.opts)
+	if r.Verdict != verdict.Violated {
+		return
+	}
 	for r != nil && s.ctx.Err() == nil {
-		sub, orig := s.h.Subset(s.keep)
 		ev := evidenceTxns(sub, r)
 		if ev == nil {
 			return
@@ -170,12 +247,14 @@ func (s *shrinker) narrow() {
 				next[orig[i]] = true
 			}
 		}
-		r = s.adopt(next)
+		if r = s.adopt(next, s.cut); r != nil {
+			sub, orig = s.sub(s.keep, s.cut)
+		}
 	}
 }
 
-// minimise drops kept transactions, with those that read from them, in
-// chunks of halving size, latest first, until no single one can go.
+// minimise drops kept transactions in chunks of halving size, latest
+// first, then single read events, latest first, until none can go.
 func (s *shrinker) minimise() {
 	chunk := max(1, s.left()/2)
 	for s.ctx.Err() == nil {
@@ -196,38 +275,49 @@ func (s *shrinker) minimise() {
 			chunk /= 2
 			continue
 		}
+		for _, ref := range s.reads() {
+			if s.ctx.Err() != nil {
+				return
+			}
+			next := maps.Clone(s.cut)
+			next[ref] = true
+			if s.adopt(s.keep, next) != nil {
+				changed = true
+			}
+		}
 		if !changed {
 			return
 		}
 	}
 }
 
-// drop drops the transactions group that are still kept, with those that
-// read from them, if what is left still violates; it reports whether it
-// did.
-func (s *shrinker) drop(group []int) bool {
-	next := slices.Clone(s.keep)
-	any := false
-	for _, i := range group {
-		if !next[i] {
+// reads returns the read events kept, latest first.
+func (s *shrinker) reads() []sqlhistory.EventRef {
+	var out []sqlhistory.EventRef
+	for t := len(s.keep) - 1; t >= 0; t-- {
+		if !s.keep[t] {
 			continue
 		}
-		for _, j := range readersOf(s.h, next, i) {
-			next[j] = false
-			any = true
+		events := s.h.Txns[t].Events
+		for e := len(events) - 1; e >= 0; e-- {
+			ref := sqlhistory.EventRef{Txn: t, Event: e}
+			if events[e].Kind.Reads() && !s.cut[ref] {
+				out = append(out, ref)
+			}
 		}
 	}
-	return any && s.adopt(next) != nil
+	return out
 }
 
-// violates returns the result of the subset keep if it is violated.
-func violates(ctx context.Context, h *sqlhistory.History, keep []bool, opts Options) *Result {
-	sub, _ := h.Subset(keep)
-	r := decide(ctx, sub, opts)
-	if r.Verdict == verdict.Violated {
-		return r
+// drop drops the transactions of group that are still kept, with the
+// reads of the others that returned their versions, if what is left still
+// violates; it reports whether it did.
+func (s *shrinker) drop(group []int) bool {
+	next := slices.Clone(s.keep)
+	for _, i := range group {
+		next[i] = false
 	}
-	return nil
+	return s.adopt(next, s.cut) != nil
 }
 
 // Droppable reports whether dropping the transactions drop from a history,
@@ -313,33 +403,6 @@ func Droppable(h *sqlhistory.History, keep []bool, drop []int) bool {
 		}
 	}
 	return true
-}
-
-// readersOf returns i and the kept transactions that read from it,
-// directly or through others.
-func readersOf(h *sqlhistory.History, keep []bool, i int) []int {
-	in := map[int]bool{i: true}
-	out := []int{i}
-	for changed := true; changed; {
-		changed = false
-		for j := range h.Txns {
-			if !keep[j] || in[j] {
-				continue
-			}
-		reads:
-			for _, e := range h.Txns[j].Events {
-				for _, v := range e.Reads {
-					if w := h.Versions[v].Writer; w >= 0 && in[w] {
-						in[j] = true
-						out = append(out, j)
-						changed = true
-						break reads
-					}
-				}
-			}
-		}
-	}
-	return out
 }
 
 // evidenceTxns returns the transactions res's evidence names, with the

@@ -106,7 +106,12 @@ type Result struct {
 	// input, whose transactions number InputTxns.
 	Shrunk    bool
 	InputTxns int
-	Stats     Stats
+	// ReadsLeftOut counts the read events of the input's transactions
+	// that History leaves out: a Select left out whole, or an Update or a
+	// Delete kept as a blind write (an Insert). They read from
+	// transactions dropped, or the violation does not need them.
+	ReadsLeftOut int
+	Stats        Stats
 
 	// core are transactions (indices into History) the evidence of a
 	// NoOrder involves, where known: where shrinking starts.

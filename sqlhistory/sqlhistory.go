@@ -138,6 +138,11 @@ type Event struct {
 	// Text is the statement as the client sent it, if recorded, for
 	// reports only.
 	Text string
+	// Was, on an Insert that WithoutReads made of an Update or a Delete
+	// whose read a counterexample leaves out (a blind write of the
+	// versions it wrote), is that event as the history recorded it, for
+	// reports.
+	Was *Event
 }
 
 // Txn is one transaction.
