@@ -134,7 +134,7 @@ func Cycles(numNodes int, known []polygraph.Edge, limit int) [][]polygraph.Edge 
 				continue
 			}
 			cycle := append([]polygraph.Edge{e}, path...)
-			k := cycleKey(cycle)
+			k := CycleKey(cycle)
 			if seen[k] {
 				continue
 			}
@@ -146,8 +146,9 @@ func Cycles(numNodes int, known []polygraph.Edge, limit int) [][]polygraph.Edge 
 	return out
 }
 
-// cycleKey identifies a cycle whatever edge it starts at.
-func cycleKey(cycle []polygraph.Edge) string {
+// CycleKey identifies a cycle whatever edge it starts at: two cycles of
+// the same edges in the same circular order have the same key.
+func CycleKey(cycle []polygraph.Edge) string {
 	start := 0
 	for i, e := range cycle {
 		if less(e, cycle[start]) {

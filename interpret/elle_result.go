@@ -423,33 +423,10 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 func elleCycleKey(d *describer, cycles [][]polygraph.Edge) string {
 	var key strings.Builder
 	for _, c := range cycles {
-		kept := d.fold(c, true)
-		// The same cycle whatever edge it starts at.
-		start := 0
-		for i, e := range kept {
-			if edgeLess(e, kept[start]) {
-				start = i
-			}
-		}
-		for i := range kept {
-			e := kept[(start+i)%len(kept)]
-			fmt.Fprintf(&key, "%d %d %d %d,", e.From, e.To, e.Kind, e.Key)
-		}
+		key.WriteString(check.CycleKey(d.fold(c, true)))
 		key.WriteString(";")
 	}
 	return key.String()
-}
-
-func edgeLess(a, b polygraph.Edge) bool {
-	switch {
-	case a.From != b.From:
-		return a.From < b.From
-	case a.To != b.To:
-		return a.To < b.To
-	case a.Kind != b.Kind:
-		return a.Kind < b.Kind
-	}
-	return a.Key < b.Key
 }
 
 // directEdges caches, per polygraph, the edges the history shows
