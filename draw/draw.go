@@ -1,0 +1,145 @@
+// Package draw lays out the pictures of isocheck's reports and writes
+// them as SVG or PNG with nothing to install: a counterexample's
+// transactions and dependencies (Graph), the operations of processes over
+// time (Timeline), and a quantity over time (Chart).
+//
+// A Graph is drawn the way a database engineer draws an anomaly on a
+// whiteboard: one horizontal lane per session, the session's transactions
+// as boxes along it in real-time or session order, and the dependencies as
+// labelled arrows coloured by kind. The SVG's text is real text
+// (selectable, searchable), its colours differ in grey scale too (each
+// kind also has its own line pattern), and every arrow carries its
+// justification as a tooltip. PNG uses the same layout, rasterised in Go.
+package draw
+
+// The kinds of dependency a Graph colours; any other kind is drawn grey.
+const (
+	SO = "SO" // session order
+	WR = "WR" // the target read the source's write
+	WW = "WW" // the target overwrote the source's write
+	RW = "RW" // the target overwrote the version the source read
+	RT = "RT" // real time: the source ended before the target started
+)
+
+// Graph is a counterexample to draw: its transactions on lanes and the
+// dependencies between them.
+type Graph struct {
+	// Title is the picture's heading ("SI violated: WriteSkew (G2-item)")
+	// and Caption the lines under it (what happened).
+	Title   string
+	Caption []string
+	// Lanes are the sessions, top to bottom.
+	Lanes []Lane
+	// Edges are the dependencies, drawn as arrows between nodes.
+	Edges []Edge
+	// Notes are lines drawn below the legend (such as the orders of the
+	// writes that dashed edges assume).
+	Notes []string
+}
+
+// Lane is one session: a name and its transactions, left to right.
+type Lane struct {
+	Name  string
+	Nodes []Node
+}
+
+// Node is one transaction.
+type Node struct {
+	// ID names the node for Edge.From and Edge.To; unique in the Graph.
+	ID string
+	// Title is drawn in bold at the top ("T1"), Sub under it in small
+	// grey ("#2 · write-skew.jsonl:3").
+	Title, Sub string
+	// Lines are the operations, one per line, with the values that
+	// matter marked.
+	Lines []Line
+	// Status is "" for a committed transaction; any other (aborted,
+	// unknown, rolled-back) is written in the box, which is drawn in
+	// orange.
+	Status string
+	// Order places the node along the time axis: nodes of every lane are
+	// put in columns by increasing Order (ties share a column when they
+	// are on different lanes). Use a start time, or the input's order.
+	Order int64
+}
+
+// Line is one line of text in a node: spans, some marked (drawn bold on
+// a highlight).
+type Line []Span
+
+// Span is a piece of a Line.
+type Span struct {
+	Text string
+	Mark bool
+}
+
+// Plain is a Line of one unmarked span.
+func Plain(s string) Line { return Line{{Text: s}} }
+
+// Edge is a dependency: From must come before To.
+type Edge struct {
+	From, To string
+	// Kind decides colour and pattern (SO, WR, WW, RW, RT; others grey).
+	Kind string
+	// Label is written on the arrow ("RW x").
+	Label string
+	// Dashed marks an edge that holds only under an assumed order of the
+	// writes; forced edges are solid.
+	Dashed bool
+	// Why justifies the edge in a sentence: the arrow's tooltip.
+	Why string
+}
+
+// Timeline is the operations of processes over time, as Porcupine and
+// Jepsen draw them: one lane per process, one bar per operation from its
+// call to its return.
+type Timeline struct {
+	Title   string
+	Caption []string
+	Lanes   []TimelineLane
+	// Notes are lines drawn below the timeline.
+	Notes []string
+}
+
+// TimelineLane is one process and its operations.
+type TimelineLane struct {
+	Name string
+	Ops  []Interval
+}
+
+// Interval is one operation: called at Start, returned at End (in any
+// unit, the same for the whole Timeline). Open marks one that never
+// returned (drawn to the right edge, faded); Mark one the explanation
+// names (drawn red and bold); Point, when not nil, the time at which the
+// operation takes effect in a linearization (a tick on the bar).
+type Interval struct {
+	Start, End int64
+	Label      string
+	Why        string
+	Open, Mark bool
+	Point      *int64
+}
+
+// Chart is one or more quantities over time, as a small line plot.
+type Chart struct {
+	Title          string
+	XLabel, YLabel string
+	Series         []Series
+	// Marks are vertical lines at moments of note (faults injected).
+	Marks []Mark
+}
+
+// Series is one line of a Chart.
+type Series struct {
+	Name   string
+	Points []Point
+}
+
+// Point is one value of a Series.
+type Point struct{ X, Y float64 }
+
+// Mark is a moment of note on a Chart.
+type Mark struct {
+	X     float64
+	Label string
+}

@@ -1,0 +1,105 @@
+// Package report writes what a check found as one self-contained HTML
+// page: the levels checked, every anomaly with its counterexample drawn
+// and every dependency justified, the history's statistics and, for a
+// history recorded by `isocheck run`, the run's summary. The page loads
+// nothing (no script, font or stylesheet from anywhere), so it opens from
+// disk on a machine with nothing installed.
+package report
+
+import (
+	"time"
+
+	"github.com/isocheck/isocheck/draw"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// Page is everything one page shows.
+type Page struct {
+	// Title names what was checked (the input file, or the run).
+	Title string
+	// Command is the command line that made the page, shown in small.
+	Command string
+	// Levels are the levels checked, strongest first.
+	Levels []Level
+	// Strongest is the strongest level the history satisfies, when more
+	// than one was checked; "" when it satisfies none of them.
+	Strongest string
+	// Anomalies are the anomalies found, the main one first.
+	Anomalies []Anomaly
+	// Facts are the history's statistics: transactions, sessions, keys,
+	// operations, ...
+	Facts []Fact
+	// Run is the run's summary, for a history `isocheck run` recorded.
+	Run *Run
+	// Notes are what else the reader should know (dropped events, ...).
+	Notes []string
+}
+
+// Level is one row of the level table.
+type Level struct {
+	Name    string // SER
+	Verdict verdict.Verdict
+	// Anomaly names the anomaly found, for a violated level.
+	Anomaly string
+	// Reason says why there is no verdict.
+	Reason string
+}
+
+// Fact is one statistic: a name and its value, as text.
+type Fact struct{ Name, Value string }
+
+// Anomaly is one anomaly found, with its counterexample.
+type Anomaly struct {
+	// Level is the level it breaks (SI).
+	Level string
+	// Name and Class name it (WriteSkew, G2-item); Description says what
+	// it means in general and Summary what happened here.
+	Name, Class, Description, Summary string
+	// Count is how many were found (More: at least that many); 0 when
+	// not counted.
+	Count int
+	More  bool
+	// Minimal says the counterexample is minimal.
+	Minimal bool
+	// Graph draws the counterexample; Timeline draws a linearizability
+	// counterexample. Either may be nil.
+	Graph    *draw.Graph
+	Timeline *draw.Timeline
+	// Txns are the counterexample's transactions, Edges its dependencies.
+	Txns  []Txn
+	Edges []Edge
+	// Detail is preformatted text shown as it is (an assertion, a
+	// program's output).
+	Detail string
+}
+
+// Txn is one transaction of a counterexample.
+type Txn struct {
+	Name, Session string
+	Position      int    // in its session, from 1
+	Status        string // committed, aborted, ...
+	Where         string // file:line, or the Jepsen :index
+	Ops           []draw.Line
+	OmittedOps    int
+}
+
+// Edge is one dependency, justified.
+type Edge struct {
+	From, To, Kind, Key string
+	Reason              string
+	Because             string // why the order of writes it rests on holds
+	Assumed             bool
+}
+
+// Run is what `isocheck run` did.
+type Run struct {
+	Database, Workload string
+	Planned, Committed, Aborted, Unknown int
+	Duration                             time.Duration
+	P50, P95, P99, Max                   time.Duration
+	AbortReasons                         map[string]int
+	// Faults are the faults injected, in order, as text.
+	Faults []string
+	// OverTime plots commits and aborts per interval.
+	OverTime *draw.Chart
+}
