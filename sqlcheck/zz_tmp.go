@@ -1,0 +1,5 @@
+package sqlcheck
+
+import "github.com/isocheck/isocheck/draw"
+
+func (r *Result) Graph() *draw.Graph { return nil }
