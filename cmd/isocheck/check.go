@@ -32,10 +32,10 @@ type checkFlags struct {
 	htmlFile                  string
 	// inputPath and command name the input and the command line, for
 	// the page (--html).
-	inputPath, command string
-	fileOut                   io.Writer // where a file named "-" goes (see routeStdout)
-	noSessionOrder, elle      bool
-	asEDN                     bool // Elle's result map as EDN (see ednConflict)
+	inputPath, command   string
+	fileOut              io.Writer // where a file named "-" goes (see routeStdout)
+	noSessionOrder, elle bool
+	asEDN                bool // Elle's result map as EDN (see ednConflict)
 	// ablate are the options that turn parts of the checker off, for
 	// measurements.
 	ablate check.Options

@@ -13,11 +13,11 @@ import (
 
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
-	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
 	runner "github.com/isocheck/isocheck/run"
