@@ -73,9 +73,27 @@ func nodeID(t int) string {
 	return fmt.Sprintf("t%d", t)
 }
 
-// drawn returns the transactions the picture shows: every one of a
-// shrunk counterexample; of a whole history, those the dependencies
-// touch and the readers the violation is about (all of them if none).
+// Shown returns the transactions of r.History that Graph draws, in
+// order: every one of a shrunk counterexample; of a whole history, those
+// the dependencies touch and the readers the violation is about (all of
+// them if none). It returns nil when r is not a violation.
+func (r *Result) Shown() []int {
+	f := r.figure()
+	if f == nil {
+		return nil
+	}
+	var ts []int
+	for t := range r.drawn(f) {
+		if t >= 0 {
+			ts = append(ts, t)
+		}
+	}
+	slices.Sort(ts)
+	return ts
+}
+
+// drawn returns the transactions Shown returns, as a set (with
+// sqlhistory.Init when a dependency leaves the initial state).
 func (r *Result) drawn(f *figure) map[int]bool {
 	drawn := map[int]bool{}
 	for _, d := range f.deps {

@@ -105,6 +105,15 @@ func TestFigureWholeHistory(t *testing.T) {
 	if len(nodes) == 0 || len(nodes) >= len(res.History.Txns) {
 		t.Errorf("%d boxes for a history of %d transactions", len(nodes), len(res.History.Txns))
 	}
+	shown := res.Shown()
+	for _, i := range shown {
+		if _, ok := nodes[res.History.TxnName(i)]; !ok {
+			t.Errorf("%s is shown but has no box", res.History.TxnName(i))
+		}
+	}
+	if _, init := nodes["init"]; len(shown) != len(nodes) && !(init && len(shown) == len(nodes)-1) {
+		t.Errorf("%d transactions shown, %d boxes", len(shown), len(nodes))
+	}
 	checkEdges(t, g)
 }
 
