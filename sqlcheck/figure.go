@@ -38,7 +38,11 @@ func (r *Result) Graph() *draw.Graph {
 		}
 	}
 	drawn := r.drawn(f)
-	if init := f.initialLines(); len(init) > 0 {
+	if drawn[sqlhistory.Init] {
+		init := f.initialLines()
+		if len(init) == 0 {
+			init = []draw.Line{draw.Plain("(no row yet)")}
+		}
 		g.Lanes = append(g.Lanes, draw.Lane{Name: "initial state", Nodes: []draw.Node{{
 			ID: nodeID(sqlhistory.Init), Title: "init", Sub: "the initial rows", Lines: init, Order: -1}}})
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"flag"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -244,5 +246,67 @@ func golden(t *testing.T, path string, g any) {
 	}
 	if !bytes.Equal(got, want) {
 		t.Errorf("the picture differs from %s (run go test -run Figure -update and read the diff):\n%s", path, got)
+	}
+}
+
+// TestFigureRandom: the pictures of the counterexamples of random
+// histories, shrunk or whole, draw a box for every transaction shown and
+// arrows only between boxes.
+func TestFigureRandom(t *testing.T) {
+	cfgs := []historytest.SQLConfig{
+		{},
+		{Txns: 7, Sessions: 3, Keys: 3, Tables: 1, Events: 3},
+		{Txns: 5, Sessions: 2, Keys: 4, Tables: 1, Events: 4, FaultProb: -1},
+	}
+	shapes := map[string]int{}
+	for seed := range 400 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0xf16))
+		h := historytest.RandomSQL(rng, cfgs[seed%len(cfgs)])
+		for _, opts := range []sqlcheck.Options{{}, {NoShrink: true, Paper: true}} {
+			res, err := sqlcheck.Check(context.Background(), h, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			g := res.Graph()
+			if res.Verdict != verdict.Violated {
+				continue
+			}
+			switch {
+			case res.Either != nil:
+				shapes["either"]++
+			case res.Missed != nil:
+				shapes["missed"]++
+			case res.Cycle != nil:
+				shapes["cycle"]++
+			case len(res.Anomalies) > 0:
+				shapes["anomaly"]++
+			default:
+				shapes["no order"]++
+			}
+			if name := sqlcheck.Explain(res).Anomaly.Name; !strings.Contains(g.Title, name) {
+				t.Errorf("seed %d: title %q does not name %s", seed, g.Title, name)
+			}
+			nodes := checkNodes(t, g)
+			for _, i := range res.Shown() {
+				if _, ok := nodes[res.History.TxnName(i)]; !ok {
+					t.Errorf("seed %d: %s has no box", seed, res.History.TxnName(i))
+				}
+			}
+			ids := map[string]bool{}
+			for _, l := range g.Lanes {
+				for _, n := range l.Nodes {
+					ids[n.ID] = true
+				}
+			}
+			for _, e := range g.Edges {
+				if !ids[e.From] || !ids[e.To] || e.Why == "" {
+					t.Errorf("seed %d: edge %+v", seed, e)
+				}
+			}
+		}
+	}
+	t.Logf("violations by shape: %v", shapes)
+	if shapes["cycle"] == 0 || shapes["anomaly"] == 0 {
+		t.Errorf("violations by shape: %v, want cycles and anomalies among them", shapes)
 	}
 }
