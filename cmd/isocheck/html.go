@@ -161,9 +161,9 @@ func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, 
 // timeline with the one that cannot take effect.
 func lwtPage(path, command string, res lwt.Result, ops []lwt.Op, info *format.Info, notes []string) *report.Page {
 	page := &report.Page{Title: path, Command: command, Notes: notes}
-	row := report.Level{Name: "linearizability", Verdict: res.Verdict, Reason: res.Reason}
+	row := report.Level{Name: report.Linearizability, Verdict: res.Verdict, Reason: res.Reason}
 	if res.Violation != nil {
-		row.Anomaly = "not linearizable"
+		row.Anomaly = report.NotLinearizable
 		page.Anomalies = []report.Anomaly{report.FromLWT(res, ops)}
 	}
 	page.Levels = []report.Level{row}
