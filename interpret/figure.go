@@ -43,17 +43,14 @@ func (r *Report) Graph() *draw.Graph {
 	}
 	g := &draw.Graph{Title: title, Caption: wrapPlain(a.Summary, 100)}
 
-	steps := a.figureSteps()
+	steps := a.Dependencies()
 	marks := newOpMarks(a)
 	for _, s := range steps {
 		marks.step(s)
 	}
-	if len(a.Cycles) == 0 {
-		steps = append(steps, a.readSteps(steps, marks)...)
-		if len(steps) == 0 {
-			marks.unwritten()
-			g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
-		}
+	if len(steps) == 0 {
+		marks.unwritten()
+		g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
 	}
 	g.Lanes = a.lanes(marks, steps)
 	orders := writeOrders(a)
@@ -76,9 +73,12 @@ func (r *Report) Graph() *draw.Graph {
 	return g
 }
 
-// figureSteps returns the anomaly's dependencies, once each: its Edges,
-// then those of its cycles that Edges lacks.
-func (a *Anomaly) figureSteps() []Step {
+// Dependencies returns the dependencies a picture of the anomaly draws,
+// once each: its Edges, then those of its Cycles that Edges lacks, and,
+// for an anomaly without a cycle (an aborted or intermediate read, ...),
+// the reads of its transactions from the writes of others of them (see
+// readSteps).
+func (a *Anomaly) Dependencies() []Step {
 	var out []Step
 	seen := map[string]bool{}
 	add := func(s Step) {
@@ -95,15 +95,18 @@ func (a *Anomaly) figureSteps() []Step {
 			add(s)
 		}
 	}
+	if len(a.Cycles) == 0 {
+		out = append(out, a.readSteps(out)...)
+	}
 	return out
 }
 
 // readSteps returns the WR dependencies of the reads of the anomaly's
-// transactions from the writes of others of them that steps lacks, and
-// marks the operations: for a non-cycle anomaly, whose report keeps no
-// dependency, these are what the picture shows. A read of a list depends
-// on the writer of each of its elements.
-func (a *Anomaly) readSteps(steps []Step, marks opMarks) []Step {
+// transactions from the writes of others of them that steps lacks: for a
+// non-cycle anomaly, whose report keeps no dependency, these are what
+// the picture shows. A read of a list depends on the writer of each of
+// its elements.
+func (a *Anomaly) readSteps(steps []Step) []Step {
 	seen := map[string]bool{}
 	for _, s := range steps {
 		seen[stepKey(s)] = true
@@ -112,7 +115,7 @@ func (a *Anomaly) readSteps(steps []Step, marks opMarks) []Step {
 	var out []Step
 	for ti := range a.Txns {
 		reader := &a.Txns[ti]
-		for oi, op := range reader.Ops {
+		for _, op := range reader.Ops {
 			if op.Kind != "r" {
 				continue
 			}
@@ -120,18 +123,12 @@ func (a *Anomaly) readSteps(steps []Step, marks opMarks) []Step {
 			if op.Value.Kind() == KindList {
 				elems = op.Value.List()
 			}
-			for ei, v := range elems {
-				wi, wo := a.writerIn(reader.Name, op.Key, v)
+			for _, v := range elems {
+				wi := a.writerIn(reader.Name, op.Key, v)
 				if wi < 0 {
 					continue
 				}
 				writer := &a.Txns[wi]
-				elem := -1
-				if op.Value.Kind() == KindList {
-					elem = ei
-				}
-				marks.mark(reader.Name, oi, elem)
-				marks.mark(writer.Name, wo, -1)
 				s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
 				switch {
 				case lists:
@@ -152,21 +149,21 @@ func (a *Anomaly) readSteps(steps []Step, marks opMarks) []Step {
 	return out
 }
 
-// writerIn returns the transaction of the anomaly, other than the one
-// named reader, that wrote (or appended) v to key, and the index of its
-// write among its operations; -1 when none did.
-func (a *Anomaly) writerIn(reader string, key ID, v Value) (txn, op int) {
+// writerIn returns the index of the transaction of the anomaly, other
+// than the one named reader, that wrote (or appended) v to key; -1 when
+// none did.
+func (a *Anomaly) writerIn(reader string, key ID, v Value) int {
 	for ti, t := range a.Txns {
 		if t.Name == reader {
 			continue
 		}
-		for oi, o := range t.Ops {
+		for _, o := range t.Ops {
 			if isWrite(o) && o.Key == key && sameValue(o.Value, v) {
-				return ti, oi
+				return ti
 			}
 		}
 	}
-	return -1, -1
+	return -1
 }
 
 // lanes places the anomaly's transactions, and the other ends of steps,

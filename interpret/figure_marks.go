@@ -134,7 +134,7 @@ func (m opMarks) unwritten() {
 				if v.Kind() == KindNull || v.IsZero() {
 					continue
 				}
-				if w, _ := a.writerIn(t.Name, op.Key, v); w < 0 {
+				if a.writerIn(t.Name, op.Key, v) < 0 {
 					if op.Value.Kind() == KindList {
 						m.mark(t.Name, i, e)
 					} else {
