@@ -277,12 +277,12 @@ func writeOrders(a *Anomaly) map[string][]int {
 }
 
 // orderNotes spells out the orders of the writes that dashed edges hold
-// under, as WriteDOT's legend does.
+// under, as WriteDOT's legend does (every order closes a cycle).
 func (a *Anomaly) orderNotes(orders map[string][]int) []string {
 	if len(orders) == 0 {
 		return nil
 	}
-	notes := []string{"dashed: holds only under one order of the writes, and every order closes a cycle"}
+	var notes []string
 	for i := range a.Cycles {
 		if a.Constraint != nil && len(a.Cycles) == 2 {
 			notes = append(notes, fmt.Sprintf("order %d: %s", i+1, a.order(i)))

@@ -318,3 +318,37 @@ func TestFigureSatisfied(t *testing.T) {
 		t.Errorf("a satisfied level drawn: %+v", g)
 	}
 }
+
+// TestFigureInitialState checks that a dependency on the initial state
+// puts it on a lane of its own on top, with the value read marked.
+func TestFigureInitialState(t *testing.T) {
+	f := false
+	rep := &interpret.Report{Level: "SER", Satisfied: &f, Anomaly: &interpret.Anomaly{
+		Name: "G-single", Summary: "T1 read x's initial value, which T2 overwrote",
+		Txns: []interpret.TxnInfo{
+			{Name: "T1", Session: "1", Position: 1, Status: "committed", Where: "h.jsonl:1", Index: 0,
+				Ops: []interpret.Op{{Kind: "r", Key: "x", Value: interpret.NullValue()}, {Kind: "w", Key: "y", Value: interpret.IntValue(1)}}},
+			{Name: "T2", Session: "2", Position: 1, Status: "committed", Where: "h.jsonl:2", Index: 1,
+				Ops: []interpret.Op{{Kind: "r", Key: "y", Value: interpret.IntValue(1)}, {Kind: "w", Key: "x", Value: interpret.IntValue(2)}}},
+		},
+		Cycles: [][]interpret.Step{{
+			{From: "T1", To: "T2", Kind: "RW", Key: "x", FromValue: interpret.NullValue(), ToValue: interpret.IntValue(2), Reason: "T1 read x=null, which T2 overwrote with 2"},
+			{From: "T2", To: "T1", Kind: "WR", Key: "y", FromValue: interpret.IntValue(1), ToValue: interpret.IntValue(1), Reason: "T1 read y=1 written by T2"},
+		}},
+		Edges: []interpret.Step{
+			{From: "init", To: "T1", Kind: "WR", Key: "x", FromValue: interpret.NullValue(), ToValue: interpret.NullValue(), Reason: "T1 read the initial x=null"},
+		},
+	}}
+	g := rep.Graph()
+	checkGraph(t, rep, g)
+	if len(g.Lanes) != 3 || g.Lanes[0].Name != "initial state" || len(g.Lanes[0].Nodes) != 1 {
+		t.Fatalf("lanes %+v, want the initial state's on top", g.Lanes)
+	}
+	init := g.Lanes[0].Nodes[0]
+	if init.ID != "init" || !marked(init) || init.Order >= g.Lanes[1].Nodes[0].Order {
+		t.Errorf("the initial state %+v, want init, its value marked, first", init)
+	}
+	if !slices.ContainsFunc(g.Edges, func(e draw.Edge) bool { return e.From == "init" && e.To == "T1" && e.Label == "WR x" }) {
+		t.Errorf("edges %+v, want init -WR x-> T1", g.Edges)
+	}
+}

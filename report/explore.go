@@ -166,7 +166,7 @@ func exploreNode(t *explore.TxnLog, name string, order int64) draw.Node {
 		n.Lines = append(n.Lines, draw.Line{{Text: textsafe.Escape(text), Mark: failed && e.Kind == explore.Read}})
 	}
 	for _, f := range t.Failures {
-		n.Lines = append(n.Lines, draw.Line{{Text: "assertion broken: " + textsafe.Escape(f), Mark: true}})
+		n.Lines = append(n.Lines, draw.Line{{Text: "failed: " + textsafe.Escape(f), Mark: true}})
 	}
 	if t.Status != explore.Committed {
 		n.Status = t.Status.String()
