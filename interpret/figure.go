@@ -48,8 +48,12 @@ func (r *Report) Graph() *draw.Graph {
 	for _, s := range steps {
 		marks.step(s)
 	}
-	if len(steps) == 0 {
+	if len(a.Cycles) == 0 && (len(steps) == 0 || a.Minimal) {
+		// The values read that no transaction shown wrote matter too (a
+		// thin-air read), where every operation shown matters.
 		marks.unwritten()
+	}
+	if len(steps) == 0 {
 		g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
 	}
 	g.Lanes = a.lanes(marks, steps)

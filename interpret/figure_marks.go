@@ -83,7 +83,7 @@ func (m opMarks) step(s Step) {
 }
 
 // markValue marks, in the transaction named txn, the read (or the write)
-// of v on key; in a read of a list, the last element equal to v. Without
+// of v on key; in a read of a list, the elements equal to v. Without
 // such an operation it marks the transaction's first read (last write) of
 // key, the operation the dependency stands for.
 func (m opMarks) markValue(txn string, key ID, v Value, read bool) {
@@ -100,12 +100,15 @@ func (m opMarks) markValue(txn string, key ID, v Value, read bool) {
 			fallback = i
 		}
 		if op.Value.Kind() == KindList && v.Kind() != KindList {
-			elems := op.Value.List()
-			for e := len(elems) - 1; e >= 0; e-- {
-				if sameValue(elems[e], v) {
+			found := false
+			for e, x := range op.Value.List() {
+				if sameValue(x, v) {
 					m.mark(txn, i, e)
-					return
+					found = true
 				}
+			}
+			if found {
+				return
 			}
 			continue
 		}
