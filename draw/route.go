@@ -1,0 +1,370 @@
+package draw
+
+import (
+	"math"
+	"sort"
+)
+
+// How a route runs between its boxes.
+type routeShape int
+
+const (
+	straight  routeShape = iota // same lane, forward, neighbours
+	over                        // same lane, forward, over the boxes between
+	under                       // same lane, backward, under the lane
+	cross                       // between lanes, forward
+	vertical                    // between lanes, in one column
+	crossBack                   // between lanes, backward: a visible S
+	loop                        // from a node to itself
+)
+
+// route is an edge laid out: its shape, its path and its label's place.
+type route struct {
+	e        Edge
+	label    string
+	why      string
+	from, to *box
+	shape    routeShape
+	level    int // of an arc over or under its lane, from 1
+	k, n     int // this edge's place among those of the same direction
+	// curve is the cubic Béziers the arrow follows, end to end.
+	curve     []cubic
+	labelRect rect
+}
+
+// classify decides each edge's shape, stacks the arcs of each lane, and
+// numbers parallel edges. Edges naming an unknown node are left out.
+func (l *graphLayout) classify(edges []Edge) {
+	count := map[[2]string]int{}
+	for _, e := range edges {
+		a, b := l.byID[e.From], l.byID[e.To]
+		if a == nil || b == nil {
+			continue
+		}
+		r := &route{e: e, from: a, to: b, label: clean(e.Label, maxLabel), why: clean(e.Why, 4*maxLine)}
+		if r.label == "" {
+			r.label = clean(e.Kind, maxLabel)
+		}
+		key := [2]string{e.From, e.To}
+		r.k = count[key]
+		count[key]++
+		switch {
+		case a == b:
+			r.shape = loop
+		case a.lane == b.lane && a.col < b.col && l.adjacent(a, b):
+			r.shape = straight
+		case a.lane == b.lane && a.col < b.col:
+			r.shape = over
+		case a.lane == b.lane:
+			r.shape = under
+		case a.col < b.col:
+			r.shape = cross
+		case a.col == b.col:
+			r.shape = vertical
+		default:
+			r.shape = crossBack
+		}
+		l.routes = append(l.routes, r)
+	}
+	for _, r := range l.routes {
+		r.n = count[[2]string{r.e.From, r.e.To}]
+	}
+	l.stackArcs(over, func(ln *lane, n int) { ln.above = max(ln.above, n) })
+	l.stackArcs(under, func(ln *lane, n int) { ln.below = max(ln.below, n) })
+}
+
+// adjacent says no box of a's lane lies between a and b.
+func (l *graphLayout) adjacent(a, b *box) bool {
+	for _, c := range l.boxes {
+		if c.lane == a.lane && c.col > a.col && c.col < b.col {
+			return false
+		}
+	}
+	return true
+}
+
+// stackArcs gives the arcs of one shape their levels: shorter arcs lower,
+// each above every shorter one it overlaps.
+func (l *graphLayout) stackArcs(shape routeShape, note func(*lane, int)) {
+	var arcs []*route
+	for _, r := range l.routes {
+		if r.shape == shape {
+			arcs = append(arcs, r)
+		}
+	}
+	span := func(r *route) (int, int) {
+		return min(r.from.col, r.to.col), max(r.from.col, r.to.col)
+	}
+	sort.SliceStable(arcs, func(i, j int) bool {
+		ai, bi := span(arcs[i])
+		aj, bj := span(arcs[j])
+		return bi-ai < bj-aj
+	})
+	for i, r := range arcs {
+		lo, hi := span(r)
+		r.level = 1
+		for _, o := range arcs[:i] {
+			olo, ohi := span(o)
+			if o.from.lane == r.from.lane && olo <= hi && lo <= ohi {
+				r.level = max(r.level, o.level+1)
+			}
+		}
+		r.level = min(r.level, maxArcs)
+		note(l.lanes[r.from.lane], r.level)
+	}
+}
+
+// path computes r's curve from its boxes' places.
+func (l *graphLayout) path(r *route) {
+	a, b := r.from.r, r.to.r
+	off := (float64(r.k) - float64(r.n-1)/2) * 12
+	sideOff := func(h float64) float64 { return math.Max(-(h/2 - 6), math.Min(off, h/2-6)) }
+	one := func(p0, c1, c2, p3 pt) { r.curve = []cubic{{p0, c1, c2, p3}} }
+	switch r.shape {
+	case straight:
+		y := a.Y + math.Min(a.H, b.H)/2 + sideOff(math.Min(a.H, b.H))
+		p0, p3 := pt{a.X + a.W, y}, pt{b.X, y}
+		one(p0, lerp(p0, p3, 1.0/3), lerp(p0, p3, 2.0/3), p3)
+	case over:
+		ln := l.lanes[r.from.lane]
+		cy := ln.zoneTop - (14+arcStep*float64(r.level-1))/0.75
+		p0, p3 := pt{a.X + a.W/2 + 8 + off, a.Y}, pt{b.X + b.W/2 - 8 + off, b.Y}
+		one(p0, pt{p0.X, cy}, pt{p3.X, cy}, p3)
+	case under:
+		ln := l.lanes[r.from.lane]
+		cy := ln.zoneTop + ln.zoneH + (14+arcStep*float64(r.level-1))/0.75
+		p0, p3 := pt{a.X + a.W/2 - 8 + off, a.Y + a.H}, pt{b.X + b.W/2 + 8 + off, b.Y + b.H}
+		one(p0, pt{p0.X, cy}, pt{p3.X, cy}, p3)
+	case cross:
+		p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
+		p3 := pt{b.X, b.Y + b.H/2 + sideOff(b.H)}
+		r.curve = elbow(p0, p3, l.gapSlot(l.crossGap(r.from, r.to)))
+	case vertical:
+		if l.blocked(r.from, r.to) {
+			// Go round the boxes between, through the gap to the right.
+			p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
+			p3 := pt{b.X + b.W, b.Y + b.H/2 + sideOff(b.H)}
+			r.curve = elbow(p0, p3, l.gapSlot(r.from.col))
+			break
+		}
+		down := a.Y < b.Y
+		shift := off - 10
+		if down {
+			shift = off + 10
+		}
+		var p0, p3 pt
+		if down {
+			p0, p3 = pt{a.X + a.W/2 + shift, a.Y + a.H}, pt{b.X + b.W/2 + shift, b.Y}
+		} else {
+			p0, p3 = pt{a.X + a.W/2 + shift, a.Y}, pt{b.X + b.W/2 + shift, b.Y + b.H}
+		}
+		dy := (p3.Y - p0.Y) / 2
+		one(p0, pt{p0.X, p0.Y + dy}, pt{p3.X, p3.Y - dy}, p3)
+	case crossBack:
+		const bulge = 50.0
+		if b.Y < a.Y {
+			p0, p3 := pt{a.X + a.W*0.3 + off, a.Y}, pt{b.X + b.W*0.7 + off, b.Y + b.H}
+			one(p0, pt{p0.X, p0.Y - bulge}, pt{p3.X, p3.Y + bulge}, p3)
+		} else {
+			p0, p3 := pt{a.X + a.W*0.3 + off, a.Y + a.H}, pt{b.X + b.W*0.7 + off, b.Y}
+			one(p0, pt{p0.X, p0.Y + bulge}, pt{p3.X, p3.Y - bulge}, p3)
+		}
+	case loop:
+		x := a.X + a.W - 14 - 10*float64(r.k)
+		one(pt{x, a.Y}, pt{x, a.Y - 34}, pt{a.X + a.W + 34, a.Y + 14}, pt{a.X + a.W, a.Y + 14 + 6*float64(r.k)})
+	}
+}
+
+// elbow runs from p0 across to x, along x, and across to p3, its corners
+// rounded: two Béziers meeting half way along x.
+func elbow(p0, p3 pt, x float64) []cubic {
+	m := pt{x, (p0.Y + p3.Y) / 2}
+	return []cubic{
+		{p0, pt{x, p0.Y}, pt{x, p0.Y}, m},
+		{m, pt{x, p3.Y}, pt{x, p3.Y}, p3},
+	}
+}
+
+// crossGap is the column after which an edge from a to a later column
+// on another lane turns: the first whose gap it reaches along a's lane,
+// and from which it reaches b along b's lane, without passing a box.
+func (l *graphLayout) crossGap(a, b *box) int {
+	for c := a.col; c < b.col; c++ {
+		if !l.laneHas(a.lane, a.col+1, c) && !l.laneHas(b.lane, c+1, b.col-1) {
+			return c
+		}
+	}
+	return b.col - 1
+}
+
+// blocked says a box of a lane between a's and b's, which share a
+// column, stands in that column.
+func (l *graphLayout) blocked(a, b *box) bool {
+	lo, hi := min(a.lane, b.lane), max(a.lane, b.lane)
+	for _, c := range l.boxes {
+		if c.col == a.col && c.lane > lo && c.lane < hi {
+			return true
+		}
+	}
+	return false
+}
+
+// laneHas says a box of lane stands in a column from lo to hi.
+func (l *graphLayout) laneHas(lane, lo, hi int) bool {
+	for _, c := range l.boxes {
+		if c.lane == lane && c.col >= lo && c.col <= hi {
+			return true
+		}
+	}
+	return false
+}
+
+// gapSlot is where the next elbow through the gap after column c runs:
+// the middle first, then alternately right and left of it, so that
+// elbows through one gap lie side by side.
+func (l *graphLayout) gapSlot(c int) float64 {
+	if l.gapUse == nil {
+		l.gapUse = map[int]int{}
+	}
+	i := l.gapUse[c]
+	l.gapUse[c]++
+	step := float64((i+1)/2) * 9
+	if i%2 == 1 {
+		step = -step
+	}
+	step = math.Mod(step, colGap/2-4)
+	return l.colX[c] + l.colW[c] + colGap/2 + step
+}
+
+// cubic is a cubic Bézier from P0 to P3 with controls C1 and C2.
+type cubic struct{ P0, C1, C2, P3 pt }
+
+// at is the point of r's curve at t in [0, 1].
+func (r *route) at(t float64) pt {
+	n := len(r.curve)
+	i := min(int(t*float64(n)), n-1)
+	return r.curve[i].at(t*float64(n) - float64(i))
+}
+
+// at is the point of c at t in [0, 1].
+func (c cubic) at(t float64) pt {
+	u := 1 - t
+	a, b, cc, d := u*u*u, 3*u*u*t, 3*u*t*t, t*t*t
+	return pt{
+		a*c.P0.X + b*c.C1.X + cc*c.C2.X + d*c.P3.X,
+		a*c.P0.Y + b*c.C1.Y + cc*c.C2.Y + d*c.P3.Y,
+	}
+}
+
+func lerp(a, b pt, t float64) pt { return pt{a.X + (b.X-a.X)*t, a.Y + (b.Y-a.Y)*t} }
+
+// edgeStyle is how an edge of a kind is stroked.
+type edgeStyle struct {
+	color string
+	width float64
+	dash  []float64
+	// meaning is the kind's line in the legend.
+	meaning string
+}
+
+// styleOf is the stroke of kind; the colours differ in luminance too, so
+// the kinds stay apart in grey-scale print.
+func styleOf(kind string) edgeStyle {
+	switch kind {
+	case SO:
+		return edgeStyle{"#555555", 2.6, nil, "SO: A ran before B in its session"}
+	case WR:
+		return edgeStyle{"#0f5c1a", 1.7, nil, "WR: B read A's write"}
+	case WW:
+		return edgeStyle{"#2f7fe8", 1.7, nil, "WW: B overwrote A's write"}
+	case RW:
+		return edgeStyle{"#f0503c", 1.7, nil, "RW: B overwrote the version A read"}
+	case RT:
+		return edgeStyle{"#7e3fbf", 1.7, []float64{2, 3}, "RT: A ended before B started"}
+	}
+	return edgeStyle{"#9ca3af", 1.5, nil, kind + ": a dependency of A on B"}
+}
+
+// dashOf is the dash pattern of an edge of kind, dashed or not.
+func dashOf(kind string, dashed bool) []float64 {
+	st := styleOf(kind)
+	if !dashed {
+		return st.dash
+	}
+	if st.dash != nil {
+		return []float64{7, 3, 2, 3}
+	}
+	return []float64{7, 4}
+}
+
+// drawRoute paints r as a group of class "edge": its curve, its
+// arrowhead and its label.
+func drawRoute(r *route) item {
+	st := styleOf(r.e.Kind)
+	last := r.curve[len(r.curve)-1]
+	tip := last.P3
+	d := unit(pt{tip.X - last.C2.X, tip.Y - last.C2.Y})
+	if d == (pt{}) {
+		d = unit(pt{tip.X - last.P0.X, tip.Y - last.P0.Y})
+	}
+	head := 9.0 + st.width
+	segs := []seg{{Op: 'M', P: r.curve[0].P0}}
+	for i, c := range r.curve {
+		end := c.P3
+		if i == len(r.curve)-1 {
+			end = pt{tip.X - d.X*(head-2), tip.Y - d.Y*(head-2)}
+		}
+		segs = append(segs, seg{Op: 'C', C1: c.C1, C2: c.C2, P: end})
+	}
+	curve := &pathShape{
+		Segs:  segs,
+		paint: paint{Stroke: st.color, StrokeWidth: st.width, Dash: dashOf(r.e.Kind, r.e.Dashed)},
+	}
+	perp := pt{-d.Y, d.X}
+	base := pt{tip.X - d.X*head, tip.Y - d.Y*head}
+	w := 4 + st.width/2
+	arrow := &pathShape{
+		Segs: []seg{
+			{Op: 'M', P: tip},
+			{Op: 'L', P: pt{base.X + perp.X*w, base.Y + perp.Y*w}},
+			{Op: 'L', P: pt{base.X - perp.X*w, base.Y - perp.Y*w}},
+		},
+		Closed: true,
+		paint:  paint{Fill: st.color},
+	}
+	lr := r.labelRect
+	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.85}}
+	ls := edgeLabelStyle
+	ls.Color = st.color
+	if r.e.Kind == WW || r.e.Kind == RW {
+		ls.Color = darker(st.color)
+	}
+	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
+	label.Text.Class = "edge-label"
+	return item{Group: &group{
+		Class:   "edge",
+		Attrs:   []string{"data-from", clean(r.e.From, maxLabel), "data-to", clean(r.e.To, maxLabel), "data-kind", clean(r.e.Kind, maxLabel)},
+		Tooltip: r.why,
+		Items:   []item{{Path: curve}, {Path: arrow}, {Rect: bg}, label},
+	}}
+}
+
+// darker is c with its channels at two thirds, for text on white.
+func darker(c string) string {
+	n := parseColor(c)
+	const hex = "0123456789abcdef"
+	out := []byte{'#'}
+	for _, v := range []uint8{n.R, n.G, n.B} {
+		v = uint8(int(v) * 2 / 3)
+		out = append(out, hex[v>>4], hex[v&15])
+	}
+	return string(out)
+}
+
+func unit(p pt) pt {
+	n := math.Hypot(p.X, p.Y)
+	if n == 0 {
+		return pt{}
+	}
+	return pt{p.X / n, p.Y / n}
+}
