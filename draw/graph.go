@@ -64,6 +64,9 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	doc.items = append(doc.items, items...)
 	doc.grow(bodyW)
 	doc.y = top + body.MaxY - body.MinY + 14
+	for _, band := range l.bands {
+		band.W = max(band.W, margin+doc.width-band.X)
+	}
 	doc.legend(kindsUsed(g.Edges, l.routes))
 	doc.notes(g.Notes)
 

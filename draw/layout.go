@@ -34,6 +34,9 @@ type graphLayout struct {
 	width  float64 // of the lanes' bands
 	// colX and colW are where each column starts and how wide it is.
 	colX, colW []float64
+	// bands are the lanes' backgrounds, widened to the picture's width
+	// once that is known.
+	bands []*rectShape
 	// gapUse counts the elbows through the gap after each column.
 	gapUse map[int]int
 }
@@ -136,7 +139,9 @@ func (l *graphLayout) drawLanes() []item {
 		if i%2 == 1 {
 			fill = "#f9fafb"
 		}
-		items = append(items, item{Rect: &rectShape{X: 0, Y: ln.top, W: l.width, H: ln.bottom - ln.top, Radius: 4, paint: paint{Fill: fill}}})
+		band := &rectShape{X: 0, Y: ln.top, W: l.width, H: ln.bottom - ln.top, Radius: 4, paint: paint{Fill: fill}}
+		l.bands = append(l.bands, band)
+		items = append(items, item{Rect: band})
 		r := ln.nameRect
 		items = append(items, text(r.X+2, r.Y+r.H/2+laneNameStyle.Size*0.35, laneNameStyle, "start", ln.name))
 	}

@@ -333,7 +333,7 @@ func drawRoute(r *route) item {
 		paint:  paint{Fill: st.color},
 	}
 	lr := r.labelRect
-	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.85}}
+	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.9}}
 	ls := edgeLabelStyle
 	ls.Color = st.color
 	if r.e.Kind == WW || r.e.Kind == RW {

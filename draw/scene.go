@@ -95,8 +95,6 @@ func (r rect) within(o rect) bool {
 	return r.X >= o.X && r.Y >= o.Y && r.X+r.W <= o.X+o.W && r.Y+r.H <= o.Y+o.H
 }
 
-func (r rect) center() pt { return pt{r.X + r.W/2, r.Y + r.H/2} }
-
 // bounds grows to hold boxes and points.
 type bounds struct {
 	set                    bool

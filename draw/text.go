@@ -49,12 +49,6 @@ func (f *fonts) width(st style, s string) float64 {
 	return float64(face.Width(s))
 }
 
-// ascent is how far text set in st rises above its baseline.
-func (f *fonts) ascent(st style) float64 {
-	face := f.face(st)
-	return float64(face.Extents().Ascent)
-}
-
 // Limits on what one string may draw.
 const (
 	maxLabel = 60  // edge labels, lane names, timeline labels
