@@ -34,6 +34,12 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	for _, r := range l.routes {
 		l.path(r)
 	}
+	if l.widenBusyGaps() {
+		l.placeGeometry()
+		for _, r := range l.routes {
+			l.path(r)
+		}
+	}
 	l.placeLabels()
 
 	var body bounds

@@ -56,13 +56,16 @@ func (l *graphLayout) placeLabels() {
 		w := l.f.width(edgeLabelStyle, r.label)*slack + 8
 		h := edgeLabelStyle.Size + 5
 		at := func(c pt) rect { return rect{c.X - w/2, c.Y - h/2, w, h} }
-		near := l.nearPlaces(r, h)
-		c, ok := first(near, at, clear)
-		if !ok {
-			c, ok = first(near, at, free)
-		}
-		if !ok {
-			c, ok = first(spiral(r.at(0.5)), at, free)
+		on, near := l.nearPlaces(r, h)
+		c, ok := first(on, at, clear)
+		for _, try := range []struct {
+			centres []pt
+			accept  func(rect) bool
+		}{{on, free}, {near, clear}, {near, free}, {spiral(r.at(0.5)), free}} {
+			if ok {
+				break
+			}
+			c, ok = first(try.centres, at, try.accept)
 		}
 		if !ok {
 			c = l.below(at(r.at(0.5)), free)
@@ -73,23 +76,22 @@ func (l *graphLayout) placeLabels() {
 }
 
 // nearPlaces are the centres to try for a label of height h on r: on
-// its curve, middle first, then just beside it.
-func (l *graphLayout) nearPlaces(r *route, h float64) []pt {
+// its curve, middle first, and just beside it.
+func (l *graphLayout) nearPlaces(r *route, h float64) (on, near []pt) {
 	ts := []float64{0.5, 0.4, 0.6, 0.3, 0.7, 0.2, 0.8}
 	if r.shape == loop {
 		ts = []float64{0.45, 0.3, 0.6}
 	}
-	var out []pt
 	for _, t := range ts {
-		out = append(out, r.at(t))
+		on = append(on, r.at(t))
 	}
 	for _, d := range []float64{1, 2, 3} {
 		for _, t := range ts {
 			p := r.at(t)
-			out = append(out, pt{p.X, p.Y - d*(h+2)}, pt{p.X, p.Y + d*(h+2)})
+			near = append(near, pt{p.X, p.Y - d*(h+2)}, pt{p.X, p.Y + d*(h+2)})
 		}
 	}
-	return out
+	return on, near
 }
 
 // spiral is centres around p, nearest first, out to a few hundred units.

@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"math"
 	"sort"
 )
 
@@ -39,6 +40,11 @@ type graphLayout struct {
 	bands []*rectShape
 	// gapUse counts the elbows through the gap after each column.
 	gapUse map[int]int
+	// extraGap widens the gaps that many elbows run through, so that
+	// their labels find room on the legs leading there.
+	extraGap map[int]float64
+	// corridorUse counts the detours along each side of each lane.
+	corridorUse map[[2]int]int
 }
 
 // placeNodes measures every node and puts it in its lane and column.
@@ -107,7 +113,7 @@ func (l *graphLayout) placeGeometry() {
 	x := left
 	for c, w := range colW {
 		colX[c] = x
-		x += w + colGap
+		x += w + l.gap(c)
 	}
 	l.width = max(x-colGap+16, left+120)
 	l.colX, l.colW = colX, colW
@@ -129,6 +135,26 @@ func (l *graphLayout) placeGeometry() {
 		ln := l.lanes[b.lane]
 		b.r = rect{X: colX[b.col] + (colW[b.col]-b.w)/2, Y: ln.zoneTop, W: b.w, H: b.h}
 	}
+}
+
+// gap is the width of the gap after column c.
+func (l *graphLayout) gap(c int) float64 { return colGap + l.extraGap[c] }
+
+// widenBusyGaps widens each gap that more than one elbow runs through,
+// and says whether it widened any (the routes must then be laid again).
+func (l *graphLayout) widenBusyGaps() bool {
+	widened := false
+	for c, n := range l.gapUse {
+		if n > 1 && l.extraGap[c] == 0 {
+			if l.extraGap == nil {
+				l.extraGap = map[int]float64{}
+			}
+			l.extraGap[c] = math.Min(150, 30*float64(n-1))
+			widened = true
+		}
+	}
+	l.gapUse, l.corridorUse = nil, nil
+	return widened
 }
 
 // drawLanes paints the lanes' bands and names.

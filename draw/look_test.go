@@ -2,6 +2,8 @@ package draw
 
 import (
 	"flag"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"testing"
@@ -14,7 +16,15 @@ func TestWritePictures(t *testing.T) {
 	if *pngDir == "" {
 		t.Skip("no -png folder")
 	}
-	for _, c := range graphCases {
+	cases := graphCases
+	for _, seed := range []uint64{3, 11} {
+		g := randomGraph(rand.New(rand.NewPCG(seed, 24)))
+		cases = append(cases, struct {
+			name string
+			g    Graph
+		}{fmt.Sprintf("random-%d", seed), *g})
+	}
+	for _, c := range cases {
 		f, err := os.Create(filepath.Join(*pngDir, "draw-"+c.name+".png"))
 		if err != nil {
 			t.Fatal(err)

@@ -138,7 +138,16 @@ func (l *graphLayout) path(r *route) {
 	case cross:
 		p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
 		p3 := pt{b.X, b.Y + b.H/2 + sideOff(b.H)}
-		r.curve = elbow(p0, p3, l.gapSlot(l.crossGap(r.from, r.to)))
+		if c, ok := l.crossGap(r.from, r.to); ok {
+			r.curve = elbow(p0, p3, l.gapSlot(c))
+			break
+		}
+		// No gap leads straight there: turn in the gap after a, run
+		// along the margin of b's lane, and turn again in the gap
+		// before b.
+		g1, g2 := l.gapSlot(r.from.col), l.gapSlot(r.to.col-1)
+		cy := l.corridor(r.to.lane, r.from.lane)
+		r.curve = rounded([]pt{p0, {g1, p0.Y}, {g1, cy}, {g2, cy}, {g2, p3.Y}, p3}, 10)
 	case vertical:
 		if l.blocked(r.from, r.to) {
 			// Go round the boxes between, through the gap to the right.
@@ -161,14 +170,20 @@ func (l *graphLayout) path(r *route) {
 		dy := (p3.Y - p0.Y) / 2
 		one(p0, pt{p0.X, p0.Y + dy}, pt{p3.X, p3.Y - dy}, p3)
 	case crossBack:
-		const bulge = 50.0
+		// Leave a upward or downward, run back along the margin of a's
+		// lane, cross the lanes between in the gap after b's column, and
+		// come into b from its lane's margin: a visible detour that
+		// passes no box.
+		var p0, p3 pt
 		if b.Y < a.Y {
-			p0, p3 := pt{a.X + a.W*0.3 + off, a.Y}, pt{b.X + b.W*0.7 + off, b.Y + b.H}
-			one(p0, pt{p0.X, p0.Y - bulge}, pt{p3.X, p3.Y + bulge}, p3)
+			p0, p3 = pt{a.X + a.W*0.3 + off, a.Y}, pt{b.X + b.W*0.7 + off, b.Y + b.H}
 		} else {
-			p0, p3 := pt{a.X + a.W*0.3 + off, a.Y + a.H}, pt{b.X + b.W*0.7 + off, b.Y}
-			one(p0, pt{p0.X, p0.Y + bulge}, pt{p3.X, p3.Y - bulge}, p3)
+			p0, p3 = pt{a.X + a.W*0.3 + off, a.Y + a.H}, pt{b.X + b.W*0.7 + off, b.Y}
 		}
+		cy1 := l.corridor(r.from.lane, r.to.lane)
+		cy2 := l.corridor(r.to.lane, r.from.lane)
+		gx := l.gapSlot(r.to.col)
+		r.curve = rounded([]pt{p0, {p0.X, cy1}, {gx, cy1}, {gx, cy2}, {p3.X, cy2}, p3}, 12)
 	case loop:
 		x := a.X + a.W - 14 - 10*float64(r.k)
 		one(pt{x, a.Y}, pt{x, a.Y - 34}, pt{a.X + a.W + 34, a.Y + 14}, pt{a.X + a.W, a.Y + 14 + 6*float64(r.k)})
@@ -188,13 +203,71 @@ func elbow(p0, p3 pt, x float64) []cubic {
 // crossGap is the column after which an edge from a to a later column
 // on another lane turns: the first whose gap it reaches along a's lane,
 // and from which it reaches b along b's lane, without passing a box.
-func (l *graphLayout) crossGap(a, b *box) int {
+// It says false when there is none.
+func (l *graphLayout) crossGap(a, b *box) (int, bool) {
 	for c := a.col; c < b.col; c++ {
 		if !l.laneHas(a.lane, a.col+1, c) && !l.laneHas(b.lane, c+1, b.col-1) {
-			return c
+			return c, true
 		}
 	}
-	return b.col - 1
+	return 0, false
+}
+
+// corridor is a height in the margin of lane on the side facing lane
+// toward, where no box stands; each call gives the next of a few
+// heights, so that detours along one margin lie side by side.
+func (l *graphLayout) corridor(lane, toward int) float64 {
+	if l.corridorUse == nil {
+		l.corridorUse = map[[2]int]int{}
+	}
+	key := [2]int{lane, min(max(toward-lane, -1), 1)}
+	away := 7 + float64(l.corridorUse[key]%4)*5
+	l.corridorUse[key]++
+	ln := l.lanes[lane]
+	if toward < lane {
+		return ln.zoneTop - away
+	}
+	return ln.zoneTop + ln.zoneH + away
+}
+
+// rounded is the polyline through ps with its corners rounded by
+// radius r (less where a leg is short), as Béziers.
+func rounded(ps []pt, r float64) []cubic {
+	var out []cubic
+	line := func(a, b pt) {
+		if a != b {
+			out = append(out, cubic{a, lerp(a, b, 1.0/3), lerp(a, b, 2.0/3), b})
+		}
+	}
+	from := ps[0]
+	for i := 1; i+1 < len(ps); i++ {
+		corner := ps[i]
+		in, next := dist(from, corner), dist(corner, ps[i+1])
+		k := math.Min(r, math.Min(in, next/2))
+		enter := towards(corner, from, k)
+		leave := towards(corner, ps[i+1], k)
+		line(from, enter)
+		if enter != leave {
+			out = append(out, cubic{enter, lerp(enter, corner, 0.55), lerp(leave, corner, 0.55), leave})
+		}
+		from = leave
+	}
+	line(from, ps[len(ps)-1])
+	if len(out) == 0 {
+		line(ps[0], pt{ps[0].X + 0.1, ps[0].Y})
+	}
+	return out
+}
+
+func dist(a, b pt) float64 { return math.Hypot(b.X-a.X, b.Y-a.Y) }
+
+// towards is the point at distance d from a on the way to b.
+func towards(a, b pt, d float64) pt {
+	n := dist(a, b)
+	if n == 0 {
+		return a
+	}
+	return lerp(a, b, d/n)
 }
 
 // blocked says a box of a lane between a's and b's, which share a
@@ -232,8 +305,9 @@ func (l *graphLayout) gapSlot(c int) float64 {
 	if i%2 == 1 {
 		step = -step
 	}
-	step = math.Mod(step, colGap/2-4)
-	return l.colX[c] + l.colW[c] + colGap/2 + step
+	g := l.gap(c)
+	step = math.Mod(step, g/2-4)
+	return l.colX[c] + l.colW[c] + g/2 + step
 }
 
 // cubic is a cubic Bézier from P0 to P3 with controls C1 and C2.
