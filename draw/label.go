@@ -31,10 +31,15 @@ func (l *graphLayout) placeLabels() {
 		return true
 	}
 	samples := make([][]pt, len(l.routes))
+	hulls := make([]rect, len(l.routes))
 	for i, r := range l.routes {
+		var b bounds
 		for j := 0; j <= 32; j++ {
-			samples[i] = append(samples[i], r.at(float64(j)/32))
+			p := r.at(float64(j) / 32)
+			samples[i] = append(samples[i], p)
+			b.addPoint(p)
 		}
+		hulls[i] = rect{b.MinX, b.MinY, b.MaxX - b.MinX, b.MaxY - b.MinY}.inflate(1)
 	}
 	for i, r := range l.routes {
 		clear := func(c rect) bool {
@@ -42,7 +47,7 @@ func (l *graphLayout) placeLabels() {
 				return false
 			}
 			for j, ps := range samples {
-				if j == i {
+				if j == i || !c.overlaps(hulls[j]) {
 					continue
 				}
 				for _, p := range ps {
@@ -59,13 +64,18 @@ func (l *graphLayout) placeLabels() {
 		on, near := l.nearPlaces(r, h)
 		c, ok := first(on, at, clear)
 		for _, try := range []struct {
-			centres []pt
+			centres func() []pt
 			accept  func(rect) bool
-		}{{on, free}, {near, clear}, {near, free}, {spiral(r.at(0.5)), free}} {
+		}{
+			{func() []pt { return on }, free},
+			{func() []pt { return near }, clear},
+			{func() []pt { return near }, free},
+			{func() []pt { return spiral(r.at(0.5)) }, free},
+		} {
 			if ok {
 				break
 			}
-			c, ok = first(try.centres, at, try.accept)
+			c, ok = first(try.centres(), at, try.accept)
 		}
 		if !ok {
 			c = l.below(at(r.at(0.5)), free)

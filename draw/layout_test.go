@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -153,5 +154,72 @@ func TestAssignColumns(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+func TestDegenerateGraphs(t *testing.T) {
+	two := []Lane{{Name: "s", Nodes: []Node{{ID: "a", Title: "A"}, {ID: "b", Title: "B", Order: 1}}}}
+	tests := []struct {
+		name   string
+		g      Graph
+		labels int
+	}{
+		{"empty", Graph{}, 0},
+		{"lanes without nodes", Graph{Title: "t", Lanes: []Lane{{Name: "s1"}, {Name: "s2"}}}, 0},
+		{"edge to an unknown node", Graph{Lanes: two, Edges: []Edge{{From: "a", To: "zz", Kind: WR}, {From: "a", To: "b", Kind: WR}}}, 1},
+		{"self loop", Graph{Lanes: two, Edges: []Edge{{From: "a", To: "a", Kind: WW, Label: "WW x"}, {From: "a", To: "a", Kind: RW}}}, 2},
+		{"duplicate ids", Graph{Lanes: []Lane{{Nodes: []Node{{ID: "a"}, {ID: "a"}}}}, Edges: []Edge{{From: "a", To: "a"}}}, 1},
+		{"no label, no kind", Graph{Lanes: two, Edges: []Edge{{From: "b", To: "a"}}}, 1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			d := layoutGraph(newFonts(), &tt.g)
+			checkPlaced(t, d)
+			if len(d.labels) != tt.labels {
+				t.Errorf("%d labels, want %d", len(d.labels), tt.labels)
+			}
+			var b strings.Builder
+			if err := tt.g.WriteSVG(&b); err != nil {
+				t.Fatal(err)
+			}
+			svgCounts(t, []byte(b.String()))
+		})
+	}
+}
+
+func TestDegenerateTimelinesAndCharts(t *testing.T) {
+	p := int64(5)
+	timelines := []Timeline{
+		{},
+		{Lanes: []TimelineLane{{Name: "p"}}},
+		{Lanes: []TimelineLane{{Name: "p", Ops: []Interval{{Start: 10, End: 3, Label: "backward"}, {Start: 4, Open: true, Point: &p}}}}},
+		{Lanes: []TimelineLane{{Name: "p", Ops: []Interval{{Start: -1 << 63, End: 1<<63 - 1}}}}},
+		{Lanes: []TimelineLane{{Name: "p", Ops: []Interval{{Start: 1 << 60, End: 1 << 60}, {Start: 1<<60 + 1, End: 1<<60 + 1}}}}},
+	}
+	for i, tl := range timelines {
+		var b strings.Builder
+		if err := tl.WriteSVG(&b); err != nil {
+			t.Fatalf("timeline %d: %v", i, err)
+		}
+		if b.Len() > 64<<10 {
+			t.Errorf("timeline %d: SVG of %d bytes", i, b.Len())
+		}
+		svgCounts(t, []byte(b.String()))
+	}
+	nan := math.NaN()
+	charts := []Chart{
+		{},
+		{Series: []Series{{Name: "one point", Points: []Point{{1, 1}}}}},
+		{Series: []Series{{Name: "nan", Points: []Point{{nan, 1}, {1, math.Inf(1)}, {2, 3}}}}, Marks: []Mark{{X: nan}, {X: 2, Label: "m"}}},
+	}
+	for i, c := range charts {
+		var b strings.Builder
+		if err := c.WriteSVG(&b); err != nil {
+			t.Fatalf("chart %d: %v", i, err)
+		}
+		if strings.Contains(b.String(), "NaN") || strings.Contains(b.String(), "Inf") {
+			t.Errorf("chart %d: SVG has a NaN or Inf", i)
+		}
+		svgCounts(t, []byte(b.String()))
 	}
 }

@@ -356,7 +356,10 @@ func styleOf(kind string) edgeStyle {
 	case RT:
 		return edgeStyle{"#7e3fbf", 1.7, []float64{2, 3}, "RT: A ended before B started"}
 	}
-	return edgeStyle{"#9ca3af", 1.5, nil, kind + ": a dependency of A on B"}
+	if kind == "" {
+		kind = "unnamed"
+	}
+	return edgeStyle{"#9ca3af", 1.5, nil, kind + ": B depends on A"}
 }
 
 // dashOf is the dash pattern of an edge of kind, dashed or not.

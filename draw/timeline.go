@@ -53,7 +53,9 @@ func layoutTimeline(f *fonts, t *Timeline) *scene {
 	}
 	left := nameW + 24
 	right := left + axisW
-	x := func(v int64) float64 { return left + (float64(v)-float64(lo))/(float64(hi)-float64(lo))*axisW }
+	x := func(v int64) float64 {
+		return left + math.Max(0, math.Min(1, (float64(v)-lo)/(hi-lo)))*axisW
+	}
 
 	var body []item
 	y := 0.0
@@ -86,8 +88,8 @@ func layoutTimeline(f *fonts, t *Timeline) *scene {
 
 // timeRange is the span of time the axis shows, and the number of
 // operations.
-func timeRange(t *Timeline) (lo, hi int64, n int) {
-	lo, hi = math.MaxInt64, math.MinInt64
+func timeRange(t *Timeline) (flo, fhi float64, n int) {
+	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for _, ln := range t.Lanes {
 		for _, op := range ln.Ops {
 			n++
@@ -104,10 +106,11 @@ func timeRange(t *Timeline) (lo, hi int64, n int) {
 	if n == 0 {
 		return 0, 1, 0
 	}
-	if hi <= lo || hi-lo < 0 { // empty, or too wide to subtract
-		hi = lo + 1
+	flo, fhi = float64(lo), float64(hi)
+	if fhi <= flo {
+		fhi = flo + math.Max(1, math.Abs(flo)*1e-9)
 	}
-	return lo, hi, n
+	return flo, fhi, n
 }
 
 // placeOps gives each operation its bar and the first row where neither
@@ -187,13 +190,13 @@ func drawOp(op placedOp, y float64, x func(int64) float64) item {
 }
 
 // timeAxis paints the axis under the lanes, with a few round ticks.
-func timeAxis(lo, hi int64, left, w, y float64) []item {
+func timeAxis(lo, hi float64, left, w, y float64) []item {
 	items := []item{{Path: &pathShape{
 		Segs:  []seg{{Op: 'M', P: pt{left, y}}, {Op: 'L', P: pt{left + w, y}}},
 		paint: paint{Stroke: "#6b7280", StrokeWidth: 1},
 	}}}
-	for _, v := range ticks(float64(lo), float64(hi), 6) {
-		tx := left + (v-float64(lo))/(float64(hi)-float64(lo))*w
+	for _, v := range ticks(lo, hi, 6) {
+		tx := left + (v-lo)/(hi-lo)*w
 		items = append(items,
 			item{Path: &pathShape{Segs: []seg{{Op: 'M', P: pt{tx, y}}, {Op: 'L', P: pt{tx, y + 5}}}, paint: paint{Stroke: "#6b7280", StrokeWidth: 1}}},
 			text(tx, y+17, axisStyle, "middle", tickLabel(v)))
