@@ -4,20 +4,34 @@ import (
 	"fmt"
 	"image/color"
 	"io"
+	"math"
 	"strconv"
 
 	"gonum.org/v1/plot/vg"
 	"gonum.org/v1/plot/vg/vgimg"
 )
 
-// pngScale is how many pixels of the PNG one unit of the layout becomes.
-const pngScale = 2
+// Sizes of a PNG: pngScale pixels per unit of the layout, less for a
+// picture so large that it would pass pngMaxSide pixels on a side or
+// pngMaxPixels in all.
+const (
+	pngScale     = 2
+	pngMaxSide   = 16000
+	pngMaxPixels = 40e6
+)
 
-// writePNG rasterises s at pngScale with a white background.
+// scaleFor is how many pixels one unit of s becomes.
+func scaleFor(s *scene) float64 {
+	return math.Min(pngScale, math.Min(
+		math.Min(pngMaxSide/s.Width, pngMaxSide/s.Height),
+		math.Sqrt(pngMaxPixels/(s.Width*s.Height))))
+}
+
+// writePNG rasterises s at scaleFor(s) with a white background.
 func writePNG(w io.Writer, s *scene, f *fonts) error {
 	c := vgimg.NewWith(
 		vgimg.UseWH(vg.Length(s.Width), vg.Length(s.Height)),
-		vgimg.UseDPI(72*pngScale),
+		vgimg.UseDPI(int(math.Round(72*scaleFor(s)))),
 		vgimg.UseBackgroundColor(color.White),
 	)
 	r := rasteriser{c: c, h: s.Height, fonts: f}

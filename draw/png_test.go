@@ -2,6 +2,7 @@ package draw
 
 import (
 	"bytes"
+	"fmt"
 	"image"
 	"image/color"
 	"image/png"
@@ -9,17 +10,18 @@ import (
 	"testing"
 )
 
-// checkPNG decodes a PNG and checks it is twice the size of the scene
-// and has a white background with something drawn on it.
-func checkPNG(t *testing.T, data []byte, s *scene) {
+// checkPNG decodes a PNG and checks it is scale times the size of the
+// scene and has a white background with something drawn on it.
+func checkPNG(t *testing.T, data []byte, s *scene, scale float64) {
 	t.Helper()
 	img, err := png.Decode(bytes.NewReader(data))
 	if err != nil {
 		t.Fatalf("PNG does not decode: %v", err)
 	}
 	b := img.Bounds()
-	if math.Abs(float64(b.Dx())-pngScale*s.Width) > 1 || math.Abs(float64(b.Dy())-pngScale*s.Height) > 1 {
-		t.Errorf("PNG is %dx%d, want %.0fx%.0f", b.Dx(), b.Dy(), pngScale*s.Width, pngScale*s.Height)
+	tol := 1 + s.Width*0.01
+	if math.Abs(float64(b.Dx())-scale*s.Width) > tol || math.Abs(float64(b.Dy())-scale*s.Height) > tol {
+		t.Errorf("PNG is %dx%d, want %.0fx%.0f", b.Dx(), b.Dy(), scale*s.Width, scale*s.Height)
 	}
 	if c := color.NRGBAModel.Convert(img.At(b.Min.X, b.Min.Y)).(color.NRGBA); c != (color.NRGBA{255, 255, 255, 255}) {
 		t.Errorf("corner is %v, want white", c)
@@ -50,7 +52,7 @@ func TestGraphPNG(t *testing.T) {
 			if err := c.g.WritePNG(&b); err != nil {
 				t.Fatal(err)
 			}
-			checkPNG(t, b.Bytes(), layoutGraph(newFonts(), &c.g).scene)
+			checkPNG(t, b.Bytes(), layoutGraph(newFonts(), &c.g).scene, 2)
 		})
 	}
 }
@@ -60,5 +62,23 @@ func TestTimelinePNG(t *testing.T) {
 	if err := timelineCase.WritePNG(&b); err != nil {
 		t.Fatal(err)
 	}
-	checkPNG(t, b.Bytes(), layoutTimeline(newFonts(), &timelineCase))
+	checkPNG(t, b.Bytes(), layoutTimeline(newFonts(), &timelineCase), 2)
+}
+
+func TestLargePNGIsScaledDown(t *testing.T) {
+	g := &Graph{Title: "one long session"}
+	g.Lanes = []Lane{{Name: "s"}}
+	for i := range 200 {
+		g.Lanes[0].Nodes = append(g.Lanes[0].Nodes, Node{ID: fmt.Sprint(i), Title: fmt.Sprintf("T%d", i), Order: int64(i), Lines: []Line{Plain("w x 1")}})
+	}
+	s := layoutGraph(newFonts(), g).scene
+	scale := scaleFor(s)
+	if scale >= 2 || s.Width*scale > pngMaxSide+1 {
+		t.Fatalf("a %.0f-wide picture is drawn at scale %.2f", s.Width, scale)
+	}
+	var b bytes.Buffer
+	if err := g.WritePNG(&b); err != nil {
+		t.Fatal(err)
+	}
+	checkPNG(t, b.Bytes(), s, math.Round(72*scale)/72)
 }
