@@ -352,7 +352,7 @@ func styleOf(kind string) edgeStyle {
 	case WW:
 		return edgeStyle{"#2f7fe8", 1.7, nil, "WW: B overwrote A's write"}
 	case RW:
-		return edgeStyle{"#f0503c", 1.7, nil, "RW: B overwrote the version A read"}
+		return edgeStyle{"#fa6450", 1.7, nil, "RW: B overwrote the version A read"}
 	case RT:
 		return edgeStyle{"#7e3fbf", 1.7, []float64{2, 3}, "RT: A ended before B started"}
 	}
