@@ -72,3 +72,15 @@ func FuzzTimelineSVG(f *testing.F) {
 		svgCounts(t, b.Bytes())
 	})
 }
+
+func TestHostileGraphPNG(t *testing.T) {
+	for _, s := range []string{`<script>"&`, "\x00\x1b\xff\u2028", "漢字 emoji 🙂 rtl שלום"} {
+		var b bytes.Buffer
+		if err := hostileGraph(s).WritePNG(&b); err != nil {
+			t.Fatalf("%.20q: %v", s, err)
+		}
+		if b.Len() == 0 {
+			t.Errorf("%.20q: empty PNG", s)
+		}
+	}
+}
