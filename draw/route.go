@@ -190,86 +190,6 @@ func (l *graphLayout) path(r *route) {
 	}
 }
 
-// elbow runs from p0 across to x, along x, and across to p3, its corners
-// rounded: two Béziers meeting half way along x.
-func elbow(p0, p3 pt, x float64) []cubic {
-	m := pt{x, (p0.Y + p3.Y) / 2}
-	return []cubic{
-		{p0, pt{x, p0.Y}, pt{x, p0.Y}, m},
-		{m, pt{x, p3.Y}, pt{x, p3.Y}, p3},
-	}
-}
-
-// crossGap is the column after which an edge from a to a later column
-// on another lane turns: the first whose gap it reaches along a's lane,
-// and from which it reaches b along b's lane, without passing a box.
-// It says false when there is none.
-func (l *graphLayout) crossGap(a, b *box) (int, bool) {
-	for c := a.col; c < b.col; c++ {
-		if !l.laneHas(a.lane, a.col+1, c) && !l.laneHas(b.lane, c+1, b.col-1) {
-			return c, true
-		}
-	}
-	return 0, false
-}
-
-// corridor is a height in the margin of lane on the side facing lane
-// toward, where no box stands; each call gives the next of a few
-// heights, so that detours along one margin lie side by side.
-func (l *graphLayout) corridor(lane, toward int) float64 {
-	if l.corridorUse == nil {
-		l.corridorUse = map[[2]int]int{}
-	}
-	key := [2]int{lane, min(max(toward-lane, -1), 1)}
-	away := 7 + float64(l.corridorUse[key]%4)*5
-	l.corridorUse[key]++
-	ln := l.lanes[lane]
-	if toward < lane {
-		return ln.zoneTop - away
-	}
-	return ln.zoneTop + ln.zoneH + away
-}
-
-// rounded is the polyline through ps with its corners rounded by
-// radius r (less where a leg is short), as Béziers.
-func rounded(ps []pt, r float64) []cubic {
-	var out []cubic
-	line := func(a, b pt) {
-		if a != b {
-			out = append(out, cubic{a, lerp(a, b, 1.0/3), lerp(a, b, 2.0/3), b})
-		}
-	}
-	from := ps[0]
-	for i := 1; i+1 < len(ps); i++ {
-		corner := ps[i]
-		in, next := dist(from, corner), dist(corner, ps[i+1])
-		k := math.Min(r, math.Min(in, next/2))
-		enter := towards(corner, from, k)
-		leave := towards(corner, ps[i+1], k)
-		line(from, enter)
-		if enter != leave {
-			out = append(out, cubic{enter, lerp(enter, corner, 0.55), lerp(leave, corner, 0.55), leave})
-		}
-		from = leave
-	}
-	line(from, ps[len(ps)-1])
-	if len(out) == 0 {
-		line(ps[0], pt{ps[0].X + 0.1, ps[0].Y})
-	}
-	return out
-}
-
-func dist(a, b pt) float64 { return math.Hypot(b.X-a.X, b.Y-a.Y) }
-
-// towards is the point at distance d from a on the way to b.
-func towards(a, b pt, d float64) pt {
-	n := dist(a, b)
-	if n == 0 {
-		return a
-	}
-	return lerp(a, b, d/n)
-}
-
 // blocked says a box of a lane between a's and b's, which share a
 // column, stands in that column.
 func (l *graphLayout) blocked(a, b *box) bool {
@@ -310,138 +230,32 @@ func (l *graphLayout) gapSlot(c int) float64 {
 	return l.colX[c] + l.colW[c] + g/2 + step
 }
 
-// cubic is a cubic Bézier from P0 to P3 with controls C1 and C2.
-type cubic struct{ P0, C1, C2, P3 pt }
-
-// at is the point of r's curve at t in [0, 1].
-func (r *route) at(t float64) pt {
-	n := len(r.curve)
-	i := min(int(t*float64(n)), n-1)
-	return r.curve[i].at(t*float64(n) - float64(i))
-}
-
-// at is the point of c at t in [0, 1].
-func (c cubic) at(t float64) pt {
-	u := 1 - t
-	a, b, cc, d := u*u*u, 3*u*u*t, 3*u*t*t, t*t*t
-	return pt{
-		a*c.P0.X + b*c.C1.X + cc*c.C2.X + d*c.P3.X,
-		a*c.P0.Y + b*c.C1.Y + cc*c.C2.Y + d*c.P3.Y,
-	}
-}
-
-func lerp(a, b pt, t float64) pt { return pt{a.X + (b.X-a.X)*t, a.Y + (b.Y-a.Y)*t} }
-
-// edgeStyle is how an edge of a kind is stroked.
-type edgeStyle struct {
-	color string
-	width float64
-	dash  []float64
-	// meaning is the kind's line in the legend.
-	meaning string
-}
-
-// styleOf is the stroke of kind; the colours differ in luminance too, so
-// the kinds stay apart in grey-scale print.
-func styleOf(kind string) edgeStyle {
-	switch kind {
-	case SO:
-		return edgeStyle{"#555555", 2.6, nil, "SO: A ran before B in its session"}
-	case WR:
-		return edgeStyle{"#0f5c1a", 1.7, nil, "WR: B read A's write"}
-	case WW:
-		return edgeStyle{"#2f7fe8", 1.7, nil, "WW: B overwrote A's write"}
-	case RW:
-		return edgeStyle{"#fa6450", 1.7, nil, "RW: B overwrote the version A read"}
-	case RT:
-		return edgeStyle{"#7e3fbf", 1.7, []float64{2, 3}, "RT: A ended before B started"}
-	}
-	if kind == "" {
-		kind = "unnamed"
-	}
-	return edgeStyle{"#9ca3af", 1.5, nil, kind + ": B depends on A"}
-}
-
-// dashOf is the dash pattern of an edge of kind, dashed or not.
-func dashOf(kind string, dashed bool) []float64 {
-	st := styleOf(kind)
-	if !dashed {
-		return st.dash
-	}
-	if st.dash != nil {
-		return []float64{7, 3, 2, 3}
-	}
-	return []float64{7, 4}
-}
-
-// drawRoute paints r as a group of class "edge": its curve, its
-// arrowhead and its label.
-func drawRoute(r *route) item {
-	st := styleOf(r.e.Kind)
-	last := r.curve[len(r.curve)-1]
-	tip := last.P3
-	d := unit(pt{tip.X - last.C2.X, tip.Y - last.C2.Y})
-	if d == (pt{}) {
-		d = unit(pt{tip.X - last.P0.X, tip.Y - last.P0.Y})
-	}
-	head := 9.0 + st.width
-	segs := []seg{{Op: 'M', P: r.curve[0].P0}}
-	for i, c := range r.curve {
-		end := c.P3
-		if i == len(r.curve)-1 {
-			end = pt{tip.X - d.X*(head-2), tip.Y - d.Y*(head-2)}
+// crossGap is the column after which an edge from a to a later column
+// on another lane turns: the first whose gap it reaches along a's lane,
+// and from which it reaches b along b's lane, without passing a box.
+// It says false when there is none.
+func (l *graphLayout) crossGap(a, b *box) (int, bool) {
+	for c := a.col; c < b.col; c++ {
+		if !l.laneHas(a.lane, a.col+1, c) && !l.laneHas(b.lane, c+1, b.col-1) {
+			return c, true
 		}
-		segs = append(segs, seg{Op: 'C', C1: c.C1, C2: c.C2, P: end})
 	}
-	curve := &pathShape{
-		Segs:  segs,
-		paint: paint{Stroke: st.color, StrokeWidth: st.width, Dash: dashOf(r.e.Kind, r.e.Dashed)},
-	}
-	perp := pt{-d.Y, d.X}
-	base := pt{tip.X - d.X*head, tip.Y - d.Y*head}
-	w := 4 + st.width/2
-	arrow := &pathShape{
-		Segs: []seg{
-			{Op: 'M', P: tip},
-			{Op: 'L', P: pt{base.X + perp.X*w, base.Y + perp.Y*w}},
-			{Op: 'L', P: pt{base.X - perp.X*w, base.Y - perp.Y*w}},
-		},
-		Closed: true,
-		paint:  paint{Fill: st.color},
-	}
-	lr := r.labelRect
-	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.9}}
-	ls := edgeLabelStyle
-	ls.Color = st.color
-	if r.e.Kind == WW || r.e.Kind == RW {
-		ls.Color = darker(st.color)
-	}
-	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
-	label.Text.Class = "edge-label"
-	return item{Group: &group{
-		Class:   "edge",
-		Attrs:   []string{"data-from", clean(r.e.From, maxLabel), "data-to", clean(r.e.To, maxLabel), "data-kind", clean(r.e.Kind, maxLabel)},
-		Tooltip: r.why,
-		Items:   []item{{Path: curve}, {Path: arrow}, {Rect: bg}, label},
-	}}
+	return 0, false
 }
 
-// darker is c with its channels at two thirds, for text on white.
-func darker(c string) string {
-	n := parseColor(c)
-	const hex = "0123456789abcdef"
-	out := []byte{'#'}
-	for _, v := range []uint8{n.R, n.G, n.B} {
-		v = uint8(int(v) * 2 / 3)
-		out = append(out, hex[v>>4], hex[v&15])
+// corridor is a height in the margin of lane on the side facing lane
+// toward, where no box stands; each call gives the next of a few
+// heights, so that detours along one margin lie side by side.
+func (l *graphLayout) corridor(lane, toward int) float64 {
+	if l.corridorUse == nil {
+		l.corridorUse = map[[2]int]int{}
 	}
-	return string(out)
-}
-
-func unit(p pt) pt {
-	n := math.Hypot(p.X, p.Y)
-	if n == 0 {
-		return pt{}
+	key := [2]int{lane, min(max(toward-lane, -1), 1)}
+	away := 7 + float64(l.corridorUse[key]%4)*5
+	l.corridorUse[key]++
+	ln := l.lanes[lane]
+	if toward < lane {
+		return ln.zoneTop - away
 	}
-	return pt{p.X / n, p.Y / n}
+	return ln.zoneTop + ln.zoneH + away
 }
