@@ -45,6 +45,7 @@ func drawRoute(r *route) item {
 		ls.Color = darker(st.color)
 	}
 	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
+	label.Text.Spans[0].Fit = r.labelW
 	label.Text.Class = "edge-label"
 	return item{Group: &group{
 		Class:   "edge",

@@ -58,7 +58,8 @@ func (l *graphLayout) placeLabels() {
 			}
 			return true
 		}
-		w := l.f.width(edgeLabelStyle, r.label)*slack + 8
+		r.labelW = l.f.width(edgeLabelStyle, r.label)
+		w := r.labelW*slack + 8
 		h := edgeLabelStyle.Size + 5
 		at := func(c pt) rect { return rect{c.X - w/2, c.Y - h/2, w, h} }
 		on, near := l.nearPlaces(r, h)

@@ -109,10 +109,10 @@ func drawNode(f *fonts, b *box) item {
 	items := []item{{Rect: &rectShape{X: r.X, Y: r.Y, W: r.W, H: r.H, Radius: nodeRadius, paint: border}}}
 	cx := r.X + r.W/2
 	y := r.Y + nodePad + 12
-	items = append(items, text(cx, y, nodeTitleStyle, "middle", b.title))
+	items = append(items, fitted(f, cx, y, nodeTitleStyle, "middle", b.title))
 	if b.sub != "" {
 		y += 13
-		items = append(items, text(cx, y, nodeSubStyle, "middle", b.sub))
+		items = append(items, fitted(f, cx, y, nodeSubStyle, "middle", b.sub))
 	}
 	for _, l := range b.lines {
 		y += 15
@@ -120,7 +120,7 @@ func drawNode(f *fonts, b *box) item {
 	}
 	if b.status != "" {
 		y += 15
-		items = append(items, text(cx, y, nodeStatusStyle, "middle", b.status))
+		items = append(items, fitted(f, cx, y, nodeStatusStyle, "middle", b.status))
 	}
 	return item{Group: &group{Class: "node", Attrs: []string{"data-id", clean(b.id, maxLabel)}, Items: items}}
 }
@@ -138,7 +138,7 @@ func drawLine(f *fonts, x, y float64, l []Span) []item {
 		if sp.Mark && sp.Text != "" {
 			items = append(items, item{Rect: &rectShape{X: x + dx - 1, Y: y - 10, W: w + 2, H: 13, Radius: 2, paint: paint{Fill: highlightColor}}})
 		}
-		t.Spans = append(t.Spans, textSpan{Text: sp.Text, Bold: sp.Mark, DX: dx})
+		t.Spans = append(t.Spans, textSpan{Text: sp.Text, Bold: sp.Mark, DX: dx, Fit: w})
 		dx += w
 	}
 	if len(t.Spans) == 0 {

@@ -30,6 +30,8 @@ type route struct {
 	// curve is the cubic Béziers the arrow follows, end to end.
 	curve     []cubic
 	labelRect rect
+	// labelW is the width of the label's text.
+	labelW float64
 }
 
 // classify decides each edge's shape, stacks the arcs of each lane, and

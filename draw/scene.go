@@ -80,6 +80,10 @@ type textSpan struct {
 	Text string
 	Bold bool
 	DX   float64
+	// Fit, when positive, is the width the span was measured at: the SVG
+	// asks the browser to set it at exactly that width, so that a
+	// fallback font cannot make it overlap what the layout kept apart.
+	Fit float64
 }
 
 // rect is an axis-aligned box used by the layout: a node, a label.
@@ -113,6 +117,13 @@ func (b *bounds) addPoint(p pt) {
 func (b *bounds) addRect(r rect) {
 	b.addPoint(pt{r.X, r.Y})
 	b.addPoint(pt{r.X + r.W, r.Y + r.H})
+}
+
+// fitted is a one-span line of text held to the width f measures.
+func fitted(f *fonts, x, y float64, st style, anchor, s string) item {
+	it := text(x, y, st, anchor, s)
+	it.Text.Spans[0].Fit = f.width(st, s)
+	return it
 }
 
 // text is a one-span line of text.

@@ -122,6 +122,9 @@ func writeText(b *bytes.Buffer, t *textShape) {
 	if len(t.Spans) == 1 && t.Spans[0].Bold {
 		b.WriteString(` font-weight="bold"`)
 	}
+	if len(t.Spans) == 1 {
+		writeFit(b, t.Spans[0].Fit)
+	}
 	if t.Opacity > 0 && t.Opacity < 1 {
 		fmt.Fprintf(b, ` opacity="%s"`, num(t.Opacity))
 	}
@@ -134,12 +137,20 @@ func writeText(b *bytes.Buffer, t *textShape) {
 			if sp.Bold {
 				b.WriteString(` font-weight="bold"`)
 			}
+			writeFit(b, sp.Fit)
 			b.WriteString(">")
 			escape(b, sp.Text)
 			b.WriteString("</tspan>")
 		}
 	}
 	b.WriteString("</text>\n")
+}
+
+// writeFit holds text to the width it was measured at, when it was.
+func writeFit(b *bytes.Buffer, w float64) {
+	if w > 0 {
+		fmt.Fprintf(b, ` textLength="%s" lengthAdjust="spacingAndGlyphs"`, num(w))
+	}
 }
 
 // escape writes s as XML character data or an attribute value.
