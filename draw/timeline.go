@@ -39,6 +39,7 @@ type placedOp struct {
 	label  string
 	x1, x2 float64
 	extent float64 // right end of bar or label, whichever is further
+	labelW float64 // width of the label's text
 	row    int
 }
 
@@ -130,7 +131,8 @@ func placeOps(f *fonts, ivs []Interval, x func(int64) float64, right float64) ([
 		if iv.Mark {
 			st = opMarkStyle
 		}
-		op.extent = math.Max(op.x2, op.x1+f.width(st, op.label)*slack+8)
+		op.labelW = f.width(st, op.label)
+		op.extent = math.Max(op.x2, op.x1+op.labelW*slack+8)
 		ops[i] = op
 	}
 	order := make([]int, len(ops))
@@ -181,6 +183,7 @@ func drawOp(op placedOp, y float64, x func(int64) float64) item {
 	}
 	label := text(op.x1+4, y+tlBar/2+4, st, "start", op.label)
 	label.Text.Opacity = opacity
+	label.Text.Spans[0].Fit = op.labelW
 	items = append(items, label)
 	why := op.iv.Why
 	if why == "" {
