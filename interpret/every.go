@@ -137,7 +137,13 @@ func (e *everySearch) add(name string, seed map[int32]bool, cycle bool, set func
 	if f.Example != nil || f.Count > 3 {
 		return // three tries at an example are enough
 	}
-	if ex := e.example(seed, name, cycle); ex != nil {
+	ex := e.example(seed, name, cycle, true)
+	if ex == nil && cycle {
+		// No cut of these transactions keeps a cycle of this shape
+		// among the dependencies it shows: take one with any cycle.
+		ex = e.example(seed, name, cycle, false)
+	}
+	if ex != nil {
 		f.Example = ex
 		set(f)
 	}
@@ -180,7 +186,7 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 // named name; any violation when name is ""), shrinks it to a minimal
 // one, and returns its transactions; nil when it does not violate the
 // level.
-func (e *everySearch) example(seed map[int32]bool, name string, cycle bool) []ExampleTxn {
+func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bool) []ExampleTxn {
 	ok := func(sub *history.History) bool {
 		res, err := check.Check(e.ctx, sub, e.l)
 		if err != nil || res.Verdict != verdict.Violated {
@@ -190,7 +196,10 @@ func (e *everySearch) example(seed map[int32]bool, name string, cycle bool) []Ex
 		case name == "":
 			return true
 		case cycle:
-			return len(res.Anomalies) == 0
+			// With shaped, the example must show a cycle of this
+			// shape, not only some cycle: its report draws one (see
+			// FoundReports).
+			return len(res.Anomalies) == 0 && (!shaped || namedCycle(e.ctx, res, name) != nil)
 		}
 		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind.String() == name })
 	}
@@ -231,15 +240,22 @@ func (e *everySearch) exampleTxns(txns []int32) []ExampleTxn {
 // whose name the level allows is listed by the level's generic name
 // (anomaly.Generic).
 func (e *everySearch) withMain(rep *Report) []Found {
-	out := slices.DeleteFunc(e.found, func(f Found) bool { return f.Example == nil })
-	if rep == nil || rep.Anomaly == nil || rep.Anomaly.Name == "" {
-		return out
+	main := ""
+	if rep != nil && rep.Anomaly != nil {
+		main = rep.Anomaly.Name
 	}
-	main := rep.Anomaly.Name
-	if !anomaly.Forbids(e.l, main) {
+	if main != "" && !anomaly.Forbids(e.l, main) {
 		// A name the level allows would say the level was broken by
 		// what it allows: the level's generic name says what broke it.
 		main = anomaly.Generic(e.l)
+	}
+	counted := 0 // how many of the main anomaly's name the search found
+	if i := slices.IndexFunc(e.found, func(f Found) bool { return f.Name == main }); i >= 0 {
+		counted = e.found[i].Count
+	}
+	out := slices.DeleteFunc(e.found, func(f Found) bool { return f.Example == nil })
+	if main == "" {
+		return out
 	}
 	if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == main }); i >= 0 {
 		f := out[i]
@@ -252,14 +268,14 @@ func (e *everySearch) withMain(rep *Report) []Found {
 	// the history as Minimal does, in histories of at most MaxShrink
 	// transactions. A larger one's has none: shrinking it is explain's
 	// work, too slow for every check.
-	f := Found{Name: main, Class: anomaly.Class(main), Count: 1}
+	f := Found{Name: main, Class: anomaly.Class(main), Count: max(1, counted), More: counted >= MaxCount}
 	seed := map[int32]bool{}
 	for _, t := range rep.Anomaly.Txns {
 		if t.Index >= 0 && t.Index < len(e.evidence.Txns) {
 			seed[int32(t.Index)] = true
 		}
 	}
-	f.Example = e.example(seed, "", true)
+	f.Example = e.example(seed, "", true, false)
 	if f.Example == nil && len(e.h.Txns) <= MaxShrink {
 		if sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil); ok {
 			f.Example = e.exampleTxns(sel.Txns)

@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/shrink"
 	"github.com/isocheck/isocheck/verdict"
@@ -77,6 +78,13 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if err != nil {
 		return nil, err
 	}
+	if rep.Anomaly.Name != f.Name && f.cycle != nil {
+		// Minimal names the first cycle it meets; the example was cut
+		// to hold one of f's shape: show that one.
+		if c := namedCycle(quiet, res, f.Name); c != nil {
+			rep = cycleReport(res, c, len(sub.Txns))
+		}
+	}
 	an := rep.Anomaly
 	// Minimal's note counts the transactions of the example left out,
 	// not those of the history: say it of the history.
@@ -119,4 +127,35 @@ func inHistory(t *TxnInfo, h *history.History, sel shrink.Selection) {
 	t.ID = ID(tx.ID)
 	t.Position = slices.Index(h.Sessions[tx.Session], int32(i)) + 1
 	t.OmittedOps = len(h.OpsOf(i)) - len(t.Ops)
+}
+
+// namedCycle returns a shortest cycle of the dependencies res's history
+// shows (check.Dependencies) that Name calls name at res's level, or
+// nil. The edges are between the nodes of the polygraph Dependencies
+// returns, which is res.Polygraph's.
+func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph.Edge {
+	p, known, err := check.Dependencies(ctx, res)
+	if err != nil || p == nil || p != res.Polygraph {
+		return nil
+	}
+	d := newDescriber(p, nil, false, nil)
+	var best []polygraph.Edge
+	for _, c := range check.Cycles(p.NumNodes, known, MaxCount) {
+		if (best == nil || len(c) < len(best)) && Name(d.fold(c, true), res.Level) == name {
+			best = c
+		}
+	}
+	return best
+}
+
+// cycleReport is the report of res explained by cycle, a cycle of
+// res.Polygraph's dependencies; it is minimal when it shows all of the
+// history's txns transactions (the history is then a minimal example
+// of that cycle's shape).
+func cycleReport(res *check.Result, cycle []polygraph.Edge, txns int) *Report {
+	r := *res
+	r.Cycle, r.Conflict, r.Core, r.Anomalies = cycle, nil, nil, nil
+	rep := Explain(&r)
+	rep.Anomaly.Minimal = len(rep.Anomaly.Txns) == txns
+	return rep
 }

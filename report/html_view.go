@@ -60,6 +60,7 @@ type contentsEntry struct{ ID, Text string }
 type anomalyView struct {
 	ID, Level, Name, Class string
 	Count                  string
+	ListedAs               string
 	Description, Summary   string
 	Minimal                bool
 	Shown                  string
@@ -204,6 +205,7 @@ func (a *Anomaly) view(i int, c *cleaner, f *figures) anomalyView {
 		Name:        c.short(a.Name),
 		Class:       c.short(a.Class),
 		Count:       countText(a.Count, a.More),
+		ListedAs:    c.short(a.ListedAs),
 		Description: c.prose(a.Description),
 		Summary:     c.prose(a.Summary),
 		Minimal:     a.Minimal,

@@ -45,6 +45,9 @@ func KVPage(title string, levels []*interpret.Report, found []*interpret.Report)
 		a := FromKV(r)
 		if f, ok := listed(levels, r.Level, i); ok {
 			a.Count, a.More = f.Count, f.More
+			if f.Name != a.Name {
+				a.ListedAs = textsafe.Escape(f.Name)
+			}
 		}
 		p.Anomalies = append(p.Anomalies, a)
 	}

@@ -55,6 +55,10 @@ type Anomaly struct {
 	// Name and Class name it (WriteSkew, G2-item); Description says what
 	// it means in general and Summary what happened here.
 	Name, Class, Description, Summary string
+	// ListedAs, when set, is the name under which the check's list of
+	// anomalies gave this counterexample, when, cut from the history, it
+	// shows another anomaly (Name) first.
+	ListedAs string
 	// Count is how many were found (More: at least that many); 0 when
 	// not counted.
 	Count int
