@@ -20,6 +20,9 @@ type Options struct {
 	Width, Height int
 	// Selectors are the CSS selectors of the elements to report, in order.
 	Selectors []string
+	// Group, when set, is a selector of the parts of the page (such as
+	// "section.anomaly"): each Box says which of them it is in.
+	Group string
 	// Screenshot asks for a PNG of the whole page.
 	Screenshot bool
 	// TempDir is where the browser's throwaway profile is made (and removed
@@ -90,6 +93,10 @@ type Box struct {
 	// document order, of the one it is drawn in (itself, for such an svg);
 	// -1 outside every svg.
 	SVG int
+	// Group is the index, among the elements matching Options.Group in
+	// document order, of the nearest that holds it (itself included); -1
+	// when none does, or Options.Group is empty.
+	Group int
 }
 
 // Select returns the boxes that matched selector.

@@ -118,7 +118,11 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspecting %s: %w", path, err)
 	}
-	raw, err := chromedp.Run(tabCtx, chromedp.Evaluate[[]byte]("("+layoutJS+")("+string(selectors)+")"))
+	group, err := json.Marshal(opts.Group)
+	if err != nil {
+		return nil, fmt.Errorf("inspecting %s: %w", path, err)
+	}
+	raw, err := chromedp.Run(tabCtx, chromedp.Evaluate[[]byte]("("+layoutJS+")("+string(selectors)+", "+string(group)+")"))
 	if err != nil {
 		return nil, fmt.Errorf("inspecting %s: measuring its layout: %w", path, err)
 	}
@@ -137,6 +141,7 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 			Height   float64           `json:"height"`
 			Visible  bool              `json:"visible"`
 			SVG      int               `json:"svg"`
+			Group    int               `json:"group"`
 		} `json:"boxes"`
 	}
 	if err := json.Unmarshal(raw, &layout); err != nil {

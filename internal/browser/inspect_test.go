@@ -57,6 +57,7 @@ func TestInspectVisibility(t *testing.T) {
 		Width:      800,
 		Height:     600,
 		Selectors:  []string{".item", "g.node"},
+		Group:      "section",
 		Screenshot: true,
 	}
 	path := writePage(t, `<!doctype html>
@@ -73,9 +74,9 @@ body { margin: 0 }
 <div style="opacity: 0"><div class="item" data-name="transparent" style="top: 100px">faded</div></div>
 <div class="item" data-name="empty" style="width: 0; height: 0"></div>
 <div class="item" data-name="far down" style="left: 10px; top: 2000px">far</div>
-<div style="position: absolute; top: 300px">
+<section style="position: absolute; top: 300px">
 <svg width="200" height="100"><g class="node" data-id="T1"><rect x="10" y="20" width="40" height="30"/></g></svg>
-</div>
+</section>
 <script>console.error("boom", 42)</script>
 </body></html>`)
 	p := inspect(t, path, opts)
@@ -97,8 +98,9 @@ body { margin: 0 }
 		}
 	}
 	shown := items[0]
-	if shown.Text != "shown text here" || shown.Data["kind"] != "plain" || shown.SVG != -1 {
-		t.Errorf("first box = %s (svg %d), want the text %q, data-kind plain, outside every svg", shown, shown.SVG, "shown text here")
+	if shown.Text != "shown text here" || shown.Data["kind"] != "plain" || shown.SVG != -1 || shown.Group != -1 {
+		t.Errorf("first box = %s (svg %d, group %d), want the text %q, data-kind plain, outside every svg and section",
+			shown, shown.SVG, shown.Group, "shown text here")
 	}
 	if rect(shown) != "100,50 30x20" {
 		t.Errorf("first box at %s, want 100,50 30x20", rect(shown))
@@ -107,9 +109,9 @@ body { margin: 0 }
 		t.Errorf("%s: Y = %v, want 2000 (page coordinates, not the viewport's)", far, far.Y)
 	}
 	nodes := p.Select("g.node")
-	if len(nodes) != 1 || nodes[0].Data["id"] != "T1" || nodes[0].SVG != 0 || !nodes[0].Visible ||
+	if len(nodes) != 1 || nodes[0].Data["id"] != "T1" || nodes[0].SVG != 0 || nodes[0].Group != 0 || !nodes[0].Visible ||
 		rect(nodes[0]) != "10,320 40x30" {
-		t.Errorf("g.node boxes = %v, want one, T1 at 10,320 40x30 in svg 0", nodes)
+		t.Errorf("g.node boxes = %v, want one, T1 at 10,320 40x30 in svg 0 of section 0", nodes)
 	}
 
 	errs := p.Errors()

@@ -1,6 +1,7 @@
 // Reports the document's title and size, and the boxes of the elements
-// matching each of the given selectors, for Inspect.
-(selectors) => {
+// matching each of the given selectors with the index of the group (an
+// element matching the group selector) each is in, for Inspect.
+(selectors, group) => {
   const outermostSVG = (el) => {
     let svg = null;
     for (let e = el; e; e = e.parentElement) {
@@ -12,6 +13,7 @@
   for (const svg of document.querySelectorAll("svg")) {
     if (outermostSVG(svg) === svg) svgs.push(svg);
   }
+  const groups = group ? Array.from(document.querySelectorAll(group)) : [];
   const boxes = [];
   for (const selector of selectors) {
     for (const el of document.querySelectorAll(selector)) {
@@ -32,6 +34,7 @@
         height: r.height,
         visible: seen,
         svg: svgs.indexOf(outermostSVG(el)),
+        group: group ? groups.indexOf(el.closest(group)) : -1,
       });
     }
   }
