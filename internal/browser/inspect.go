@@ -29,6 +29,17 @@ var layoutJS string
 // finds none.
 var ErrNoChromium = errors.New("no Chromium found (install chromium, or set ISOCHECK_CHROMIUM)")
 
+// Unavailable reports whether err, from Inspect, says that there is no
+// browser to run, rather than that the page could not be inspected: a
+// test may skip then, where a browser is not required.
+func Unavailable(err error) bool {
+	return errors.Is(err, ErrNoChromium) || errors.Is(err, ErrCannotStart)
+}
+
+// ErrCannotStart is returned (wrapped) by Inspect when the browser does
+// not start, as a snap's stub or a browser without its libraries does.
+var ErrCannotStart = errors.New("the browser did not start")
+
 // blockedSchemes are the schemes of the URLs the browser must not fetch:
 // a report is read from disk and must reach nothing else.
 var blockedSchemes = []string{"http", "https", "ws", "wss", "ftp"}
@@ -99,6 +110,13 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 		chromedp.WithListener(rec.listen), chromedp.WithErrorf(quiet), chromedp.WithLogf(quiet))
 	defer cancelTab()
 
+	// The first action starts the browser and opens its tab.
+	if err := chromedp.Do(tabCtx); err != nil {
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("inspecting %s: starting %s: %w", path, opts.Chromium, err)
+		}
+		return nil, fmt.Errorf("inspecting %s: %w: %s: %w", path, ErrCannotStart, opts.Chromium, err)
+	}
 	var patterns []*network.BlockPattern
 	for _, s := range blockedSchemes {
 		patterns = append(patterns, &network.BlockPattern{URLPattern: s + "://*:*/*", Block: true})

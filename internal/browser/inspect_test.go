@@ -21,12 +21,19 @@ func chromium(t *testing.T) string {
 	t.Helper()
 	p, ok := Find()
 	if !ok {
-		if os.Getenv("ISOCHECK_BROWSER_REQUIRED") == "1" {
-			t.Fatal("no Chromium found, and ISOCHECK_BROWSER_REQUIRED=1")
-		}
-		t.Skip("no Chromium found (install chromium, or set ISOCHECK_CHROMIUM)")
+		unavailable(t, ErrNoChromium)
 	}
 	return p
+}
+
+// unavailable skips the test for err, which says there is no browser to
+// run, or fails it where ISOCHECK_BROWSER_REQUIRED=1 (CI).
+func unavailable(t *testing.T, err error) {
+	t.Helper()
+	if os.Getenv("ISOCHECK_BROWSER_REQUIRED") == "1" {
+		t.Fatalf("%v, and ISOCHECK_BROWSER_REQUIRED=1", err)
+	}
+	t.Skip(err)
 }
 
 // writePage writes an HTML page into a fresh directory and returns its path.
@@ -45,6 +52,9 @@ func inspect(t *testing.T, path string, opts Options) *Page {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	p, err := Inspect(ctx, path, opts)
+	if Unavailable(err) {
+		unavailable(t, err)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,9 +231,16 @@ func TestInspectLeavesNothingBehind(t *testing.T) {
 }
 
 func TestInspectWithoutChromium(t *testing.T) {
+	dir := t.TempDir()
 	path := writePage(t, `<!doctype html>`)
-	_, err := Inspect(context.Background(), path, Options{Chromium: filepath.Join(t.TempDir(), "no-such-browser")})
-	if err == nil {
-		t.Fatal("Inspect with a browser that does not exist succeeded")
+	broken := filepath.Join(dir, "broken-chromium")
+	if err := os.WriteFile(broken, []byte("#!/bin/sh\necho 'install chromium from the snap store' >&2\nexit 1\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, browser := range []string{filepath.Join(dir, "no-such-browser"), broken} {
+		_, err := Inspect(context.Background(), path, Options{Chromium: browser, TempDir: dir})
+		if !Unavailable(err) {
+			t.Errorf("Inspect with %s: %v, want an error that says the browser is unavailable", filepath.Base(browser), err)
+		}
 	}
 }
