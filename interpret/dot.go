@@ -1,16 +1,12 @@
 package interpret
 
 import (
-	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/isocheck/isocheck/internal/graphviz"
 )
 
 // dotKinds are the edge kinds in the legend's order, with their colours,
@@ -245,19 +241,6 @@ func (a *Anomaly) legend(orders map[string][]int) string {
 // html escapes s for an HTML-like Graphviz label.
 func html(s string) string {
 	return strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&quot;").Replace(s)
-}
-
-// ErrNoGraphviz is returned by Render when Graphviz's dot is not installed.
-var ErrNoGraphviz = graphviz.ErrNotInstalled
-
-// Render draws the report with Graphviz's dot into the named file, in
-// format "svg" or "png".
-func (r *Report) Render(path, format string) error {
-	var graph bytes.Buffer
-	if err := r.WriteDOT(&graph); err != nil {
-		return err
-	}
-	return graphviz.RenderFile(context.Background(), graph.Bytes(), format, path)
 }
 
 // dotQuote quotes s as a DOT string.

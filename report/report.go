@@ -93,7 +93,7 @@ type Edge struct {
 
 // Run is what `isocheck run` did.
 type Run struct {
-	Database, Workload string
+	Database, Workload                   string
 	Planned, Committed, Aborted, Unknown int
 	Duration                             time.Duration
 	P50, P95, P99, Max                   time.Duration

@@ -12,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/report"
 )
 
 // levelReport is one level's entry of `--level all`.
@@ -29,7 +30,7 @@ type levelReport struct {
 // without a verdict says why, and every other level still gets its own.
 // It exits 1 if any level is broken, 3 if none is but some gave no
 // verdict, and 0 if all are kept.
-func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, parseTime time.Duration, explain, color bool, stdout, stderr io.Writer) int {
+func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, parseTime time.Duration, explain, color bool, page *report.Page, stdout, stderr io.Writer) int {
 	all, err := check.CheckAllWith(j.ctx, h, cf.ablate)
 	if err != nil {
 		j.stop()
@@ -65,6 +66,18 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			}
 		}
 	}
+	var sections []report.Anomaly
+	var sectionNotes []string
+	if page != nil && weakest >= 0 {
+		// The weakest broken level's anomalies, each with its own
+		// counterexample, then each other broken level's own.
+		sections, sectionNotes = kvAnomalies(j.ctx, h, all.Results[weakest], reports[weakest].Report)
+		for i, res := range all.Results {
+			if i != weakest && res.Verdict == verdict.Violated && res.ImpliedBy == 0 && reports[i].Anomaly != nil {
+				sections = append(sections, report.FromKV(reports[i].Report))
+			}
+		}
+	}
 	j.stop()
 	// A level the run's stop cut short says where it stopped, and the
 	// stronger ones were not begun; a level without a verdict for a limit
@@ -96,6 +109,18 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		return l.String()
 	}
 	notes := inputNotes(info, len(h.Txns))
+	if page != nil {
+		for i, res := range all.Results {
+			page.Levels = append(page.Levels, levelRow(reports[i].Report, res.Verdict, reports[i].ImpliedBy))
+		}
+		page.Strongest = name(all.Strongest)
+		if all.Strongest == 0 {
+			page.Strongest = ""
+		}
+		page.Anomalies = sections
+		page.Notes = append(notes, sectionNotes...)
+		writePage(cf.htmlFile, cf.fileOut, page, stderr)
+	}
 	if cf.asEDN {
 		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, all.Results, !cf.noSessionOrder))
 	}

@@ -47,7 +47,7 @@ func TestAllPastCCClockLimit(t *testing.T) {
 			cf := &checkFlags{asJSON: asJSON, ablate: check.Options{MaxClockBytes: 4}, input: &inputFlags{limits: &limits{}}}
 			var out, errs bytes.Buffer
 			j := cf.input.limits.start(io.Discard)
-			status := cf.runAll(j, c.h, nil, 0, false, false, &out, &errs)
+			status := cf.runAll(j, c.h, nil, 0, false, false, nil, &out, &errs)
 			if status != c.status || errs.Len() > 0 {
 				t.Errorf("%s, json %v: exit %d, want %d; stderr %q", c.name, asJSON, status, c.status, errs.String())
 			}

@@ -12,11 +12,13 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/report"
 	"github.com/isocheck/isocheck/solver"
 )
 
@@ -27,9 +29,13 @@ type checkFlags struct {
 	asJSON, stats             bool
 	cexFile, colorMode        string
 	dotFile, svgFile, pngFile string
-	fileOut                   io.Writer // where a file named "-" goes (see routeStdout)
-	noSessionOrder, elle      bool
-	asEDN                     bool // Elle's result map as EDN (see ednConflict)
+	htmlFile                  string
+	// inputPath and command name the input and the command line, for
+	// the page (--html).
+	inputPath, command   string
+	fileOut              io.Writer // where a file named "-" goes (see routeStdout)
+	noSessionOrder, elle bool
+	asEDN                bool // Elle's result map as EDN (see ednConflict)
 	// ablate are the options that turn parts of the checker off, for
 	// measurements.
 	ablate check.Options
@@ -41,9 +47,20 @@ type checkFlags struct {
 	sqlNaive, sqlPaper bool
 }
 
-// runCheck runs check (a summary and the checker's cycle) or, with
-// explain, explain (the full report on a minimal counterexample).
-func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
+// checkMode is what runCheck is asked beyond its flags.
+type checkMode struct {
+	// explain runs explain (the full report on a minimal
+	// counterexample) instead of check (a summary and the checker's
+	// cycle).
+	explain bool
+	// run, for a history `isocheck run` recorded, gives the run's
+	// section of the HTML page (--html) from the history read back.
+	run func(*history.History) *report.Run
+}
+
+// runCheck runs check or explain, as mode says.
+func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
+	explain := mode.explain
 	name := "check"
 	if explain {
 		name = "explain"
@@ -68,6 +85,7 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if explain {
 		cf.addPictureFlags(fs)
 	}
+	fs.StringVar(&cf.htmlFile, "html", "", htmlUsage)
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
@@ -75,9 +93,10 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if len(pos) != 1 {
 		return usageError(stderr, name, "want one PATH, got %d", len(pos))
 	}
+	cf.inputPath, cf.command = pos[0], commandLine(name, args)
 	stdout, routed := cf.routeStdout(stdout, stderr)
 	if !routed {
-		return usageError(stderr, name, "--counterexample - and --dot - cannot both write standard output")
+		return usageError(stderr, name, "only one of --counterexample, --dot, --svg, --png and --html can write standard output (-)")
 	}
 	color, ok := useColor(cf.colorMode, stdout)
 	if !ok {
@@ -118,8 +137,15 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if cf.noSessionOrder {
 		h = h.WithoutSessionOrder()
 	}
+	var page *report.Page // --html's
+	if cf.htmlFile != "" {
+		page = &report.Page{Title: cf.inputPath, Command: cf.command, Facts: historyFacts(pos[0], h, info)}
+		if mode.run != nil {
+			page.Run = mode.run(h)
+		}
+	}
 	if all {
-		return cf.runAll(j, h, info, parseTime, explain, color, stdout, stderr)
+		return cf.runAll(j, h, info, parseTime, explain, color, page, stdout, stderr)
 	}
 	res, err := check.CheckWith(j.ctx, h, lvl, cf.ablate)
 	if err != nil {
@@ -139,6 +165,11 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	if cf.elle {
 		elle = elleEvery(j.ctx, h, res, !cf.noSessionOrder)
 	}
+	var sections []report.Anomaly
+	var sectionNotes []string
+	if cf.htmlFile != "" {
+		sections, sectionNotes = kvAnomalies(j.ctx, h, res, rep)
+	}
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
@@ -149,6 +180,12 @@ func runCheck(args []string, stdout, stderr io.Writer, explain bool) int {
 	}
 	status := verdictStatus(res.Verdict)
 	cf.writeFiles(rep, explain, stdout, stderr)
+	if page != nil {
+		page.Levels = []report.Level{levelRow(rep, res.Verdict, "")}
+		page.Anomalies = sections
+		page.Notes = append(st.InputNotes, sectionNotes...)
+		writePage(cf.htmlFile, cf.fileOut, page, stderr)
+	}
 	if cf.asEDN {
 		return writeElleEDN(stdout, stderr, status, elle)
 	}
@@ -214,7 +251,7 @@ func (cf *checkFlags) writeFiles(rep *interpret.Report, explain bool, stdout, st
 		writeCounterexample(cf.cexFile, rep, cf.fileOut, stderr)
 	}
 	if explain {
-		cf.writePictures(rep.WriteDOT, stderr)
+		cf.writePictures(rep.WriteDOT, rep.Graph(), stderr)
 	}
 }
 
@@ -226,6 +263,7 @@ func (cf *checkFlags) printStopped(j *job, stdout, stderr io.Writer, lvl level.L
 		name = "all levels"
 	}
 	reason := j.stopReason(err)
+	cf.writeStoppedPage([]report.Level{{Name: name, Reason: reason}}, stderr)
 	if cf.asEDN {
 		return writeStoppedEDN(stdout, stderr, reason)
 	}

@@ -9,20 +9,26 @@ import (
 )
 
 // routeStdout decides what standard output carries. A file named "-"
-// (--counterexample - or --dot -) is written to stdout, and stdout then
+// (--counterexample -, --dot -, --svg -, --png - or --html -) is written to stdout, and stdout then
 // carries that file alone, so that it can be piped or redirected whole:
 // the report goes to stderr. routeStdout sets cf.fileOut, where "-" is
 // written, and returns where the report goes; ok is false when two files
 // ask for stdout.
 func (cf *checkFlags) routeStdout(stdout, stderr io.Writer) (report io.Writer, ok bool) {
 	cf.fileOut = stdout
-	switch {
-	case cf.cexFile == "-" && cf.dotFile == "-":
-		return stdout, false
-	case cf.cexFile == "-" || cf.dotFile == "-":
+	toStdout := 0
+	for _, f := range []string{cf.cexFile, cf.dotFile, cf.svgFile, cf.pngFile, cf.htmlFile} {
+		if f == "-" {
+			toStdout++
+		}
+	}
+	switch toStdout {
+	case 0:
+		return stdout, true
+	case 1:
 		return stderr, true
 	}
-	return stdout, true
+	return stdout, false
 }
 
 // nothingToWrite says on stderr, for each file asked for (the

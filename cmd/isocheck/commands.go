@@ -36,7 +36,7 @@ func commands() []command {
 	return []command{
 		{"check", "[flags] PATH", "decide whether the history at PATH satisfies an isolation level; print the anomaly and its cycle if not",
 			checkFooter,
-			func(a []string, o, e io.Writer) int { return runCheck(a, o, e, false) }},
+			func(a []string, o, e io.Writer) int { return runCheck(a, o, e, checkMode{}) }},
 		{"explain", "[flags] PATH", "like check, then shrink a violation to a minimal counterexample and explain every dependency, in words or pictures",
 			checkFooter,
 			runExplain},

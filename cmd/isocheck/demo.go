@@ -67,9 +67,9 @@ func runDemo(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout)
 		var got int
 		if st.check == "all" {
-			got = runCheck([]string{"--level", "all", path}, stdout, stderr, false)
+			got = runCheck([]string{"--level", "all", path}, stdout, stderr, checkMode{})
 		} else {
-			got = runCheck([]string{"--level", st.check, path}, stdout, stderr, true)
+			got = runCheck([]string{"--level", st.check, path}, stdout, stderr, checkMode{explain: true})
 		}
 		if got != st.want {
 			fmt.Fprintf(stderr, "isocheck demo: step %d gave exit status %d, expected %d\n", i+1, got, st.want)

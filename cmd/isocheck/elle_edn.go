@@ -28,8 +28,8 @@ func (cf *checkFlags) ednConflict() string {
 		return "--edn and --json each print the whole output: give one"
 	case cf.stats:
 		return "--stats cannot go with --edn, whose output is Elle's result map alone (--json has the stats)"
-	case cf.cexFile == "-" || cf.dotFile == "-":
-		return "with --edn, standard output holds Elle's result map: write the counterexample or the graph to a file"
+	case cf.cexFile == "-" || cf.dotFile == "-" || cf.svgFile == "-" || cf.pngFile == "-" || cf.htmlFile == "-":
+		return "with --edn, standard output holds Elle's result map: write the counterexample, the pictures and the page to files"
 	}
 	return ""
 }

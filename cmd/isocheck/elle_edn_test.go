@@ -119,7 +119,7 @@ func TestElleEDNUsage(t *testing.T) {
 		{[]string{"explain", "--edn", "--level", "all", ws}, "give --elle with it"},
 		{[]string{"check", "--elle", "--edn", "--json", ws}, "give one"},
 		{[]string{"check", "--elle", "--edn", "--stats", ws}, "--stats cannot go with --edn"},
-		{[]string{"check", "--elle", "--edn", "--counterexample", "-", ws}, "write the counterexample or the graph to a file"},
+		{[]string{"check", "--elle", "--edn", "--counterexample", "-", ws}, "write the counterexample, the pictures and the page to files"},
 		{[]string{"check", "--elle", "--edn", "--format", "sql", "../../examples/sql-phantom-ser.jsonl"}, "a SQL history has no Elle result map"},
 	}
 	for _, tt := range tests {

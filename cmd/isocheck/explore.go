@@ -41,6 +41,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it; default: GOMAXPROCS, the CPUs the process may use)")
 	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (app, sessions, txns, seed, level, base, algorithm, histories, end_states, blocked, failed, failures, complete, elapsed_ms, peak_rss_bytes)")
+	htmlFile := fs.String("html", "", htmlUsage)
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -104,6 +105,9 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	stopped := ""
 	if !res.Complete {
 		stopped = stopCause(j, *first)
+	}
+	if *htmlFile != "" {
+		writePage(*htmlFile, stdout, explorePage(commandLine("explore", args), newExploreReport(a.Name, *sessions, *txns, *seed, res), res, stopped), stderr)
 	}
 	if *asJSON {
 		rep := newExploreReport(a.Name, *sessions, *txns, *seed, res)

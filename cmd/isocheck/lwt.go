@@ -22,6 +22,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	in := addInputFlags(fs)
 	fs.Lookup("allow-empty").Usage = "accept a history of 0 operations (by default an error: an empty file is more often a crashed recorder than a test)"
 	fs.Lookup("format").Usage = "input format: auto, edn (Jepsen), elle-json, or jsonl (Jepsen events as JSON lines, or isocheck's transactions as isocheck run --workload lwt records them)"
+	htmlFile := fs.String("html", "", htmlUsage)
 	failMeans := fs.String("fail-means", "absent", "what a failed operation (:fail) means: absent (Jepsen's and Knossos's meaning: it did not happen, and is left out) or compared (Porcupine's etcd model: a failed cas compared and found another value)")
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -93,11 +94,16 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "  %s\n", h)
 	}
 	writeLWTViolation(stdout, res, ops)
+	var notes []string
 	if n := len(rops) - len(ops); n > 0 {
-		fmt.Fprintf(stdout, "note: %d failed operations (:fail) left out: they did not happen (--fail-means compared reads a failed cas as Porcupine's etcd model does)\n", n)
+		notes = append(notes, fmt.Sprintf("%d failed operations (:fail) left out: they did not happen (--fail-means compared reads a failed cas as Porcupine's etcd model does)", n))
 	}
-	for _, n := range registerNotes(info) {
+	notes = append(notes, registerNotes(info)...)
+	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
+	}
+	if *htmlFile != "" {
+		writePage(*htmlFile, stdout, lwtPage(pos[0], commandLine("lwt", args), res, ops, info, notes), stderr)
 	}
 	return lwtStatus(res, err)
 }

@@ -132,6 +132,7 @@ func (rf *runFlags) startNemesis(ctx context.Context, stdout io.Writer) (stop fu
 	return func() error {
 		cancel()
 		r := <-done
+		rf.faulted = r.events
 		fmt.Fprintf(stdout, "  nemesis (%s every %s for %s): %d events\n", rf.nemesis.Kind, rf.nemesis.Interval, rf.nemesis.Duration, len(r.events))
 		for _, e := range r.events {
 			fmt.Fprintf(stdout, "    %s\n", e)

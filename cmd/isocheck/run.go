@@ -13,11 +13,13 @@ import (
 
 	"github.com/isocheck/isocheck/db/dial"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/report"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -46,6 +48,10 @@ type runFlags struct {
 	reconnectSet bool
 	// onTxn, if set, sees each transaction as it is recorded.
 	onTxn func(*format.TxnRecord)
+	// html is the page --html writes, with the run's section.
+	html string
+	// faulted are the faults the nemesis injected, once the run is over.
+	faulted []nemesis.Event
 }
 
 // runRun is `isocheck run`. The key-value workloads and the SQL
@@ -94,6 +100,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.Var(&rf.check, "check", "check the recorded history at LEVEL (sser, ser, si, pc, cc, ra, rc, or all) and explain a violation, or with lwt (for --workload lwt) check its registers for linearizability; the exit status is the verdict's")
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
+	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
 	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
@@ -174,15 +181,28 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	}
 	path, sum, status := rf.record(plan, stdout, stderr)
 	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
+	if rf.html != "" && check == "" {
+		fmt.Fprintf(stderr, "isocheck run: --html %s: the page shows the check of the run: give --check LEVEL; %s not written\n", rf.html, rf.html)
+	}
 	if check == "" || status != exitSatisfied && !partial {
 		return status
 	}
 	fmt.Fprintln(stdout)
 	var verdict int
+	mode := checkMode{explain: true}
+	if sum != nil {
+		mode.run = func(h *history.History) *report.Run {
+			return report.RunOf(redact(rf.dsn), string(plan.Workload), sum, h, rf.faulted)
+		}
+	}
 	if checkLWT {
-		verdict = checkLWTRun(&lwtOps, stdout, stderr)
+		verdict = checkLWTRun(&lwtOps, rf.html, mode, stdout, stderr)
 	} else {
-		verdict = runCheck([]string{"--level", check, path}, stdout, stderr, true)
+		args := []string{"--level", check}
+		if rf.html != "" {
+			args = append(args, "--html", rf.html)
+		}
+		verdict = runCheck(append(args, path), stdout, stderr, mode)
 	}
 	if !partial {
 		return verdict
@@ -200,7 +220,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 
 // checkLWTRun checks the registers of a run of the lwt workload for
 // linearizability and prints the verdict as the lwt command does.
-func checkLWTRun(c *runner.LWTOps, stdout, stderr io.Writer) int {
+func checkLWTRun(c *runner.LWTOps, html string, mode checkMode, stdout, stderr io.Writer) int {
 	ops, err := c.Ops()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
@@ -215,5 +235,12 @@ func checkLWTRun(c *runner.LWTOps, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stdout, "linearizability: %s (%d operations on %d registers)\n", textsafe.Escape(res.String()), res.Ops, res.Keys)
 	writeLWTViolation(stdout, res, ops)
+	if html != "" {
+		page := lwtPage("the run's registers", "isocheck run --check lwt", res, ops, nil, nil)
+		if mode.run != nil {
+			page.Run = mode.run(nil)
+		}
+		writePage(html, stdout, page, stderr)
+	}
 	return lwtStatus(res, err)
 }

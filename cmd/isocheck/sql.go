@@ -107,6 +107,12 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 	} else {
 		cf.nothingToWrite(stderr, sqlNoViolation(results[0].Verdict))
 	}
+	if cf.htmlFile != "" {
+		writePage(cf.htmlFile, cf.fileOut, sqlPage(cf.inputPath, cf.command, h, levels, results, reports), stderr)
+	}
+	if cf.htmlFile != "" {
+		writePage(cf.htmlFile, cf.fileOut, sqlPage(cf.inputPath, cf.command, h, levels, results, reports), stderr)
+	}
 	switch {
 	case cf.asJSON && all:
 		return encodeJSON(stdout, stderr, status, sqlAll(levels, reports))
@@ -240,6 +246,7 @@ func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, all bool, err err
 		entry.Stats.stopped(j)
 		reports = append(reports, entry)
 	}
+	cf.writeStoppedPage(reportLevels(reports), stderr)
 	switch {
 	case cf.asJSON && all:
 		return encodeJSON(stdout, stderr, exitNoVerdict, sqlAll(levels, reports))
@@ -333,6 +340,6 @@ func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, 
 		}
 	}
 	if explain {
-		cf.writePictures(res.WriteDOT, stderr)
+		cf.writePictures(res.WriteDOT, res.Graph(), stderr)
 	}
 }

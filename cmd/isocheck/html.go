@@ -1,0 +1,234 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/explore"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/report"
+	"github.com/isocheck/isocheck/sqlcheck"
+	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// htmlUsage is the usage of --html, the same for every command that has it.
+const htmlUsage = "write the report as one self-contained HTML page to FILE (the levels, every anomaly with its counterexample drawn and every dependency justified); it loads nothing and opens from disk; - writes it to stdout"
+
+// writePage writes page to path (--html). A failure is reported on stderr
+// but does not change the exit status: the verdict stands.
+func writePage(path string, stdout io.Writer, page *report.Page, stderr io.Writer) {
+	if err := writeFile(path, stdout, page.WriteHTML); err != nil {
+		fmt.Fprintf(stderr, "isocheck: --html: %v\n", err)
+	}
+}
+
+// commandLine is the command as the page shows it.
+func commandLine(name string, args []string) string {
+	return "isocheck " + name + " " + strings.Join(args, " ")
+}
+
+// levelRow is the row of the level table for a key-value report.
+func levelRow(rep *interpret.Report, v verdict.Verdict, impliedBy string) report.Level {
+	row := report.Level{Name: rep.Level, Verdict: v, Reason: rep.Reason}
+	switch {
+	case impliedBy != "":
+		row.Anomaly = "as " + impliedBy
+	case rep.Anomaly != nil:
+		row.Anomaly = rep.Anomaly.Name
+	}
+	return row
+}
+
+// kvAnomalies are the page's sections of a violation: one for each kind
+// of anomaly rep lists (Report.Anomalies, the main one first), each with
+// its own minimal counterexample; only rep's own when the others cannot
+// be cut from the history, with a note saying why.
+func kvAnomalies(ctx context.Context, h *history.History, res *check.Result, rep *interpret.Report) ([]report.Anomaly, []string) {
+	if rep.Anomaly == nil {
+		return nil, nil
+	}
+	main := report.FromKV(rep)
+	if len(rep.Anomalies) < 2 {
+		if len(rep.Anomalies) == 1 {
+			main.Count, main.More = rep.Anomalies[0].Count, rep.Anomalies[0].More
+		}
+		return []report.Anomaly{main}, nil
+	}
+	found, err := interpret.FoundReports(ctx, h, res, rep)
+	if err != nil {
+		return []report.Anomaly{main}, []string{fmt.Sprintf("the other anomalies found are listed without their counterexamples: %v", err)}
+	}
+	var out []report.Anomaly
+	for i, r := range found {
+		a := report.FromKV(r)
+		if i < len(rep.Anomalies) {
+			a.Count, a.More = rep.Anomalies[i].Count, rep.Anomalies[i].More
+		}
+		out = append(out, a)
+	}
+	return out, nil
+}
+
+// historyFacts are the statistics of h the page shows.
+func historyFacts(path string, h *history.History, info *format.Info) []report.Fact {
+	var committed, aborted, unknown, rolledBack int
+	for i := range h.Txns {
+		switch h.Txns[i].Status {
+		case history.Committed:
+			committed++
+		case history.Aborted:
+			aborted++
+		case history.Unknown:
+			unknown++
+		case history.RolledBack:
+			rolledBack++
+		}
+	}
+	txns := fmt.Sprintf("%d (%d committed", len(h.Txns), committed)
+	for _, c := range []struct {
+		n    int
+		what string
+	}{{aborted, "aborted"}, {unknown, "unknown"}, {rolledBack, "rolled back"}} {
+		if c.n > 0 {
+			txns += fmt.Sprintf(", %d %s", c.n, c.what)
+		}
+	}
+	txns += ")"
+	facts := []report.Fact{{Name: "file", Value: path}}
+	if info != nil {
+		facts = append(facts, report.Fact{Name: "format", Value: string(info.Format)})
+	}
+	kind := "registers"
+	if h.Lists {
+		kind = "lists (append and read)"
+	}
+	return append(facts,
+		report.Fact{Name: "transactions", Value: txns},
+		report.Fact{Name: "sessions", Value: fmt.Sprint(len(h.Sessions))},
+		report.Fact{Name: "keys", Value: fmt.Sprintf("%d %s", len(h.KeyNames), kind)},
+		report.Fact{Name: "operations", Value: fmt.Sprint(len(h.Ops))},
+	)
+}
+
+// sqlPage is the page of the checks of a SQL history h, one per level
+// (0: each transaction at its own): the level table and a section for
+// each level broken.
+func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, results []*sqlcheck.Result, reports []sqlJSON) *report.Page {
+	page := &report.Page{Title: path, Command: command}
+	strongest := ""
+	for i, res := range results {
+		row := report.Level{Name: reports[i].Level, Verdict: res.Verdict, Reason: reports[i].Reason}
+		if a := reports[i].Anomaly; a != nil {
+			row.Anomaly = a.Name
+		}
+		page.Levels = append(page.Levels, row)
+		if res.Verdict == verdict.Violated {
+			page.Anomalies = append(page.Anomalies, report.FromSQL(res))
+		}
+		if res.Verdict == verdict.Satisfied && strongest == "" {
+			strongest = row.Name
+		}
+	}
+	if len(levels) > 1 {
+		page.Strongest = strongest
+	}
+	committed := 0
+	for i := range h.Txns {
+		if h.Txns[i].Status == sqlhistory.Committed {
+			committed++
+		}
+	}
+	page.Facts = []report.Fact{
+		{Name: "file", Value: path},
+		{Name: "format", Value: "sql (each transaction at its own level)"},
+		{Name: "transactions", Value: fmt.Sprintf("%d (%d committed)", len(h.Txns), committed)},
+		{Name: "sessions", Value: fmt.Sprint(len(h.Sessions))},
+		{Name: "rows", Value: fmt.Sprint(len(h.Keys))},
+	}
+	return page
+}
+
+// lwtPage is the page of a linearizability check of compare-and-set
+// registers: its verdict, and for a violation the operations on a
+// timeline with the one that cannot take effect.
+func lwtPage(path, command string, res lwt.Result, ops []lwt.Op, info *format.Info, notes []string) *report.Page {
+	page := &report.Page{Title: path, Command: command, Notes: notes}
+	row := report.Level{Name: report.Linearizability, Verdict: res.Verdict, Reason: res.Reason}
+	if res.Violation != nil {
+		row.Anomaly = report.NotLinearizable
+		page.Anomalies = []report.Anomaly{report.FromLWT(res, ops)}
+	}
+	page.Levels = []report.Level{row}
+	page.Facts = []report.Fact{{Name: "file", Value: path}}
+	if info != nil {
+		page.Facts = append(page.Facts, report.Fact{Name: "format", Value: string(info.Format)})
+	}
+	page.Facts = append(page.Facts,
+		report.Fact{Name: "operations checked", Value: fmt.Sprint(res.Ops)},
+		report.Fact{Name: "registers", Value: fmt.Sprint(res.Keys)},
+	)
+	return page
+}
+
+// explorePage is the page of an exploration: whether some history of the
+// program breaks an assertion at the level, and the first that does,
+// drawn, with the assertions it breaks.
+func explorePage(command string, r exploreReport, res *explore.Result, stopped string) *report.Page {
+	title := fmt.Sprintf("%s at %s", r.App, r.Level)
+	page := &report.Page{Title: title, Command: command}
+	row := report.Level{Name: r.Level, Verdict: res.Verdict, Reason: res.Reason}
+	if stopped != "" && res.Verdict != verdict.Violated {
+		row.Reason = stopped + ": not every history was explored"
+	}
+	if res.First != nil {
+		row.Anomaly = "an assertion breaks"
+		a, err := report.FromExplore(res)
+		if err != nil {
+			page.Notes = append(page.Notes, fmt.Sprintf("the broken history is not drawn: %v", err))
+		} else {
+			page.Anomalies = []report.Anomaly{a}
+		}
+	}
+	page.Levels = []report.Level{row}
+	histories := fmt.Sprint(r.Histories)
+	if r.EndStates != r.Histories {
+		histories += fmt.Sprintf(" of %d end states", r.EndStates)
+	}
+	page.Facts = []report.Fact{
+		{Name: "program", Value: fmt.Sprintf("%s: %d sessions × %d transactions (seed %d)", r.App, r.Sessions, r.Txns, r.Seed)},
+		{Name: "level", Value: r.Level + ", explored under " + r.Base},
+		{Name: "algorithm", Value: r.Algorithm},
+		{Name: "histories", Value: histories},
+		{Name: "histories that break an assertion", Value: fmt.Sprint(r.Failed)},
+		{Name: "complete", Value: fmt.Sprint(r.Complete)},
+		{Name: "time", Value: fmt.Sprintf("%.0f ms", r.Millis)},
+	}
+	return page
+}
+
+// writeStoppedPage writes the page (--html) of a check stopped before
+// its history was read: the levels asked for, each without a verdict.
+func (cf *checkFlags) writeStoppedPage(levels []report.Level, stderr io.Writer) {
+	if cf.htmlFile == "" {
+		return
+	}
+	page := &report.Page{Title: cf.inputPath, Command: cf.command, Levels: levels}
+	writePage(cf.htmlFile, cf.fileOut, page, stderr)
+}
+
+// reportLevels are the rows of the level table of SQL reports.
+func reportLevels(reports []sqlJSON) []report.Level {
+	rows := make([]report.Level, len(reports))
+	for i, r := range reports {
+		rows[i] = report.Level{Name: r.Level, Reason: r.Reason}
+	}
+	return rows
+}

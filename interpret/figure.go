@@ -1,0 +1,298 @@
+package interpret
+
+import (
+	"cmp"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/isocheck/isocheck/draw"
+)
+
+// initLane names the lane of the initial state in a picture.
+const initLane = "initial state"
+
+// Graph returns the counterexample of the report's anomaly as a picture
+// (nil when the report has none), with what WriteDOT draws: the anomaly
+// and what happened in the title and caption; one lane per session, in
+// the order of the sessions' first transactions, with the session's
+// transactions along it in real-time order when every transaction has a
+// start time, else in input order; each transaction with its session
+// position, input position, operations (the values that the
+// dependencies rest on marked) and status when it did not commit; the
+// initial state in a lane of its own on top when a dependency starts
+// there; and every dependency, once, justified, dashed when it holds only
+// under one order of the writes. The notes spell those orders out.
+//
+// A non-cycle anomaly (an aborted or intermediate read, ...) shows the
+// reads and the writes they read, as WR dependencies, or, when the
+// transactions shown have no dependency between them (a thin-air read),
+// marks the reads of values none of them wrote and says so in the notes.
+// The input's control characters are escaped, as in WriteText.
+func (r *Report) Graph() *draw.Graph {
+	if r.Anomaly == nil {
+		return nil
+	}
+	r = r.escaped()
+	a := r.Anomaly
+	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
+	if a.Class != "" && a.Class != a.Name {
+		title += " (" + a.Class + ")"
+	}
+	g := &draw.Graph{Title: title, Caption: wrapPlain(a.Summary, 100)}
+
+	steps := a.Dependencies()
+	marks := newOpMarks(a)
+	for _, s := range steps {
+		marks.step(s)
+	}
+	if len(a.Cycles) == 0 && (len(steps) == 0 || a.Minimal) {
+		// The values read that no transaction shown wrote matter too (a
+		// thin-air read), where every operation shown matters.
+		marks.unwritten()
+	}
+	if len(steps) == 0 {
+		g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
+	}
+	g.Lanes = a.lanes(marks, steps)
+	orders := writeOrders(a)
+	for _, s := range steps {
+		label := s.Kind
+		if s.Key != "" {
+			label += " " + string(s.Key)
+		}
+		if o := orders[stepKey(s)]; len(o) > 0 && s.Assumed {
+			label += " (" + strings.TrimPrefix(orderNames(o), "if ") + ")"
+		}
+		why := s.Reason
+		if s.Because != "" {
+			why += "; " + s.Because
+		}
+		g.Edges = append(g.Edges, draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: s.Assumed, Why: why})
+	}
+	g.Notes = append(g.Notes, a.orderNotes(orders)...)
+	g.Notes = append(g.Notes, a.Notes...)
+	return g
+}
+
+// Dependencies returns the dependencies a picture of the anomaly draws,
+// once each: its Edges, then those of its Cycles that Edges lacks, and,
+// for an anomaly without a cycle (an aborted or intermediate read, ...),
+// the reads of its transactions from the writes of others of them (see
+// readSteps).
+func (a *Anomaly) Dependencies() []Step {
+	var out []Step
+	seen := map[string]bool{}
+	add := func(s Step) {
+		if k := stepKey(s); !seen[k] {
+			seen[k] = true
+			out = append(out, s)
+		}
+	}
+	for _, s := range a.Edges {
+		add(s)
+	}
+	for _, c := range a.Cycles {
+		for _, s := range c {
+			add(s)
+		}
+	}
+	if len(a.Cycles) == 0 {
+		out = append(out, a.readSteps(out)...)
+	}
+	return out
+}
+
+// readSteps returns the WR dependencies of the reads of the anomaly's
+// transactions from the writes of others of them that steps lacks: for a
+// non-cycle anomaly, whose report keeps no dependency, these are what
+// the picture shows. A read of a list depends on the writer of each of
+// its elements.
+func (a *Anomaly) readSteps(steps []Step) []Step {
+	seen := map[string]bool{}
+	for _, s := range steps {
+		seen[stepKey(s)] = true
+	}
+	lists := a.lists()
+	var out []Step
+	for ti := range a.Txns {
+		reader := &a.Txns[ti]
+		for _, op := range reader.Ops {
+			if op.Kind != "r" {
+				continue
+			}
+			elems := []Value{op.Value}
+			if op.Value.Kind() == KindList {
+				elems = op.Value.List()
+			}
+			for _, v := range elems {
+				wi := a.writerIn(reader.Name, op.Key, v)
+				if wi < 0 {
+					continue
+				}
+				writer := &a.Txns[wi]
+				s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
+				switch {
+				case lists:
+					s.Reason = fmt.Sprintf("%s read %s=%s, holding %s's append of %s", reader.Name, keyWord(op.Key), op.Value, writer.Name, v)
+				default:
+					s.Reason = fmt.Sprintf("%s read %s=%s written by %s", reader.Name, keyWord(op.Key), v, writer.Name)
+				}
+				if writer.Status != "committed" {
+					s.Reason += fmt.Sprintf(", which is %s", writer.Status)
+				}
+				if k := stepKey(s); !seen[k] {
+					seen[k] = true
+					out = append(out, s)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// writerIn returns the index of the transaction of the anomaly, other
+// than the one named reader, that wrote (or appended) v to key; -1 when
+// none did.
+func (a *Anomaly) writerIn(reader string, key ID, v Value) int {
+	for ti, t := range a.Txns {
+		if t.Name == reader {
+			continue
+		}
+		for _, o := range t.Ops {
+			if isWrite(o) && o.Key == key && sameValue(o.Value, v) {
+				return ti
+			}
+		}
+	}
+	return -1
+}
+
+// lanes places the anomaly's transactions, and the other ends of steps,
+// on lanes.
+func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
+	byStart := len(a.Txns) > 0
+	for _, t := range a.Txns {
+		byStart = byStart && t.Start != nil
+	}
+	var lanes []draw.Lane
+	lane := map[ID]int{}
+	first := int64(0)
+	for i, t := range a.Txns {
+		order := int64(t.Index)
+		if byStart {
+			order = *t.Start
+		}
+		if i == 0 || order < first {
+			first = order
+		}
+		l, ok := lane[t.Session]
+		if !ok {
+			l = len(lanes)
+			lane[t.Session] = l
+			lanes = append(lanes, draw.Lane{Name: "session " + string(t.Session)})
+		}
+		lanes[l].Nodes = append(lanes[l].Nodes, a.node(i, order, marks))
+	}
+	for i := range lanes {
+		slices.SortStableFunc(lanes[i].Nodes, func(x, y draw.Node) int { return cmp.Compare(x.Order, y.Order) })
+	}
+	// The initial state, and any other end of a dependency that is not a
+	// transaction of the anomaly (none, in a report that keeps its
+	// promises), get nodes of their own.
+	named := map[string]bool{}
+	for _, t := range a.Txns {
+		named[t.Name] = true
+	}
+	var others []draw.Node
+	for _, s := range steps {
+		for _, n := range []string{s.From, s.To} {
+			if named[n] {
+				continue
+			}
+			named[n] = true
+			if n == "init" {
+				lanes = append([]draw.Lane{{Name: initLane, Nodes: []draw.Node{a.initNode(steps, first-1)}}}, lanes...)
+				continue
+			}
+			others = append(others, draw.Node{ID: n, Title: n, Sub: "not among the transactions shown", Order: first})
+		}
+	}
+	if others != nil {
+		lanes = append(lanes, draw.Lane{Name: "other transactions", Nodes: others})
+	}
+	return lanes
+}
+
+// node returns the node of transaction i, placed at order.
+func (a *Anomaly) node(i int, order int64, marks opMarks) draw.Node {
+	t := &a.Txns[i]
+	n := draw.Node{ID: t.Name, Title: t.Name, Order: order}
+	n.Sub = "#" + strconv.Itoa(t.Position)
+	if t.Where != "" {
+		n.Sub += " · " + filepath.Base(t.Where)
+	}
+	if t.OmittedOps > 0 {
+		n.Sub += fmt.Sprintf(" · +%d more ops", t.OmittedOps)
+	}
+	n.Lines = marks.lines(t)
+	if t.Status != "committed" {
+		n.Status = t.Status
+	}
+	return n
+}
+
+// initNode returns the node of the initial state: the values of it that
+// steps read or overwrote, marked.
+func (a *Anomaly) initNode(steps []Step, order int64) draw.Node {
+	n := draw.Node{ID: "init", Title: "init", Sub: "the initial state", Order: order}
+	seen := map[string]bool{}
+	for _, s := range steps {
+		if s.From != "init" || s.Key == "" || s.FromValue.IsZero() {
+			continue
+		}
+		v := s.FromValue.String()
+		if a.lists() {
+			v = "[]"
+		}
+		line := fmt.Sprintf("%s = %s", keyWord(s.Key), v)
+		if !seen[line] {
+			seen[line] = true
+			n.Lines = append(n.Lines, draw.Line{{Text: line, Mark: true}})
+		}
+	}
+	return n
+}
+
+// writeOrders returns the orders of the writes each assumed step holds
+// under, by stepKey: order i+1 is that of Cycles[i].
+func writeOrders(a *Anomaly) map[string][]int {
+	orders := map[string][]int{}
+	for i, c := range a.Cycles {
+		for _, s := range c {
+			if k := stepKey(s); s.Assumed && !slices.Contains(orders[k], i+1) {
+				orders[k] = append(orders[k], i+1)
+			}
+		}
+	}
+	return orders
+}
+
+// orderNotes spells out the orders of the writes that dashed edges hold
+// under, as WriteDOT's legend does (every order closes a cycle).
+func (a *Anomaly) orderNotes(orders map[string][]int) []string {
+	if len(orders) == 0 {
+		return nil
+	}
+	var notes []string
+	for i := range a.Cycles {
+		if a.Constraint != nil && len(a.Cycles) == 2 {
+			notes = append(notes, fmt.Sprintf("order %d: %s", i+1, a.order(i)))
+		} else {
+			notes = append(notes, fmt.Sprintf("order %d: the order of the writes that cycle %d assumes", i+1, i+1))
+		}
+	}
+	return notes
+}

@@ -1,0 +1,122 @@
+package interpret
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/isocheck/isocheck/anomaly"
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// FoundReports returns a report of each anomaly that rep lists
+// (rep.Anomalies, from Every), in its order, so that each can be shown
+// with its own counterexample: rep itself for the main one, and for each
+// other the minimal report (Minimal) of its example, cut from h and
+// checked alone at res's level. h is the history checked, as for Every
+// (nil: res.Polygraph's). A rep that lists no anomalies gives rep alone
+// when it has an anomaly, and nothing otherwise.
+//
+// The reports of the examples name their transactions, and place them,
+// as the history does (TxnInfo's Index, ID, Position and Where are h's).
+// An example checked alone may show first another anomaly than the one
+// it was listed for (a smaller violation its transactions hold): its
+// report names the anomaly it shows, always one the level forbids, and a
+// note says which anomaly the list gave it for.
+func FoundReports(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]*Report, error) {
+	if rep == nil || rep.Anomaly == nil {
+		return nil, nil
+	}
+	out := []*Report{rep}
+	if len(rep.Anomalies) < 2 {
+		return out, nil
+	}
+	if h == nil {
+		h = res.Polygraph.History
+	}
+	subject := shrink.NewSubject(h)
+	for _, f := range rep.Anomalies[1:] {
+		r, err := foundReport(ctx, subject, res.Level, f)
+		if err != nil {
+			return nil, fmt.Errorf("interpret: the example of %s: %w", f.Name, err)
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// foundReport returns the minimal report of f's example, a sub-history of
+// subject's history, at l.
+func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f Found) (*Report, error) {
+	h := subject.H
+	var txns []int32
+	for _, x := range f.Example {
+		if x.Index < 0 || x.Index >= len(h.Txns) {
+			return nil, fmt.Errorf("transaction %s (index %d) is not in the history of %d transactions", x.Name, x.Index, len(h.Txns))
+		}
+		txns = append(txns, int32(x.Index))
+	}
+	slices.Sort(txns)
+	txns = slices.Compact(txns)
+	sel := shrink.Selection{Txns: txns}
+	sub := subject.Sub(sel)
+	quiet := progress.WithTracker(ctx, nil)
+	res, err := check.Check(quiet, sub, l)
+	if err != nil {
+		return nil, err
+	}
+	if res.Verdict != verdict.Violated {
+		return nil, fmt.Errorf("its %d transactions do not violate %v on their own (%v)", len(txns), l, res.Verdict)
+	}
+	rep, err := Minimal(quiet, res)
+	if err != nil {
+		return nil, err
+	}
+	an := rep.Anomaly
+	// Minimal's note counts the transactions of the example left out,
+	// not those of the history: say it of the history.
+	if len(an.Txns) < len(sub.Txns) && len(an.Notes) > 0 {
+		an.Notes = an.Notes[:len(an.Notes)-1]
+	}
+	for i := range an.Txns {
+		inHistory(&an.Txns[i], h, sel)
+	}
+	an.HistoryTxns = len(h.Txns)
+	if !anomaly.Forbids(l, an.Name) {
+		an.Name = anomaly.Generic(l)
+		an.Class = anomaly.Class(an.Name)
+		an.Description = anomaly.Describe(an.Name)
+	}
+	if an.Name != f.Name {
+		an.Notes = append(an.Notes, fmt.Sprintf("the history's list of anomalies gives this example for %s; checked on its own, it shows %s", f.Name, an.Name))
+	}
+	if removed := len(h.Txns) - len(an.Txns); removed > 0 {
+		are := "are"
+		if removed == 1 {
+			are = "is"
+		}
+		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own, and without any one of them the rest would not",
+			removed, len(h.Txns), are, len(an.Txns), l))
+	}
+	return rep, nil
+}
+
+// inHistory places t, a transaction of the sub-history of h cut by sel,
+// in h: its index, id, session position and the count of its operations
+// not shown.
+func inHistory(t *TxnInfo, h *history.History, sel shrink.Selection) {
+	if t.Index < 0 || t.Index >= len(sel.Txns) {
+		return
+	}
+	i := int(sel.Txns[t.Index])
+	tx := &h.Txns[i]
+	t.Index = i
+	t.ID = ID(tx.ID)
+	t.Position = slices.Index(h.Sessions[tx.Session], int32(i)) + 1
+	t.OmittedOps = len(h.OpsOf(i)) - len(t.Ops)
+}
