@@ -66,16 +66,14 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			}
 		}
 	}
-	var sections []report.Anomaly
-	var sectionNotes []string
+	// The page shows the weakest broken level's anomalies, each with its
+	// own counterexample.
+	var found []*interpret.Report
+	var foundNotes []string
 	if page != nil && weakest >= 0 {
-		// The weakest broken level's anomalies, each with its own
-		// counterexample, then each other broken level's own.
-		sections, sectionNotes = kvAnomalies(j.ctx, h, all.Results[weakest], reports[weakest].Report)
-		for i, res := range all.Results {
-			if i != weakest && res.Verdict == verdict.Violated && res.ImpliedBy == 0 && reports[i].Anomaly != nil {
-				sections = append(sections, report.FromKV(reports[i].Report))
-			}
+		found, foundNotes = foundReports(j.ctx, h, all.Results[weakest], reports[weakest].Report)
+		if found == nil {
+			found = []*interpret.Report{reports[weakest].Report}
 		}
 	}
 	j.stop()
@@ -110,15 +108,16 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	}
 	notes := inputNotes(info, len(h.Txns))
 	if page != nil {
-		for i, res := range all.Results {
-			page.Levels = append(page.Levels, levelRow(reports[i].Report, res.Verdict, reports[i].ImpliedBy))
+		levels := make([]*interpret.Report, len(reports))
+		for i := range reports {
+			levels[i] = reports[i].Report
 		}
-		page.Strongest = name(all.Strongest)
-		if all.Strongest == 0 {
-			page.Strongest = ""
+		fillKVPage(page, levels, found, append(notes, foundNotes...))
+		for i := range page.Levels {
+			if by := reports[i].ImpliedBy; by != "" {
+				page.Levels[i].Anomaly = "as " + by
+			}
 		}
-		page.Anomalies = sections
-		page.Notes = append(notes, sectionNotes...)
 		writePage(cf.htmlFile, cf.fileOut, page, stderr)
 	}
 	if cf.asEDN {

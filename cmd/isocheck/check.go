@@ -165,10 +165,10 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	if cf.elle {
 		elle = elleEvery(j.ctx, h, res, !cf.noSessionOrder)
 	}
-	var sections []report.Anomaly
-	var sectionNotes []string
-	if cf.htmlFile != "" {
-		sections, sectionNotes = kvAnomalies(j.ctx, h, res, rep)
+	var found []*interpret.Report
+	var foundNotes []string
+	if page != nil {
+		found, foundNotes = foundReports(j.ctx, h, res, rep)
 	}
 	explainTime := time.Since(start)
 	j.stop()
@@ -181,9 +181,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	status := verdictStatus(res.Verdict)
 	cf.writeFiles(rep, explain, stdout, stderr)
 	if page != nil {
-		page.Levels = []report.Level{levelRow(rep, res.Verdict, "")}
-		page.Anomalies = sections
-		page.Notes = append(st.InputNotes, sectionNotes...)
+		fillKVPage(page, []*interpret.Report{rep}, found, append(st.InputNotes, foundNotes...))
 		writePage(cf.htmlFile, cf.fileOut, page, stderr)
 	}
 	if cf.asEDN {

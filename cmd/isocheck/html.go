@@ -35,87 +35,39 @@ func commandLine(name string, args []string) string {
 	return "isocheck " + name + " " + strings.Join(args, " ")
 }
 
-// levelRow is the row of the level table for a key-value report.
-func levelRow(rep *interpret.Report, v verdict.Verdict, impliedBy string) report.Level {
-	row := report.Level{Name: rep.Level, Verdict: v, Reason: rep.Reason}
-	switch {
-	case impliedBy != "":
-		row.Anomaly = "as " + impliedBy
-	case rep.Anomaly != nil:
-		row.Anomaly = rep.Anomaly.Name
-	}
-	return row
-}
-
-// kvAnomalies are the page's sections of a violation: one for each kind
-// of anomaly rep lists (Report.Anomalies, the main one first), each with
-// its own minimal counterexample; only rep's own when the others cannot
-// be cut from the history, with a note saying why.
-func kvAnomalies(ctx context.Context, h *history.History, res *check.Result, rep *interpret.Report) ([]report.Anomaly, []string) {
-	if rep.Anomaly == nil {
+// foundReports are the reports of the page's sections of a violation:
+// one for each kind of anomaly rep lists (Report.Anomalies, the main one
+// first), each with its own minimal counterexample; only rep when the
+// others cannot be cut from the history, with a note saying why.
+func foundReports(ctx context.Context, h *history.History, res *check.Result, rep *interpret.Report) ([]*interpret.Report, []string) {
+	if rep.Anomaly == nil || len(rep.Anomalies) < 2 {
 		return nil, nil
-	}
-	main := report.FromKV(rep)
-	if len(rep.Anomalies) < 2 {
-		if len(rep.Anomalies) == 1 {
-			main.Count, main.More = rep.Anomalies[0].Count, rep.Anomalies[0].More
-		}
-		return []report.Anomaly{main}, nil
 	}
 	found, err := interpret.FoundReports(ctx, h, res, rep)
 	if err != nil {
-		return []report.Anomaly{main}, []string{fmt.Sprintf("the other anomalies found are listed without their counterexamples: %v", err)}
+		return nil, []string{fmt.Sprintf("the other anomalies found are listed without their counterexamples: %v", err)}
 	}
-	var out []report.Anomaly
-	for i, r := range found {
-		a := report.FromKV(r)
-		if i < len(rep.Anomalies) {
-			a.Count, a.More = rep.Anomalies[i].Count, rep.Anomalies[i].More
-		}
-		out = append(out, a)
-	}
-	return out, nil
+	return found, nil
 }
 
-// historyFacts are the statistics of h the page shows.
+// fillKVPage puts into page (--html's, with its title, command, facts
+// and run) the level table and the sections of the reports of the
+// levels checked, strongest first, and of the anomalies found; notes go
+// after those of page.
+func fillKVPage(page *report.Page, levels []*interpret.Report, found []*interpret.Report, notes []string) {
+	p := report.KVPage(page.Title, levels, found)
+	page.Levels, page.Strongest, page.Anomalies = p.Levels, p.Strongest, p.Anomalies
+	page.Notes = append(page.Notes, notes...)
+}
+
+// historyFacts are the statistics of h the page shows, after the file
+// and its format.
 func historyFacts(path string, h *history.History, info *format.Info) []report.Fact {
-	var committed, aborted, unknown, rolledBack int
-	for i := range h.Txns {
-		switch h.Txns[i].Status {
-		case history.Committed:
-			committed++
-		case history.Aborted:
-			aborted++
-		case history.Unknown:
-			unknown++
-		case history.RolledBack:
-			rolledBack++
-		}
-	}
-	txns := fmt.Sprintf("%d (%d committed", len(h.Txns), committed)
-	for _, c := range []struct {
-		n    int
-		what string
-	}{{aborted, "aborted"}, {unknown, "unknown"}, {rolledBack, "rolled back"}} {
-		if c.n > 0 {
-			txns += fmt.Sprintf(", %d %s", c.n, c.what)
-		}
-	}
-	txns += ")"
 	facts := []report.Fact{{Name: "file", Value: path}}
 	if info != nil {
 		facts = append(facts, report.Fact{Name: "format", Value: string(info.Format)})
 	}
-	kind := "registers"
-	if h.Lists {
-		kind = "lists (append and read)"
-	}
-	return append(facts,
-		report.Fact{Name: "transactions", Value: txns},
-		report.Fact{Name: "sessions", Value: fmt.Sprint(len(h.Sessions))},
-		report.Fact{Name: "keys", Value: fmt.Sprintf("%d %s", len(h.KeyNames), kind)},
-		report.Fact{Name: "operations", Value: fmt.Sprint(len(h.Ops))},
-	)
+	return append(facts, report.KVFacts(h)...)
 }
 
 // sqlPage is the page of the checks of a SQL history h, one per level
