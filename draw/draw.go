@@ -7,9 +7,15 @@
 // whiteboard: one horizontal lane per session, the session's transactions
 // as boxes along it in real-time or session order, and the dependencies as
 // labelled arrows coloured by kind. The SVG's text is real text
-// (selectable, searchable), its colours differ in grey scale too (each
-// kind also has its own line pattern), and every arrow carries its
-// justification as a tooltip. PNG uses the same layout, rasterised in Go.
+// (selectable, searchable), its colours differ in grey scale too (and
+// each label names its kind; SO is thicker, RT dotted, assumed edges
+// dashed), and every arrow carries its justification as a tooltip. PNG
+// uses the same layout, rasterised in Go. Text is measured with the
+// Liberation fonts, which the SVG names first and the PNG is set in.
+//
+// Labels never overlap boxes or each other, and every string drawn is
+// escaped, cleaned of control characters and invalid UTF-8, and cut to a
+// bounded length, so that no input makes an unreadable or huge picture.
 package draw
 
 // The kinds of dependency a Graph colours; any other kind is drawn grey.

@@ -16,7 +16,6 @@ import (
 	"github.com/isocheck/isocheck/explore"
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
@@ -144,11 +143,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 		} else {
 			fmt.Fprintf(stdout, "\n%d of the histories explored break an assertion. The first:\n", res.Failed)
 		}
-		for _, f := range res.First.Failures() {
-			fmt.Fprintf(stdout, "  %s\n", textsafe.Escape(f))
-		}
-		fmt.Fprintf(stdout, "\nThe history (native JSONL):\n")
-		if err := format.Write(stdout, res.First.KV(), format.JSONL); err != nil {
+		if err := res.First.WriteBroken(stdout); err != nil {
 			fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
 		}
 		fmt.Fprintln(stdout)

@@ -1,0 +1,56 @@
+// The edges of a Graph painted: curve, arrowhead and label.
+
+package draw
+
+// drawRoute paints r as a group of class "edge": its curve, its
+// arrowhead and its label.
+func drawRoute(r *route) item {
+	st := styleOf(r.e.Kind)
+	last := r.curve[len(r.curve)-1]
+	tip := last.P3
+	d := unit(pt{tip.X - last.C2.X, tip.Y - last.C2.Y})
+	if d == (pt{}) {
+		d = unit(pt{tip.X - last.P0.X, tip.Y - last.P0.Y})
+	}
+	head := 9.0 + st.width
+	segs := []seg{{Op: 'M', P: r.curve[0].P0}}
+	for i, c := range r.curve {
+		end := c.P3
+		if i == len(r.curve)-1 {
+			end = pt{tip.X - d.X*(head-2), tip.Y - d.Y*(head-2)}
+		}
+		segs = append(segs, seg{Op: 'C', C1: c.C1, C2: c.C2, P: end})
+	}
+	curve := &pathShape{
+		Segs:  segs,
+		paint: paint{Stroke: st.color, StrokeWidth: st.width, Dash: dashOf(r.e.Kind, r.e.Dashed)},
+	}
+	perp := pt{-d.Y, d.X}
+	base := pt{tip.X - d.X*head, tip.Y - d.Y*head}
+	w := 4 + st.width/2
+	arrow := &pathShape{
+		Segs: []seg{
+			{Op: 'M', P: tip},
+			{Op: 'L', P: pt{base.X + perp.X*w, base.Y + perp.Y*w}},
+			{Op: 'L', P: pt{base.X - perp.X*w, base.Y - perp.Y*w}},
+		},
+		Closed: true,
+		paint:  paint{Fill: st.color},
+	}
+	lr := r.labelRect
+	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.9}}
+	ls := edgeLabelStyle
+	ls.Color = st.color
+	if r.e.Kind == WW || r.e.Kind == RW {
+		ls.Color = darker(st.color)
+	}
+	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
+	label.Text.Spans[0].Fit = r.labelW
+	label.Text.Class = "edge-label"
+	return item{Group: &group{
+		Class:   "edge",
+		Attrs:   []string{"data-from", clean(r.e.From, maxLabel), "data-to", clean(r.e.To, maxLabel), "data-kind", clean(r.e.Kind, maxLabel)},
+		Tooltip: r.why,
+		Items:   []item{{Path: curve}, {Path: arrow}, {Rect: bg}, label},
+	}}
+}

@@ -1,0 +1,129 @@
+package draw
+
+import (
+	"io"
+)
+
+// WriteSVG writes g as one <svg> element, to stand alone or to sit inline
+// in an HTML page beside others.
+func (g *Graph) WriteSVG(w io.Writer) error {
+	return writeSVG(w, layoutGraph(newFonts(), g).scene)
+}
+
+// WritePNG writes g as a PNG image at twice the SVG's size.
+func (g *Graph) WritePNG(w io.Writer) error {
+	f := newFonts()
+	return writePNG(w, layoutGraph(f, g).scene, f)
+}
+
+// drawnGraph is a Graph laid out and painted, with the boxes and labels
+// it placed (in the scene's coordinates).
+type drawnGraph struct {
+	scene  *scene
+	nodes  []rect
+	labels []rect
+}
+
+// layoutGraph lays g out: the lanes and their boxes, the arrows and their
+// labels, then the heading above them and the legend and notes below.
+func layoutGraph(f *fonts, g *Graph) *drawnGraph {
+	l := &graphLayout{f: f}
+	l.placeNodes(g)
+	l.classify(g.Edges)
+	l.placeGeometry()
+	for _, r := range l.routes {
+		l.path(r)
+	}
+	if l.widenBusyGaps() {
+		l.placeGeometry()
+		for _, r := range l.routes {
+			l.path(r)
+		}
+	}
+	l.placeLabels()
+
+	var body bounds
+	body.addPoint(pt{0, 0})
+	body.addPoint(pt{l.width, l.lowest()})
+	for _, b := range l.boxes {
+		body.addRect(b.r)
+	}
+	for _, r := range l.routes {
+		body.addRect(r.labelRect)
+		for i := 0; i <= 16; i++ {
+			body.addPoint(r.at(float64(i) / 16))
+		}
+	}
+	items := l.drawLanes()
+	for _, r := range l.routes {
+		items = append(items, drawRoute(r))
+	}
+	for _, b := range l.boxes {
+		items = append(items, drawNode(f, b))
+	}
+
+	bodyW := body.MaxX - body.MinX
+	doc := newDocument(f, max(bodyW, 620))
+	doc.heading(g.Title, g.Caption)
+	top := doc.y
+	shift(items, margin-body.MinX, top-body.MinY)
+	doc.items = append(doc.items, items...)
+	doc.grow(bodyW)
+	doc.y = top + body.MaxY - body.MinY + 14
+	for _, band := range l.bands {
+		band.W = max(band.W, margin+doc.width-band.X)
+	}
+	doc.legend(kindsUsed(g.Edges, l.routes))
+	doc.notes(g.Notes)
+
+	d := &drawnGraph{scene: doc.scene(clean(g.Title, maxText))}
+	dx, dy := margin-body.MinX, top-body.MinY
+	for _, b := range l.boxes {
+		d.nodes = append(d.nodes, rect{b.r.X + dx, b.r.Y + dy, b.r.W, b.r.H})
+	}
+	for _, r := range l.routes {
+		lr := r.labelRect
+		d.labels = append(d.labels, rect{lr.X + dx, lr.Y + dy, lr.W, lr.H})
+	}
+	return d
+}
+
+// legendEntry is one line of a legend: a sample of a stroke and what it
+// means.
+type legendEntry struct {
+	color   string
+	width   float64
+	dash    []float64
+	meaning string
+}
+
+// kindsUsed is the legend of the routes drawn: one entry per kind, in
+// the order SO, WR, WW, RW, RT, others, then dashed if any edge is.
+func kindsUsed(edges []Edge, routes []*route) []legendEntry {
+	seen := map[string]bool{}
+	var others []string
+	dashed := false
+	for _, r := range routes {
+		k := r.e.Kind
+		dashed = dashed || r.e.Dashed
+		if !seen[k] {
+			seen[k] = true
+			switch k {
+			case SO, WR, WW, RW, RT:
+			default:
+				others = append(others, k)
+			}
+		}
+	}
+	var out []legendEntry
+	for _, k := range append([]string{SO, WR, WW, RW, RT}, others...) {
+		if seen[k] {
+			st := styleOf(k)
+			out = append(out, legendEntry{st.color, st.width, st.dash, clean(st.meaning, maxLine)})
+		}
+	}
+	if dashed {
+		out = append(out, legendEntry{"#555555", 1.7, []float64{7, 4}, "dashed: holds only under the order of writes assumed"})
+	}
+	return out
+}
