@@ -46,6 +46,7 @@ func FromExplore(res *explore.Result) (Anomaly, error) {
 		Count:       res.Failed,
 		More:        !res.Complete,
 		Detail:      detail.String(),
+		Shown:       "The whole history, as the program produced it under the level; the transaction whose assertion broke is highlighted.",
 	}
 	g := &draw.Graph{
 		Title:   fmt.Sprintf("%v allows a history that breaks an assertion", res.Level),

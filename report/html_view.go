@@ -62,6 +62,7 @@ type anomalyView struct {
 	Count                  string
 	Description, Summary   string
 	Minimal                bool
+	Shown                  string
 	Figures                []figure
 	Txns                   []txnRow
 	TxnsMore               int
@@ -206,6 +207,7 @@ func (a *Anomaly) view(i int, c *cleaner, f *figures) anomalyView {
 		Description: c.prose(a.Description),
 		Summary:     c.prose(a.Summary),
 		Minimal:     a.Minimal,
+		Shown:       c.prose(a.Shown),
 		Detail:      c.block(a.Detail),
 	}
 	if a.Graph != nil {

@@ -27,7 +27,8 @@ func FromLWT(r lwt.Result, ops []lwt.Op) Anomaly {
 		return Anomaly{}
 	}
 	a := Anomaly{Level: Linearizability, Name: NotLinearizable, Description: notLinearizable,
-		Summary: v.Reason, Timeline: r.Timeline(ops)}
+		Summary: v.Reason, Timeline: r.Timeline(ops),
+		Shown: "The operations listed are the one that cannot take effect and those its reason names; the timeline shows their register's operations around them."}
 	for _, i := range append([]int{v.Op}, v.Related...) {
 		if i < 0 || i >= len(ops) {
 			continue

@@ -61,6 +61,10 @@ type Anomaly struct {
 	More  bool
 	// Minimal says the counterexample is minimal.
 	Minimal bool
+	// Shown, when set, says what the transactions shown are, instead of
+	// whether they are a minimal counterexample (for a timeline of
+	// operations, or a whole history found by exploration).
+	Shown string
 	// Graph draws the counterexample; Timeline draws a linearizability
 	// counterexample. Either may be nil.
 	Graph    *draw.Graph

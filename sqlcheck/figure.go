@@ -28,7 +28,7 @@ func (r *Result) Graph() *draw.Graph {
 	h := r.History
 	g := &draw.Graph{Title: "SQL history"}
 	if a := Explain(r).Anomaly; a != nil {
-		g.Title = fmt.Sprintf("%s: VIOLATED: %s", a.Level, a.Name)
+		g.Title = fmt.Sprintf("%s violated: %s", a.Level, a.Name)
 		if a.Class != "" && a.Class != a.Name {
 			g.Title += " (" + a.Class + ")"
 		}

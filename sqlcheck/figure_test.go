@@ -66,7 +66,7 @@ func TestFigure(t *testing.T) {
 				return
 			}
 			rep := sqlcheck.Explain(res).Anomaly
-			if !strings.Contains(g.Title, "VIOLATED: "+rep.Name) || !strings.HasPrefix(g.Title, rep.Level+":") {
+			if !strings.Contains(g.Title, " violated: "+rep.Name) || !strings.HasPrefix(g.Title, rep.Level+" ") {
 				t.Errorf("title %q does not name %s at %s", g.Title, rep.Name, rep.Level)
 			}
 			if len(g.Caption) == 0 || g.Caption[0] != rep.Summary {

@@ -56,6 +56,9 @@ type checkMode struct {
 	// run, for a history `isocheck run` recorded, gives the run's
 	// section of the HTML page (--html) from the history read back.
 	run func(*history.History) *report.Run
+	// command, when set, is the command line the page shows, for a check
+	// another command runs.
+	command string
 }
 
 // runCheck runs check or explain, as mode says.
@@ -94,6 +97,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		return usageError(stderr, name, "want one PATH, got %d", len(pos))
 	}
 	cf.inputPath, cf.command = pos[0], commandLine(name, args)
+	if mode.command != "" {
+		cf.command = mode.command
+	}
 	stdout, routed := cf.routeStdout(stdout, stderr)
 	if !routed {
 		return usageError(stderr, name, "only one of --counterexample, --dot, --svg, --png and --html can write standard output (-)")

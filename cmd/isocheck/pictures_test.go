@@ -24,7 +24,7 @@ func TestPicturesWithNothingInstalled(t *testing.T) {
 		{"write skew", "write-skew.jsonl", "ser", "WriteSkew"},
 		{"all levels", "write-skew.jsonl", "all", "WriteSkew"},
 		{"list append", "jepsen-list-append.edn", "ser", ""},
-		{"SQL", "sql-phantom-ser.jsonl", "", "Phantom"},
+		{"SQL", "sql-phantom-ser.jsonl", "", "WriteSkew"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

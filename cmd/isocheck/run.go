@@ -189,7 +189,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	var verdict int
-	mode := checkMode{explain: true}
+	mode := checkMode{explain: true, command: commandLine("run", args)}
 	if sum != nil {
 		mode.run = func(h *history.History) *report.Run {
 			return report.RunOf(redact(rf.dsn), string(plan.Workload), sum, h, rf.faulted)
@@ -236,7 +236,7 @@ func checkLWTRun(c *runner.LWTOps, html string, mode checkMode, stdout, stderr i
 	fmt.Fprintf(stdout, "linearizability: %s (%d operations on %d registers)\n", textsafe.Escape(res.String()), res.Ops, res.Keys)
 	writeLWTViolation(stdout, res, ops)
 	if html != "" {
-		page := lwtPage("the run's registers", "isocheck run --check lwt", res, ops, nil, nil)
+		page := lwtPage("the run's registers", mode.command, res, ops, nil, nil)
 		if mode.run != nil {
 			page.Run = mode.run(nil)
 		}
