@@ -263,7 +263,7 @@ func (t *Txn) view(c *cleaner) txnRow {
 		Session:   c.short(t.Session),
 		Status:    c.short(t.Status),
 		Where:     c.short(t.Where),
-		Committed: t.Status == "" || t.Status == "committed",
+		Committed: t.Status == "" || t.Status == "committed" || t.Status == "ok",
 		MoreOps:   max(t.OmittedOps, 0),
 	}
 	if t.Position > 0 {
