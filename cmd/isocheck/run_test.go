@@ -225,11 +225,13 @@ func TestRunDatabaseDies(t *testing.T) {
 		want  int
 	}{
 		{"sim://si?down-after=100", "si", exitNoVerdict},
-		{"sim://si?fault=lost-update&down-after=300", "si", exitViolated},
+		// Few keys and many commits: concurrent read-modify-writes of
+		// one key are certain even on a loaded machine.
+		{"sim://si?fault=lost-update&down-after=1000", "si", exitViolated},
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
 			out := filepath.Join(t.TempDir(), "h.jsonl")
-			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "4", "--txns", "1000", "--keys", "10",
+			code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "4", "--txns", "1000", "--keys", "3",
 				"--reconnect", "1s", "-o", out, "--check", tc.check)
 			if code != tc.want {
 				t.Fatalf("exit %d, want %d\n%s\n%s", code, tc.want, stdout, stderr)
