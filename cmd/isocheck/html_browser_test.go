@@ -54,6 +54,8 @@ type htmlCase struct {
 	// mustViolate says the input was chosen as a violation; a shipped
 	// example that is not one is left out instead.
 	mustViolate bool
+	// wideOnly leaves out the look at a phone's width.
+	wideOnly bool
 }
 
 // TestHTMLInBrowser writes the HTML page (--html) of every shipped
@@ -115,7 +117,9 @@ func exampleCases(t *testing.T) []htmlCase {
 }
 
 // corpusCases are the corpus sample (in -short, only its first two),
-// checked at every level.
+// checked at every level; with ISOCHECK_BROWSER_ALL=1 (CI), every history
+// of the corpus that violates SI too, checked at SI, at a desktop's width
+// only.
 func corpusCases(t *testing.T) []htmlCase {
 	sample := browserCorpusSample
 	if testing.Short() {
@@ -123,6 +127,17 @@ func corpusCases(t *testing.T) []htmlCase {
 	}
 	dir := corpus.Dir(t)
 	var cases []htmlCase
+	if os.Getenv("ISOCHECK_BROWSER_ALL") == "1" && !testing.Short() {
+		for _, sub := range []string{"dbcop-oopsla19", "polysi"} {
+			for _, e := range corpus.Expected(t, filepath.Join(dir, sub)) {
+				if e.Verdict != "REJECT" {
+					continue
+				}
+				rel, _ := filepath.Rel(dir, e.Path)
+				cases = append(cases, htmlCase{name: "si/" + rel, args: []string{"explain", "--level", "si", e.Path}, mustViolate: true, wideOnly: true})
+			}
+		}
+	}
 	for _, rel := range sample {
 		cases = append(cases, htmlCase{
 			name:        rel,
@@ -169,6 +184,9 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 	checkAnomalies(t, wide, want)
 	checkPictures(t, wide)
 
+	if c.wideOnly {
+		return
+	}
 	narrow, err := browser.Inspect(ctx, page, browser.Options{
 		Chromium:   chromium,
 		Width:      narrowWidth,
