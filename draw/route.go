@@ -28,8 +28,13 @@ type route struct {
 	level    int // of an arc over or under its lane, from 1
 	k, n     int // this edge's place among those of the same direction
 	// curve is the cubic Béziers the arrow follows, end to end.
-	curve     []cubic
-	labelRect rect
+	curve []cubic
+	// outAt and inAt, when spread, are where a cross route leaves its
+	// source's right side and enters its target's left side, as a
+	// share of the box's height.
+	outAt, inAt float64
+	spread      bool
+	labelRect   rect
 	// labelW is the width of the label's text.
 	labelW float64
 }
@@ -71,6 +76,7 @@ func (l *graphLayout) classify(edges []Edge) {
 	for _, r := range l.routes {
 		r.n = count[[2]string{r.e.From, r.e.To}]
 	}
+	l.spreadPorts()
 	l.stackArcs(over, func(ln *lane, n int) { ln.above = max(ln.above, n) })
 	l.stackArcs(under, func(ln *lane, n int) { ln.below = max(ln.below, n) })
 }
@@ -140,6 +146,9 @@ func (l *graphLayout) path(r *route) {
 	case cross:
 		p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
 		p3 := pt{b.X, b.Y + b.H/2 + sideOff(b.H)}
+		if r.spread {
+			p0.Y, p3.Y = a.Y+a.H*r.outAt, b.Y+b.H*r.inAt
+		}
 		if c, ok := l.crossGap(r.from, r.to); ok {
 			r.curve = elbow(p0, p3, l.gapSlot(c))
 			break
@@ -187,8 +196,13 @@ func (l *graphLayout) path(r *route) {
 		gx := l.gapSlot(r.to.col)
 		r.curve = rounded([]pt{p0, {p0.X, cy1}, {gx, cy1}, {gx, cy2}, {p3.X, cy2}, p3}, 12)
 	case loop:
-		x := a.X + a.W - 14 - 10*float64(r.k)
-		one(pt{x, a.Y}, pt{x, a.Y - 34}, pt{a.X + a.W + 34, a.Y + 14}, pt{a.X + a.W, a.Y + 14 + 6*float64(r.k)})
+		// Loops of one box nest, each larger than the one before, and
+		// grow with the room made for labels.
+		k := float64(r.k)
+		s := 34 + 20*k + l.lanes[r.from.lane].room
+		x := a.X + a.W - 14 - 8*k
+		y := a.Y + 14 + 6*k
+		one(pt{x, a.Y}, pt{x, a.Y - s}, pt{a.X + a.W + s, y}, pt{a.X + a.W, y})
 	}
 }
 
@@ -261,3 +275,58 @@ func (l *graphLayout) corridor(lane, toward int) float64 {
 	}
 	return ln.zoneTop + ln.zoneH + away
 }
+
+// spreadPorts spreads the cross routes that leave one box's right side
+// (or enter one box's left side) along that side, in the order of the
+// boxes at their other ends, top to bottom, so that a fan of arrows
+// runs in parallel lines rather than on top of one another.
+func (l *graphLayout) spreadPorts() {
+	out, in := map[*box][]*route{}, map[*box][]*route{}
+	for _, r := range l.routes {
+		if r.shape == cross {
+			out[r.from] = append(out[r.from], r)
+			in[r.to] = append(in[r.to], r)
+		}
+	}
+	type end struct {
+		lane, col, k int
+	}
+	spread := func(rs []*route, other func(*route) end, set func(*route, float64)) {
+		if len(rs) < 2 {
+			return
+		}
+		sort.SliceStable(rs, func(i, j int) bool {
+			a, b := other(rs[i]), other(rs[j])
+			if a.lane != b.lane {
+				return a.lane < b.lane
+			}
+			if a.col != b.col {
+				return a.col > b.col
+			}
+			return a.k < b.k
+		})
+		for i, r := range rs {
+			r.spread = true
+			set(r, 0.2+0.6*float64(i)/float64(len(rs)-1))
+		}
+	}
+	for _, rs := range out {
+		spread(rs, func(r *route) end { return end{r.to.lane, r.to.col, r.k} }, func(r *route, f float64) { r.outAt = f })
+	}
+	for _, rs := range in {
+		spread(rs, func(r *route) end { return end{r.from.lane, r.from.col, r.k} }, func(r *route, f float64) { r.inAt = f })
+	}
+	for _, r := range l.routes {
+		if r.spread {
+			// A route spread at one end only keeps the middle at the other.
+			if !spreadAt(out[r.from]) {
+				r.outAt = 0.5
+			}
+			if !spreadAt(in[r.to]) {
+				r.inAt = 0.5
+			}
+		}
+	}
+}
+
+func spreadAt(rs []*route) bool { return len(rs) >= 2 }
