@@ -7,12 +7,18 @@ var edgeLabelStyle = style{Size: 11, Bold: true}
 // labelGap is the least space between a label and a box or another label.
 const labelGap = 3
 
+// besideClearance is the space a label beside its arrow, rather than
+// on it, keeps from other arrows if it can, so that it is not read as
+// theirs.
+const besideClearance = 12
+
 // placeLabels puts every route's label on its own arrow, where it
 // overlaps no box, arrowhead, lane name or other label: centred on the
 // arrow's line if it can, else just beside it, touching it. Among those
-// places it prefers, in order, those no other arrow passes through, the
-// longest straight piece of the arrow, and the middle of a piece. It
-// gives back the routes it found no such place for, with their labels
+// places it prefers, in order, those no other arrow comes near (within
+// labelGap of a label on its arrow, besideClearance of one beside it),
+// the longest straight piece of the arrow, and the middle of a piece.
+// It gives back the routes it found no such place for, with their labels
 // put where lastResort says: none, or (when true) anywhere free.
 func (l *graphLayout) placeLabels(lastResort bool) (stuck []*route) {
 	var taken []rect
@@ -47,17 +53,23 @@ func (l *graphLayout) placeLabels(lastResort bool) (stuck []*route) {
 		hulls[i] = rect{b.MinX, b.MinY, b.MaxX - b.MinX, b.MaxY - b.MinY}
 	}
 	for i, r := range l.routes {
-		clear := func(c rect) bool {
-			if !free(c) {
-				return false
-			}
-			for j, ps := range lines {
-				if j != i && c.overlaps(hulls[j].inflate(1)) && c.meets(ps) {
+		// clearBy accepts a free place that no other arrow comes
+		// within d of.
+		clearBy := func(d float64) func(rect) bool {
+			return func(c rect) bool {
+				if !free(c) {
 					return false
 				}
+				near := c.inflate(d)
+				for j, ps := range lines {
+					if j != i && near.overlaps(hulls[j]) && near.meets(ps) {
+						return false
+					}
+				}
+				return true
 			}
-			return true
 		}
+		clear, wellClear := clearBy(labelGap), clearBy(besideClearance)
 		r.labelW = l.f.width(edgeLabelStyle, r.label)
 		w := r.labelW*slack + 8
 		h := edgeLabelStyle.Size + 5
@@ -67,7 +79,7 @@ func (l *graphLayout) placeLabels(lastResort bool) (stuck []*route) {
 		for _, try := range []struct {
 			places []rect
 			accept func(rect) bool
-		}{{centred, clear}, {beside, clear}, {centred, free}, {beside, free}} {
+		}{{centred, clear}, {beside, wellClear}, {beside, clear}, {centred, free}, {beside, free}} {
 			if c, ok = firstRect(try.places, try.accept); ok {
 				break
 			}

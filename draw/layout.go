@@ -17,7 +17,7 @@ const (
 	// grow each time a label finds no free place on its arrow; they
 	// grow at most maxRoomTries-1 times.
 	roomStep     = 28
-	maxRoomTries = 8
+	maxRoomTries = 16
 )
 
 var laneNameStyle = style{Size: 12, Bold: true, Color: "#374151"}
