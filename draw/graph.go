@@ -33,9 +33,13 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	l.placeNodes(g)
 	l.classify(g.Edges)
 	l.lay()
+	tries := maxRoomTries
+	if len(l.routes) > manyRoutes {
+		tries = 2
+	}
 	for try := 1; ; try++ {
-		stuck := l.placeLabels(try == maxRoomTries)
-		if len(stuck) == 0 || try == maxRoomTries {
+		stuck := l.placeLabels(try == tries)
+		if len(stuck) == 0 || try == tries {
 			break
 		}
 		l.makeRoom(stuck)

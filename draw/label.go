@@ -7,6 +7,10 @@ var edgeLabelStyle = style{Size: 11, Bold: true}
 // labelGap is the least space between a label and a box or another label.
 const labelGap = 3
 
+// maxPlacesPerPiece bounds the places tried along one piece of an
+// arrow: every 4 units, or fewer on a long piece.
+const maxPlacesPerPiece = 32
+
 // besideClearance is the space a label beside its arrow, rather than
 // on it, keeps from other arrows if it can, so that it is not read as
 // theirs.
@@ -122,7 +126,7 @@ func labelPlaces(r *route, w, h float64) (centred, beside []rect) {
 	at := func(c pt) rect { return rect{c.X - w/2, c.Y - h/2, w, h} }
 	for _, i := range order {
 		p := ps[i]
-		n := max(2, int(p.length/4))
+		n := min(max(2, int(p.length/4)), maxPlacesPerPiece)
 		for k := 0; k <= n; k++ {
 			f := 0.5 + float64((k+1)/2)/float64(n)
 			if k%2 == 1 {

@@ -18,6 +18,11 @@ const (
 	// grow at most maxRoomTries-1 times.
 	roomStep     = 28
 	maxRoomTries = 16
+	// manyRoutes is the most arrows a picture grows room for more than
+	// once: past it, a label that finds no place on its arrow after one
+	// round goes to the nearest free place, so that a picture of
+	// hundreds of arrows is drawn in a second.
+	manyRoutes = 60
 )
 
 var laneNameStyle = style{Size: 12, Bold: true, Color: "#374151"}

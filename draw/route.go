@@ -29,11 +29,10 @@ type route struct {
 	k, n     int // this edge's place among those of the same direction
 	// curve is the cubic Béziers the arrow follows, end to end.
 	curve []cubic
-	// outAt and inAt, when spread, are where a cross route leaves its
-	// source's right side and enters its target's left side, as a
-	// share of the box's height.
+	// outAt and inAt are where a cross route leaves its source's right
+	// side and enters its target's left side, as shares of the boxes'
+	// heights.
 	outAt, inAt float64
-	spread      bool
 	labelRect   rect
 	// labelW is the width of the label's text.
 	labelW float64
@@ -144,11 +143,8 @@ func (l *graphLayout) path(r *route) {
 		p0, p3 := pt{a.X + a.W/2 - 8 + off, a.Y + a.H}, pt{b.X + b.W/2 + 8 + off, b.Y + b.H}
 		one(p0, pt{p0.X, cy}, pt{p3.X, cy}, p3)
 	case cross:
-		p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
-		p3 := pt{b.X, b.Y + b.H/2 + sideOff(b.H)}
-		if r.spread {
-			p0.Y, p3.Y = a.Y+a.H*r.outAt, b.Y+b.H*r.inAt
-		}
+		p0 := pt{a.X + a.W, a.Y + a.H*r.outAt}
+		p3 := pt{b.X, b.Y + b.H*r.inAt}
 		if c, ok := l.crossGap(r.from, r.to); ok {
 			r.curve = elbow(p0, p3, l.gapSlot(c))
 			break
@@ -279,54 +275,60 @@ func (l *graphLayout) corridor(lane, toward int) float64 {
 // spreadPorts spreads the cross routes that leave one box's right side
 // (or enter one box's left side) along that side, in the order of the
 // boxes at their other ends, top to bottom, so that a fan of arrows
-// runs in parallel lines rather than on top of one another.
+// runs in parallel lines rather than on top of one another. Where a
+// straight arrow to a neighbour uses the side's middle, they keep off
+// it: those going up above it, those going down below.
 func (l *graphLayout) spreadPorts() {
 	out, in := map[*box][]*route{}, map[*box][]*route{}
+	straightOut, straightIn := map[*box]bool{}, map[*box]bool{}
 	for _, r := range l.routes {
-		if r.shape == cross {
+		switch r.shape {
+		case cross:
 			out[r.from] = append(out[r.from], r)
 			in[r.to] = append(in[r.to], r)
+		case straight:
+			straightOut[r.from], straightIn[r.to] = true, true
 		}
 	}
-	type end struct {
-		lane, col, k int
+	for b, rs := range out {
+		spreadSide(b, rs, straightOut[b], func(r *route) *box { return r.to }, func(r *route, f float64) { r.outAt = f })
 	}
-	spread := func(rs []*route, other func(*route) end, set func(*route, float64)) {
-		if len(rs) < 2 {
-			return
-		}
-		sort.SliceStable(rs, func(i, j int) bool {
-			a, b := other(rs[i]), other(rs[j])
-			if a.lane != b.lane {
-				return a.lane < b.lane
-			}
-			if a.col != b.col {
-				return a.col > b.col
-			}
-			return a.k < b.k
-		})
-		for i, r := range rs {
-			r.spread = true
-			set(r, 0.2+0.6*float64(i)/float64(len(rs)-1))
-		}
-	}
-	for _, rs := range out {
-		spread(rs, func(r *route) end { return end{r.to.lane, r.to.col, r.k} }, func(r *route, f float64) { r.outAt = f })
-	}
-	for _, rs := range in {
-		spread(rs, func(r *route) end { return end{r.from.lane, r.from.col, r.k} }, func(r *route, f float64) { r.inAt = f })
-	}
-	for _, r := range l.routes {
-		if r.spread {
-			// A route spread at one end only keeps the middle at the other.
-			if !spreadAt(out[r.from]) {
-				r.outAt = 0.5
-			}
-			if !spreadAt(in[r.to]) {
-				r.inAt = 0.5
-			}
-		}
+	for b, rs := range in {
+		spreadSide(b, rs, straightIn[b], func(r *route) *box { return r.from }, func(r *route, f float64) { r.inAt = f })
 	}
 }
 
-func spreadAt(rs []*route) bool { return len(rs) >= 2 }
+// spreadSide gives the routes rs on one side of b their places along
+// it, as shares of its height, in the order of the boxes at their other
+// ends: by lane, then the farther column first.
+func spreadSide(b *box, rs []*route, keepMiddle bool, other func(*route) *box, set func(*route, float64)) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		x, y := other(rs[i]), other(rs[j])
+		if x.lane != y.lane {
+			return x.lane < y.lane
+		}
+		if x.col != y.col {
+			return x.col > y.col
+		}
+		return rs[i].k < rs[j].k
+	})
+	along := func(group []*route, lo, hi float64) {
+		for i, r := range group {
+			f := (lo + hi) / 2
+			if len(group) > 1 {
+				f = lo + (hi-lo)*float64(i)/float64(len(group)-1)
+			}
+			set(r, f)
+		}
+	}
+	if !keepMiddle {
+		along(rs, 0.2, 0.8)
+		return
+	}
+	up := 0
+	for up < len(rs) && other(rs[up]).lane < b.lane {
+		up++
+	}
+	along(rs[:up], 0.15, 0.35)
+	along(rs[up:], 0.65, 0.85)
+}
