@@ -187,6 +187,7 @@ func TestDegenerateGraphs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := layoutGraph(newFonts(), &tt.g)
 			checkPlaced(t, d)
+			checkOnArrows(t, d)
 			if len(d.labels) != tt.labels {
 				t.Errorf("%d labels, want %d", len(d.labels), tt.labels)
 			}
