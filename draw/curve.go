@@ -28,14 +28,10 @@ func lerp(a, b pt, t float64) pt { return pt{a.X + (b.X-a.X)*t, a.Y + (b.Y-a.Y)*
 
 func dist(a, b pt) float64 { return math.Hypot(b.X-a.X, b.Y-a.Y) }
 
-// elbow runs from p0 across to x, along x, and across to p3, its corners
-// rounded: two Béziers meeting half way along x.
+// elbow runs from p0 across to x, along x, and across to p3, in
+// straight legs with rounded corners.
 func elbow(p0, p3 pt, x float64) []cubic {
-	m := pt{x, (p0.Y + p3.Y) / 2}
-	return []cubic{
-		{p0, pt{x, p0.Y}, pt{x, p0.Y}, m},
-		{m, pt{x, p3.Y}, pt{x, p3.Y}, p3},
-	}
+	return rounded([]pt{p0, {x, p0.Y}, {x, p3.Y}, p3}, 14)
 }
 
 // rounded is the polyline through ps with its corners rounded by

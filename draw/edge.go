@@ -6,20 +6,18 @@ package draw
 // arrowhead and its label.
 func drawRoute(r *route) item {
 	st := styleOf(r.e.Kind)
-	last := r.curve[len(r.curve)-1]
-	tip := last.P3
-	d := unit(pt{tip.X - last.C2.X, tip.Y - last.C2.Y})
-	if d == (pt{}) {
-		d = unit(pt{tip.X - last.P0.X, tip.Y - last.P0.Y})
-	}
-	head := 9.0 + st.width
+	tip, d, head := r.arrowHead()
 	segs := []seg{{Op: 'M', P: r.curve[0].P0}}
 	for i, c := range r.curve {
-		end := c.P3
 		if i == len(r.curve)-1 {
-			end = pt{tip.X - d.X*(head-2), tip.Y - d.Y*(head-2)}
+			// Stop under the arrowhead; a straight piece stays straight.
+			end := pt{tip.X - d.X*(head-2), tip.Y - d.Y*(head-2)}
+			if c.straight() {
+				c.C1, c.C2 = lerp(c.P0, end, 1.0/3), lerp(c.P0, end, 2.0/3)
+			}
+			c.P3 = end
 		}
-		segs = append(segs, seg{Op: 'C', C1: c.C1, C2: c.C2, P: end})
+		segs = append(segs, seg{Op: 'C', C1: c.C1, C2: c.C2, P: c.P3})
 	}
 	curve := &pathShape{
 		Segs:  segs,
@@ -27,7 +25,7 @@ func drawRoute(r *route) item {
 	}
 	perp := pt{-d.Y, d.X}
 	base := pt{tip.X - d.X*head, tip.Y - d.Y*head}
-	w := 4 + st.width/2
+	w := headHalfWidth(st)
 	arrow := &pathShape{
 		Segs: []seg{
 			{Op: 'M', P: tip},
@@ -53,4 +51,31 @@ func drawRoute(r *route) item {
 		Tooltip: r.why,
 		Items:   []item{{Path: curve}, {Path: arrow}, {Rect: bg}, label},
 	}}
+}
+
+// arrowHead is where r's arrowhead points, the direction it points in,
+// and its length.
+func (r *route) arrowHead() (tip, d pt, length float64) {
+	last := r.curve[len(r.curve)-1]
+	tip = last.P3
+	d = unit(pt{tip.X - last.C2.X, tip.Y - last.C2.Y})
+	if d == (pt{}) {
+		d = unit(pt{tip.X - last.P0.X, tip.Y - last.P0.Y})
+	}
+	return tip, d, 9.0 + styleOf(r.e.Kind).width
+}
+
+// headHalfWidth is half the width of the base of an arrowhead in st.
+func headHalfWidth(st edgeStyle) float64 { return 4 + st.width/2 }
+
+// headRect is the box around r's arrowhead, which no label may cover.
+func (r *route) headRect() rect {
+	tip, d, length := r.arrowHead()
+	w := headHalfWidth(styleOf(r.e.Kind))
+	base := pt{tip.X - d.X*length, tip.Y - d.Y*length}
+	var b bounds
+	b.addPoint(tip)
+	b.addPoint(pt{base.X - d.Y*w, base.Y + d.X*w})
+	b.addPoint(pt{base.X + d.Y*w, base.Y - d.X*w})
+	return rect{b.MinX, b.MinY, b.MaxX - b.MinX, b.MaxY - b.MinY}
 }

@@ -22,6 +22,8 @@ type drawnGraph struct {
 	scene  *scene
 	nodes  []rect
 	labels []rect
+	// paths are the arrows' paths as polylines, one per label.
+	paths [][]pt
 }
 
 // layoutGraph lays g out: the lanes and their boxes, the arrows and their
@@ -30,17 +32,19 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	l := &graphLayout{f: f}
 	l.placeNodes(g)
 	l.classify(g.Edges)
-	l.placeGeometry()
-	for _, r := range l.routes {
-		l.path(r)
+	l.lay()
+	tries := maxRoomTries
+	if len(l.routes) > manyRoutes {
+		tries = 2
 	}
-	if l.widenBusyGaps() {
-		l.placeGeometry()
-		for _, r := range l.routes {
-			l.path(r)
+	for try := 1; ; try++ {
+		stuck := l.placeLabels(try == tries)
+		if len(stuck) == 0 || try == tries {
+			break
 		}
+		l.makeRoom(stuck)
+		l.lay()
 	}
-	l.placeLabels()
 
 	var body bounds
 	body.addPoint(pt{0, 0})
@@ -84,6 +88,11 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	for _, r := range l.routes {
 		lr := r.labelRect
 		d.labels = append(d.labels, rect{lr.X + dx, lr.Y + dy, lr.W, lr.H})
+		var path []pt
+		for _, p := range r.polyline() {
+			path = append(path, pt{p.X + dx, p.Y + dy})
+		}
+		d.paths = append(d.paths, path)
 	}
 	return d
 }

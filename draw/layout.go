@@ -13,6 +13,16 @@ const (
 	maxArcs    = 10 // arcs stack no higher; more share the top level
 	laneGap    = 8
 	margin     = 16
+	// roomStep is how much wider a gap, and higher a lane's margins,
+	// grow each time a label finds no free place on its arrow; they
+	// grow at most maxRoomTries-1 times.
+	roomStep     = 28
+	maxRoomTries = 16
+	// manyRoutes is the most arrows a picture grows room for more than
+	// once: past it, a label that finds no place on its arrow after one
+	// round goes to the nearest free place, so that a picture of
+	// hundreds of arrows is drawn in a second.
+	manyRoutes = 60
 )
 
 var laneNameStyle = style{Size: 12, Bold: true, Color: "#374151"}
@@ -22,7 +32,9 @@ type lane struct {
 	name                        string
 	top, zoneTop, zoneH, bottom float64
 	above, below                int // levels of arcs over and under it
-	nameRect                    rect
+	// room is added to its margins, for labels that found no place.
+	room     float64
+	nameRect rect
 }
 
 // graphLayout is a Graph laid out: its boxes, routes and labels placed.
@@ -124,9 +136,9 @@ func (l *graphLayout) placeGeometry() {
 	y := 0.0
 	for i, ln := range l.lanes {
 		ln.top = y
-		ln.zoneTop = y + laneMargin + arcStep*float64(ln.above)
+		ln.zoneTop = y + laneMargin + ln.room + arcStep*float64(ln.above)
 		ln.zoneH = max(zoneH[i], 40)
-		ln.bottom = ln.zoneTop + ln.zoneH + laneMargin + arcStep*float64(ln.below)
+		ln.bottom = ln.zoneTop + ln.zoneH + laneMargin + ln.room + arcStep*float64(ln.below)
 		h := laneNameStyle.Size * 1.3
 		ln.nameRect = rect{X: 6, Y: ln.zoneTop + ln.zoneH/2 - h/2, W: nameW + 4, H: h}
 		y = ln.bottom + laneGap
@@ -134,6 +146,54 @@ func (l *graphLayout) placeGeometry() {
 	for _, b := range l.boxes {
 		ln := l.lanes[b.lane]
 		b.r = rect{X: colX[b.col] + (colW[b.col]-b.w)/2, Y: ln.zoneTop, W: b.w, H: b.h}
+	}
+}
+
+// lay places the boxes and routes the arrows between them, widening
+// the gaps that many arrows run through.
+func (l *graphLayout) lay() {
+	l.gapUse, l.corridorUse = nil, nil
+	l.placeGeometry()
+	for _, r := range l.routes {
+		l.path(r)
+	}
+	if l.widenBusyGaps() {
+		l.placeGeometry()
+		for _, r := range l.routes {
+			l.path(r)
+		}
+	}
+}
+
+// makeRoom widens the gaps and lanes the stuck routes run through, so
+// that their arrows grow longer and leave room for their labels.
+func (l *graphLayout) makeRoom(stuck []*route) {
+	if l.extraGap == nil {
+		l.extraGap = map[int]float64{}
+	}
+	cols, lanes := map[int]float64{}, map[int]bool{}
+	for _, r := range stuck {
+		lo, hi := min(r.from.col, r.to.col), max(r.from.col, r.to.col)
+		if r.shape == straight {
+			// Its arrow runs only through the gaps between its boxes,
+			// and parallel ones each need a stretch of their own.
+			for c := lo; c < hi; c++ {
+				cols[c] = max(cols[c], r.labelW*slack+8+2*labelGap)
+			}
+			continue
+		}
+		for c := max(lo-1, 0); c <= hi && c < len(l.colW); c++ {
+			cols[c] = max(cols[c], roomStep)
+		}
+		for ln := min(r.from.lane, r.to.lane); ln <= max(r.from.lane, r.to.lane); ln++ {
+			lanes[ln] = true
+		}
+	}
+	for c, w := range cols {
+		l.extraGap[c] += w
+	}
+	for ln := range lanes {
+		l.lanes[ln].room += roomStep / 2
 	}
 }
 

@@ -76,6 +76,17 @@ func checkPlaced(t *testing.T, d *drawnGraph) {
 	}
 }
 
+// checkOnArrows fails if a label of d lies more than 2 units from its
+// own arrow.
+func checkOnArrows(t *testing.T, d *drawnGraph) {
+	t.Helper()
+	for i, lr := range d.labels {
+		if !lr.inflate(2).meets(d.paths[i]) {
+			t.Errorf("label %d %+v lies off its arrow", i, lr)
+		}
+	}
+}
+
 func TestRandomGraphsDoNotOverlap(t *testing.T) {
 	n := 3000
 	if testing.Short() {
@@ -87,6 +98,7 @@ func TestRandomGraphsDoNotOverlap(t *testing.T) {
 		g := randomGraph(rng)
 		d := layoutGraph(f, g)
 		checkPlaced(t, d)
+		checkOnArrows(t, d)
 		edges := 0
 		for _, e := range g.Edges {
 			if e.From != "" {
@@ -175,6 +187,7 @@ func TestDegenerateGraphs(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			d := layoutGraph(newFonts(), &tt.g)
 			checkPlaced(t, d)
+			checkOnArrows(t, d)
 			if len(d.labels) != tt.labels {
 				t.Errorf("%d labels, want %d", len(d.labels), tt.labels)
 			}

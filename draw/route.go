@@ -28,8 +28,12 @@ type route struct {
 	level    int // of an arc over or under its lane, from 1
 	k, n     int // this edge's place among those of the same direction
 	// curve is the cubic Béziers the arrow follows, end to end.
-	curve     []cubic
-	labelRect rect
+	curve []cubic
+	// outAt and inAt are where a cross route leaves its source's right
+	// side and enters its target's left side, as shares of the boxes'
+	// heights.
+	outAt, inAt float64
+	labelRect   rect
 	// labelW is the width of the label's text.
 	labelW float64
 }
@@ -71,6 +75,7 @@ func (l *graphLayout) classify(edges []Edge) {
 	for _, r := range l.routes {
 		r.n = count[[2]string{r.e.From, r.e.To}]
 	}
+	l.spreadPorts()
 	l.stackArcs(over, func(ln *lane, n int) { ln.above = max(ln.above, n) })
 	l.stackArcs(under, func(ln *lane, n int) { ln.below = max(ln.below, n) })
 }
@@ -138,8 +143,8 @@ func (l *graphLayout) path(r *route) {
 		p0, p3 := pt{a.X + a.W/2 - 8 + off, a.Y + a.H}, pt{b.X + b.W/2 + 8 + off, b.Y + b.H}
 		one(p0, pt{p0.X, cy}, pt{p3.X, cy}, p3)
 	case cross:
-		p0 := pt{a.X + a.W, a.Y + a.H/2 + sideOff(a.H)}
-		p3 := pt{b.X, b.Y + b.H/2 + sideOff(b.H)}
+		p0 := pt{a.X + a.W, a.Y + a.H*r.outAt}
+		p3 := pt{b.X, b.Y + b.H*r.inAt}
 		if c, ok := l.crossGap(r.from, r.to); ok {
 			r.curve = elbow(p0, p3, l.gapSlot(c))
 			break
@@ -187,8 +192,13 @@ func (l *graphLayout) path(r *route) {
 		gx := l.gapSlot(r.to.col)
 		r.curve = rounded([]pt{p0, {p0.X, cy1}, {gx, cy1}, {gx, cy2}, {p3.X, cy2}, p3}, 12)
 	case loop:
-		x := a.X + a.W - 14 - 10*float64(r.k)
-		one(pt{x, a.Y}, pt{x, a.Y - 34}, pt{a.X + a.W + 34, a.Y + 14}, pt{a.X + a.W, a.Y + 14 + 6*float64(r.k)})
+		// Loops of one box nest, each larger than the one before, and
+		// grow with the room made for labels.
+		k := float64(r.k)
+		s := 34 + 20*k + l.lanes[r.from.lane].room
+		x := a.X + a.W - 14 - 8*k
+		y := a.Y + 14 + 6*k
+		one(pt{x, a.Y}, pt{x, a.Y - s}, pt{a.X + a.W + s, y}, pt{a.X + a.W, y})
 	}
 }
 
@@ -260,4 +270,65 @@ func (l *graphLayout) corridor(lane, toward int) float64 {
 		return ln.zoneTop - away
 	}
 	return ln.zoneTop + ln.zoneH + away
+}
+
+// spreadPorts spreads the cross routes that leave one box's right side
+// (or enter one box's left side) along that side, in the order of the
+// boxes at their other ends, top to bottom, so that a fan of arrows
+// runs in parallel lines rather than on top of one another. Where a
+// straight arrow to a neighbour uses the side's middle, they keep off
+// it: those going up above it, those going down below.
+func (l *graphLayout) spreadPorts() {
+	out, in := map[*box][]*route{}, map[*box][]*route{}
+	straightOut, straightIn := map[*box]bool{}, map[*box]bool{}
+	for _, r := range l.routes {
+		switch r.shape {
+		case cross:
+			out[r.from] = append(out[r.from], r)
+			in[r.to] = append(in[r.to], r)
+		case straight:
+			straightOut[r.from], straightIn[r.to] = true, true
+		}
+	}
+	for b, rs := range out {
+		spreadSide(b, rs, straightOut[b], func(r *route) *box { return r.to }, func(r *route, f float64) { r.outAt = f })
+	}
+	for b, rs := range in {
+		spreadSide(b, rs, straightIn[b], func(r *route) *box { return r.from }, func(r *route, f float64) { r.inAt = f })
+	}
+}
+
+// spreadSide gives the routes rs on one side of b their places along
+// it, as shares of its height, in the order of the boxes at their other
+// ends: by lane, then the farther column first.
+func spreadSide(b *box, rs []*route, keepMiddle bool, other func(*route) *box, set func(*route, float64)) {
+	sort.SliceStable(rs, func(i, j int) bool {
+		x, y := other(rs[i]), other(rs[j])
+		if x.lane != y.lane {
+			return x.lane < y.lane
+		}
+		if x.col != y.col {
+			return x.col > y.col
+		}
+		return rs[i].k < rs[j].k
+	})
+	along := func(group []*route, lo, hi float64) {
+		for i, r := range group {
+			f := (lo + hi) / 2
+			if len(group) > 1 {
+				f = lo + (hi-lo)*float64(i)/float64(len(group)-1)
+			}
+			set(r, f)
+		}
+	}
+	if !keepMiddle {
+		along(rs, 0.2, 0.8)
+		return
+	}
+	up := 0
+	for up < len(rs) && other(rs[up]).lane < b.lane {
+		up++
+	}
+	along(rs[:up], 0.15, 0.35)
+	along(rs[up:], 0.65, 0.85)
 }
