@@ -20,7 +20,12 @@ func ticks(lo, hi float64, n int) []float64 {
 		}
 	}
 	var out []float64
-	for v := math.Ceil(lo/step) * step; v <= hi+step*1e-9 && len(out) < 4*n+2; v += step {
+	first := math.Ceil(lo / step)
+	for i := 0.0; len(out) < 4*n+2; i++ {
+		v := (first + i) * step // not a sum of steps, whose errors add up
+		if v > hi+step*1e-9 {
+			break
+		}
 		out = append(out, v)
 	}
 	return out
@@ -34,5 +39,6 @@ func tickLabel(v float64) string {
 	if math.Abs(v) >= 1e6 || math.Abs(v) < 1e-3 {
 		return strconv.FormatFloat(v, 'g', 3, 64)
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	// Nine digits: 0.06, not the 0.06000000000000005 of 6 × 0.01.
+	return strconv.FormatFloat(v, 'g', 9, 64)
 }
