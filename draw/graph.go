@@ -1,6 +1,7 @@
 package draw
 
 import (
+	"fmt"
 	"io"
 )
 
@@ -26,9 +27,28 @@ type drawnGraph struct {
 	paths [][]pt
 }
 
+// MaxNodes and MaxEdges bound the graphs drawn: a counterexample is a
+// handful of transactions, and a larger graph would be unreadable and
+// slow to lay out (the layout grows faster than the graph). A graph over
+// either bound is drawn as its heading and a note saying so.
+const (
+	MaxNodes = 60
+	MaxEdges = 150
+)
+
 // layoutGraph lays g out: the lanes and their boxes, the arrows and their
 // labels, then the heading above them and the legend and notes below.
 func layoutGraph(f *fonts, g *Graph) *drawnGraph {
+	nodes := 0
+	for _, l := range g.Lanes {
+		nodes += len(l.Nodes)
+	}
+	if nodes > MaxNodes || len(g.Edges) > MaxEdges {
+		doc := newDocument(f, 620)
+		doc.heading(g.Title, g.Caption)
+		doc.notes(append([]string{fmt.Sprintf("%d transactions and %d dependencies: too many to draw (at most %d and %d); the report lists them", nodes, len(g.Edges), MaxNodes, MaxEdges)}, g.Notes...))
+		return &drawnGraph{scene: doc.scene(clean(g.Title, maxText))}
+	}
 	l := &graphLayout{f: f}
 	l.placeNodes(g)
 	l.classify(g.Edges)

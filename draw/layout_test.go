@@ -116,14 +116,14 @@ func TestRandomGraphsDoNotOverlap(t *testing.T) {
 
 func TestLargeGraphIsBounded(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	g := &Graph{Title: "200 transactions", Lanes: make([]Lane, 10)}
-	for i := range 200 {
+	g := &Graph{Title: "the largest graph drawn", Lanes: make([]Lane, 10)}
+	for i := range MaxNodes {
 		l := &g.Lanes[i%10]
 		l.Name = fmt.Sprintf("session %d", i%10)
 		l.Nodes = append(l.Nodes, Node{ID: fmt.Sprint(i), Title: fmt.Sprintf("T%d", i), Order: int64(i), Lines: []Line{Plain("r x 1"), Plain("w y 2")}})
 	}
-	for range 400 {
-		g.Edges = append(g.Edges, Edge{From: fmt.Sprint(rng.IntN(200)), To: fmt.Sprint(rng.IntN(200)), Kind: RW, Label: "RW x"})
+	for range MaxEdges {
+		g.Edges = append(g.Edges, Edge{From: fmt.Sprint(rng.IntN(MaxNodes)), To: fmt.Sprint(rng.IntN(MaxNodes)), Kind: RW, Label: "RW x"})
 	}
 	d := layoutGraph(newFonts(), g)
 	checkPlaced(t, d)
@@ -132,7 +132,7 @@ func TestLargeGraphIsBounded(t *testing.T) {
 		t.Fatal(err)
 	}
 	if b.Len() > 2<<20 {
-		t.Errorf("SVG of 200 nodes is %d bytes, want under 2 MiB", b.Len())
+		t.Errorf("SVG of %d nodes is %d bytes, want under 2 MiB", MaxNodes, b.Len())
 	}
 }
 
@@ -234,5 +234,23 @@ func TestDegenerateTimelinesAndCharts(t *testing.T) {
 			t.Errorf("chart %d: SVG has a NaN or Inf", i)
 		}
 		svgCounts(t, []byte(b.String()))
+	}
+}
+
+// TestTooLargeToDraw: a graph over MaxNodes is drawn as its heading and a
+// note, at once, not laid out.
+func TestTooLargeToDraw(t *testing.T) {
+	g := &Graph{Title: "huge"}
+	var nodes []Node
+	for i := range MaxNodes + 1 {
+		nodes = append(nodes, Node{ID: fmt.Sprint(i), Title: fmt.Sprint(i), Order: int64(i)})
+	}
+	g.Lanes = []Lane{{Name: "s", Nodes: nodes}}
+	var b strings.Builder
+	if err := g.WriteSVG(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "too many to draw") || strings.Contains(b.String(), `class="node"`) {
+		t.Errorf("a graph of %d nodes is drawn:\n%.300s", MaxNodes+1, b.String())
 	}
 }

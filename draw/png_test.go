@@ -7,6 +7,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -68,8 +69,8 @@ func TestTimelinePNG(t *testing.T) {
 func TestLargePNGIsScaledDown(t *testing.T) {
 	g := &Graph{Title: "one long session"}
 	g.Lanes = []Lane{{Name: "s"}}
-	for i := range 200 {
-		g.Lanes[0].Nodes = append(g.Lanes[0].Nodes, Node{ID: fmt.Sprint(i), Title: fmt.Sprintf("T%d", i), Order: int64(i), Lines: []Line{Plain("w x 1")}})
+	for i := range MaxNodes {
+		g.Lanes[0].Nodes = append(g.Lanes[0].Nodes, Node{ID: fmt.Sprint(i), Title: fmt.Sprintf("T%d", i), Order: int64(i), Lines: []Line{Plain(strings.Repeat("w", 70))}})
 	}
 	s := layoutGraph(newFonts(), g).scene
 	scale := scaleFor(s)
