@@ -203,6 +203,15 @@ const StringBase Value = 1 << 62
 // NumKeys is the number of distinct keys.
 func (h *History) NumKeys() int { return len(h.KeyNames) }
 
+// StatusCounts counts the transactions of each status.
+func (h *History) StatusCounts() map[Status]int {
+	counts := map[Status]int{}
+	for i := range h.Txns {
+		counts[h.Txns[i].Status]++
+	}
+	return counts
+}
+
 // OpsOf returns the operations of transaction t, in program order.
 func (h *History) OpsOf(t int) []Op {
 	tx := &h.Txns[t]

@@ -145,10 +145,7 @@ func FromKV(rep *interpret.Report) Anomaly {
 // shows: its transactions (and how many have each status), sessions,
 // keys and operations.
 func KVFacts(h *history.History) []Fact {
-	statuses := map[history.Status]int{}
-	for _, t := range h.Txns {
-		statuses[t.Status]++
-	}
+	statuses := h.StatusCounts()
 	facts := []Fact{{"transactions", strconv.Itoa(len(h.Txns))}}
 	for _, s := range []history.Status{history.Committed, history.Aborted, history.Unknown, history.RolledBack} {
 		if n := statuses[s]; n > 0 {

@@ -85,7 +85,7 @@ type Anomaly struct {
 type Txn struct {
 	Name, Session string
 	Position      int    // in its session, from 1
-	Status        string // committed, aborted, ...
+	Status        string // committed, aborted, ..., or ok (a register operation that returned); any but committed and ok is shown as a warning
 	Where         string // file:line, or the Jepsen :index
 	Ops           []draw.Line
 	OmittedOps    int

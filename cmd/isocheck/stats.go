@@ -27,11 +27,8 @@ func runStats(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	j.stop()
-	counts := map[history.Status]int{}
+	counts := h.StatusCounts()
 	reads, writes := 0, 0
-	for i := range h.Txns {
-		counts[h.Txns[i].Status]++
-	}
 	for _, op := range h.Ops {
 		if op.Kind == history.Read {
 			reads++
