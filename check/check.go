@@ -115,7 +115,7 @@ func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Lev
 func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
-		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs}, opts)
+		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs, MaxClockBytes: opts.clockBytes()}, opts)
 	case level.PC:
 		return checkPrefix(ctx, r)
 	case level.RC, level.RA, level.CC:
@@ -149,11 +149,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		return res, nil
 	}
 	if p.TooLarge {
-		limit := opts.MaxConstraintEdges
-		if limit <= 0 {
-			limit = polygraph.DefaultMaxConstraintEdges
-		}
-		res.Outcome = verdict.Outcome{Reason: fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", limit)}
+		res.Outcome = verdict.Outcome{Reason: fmt.Sprintf("resource limit: the constraints on the order of writes would need more than %d edges", opts.MaxConstraintEdges)}
 		return res, nil
 	}
 

@@ -92,8 +92,16 @@ func (c *Clocks) ResetMeter(m *progress.Meter, g *Graph, order []int32, chains [
 	return nil
 }
 
+// Fork returns clocks that share c's (read-only) entries, with scratch of
+// their own: each goroutine that queries c at once needs its own fork.
+func (c *Clocks) Fork() *Clocks {
+	f := *c
+	f.search = nil
+	return &f
+}
+
 // Reaches reports whether there is a path from u to v (u reaches itself).
-// It is not safe for concurrent use.
+// It is not safe for concurrent use: see Fork.
 func (c *Clocks) Reaches(u, v int32) bool {
 	return c.reaches(u, v, 4)
 }

@@ -1,18 +1,17 @@
 package polygraph
 
 import (
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 )
 
-// maxClockEntries bounds the memory of the reachability clocks that
-// orderChains uses (int32 entries); past it, Build falls back to all pairs.
-const maxClockEntries = 1 << 28
-
-// orderChains orders the write chains of each key with as few constraints
+// orderChainsIn orders the write chains of each key with as few constraints
 // as reachability allows, instead of one per pair of chains (which is
 // quadratic in the writers of a key: 55k writers of one hot key make 1.5e9
 // pairs).
@@ -31,52 +30,140 @@ const maxClockEntries = 1 << 28
 // consecutive chains of G), and not even it when the first chain A reaches
 // in another group precedes it (its edges, and those after it, imply A's);
 // the chains of G before it get a constraint with A, scanning backwards
-// until one whose tail reaches A's head (it and all before it precede A). Every pair is thereby ordered by a known edge, a
-// constraint, or a path of them, in every acyclic choice. The property test
-// against the reference checker and the all-pairs mode (Options.AllPairs)
-// keep this honest.
+// until one whose tail reaches A's head (it and all before it precede A).
+// Every pair is thereby ordered by a known edge, a constraint, or a path of
+// them, in every acyclic choice. The property test against the reference
+// checker and the all-pairs mode (Options.AllPairs) keep this honest.
 //
-// It returns false, having added nothing, when the clocks would take too
-// much memory. It counts the keys done on m, and returns m's error once
-// there is one.
-func (p *Polygraph) orderChains(m *progress.Meter, keys []keyChains) (bool, error) {
+// Keys are independent once the clocks are computed: they are ordered on
+// every core (runtime.GOMAXPROCS), in parts of consecutive keys whose
+// edges and constraints join the polygraph in key order, so the polygraph
+// is the same whatever the number of cores. It counts the keys done on m,
+// and returns m's error once there is one.
+//
+// orderChainsIn cuts keys into at most parts parts (see orderParts).
+func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int) error {
 	if len(keys) == 0 {
-		return true, nil
+		return nil
 	}
 	lw := p.Lowering()
-	if digraph.ClockEntries(lw.Nodes(), len(p.Chains)) > maxClockEntries {
-		return false, nil
-	}
 	g := &digraph.Graph{}
 	// The clocks and the searches of paths need no edge ids.
 	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
 	if err := m.Err(); err != nil {
-		return true, err
+		return err
 	}
 	order, ok := g.TopoOrder()
 	if !ok {
 		// The known edges already form a cycle, which pruning reports.
-		return true, nil
+		return nil
 	}
 	if err := m.Err(); err != nil {
-		return true, err
+		return err
 	}
 	clocks := &digraph.Clocks{}
 	if err := clocks.ResetMeter(m, g, order, p.Chains); err != nil {
-		return true, err
+		return err
 	}
-	var sc orderScratch
-	defer func() { p.Known = sc.appendKnown(p.Known) }()
-	work := keyWork{m: m}
+	split := splitKeys(keys, parts)
+	outs := make([]orderOut, len(split))
+	errs := make([]error, len(split))
+	run := func(i int, clocks *digraph.Clocks, sc *orderScratch) {
+		out := &outs[i]
+		out.maxEdges = p.maxEdges
+		ko := keyOrderer{m: m, lw: lw, clocks: clocks, sc: sc, out: out}
+		errs[i] = ko.orderKeys(split[i])
+	}
+	if len(split) == 1 {
+		run(0, clocks, &orderScratch{})
+	} else {
+		var next atomic.Int32
+		var wg sync.WaitGroup
+		for range min(runtime.GOMAXPROCS(0), len(split)) {
+			wg.Go(func() {
+				// Each worker asks its own fork of the clocks: the
+				// searches behind a query have scratch of their own.
+				c, sc := clocks.Fork(), &orderScratch{}
+				for i := int(next.Add(1)) - 1; i < len(split); i = int(next.Add(1)) - 1 {
+					if run(i, c, sc); errs[i] != nil {
+						return
+					}
+				}
+			})
+		}
+		wg.Wait()
+	}
+	p.join(outs)
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// orderParts is the number of parts orderChains cuts keys into: one
+// where there is too little work to share (the model checker checks
+// thousands of histories of a few transactions), else a few per core, so
+// that a part of slow keys holds no core up for long.
+func orderParts(keys []keyChains) int {
+	procs := runtime.GOMAXPROCS(0)
+	if procs == 1 {
+		return 1
+	}
+	chains := 0
+	for _, kc := range keys {
+		if chains += len(kc.chains); chains >= minParallelChains {
+			return 8 * procs
+		}
+	}
+	return 1
+}
+
+// minParallelChains is the fewest chains worth ordering on several cores.
+const minParallelChains = 1 << 14
+
+// splitKeys cuts keys into at most n parts of consecutive keys with about
+// as many chains each.
+func splitKeys(keys []keyChains, n int) [][]keyChains {
+	total := 0
+	for _, kc := range keys {
+		total += len(kc.chains)
+	}
+	parts := make([][]keyChains, 0, n)
+	start, sum := 0, 0
+	for i, kc := range keys {
+		sum += len(kc.chains)
+		if sum*n >= total*(len(parts)+1) && len(parts) < n-1 {
+			parts = append(parts, keys[start:i+1])
+			start = i + 1
+		}
+	}
+	return append(parts, keys[start:])
+}
+
+// keyOrderer orders the chains of keys with one fork of the clocks,
+// adding what it finds to out.
+type keyOrderer struct {
+	m      *progress.Meter
+	lw     Lowering
+	clocks *digraph.Clocks
+	sc     *orderScratch
+	out    *orderOut
+}
+
+// orderKeys orders the chains of each key in turn.
+func (ko *keyOrderer) orderKeys(keys []keyChains) error {
+	work := keyWork{m: ko.m}
 	for _, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
-			return true, err
+			return err
 		}
-		if err := p.orderKey(m, kc, lw, clocks, &sc); err != nil || p.TooLarge {
-			return true, err
+		if err := ko.orderKey(kc); err != nil || ko.out.tooLarge {
+			return err
 		}
 	}
-	return true, nil
+	return nil
 }
 
 // sideCloses reports whether putting chain a before chain b closes a cycle
@@ -108,50 +195,18 @@ type orderScratch struct {
 	chain  []int32
 	groups []group
 	first  []int32
-	// known collects, in blocks, the edges the keys' orders add, which
-	// join p.Known at the end: appended to p.Known, or to one slice, as
-	// they come, tens of millions of edges would be copied at every
-	// growth (1.5 s of a 1M-transaction check).
-	known [][]Edge
-}
-
-// before adds the edges of putting chain a before chain b of key.
-func (sc *orderScratch) before(key history.Key, a, b *chain) {
-	need := 1 + len(a.readers)
-	if n := len(sc.known); n == 0 || cap(sc.known[n-1])-len(sc.known[n-1]) < need {
-		size := firstBlock
-		if n > 0 {
-			size = min(arenaBlock, 2*cap(sc.known[n-1]))
-		}
-		sc.known = append(sc.known, make([]Edge, 0, max(need, size)))
-	}
-	last := &sc.known[len(sc.known)-1]
-	*last = before(*last, key, a, b)
-}
-
-// appendKnown appends the edges sc collected to known, growing it once.
-func (sc *orderScratch) appendKnown(known []Edge) []Edge {
-	n := 0
-	for _, b := range sc.known {
-		n += len(b)
-	}
-	known = slices.Grow(known, n)
-	for _, b := range sc.known {
-		known = append(known, b...)
-	}
-	sc.known = nil
-	return known
 }
 
 // orderKey orders the chains of one key (see orderChains). A key of many
 // writers takes long, so it returns m's error once there is one.
-func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clocks *digraph.Clocks, sc *orderScratch) error {
+func (ko *keyOrderer) orderKey(kc keyChains) error {
+	m, lw, clocks, sc, out := ko.m, ko.lw, ko.clocks, ko.sc, ko.out
 	cs := kc.chains
 	sc.idx = sc.idx[:0]
 	for i := 1; i < len(cs); i++ {
 		if s, _ := clocks.Chain(cs[i].head); s < 0 {
 			// A head on no session: order this key pair by pair.
-			return p.orderAllPairs(m, []keyChains{kc})
+			return orderAllPairs(m, []keyChains{kc}, out)
 		}
 		sc.idx = append(sc.idx, int32(i))
 	}
@@ -186,7 +241,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 		g.pos, g.chain = sc.pos[at:end], sc.chain[at:end]
 		at = end
 		// The initial chain precedes the first of each group, and so all.
-		sc.before(kc.key, &cs[0], &cs[g.chain[0]])
+		out.before(kc.key, &cs[0], &cs[g.chain[0]])
 	}
 	groups := sc.groups
 	var seen map[[2]int32]bool // pairs given a constraint or decided
@@ -233,12 +288,11 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				xyBad, yxBad := sideCloses(lw, clocks, kc.key, x, y), sideCloses(lw, clocks, kc.key, y, x)
 				switch {
 				case xyBad && !yxBad:
-					sc.before(kc.key, y, x)
+					out.before(kc.key, y, x)
 				case yxBad && !xyBad:
-					sc.before(kc.key, x, y)
+					out.before(kc.key, x, y)
 				default:
-					p.addConstraint(p.constraint(kc.key, x, y))
-					if p.TooLarge {
+					if out.constraint(kc.key, x, y); out.tooLarge {
 						return nil
 					}
 				}
@@ -259,7 +313,7 @@ func (p *Polygraph) orderKey(m *progress.Meter, kc keyChains, lw Lowering, clock
 				}
 			}
 			if !implied {
-				sc.before(kc.key, A, &cs[b])
+				out.before(kc.key, A, &cs[b])
 			}
 		}
 	}

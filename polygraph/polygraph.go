@@ -21,10 +21,12 @@
 package polygraph
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
 
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
@@ -95,15 +97,22 @@ type Options struct {
 	// as Huang et al. (PVLDB 2023) do, instead of only for the pairs
 	// reachability leaves open. It is for tests and measurements.
 	AllPairs bool
-	// MaxConstraintEdges bounds the edges of all constraints together
-	// (0: DefaultMaxConstraintEdges). Past it, Build stops and sets
-	// TooLarge instead of exhausting memory.
+	// MaxConstraintEdges, when positive, bounds the edges of all
+	// constraints together: past it, Build stops and sets TooLarge. There
+	// is no bound by default: what bounds a check is the memory its
+	// caller allows (the command line's --max-memory), not a count.
 	MaxConstraintEdges int
+	// MaxClockBytes, when positive, bounds the memory of the
+	// reachability clocks that ordering the writes needs: 4 bytes per
+	// node of the lowered graph and chain (session). Past it, Build
+	// returns an error wrapping progress.ErrResourceLimit that gives the
+	// figures, before allocating them.
+	MaxClockBytes int64
+	// parts, when positive, orders by reachability (not all pairs) in
+	// that many parts of keys (see orderChainsIn), for tests of the
+	// parallel construction.
+	parts int
 }
-
-// DefaultMaxConstraintEdges is the default bound on the edges of all
-// constraints: about 1 GB.
-const DefaultMaxConstraintEdges = 1 << 26
 
 // Polygraph is a generalized polygraph over the transactions of a history.
 // Node i < len(History.Txns) is transaction i; node T0 is the implicit
@@ -129,10 +138,9 @@ type Polygraph struct {
 	TooLarge bool
 	timeOf   []int64 // time of node T0+1+i
 	level    level.Level
-	// constraintEdges counts the edges of Constraints, against maxEdges.
+	// constraintEdges counts the edges of Constraints, against maxEdges
+	// (0: no bound).
 	constraintEdges, maxEdges int
-	// arena holds the edges of the constraints.
-	arena arena[Edge]
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -193,10 +201,7 @@ func Bare(res *Resolution) *Polygraph {
 func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygraph, error) {
 	p := Bare(res)
 	p.level = opts.Level
-	p.maxEdges = opts.MaxConstraintEdges
-	if p.maxEdges <= 0 {
-		p.maxEdges = DefaultMaxConstraintEdges
-	}
+	p.maxEdges = max(opts.MaxConstraintEdges, 0)
 	if len(p.Anomalies) > 0 {
 		return p, nil
 	}
@@ -212,28 +217,55 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 		}
 	}
 	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
-	ordered := false
-	if !opts.AllPairs && !fewPairs(keys, len(p.Known)) {
-		if ordered, err = p.orderChains(m, keys); err != nil {
-			return p, err
+	clockCost := max(int64(len(p.Known)), digraph.ClockEntries(p.Lowering().Nodes(), len(p.Chains)))
+	if !opts.AllPairs && (opts.parts > 0 || !fewPairs(keys, clockCost)) {
+		if need := 4 * digraph.ClockEntries(p.Lowering().Nodes(), len(p.Chains)); opts.MaxClockBytes > 0 && need > opts.MaxClockBytes {
+			return p, &ClockLimitError{Need: need, Limit: opts.MaxClockBytes, Nodes: p.Lowering().Nodes(), Chains: len(p.Chains)}
 		}
+		return p, p.orderChainsIn(m, keys, cmp.Or(opts.parts, orderParts(keys)))
 	}
-	if !ordered {
-		err = p.orderAllPairs(m, keys)
-	}
+	out := orderOut{maxEdges: p.maxEdges}
+	err = orderAllPairs(m, keys, &out)
+	p.join([]orderOut{out})
 	return p, err
 }
 
+// ClockLimitError says that ordering the writes would need reachability
+// clocks larger than Options.MaxClockBytes. It wraps
+// progress.ErrResourceLimit: the check gives no verdict rather than
+// exhaust memory.
+type ClockLimitError struct {
+	Need, Limit   int64 // bytes
+	Nodes, Chains int
+}
+
+func (e *ClockLimitError) Error() string {
+	return fmt.Sprintf("%v: ordering the writes needs reachability clocks of %s (4 bytes for each of %d nodes and %d sessions), more than the %s allowed; allow more memory",
+		progress.ErrResourceLimit, formatBytes(e.Need), e.Nodes, e.Chains, formatBytes(e.Limit))
+}
+
+// Unwrap returns progress.ErrResourceLimit.
+func (e *ClockLimitError) Unwrap() error { return progress.ErrResourceLimit }
+
+// formatBytes writes n bytes in GiB, or MiB below one GiB.
+func formatBytes(n int64) string {
+	if n >= 1<<30 {
+		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
 // fewPairs reports whether ordering every pair of chains of every key
-// costs less than the reachability clocks orderChains needs (a pass over
-// the known edges per chain of the graph): so it is in list histories,
-// whose reads leave only the writers after each key's last read
-// unordered.
-func fewPairs(keys []keyChains, knownEdges int) bool {
-	pairs := 0
+// costs less than the reachability clocks orderChains needs, clockCost:
+// the larger of the known edges and the clocks' entries (nodes times
+// chains). So it is in list histories, whose reads leave only the writers
+// after each key's last read unordered, and in histories of thousands of
+// sessions and few writers a key.
+func fewPairs(keys []keyChains, clockCost int64) bool {
+	pairs := int64(0)
 	for _, kc := range keys {
-		n := len(kc.chains)
-		if pairs += n * (n - 1) / 2; pairs > knownEdges/64 {
+		n := int64(len(kc.chains))
+		if pairs += n * (n - 1) / 2; pairs > clockCost/64 {
 			return false
 		}
 	}
@@ -486,12 +518,72 @@ func before(edges []Edge, key history.Key, a, b *chain) []Edge {
 	return edges
 }
 
-// constraint returns the constraint between chains a and b, its edges
-// cut from p's arena.
-func (p *Polygraph) constraint(key history.Key, a, b *chain) Constraint {
-	return Constraint{Key: key, A: a.head, B: b.head,
-		Either: before(p.arena.alloc(1+len(a.readers)), key, a, b),
-		Or:     before(p.arena.alloc(1+len(b.readers)), key, b, a)}
+// orderOut collects what ordering the writes of some keys adds: known
+// edges, in blocks, and constraints, their edges cut from an arena. Each
+// worker of orderChains has its own; they join the polygraph in key order
+// (Polygraph.join).
+type orderOut struct {
+	// known holds the edges in blocks: appended to p.Known, or to one
+	// slice, as they come, tens of millions of edges would be copied at
+	// every growth (1.5 s of a 1M-transaction check).
+	known       [][]Edge
+	constraints []Constraint
+	arena       arena[Edge]
+	// edges counts the edges of constraints, against maxEdges (0: no
+	// bound); tooLarge says they went past it.
+	edges, maxEdges int
+	tooLarge        bool
+}
+
+// before adds the edges of putting chain a before chain b of key.
+func (o *orderOut) before(key history.Key, a, b *chain) {
+	need := 1 + len(a.readers)
+	if n := len(o.known); n == 0 || cap(o.known[n-1])-len(o.known[n-1]) < need {
+		size := firstBlock
+		if n > 0 {
+			size = min(arenaBlock, 2*cap(o.known[n-1]))
+		}
+		o.known = append(o.known, make([]Edge, 0, max(need, size)))
+	}
+	last := &o.known[len(o.known)-1]
+	*last = before(*last, key, a, b)
+}
+
+// constraint adds the constraint between chains a and b, counting its
+// edges against the bound.
+func (o *orderOut) constraint(key history.Key, a, b *chain) {
+	o.constraints = append(o.constraints, Constraint{Key: key, A: a.head, B: b.head,
+		Either: before(o.arena.alloc(1+len(a.readers)), key, a, b),
+		Or:     before(o.arena.alloc(1+len(b.readers)), key, b, a)})
+	o.edges += 2 + len(a.readers) + len(b.readers)
+	o.tooLarge = o.tooLarge || o.maxEdges > 0 && o.edges > o.maxEdges
+}
+
+// join adds what outs collected to p, in order, growing p.Known and
+// p.Constraints once.
+func (p *Polygraph) join(outs []orderOut) {
+	edges, constraints := 0, 0
+	for i := range outs {
+		for _, b := range outs[i].known {
+			edges += len(b)
+		}
+		constraints += len(outs[i].constraints)
+	}
+	p.Known = slices.Grow(p.Known, edges)
+	p.Constraints = slices.Grow(p.Constraints, constraints)
+	for i := range outs {
+		o := &outs[i]
+		for _, b := range o.known {
+			p.Known = append(p.Known, b...)
+		}
+		p.Constraints = append(p.Constraints, o.constraints...)
+		p.constraintEdges += o.edges
+		p.TooLarge = p.TooLarge || o.tooLarge
+		*o = orderOut{}
+	}
+	if p.maxEdges > 0 && p.constraintEdges > p.maxEdges {
+		p.TooLarge = true
+	}
 }
 
 // arena hands out room for values cut from large blocks, so that millions
@@ -532,9 +624,9 @@ func (a *arena[T]) clone(s []T) []T {
 
 // orderAllPairs orders the chains of every key the way Huang et al.
 // (PVLDB 2023) do: the initial chain before every other, and a constraint
-// for every other pair. It is quadratic in the writers of a key;
-// orderChains is the fast path. It counts the keys done on m.
-func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
+// for every other pair, adding them to out. It is quadratic in the writers
+// of a key; orderChains is the fast path. It counts the keys done on m.
+func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 	work := keyWork{m: m}
 	for _, kc := range keys {
 		cs := kc.chains
@@ -548,12 +640,12 @@ func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
 		// Every pair has 2 WW edges and every reader of one side's tail an
 		// RW edge to the other's head: check the bound before allocating.
 		pairs := (len(cs) - 1) * (len(cs) - 2) / 2
-		if p.constraintEdges+2*pairs+readers*max(len(cs)-2, 0) > p.maxEdges {
-			p.TooLarge = true
+		if out.maxEdges > 0 && out.edges+2*pairs+readers*max(len(cs)-2, 0) > out.maxEdges {
+			out.tooLarge = true
 			return nil
 		}
 		for j := 1; j < len(cs); j++ {
-			p.Known = before(p.Known, kc.key, &cs[0], &cs[j])
+			out.before(kc.key, &cs[0], &cs[j])
 		}
 		for a, pairs := 1, 0; a < len(cs); a++ {
 			// A key of many writers makes millions of pairs.
@@ -564,20 +656,11 @@ func (p *Polygraph) orderAllPairs(m *progress.Meter, keys []keyChains) error {
 				}
 			}
 			for b := a + 1; b < len(cs); b++ {
-				p.addConstraint(p.constraint(kc.key, &cs[a], &cs[b]))
+				out.constraint(kc.key, &cs[a], &cs[b])
 			}
 		}
 	}
 	return nil
-}
-
-// addConstraint adds c, counting its edges against the bound.
-func (p *Polygraph) addConstraint(c Constraint) {
-	p.Constraints = append(p.Constraints, c)
-	p.constraintEdges += len(c.Either) + len(c.Or)
-	if p.constraintEdges > p.maxEdges {
-		p.TooLarge = true
-	}
 }
 
 // addRealTime adds real-time order without a quadratic number of edges:
