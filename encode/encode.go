@@ -9,6 +9,7 @@ package encode
 
 import (
 	"context"
+	"slices"
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/polygraph"
@@ -23,7 +24,7 @@ type Encoding struct {
 	Constraints []int
 	lw          polygraph.Lowering
 	known       []polygraph.Edge
-	fixedFrom   []int32          // index in known of each fixed lowered edge; made by Edges
+	fixedFrom   []int32          // index in known of each fixed edge, by id; made by Edges
 	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
 }
 
@@ -141,15 +142,7 @@ func hint(p *polygraph.Polygraph, order []int32, remaining []int) []bool {
 // Edges returns the typed edges of a solver cycle.
 func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
 	if enc.fixedFrom == nil {
-		// Map each fixed edge to the known edge it lowers, once: only
-		// the evidence of a violation needs it.
-		enc.fixedFrom = make([]int32, 0, enc.Problem.NumFixed())
-		var buf [2]digraph.Edge
-		for i, e := range enc.known {
-			for range enc.lw.Lower(e, buf[:0]) {
-				enc.fixedFrom = append(enc.fixedFrom, int32(i))
-			}
-		}
+		enc.fixedFrom = enc.fixedKnown()
 	}
 	out := make([]polygraph.Edge, 0, len(c))
 	for _, id := range c {
@@ -160,4 +153,33 @@ func (enc *Encoding) Edges(c solver.Cycle) []polygraph.Edge {
 		}
 	}
 	return out
+}
+
+// fixedKnown maps each fixed edge id to the index in known of the edge it
+// lowers, once: only the evidence of a violation needs it. An id is the
+// edge's index in the lowered known edges or, when the graph came without
+// edge ids, its place in the graph's Out, which the counting sort that
+// built it gives: the edges of each node in the order they were lowered.
+func (enc *Encoding) fixedKnown() []int32 {
+	from := make([]int32, enc.Problem.NumFixed())
+	var buf [2]digraph.Edge
+	g := enc.Problem.FixedGraph
+	if enc.Problem.Fixed != nil || g == nil || g.OutID != nil {
+		id := 0
+		for i, e := range enc.known {
+			for range enc.lw.Lower(e, buf[:0]) {
+				from[id] = int32(i)
+				id++
+			}
+		}
+		return from
+	}
+	at := slices.Clone(g.OutStart[:g.N])
+	for i, e := range enc.known {
+		for _, le := range enc.lw.Lower(e, buf[:0]) {
+			from[at[le.From]] = int32(i)
+			at[le.From]++
+		}
+	}
+	return from
 }

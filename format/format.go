@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime/debug"
 	"strconv"
 	"strings"
 	"time"
@@ -209,8 +210,19 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	// A read blocked on a pipe ends when ctx does, where the file supports
 	// deadlines.
 	defer context.AfterFunc(ctx, func() { file.SetReadDeadline(time.Now()) })()
-	return readStream(ctx, file, path, f, size)
+	h, info, err := readStream(ctx, file, path, f, size)
+	if err == nil && len(h.Ops) >= releaseOps {
+		// What reading used (the file's chunks, their operations before
+		// the merge), about as large as the history, is garbage now:
+		// hand it back, or the checker's arrays come on top of it.
+		debug.FreeOSMemory()
+	}
+	return h, info, err
 }
+
+// releaseOps is the size of history, in operations, from which reading
+// hands its memory back to the operating system when done.
+const releaseOps = 1 << 22
 
 // openInput opens the file at path, which must not be a directory, and
 // returns its size, or -1 when it is not a regular file.

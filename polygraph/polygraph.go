@@ -394,7 +394,11 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 	}
 	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
 	readsByKey := func(k int) []ExternalRead { return byKey[readStart[k]:readStart[k+1]] }
-	p.Known = slices.Grow(p.Known, numReads+len(h.Ops))
+	// Every read makes a WR edge; the WW and RW edges of chains, far
+	// fewer in most histories, grow the array past that. (Room for as
+	// many as could be, twice the reads, was the peak of a check's
+	// memory: the array is copied when the order of writes joins it.)
+	p.Known = slices.Grow(p.Known, numReads+len(h.Txns))
 
 	// Scratch indexed by node: next and readHead are reset for the
 	// writers of each key, hasPrev holds the key it was set for. The

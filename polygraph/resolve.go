@@ -3,6 +3,7 @@ package polygraph
 import (
 	"context"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"sync"
 
@@ -62,6 +63,11 @@ func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
 	}
 	if err := r.orderKeys(m, writes); err != nil {
 		return nil, err
+	}
+	if len(h.Ops) >= releaseEdges {
+		// The index of writes, as large as the reads, is garbage now:
+		// hand it back before the polygraph's large arrays come.
+		debug.FreeOSMemory()
 	}
 	return r, nil
 }

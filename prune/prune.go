@@ -74,8 +74,9 @@ type Result struct {
 	// nothing was pruned.
 	Skipped bool
 	// Graph is the graph of Known lowered for the level (each edge's
-	// lowering in Known's order) and Order a topological order of it,
-	// when there is no Violation: the encoding reuses them.
+	// lowering in Known's order, without edge ids: an edge is known by
+	// its place in Graph.Out) and Order a topological order of it, when
+	// there is no Violation: the encoding reuses them.
 	Graph *digraph.Graph
 	Order []int32
 }
@@ -123,7 +124,7 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 			return res, err
 		}
 		res.Rounds++
-		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known, added), true)
+		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known, added), false)
 		if err := m.Err(); err != nil {
 			return res, err
 		}
