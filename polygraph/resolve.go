@@ -111,7 +111,13 @@ type writeRef struct{ txn, op int32 }
 // write. Two writes of one value to one key, or a write of the initial
 // value, are input errors.
 func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
-	writes := newWriteIndex(len(h.Ops) / 2)
+	numWrites := 0
+	for i := range h.Ops {
+		if h.Ops[i].Kind == history.Write {
+			numWrites++
+		}
+	}
+	writes := newWriteIndex(h, numWrites)
 	for t := range h.Txns {
 		if err := tick(m, t, true); err != nil {
 			return nil, err
@@ -126,7 +132,7 @@ func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
 				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
 					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
 			}
-			if prev, dup := writes.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
+			if prev, dup := writes.put(op.Key, op.Value, int32(t)); dup {
 				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
 					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
 			}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -161,7 +162,7 @@ func TestCSVRoundTripExplore(t *testing.T) {
 	}
 	want := rows[0]
 	want.Stats.Transactions = want.Txns
-	if len(got) != 1 || got[0] != want {
+	if len(got) != 1 || !reflect.DeepEqual(got[0], want) {
 		t.Errorf("read back %+v, want %+v", got, want)
 	}
 

@@ -9,6 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -356,6 +357,10 @@ func (e *env) historyFile(g generated, f format.Format) (string, error) {
 		return "", fmt.Errorf("write history: %w", err)
 	}
 	e.files[id] = p
+	// The history, as large as what the checker will need for it, is
+	// garbage now: hand it back rather than hold it while the checker
+	// runs beside this process.
+	debug.FreeOSMemory()
 	return p, nil
 }
 

@@ -25,6 +25,14 @@ const (
 	StatusSkipped   = "skipped"    // not run: a variant that does more work than one that timed out
 )
 
+// StageStat is one stage of a check, as isocheck's --json stats give it:
+// its time and the peak memory of the process at its end.
+type StageStat struct {
+	Stage   string  `json:"stage"`
+	MS      float64 `json:"ms"`
+	PeakRSS int64   `json:"peak_rss_bytes"`
+}
+
 // Stats are the figures of isocheck's --json --stats output the harness
 // records (see docs/json.md).
 type Stats struct {
@@ -82,6 +90,9 @@ type Measurement struct {
 	Load1 float64
 	// Stats holds isocheck's figures; zero for other checkers.
 	Stats Stats
+	// Stages are the stages of an isocheck check (written only to the
+	// scale experiment's scale-stages.csv).
+	Stages []StageStat
 	// Detail is the end of the child's standard error when the run
 	// failed, for the log.
 	Detail string
@@ -296,12 +307,18 @@ func MeasureCheck(ctx context.Context, timeout time.Duration, bin string, opts C
 	var out struct {
 		Stats Stats `json:"stats"`
 	}
+	var stages struct {
+		Stats struct {
+			Stages []StageStat `json:"stages"`
+		} `json:"stats"`
+	}
+	json.Unmarshal(res.Stdout, &stages) // read again below, where an error counts
 	if err := json.Unmarshal(res.Stdout, &out); err != nil {
 		m.Status = StatusError
 		m.Detail = fmt.Sprintf("reading isocheck's JSON: %v", err)
 		return m, nil
 	}
-	m.Stats = out.Stats
+	m.Stats, m.Stages = out.Stats, stages.Stats.Stages
 	m.Stats.Elapsed = time.Duration(m.Stats.SQLCheckMS * float64(time.Millisecond))
 	if m.Stats.Transactions == 0 {
 		m.Stats.Transactions = m.Stats.SQLTxns

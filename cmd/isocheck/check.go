@@ -179,6 +179,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
+	st.Stages = j.stageStats()
 	st.InputNotes = inputNotes(info, len(h.Txns))
 	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)

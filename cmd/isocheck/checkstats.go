@@ -43,9 +43,21 @@ type stats struct {
 	SolverRounds          int `json:"solver_rounds"`
 	// SolverCyclesBlocked counts the cycles the solver forbade.
 	SolverCyclesBlocked int `json:"solver_cycles_blocked"`
+	// Stages are the stages of the run, reading included, in order: the
+	// time of each, and the peak memory of the process at its end.
+	Stages []stageStat `json:"stages,omitempty"`
 	// InputNotes say what reading the history inferred or left out (see
 	// inputNotes).
 	InputNotes []string `json:"input_notes,omitempty"`
+}
+
+// stageStat is one stage of a run.
+type stageStat struct {
+	Stage string  `json:"stage"`
+	MS    float64 `json:"ms"`
+	// PeakRSS is the peak resident memory of the process, as the
+	// operating system counts it, at the stage's end.
+	PeakRSS int64 `json:"peak_rss_bytes"`
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
@@ -105,5 +117,11 @@ func (s *stats) write(w io.Writer) {
 	}
 	for _, c := range counts {
 		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))
+	}
+	if len(s.Stages) > 0 {
+		fmt.Fprintf(w, "  %-24s %12s %14s\n", "stage", "time", "peak memory")
+		for _, st := range s.Stages {
+			fmt.Fprintf(w, "  %-24s %9.0f ms %14s\n", st.Stage, st.MS, formatBytes(st.PeakRSS))
+		}
 	}
 }

@@ -11,6 +11,7 @@ import (
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -184,6 +185,44 @@ type job struct {
 	// (nil: it had not), as stop's own cancelling must not count.
 	stopped    error
 	stopCalled bool
+
+	mu sync.Mutex
+	// peaks holds, for each stage, the peak resident memory of the run
+	// when it began: the peak through the stage before.
+	peaks []int64
+}
+
+// stageBegins records the peak memory of the run as a stage begins.
+func (j *job) stageBegins(string) {
+	peak := peakResidentMemory()
+	j.mu.Lock()
+	j.peaks = append(j.peaks, peak)
+	j.mu.Unlock()
+}
+
+// stageStats returns the time of each stage the run went through and the
+// peak resident memory of the run at its end.
+func (j *job) stageStats() []stageStat {
+	spans := j.tracker.Stages()
+	j.mu.Lock()
+	peaks := slices.Clone(j.peaks)
+	j.mu.Unlock()
+	var out []stageStat
+	for i, s := range spans {
+		peak := peakResidentMemory()
+		if i+1 < len(peaks) {
+			peak = peaks[i+1]
+		}
+		if n := len(out); n > 0 && out[n-1].Stage == s.Stage {
+			// A stage begun again (reading starts once per file and
+			// once per pass): one line.
+			out[n-1].MS += ms(s.End - s.Start)
+			out[n-1].PeakRSS = peak
+			continue
+		}
+		out = append(out, stageStat{Stage: s.Stage, MS: ms(s.End - s.Start), PeakRSS: peak})
+	}
+	return out
 }
 
 // start begins a bounded run, showing progress on stderr when it is a
@@ -212,6 +251,7 @@ func (l *limits) start(stderr io.Writer) *job {
 	}
 	var once sync.Once
 	j := &job{ctx: ctx, tracker: tr, limits: l}
+	tr.OnStage = j.stageBegins
 	j.stop = func() {
 		once.Do(func() {
 			j.stopped, j.stopCalled = context.Cause(ctx), true
