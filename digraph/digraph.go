@@ -14,6 +14,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/isocheck/isocheck/internal/hugepage"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -195,7 +196,9 @@ func fillIn(start, in []int32, edges []Edge) {
 // resize returns s with length n, reusing its array when it is big enough.
 func resize(s []int32, n int) []int32 {
 	if cap(s) < n {
-		return make([]int32, n)
+		// The graph's arrays are reached at random: huge pages make
+		// that cheaper where they are large.
+		return hugepage.Make[int32](n)
 	}
 	return s[:n]
 }

@@ -96,19 +96,17 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 	}
 	// Joining copies the known edges into a larger array. The graph, its
 	// clocks and the chains, together as large as those edges, are no
-	// longer needed: hand their memory back first when they are large,
-	// so that the copy comes in their place rather than on top of them
-	// (at a million transactions the peak is 600 MB lower), and then
-	// what the join leaves (the old array, the blocks), so that the next
-	// stage's large arrays, which need memory in one piece, do not come
-	// on top of it. Each costs a collection: well under a millisecond a
-	// million edges.
+	// longer needed: when they are large, hand their memory back first,
+	// so that the copy comes in their place rather than on top of them;
+	// the join hands back the blocks it copies as it goes, and what is
+	// left afterwards (the old array), so that the next stage's large
+	// arrays, which need memory in one piece, do not come on top of it.
 	release := len(g.Out) >= releaseEdges
 	if release {
 		g, clocks, keys, split = nil, nil, nil, nil
 		debug.FreeOSMemory()
 	}
-	p.join(outs)
+	p.join(outs, release)
 	if release {
 		debug.FreeOSMemory()
 	}

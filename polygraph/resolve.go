@@ -3,6 +3,7 @@ package polygraph
 import (
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"sort"
 	"sync"
@@ -34,6 +35,9 @@ type Resolution struct {
 	Orders []KeyOrder
 
 	finalWrite []bool // per operation: it installs a version (see IsFinalWrite)
+	// installs is Installs of each transaction, once include is done: a
+	// read's lookup then touches one byte, not the writer's Txn too.
+	installs []bool
 }
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
@@ -94,6 +98,9 @@ func (r *Resolution) IsFinalWrite(op int32) bool { return r.finalWrite[op] }
 // Installs reports whether the writes of transaction t took effect: t is
 // included and did not roll back. Nobody may read the writes of another.
 func (r *Resolution) Installs(t int32) bool {
+	if r.installs != nil {
+		return r.installs[t]
+	}
 	return r.Included[t] && r.History.Txns[t].Status != history.RolledBack
 }
 
@@ -109,36 +116,84 @@ type writeRef struct{ txn, op int32 }
 
 // indexWrites maps every (key, value) written, by any transaction, to its
 // write. Two writes of one value to one key, or a write of the initial
-// value, are input errors.
+// value, are input errors: the first in the history's order is reported.
+//
+// A large history's writes are indexed on every core: the index is cut
+// into one table per worker by hash, each worker puts the writes that
+// fall in its own (the inserts are cache misses, which the cores
+// overlap).
 func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
-	numWrites := 0
+	workers := 1
+	if len(h.Ops) >= minParallelResolve {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return indexWritesBy(m, h, workers)
+}
+
+// indexWritesBy is indexWrites by workers workers.
+func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIndex, error) {
+	counts := make([]int, workers)
 	for i := range h.Ops {
-		if h.Ops[i].Kind == history.Write {
-			numWrites++
+		if op := &h.Ops[i]; op.Kind == history.Write {
+			counts[tableOf(op.Key, op.Value, workers)]++
 		}
 	}
-	writes := newWriteIndex(h, numWrites)
-	for t := range h.Txns {
-		if err := tick(m, t, true); err != nil {
-			return nil, err
-		}
-		tx := &h.Txns[t]
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			op := h.Ops[i]
-			if op.Kind != history.Write {
-				continue
+	ix := &writeIndex{tables: make([]writeTable, workers)}
+	errs := make([]error, workers)
+	errOp := make([]int32, workers) // the operation each error is about
+	put := func(w int) {
+		tb := newWriteTable(counts[w])
+		defer func() { ix.tables[w] = *tb }()
+		for t := range h.Txns {
+			// Every worker goes through every transaction: the first
+			// counts them.
+			if err := tick(m, t, w == 0); err != nil {
+				errs[w], errOp[w] = err, -1
+				return
 			}
-			if op.Value == h.Init {
-				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
-					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}
-			}
-			if prev, dup := writes.put(op.Key, op.Value, int32(t)); dup {
-				return nil, &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
-					h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}
+			tx := &h.Txns[t]
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				op := h.Ops[i]
+				if op.Kind != history.Write {
+					continue
+				}
+				if w == 0 && op.Value == h.Init {
+					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
+						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}, i
+					return
+				}
+				if tableOf(op.Key, op.Value, workers) != w {
+					continue
+				}
+				if prev, dup := tb.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
+					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
+						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}, i
+					return
+				}
 			}
 		}
 	}
-	return writes, nil
+	if workers == 1 {
+		put(0)
+	} else {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { put(w) })
+		}
+		wg.Wait()
+	}
+	// The error one worker would have met first: the earliest operation
+	// (a stop, at -1, before any).
+	first := -1
+	for w, err := range errs {
+		if err != nil && (first < 0 || errOp[w] < errOp[first]) {
+			first = w
+		}
+	}
+	if first >= 0 {
+		return nil, errs[first]
+	}
+	return ix, nil
 }
 
 // include marks the committed and rolled-back transactions, and then the
@@ -148,6 +203,18 @@ func indexWrites(m *progress.Meter, h *history.History) (*writeIndex, error) {
 // nobody read from removes constraints and never adds one, so if any choice
 // of unknown transactions passes, this one does.
 func (p *Resolution) include(m *progress.Meter, writes *writeIndex) error {
+	if err := p.includeReadFrom(m, writes); err != nil {
+		return err
+	}
+	p.installs = make([]bool, len(p.Included))
+	for t, in := range p.Included {
+		p.installs[t] = in && p.History.Txns[t].Status != history.RolledBack
+	}
+	return nil
+}
+
+// includeReadFrom is include but for installs.
+func (p *Resolution) includeReadFrom(m *progress.Meter, writes *writeIndex) error {
 	h := p.History
 	var work []int32
 	unknown := false
@@ -267,14 +334,14 @@ type ExternalRead struct {
 func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final []bool) ([]ExternalRead, error) {
 	workers := 1
 	if len(p.History.Ops) >= minParallelResolve {
-		workers = 2
+		workers = runtime.GOMAXPROCS(0)
 	}
 	return p.resolveReadsBy(m, writes, final, workers)
 }
 
 // resolveReadsBy is resolveReads by workers workers, each on a share of
 // the transactions (cut by operations): the lookups of the writes are
-// cache misses that a second core overlaps. Their reads and anomalies
+// cache misses that other cores overlap. Their reads and anomalies
 // join in transaction order, as one worker would have found them.
 func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final []bool, workers int) ([]ExternalRead, error) {
 	h := p.History
@@ -312,7 +379,7 @@ func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final
 }
 
 // minParallelResolve is the number of operations from which
-// resolveReads uses two workers.
+// resolveReads and indexWrites use every core.
 const minParallelResolve = 1 << 20
 
 // readResolver resolves the reads of a range of transactions.

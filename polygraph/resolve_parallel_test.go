@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/histgen"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -83,5 +84,56 @@ func BenchmarkResolveReads(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestIndexWritesByWorkers checks that indexing writes in one table per
+// worker finds every write one table finds, and that of the writes that
+// break the input's rules (a value written twice to a key, the initial
+// value written) the same one is reported: the first in the history.
+func TestIndexWritesByWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(43, 44))
+	refused := 0
+	for trial := 0; trial < 1500; trial++ {
+		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 3, MaxOps: 5, FaultProb: 0.3})
+		// Break the rules in some histories: write a value again, or
+		// write the initial value.
+		if len(h.Ops) > 0 && rng.IntN(3) == 0 {
+			i := rng.IntN(len(h.Ops))
+			if h.Ops[i].Kind == history.Write {
+				if rng.IntN(2) == 0 {
+					h.Ops[i].Value = h.Init
+				} else if j := rng.IntN(len(h.Ops)); h.Ops[j].Kind == history.Write {
+					h.Ops[i] = h.Ops[j]
+				}
+			}
+		}
+		m := progress.Start(context.Background(), "index writes", 0, "transactions")
+		one, oneErr := indexWritesBy(m, h, 1)
+		if oneErr != nil {
+			refused++
+		}
+		for _, workers := range []int{2, 3, 8} {
+			many, err := indexWritesBy(m, h, workers)
+			if fmt.Sprint(err) != fmt.Sprint(oneErr) {
+				t.Fatalf("trial %d: %d workers: %v, one: %v", trial, workers, err, oneErr)
+			}
+			if err != nil {
+				continue
+			}
+			for i, op := range h.Ops {
+				if op.Kind != history.Write {
+					continue
+				}
+				w1, ok1 := one.get(op.Key, op.Value)
+				w, ok := many.get(op.Key, op.Value)
+				if w != w1 || ok != ok1 || !ok || w.op != int32(i) && h.Ops[w.op] != op {
+					t.Fatalf("trial %d: %d workers find the write of %v at %v %v, one at %v %v", trial, workers, op, w, ok, w1, ok1)
+				}
+			}
+		}
+	}
+	if refused == 0 {
+		t.Fatal("no history was refused: the test shows nothing about errors")
 	}
 }

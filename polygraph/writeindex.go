@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/hugepage"
 )
 
 // writeIndex maps (key, value) to the write of that value. It is an
@@ -11,13 +12,21 @@ import (
 // structure of polygraph construction (one probe per operation): a Go map
 // with a struct key costs several times more per lookup here.
 //
-// Its memory is the largest a check allocates at once, one slot per write
-// and a third more: 16 bytes a slot, the table filled to three quarters
-// and sized to the writes, not to a power of two (a 10M-transaction
-// history of 75M writes takes 1.6 GB, where half-full power-of-two tables
-// of 24-byte slots took 6.4 GB).
+// It is one of the largest arrays a check allocates: a slot per write and
+// a third more, filled to three quarters and sized to the writes, not to
+// a power of two (a 10M-transaction history of 75M writes takes 2.4 GB,
+// where half-full power-of-two tables took 6.4 GB). A slot keeps the
+// write's operation beside its transaction: finding the operation among
+// the transaction's instead, in a 16-byte slot, cost a second cache miss
+// per read (50 s of a 10M-transaction check).
+//
+// It is cut into tables by hash, so that each core can fill one.
 type writeIndex struct {
-	h *history.History
+	tables []writeTable
+}
+
+// writeTable is one table of an index.
+type writeTable struct {
 	// slots hold key, value and writer side by side, so that a probe
 	// touches one cache line: the table of a million-transaction history
 	// is far larger than the caches, and a lookup is one miss.
@@ -26,19 +35,31 @@ type writeIndex struct {
 }
 
 // writeSlot is one entry; the zero slot is empty, so a new table needs no
-// pass to mark its slots empty. The write's operation is not kept: it is
-// found among its transaction's operations, which the lookup of a read
-// then touches (a few cache lines, in order).
+// pass to mark its slots empty.
 type writeSlot struct {
 	v    history.Value
 	k    history.Key
 	txn1 int32 // the writing transaction plus one; 0: empty
+	op   int32
 }
 
-// newWriteIndex returns an index of h's writes with room for capacity
-// of them.
-func newWriteIndex(h *history.History, capacity int) *writeIndex {
-	return &writeIndex{h: h, slots: make([]writeSlot, max(16, capacity+capacity/3+1))}
+// newWriteTable returns a table with room for capacity writes.
+func newWriteTable(capacity int) *writeTable {
+	return &writeTable{slots: hugepage.Make[writeSlot](max(16, capacity+capacity/3+1))}
+}
+
+// tableOf returns the table of n that holds the write of v to k: the
+// hash's low bits choose it (home uses its high bits).
+func tableOf(k history.Key, v history.Value, n int) int {
+	if n == 1 {
+		return 0
+	}
+	return int(hashKV(k, v) % uint64(n))
+}
+
+// get returns the write of v to k.
+func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
+	return ix.tables[tableOf(k, v, len(ix.tables))].get(k, v)
 }
 
 func hashKV(k history.Key, v history.Value) uint64 {
@@ -50,33 +71,22 @@ func hashKV(k history.Key, v history.Value) uint64 {
 
 // home is the first slot a probe for (k, v) visits: the hash scaled to
 // the table (Lemire's multiply-shift), which needs no power-of-two size.
-func (ix *writeIndex) home(k history.Key, v history.Value) int {
+func (ix *writeTable) home(k history.Key, v history.Value) int {
 	hi, _ := bits.Mul64(hashKV(k, v), uint64(len(ix.slots)))
 	return int(hi)
 }
 
-// ref returns the write of slot sl: its transaction, and the operation
-// of that transaction that writes sl.v to sl.k.
-func (ix *writeIndex) ref(sl *writeSlot) writeRef {
-	t := sl.txn1 - 1
-	tx := &ix.h.Txns[t]
-	for i := tx.OpStart; i < tx.OpEnd; i++ {
-		if op := &ix.h.Ops[i]; op.Kind == history.Write && op.Key == sl.k && op.Value == sl.v {
-			return writeRef{txn: t, op: i}
-		}
-	}
-	panic("polygraph: a write of the index is not its transaction's")
-}
+func (sl *writeSlot) ref() writeRef { return writeRef{txn: sl.txn1 - 1, op: sl.op} }
 
 // get returns the write of v to k.
-func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
+func (ix *writeTable) get(k history.Key, v history.Value) (writeRef, bool) {
 	for i := ix.home(k, v); ; {
 		sl := &ix.slots[i]
 		if sl.txn1 == 0 {
 			return writeRef{}, false
 		}
 		if sl.k == k && sl.v == v {
-			return ix.ref(sl), true
+			return sl.ref(), true
 		}
 		if i++; i == len(ix.slots) {
 			i = 0
@@ -84,21 +94,20 @@ func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
 	}
 }
 
-// put records that transaction t writes v to k, or returns the write
-// already there.
-func (ix *writeIndex) put(k history.Key, v history.Value, t int32) (writeRef, bool) {
+// put records the write r of v to k, or returns the write already there.
+func (ix *writeTable) put(k history.Key, v history.Value, r writeRef) (writeRef, bool) {
 	if 4*(ix.count+1) > 3*len(ix.slots) {
 		ix.grow()
 	}
 	for i := ix.home(k, v); ; {
 		sl := &ix.slots[i]
 		if sl.txn1 == 0 {
-			*sl = writeSlot{v: v, k: k, txn1: t + 1}
+			*sl = writeSlot{v: v, k: k, txn1: r.txn + 1, op: r.op}
 			ix.count++
 			return writeRef{}, false
 		}
 		if sl.k == k && sl.v == v {
-			return ix.ref(sl), true
+			return sl.ref(), true
 		}
 		if i++; i == len(ix.slots) {
 			i = 0
@@ -106,12 +115,12 @@ func (ix *writeIndex) put(k history.Key, v history.Value, t int32) (writeRef, bo
 	}
 }
 
-func (ix *writeIndex) grow() {
+func (ix *writeTable) grow() {
 	old := ix.slots
-	*ix = *newWriteIndex(ix.h, 2*ix.count)
+	*ix = *newWriteTable(2 * ix.count)
 	for i := range old {
 		if sl := &old[i]; sl.txn1 != 0 {
-			ix.put(sl.k, sl.v, sl.txn1-1)
+			ix.put(sl.k, sl.v, sl.ref())
 		}
 	}
 }

@@ -28,6 +28,7 @@ import (
 	"github.com/go-air/gini/z"
 
 	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/internal/hugepage"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -376,11 +377,11 @@ func newSession(p *Problem) (*session, error) {
 		slotOut: make([]int32, len(p.Cond)),
 		slotIn:  make([]int32, len(p.Cond)),
 		active:  make([]bool, len(p.Cond)),
-		ord:     make([]int32, p.Nodes),
+		ord:     hugepage.Make[int32](p.Nodes),
 		at:      order,
-		mark:    make([]int32, p.Nodes),
-		parent:  make([]int32, p.Nodes),
-		from:    make([]int32, p.Nodes),
+		mark:    hugepage.Make[int32](p.Nodes),
+		parent:  hugepage.Make[int32](p.Nodes),
+		from:    hugepage.Make[int32](p.Nodes),
 		nf:      int32(len(g.Out)),
 	}
 	for i, u := range order {
