@@ -115,7 +115,7 @@ func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Lev
 func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
-		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs, MaxClockBytes: opts.clockBytes()}, opts)
+		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs, MaxClockBytes: opts.reachBytes()}, opts)
 	case level.PC:
 		return checkPrefix(ctx, r)
 	case level.RC, level.RA, level.CC:

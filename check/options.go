@@ -16,8 +16,8 @@ import (
 // Black-box Checking of Snapshot Isolation in Databases" (PolySI), PVLDB
 // 16(6), 2023, Section 5.3, Figure 9) and for cross-checking one engine
 // against another. The zero value is what Check does. Options change the
-// work done, never the verdict, except MaxClockBytes, which may turn a
-// verdict into none (verdict.Unknown).
+// work done, never the verdict, except MaxClockBytes and MaxReachBytes,
+// which may turn a verdict into none (verdict.Unknown).
 type Options struct {
 	// NoPrune sends every constraint to the solver: pruning only checks
 	// that the known edges are acyclic.
@@ -28,27 +28,31 @@ type Options struct {
 	AllPairs bool
 	// Engine is the solver's engine (solver.DefaultEngine when empty).
 	Engine solver.Engine
-	// MaxClockBytes bounds the memory of clocks: CC's vector clocks (one
-	// entry of 4 bytes per session for each transaction whose clock a
-	// later one still needs; see saturate.Limits), and the reachability
-	// clocks with which SER, SI and SSER order writes (4 bytes per node
-	// and session; see polygraph.Options.MaxClockBytes). 0 means 1 GiB
-	// (saturate.MaxClockEntries entries), a negative value no bound. Past
-	// it, the level has no verdict, with the reason. The command line
-	// allows half of --max-memory.
+	// MaxClockBytes bounds the memory of CC's vector clocks (one entry of
+	// 4 bytes per session for each transaction whose clock a later one
+	// still needs; see saturate.Limits): 0 means 1 GiB
+	// (saturate.MaxClockEntries), a negative value no bound. Past it, CC
+	// has no verdict, with the reason.
 	MaxClockBytes int64
+	// MaxReachBytes bounds the memory of the reachability clocks with
+	// which SER, SI and SSER order writes (4 bytes per node and session;
+	// see polygraph.Options.MaxClockBytes): 0 means 1 GiB, a negative
+	// value no bound. Past it, the level has no verdict, with the reason,
+	// before the clocks are allocated. The command line allows each kind
+	// of clock half of --max-memory.
+	MaxReachBytes int64
 }
 
-// clockBytes is the bound on the reachability clocks of the polygraph
+// reachBytes is the bound on the reachability clocks of the polygraph
 // that o sets (0: none).
-func (o Options) clockBytes() int64 {
+func (o Options) reachBytes() int64 {
 	switch {
-	case o.MaxClockBytes < 0:
+	case o.MaxReachBytes < 0:
 		return 0
-	case o.MaxClockBytes == 0:
-		return 4 * saturate.MaxClockEntries
+	case o.MaxReachBytes == 0:
+		return 1 << 30
 	}
-	return o.MaxClockBytes
+	return o.MaxReachBytes
 }
 
 // saturateLimits returns the limits of saturate that o sets.

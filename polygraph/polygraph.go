@@ -248,12 +248,18 @@ func (e *ClockLimitError) Error() string {
 // Unwrap returns progress.ErrResourceLimit.
 func (e *ClockLimitError) Unwrap() error { return progress.ErrResourceLimit }
 
-// formatBytes writes n bytes in GiB, or MiB below one GiB.
+// formatBytes writes n bytes in the largest unit that leaves a number of
+// at least 1.
 func formatBytes(n int64) string {
-	if n >= 1<<30 {
+	switch {
+	case n >= 1<<30:
 		return fmt.Sprintf("%.1f GiB", float64(n)/(1<<30))
+	case n >= 1<<20:
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	case n >= 1<<10:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
 	}
-	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	return fmt.Sprintf("%d bytes", n)
 }
 
 // fewPairs reports whether ordering every pair of chains of every key

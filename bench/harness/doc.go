@@ -35,6 +35,9 @@
 //     their Figure 9;
 //   - scaling: time and peak memory as the history grows from 10k
 //     transactions to 1M (10M with the full scale);
+//   - scale: time and peak memory of each stage from 100k to 10M
+//     transactions of long soak tests' shape (uniform over as many keys
+//     as transactions), at SI, SER and CC, beside the peers' figures;
 //   - mini: histories of mini-transactions against general ones of the same
 //     size, at SER, SI and SSER, in the manner of Figure 9 of Wei et al.
 //     (ICDE 2025).

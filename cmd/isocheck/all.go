@@ -184,8 +184,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	return status
 }
 
-// clockBytes is the memory CC's vector clocks may take under --max-memory
-// maxMemory: half of it, or no bound without one (check.Options).
+// clockBytes is the memory clocks may take under --max-memory maxMemory,
+// CC's vector clocks or the reachability clocks that order writes: half
+// of it, or no bound without one (check.Options).
 func clockBytes(maxMemory byteSize) int64 {
 	if maxMemory <= 0 {
 		return -1

@@ -116,6 +116,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		return usageError(stderr, name, "%s", msg)
 	}
 	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
+	cf.ablate.MaxReachBytes = cf.ablate.MaxClockBytes
 	if isSQL(cf.input.format, pos[0]) {
 		if cf.asEDN {
 			return usageError(stderr, name, "--edn: a SQL history has no Elle result map")

@@ -1,8 +1,11 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"regexp"
 	"runtime"
 	"strconv"
 	"strings"
@@ -217,6 +220,32 @@ func TestNoVerdictReason(t *testing.T) {
 	for _, want := range []string{"timed out after 1ns", "in stage prune (4 of 10 constraints)", "--timeout 1m"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+}
+
+// TestReachabilityClocksPastMaxMemory: a history whose order of writes
+// would need reachability clocks larger than half of --max-memory (here
+// 20,000 blind writes of one key, each in its own session: 40,002 nodes
+// × 20,001 sessions × 4 bytes, 3 GiB) gets no verdict, exit 3, with the
+// figures, before the clocks are allocated; and --stats gives the
+// stages with their peak memory.
+func TestReachabilityClocksPastMaxMemory(t *testing.T) {
+	var b strings.Builder
+	for i := range 20000 {
+		fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"w\", \"x\", %d]]}\n", i, i+1)
+	}
+	path := filepath.Join(t.TempDir(), "writers.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd("check", "--level", "si", "--stats", "--max-memory", "1GiB", path)
+	if code != exitNoVerdict || !strings.Contains(out, "reachability clocks of 3.0 GiB") || !strings.Contains(out, "20001 sessions") {
+		t.Fatalf("exit %d, want %d with the clocks' figures\n%s%s", code, exitNoVerdict, out, errs)
+	}
+	for _, stage := range []string{"parse", "build polygraph", "order writes"} {
+		if !regexp.MustCompile(`(?m)^  ` + stage + ` +\d+ ms +[0-9.]+(MiB|GiB)$`).MatchString(out) {
+			t.Errorf("--stats lacks the stage %q with its time and memory:\n%s", stage, out)
 		}
 	}
 }
