@@ -82,11 +82,13 @@ bench-full:
 # as many keys as transactions, uniform), checked at SI, SER and CC: wall
 # time and peak memory against size beside the peers' points, and each
 # stage's time and memory per transaction (scale-stages.csv, flat lines
-# are linear growth). About 15 minutes on 2 cores and 12 GB.
-# SCALE=full adds 10M transactions, which needs about 20 GB.
+# are linear growth). One repetition (REPS=3 for medians). About 15
+# minutes on 2 cores and 12 GB; SCALE=full adds 10M transactions, which
+# needs about 20 GB and 20 minutes more.
 SCALE ?= paper
+REPS ?= 1
 bench-scale:
-	$(GO) run ./cmd/isobench --scale $(SCALE) --timeout 20m --experiments scale --out bench/results/scale
+	$(GO) run ./cmd/isobench --scale $(SCALE) --reps $(REPS) --timeout 20m --experiments scale --out bench/results/scale
 
 # The model checking of Bouajjani, Enea and Román-Calvo, "Dynamic Partial
 # Order Reduction for Checking Correctness against Transaction Isolation
