@@ -159,6 +159,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		j.stop()
 		return checkFailed(err, stderr)
 	}
+	// The stages of the check; explaining it runs the checker again on
+	// parts of the history, under the same stage names.
+	stages := j.stageStats()
 	start := time.Now()
 	rep := cf.report(j, res, info, explain, stderr)
 	if every, err := interpret.Every(j.ctx, h, res, rep); err == nil {
@@ -180,7 +183,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
-	st.Stages = j.stageStats()
+	st.Stages = append(stages, stageStat{Stage: "explain", MS: ms(explainTime), PeakRSS: peakResidentMemory()})
 	st.InputNotes = inputNotes(info, len(h.Txns))
 	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)

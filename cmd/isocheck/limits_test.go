@@ -249,3 +249,22 @@ func TestReachabilityClocksPastMaxMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestStatsStagesOnce: --stats lists each stage of the check once, and
+// the explanation, which runs the checker again on parts of the history,
+// as one line of its own.
+func TestStatsStagesOnce(t *testing.T) {
+	code, out, errs := runCmd("check", "--level", "ser", "--stats", "../../examples/write-skew.jsonl")
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolated, out, errs)
+	}
+	seen := make(map[string]int)
+	for _, m := range regexp.MustCompile(`(?m)^  ([a-z][a-z ]*[a-z]) +\d+ ms +[0-9.]+(?:KiB|MiB|GiB)$`).FindAllStringSubmatch(out, -1) {
+		seen[m[1]]++
+	}
+	for _, stage := range []string{"parse", "build polygraph", "prune", "explain"} {
+		if seen[stage] != 1 {
+			t.Errorf("stage %q listed %d times, want once:\n%s", stage, seen[stage], out)
+		}
+	}
+}
