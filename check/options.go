@@ -30,8 +30,10 @@ type Options struct {
 	Engine solver.Engine
 	// MaxClockBytes bounds the memory of CC's vector clocks (one entry of
 	// 4 bytes per session for each transaction whose clock a later one
-	// still needs; see saturate.Limits): 0 means 1 GiB
-	// (saturate.MaxClockEntries), a negative value no bound. Past it, CC
+	// still needs) and, apart, of the commit-order edges its axiom forces
+	// (8 bytes each; see saturate.Limits): 0 means 1 GiB for the clocks
+	// (saturate.MaxClockEntries) and 2 GiB for the edges
+	// (saturate.MaxForcedEdges), a negative value no bound. Past it, CC
 	// has no verdict, with the reason.
 	MaxClockBytes int64
 	// MaxReachBytes bounds the memory of the reachability clocks with
@@ -58,9 +60,9 @@ func (o Options) reachBytes() int64 {
 // saturateLimits returns the limits of saturate that o sets.
 func (o Options) saturateLimits() saturate.Limits {
 	if o.MaxClockBytes < 0 {
-		return saturate.Limits{MaxClockEntries: -1}
+		return saturate.Limits{MaxClockEntries: -1, MaxForcedEdges: -1}
 	}
-	return saturate.Limits{MaxClockEntries: max(o.MaxClockBytes/4, 0)}
+	return saturate.Limits{MaxClockEntries: max(o.MaxClockBytes/4, 0), MaxForcedEdges: max(o.MaxClockBytes/8, 0)}
 }
 
 // CheckWith is Check with opts. Options other than MaxClockBytes only

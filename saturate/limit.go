@@ -40,8 +40,8 @@ func (e *LimitError) Error() string {
 			"and %s of the %s transactions needed theirs at once; check fewer sessions, or allow more memory",
 			progress.ErrResourceLimit, group(e.Limit), bytes(4*e.Limit), group(int64(e.Sessions)), group(e.Live+1), group(int64(e.Txns)))
 	case ForcedEdges:
-		return fmt.Sprintf("%v: causal consistency's axiom would force more than %s commit-order edges "+
-			"on %s transactions in %s sessions", progress.ErrResourceLimit, group(e.Limit), group(int64(e.Txns)), group(int64(e.Sessions)))
+		return fmt.Sprintf("%v: causal consistency's axiom would force more than %s commit-order edges (%s) "+
+			"on %s transactions in %s sessions; allow more memory", progress.ErrResourceLimit, group(e.Limit), bytes(8*e.Limit), group(int64(e.Txns)), group(int64(e.Sessions)))
 	}
 	return fmt.Sprintf("%v: saturate: limit %d of resource %d", progress.ErrResourceLimit, e.Limit, e.What)
 }
@@ -62,10 +62,16 @@ func group(n int64) string {
 	return string(out)
 }
 
-// bytes writes n bytes in GiB, or MiB below one GiB.
+// bytes writes n bytes in the largest unit that leaves a number of at
+// least 1.
 func bytes(n int64) string {
-	if n >= 1<<30 {
+	switch {
+	case n >= 1<<30:
 		return strconv.FormatFloat(float64(n)/(1<<30), 'f', 1, 64) + " GiB"
+	case n >= 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	case n >= 1<<10:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
 	}
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+	return strconv.FormatInt(n, 10) + " bytes"
 }

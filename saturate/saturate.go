@@ -77,6 +77,10 @@ type Limits struct {
 	// about as many clocks live as sessions, so the bound is on the
 	// square of the sessions.
 	MaxClockEntries int64
+	// MaxForcedEdges bounds the commit-order edges CC's axiom forces (8
+	// bytes each, with their order): 0 means the constant MaxForcedEdges,
+	// a negative value no bound.
+	MaxForcedEdges int64
 }
 
 // Check decides whether the resolved history r satisfies l, one of RC, RA
@@ -92,7 +96,14 @@ func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result
 
 // CheckLimits is Check within lim.
 func CheckLimits(ctx context.Context, r *polygraph.Resolution, l level.Level, lim Limits) (*Result, error) {
-	return checkWith(ctx, r, l, options{maxClock: lim.MaxClockEntries})
+	opt := options{maxClock: lim.MaxClockEntries}
+	switch {
+	case lim.MaxForcedEdges < 0:
+		opt.maxEdges = math.MaxInt
+	case lim.MaxForcedEdges > 0:
+		opt.maxEdges = int(min(lim.MaxForcedEdges, math.MaxInt32))
+	}
+	return checkWith(ctx, r, l, opt)
 }
 
 // check is Check on the given number of goroutines (0: as many as

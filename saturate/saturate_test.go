@@ -145,3 +145,24 @@ func TestClockLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestForcedEdgesLimit: a CC check whose axiom would force more edges
+// than Limits.MaxForcedEdges is refused with a *LimitError that says so
+// (with the memory) and wraps progress.ErrResourceLimit; a negative
+// limit is no limit.
+func TestForcedEdgesLimit(t *testing.T) {
+	h := histgen.Large(histgen.LargeConfig{Sessions: 8, TxnsPerSession: 200, OpsPerTxn: 6, Keys: 20, ReadProportion: 0.5, Seed: 5, Store: histgen.Causal})
+	res, err := polygraph.Resolve(context.Background(), h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sat, err := CheckLimits(context.Background(), res, level.CC, Limits{MaxForcedEdges: -1})
+	if err != nil || !sat.Satisfied {
+		t.Fatalf("no limit: %v, %v; want satisfied", sat, err)
+	}
+	_, err = CheckLimits(context.Background(), res, level.CC, Limits{MaxForcedEdges: 2})
+	var le *LimitError
+	if !errors.As(err, &le) || !errors.Is(err, progress.ErrResourceLimit) || le.What != ForcedEdges || !strings.Contains(err.Error(), "more than 2 commit-order edges (16 bytes)") {
+		t.Fatalf("2 edges: error %v, want a *LimitError on the forced edges", err)
+	}
+}

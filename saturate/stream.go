@@ -41,9 +41,9 @@ import (
 // and the key) and the tails the read forced, which is a third of the
 // memory of forcedEdge when a read forces many, as reads of hot keys do.
 
-// MaxForcedEdges bounds the edges CC's axiom may force (4 bytes each,
-// and 4 more to order them): a million transactions in 2,000 sessions
-// force some 100 million.
+// MaxForcedEdges is the default bound on the edges CC's axiom may force
+// (4 bytes each, and 4 more to order them; Limits.MaxForcedEdges): a
+// million transactions in 2,000 sessions force some 100 million.
 const MaxForcedEdges = 1 << 28
 
 // rowsPerSlab is the number of clocks allocated together.

@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 
+	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/plotutil"
 	"gonum.org/v1/plot/vg"
@@ -169,6 +171,7 @@ func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 		if err := lines(p, series, v.pts); err != nil {
 			return files, fmt.Errorf("plot scale: %w", err)
 		}
+		roomForLegend(p, 2+len(series))
 		saved, err := save(p, dir, v.name, 6*vg.Inch)
 		files = append(files, saved...)
 		if err != nil {
@@ -191,6 +194,7 @@ func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 		if err := lines(p, stages, v.pts); err != nil {
 			return files, fmt.Errorf("plot scale: %w", err)
 		}
+		roomForLegend(p, len(stages))
 		saved, err := saveSized(p, dir, v.name, 7*vg.Inch, 5*vg.Inch)
 		files = append(files, saved...)
 		if err != nil {
@@ -198,6 +202,19 @@ func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 		}
 	}
 	return files, nil
+}
+
+// roomForLegend raises the top of p's logarithmic y axis so that a legend
+// of entries lines, at the top left, covers none of the points: each
+// entry takes about a twentieth of the height.
+func roomForLegend(p *plot.Plot, entries int) {
+	if _, ok := p.Y.Scale.(plot.LogScale); !ok || p.Y.Max <= 0 || p.Y.Min <= 0 {
+		return
+	}
+	// The points keep the lower part of the height the legend leaves.
+	frac := 1 - float64(entries+1)/20
+	span := math.Log(p.Y.Max / p.Y.Min)
+	p.Y.Max = p.Y.Min * math.Exp(span/max(frac, 0.3))
 }
 
 // writeScaleStages writes the stages of every run of the scale

@@ -82,6 +82,20 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s |\n", sizeName(g.Txns), g.Checker, outcome(g), stages, mib(g.median.MaxRSS), g.median.Status)
 		}
 	}
+	if rs := rows["scale"]; len(rs) > 0 {
+		b.WriteString("\n### Scale: 20 sessions, 15 operations a transaction, half reads, uniform over as many keys as transactions\n\n")
+		b.WriteString("| transactions | level | time | parse / construct / prune / encode / solve (s) | peak memory | µs and KiB a transaction | verdict |\n")
+		b.WriteString("|---:|---|---:|---|---:|---:|---|\n")
+		for _, g := range groups(rs) {
+			st := g.median.Stats
+			stages, per := "–", "–"
+			if g.ok() {
+				stages = fmt.Sprintf("%.1f / %.1f / %.1f / %.1f / %.1f", st.ParseMS/1e3, st.ConstructMS/1e3, st.PruneMS/1e3, st.EncodeMS/1e3, st.SolveMS/1e3)
+				per = fmt.Sprintf("%.0f, %.2f", g.median.Wall.Seconds()*1e6/float64(g.Txns), float64(g.median.MaxRSS)/1024/float64(g.Txns))
+			}
+			fmt.Fprintf(&b, "| %s | %s | %s | %s | %s | %s | %s |\n", sizeName(g.Txns), strings.ToUpper(g.Level), outcome(g), stages, mib(g.median.MaxRSS), per, g.median.Status)
+		}
+	}
 	if rs := rows["fig5"]; len(rs) > 0 {
 		b.WriteString("\n### Workload parameters (Huang et al., PVLDB 2023, Figure 5): time to check SI, slowest and fastest point of each axis\n\n")
 		b.WriteString("| parameter | fastest | slowest |\n|---|---|---|\n")
