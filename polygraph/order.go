@@ -118,7 +118,7 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 	return nil
 }
 
-// orderParts is the number of parts orderChains cuts keys into: one
+// orderParts is the number of parts orderChainsIn cuts keys into: one
 // where there is too little work to share (the model checker checks
 // thousands of histories of a few transactions), else a few per core, so
 // that a part of slow keys holds no core up for long.
@@ -218,7 +218,7 @@ type orderScratch struct {
 	first  []int32
 }
 
-// orderKey orders the chains of one key (see orderChains). A key of many
+// orderKey orders the chains of one key (see orderChainsIn). A key of many
 // writers takes long, so it returns m's error once there is one.
 func (ko *keyOrderer) orderKey(kc keyChains) error {
 	m, lw, clocks, sc, out := ko.m, ko.lw, ko.clocks, ko.sc, ko.out

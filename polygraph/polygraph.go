@@ -218,10 +218,11 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 		}
 	}
 	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
-	clockCost := max(int64(len(p.Known)), digraph.ClockEntries(p.Lowering().Nodes(), len(p.Chains)))
-	if !opts.AllPairs && (opts.parts > 0 || !fewPairs(keys, clockCost)) {
-		if need := 4 * digraph.ClockEntries(p.Lowering().Nodes(), len(p.Chains)); opts.MaxClockBytes > 0 && need > opts.MaxClockBytes {
-			return p, &ClockLimitError{Need: need, Limit: opts.MaxClockBytes, Nodes: p.Lowering().Nodes(), Chains: len(p.Chains)}
+	nodes := p.Lowering().Nodes()
+	entries := digraph.ClockEntries(nodes, len(p.Chains))
+	if !opts.AllPairs && (opts.parts > 0 || !fewPairs(keys, max(int64(len(p.Known)), entries))) {
+		if opts.MaxClockBytes > 0 && 4*entries > opts.MaxClockBytes {
+			return p, &ClockLimitError{Need: 4 * entries, Limit: opts.MaxClockBytes, Nodes: nodes, Chains: len(p.Chains)}
 		}
 		return p, p.orderChainsIn(m, keys, cmp.Or(opts.parts, orderParts(keys)))
 	}
@@ -263,7 +264,7 @@ func formatBytes(n int64) string {
 }
 
 // fewPairs reports whether ordering every pair of chains of every key
-// costs less than the reachability clocks orderChains needs, clockCost:
+// costs less than the reachability clocks orderChainsIn needs, clockCost:
 // the larger of the known edges and the clocks' entries (nodes times
 // chains). So it is in list histories, whose reads leave only the writers
 // after each key's last read unordered, and in histories of thousands of
@@ -531,7 +532,7 @@ func before(edges []Edge, key history.Key, a, b *chain) []Edge {
 
 // orderOut collects what ordering the writes of some keys adds: known
 // edges, in blocks, and constraints, their edges cut from an arena. Each
-// worker of orderChains has its own; they join the polygraph in key order
+// worker of orderChainsIn has its own; they join the polygraph in key order
 // (Polygraph.join).
 type orderOut struct {
 	// known holds the edges in blocks: appended to p.Known, or to one
@@ -645,7 +646,7 @@ func (a *arena[T]) clone(s []T) []T {
 // orderAllPairs orders the chains of every key the way Huang et al.
 // (PVLDB 2023) do: the initial chain before every other, and a constraint
 // for every other pair, adding them to out. It is quadratic in the writers
-// of a key; orderChains is the fast path. It counts the keys done on m.
+// of a key; orderChainsIn is the fast path. It counts the keys done on m.
 func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 	work := keyWork{m: m}
 	for _, kc := range keys {
