@@ -95,9 +95,10 @@ var scalePeers = []peerPoint{
 }
 
 // plotScale draws, on log-log axes, the wall time and peak memory of each
-// level against the history's size, with the peers' points, and the time
-// and memory of each stage per thousand transactions (flat lines are
-// linear growth); it writes the stages as scale-stages.csv.
+// level against the history's size, with the peers' points, and at SI the
+// time of each stage per thousand transactions and the peak memory at its
+// end per transaction (flat lines are linear growth); it writes the
+// stages as scale-stages.csv.
 func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 	var files []string
 	if slices.ContainsFunc(rows, func(r Row) bool { return len(r.Stages) > 0 }) {
@@ -136,12 +137,8 @@ func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 			}
 			stageTime[st.Stage] = append(stageTime[st.Stage], plotter.XY{X: x, Y: max(st.MS/(x/1000), 1e-3)})
 		}
-		peakBefore := int64(0)
 		for _, st := range g.median.Stages {
-			// The memory a stage adds to the peak of the stages before.
-			grown := max(st.PeakRSS-peakBefore, 0)
-			peakBefore = max(peakBefore, st.PeakRSS)
-			stageMem[st.Stage] = append(stageMem[st.Stage], plotter.XY{X: x, Y: max(float64(grown)/(x/1000)/1024, 1e-3)})
+			stageMem[st.Stage] = append(stageMem[st.Stage], plotter.XY{X: x, Y: max(float64(st.PeakRSS)/x, 1)})
 		}
 	}
 	for _, v := range []struct {
@@ -183,7 +180,7 @@ func plotScale(rows []Row, m Machine, dir string) ([]string, error) {
 		pts                map[string]plotter.XYs
 	}{
 		{"scale-stages-time", "checking SI: time of each stage per 1,000 transactions", "ms per 1,000 transactions", stageTime},
-		{"scale-stages-memory", "checking SI: memory each stage adds to the peak, per 1,000 transactions", "KiB per 1,000 transactions", stageMem},
+		{"scale-stages-memory", "checking SI: peak memory at the end of each stage, per transaction", "bytes per transaction", stageMem},
 	} {
 		if len(v.pts) == 0 {
 			continue
