@@ -56,13 +56,17 @@ test-race:
 # experiments of Bouajjani, Enea and Román-Calvo, "On the Complexity of
 # Checking Mixed Isolation Levels for SQL Transactions" (CAV 2025):
 # Figures 6 and 7, the naive baseline, with histories recorded on
-# $ISOCHECK_POSTGRES_DSN when set, else on an embedded SQLite file. At a
+# $ISOCHECK_POSTGRES_DSN when set, else on an embedded SQLite file; and
+# repeat: histories whose written values repeat per key (histgen.Repeat:
+# 10% to all of the reads with 2, 4 or 16 candidate writers), 10k
+# transactions at SER, SI and CC (bench-full: 10k and 100k at SER, SI,
+# CC, RA and RC). At a
 # reduced scale, one repetition (2 clients a SQL point), each check in a
 # child process with a 60 s limit (5 s for SQL histories, where the naive
 # baseline reaches it); CSV files, plots and summary.md in bench/results.
 # 3 to 4 minutes on 2 cores. The model-checking experiments are
 # bench-explore's.
-BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive
+BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,repeat,sql-sessions,sql-txns,sql-naive
 bench:
 	$(GO) run ./cmd/isobench --scale quick --timeout 60s --sql-timeout 5s --experiments $(BENCH_EXPERIMENTS) --out bench/results
 

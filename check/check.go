@@ -35,6 +35,10 @@ type Stats struct {
 	UnknownEdges, UnknownEdgesAfter int
 	PruneRounds                     int
 	SolverRounds, SolverClauses     int
+	// Choices counts the reads whose value several transactions wrote
+	// (polygraph.Resolution.Choices); ChoiceRounds the choices of their
+	// writers checked.
+	Choices, ChoiceRounds int
 }
 
 // Conflict is a constraint neither side of which can hold: each closes a
@@ -73,6 +77,18 @@ type Result struct {
 	Core [][]polygraph.Edge
 	// Known holds the dependencies known after pruning.
 	Known []polygraph.Edge
+	// Picks, when the history's values repeat and the level is
+	// satisfied, are writers of the reads of the resolution's Choices
+	// that satisfy it (with some commit order).
+	Picks []polygraph.Pick
+	// Choices, with Cases, are the reads that may have read from several
+	// writers which the cases pick writers for.
+	Choices []polygraph.Choice
+	// Cases, when the history's values repeat and the level is violated
+	// only for some choices of writers, cover every choice: each gives
+	// the writers of some reads and the violation they lead to. The
+	// evidence above is that of the first.
+	Cases []Case
 	Stats Stats
 }
 
@@ -113,6 +129,14 @@ func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Lev
 }
 
 func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+	if len(r.Choices) > 0 && (opts.Cases || !solverChooses(l) || excludedCandidates(r)) {
+		return checkChoosing(ctx, r, l, opts)
+	}
+	return checkLevel(ctx, r, l, opts)
+}
+
+// checkLevel checks l on r, leaving out its Choices.
+func checkLevel(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
 		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs, MaxClockBytes: opts.reachBytes()}, opts)
@@ -137,6 +161,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	res.Polygraph = p
 	st.KnownEdges = len(p.Known)
 	st.Constraints = len(p.Constraints)
+	st.Choices = len(p.ChoiceEdges)
 	for i := range p.Constraints {
 		st.UnknownEdges += len(p.Constraints[i].Either) + len(p.Constraints[i].Or)
 	}
@@ -179,16 +204,23 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 		}
 		return res, nil
 	}
-	if len(pr.Remaining) == 0 {
+	if len(pr.Remaining) == 0 && len(p.ChoiceEdges) == 0 {
 		res.Verdict = verdict.Satisfied
 		return res, nil
 	}
 
 	t = time.Now()
 	enc, err := encode.EncodeGraph(ctx, p, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	if err == nil && len(p.ChoiceEdges) > 0 {
+		enc.AddChoices(p, pr.Resolved, latestWriters(p.ChoiceEdges, enc.Problem.FixedOrder))
+	}
 	st.Encode = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)
+	}
+	engine := copts.Engine
+	if enc.Problem.Clauses != nil {
+		engine = solver.Lazy // the one engine that takes clauses
 	}
 	// The encoding holds what the solver needs: let the constraints go,
 	// which take as much memory as the known edges.
@@ -196,7 +228,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	p.Constraints = nil
 
 	t = time.Now()
-	sol, err := solver.SolveWith(ctx, &enc.Problem, copts.Engine)
+	sol, err := solver.SolveWith(ctx, &enc.Problem, engine)
 	st.Solve = time.Since(t)
 	if sol != nil {
 		st.SolverRounds, st.SolverClauses = sol.Rounds, sol.Clauses
@@ -206,6 +238,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 	if sol.Sat {
 		res.Verdict = verdict.Satisfied
+		res.Picks = enc.Picks(p, sol.Model)
 		return res, nil
 	}
 	res.Verdict = verdict.Violated

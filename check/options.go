@@ -43,6 +43,12 @@ type Options struct {
 	// before the clocks are allocated. The command line allows each kind
 	// of clock half of --max-memory.
 	MaxReachBytes int64
+	// Cases decides the writers of reads whose value several
+	// transactions wrote case by case, for explanations (see Case): the
+	// level's own check of each choice of writers, ruling out the part
+	// of the choice each violation needs, rather than one problem for
+	// the solver. It is how RC, RA and CC always choose.
+	Cases bool
 }
 
 // reachBytes is the bound on the reachability clocks of the polygraph

@@ -2,6 +2,7 @@ package check
 
 import (
 	"context"
+	"slices"
 	"strconv"
 	"time"
 
@@ -62,7 +63,12 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 	split, origin, err := splitReadsWrites(ctx, r)
 	if err == nil {
 		var sr *polygraph.Resolution
-		if sr, err = polygraph.Resolve(ctx, split); err == nil {
+		if sr, err = polygraph.Resolve(ctx, split); err == nil && r.Chosen() && len(sr.Choices) > 0 {
+			// Values repeat: each read of the split history reads from
+			// the half that writes what its transaction's read chose.
+			sr, err = sr.Choose(ctx, splitPicks(r, sr, origin))
+		}
+		if err == nil {
 			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER}, Options{})
 			if res != nil {
 				unsplit(res, r, origin)
@@ -73,6 +79,42 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 	res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r)}
 	res.Stats.Txns = count(r.Included)
 	return noVerdict(ctx, res, err)
+}
+
+// splitPicks returns the picks that make the reads of sr, the resolved
+// split of r's history (see splitReadsWrites), read from the halves that
+// write what r's reads read: the writes half of a transaction follows
+// its reads half.
+func splitPicks(r, sr *polygraph.Resolution, origin []int32) []polygraph.Pick {
+	type read struct {
+		txn int32
+		key history.Key
+	}
+	writer := make(map[read]int32, len(r.Reads))
+	for _, rd := range r.Reads {
+		if !rd.Repeat {
+			writer[read{rd.Reader, rd.Key}] = rd.Writer
+		}
+	}
+	wHalf := make(map[int32]int32, len(origin)/2)
+	for i := 1; i < len(origin); i += 2 {
+		wHalf[origin[i]] = int32(i)
+	}
+	t0 := int32(len(r.History.Txns))
+	var picks []polygraph.Pick
+	for _, c := range sr.Choices {
+		w, ok := writer[read{origin[c.Reader], c.Key}]
+		switch {
+		case !ok:
+			continue // left out of r: left out here
+		case w == t0:
+			w = int32(len(sr.History.Txns))
+		default:
+			w = wHalf[w]
+		}
+		picks = append(picks, polygraph.Pick{Op: c.Op, Writer: w})
+	}
+	return picks
 }
 
 // count returns the number of true elements of bs.
@@ -101,6 +143,19 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *hist
 	}
 	// Resolve lists the external reads by transaction: r.Reads[
 	// readStart[t]:readStart[t+1]] are t's.
+	// The reads that may have read from several writers, of a
+	// resolution whose check chooses them, by reader.
+	var choiceOpsOf map[int32][]int32
+	if !r.Chosen() {
+		for _, c := range r.Choices {
+			if r.Included[c.Reader] {
+				if choiceOpsOf == nil {
+					choiceOpsOf = make(map[int32][]int32)
+				}
+				choiceOpsOf[c.Reader] = append(choiceOpsOf[c.Reader], c.Op)
+			}
+		}
+	}
 	readStart := make([]int32, len(h.Txns)+1)
 	for _, rd := range r.Reads {
 		readStart[rd.Reader+1]++
@@ -129,9 +184,25 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *hist
 			}
 			tx := h.Txns[t]
 			reads = reads[:0]
-			for _, rd := range r.Reads[readStart[t]:readStart[t+1]] {
-				if !rd.Repeat {
-					reads = append(reads, h.Ops[rd.Op])
+			if _, ok := choiceOpsOf[t]; !ok {
+				for _, rd := range r.Reads[readStart[t]:readStart[t+1]] {
+					if !rd.Repeat {
+						reads = append(reads, h.Ops[rd.Op])
+					}
+				}
+			} else {
+				// The reads that may have read from several writers
+				// stay too, in program order: the split history's
+				// check chooses their writers.
+				ops := slices.Clone(choiceOpsOf[t])
+				for _, rd := range r.Reads[readStart[t]:readStart[t+1]] {
+					if !rd.Repeat {
+						ops = append(ops, rd.Op)
+					}
+				}
+				slices.Sort(ops)
+				for _, op := range ops {
+					reads = append(reads, h.Ops[op])
 				}
 			}
 			writes = writes[:0]

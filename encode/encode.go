@@ -26,6 +26,7 @@ type Encoding struct {
 	known       []polygraph.Edge
 	fixedFrom   []int32          // index in known of each fixed edge, by id; made by Edges
 	condFrom    []polygraph.Edge // typed edge of each guarded lowered edge
+	choiceVars  [][]solver.Lit   // the variable of each writer of each choice (AddChoices)
 }
 
 // Encode builds the problem for the level p was built for from the known edges and the

@@ -105,6 +105,14 @@ type Anomaly struct {
 	HistoryTxns int `json:"history_transactions,omitempty"`
 	// Notes add what helps find the cause (such as dropped failed events).
 	Notes []string `json:"notes,omitempty"`
+	// Choices, in a history whose values repeat, are the reads the
+	// violation depends on that may have read from several writers, and
+	// Cases what each choice of their writers leads to: every choice
+	// takes the picks of one case, and each case's cycles hold with its
+	// picks whatever the other reads read from. Cycles above are the
+	// first case's.
+	Choices []ChoiceInfo `json:"choices,omitempty"`
+	Cases   []CaseInfo   `json:"cases,omitempty"`
 	// Counterexample is the minimal sub-history (for Minimal reports):
 	// write it with format.Write to reproduce the violation.
 	Counterexample *history.History `json:"-"`
@@ -202,6 +210,9 @@ func Explain(res *check.Result) *Report {
 	p := res.Polygraph
 	seed, _ := evidence(res)
 	seed = withReadWriters(newDescriber(p, nil, false, nil), seed, evidenceCycles(res))
+	seed = append(seed, choiceTxns(res)...)
+	slices.Sort(seed)
+	seed = slices.Compact(seed)
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
 	d.lists = newListSource(p.History, nil, nil)
 	d.level = res.Level
@@ -232,6 +243,7 @@ func Explain(res *check.Result) *Report {
 	default:
 		core(d, an, res.Core, txns)
 	}
+	explainCases(d, an, res, txns)
 	finish(an, d, p.History, txns, nil, nil)
 	return rep
 }
@@ -460,7 +472,7 @@ func (d *describer) confirmation(w int32, among []int32) []polygraph.Edge {
 				continue
 			}
 			for _, op := range d.h.OpsOf(int(r)) {
-				if t, ok := d.writerOf(op.Key, op.Value); op.Kind != history.Read || !ok || t != u {
+				if t, ok := d.writerOf(r, op.Key, op.Value); op.Kind != history.Read || !ok || t != u {
 					continue
 				}
 				via[r] = polygraph.Edge{From: u, To: r, Kind: polygraph.WR, Key: op.Key}
@@ -693,6 +705,11 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		conflict(d, an, a.conflict, nil)
 	default:
 		core(d, an, a.core, nil)
+	}
+	if r, err := check.Check(quiet, m, res.Level); err == nil && len(r.Cases) > 0 {
+		// Reads of the counterexample could have read from several
+		// writers: show what each choice leads to.
+		explainCases(d, an, r, txns)
 	}
 	finish(an, d, m, txns, h, &sel)
 	removed := len(h.Txns) - len(m.Txns)

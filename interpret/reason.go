@@ -1,6 +1,7 @@
 package interpret
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strconv"
@@ -24,7 +25,8 @@ type describer struct {
 	full     bool
 	// writers maps a (key, value) written to its writer, built when
 	// first needed (see writerOf).
-	writers map[[2]int64]int32
+	writers map[[2]int64][]int32
+	picked  map[pickedRead]int32
 	// names are the report's names of its transactions (see Report).
 	names map[int32]string
 	// lists, set for a history of lists, finds the lists read.
@@ -454,7 +456,7 @@ func (d *describer) overwrittenRead(u int32, key history.Key, w int32) (v Value,
 			}
 			continue
 		}
-		writer, known := d.writerOf(op.Key, op.Value)
+		writer, known := d.writerOf(u, op.Key, op.Value)
 		if known && writer == w {
 			sawW = true
 			continue
@@ -480,7 +482,7 @@ func (d *describer) overwrittenRead(u int32, key history.Key, w int32) (v Value,
 	if first == nil {
 		return Value{}, -1, false
 	}
-	src, ok = d.writerOf(key, first.Value)
+	src, ok = d.writerOf(u, key, first.Value)
 	return valueOf(h, first.Value), src, ok
 }
 
@@ -498,32 +500,65 @@ func (d *describer) precedes(a, b int32) bool {
 		return slices.Index(h.Sessions[h.Txns[a].Session], a) < slices.Index(h.Sessions[h.Txns[b].Session], b)
 	}
 	for _, op := range h.OpsOf(int(b)) {
-		if t, ok := d.writerOf(op.Key, op.Value); op.Kind == history.Read && ok && t == a {
+		if t, ok := d.writerOf(b, op.Key, op.Value); op.Kind == history.Read && ok && t == a {
 			return true
 		}
 	}
 	return false
 }
 
-// writerOf returns the node that wrote value to key: a transaction, the
-// initial state for the initial value, or ok false for a value no
-// transaction of the history wrote.
-func (d *describer) writerOf(key history.Key, value history.Value) (int32, bool) {
-	if value == d.h.Init {
-		return d.p.T0, true
-	}
+// writerOf returns the node that transaction reader's read of value from
+// key read from: the writer the check chose for it, when values repeat
+// (Polygraph.Picks); else a transaction other than reader that wrote
+// value to key, the initial state for the initial value, or ok false for
+// a value no other transaction of the history wrote.
+func (d *describer) writerOf(reader int32, key history.Key, value history.Value) (int32, bool) {
 	if d.writers == nil {
-		d.writers = make(map[[2]int64]int32)
+		d.writers = make(map[[2]int64][]int32)
 		for t := range d.h.Txns {
 			for _, op := range d.h.OpsOf(t) {
 				if op.Kind == history.Write {
-					d.writers[[2]int64{int64(op.Key), int64(op.Value)}] = int32(t)
+					kv := [2]int64{int64(op.Key), int64(op.Value)}
+					if ws := d.writers[kv]; len(ws) == 0 || ws[len(ws)-1] != int32(t) {
+						d.writers[kv] = append(ws, int32(t))
+					}
 				}
 			}
 		}
+		d.picked = make(map[pickedRead]int32, len(d.p.Picks))
+		for _, p := range d.p.Picks {
+			op := d.h.Ops[p.Op]
+			d.picked[pickedRead{readerOf(d.h, p.Op), op.Key, op.Value}] = p.Writer
+		}
 	}
-	t, ok := d.writers[[2]int64{int64(key), int64(value)}]
-	return t, ok
+	if w, ok := d.picked[pickedRead{reader, key, value}]; ok {
+		return w, true
+	}
+	if value == d.h.Init {
+		return d.p.T0, true
+	}
+	for _, w := range d.writers[[2]int64{int64(key), int64(value)}] {
+		if w != reader {
+			return w, true
+		}
+	}
+	return -1, false
+}
+
+// pickedRead is a read whose writer the check chose: its transaction,
+// key and value.
+type pickedRead struct {
+	txn   int32
+	key   history.Key
+	value history.Value
+}
+
+// readerOf returns the transaction of operation op.
+func readerOf(h *history.History, op int32) int32 {
+	t, _ := slices.BinarySearchFunc(h.Txns, op, func(tx history.Txn, op int32) int {
+		return cmp.Compare(tx.OpEnd-1, op)
+	})
+	return int32(t)
 }
 
 // anomaly describes a non-cycle anomaly in a sentence.

@@ -91,6 +91,16 @@ func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
 			fmt.Fprintf(b, "  %s: %s\n", s.arrow(st), s.Reason)
 		}
 	}
+	for _, c := range a.Choices {
+		fmt.Fprintf(b, "choice: %s\n", c)
+	}
+	for _, c := range a.Cases {
+		picks := make([]string, len(c.Picks))
+		for i, p := range c.Picks {
+			picks[i] = p.String()
+		}
+		fmt.Fprintf(b, "with %s: %s: %s\n", strings.Join(picks, " and "), c.Name, c.Summary)
+	}
 	if len(a.Txns) > 0 {
 		fmt.Fprintf(b, "transactions:\n")
 		for _, t := range a.Txns {
@@ -176,6 +186,7 @@ func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
 		}
 		writeSteps(b, c, st, "    ")
 	}
+	a.writeCases(b, st, "  ")
 	var extra []Step
 	inCycle := map[string]bool{}
 	for _, c := range a.Cycles {
@@ -260,6 +271,7 @@ func (r *Report) escaped() *Report {
 			}
 		}
 		c.Edges = escapeSteps(a.Edges)
+		c.Choices, c.Cases = escapeCases(a.Choices, a.Cases)
 		if a.Notes != nil {
 			c.Notes = make([]string, len(a.Notes))
 			for i, n := range a.Notes {

@@ -134,6 +134,13 @@ type Polygraph struct {
 	// Anomalies no version order can explain. When there are any, Known
 	// and Constraints are incomplete and must not be checked.
 	Anomalies []Anomaly
+	// ChoiceEdges are, for each read that may have read from several
+	// writers (Resolution.Choices), what each of them brings: the solver
+	// chooses one per read, beside the sides of the constraints.
+	ChoiceEdges []ChoiceEdges
+	// Picks are the writers chosen for the reads whose value several
+	// transactions wrote (Resolution.Choose), by read operation.
+	Picks []Pick
 	// TooLarge says the constraints would exceed Options.MaxConstraintEdges:
 	// the polygraph is incomplete and no verdict can be drawn from it.
 	TooLarge bool
@@ -191,6 +198,7 @@ func Bare(res *Resolution) *Polygraph {
 		NumNodes:  n + 1,
 		Included:  res.Included,
 		Anomalies: slices.Clone(res.Anomalies),
+		Picks:     res.Picks(),
 	}
 }
 
@@ -208,6 +216,7 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	}
 	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
 	p.addSessionOrder()
+	choiceKeys, choices := p.choiceKeys(res)
 	keys, err := p.buildChains(m, res.Reads, res.finalWrite, res.Orders)
 	if err != nil || len(p.Anomalies) > 0 {
 		return p, err
@@ -217,19 +226,54 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 			return p, err
 		}
 	}
-	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
+	// The keys some read may have read from several writers of are
+	// ordered by every pair of chains, last: their choices refer to the
+	// constraint of each pair.
+	var hyper []keyChains
+	if len(choices) > 0 {
+		plain := keys[:0:0]
+		for _, kc := range keys {
+			if choiceKeys[kc.key] {
+				hyper = append(hyper, kc)
+			} else {
+				plain = append(plain, kc)
+			}
+		}
+		keys = plain
+	}
+	m = progress.Start(ctx, "order writes", int64(len(keys)+len(hyper)), "keys")
+	if err := p.orderWrites(m, keys, opts); err != nil || len(choices) == 0 {
+		return p, err
+	}
+	out := orderOut{maxEdges: p.maxEdges}
+	base := make(map[history.Key]int, len(hyper))
+	for _, kc := range hyper {
+		base[kc.key] = len(p.Constraints) + len(out.constraints)
+		if err := orderAllPairs(m, []keyChains{kc}, &out); err != nil {
+			return p, err
+		}
+	}
+	p.join([]orderOut{out}, false)
+	p.addChoiceEdges(choices, hyper, base, res.Reads, res.finalWrite)
+	return p, nil
+}
+
+// orderWrites orders the chains of keys: by reachability
+// (orderChainsIn) unless every pair is cheaper or opts ask for all
+// pairs.
+func (p *Polygraph) orderWrites(m *progress.Meter, keys []keyChains, opts Options) error {
 	nodes := p.Lowering().Nodes()
 	entries := digraph.ClockEntries(nodes, len(p.Chains))
 	if !opts.AllPairs && (opts.parts > 0 || !fewPairs(keys, max(int64(len(p.Known)), entries))) {
 		if opts.MaxClockBytes > 0 && 4*entries > opts.MaxClockBytes {
-			return p, &ClockLimitError{Need: 4 * entries, Limit: opts.MaxClockBytes, Nodes: nodes, Chains: len(p.Chains)}
+			return &ClockLimitError{Need: 4 * entries, Limit: opts.MaxClockBytes, Nodes: nodes, Chains: len(p.Chains)}
 		}
-		return p, p.orderChainsIn(m, keys, cmp.Or(opts.parts, orderParts(keys)))
+		return p.orderChainsIn(m, keys, cmp.Or(opts.parts, orderParts(keys)))
 	}
 	out := orderOut{maxEdges: p.maxEdges}
-	err = orderAllPairs(m, keys, &out)
+	err := orderAllPairs(m, keys, &out)
 	p.join([]orderOut{out}, false)
-	return p, err
+	return err
 }
 
 // ClockLimitError says that ordering the writes would need reachability

@@ -34,32 +34,63 @@ type Resolution struct {
 	// anomaly (see lists.go).
 	Orders []KeyOrder
 
+	// Choices are the reads that may have read from several writers, in
+	// a history whose values repeat (see Choice and Choose). The reads
+	// above leave them out: a check of the level must choose their
+	// writers first.
+	Choices []Choice
+
 	finalWrite []bool // per operation: it installs a version (see IsFinalWrite)
 	// installs is Installs of each transaction, once include is done: a
 	// read's lookup then touches one byte, not the writer's Txn too.
 	installs []bool
+	// writes is the index of writes, kept for Choose when values repeat.
+	writes *writeIndex
+	// repeats is set when values repeat; picks holds the writers Choose
+	// fixed, by read operation.
+	repeats *repeats
+	picks   map[int32]int32
 }
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
-// one key, a write of the initial value) are returned as *InputError.
+// one key of a list history, a write of the initial value there) are
+// returned as *InputError. A value written to one key more than once
+// makes the reads of it Choices when several writers remain possible.
 // It runs as two stages, "index writes" and "resolve reads", each counting
 // transactions; when ctx ends first it returns the reason
 // (context.Cause).
 func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
-	m := progress.Start(ctx, "index writes", int64(len(h.Txns)), "transactions")
-	if err := m.Err(); err != nil {
-		return nil, err
+	return resolve(ctx, h, nil, nil)
+}
+
+// resolve is Resolve with the index of writes when it is known already,
+// and with the writers of some reads fixed (see Choose).
+func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks map[int32]int32) (*Resolution, error) {
+	var m *progress.Meter
+	if writes == nil {
+		m = progress.Start(ctx, "index writes", int64(len(h.Txns)), "transactions")
+		if err := m.Err(); err != nil {
+			return nil, err
+		}
+		var err error
+		if writes, err = indexWrites(m, h); err != nil {
+			return nil, err
+		}
 	}
-	writes, err := indexWrites(m, h)
-	if err != nil {
-		return nil, err
+	stage := "resolve reads"
+	if picks != nil {
+		stage = "resolve chosen reads"
 	}
-	m = progress.Start(ctx, "resolve reads", int64(len(h.Txns)), "transactions")
-	r := &Resolution{History: h, Included: make([]bool, len(h.Txns))}
-	if err := r.include(m, writes); err != nil {
-		return nil, err
+	m = progress.Start(ctx, stage, int64(len(h.Txns)), "transactions")
+	r := &Resolution{History: h, Included: make([]bool, len(h.Txns)), writes: writes, picks: picks}
+	if writes.repeated() {
+		r.repeats = newRepeats(h)
 	}
+	var err error
 	if r.finalWrite, err = finalWrites(m, h); err != nil {
+		return nil, err
+	}
+	if err := r.include(m, writes); err != nil {
 		return nil, err
 	}
 	if r.Reads, err = r.resolveReads(m, writes, r.finalWrite); err != nil {
@@ -67,6 +98,12 @@ func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
 	}
 	if err := r.orderKeys(m, writes); err != nil {
 		return nil, err
+	}
+	if r.repeats != nil && picks == nil {
+		r.Choices = r.findChoices()
+	}
+	if r.repeats == nil {
+		r.writes = nil
 	}
 	if len(h.Ops) >= releaseEdges {
 		// The index of writes, as large as the reads, is garbage now:
@@ -139,6 +176,12 @@ func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIn
 		}
 	}
 	ix := &writeIndex{tables: make([]writeTable, workers)}
+	// A list's elements and a stated version order name their writers by
+	// value: there, values must be unique.
+	unique, uniqueWhy := h.Lists || len(h.Orders) > 0, "list history"
+	if !h.Lists {
+		uniqueWhy = "history that states version orders"
+	}
 	errs := make([]error, workers)
 	errOp := make([]int32, workers) // the operation each error is about
 	put := func(w int) {
@@ -157,18 +200,23 @@ func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIn
 				if op.Kind != history.Write {
 					continue
 				}
-				if w == 0 && op.Value == h.Init {
-					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous",
-						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value))}, i
+				if w == 0 && op.Value == h.Init && unique {
+					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous in a %s",
+						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), uniqueWhy)}, i
 					return
 				}
 				if tableOf(op.Key, op.Value, workers) != w {
 					continue
 				}
-				if prev, dup := tb.put(op.Key, op.Value, writeRef{int32(t), i}); dup {
-					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key",
-						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)))}, i
-					return
+				ref := writeRef{int32(t), i}
+				tb.initWritten = tb.initWritten || op.Value == h.Init
+				if prev, dup := tb.put(op.Key, op.Value, ref); dup {
+					if unique {
+						errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key in a %s",
+							h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)), uniqueWhy)}, i
+						return
+					}
+					tb.putRepeat(op.Key, op.Value, ref)
 				}
 			}
 		}
@@ -240,6 +288,8 @@ func (p *Resolution) includeReadFrom(m *progress.Meter, writes *writeIndex) erro
 			work = append(work, w.txn)
 		}
 	}
+	var ws []writeRef
+	var cands []int32
 	// A stated version order says its writes were installed.
 	for _, o := range h.Orders {
 		for _, v := range o.Values {
@@ -252,9 +302,22 @@ func (p *Resolution) includeReadFrom(m *progress.Meter, writes *writeIndex) erro
 		}
 		t := work[len(work)-1]
 		work = work[:len(work)-1]
-		for _, op := range h.OpsOf(int(t)) {
-			if op.Kind == history.Read {
-				pull(op.Key, op.Value)
+		if p.repeats != nil {
+			// A read pulls in its writer when it has only one, or was
+			// picked.
+			externalReads(h, int(t), func(i int32) {
+				var src source
+				src, ws, cands = p.sourceOf(t, i, ws, cands)
+				if w := src.writer; w >= 0 && int(w) < len(h.Txns) && !p.Included[w] && h.Txns[w].Status == history.Unknown {
+					p.Included[w] = true
+					work = append(work, w)
+				}
+			})
+		} else {
+			for _, op := range h.OpsOf(int(t)) {
+				if op.Kind == history.Read {
+					pull(op.Key, op.Value)
+				}
 			}
 		}
 		// Every element of a list was installed.
@@ -391,6 +454,10 @@ type readResolver struct {
 	anomalies []Anomaly
 	index     map[history.Key]int
 	err       error
+	// ws and cands are scratch for the reads of histories whose values
+	// repeat.
+	ws    []writeRef
+	cands []int32
 }
 
 // keyState is what a transaction did to a key so far.
@@ -499,7 +566,18 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				r.anomalies = append(r.anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
 			}
 			writer := int32(len(h.Txns))
-			if op.Value != h.Init {
+			if p.repeats != nil {
+				var src source
+				src, r.ws, r.cands = p.sourceOf(int32(t), i, r.ws, r.cands)
+				switch {
+				case src.many:
+					continue // a Choice: left out until its writer is picked
+				case src.writer < 0:
+					anomaly(src.kind, t, i, src.bad)
+					continue
+				}
+				writer = src.writer
+			} else if op.Value != h.Init {
 				w, ok := writes.get(op.Key, op.Value)
 				switch {
 				case !ok:

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
+	"slices"
 	"testing"
 
 	"github.com/isocheck/isocheck/histgen"
@@ -95,7 +96,10 @@ func TestIndexWritesByWorkers(t *testing.T) {
 	rng := rand.New(rand.NewPCG(43, 44))
 	refused := 0
 	for trial := 0; trial < 1500; trial++ {
-		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 3, MaxOps: 5, FaultProb: 0.3})
+		// List histories refuse repeated values; register histories
+		// index every write of a repeated value.
+		lists := trial%2 == 0
+		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 3, MaxOps: 5, FaultProb: 0.3, Lists: lists})
 		// Break the rules in some histories: write a value again, or
 		// write the initial value.
 		if len(h.Ops) > 0 && rng.IntN(3) == 0 {
@@ -129,6 +133,13 @@ func TestIndexWritesByWorkers(t *testing.T) {
 				w, ok := many.get(op.Key, op.Value)
 				if w != w1 || ok != ok1 || !ok || w.op != int32(i) && h.Ops[w.op] != op {
 					t.Fatalf("trial %d: %d workers find the write of %v at %v %v, one at %v %v", trial, workers, op, w, ok, w1, ok1)
+				}
+				all1, all := one.all(op.Key, op.Value, nil), many.all(op.Key, op.Value, nil)
+				if !slices.Equal(all, all1) || !slices.ContainsFunc(all, func(w writeRef) bool { return w.op == int32(i) }) {
+					t.Fatalf("trial %d: %d workers find the writes of %v at %v, one at %v", trial, workers, op, all, all1)
+				}
+				if !lists && one.repeated() != many.repeated() {
+					t.Fatalf("trial %d: %d workers say values repeat: %v, one: %v", trial, workers, many.repeated(), one.repeated())
 				}
 			}
 		}

@@ -3,6 +3,8 @@ package polygraph
 import (
 	"context"
 	"errors"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -81,7 +83,11 @@ func TestResolveInputErrors(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			_, err := Resolve(context.Background(), makeHistory(c.txns...))
+			// Values must be unique in list histories, whose elements
+			// name their writers.
+			h := makeHistory(c.txns...)
+			h.Lists = true
+			_, err := Resolve(context.Background(), h)
 			var in *InputError
 			if !errors.As(err, &in) || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("error %v, want an InputError mentioning %q", err, c.want)
@@ -101,5 +107,62 @@ func TestLostUpdateIsFoundWhileBuilding(t *testing.T) {
 	}
 	if len(p.Anomalies) != 1 || p.Anomalies[0].Kind != LostUpdate {
 		t.Fatalf("anomalies %+v, want one LostUpdate", p.Anomalies)
+	}
+}
+
+// TestResolveRepeatedValues checks which reads of a register history
+// whose values repeat become choices, and with which candidates.
+func TestResolveRepeatedValues(t *testing.T) {
+	cases := []struct {
+		name    string
+		txns    []txn
+		reads   int       // external reads resolved to one writer
+		choices [][]int32 // candidates of each choice
+		anomaly AnomalyKind
+	}{
+		{"two writers", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, [][]int32{{0, 1}}, 0},
+		{"aborted writer is no candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 1, nil, 0},
+		{"intermediate write is no candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 1), w(x, 2)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 1, nil, 0},
+		{"initial value written again", []txn{{"a", history.Committed, []history.Op{w(x, history.Null)}}, {"c", history.Committed, []history.Op{r(x, history.Null)}}}, 0, [][]int32{{2, 0}}, 0},
+		{"unknown writer is a candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Unknown, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, [][]int32{{0, 1}}, 0},
+		{"own later write only", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1), w(x, 1)}}}, 0, nil, FutureRead},
+		{"only aborted writers", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"b", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, nil, AbortedRead},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			res, err := Resolve(context.Background(), makeHistory(c.txns...))
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got [][]int32
+			for _, ch := range res.Choices {
+				got = append(got, ch.Writers)
+			}
+			if fmt.Sprint(got) != fmt.Sprint(c.choices) || len(res.Reads) != c.reads {
+				t.Errorf("choices %v and %d reads, want %v and %d", got, len(res.Reads), c.choices, c.reads)
+			}
+			var kind AnomalyKind
+			if len(res.Anomalies) > 0 {
+				kind = res.Anomalies[0].Kind
+			}
+			if kind != c.anomaly {
+				t.Errorf("anomaly %v, want %v", kind, c.anomaly)
+			}
+			// Choosing each candidate resolves the read to it.
+			for _, ch := range res.Choices {
+				for _, wr := range ch.Writers {
+					sub, err := res.Choose(context.Background(), []Pick{{ch.Op, wr}})
+					if err != nil {
+						t.Fatal(err)
+					}
+					if len(sub.Choices) != 0 || len(sub.Reads) != c.reads+1 || !slices.ContainsFunc(sub.Reads, func(rd ExternalRead) bool { return rd.Op == ch.Op && rd.Writer == wr }) {
+						t.Errorf("choosing %d for the read at %d: reads %+v, choices %v", wr, ch.Op, sub.Reads, sub.Choices)
+					}
+					if int(wr) < len(sub.History.Txns) && !sub.Included[wr] {
+						t.Errorf("choosing %d: it is not included", wr)
+					}
+				}
+			}
+		})
 	}
 }

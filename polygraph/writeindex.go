@@ -21,6 +21,11 @@ import (
 // per read (50 s of a 10M-transaction check).
 //
 // It is cut into tables by hash, so that each core can fill one.
+//
+// A value written to one key by several transactions (values that repeat)
+// keeps its first write in the slot and the others, in history order, in
+// the table's map of repeats: a history of unique values leaves the maps
+// empty and pays for them nothing but a check of their length.
 type writeIndex struct {
 	tables []writeTable
 }
@@ -32,6 +37,18 @@ type writeTable struct {
 	// is far larger than the caches, and a lookup is one miss.
 	slots []writeSlot
 	count int
+	// repeats holds, for a (key, value) written more than once, the
+	// writes after the first, in history order.
+	repeats map[keyValue][]writeRef
+	// initWritten says a write of the initial value is in the table: the
+	// initial state wrote it first.
+	initWritten bool
+}
+
+// keyValue is a value of a key.
+type keyValue struct {
+	k history.Key
+	v history.Value
 }
 
 // writeSlot is one entry; the zero slot is empty, so a new table needs no
@@ -57,9 +74,43 @@ func tableOf(k history.Key, v history.Value, n int) int {
 	return int(hashKV(k, v) % uint64(n))
 }
 
-// get returns the write of v to k.
+// get returns the write of v to k (the first, when several wrote it).
 func (ix *writeIndex) get(k history.Key, v history.Value) (writeRef, bool) {
 	return ix.tables[tableOf(k, v, len(ix.tables))].get(k, v)
+}
+
+// repeated reports whether some value was written to a key more than
+// once.
+func (ix *writeIndex) repeated() bool {
+	for i := range ix.tables {
+		if len(ix.tables[i].repeats) > 0 || ix.tables[i].initWritten {
+			return true
+		}
+	}
+	return false
+}
+
+// all appends to out every write of v to k, in history order.
+func (ix *writeIndex) all(k history.Key, v history.Value, out []writeRef) []writeRef {
+	tb := &ix.tables[tableOf(k, v, len(ix.tables))]
+	w, ok := tb.get(k, v)
+	if !ok {
+		return out
+	}
+	out = append(out, w)
+	if len(tb.repeats) > 0 {
+		out = append(out, tb.repeats[keyValue{k, v}]...)
+	}
+	return out
+}
+
+// putRepeat records r as a further write of v to k, after the one in the
+// table.
+func (ix *writeTable) putRepeat(k history.Key, v history.Value, r writeRef) {
+	if ix.repeats == nil {
+		ix.repeats = make(map[keyValue][]writeRef)
+	}
+	ix.repeats[keyValue{k, v}] = append(ix.repeats[keyValue{k, v}], r)
 }
 
 func hashKV(k history.Key, v history.Value) uint64 {
@@ -116,8 +167,9 @@ func (ix *writeTable) put(k history.Key, v history.Value, r writeRef) (writeRef,
 }
 
 func (ix *writeTable) grow() {
-	old := ix.slots
+	old, repeats, init := ix.slots, ix.repeats, ix.initWritten
 	*ix = *newWriteTable(2 * ix.count)
+	ix.repeats, ix.initWritten = repeats, init
 	for i := range old {
 		if sl := &old[i]; sl.txn1 != 0 {
 			ix.put(sl.k, sl.v, sl.ref())

@@ -119,6 +119,7 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 	// last round said to stop, decides what it can; edges decided in a
 	// round are checked by the next.
 	g, clocks := &digraph.Graph{}, &digraph.Clocks{}
+	var decided map[int32]bool // the constraints decided, for the choices
 	for done := false; ; {
 		if err := m.Set(int64(len(p.Constraints) - len(remaining))); err != nil {
 			return res, err
@@ -140,10 +141,10 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 			return res, nil
 		}
 		res.Graph, res.Order = g, order
-		if done || opts.NoDecide || len(remaining) == 0 {
+		if done || opts.NoDecide || len(remaining) == 0 && !openChoices(p) {
 			break
 		}
-		if int64(len(remaining))*clockCostPerConstraint < int64(g.N+len(g.Out))*int64(max(1, len(p.Chains))) {
+		if int64(len(remaining)+len(p.ChoiceEdges))*clockCostPerConstraint < int64(g.N+len(g.Out))*int64(max(1, len(p.Chains))) {
 			// A pass of the clocks over a graph far larger than the
 			// constraints costs more than the solver spends on them
 			// (list histories, whose reads fix nearly every order;
@@ -196,6 +197,18 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 				kept = append(kept, ci)
 			}
 		}
+		// Writers of choices: decided by the same clocks.
+		if len(p.ChoiceEdges) > 0 {
+			if decided == nil {
+				decided = make(map[int32]bool)
+			}
+			for _, r := range res.Resolved[len(decided):] {
+				decided[int32(r.Constraint)] = r.Either
+			}
+			if pruneChoices(p, lw, clocks, decided, know) {
+				changed = true
+			}
+		}
 		// Each round costs a pass over the whole graph: stop once a round
 		// decides fewer constraints than half of those left, which the
 		// next rarely pays for; the solver takes the rest. (On generated
@@ -212,6 +225,16 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 	res.Known = known()
 	res.Remaining = remaining
 	return res, nil
+}
+
+// openChoices reports whether some choice of p has several writers left.
+func openChoices(p *polygraph.Polygraph) bool {
+	for i := range p.ChoiceEdges {
+		if !p.ChoiceEdges[i].Known {
+			return true
+		}
+	}
+	return false
 }
 
 func closesCycle(lw polygraph.Lowering, c *digraph.Clocks, side []polygraph.Edge) (bool, polygraph.Edge) {

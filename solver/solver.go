@@ -185,14 +185,17 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 			}
 			g.Add(z.LitNull)
 		}
-		switch solve(ctx, g) {
-		case 0:
-			return res, gaveUp(m)
-		case -1:
-			return res, nil
-		}
-		for _, v := range clauseVars {
-			model[v-1] = g.Value(z.Var(v).Pos())
+		// A hint that satisfies them is the first model, as without.
+		if !satisfies(hint, p.Clauses) {
+			switch solve(ctx, g) {
+			case 0:
+				return res, gaveUp(m)
+			case -1:
+				return res, nil
+			}
+			for _, v := range clauseVars {
+				model[v-1] = g.Value(z.Var(v).Pos())
+			}
 		}
 	}
 	for {
@@ -249,6 +252,23 @@ func Solve(ctx context.Context, p *Problem) (*Result, error) {
 			model[v-1] = g.Value(z.Var(v).Pos())
 		}
 	}
+}
+
+// satisfies reports whether the assignment model satisfies every clause.
+func satisfies(model []bool, clauses [][]Lit) bool {
+	for _, c := range clauses {
+		ok := false
+		for _, l := range c {
+			if model[l.Var()-1] == (l > 0) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // solve runs gini until it answers (1 or -1) or ctx ends (0). A deadline

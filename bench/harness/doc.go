@@ -40,7 +40,11 @@
 //     as transactions), at SI, SER and CC, beside the peers' figures;
 //   - mini: histories of mini-transactions against general ones of the same
 //     size, at SER, SI and SSER, in the manner of Figure 9 of Wei et al.
-//     (ICDE 2025).
+//     (ICDE 2025);
+//   - repeat: time and peak memory of checking histories whose written
+//     values repeat per key (histgen.Repeat: a share of the reads with
+//     2, 4 or 16 candidate writers) beside the same history with unique
+//     values, at SER, SI, CC (and RA, RC at the paper's scale).
 //
 // The cmd/isobench command runs them.
 package harness

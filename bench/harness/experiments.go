@@ -28,6 +28,7 @@ var experiments = []*experiment{
 	{Name: "scaling", Title: "time and peak memory as the history grows", run: runScaling, plot: plotScaling},
 	{Name: "scale", Title: "time and peak memory of each stage from 100k to 10M transactions, at SI, SER and CC", run: runScale, plot: plotScale},
 	{Name: "mini", Title: "mini-transactions against general transactions (Wei et al., ICDE 2025, Figure 9)", run: runMini, plot: plotMini},
+	{Name: "repeat", Title: "time and peak memory as values repeat per key: reads with several candidate writers", run: runRepeat, plot: plotRepeat},
 	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (Bouajjani et al., CAV 2025, Figure 6)", run: runSQLSessions, plot: plotSQL},
 	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (Bouajjani et al., CAV 2025, Figure 7)", run: runSQLTxns, plot: plotSQL},
 	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (Bouajjani et al., CAV 2025, §6)", run: runSQLNaive, plot: plotSQLNaive},

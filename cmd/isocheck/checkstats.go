@@ -43,6 +43,11 @@ type stats struct {
 	SolverRounds          int `json:"solver_rounds"`
 	// SolverCyclesBlocked counts the cycles the solver forbade.
 	SolverCyclesBlocked int `json:"solver_cycles_blocked"`
+	// Choices counts the reads of values several transactions wrote,
+	// which may have read from any of them; ChoiceRounds the choices of
+	// their writers the check tried.
+	Choices      int `json:"choices"`
+	ChoiceRounds int `json:"choice_rounds"`
 	// Stages are the stages of the run, reading included, in order: the
 	// time of each, and the peak memory of the process at its end.
 	Stages []stageStat `json:"stages,omitempty"`
@@ -81,6 +86,8 @@ func newStats(res *check.Result, parse, explain time.Duration) stats {
 		PruneRounds:           s.PruneRounds,
 		SolverRounds:          s.SolverRounds,
 		SolverCyclesBlocked:   s.SolverClauses,
+		Choices:               s.Choices,
+		ChoiceRounds:          s.ChoiceRounds,
 	}
 }
 
@@ -114,6 +121,7 @@ func (s *stats) write(w io.Writer) {
 		{"constraints remaining", s.ConstraintsRemaining}, {"unknown edges", s.UnknownEdges},
 		{"unknown edges remaining", s.UnknownEdgesRemaining}, {"prune rounds", s.PruneRounds},
 		{"solver rounds", s.SolverRounds}, {"solver cycles blocked", s.SolverCyclesBlocked},
+		{"reads of repeated values", s.Choices}, {"choices of writers tried", s.ChoiceRounds},
 	}
 	for _, c := range counts {
 		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))

@@ -2,8 +2,9 @@
 // obviously correct oracle the real checker is tested against. It decides
 // the isolation levels of Biswas and Enea, "On the Complexity of Checking
 // Transactional Consistency" (OOPSLA 2019), Figure 2, literally, by
-// enumerating the possible commit orders of a history, so it only accepts
-// small histories (at most MaxTxns transactions that committed or may have
+// enumerating the possible commit orders of a history (and, where values
+// repeat, the possible writers of its reads), so it only accepts small
+// histories (at most MaxTxns transactions that committed or may have
 // committed).
 //
 // The definitions it implements are the project's:
@@ -23,15 +24,24 @@
 //     rolled-back ∪ S does.
 //   - For a fixed C, in each transaction of C, in program order, a read of
 //     x after the transaction's own write of x (an internal read) must
-//     return its last preceding own write of x; any other read (an external
-//     read) must return h.Init, read from T0, or the final write of x of
-//     another transaction of C. That names the writer of every external
-//     read: the relation wr.
-//   - C ∪ {T0} then satisfies the axioms iff some strict total order co,
-//     T0 first, contains so and wr (and, with real time, the real-time order
-//     of transactions that both have times), satisfies every chosen axiom
-//     of Figure 2 and, for lists and stated version orders, the conditions
-//     below.
+//     return its last preceding own write of x. Any other read (an
+//     external read) of x returning v reads from one writer of v: T0 if v
+//     is h.Init, or any transaction of C other than the reader whose final
+//     write of x (its last write of x; a rolled-back transaction has none)
+//     is v. Values may repeat, and h.Init may be written, so an external
+//     read may have several writers; each external read chooses one on its
+//     own, a transaction's repeated reads of a key included. A choice of a
+//     writer for every external read of C is a relation wr; a C in which
+//     an internal read is wrong, or an external read has no writer (thin
+//     air, an intermediate write, a write of an aborted or excluded
+//     transaction or of the reader itself), has none. With unique values
+//     and no write of h.Init, every external read has at most one writer,
+//     and a C at most one wr.
+//   - C ∪ {T0} then satisfies the axioms iff, for some wr of C, some strict
+//     total order co, T0 first, contains so and wr (and, with real time,
+//     the real-time order of transactions that both have times), satisfies
+//     every chosen axiom of Figure 2 and, for lists and stated version
+//     orders, the conditions below.
 //
 // Lists (h.Lists, Elle's list-append): every write appends its value to
 // its key's list and every read returns the whole list (h.ListOf); the
@@ -39,7 +49,8 @@
 // and the rules above apply to it unchanged: an external read reads from
 // the writer of its last element (T0 for an empty list), which must be
 // that writer's last append to the key, and an internal read's last element
-// must be the transaction's own last append. Values are unique per key, so
+// must be the transaction's own last append. A list history must not
+// repeat a value of a key, nor append h.Init (CheckAxioms rejects it), so
 // an element names its writer. A writer's appends to x, in program order,
 // are its block of x; T0's blocks are empty. The list of x after writer w
 // is the concatenation, in co order, of the blocks of x of the writers of
@@ -63,7 +74,9 @@
 // appends for a list history and its final write of x otherwise (only
 // final writes are installed versions), so a stated order that names an
 // intermediate write, splits a block, or names a value nobody in C wrote
-// is explained by no co.
+// is explained by no co. A stated order must not name a value of its key
+// that two transactions write, aborted ones included (CheckAxioms rejects
+// it); other values may repeat.
 package reference
 
 import (
@@ -159,10 +172,12 @@ func LevelAxioms(l level.Level) (ax Axioms, realTime bool, err error) {
 
 // Check reports whether h satisfies l, by brute force. It returns an error
 // for histories with more than MaxTxns committed, rolled-back and unknown
-// transactions,
-// for histories with duplicate writes (the same value written twice to the
-// same key by any transactions, aborted ones included, or a write of
-// h.Init), and for levels it does not know.
+// transactions, for list histories with duplicate appends (the same value
+// appended twice to the same key by any transactions, aborted ones
+// included, or an append of h.Init), for histories whose stated version
+// orders name a value of their key that two transactions write (aborted
+// ones included), and for levels it does not know. Other histories may
+// repeat values and write h.Init.
 func Check(h *history.History, l level.Level) (bool, error) {
 	ax, rt, err := LevelAxioms(l)
 	if err != nil {
@@ -175,7 +190,7 @@ func Check(h *history.History, l level.Level) (bool, error) {
 // the commit order also respecting real time if realTime is set: for
 // transactions T and S of C that both have times, T.End < S.Start puts T
 // before S. The empty set of axioms only asks that every read be valid and
-// so ∪ wr (∪ real time) be acyclic. Errors are those of Check.
+// so ∪ wr (∪ real time) be acyclic, for some wr. Errors are those of Check.
 func CheckAxioms(h *history.History, axioms Axioms, realTime bool) (bool, error) {
 	if err := validate(h); err != nil {
 		return false, err
@@ -249,6 +264,17 @@ func validate(h *history.History) error {
 		k history.Key
 		v history.Value
 	}
+	// In a list history every append must name its writer; so must every
+	// value a stated order names.
+	named := make(map[kv]bool)
+	for _, o := range h.Orders {
+		if o.Key < 0 || int(o.Key) >= h.NumKeys() {
+			return fmt.Errorf("reference: a stated version order of unknown key %d", o.Key)
+		}
+		for _, v := range o.Values {
+			named[kv{o.Key, v}] = true
+		}
+	}
 	writer := make(map[kv]int)
 	for t := range h.Txns {
 		for _, op := range h.OpsOf(t) {
@@ -258,13 +284,21 @@ func validate(h *history.History) error {
 			switch op.Kind {
 			case history.Read:
 			case history.Write:
-				if op.Value == h.Init {
-					return fmt.Errorf("reference: transaction %s writes the initial value %s to %s",
+				if h.Lists && op.Value == h.Init {
+					return fmt.Errorf("reference: list history: transaction %s appends the initial value %s to %s",
 						h.Name(t), h.FormatValue(op.Value), h.FormatKey(op.Key))
 				}
-				if w, dup := writer[kv{op.Key, op.Value}]; dup {
-					return fmt.Errorf("reference: value %s written twice to %s (by %s and %s)",
+				if !h.Lists && !named[kv{op.Key, op.Value}] {
+					continue
+				}
+				w, dup := writer[kv{op.Key, op.Value}]
+				switch {
+				case dup && h.Lists:
+					return fmt.Errorf("reference: list history: value %s appended twice to %s (by %s and %s)",
 						h.FormatValue(op.Value), h.FormatKey(op.Key), h.Name(w), h.Name(t))
+				case dup && w != t:
+					return fmt.Errorf("reference: a stated version order of %s names value %s, which %s and %s both write",
+						h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(w), h.Name(t))
 				}
 				writer[kv{op.Key, op.Value}] = t
 			default:
@@ -287,29 +321,36 @@ func validate(h *history.History) error {
 			}
 		}
 	}
-	for _, o := range h.Orders {
-		if o.Key < 0 || int(o.Key) >= h.NumKeys() {
-			return fmt.Errorf("reference: a stated version order of unknown key %d", o.Key)
-		}
-	}
 	return nil
 }
 
-// extRead is an external read: its key and the node of its writer.
+// extRead is an external read: its key, its index in h.Ops, the nodes it
+// may read from (its candidate writers, in ascending order; shared, not to
+// be modified) and the one chosen, its writer.
 type extRead struct {
 	key    history.Key
+	op     int32
+	from   []int
 	writer int
 }
 
 // instance is the problem for one choice C of committed transactions.
 // Node 0 is T0; nodes 1..n-1 are the transactions of C in history order.
 type instance struct {
+	h     *history.History
 	ax    Axioms
 	n     int
 	reads [][]extRead // per node, its external reads in program order
+	// multi says some external read has several candidates. Its writer
+	// is then chosen when its transaction is placed (see search), and
+	// pred, wrso and causal hold only what every choice has in common
+	// until then; otherwise every writer is known, and so are they.
+	multi bool
 	// writers[x] lists the nodes writing x (T0 first), for keys written in
 	// C; T0 alone writes the other keys.
 	writers map[history.Key][]int
+	soSucc  []uint16 // the nodes a node precedes in so (T0 precedes all)
+	soPred  []uint16 // the nodes that precede a node in so ∪ rt, and T0
 	pred    []uint16 // nodes that must precede a node: so ∪ wr ∪ rt, and T0
 	wrso    [][]bool // ⟨a, b⟩ ∈ wr ∪ so, transaction level
 	causal  [][]bool // ⟨a, b⟩ ∈ (wr ∪ so)⁺
@@ -331,7 +372,10 @@ type listRead struct {
 }
 
 // newInstance builds the instance for C = {t | in[t]}. It reports false
-// when some read of C is invalid for this C (see the package comment).
+// when some read of C is invalid for this C, whatever the writers chosen
+// (see the package comment): an internal read that does not return the
+// transaction's own last write, or an external read with no candidate
+// writer.
 func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*instance, bool) {
 	node := make([]int, len(h.Txns))
 	txnOf := []int{-1}
@@ -344,10 +388,13 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 	}
 	n := len(txnOf)
 	c := &instance{
+		h:        h,
 		ax:       ax,
 		n:        n,
 		reads:    make([][]extRead, n),
 		writers:  make(map[history.Key][]int),
+		soSucc:   make([]uint16, n),
+		soPred:   make([]uint16, n),
 		pred:     make([]uint16, n),
 		wrso:     newMatrix(n),
 		causal:   newMatrix(n),
@@ -359,12 +406,15 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 	}
 
 	// Final writes of the transactions of C, and the keys each writes: a
-	// rolled-back transaction writes none.
+	// rolled-back transaction writes none. final is, per key and value,
+	// the first node whose final write of the key it is; repeated lists
+	// them all, in ascending order, where there are several.
 	type kv struct {
 		k history.Key
 		v history.Value
 	}
 	final := make(map[kv]int)
+	var repeated map[kv][]int
 	writes := make([]map[history.Key]bool, n)
 	for v := 1; v < n; v++ {
 		writes[v] = make(map[history.Key]bool)
@@ -380,11 +430,27 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 			}
 		}
 		for k, val := range last {
-			final[kv{k, val}] = v
+			w, dup := final[kv{k, val}]
+			switch {
+			case !dup:
+				final[kv{k, val}] = v
+			case repeated == nil:
+				repeated = map[kv][]int{{k, val}: {w, v}}
+			case repeated[kv{k, val}] == nil:
+				repeated[kv{k, val}] = []int{w, v}
+			default:
+				repeated[kv{k, val}] = append(repeated[kv{k, val}], v)
+			}
 		}
+		// A block is a writer's appends to a key, or its final write.
 		for _, op := range h.OpsOf(txnOf[v]) {
-			if op.Kind == history.Write && (h.Lists || op.Value == last[op.Key]) {
+			if op.Kind != history.Write {
+				continue
+			}
+			if h.Lists {
 				c.block[v][op.Key] = append(c.block[v][op.Key], op.Value)
+			} else if c.block[v][op.Key] == nil {
+				c.block[v][op.Key] = []history.Value{last[op.Key]}
 			}
 		}
 	}
@@ -400,8 +466,13 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		sortInts(ws)
 	}
 
-	// Reads: internal ones checked here, external ones give wr. List
-	// reads are also kept to be checked against co as it is built.
+	// Reads: internal ones checked here, external ones get their
+	// candidate writers (the first one chosen for now). List reads are
+	// also kept to be checked against co as it is built.
+	nodes := make([]int, n) // nodes[v:v+1] lists v alone
+	for v := range nodes {
+		nodes[v] = v
+	}
 	for v := 1; v < n; v++ {
 		own := make(map[history.Key]history.Value)
 		appended := make(map[history.Key][]history.Value)
@@ -422,31 +493,42 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 				}
 				continue
 			}
-			w := 0
-			if op.Value != h.Init {
-				var ok bool
-				w, ok = final[kv{op.Key, op.Value}]
-				if !ok || w == v {
-					return nil, false
-				}
-			}
+			var list []history.Value
 			if h.Lists {
-				l := h.ListOf(i)
-				if w == 0 && len(l) > 0 {
-					return nil, false // a nonempty list must end with an append
-				}
-				if w != 0 {
-					c.fromRead[w] = append(c.fromRead[w], listRead{key: op.Key, list: l})
+				list = h.ListOf(i)
+			}
+			var from []int
+			if ws, ok := repeated[kv{op.Key, op.Value}]; ok {
+				from = ws
+			} else if w, ok := final[kv{op.Key, op.Value}]; ok {
+				from = nodes[w : w+1 : w+1]
+			}
+			if j := slices.Index(from, v); j >= 0 {
+				from = slices.Delete(slices.Clone(from), j, j+1) // not from itself
+			}
+			// T0 wrote h.Init, and a nonempty list must end with an append.
+			if op.Value == h.Init && len(list) == 0 {
+				if len(from) == 0 {
+					from = nodes[0:1:1]
+				} else {
+					from = append([]int{0}, from...)
 				}
 			}
-			c.reads[v] = append(c.reads[v], extRead{op.Key, w})
-			c.wrso[w][v] = true
+			switch len(from) {
+			case 0:
+				return nil, false
+			case 1:
+			default:
+				c.multi = true
+			}
+			c.reads[v] = append(c.reads[v], extRead{op.Key, i, from, from[0]})
 		}
 	}
 
-	// so: T0 precedes everything; then each session's members of C in order.
+	// so: T0 precedes everything; then each session's members of C in
+	// order. With real time, rt joins it in soPred.
 	for v := 1; v < n; v++ {
-		c.wrso[0][v] = true
+		c.soSucc[0] |= 1 << v
 	}
 	for _, txns := range h.Sessions {
 		var chain []int
@@ -457,15 +539,14 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 		}
 		for i, a := range chain {
 			for _, b := range chain[i+1:] {
-				c.wrso[a][b] = true
+				c.soSucc[a] |= 1 << b
 			}
 		}
 	}
 	for a := 0; a < n; a++ {
 		for b := 0; b < n; b++ {
-			if c.wrso[a][b] {
-				c.pred[b] |= 1 << a
-				c.causal[a][b] = true
+			if c.soSucc[a]&(1<<b) != 0 {
+				c.soPred[b] |= 1 << a
 			}
 		}
 	}
@@ -475,20 +556,7 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 			for b := 1; b < n; b++ {
 				tb := &h.Txns[txnOf[b]]
 				if ta.HasTime() && tb.HasTime() && ta.End < tb.Start {
-					c.pred[b] |= 1 << a
-				}
-			}
-		}
-	}
-	// Transitive closure of wr ∪ so (Floyd–Warshall).
-	for m := 0; m < n; m++ {
-		for a := 0; a < n; a++ {
-			if !c.causal[a][m] {
-				continue
-			}
-			for b := 0; b < n; b++ {
-				if c.causal[m][b] {
-					c.causal[a][b] = true
+					c.soPred[b] |= 1 << a
 				}
 			}
 		}
@@ -513,13 +581,68 @@ func newInstance(h *history.History, in []bool, ax Axioms, realTime bool) (*inst
 			}
 		}
 	}
+
+	if !c.multi {
+		c.fix()
+		return c, true
+	}
+	// Only the writers of the reads with one candidate are known.
+	copy(c.pred, c.soPred)
+	for v, rs := range c.reads {
+		for _, r := range rs {
+			if len(r.from) == 1 {
+				c.pred[v] |= 1 << r.writer
+			}
+		}
+	}
 	return c, true
+}
+
+// fix takes the writers in c.reads as the choice of wr, once and for all,
+// and derives pred, wrso, causal and fromRead from it: c is then the
+// instance of that choice, searched with no more choice to make.
+func (c *instance) fix() {
+	n := c.n
+	c.multi = false
+	copy(c.pred, c.soPred)
+	for a := 0; a < n; a++ {
+		for b := 0; b < n; b++ {
+			c.wrso[a][b] = c.soSucc[a]&(1<<b) != 0
+		}
+		c.fromRead[a] = c.fromRead[a][:0]
+	}
+	for v, rs := range c.reads {
+		for _, r := range rs {
+			c.wrso[r.writer][v] = true
+			c.pred[v] |= 1 << r.writer
+			if c.h.Lists && r.writer != 0 {
+				c.fromRead[r.writer] = append(c.fromRead[r.writer], listRead{key: r.key, list: c.h.ListOf(r.op)})
+			}
+		}
+	}
+	// Transitive closure of wr ∪ so (Floyd–Warshall).
+	for a := 0; a < n; a++ {
+		copy(c.causal[a], c.wrso[a])
+	}
+	for m := 0; m < n; m++ {
+		for a := 0; a < n; a++ {
+			if !c.causal[a][m] {
+				continue
+			}
+			for b := 0; b < n; b++ {
+				if c.causal[m][b] {
+					c.causal[a][b] = true
+				}
+			}
+		}
+	}
 }
 
 func newMatrix(n int) [][]bool {
 	m := make([][]bool, n)
+	cells := make([]bool, n*n)
 	for i := range m {
-		m[i] = make([]bool, n)
+		m[i] = cells[i*n : (i+1)*n : (i+1)*n]
 	}
 	return m
 }
@@ -545,6 +668,18 @@ func sortInts(s []int) {
 // everything) gives the value the instance has in every completion. Each
 // instance is therefore checked exactly once, with its final value, and a
 // complete order reached by the search satisfies every instance.
+//
+// With several candidate writers for some read (c.multi), the search
+// chooses wr as it goes: when t3 is placed, it tries every choice of a
+// writer for each external read of t3 among its candidates already
+// placed, which is the cartesian product of the choices restricted to
+// those wr ⊆ co allows. That is exact too: the axiom instances of t3 and
+// its list reads depend on wr only through t3's own reads (their writers,
+// RC), the wr ∪ so edges into t3 (RA, Prefix) and the (wr ∪ so)⁺ paths
+// into t3 (CC), all of whose nodes precede t3 in co and so were placed,
+// with their writers chosen, before it. A complete order reached by the
+// search, with the writers chosen along it, is a wr and a co satisfying
+// every instance, and every such pair is reached.
 func (c *instance) search() bool {
 	pos := make([]int, c.n)
 	for i := range pos {
@@ -565,13 +700,62 @@ func (c *instance) extend(placed uint16, k int, pos []int) bool {
 		}
 		pos[v] = k
 		c.order = append(c.order, v)
-		if c.holdsAt(v, pos) && c.listsHoldAt(v) && c.extend(placed|1<<v, k+1, pos) {
+		if c.multi {
+			if c.choose(v, 0, placed, k, pos) {
+				return true
+			}
+		} else if c.holdsAt(v, pos) && c.listsHoldAt(v) && c.extend(placed|1<<v, k+1, pos) {
 			return true
 		}
 		c.order = c.order[:len(c.order)-1]
 		pos[v] = -1
 	}
 	return false
+}
+
+// choose places v, just put k-th in co, with every choice of a placed
+// writer for its external reads from the i-th on, and goes on with the
+// search.
+func (c *instance) choose(v, i int, placed uint16, k int, pos []int) bool {
+	if i == len(c.reads[v]) {
+		c.connect(v)
+		return c.holdsAt(v, pos) && c.listsHoldAt(v) && c.extend(placed|1<<v, k+1, pos)
+	}
+	for _, w := range c.reads[v][i].from {
+		if placed&(1<<w) == 0 {
+			continue // wr ⊆ co
+		}
+		c.reads[v][i].writer = w
+		if c.choose(v, i+1, placed, k, pos) {
+			return true
+		}
+	}
+	return false
+}
+
+// connect sets the wr ∪ so and (wr ∪ so)⁺ edges into v from so and the
+// writers chosen for v's reads, given those into the nodes placed before
+// v, the only nodes with edges into v.
+func (c *instance) connect(v int) {
+	for a := 0; a < c.n; a++ {
+		c.wrso[a][v] = c.soSucc[a]&(1<<v) != 0
+	}
+	for _, r := range c.reads[v] {
+		c.wrso[r.writer][v] = true
+	}
+	for a := 0; a < c.n; a++ {
+		c.causal[a][v] = c.wrso[a][v]
+	}
+	for m := 0; m < c.n; m++ {
+		if !c.wrso[m][v] {
+			continue
+		}
+		for a := 0; a < c.n; a++ {
+			if c.causal[a][m] {
+				c.causal[a][v] = true
+			}
+		}
+	}
 }
 
 // sequence returns the concatenation of the blocks of x of the first m

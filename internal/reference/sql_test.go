@@ -513,7 +513,7 @@ func TestCheckSQLAgreesWithKV(t *testing.T) {
 		for _, l := range levels {
 			want, err := Check(h, l)
 			if err != nil {
-				continue // duplicate writes
+				continue // a history Check refuses
 			}
 			sh, err := sqlhistory.FromKV(h, l)
 			if err != nil {

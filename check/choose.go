@@ -1,0 +1,413 @@
+package check
+
+import (
+	"cmp"
+	"container/heap"
+	"context"
+	"slices"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/solver"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// Case is one part of the proof that a history whose values repeat
+// violates a level: with the reads of Picks reading from those writers,
+// whatever the other reads read from, Result is a violation (its
+// evidence holds with those writers). The cases of a Result cover every
+// choice of writers: each takes all the picks of one case.
+type Case struct {
+	Picks  []polygraph.Pick
+	Result *Result
+}
+
+// maxShrinkPicks is the most picks a case is shrunk from, one check each:
+// a case of more keeps what the evidence named.
+const maxShrinkPicks = 12
+
+// checkChoosing checks a history some of whose reads may have read from
+// several writers (r.Choices): does some choice of writers, with some
+// commit order, satisfy l? It is a lazy search in the manner of
+// satisfiability modulo theories: a Picker (gini) proposes a writer for
+// every read, the level's own check of the history with those writers is
+// the theory, and each violation it finds rules out the few picks its
+// evidence needs (checked by checking the history with those picks alone,
+// which only relaxes the others: a check is monotone in the reads it
+// keeps). The first proposal is each read's likeliest writer (see
+// likelyWriters), so a history the database got right usually takes one
+// check. With unique values, or a single candidate for every read, the
+// level's check runs as it does on any history: in polynomial time for
+// RC, RA and CC. Choosing writers makes even those levels NP-hard in
+// general, as Gibbons and Korach showed for reads of memory whose values
+// repeat ("Testing Shared Memories", SIAM Journal on Computing 26(4),
+// 1997) and Biswas and Enea for transactions ("On the Complexity of
+// Checking Transactional Consistency", OOPSLA 2019, Section 3), so the
+// search may take many rounds where the writers must be guessed jointly.
+func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+	cs := r.Choices
+	options := make([]int, len(cs))
+	for i := range cs {
+		options[i] = len(cs[i].Writers)
+	}
+	pk := solver.NewPicker(options, likelyWriters(r, nil))
+	var cases []Case
+	rounds := 0
+	finish := func(res *Result) *Result {
+		res.Stats.Choices, res.Stats.ChoiceRounds = len(cs), rounds
+		return res
+	}
+	for {
+		pick, ok, err := pk.Next(ctx)
+		if err != nil {
+			res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+			res, err := noVerdict(ctx, res, err)
+			if res != nil {
+				finish(res)
+			}
+			return res, err
+		}
+		if !ok {
+			return finish(violatedByCases(cs, cases)), nil
+		}
+		rounds++
+		picks := make([]polygraph.Pick, len(cs))
+		for i, c := range cs {
+			picks[i] = polygraph.Pick{Op: c.Op, Writer: c.Writers[pick[i]]}
+		}
+		res, err := checkPicked(ctx, r, l, opts, picks)
+		if err != nil || res.Verdict != verdict.Violated {
+			if res != nil {
+				if res.Verdict == verdict.Satisfied {
+					res.Picks = picks
+				}
+				finish(res)
+			}
+			return res, err
+		}
+		part, res, err := conflict(ctx, r, l, opts, picks, res)
+		if err != nil || res.Verdict != verdict.Violated {
+			if res != nil {
+				finish(res)
+			}
+			return res, err
+		}
+		if len(part) == 0 {
+			// Violated whatever the reads read from.
+			return finish(res), nil
+		}
+		cases = append(cases, Case{Picks: part, Result: res})
+		at := make(map[int32]int, len(cs))
+		for i, c := range cs {
+			at[c.Op] = i
+		}
+		rule := make([]solver.Option, len(part))
+		for j, p := range part {
+			i := at[p.Op]
+			rule[j] = solver.Option{Choice: i, Option: slices.Index(cs[i].Writers, p.Writer)}
+		}
+		pk.Rule(rule)
+	}
+}
+
+// solverChooses reports whether the checks of l choose writers in the
+// solver, beside the order of writes: SER, SI and SSER, and PC through
+// them. RC, RA and CC choose case by case (checkChoosing).
+func solverChooses(l level.Level) bool {
+	return l == level.SER || l == level.SI || l == level.SSER || l == level.PC
+}
+
+// excludedCandidates reports whether a choice of r has a candidate that
+// is left out of the check (a transaction of unknown outcome nobody is
+// known to have read from): choosing it would bring it, and its own
+// reads, in, which only the case-by-case search does.
+func excludedCandidates(r *polygraph.Resolution) bool {
+	n := len(r.History.Txns)
+	for _, c := range r.Choices {
+		if !r.Included[c.Reader] {
+			continue
+		}
+		for _, w := range c.Writers {
+			if int(w) < n && !r.Included[w] {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// checkPicked checks l on r with the writers of picks.
+func checkPicked(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick) (*Result, error) {
+	sub, err := r.Choose(ctx, picks)
+	if err != nil {
+		res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+		return noVerdict(ctx, res, err)
+	}
+	return checkLevel(ctx, sub, l, opts)
+}
+
+// violatedByCases is the Result of a search whose cases cover every
+// choice: the first case's violation, with all the cases.
+func violatedByCases(cs []polygraph.Choice, cases []Case) *Result {
+	res := *cases[0].Result
+	res.Cases = cases
+	picked := make(map[int32]bool)
+	for _, c := range cases {
+		for _, p := range c.Picks {
+			picked[p.Op] = true
+		}
+	}
+	for _, c := range cs {
+		if picked[c.Op] {
+			res.Choices = append(res.Choices, c)
+		}
+	}
+	return &res
+}
+
+// conflict returns the part of picks that the violation res found with
+// them needs, and the violation found with that part alone: the picks of
+// the reads its evidence names, when they suffice, shrunk one pick at a
+// time while they are few; else all of picks.
+func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick, res *Result) ([]polygraph.Pick, *Result, error) {
+	named := namedPicks(r, picks, res)
+	part := picks
+	if len(named) < len(picks) {
+		got, err := checkPicked(ctx, r, l, opts, named)
+		if err != nil || got.Verdict == verdict.Unknown {
+			return nil, got, err
+		}
+		if got.Verdict == verdict.Violated {
+			part, res = named, got
+		}
+	}
+	if len(part) > maxShrinkPicks {
+		return part, res, nil
+	}
+	for i := 0; i < len(part); {
+		less := slices.Delete(slices.Clone(part), i, i+1)
+		got, err := checkPicked(ctx, r, l, opts, less)
+		if err != nil || got.Verdict == verdict.Unknown {
+			return nil, got, err
+		}
+		if got.Verdict == verdict.Violated {
+			part, res = less, got
+			continue
+		}
+		i++
+	}
+	return part, res, nil
+}
+
+// namedPicks returns the picks of the reads whose reader and key an edge
+// or anomaly of res's evidence names.
+func namedPicks(r *polygraph.Resolution, picks []polygraph.Pick, res *Result) []polygraph.Pick {
+	type readOf struct {
+		txn int32
+		key history.Key
+	}
+	named := make(map[readOf]bool)
+	edge := func(e polygraph.Edge) {
+		named[readOf{e.From, e.Key}] = true
+		named[readOf{e.To, e.Key}] = true
+	}
+	edges := func(es []polygraph.Edge) {
+		for _, e := range es {
+			edge(e)
+		}
+	}
+	edges(res.Cycle)
+	for _, c := range res.Core {
+		edges(c)
+	}
+	if c := res.Conflict; c != nil {
+		edges(c.Constraint.Either)
+		edges(c.Constraint.Or)
+		edges(c.EitherCycle)
+		edges(c.OrCycle)
+	}
+	for _, a := range res.Anomalies {
+		named[readOf{a.Txn, a.Key}] = true
+		named[readOf{a.Writer, a.Key}] = true
+		named[readOf{a.OtherTxn, a.Key}] = true
+	}
+	h := r.History
+	var out []polygraph.Pick
+	for _, p := range picks {
+		op := h.Ops[p.Op]
+		if named[readOf{readerOf(h, p.Op), op.Key}] {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// readerOf returns the transaction of operation op.
+func readerOf(h *history.History, op int32) int32 {
+	t, _ := slices.BinarySearchFunc(h.Txns, op, func(tx history.Txn, op int32) int {
+		return cmp.Compare(tx.OpEnd-1, op)
+	})
+	return int32(t)
+}
+
+// likelyWriters returns, for each choice of r, the index of the writer it
+// most likely read from: the latest candidate before the reader in an
+// order of the transactions that respects session order and the reads
+// with one writer (by start time, where recorded, else by place in the
+// history); the earliest candidate when none comes before.
+//
+// With edges not nil, it answers for the choices of edges rather than
+// r's.
+func likelyWriters(r *polygraph.Resolution, edges []polygraph.ChoiceEdges) []int {
+	h := r.History
+	n := len(h.Txns)
+	pos := topoPositions(r)
+	cs := r.Choices
+	if edges != nil {
+		cs = make([]polygraph.Choice, len(edges))
+		for i := range edges {
+			cs[i] = edges[i].Choice
+		}
+	}
+	prefer := make([]int, len(cs))
+	for i, c := range cs {
+		best, bestPos := -1, int64(-1)
+		first, firstPos := 0, int64(1<<62)
+		at := int64(pos[c.Reader])
+		for j, w := range c.Writers {
+			p := int64(-1) // T0 comes first
+			if int(w) < n {
+				p = int64(pos[w])
+			}
+			if p < at && p > bestPos {
+				best, bestPos = j, p
+			}
+			if p < firstPos {
+				first, firstPos = j, p
+			}
+		}
+		if best < 0 {
+			best = first
+		}
+		prefer[i] = best
+	}
+	return prefer
+}
+
+// latestWriters returns, for each choice of edges, the index of the
+// writer that comes last before the reader in order, a topological order
+// of the known edges (the first writer when none does; each choice's
+// first when order is nil): the writer a serial execution in that order
+// would have read from, were it to write the value read.
+func latestWriters(edges []polygraph.ChoiceEdges, order []int32) []int {
+	prefer := make([]int, len(edges))
+	if order == nil {
+		return prefer
+	}
+	pos := make([]int32, len(order))
+	for i, u := range order {
+		pos[u] = int32(i)
+	}
+	for i, ce := range edges {
+		best, bestPos := 0, int32(-1)
+		at := pos[ce.Choice.Reader]
+		for j, o := range ce.Options {
+			if p := pos[o.Writer]; p < at && p > bestPos {
+				best, bestPos = j, p
+			}
+		}
+		prefer[i] = best
+	}
+	return prefer
+}
+
+// topoPositions places every transaction of r's history in an order that
+// respects session order and the reads with one writer, ties broken by
+// start time, then place in the history; transactions on a cycle go last,
+// in history order.
+func topoPositions(r *polygraph.Resolution) []int32 {
+	h := r.History
+	n := len(h.Txns)
+	indeg := make([]int32, n)
+	succStart := make([]int32, n+1)
+	type edge struct{ from, to int32 }
+	var edges []edge
+	for _, sess := range h.Sessions {
+		for i := 1; i < len(sess); i++ {
+			edges = append(edges, edge{int32(sess[i-1]), int32(sess[i])})
+		}
+	}
+	for _, rd := range r.Reads {
+		if int(rd.Writer) < n && rd.Writer != rd.Reader {
+			edges = append(edges, edge{rd.Writer, rd.Reader})
+		}
+	}
+	for _, e := range edges {
+		succStart[e.from+1]++
+		indeg[e.to]++
+	}
+	for i := range n {
+		succStart[i+1] += succStart[i]
+	}
+	succ := make([]int32, len(edges))
+	fill := slices.Clone(succStart[:n])
+	for _, e := range edges {
+		succ[fill[e.from]] = e.to
+		fill[e.from]++
+	}
+	key := func(t int32) int64 {
+		if tx := &h.Txns[t]; tx.Start != history.NoTime {
+			return tx.Start
+		}
+		return int64(t)
+	}
+	q := &txnHeap{key: key}
+	for t := range n {
+		if indeg[t] == 0 {
+			q.ts = append(q.ts, int32(t))
+		}
+	}
+	heap.Init(q)
+	pos := make([]int32, n)
+	for i := range pos {
+		pos[i] = -1
+	}
+	next := int32(0)
+	for q.Len() > 0 {
+		t := heap.Pop(q).(int32)
+		pos[t] = next
+		next++
+		for _, u := range succ[succStart[t]:succStart[t+1]] {
+			if indeg[u]--; indeg[u] == 0 {
+				heap.Push(q, u)
+			}
+		}
+	}
+	for t := range pos {
+		if pos[t] < 0 {
+			pos[t] = next
+			next++
+		}
+	}
+	return pos
+}
+
+// txnHeap is a heap of transactions by key.
+type txnHeap struct {
+	ts  []int32
+	key func(int32) int64
+}
+
+func (q *txnHeap) Len() int { return len(q.ts) }
+func (q *txnHeap) Less(i, j int) bool {
+	a, b := q.key(q.ts[i]), q.key(q.ts[j])
+	return a < b || a == b && q.ts[i] < q.ts[j]
+}
+func (q *txnHeap) Swap(i, j int) { q.ts[i], q.ts[j] = q.ts[j], q.ts[i] }
+func (q *txnHeap) Push(x any)    { q.ts = append(q.ts, x.(int32)) }
+func (q *txnHeap) Pop() any {
+	t := q.ts[len(q.ts)-1]
+	q.ts = q.ts[:len(q.ts)-1]
+	return t
+}

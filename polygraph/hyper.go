@@ -1,0 +1,159 @@
+package polygraph
+
+import (
+	"github.com/isocheck/isocheck/history"
+)
+
+// ChoiceEdges are the dependencies a Choice brings with each of its
+// writers: the hyper-polygraph of Chen et al. (VeriStrong), in which a
+// read's writer is one more thing to choose beside the order of writes.
+// The check takes exactly one Option per choice (the solver gives each
+// a variable): its Edges then hold, and each of its After edges holds
+// when its constraint takes the side it names.
+type ChoiceEdges struct {
+	Choice  Choice
+	Options []ChoiceOption
+	// Writers are the included transactions whose writes of the key took
+	// effect (shared by the choices of one key).
+	Writers []int32
+	// Known says pruning left one option, whose edges it made known (its
+	// After edges joined their constraints' sides).
+	Known bool
+}
+
+// ChoiceOption is what reading from Writer brings.
+type ChoiceOption struct {
+	Writer int32
+	// Edges hold whenever the read reads from Writer: the WR edge, and
+	// RW edges to the writes that follow Writer's in every version order
+	// (the next write of its read-modify-write chain, or every other
+	// chain when Writer ends the initial chain).
+	Edges []Edge
+	// After hold when the read reads from Writer and Writer's chain comes
+	// before another chain of the key: an RW edge to that chain's first
+	// writer.
+	After []GuardedEdge
+}
+
+// GuardedEdge is an edge that holds when constraint Constraint takes its
+// Either side (Either true) or its Or side.
+type GuardedEdge struct {
+	Edge       Edge
+	Constraint int32
+	Either     bool
+}
+
+// choiceKeys returns the keys of the choices of included readers, and
+// those choices.
+func (p *Polygraph) choiceKeys(res *Resolution) (map[history.Key]bool, []Choice) {
+	if len(res.Choices) == 0 {
+		return nil, nil
+	}
+	keys := make(map[history.Key]bool)
+	var cs []Choice
+	for _, c := range res.Choices {
+		if res.Included[c.Reader] {
+			keys[c.Key] = true
+			cs = append(cs, c)
+		}
+	}
+	return keys, cs
+}
+
+// pairIndex returns the index, among the constraints orderAllPairs makes
+// for a key of n chains, of the constraint between chains a and b (both
+// not 0), and whether a is its first chain (a before b is its Either
+// side).
+func pairIndex(n, a, b int) (int, bool) {
+	either := a < b
+	if !either {
+		a, b = b, a
+	}
+	// Pairs (i, j), 1 ≤ i < j < n, in order: those of first chain i
+	// before a number (n-1-i) each.
+	before := (a - 1) * (2*n - a - 2) / 2
+	return before + b - a - 1, either
+}
+
+// addChoiceEdges builds p.ChoiceEdges for the choices cs, whose keys'
+// chains are those of keys (the keys of cs with more than one chain; a
+// key of one chain is missing), ordered by all pairs with their first
+// constraint at base[key].
+func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, base map[history.Key]int, reads []ExternalRead, final []bool) {
+	h := p.History
+	byKey := make(map[history.Key]*keyChains, len(keys))
+	for i := range keys {
+		byKey[keys[i].key] = &keys[i]
+	}
+	// next[(w, key)] is the writer that read key from w and wrote it: w's
+	// successor in its chain.
+	type wk struct {
+		w   int32
+		key history.Key
+	}
+	next := make(map[wk]int32)
+	for _, rd := range reads {
+		if rd.RMW && !rd.Repeat {
+			next[wk{rd.Writer, rd.Key}] = rd.Reader
+		}
+	}
+	t0 := p.T0
+	writers := make(map[history.Key][]int32)
+	for _, c := range cs {
+		writers[c.Key] = nil
+	}
+	for t := range h.Txns {
+		if !p.Included[t] || h.Txns[t].Status == history.RolledBack {
+			continue
+		}
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if !final[i] {
+				continue
+			}
+			if ws, ok := writers[h.Ops[i].Key]; ok {
+				writers[h.Ops[i].Key] = append(ws, int32(t))
+			}
+		}
+	}
+	for _, c := range cs {
+		ce := ChoiceEdges{Choice: c, Options: make([]ChoiceOption, len(c.Writers)), Writers: writers[c.Key]}
+		kc := byKey[c.Key]
+		for j, w := range c.Writers {
+			o := ChoiceOption{Writer: w, Edges: []Edge{{w, c.Reader, WR, c.Key}}}
+			if u, ok := next[wk{w, c.Key}]; ok {
+				if u != c.Reader {
+					o.Edges = append(o.Edges, Edge{c.Reader, u, RW, c.Key})
+				}
+				ce.Options[j] = o
+				continue
+			}
+			if kc == nil {
+				ce.Options[j] = o // the only chain: w ends it
+				continue
+			}
+			a := -1
+			for i := range kc.chains {
+				if kc.chains[i].tail == w {
+					a = i
+					break
+				}
+			}
+			for b := range kc.chains {
+				head := kc.chains[b].head
+				switch {
+				case b == a || b == 0 || head == c.Reader:
+					// Its own chain; the initial chain, which precedes
+					// every other; the reader's own writes.
+				case a == 0 || w == t0:
+					o.Edges = append(o.Edges, Edge{c.Reader, head, RW, c.Key})
+				case a > 0:
+					idx, either := pairIndex(len(kc.chains), a, b)
+					o.After = append(o.After, GuardedEdge{Edge: Edge{c.Reader, head, RW, c.Key}, Constraint: int32(base[c.Key] + idx), Either: either})
+				}
+			}
+			ce.Options[j] = o
+		}
+		p.ChoiceEdges = append(p.ChoiceEdges, ce)
+	}
+}

@@ -1,0 +1,82 @@
+package prune
+
+import (
+	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/polygraph"
+)
+
+// pruneChoices drops the writers of p.ChoiceEdges that a read cannot have
+// read from, as reachability in the known edges (clocks) shows: reading
+// from writer w closes a cycle when one of the edges it brings does
+// (the reader reaches w, say), or when another writer w2 of the key
+// follows w and the reader must precede w2, since w2 then overwrote
+// w's version before the read. A choice left with one writer becomes
+// known: its edges join the known ones (know), and each After edge the
+// side of its constraint, or the known edges when pruning took that side
+// already (decided, by constraint). A choice whose every writer closes a
+// cycle keeps them all: the solver shows the violation. It reports
+// whether it dropped a writer.
+func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph.Clocks, decided map[int32]bool, know func([]polygraph.Edge)) bool {
+	changed := false
+	closes := func(e polygraph.Edge) bool {
+		bad, _ := lw.ClosesCycle(clocks, e)
+		return bad
+	}
+	for i := range p.ChoiceEdges {
+		ce := &p.ChoiceEdges[i]
+		if ce.Known {
+			continue
+		}
+		r, key := ce.Choice.Reader, ce.Choice.Key
+		possible := func(o *polygraph.ChoiceOption) bool {
+			for _, e := range o.Edges {
+				if closes(e) {
+					return false
+				}
+			}
+			for _, g := range o.After {
+				if either, ok := decided[g.Constraint]; ok && either == g.Either && closes(g.Edge) {
+					return false
+				}
+			}
+			for _, w2 := range ce.Writers {
+				if w2 != o.Writer && w2 != r && clocks.Reaches(o.Writer, w2) && closes(polygraph.Edge{From: r, To: w2, Kind: polygraph.RW, Key: key}) {
+					return false
+				}
+			}
+			return true
+		}
+		kept := ce.Options[:0:0]
+		for j := range ce.Options {
+			if possible(&ce.Options[j]) {
+				kept = append(kept, ce.Options[j])
+			}
+		}
+		if len(kept) == 0 || len(kept) == len(ce.Options) {
+			continue
+		}
+		changed = true
+		ce.Options = kept
+		if len(kept) > 1 {
+			continue
+		}
+		ce.Known = true
+		o := &kept[0]
+		know(o.Edges)
+		for _, g := range o.After {
+			either, ok := decided[g.Constraint]
+			switch {
+			case ok && either == g.Either:
+				know([]polygraph.Edge{g.Edge})
+			case ok:
+			case g.Either:
+				c := &p.Constraints[g.Constraint]
+				c.Either = append(c.Either, g.Edge)
+			default:
+				c := &p.Constraints[g.Constraint]
+				c.Or = append(c.Or, g.Edge)
+			}
+		}
+	}
+	return changed
+}
