@@ -32,7 +32,12 @@ import (
 // make reads-from ambiguous, and a write of 0 would look like the initial
 // state: on such a key (and on a key read from a write no log holds, with a
 // value that a write of the key wrote, or 0) every write and read gets the
-// write id as its value instead, as in Cobra's own checker. Reads of
+// write id as its value instead, as in Cobra's own checker. A write id
+// that several writes share says the log names no writers (the histories
+// of VeriStrong, whose values repeat, give all writes one id and name it
+// in every read): on the keys written under it, values stand for
+// themselves, a read's writer is any write of its value, and the checker
+// chooses it. Reads of
 // cobraInit or cobraNull read the initial value 0, whatever their val
 // (Cobra's initial values differ by key; isocheck's are all 0), but the
 // reads of the initial state of one key must agree on val.
@@ -247,6 +252,9 @@ type cobraReader struct {
 	// and the write id (of the write, or of the write a read names).
 	vals, wids []uint64
 	reads      []cobraRead
+	// shared holds the write ids that several writes have: the logs of
+	// histories whose values repeat name no writer.
+	shared map[uint64]bool
 	writes     map[uint64]cobraWrite
 	files      []string
 }
@@ -368,12 +376,18 @@ func (r *cobraReader) readLogTxns(br *bufio.Reader, name string, file, sess int3
 			case 0, cobraInit, cobraNull, 1 << 63:
 				return offsetError(name, off, "write id %s is reserved (it would be ambiguous)", hexID(wid))
 			}
-			if w, ok := r.writes[wid]; ok {
-				p := r.ids[w.txn]
-				return offsetError(name, off, "duplicate write id %s: transaction %s (at %s: byte offset %d) has it too", hexID(wid), hexID(w.txn), p.file, p.off)
-			}
 			if err := r.addOp(name, off, history.Write, f[1], f[2], wid); err != nil {
 				return err
+			}
+			if _, ok := r.writes[wid]; ok {
+				// Logs of histories whose values repeat give every write
+				// one id and name it in every read: reads then name no
+				// write, and their values stand for themselves.
+				if r.shared == nil {
+					r.shared = make(map[uint64]bool)
+				}
+				r.shared[wid] = true
+				break
 			}
 			r.writes[wid] = cobraWrite{op: int32(len(r.ops) - 1), txn: txnID, key: f[1], val: f[2]}
 		case 'R':
@@ -428,6 +442,7 @@ func (r *cobraReader) finish() error {
 	}
 	written := make(map[kv]int32, len(r.writes)) // write of each key and value
 	useIDs := make(map[history.Key]bool)
+	byValue := make(map[history.Key]bool) // keys written under a shared id
 	for i, op := range r.ops {
 		if op.Kind != history.Write {
 			continue
@@ -435,7 +450,13 @@ func (r *cobraReader) finish() error {
 		if _, dup := written[kv{op.Key, r.vals[i]}]; dup || r.vals[i] == 0 {
 			useIDs[op.Key] = true
 		}
+		if r.shared[r.wids[i]] {
+			byValue[op.Key] = true
+		}
 		written[kv{op.Key, r.vals[i]}] = int32(i)
+	}
+	for k := range byValue {
+		delete(useIDs, k)
 	}
 	initVal := make(map[history.Key]int) // index in r.reads of the first read of INIT
 	src := make([]int32, len(r.reads))   // the write each read names, or -1
@@ -452,13 +473,13 @@ func (r *cobraReader) finish() error {
 			}
 			continue
 		}
-		if wid == cobraNull {
+		if wid == cobraNull || r.shared[wid] {
 			continue
 		}
 		w, ok := r.writes[wid]
 		if !ok {
 			// A write no log holds: the read saw a value nobody wrote.
-			if _, clash := written[kv{op.Key, val}]; clash || val == 0 {
+			if _, clash := written[kv{op.Key, val}]; (clash || val == 0) && !byValue[op.Key] {
 				useIDs[op.Key] = true
 			}
 			continue
@@ -502,7 +523,7 @@ func (r *cobraReader) finish() error {
 	for _, t := range r.txns {
 		r.b.AddTxn(t.txn, r.ops[t.start:t.end])
 	}
-	*r = cobraReader{b: r.b, ids: r.ids, deferred: r.deferred}
+	*r = cobraReader{b: r.b, ids: r.ids, deferred: r.deferred, shared: r.shared}
 	return nil
 }
 
