@@ -6,6 +6,7 @@ import (
 	"context"
 	"slices"
 
+	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -46,12 +47,33 @@ const maxShrinkPicks = 12
 // Checking Transactional Consistency", OOPSLA 2019, Section 3), so the
 // search may take many rounds where the writers must be guessed jointly.
 func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
-	cs := r.Choices
+	if !opts.Cases && !solverChooses(l) && !excludedCandidates(r) {
+		// Writers that satisfy SI, with some order, satisfy every weaker
+		// level with it: one problem for the solver, and one check of l
+		// with those writers, usually settle it.
+		if res, err := checkCycles(ctx, r, polygraph.Options{Level: level.SI, MaxClockBytes: opts.reachBytes()}, opts); err != nil || res.Verdict == verdict.Unknown {
+			if res != nil && !res.Stopped {
+				res = nil // a limit of SI's own: choose case by case
+			} else {
+				return res, err
+			}
+		} else if res.Verdict == verdict.Satisfied {
+			got, err := checkPicked(ctx, r, l, opts, res.Picks)
+			if err != nil || got.Verdict != verdict.Violated {
+				if got != nil && got.Verdict == verdict.Satisfied {
+					got.Picks = res.Picks
+					got.Stats.Choices, got.Stats.ChoiceRounds = len(r.Choices), 1
+				}
+				return got, err
+			}
+		}
+	}
+	cs := pruneChoices(r, l)
 	options := make([]int, len(cs))
 	for i := range cs {
 		options[i] = len(cs[i].Writers)
 	}
-	pk := solver.NewPicker(options, likelyWriters(r, nil))
+	pk := solver.NewPicker(options, likelyWriters(r, cs))
 	var cases []Case
 	rounds := 0
 	finish := func(res *Result) *Result {
@@ -109,6 +131,122 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 		}
 		pk.Rule(rule)
 	}
+}
+
+// pruneChoices returns r's choices without the writers that reading from
+// would break l whatever else holds, as reachability by session order
+// and the reads of one writer shows (every level's commit order contains
+// both): the reader reaches the writer; or, at CC and above, the writer
+// reaches another writer of the key that reaches the reader (which the
+// reader must then see overwrite the writer's version, Biswas and Enea's
+// axiom of causal consistency); or, at RA, another writer the writer
+// reaches precedes the reader in its session or wrote a value the reader
+// read (their read atomicity). A choice left with one writer is known,
+// and its read joins the reachability of the next pass. A choice whose
+// every writer is ruled out keeps them all: the check shows why.
+func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
+	h := r.History
+	n := int32(len(h.Txns))
+	cs := make([]polygraph.Choice, len(r.Choices))
+	for i, c := range r.Choices {
+		cs[i] = c
+		cs[i].Writers = slices.Clone(c.Writers)
+	}
+	// The writers of each key of a choice: included, not rolled back.
+	writers := make(map[history.Key][]int32)
+	for _, c := range cs {
+		writers[c.Key] = nil
+	}
+	for t := range h.Txns {
+		if !r.Installs(int32(t)) {
+			continue
+		}
+		for _, op := range h.OpsOf(t) {
+			if ws, ok := writers[op.Key]; op.Kind == history.Write && ok && (len(ws) == 0 || ws[len(ws)-1] != int32(t)) {
+				writers[op.Key] = append(ws, int32(t))
+			}
+		}
+	}
+	chains := make([][]int32, 0, len(h.Sessions)+1)
+	chains = append(chains, []int32{n})
+	var edges []digraph.Edge
+	for _, sess := range h.Sessions {
+		chains = append(chains, sess)
+		prev := n
+		for _, t := range sess {
+			edges = append(edges, digraph.Edge{From: prev, To: t})
+			prev = t
+		}
+	}
+	for _, rd := range r.Reads {
+		if rd.Writer != rd.Reader {
+			edges = append(edges, digraph.Edge{From: rd.Writer, To: rd.Reader})
+		}
+	}
+	// direct[(w2, r)]: w2 precedes r in session or r read from w2.
+	sessionPos := make([]int32, n)
+	for _, sess := range h.Sessions {
+		for i, t := range sess {
+			sessionPos[t] = int32(i)
+		}
+	}
+	readFrom := make(map[[2]int32]bool)
+	for _, rd := range r.Reads {
+		readFrom[[2]int32{rd.Writer, rd.Reader}] = true
+	}
+	direct := func(w2, rd int32) bool {
+		return h.Txns[w2].Session == h.Txns[rd].Session && sessionPos[w2] < sessionPos[rd] || readFrom[[2]int32{w2, rd}]
+	}
+	for pass := 0; pass < 8; pass++ {
+		g := digraph.New(int(n)+1, edges)
+		order, ok := g.TopoOrder()
+		if !ok {
+			break // a cycle already: the check shows it
+		}
+		clocks := digraph.NewClocks(g, order, chains)
+		impossible := func(c *polygraph.Choice, w int32) bool {
+			if clocks.Reaches(c.Reader, w) {
+				return true
+			}
+			for _, w2 := range writers[c.Key] {
+				if w2 == w || w2 == c.Reader || !clocks.Reaches(w, w2) {
+					continue
+				}
+				switch {
+				case l == level.RA && direct(w2, c.Reader):
+					return true
+				case l != level.RA && l != level.RC && clocks.Reaches(w2, c.Reader):
+					return true
+				}
+			}
+			return false
+		}
+		changed := false
+		for i := range cs {
+			c := &cs[i]
+			if len(c.Writers) < 2 || !r.Included[c.Reader] {
+				continue
+			}
+			kept := c.Writers[:0:0]
+			for _, w := range c.Writers {
+				if !impossible(c, w) {
+					kept = append(kept, w)
+				}
+			}
+			if len(kept) == 0 || len(kept) == len(c.Writers) {
+				continue
+			}
+			c.Writers, changed = kept, true
+			if len(kept) == 1 {
+				edges = append(edges, digraph.Edge{From: kept[0], To: c.Reader})
+				readFrom[[2]int32{kept[0], c.Reader}] = true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	return cs
 }
 
 // solverChooses reports whether the checks of l choose writers in the
@@ -251,25 +389,15 @@ func readerOf(h *history.History, op int32) int32 {
 	return int32(t)
 }
 
-// likelyWriters returns, for each choice of r, the index of the writer it
+// likelyWriters returns, for each choice of cs (r's), the index of the writer it
 // most likely read from: the latest candidate before the reader in an
 // order of the transactions that respects session order and the reads
 // with one writer (by start time, where recorded, else by place in the
 // history); the earliest candidate when none comes before.
-//
-// With edges not nil, it answers for the choices of edges rather than
-// r's.
-func likelyWriters(r *polygraph.Resolution, edges []polygraph.ChoiceEdges) []int {
+func likelyWriters(r *polygraph.Resolution, cs []polygraph.Choice) []int {
 	h := r.History
 	n := len(h.Txns)
 	pos := topoPositions(r)
-	cs := r.Choices
-	if edges != nil {
-		cs = make([]polygraph.Choice, len(edges))
-		for i := range edges {
-			cs[i] = edges[i].Choice
-		}
-	}
 	prefer := make([]int, len(cs))
 	for i, c := range cs {
 		best, bestPos := -1, int64(-1)

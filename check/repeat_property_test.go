@@ -69,6 +69,14 @@ func TestRepeatedValuesAgreeWithReference(t *testing.T) {
 			if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 			}
+			// Case by case, as explanations choose, the same verdict.
+			cases, err := check.CheckWith(context.Background(), h, l, check.Options{Cases: true})
+			if err != nil {
+				t.Fatalf("seed %d, %v, case by case: %v\n%s", seed, l, err, histgen.Describe(h))
+			}
+			if got := cases.Verdict == verdict.Satisfied; got != want {
+				t.Fatalf("seed %d, %v: case by case, the checker says %v, reference says satisfied=%v\n%s", seed, l, cases.Verdict, want, histgen.Describe(h))
+			}
 			if got := all.Results[i].Verdict == verdict.Satisfied; got != want {
 				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, histgen.Describe(h))
 			}

@@ -22,7 +22,9 @@ func TestExitStatus(t *testing.T) {
 		return path
 	}
 	syntax := write("syntax.jsonl", "{\"session\": 0, \"ops\": [[\"r\",\"x\",null]]}\n{\"session\": 0, \"ops\": [[\"r\",\"x\"]]}\n")
-	dup := write("dup.jsonl", "{\"session\": 0, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 1, \"ops\": [[\"w\",\"x\",1]]}\n")
+	// Values may repeat in a register history, not in a list history.
+	repeated := write("repeated.jsonl", "{\"session\": 0, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 1, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 2, \"ops\": [[\"r\",\"x\",1]]}\n")
+	dup := write("dup.edn", "{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :index 0}\n{:type :ok, :f :txn, :value [[:append :x 1]], :process 1, :index 1}\n")
 	cases := []struct {
 		name       string
 		args       []string
@@ -41,7 +43,8 @@ func TestExitStatus(t *testing.T) {
 		{"all levels, causality violation", []string{"check", "--level", "all", "../../examples/causality-violation.jsonl"}, exitViolated, "strongest level kept: RA; weakest level broken: CC", ""},
 		{"all levels, long fork", []string{"check", "--level", "all", "--json", "../../examples/long-fork.jsonl"}, exitViolated, `"weakest_broken": "PC"`, ""},
 		{"syntax error names the line", []string{"check", syntax}, exitBadInput, "", "syntax.jsonl:2:"},
-		{"duplicate write names both", []string{"check", dup}, exitBadInput, "", "dup.jsonl:1"},
+		{"repeated values", []string{"check", repeated}, exitSatisfied, "SI: satisfied", ""},
+		{"duplicate append names both", []string{"check", dup}, exitBadInput, "", "dup.edn:1"},
 		{"missing file", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitBadInput, "", "nope.jsonl"},
 		{"unknown level", []string{"check", "--level", "xx", "../../examples/lost-update.jsonl"}, exitBadInput, "", "unknown isolation level"},
 		{"no path", []string{"check"}, exitBadInput, "", "want one PATH"},
