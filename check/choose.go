@@ -55,6 +55,9 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 			if res != nil && !res.Stopped {
 				res = nil // a limit of SI's own: choose case by case
 			} else {
+				if res != nil {
+					res.Level = l
+				}
 				return res, err
 			}
 		} else if res.Verdict == verdict.Satisfied {

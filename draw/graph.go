@@ -152,7 +152,7 @@ func kindsUsed(edges []Edge, routes []*route) []legendEntry {
 		}
 	}
 	if dashed {
-		out = append(out, legendEntry{"#555555", 1.7, []float64{7, 4}, "dashed: holds only under the order of writes assumed"})
+		out = append(out, legendEntry{"#555555", 1.7, []float64{7, 4}, "dashed: holds only under the order of writes, or the writer read, assumed"})
 	}
 	return out
 }

@@ -114,7 +114,11 @@ func explainCases(d *describer, an *Anomaly, res *check.Result, txns map[int32]b
 		}
 		an.Cases = append(an.Cases, ci)
 	}
-	an.Summary = fmt.Sprintf("%d of the reads could have read from several writers, and every choice of them violates the level: %s", len(an.Choices), an.Summary)
+	if len(an.Choices) == 1 {
+		an.Summary = fmt.Sprintf("%s, and every choice of writer closes a cycle", an.Choices[0])
+	} else {
+		an.Summary = fmt.Sprintf("%d reads could have read from several writers each, and every choice of their writers closes a cycle", len(an.Choices))
+	}
 }
 
 // writeCases writes the choices of writers and their cases.

@@ -210,7 +210,7 @@ func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bo
 		for _, t := range txns {
 			for i := e.h.Txns[t].OpStart; i < e.h.Txns[t].OpEnd; i++ {
 				if e.h.Ops[i].Kind == history.Read {
-					if w := e.subject.WriterOf(i); w >= 0 {
+					for _, w := range e.subject.WritersOf(i) {
 						grown[w] = true
 					}
 				}

@@ -58,6 +58,7 @@ func (r *Report) Graph() *draw.Graph {
 	}
 	g.Lanes = a.lanes(marks, steps)
 	orders := writeOrders(a)
+	cases := a.caseSteps()
 	for _, s := range steps {
 		label := s.Kind
 		if s.Key != "" {
@@ -66,12 +67,18 @@ func (r *Report) Graph() *draw.Graph {
 		if o := orders[stepKey(s)]; len(o) > 0 && s.Assumed {
 			label += " (" + strings.TrimPrefix(orderNames(o), "if ") + ")"
 		}
+		dashed := s.Assumed
+		if cs := cases[stepKey(s)]; len(cs) > 0 {
+			label += " (" + caseNames(cs) + ")"
+			dashed = true
+		}
 		why := s.Reason
 		if s.Because != "" {
 			why += "; " + s.Because
 		}
-		g.Edges = append(g.Edges, draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: s.Assumed, Why: why})
+		g.Edges = append(g.Edges, draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: dashed, Why: why})
 	}
+	g.Notes = append(g.Notes, a.caseNotes()...)
 	g.Notes = append(g.Notes, a.orderNotes(orders)...)
 	g.Notes = append(g.Notes, a.Notes...)
 	return g
@@ -99,10 +106,55 @@ func (a *Anomaly) Dependencies() []Step {
 			add(s)
 		}
 	}
-	if len(a.Cycles) == 0 {
+	for _, c := range a.Cases {
+		for _, cy := range c.Cycles {
+			for _, s := range cy {
+				add(s)
+			}
+		}
+	}
+	if len(a.Cycles) == 0 && len(a.Cases) == 0 {
 		out = append(out, a.readSteps(out)...)
 	}
 	return out
+}
+
+// caseSteps returns, by stepKey, the cases (from 1) whose cycles hold
+// each step that not every case's does: the picture dashes those and
+// names their cases, which the notes spell out.
+func (a *Anomaly) caseSteps() map[string][]int {
+	if len(a.Cases) == 0 {
+		return nil
+	}
+	in := map[string][]int{}
+	for i, c := range a.Cases {
+		for _, cy := range c.Cycles {
+			for _, s := range cy {
+				if k := stepKey(s); !slices.Contains(in[k], i+1) {
+					in[k] = append(in[k], i+1)
+				}
+			}
+		}
+	}
+	for k, cs := range in {
+		if len(cs) == len(a.Cases) {
+			delete(in, k)
+		}
+	}
+	return in
+}
+
+// caseNotes spells out the cases of the picture.
+func (a *Anomaly) caseNotes() []string {
+	var notes []string
+	for i, c := range a.Cases {
+		picks := make([]string, len(c.Picks))
+		for j, p := range c.Picks {
+			picks[j] = p.String()
+		}
+		notes = append(notes, fmt.Sprintf("case %d: with %s, %s", i+1, strings.Join(picks, " and "), c.Name))
+	}
+	return notes
 }
 
 // readSteps returns the WR dependencies of the reads of the anomaly's
@@ -264,6 +316,18 @@ func (a *Anomaly) initNode(steps []Step, order int64) draw.Node {
 		}
 	}
 	return n
+}
+
+// caseNames names cases: "case 1", "cases 1, 2".
+func caseNames(cs []int) string {
+	if len(cs) == 1 {
+		return fmt.Sprintf("case %d", cs[0])
+	}
+	names := make([]string, len(cs))
+	for i, c := range cs {
+		names[i] = strconv.Itoa(c)
+	}
+	return "cases " + strings.Join(names, ", ")
 }
 
 // writeOrders returns the orders of the writes each assumed step holds

@@ -706,7 +706,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	default:
 		core(d, an, a.core, nil)
 	}
-	if r, err := check.Check(quiet, m, res.Level); err == nil && len(r.Cases) > 0 {
+	if r, err := check.CheckWith(quiet, m, res.Level, check.Options{Cases: true}); err == nil && len(r.Cases) > 0 {
 		// Reads of the counterexample could have read from several
 		// writers: show what each choice leads to.
 		explainCases(d, an, r, txns)

@@ -78,7 +78,11 @@ func (a *Anomaly) title(level string, st styler) string {
 
 func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
 	fmt.Fprintf(b, "%s\n  %s\n", a.title(level, st), a.Summary)
-	for i, c := range a.Cycles {
+	cycles := a.Cycles
+	if len(a.Cases) > 0 {
+		cycles = nil // each case shows its own
+	}
+	for i, c := range cycles {
 		switch {
 		case a.Constraint != nil:
 			fmt.Fprintf(b, "if %s:\n", a.order(i))
@@ -99,7 +103,12 @@ func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
 		for i, p := range c.Picks {
 			picks[i] = p.String()
 		}
-		fmt.Fprintf(b, "with %s: %s: %s\n", strings.Join(picks, " and "), c.Name, c.Summary)
+		fmt.Fprintf(b, "with %s: %s:\n", strings.Join(picks, " and "), c.Name)
+		for _, cy := range c.Cycles {
+			for _, s := range cy {
+				fmt.Fprintf(b, "  %s: %s\n", s.arrow(st), s.Reason)
+			}
+		}
 	}
 	if len(a.Txns) > 0 {
 		fmt.Fprintf(b, "transactions:\n")
@@ -169,13 +178,19 @@ func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
 		fmt.Fprintf(b, "  %s  %-*s  %s%s  %s  %s\n", name, sessW, where, status, times, ops, st.with(dim, t.Where))
 	}
 
-	if a.Constraint != nil && len(a.Cycles) == 2 {
+	if len(a.Cases) > 0 {
+		// The cases below hold the cycles.
+	} else if a.Constraint != nil && len(a.Cycles) == 2 {
 		c := a.Constraint
 		fmt.Fprintf(b, "\n%s\n", st.with(bold, fmt.Sprintf("Neither order of the writes of %s by %s and %s works", keyWord(c.Key), c.A, c.B)))
 	} else if len(a.Cycles) > 1 {
 		fmt.Fprintf(b, "\n%s\n", st.with(bold, "Every order of the writes closes one of these cycles"))
 	}
-	for i, c := range a.Cycles {
+	cycles := a.Cycles
+	if len(a.Cases) > 0 {
+		cycles = nil // each case shows its own
+	}
+	for i, c := range cycles {
 		switch {
 		case a.Constraint != nil && len(a.Cycles) == 2:
 			fmt.Fprintf(b, "  if %s:\n", a.order(i))

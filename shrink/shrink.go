@@ -34,8 +34,9 @@ type Selection struct {
 // sub-histories are cut.
 type Subject struct {
 	H *history.History
-	// writer maps a (key, value) written to its write's operation index.
-	writer map[kv]int32
+	// writer maps a (key, value) written to its writes' operation
+	// indices, in history order: several where values repeat.
+	writer map[kv][]int32
 	// txnOf maps an operation index to its transaction.
 	txnOf []int32
 	// stopped, when set, tells Transactions and Operations to stop and
@@ -50,17 +51,13 @@ type kv struct {
 
 // NewSubject indexes h's writes.
 func NewSubject(h *history.History) *Subject {
-	s := &Subject{H: h, writer: make(map[kv]int32), txnOf: make([]int32, len(h.Ops))}
+	s := &Subject{H: h, writer: make(map[kv][]int32), txnOf: make([]int32, len(h.Ops))}
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			s.txnOf[i] = int32(t)
 			if op := h.Ops[i]; op.Kind == history.Write {
-				// The first write wins; duplicates are input errors that
-				// the checker reports before shrinking is asked for.
-				if _, ok := s.writer[kv{op.Key, op.Value}]; !ok {
-					s.writer[kv{op.Key, op.Value}] = i
-				}
+				s.writer[kv{op.Key, op.Value}] = append(s.writer[kv{op.Key, op.Value}], i)
 			}
 		}
 	}
@@ -68,24 +65,41 @@ func NewSubject(h *history.History) *Subject {
 }
 
 // WriterOf returns the transaction that wrote the value read by operation
-// i, or -1 (the initial value, or a value nobody wrote).
+// i, or -1 (the initial value, or a value nobody wrote); the first, when
+// values repeat (see WritersOf).
 func (s *Subject) WriterOf(i int32) int32 {
 	op := s.H.Ops[i]
 	if op.Value == s.H.Init {
 		return -1
 	}
-	if w, ok := s.writer[kv{op.Key, op.Value}]; ok {
-		return s.txnOf[w]
+	if ws := s.writer[kv{op.Key, op.Value}]; len(ws) > 0 {
+		return s.txnOf[ws[0]]
 	}
 	return -1
+}
+
+// WritersOf returns every transaction that wrote the value read by
+// operation i, in history order (the initial state aside).
+func (s *Subject) WritersOf(i int32) []int32 {
+	op := s.H.Ops[i]
+	var out []int32
+	for _, w := range s.writer[kv{op.Key, op.Value}] {
+		if t := s.txnOf[w]; len(out) == 0 || out[len(out)-1] != t {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // Sub builds the sub-history of sel. Its transaction i is sel.Txns[i] of
 // the original; it keeps the original's names (IDs), input positions and
 // initial value. A read is dropped when the write it saw is not kept
-// (its transaction was left out or its operation dropped); so is a list
-// read when the write of any of its elements is not kept, and a stated
-// version order likewise.
+// (its transaction was left out or its operation dropped), or, where
+// values repeat, when any write of its value is not: a read keeps every
+// writer it may have read from, so that a sub-history that violates a
+// level shows why the whole history does, whichever writer the read
+// read from. A list read is dropped when the write of any of its
+// elements is not kept, and a stated version order likewise.
 func (s *Subject) Sub(sel Selection) *history.History {
 	h := s.H
 	keep := make(map[int32]bool, len(sel.Txns))
@@ -95,8 +109,12 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
 	kept := func(k history.Key, v history.Value) bool {
-		w, ok := s.writer[kv{k, v}]
-		return !ok || keep[s.txnOf[w]] && !sel.DropOps[w]
+		for _, w := range s.writer[kv{k, v}] {
+			if !keep[s.txnOf[w]] || sel.DropOps[w] {
+				return false
+			}
+		}
+		return true
 	}
 	value := func(v history.Value) history.Value {
 		if v >= history.StringBase && int(v-history.StringBase) < len(h.ValueNames) {
@@ -114,7 +132,7 @@ func (s *Subject) Sub(sel Selection) *history.History {
 				continue
 			}
 			op := h.Ops[i]
-			if op.Kind == history.Read && op.Value != h.Init && !kept(op.Key, op.Value) {
+			if op.Kind == history.Read && !kept(op.Key, op.Value) {
 				continue
 			}
 			// A list shows every element's writer: keep it whole or not
@@ -405,9 +423,14 @@ func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed [
 					if step == 1 && !onKey[h.Ops[i].Key] {
 						continue
 					}
-					if w := s.WriterOf(i); w >= 0 && !in[w] {
-						in[w] = true
-						grown = true
+					if h.Ops[i].Kind != history.Read {
+						continue
+					}
+					for _, w := range s.WritersOf(i) {
+						if !in[w] {
+							in[w] = true
+							grown = true
+						}
 					}
 				}
 			}

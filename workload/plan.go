@@ -23,9 +23,9 @@ import (
 // what reads return: package run executes it and records what the
 // database answered.
 //
-// Every value a plan writes is unique: session s writes s·Stride + 1,
-// s·Stride + 2, ... in order, so the value a read returns names its
-// writer.
+// Every value a plan writes is unique, unless it has Values: session s
+// writes s·Stride + 1, s·Stride + 2, ... in order, so the value a read
+// returns names its writer.
 type Plan struct {
 	// Workload is the kind of workload the plan was made as.
 	Workload Kind `json:"workload"`
@@ -37,6 +37,11 @@ type Plan struct {
 	Lists bool `json:"lists,omitempty"`
 	// Stride separates the values of sessions (see Plan).
 	Stride int64 `json:"stride"`
+	// Values, when positive, is how many values each key takes: writes
+	// draw theirs from 1 to Values at random, so that values repeat as a
+	// counter's, a flag's or a status column's do, and a read's value
+	// may have several writers (registers only). Stride is then 0.
+	Values int64 `json:"values,omitempty"`
 	// Sessions holds each session's transactions in order.
 	Sessions [][]TxnPlan `json:"sessions"`
 }
@@ -130,7 +135,11 @@ type PlanConfig struct {
 	// LongOps operations each [0: none]; General only.
 	LongProportion float64
 	LongOps        int // operations of a long transaction [10 × OpsPerTxn]
-	Seed           int64
+	// Values, when positive, makes writes draw their values from 1 to
+	// Values, so that they repeat (see Plan.Values); General and MiniTxn
+	// only. 0: every value is unique.
+	Values int64
+	Seed   int64
 }
 
 // MaxPlanOps bounds the operations of a plan, which is held in memory.
@@ -182,6 +191,12 @@ func (cfg PlanConfig) Validate() error {
 	if p := cfg.LongProportion; !(p >= 0 && p <= 1) {
 		return fmt.Errorf("the proportion of long transactions must be within [0, 1], not %v", p)
 	}
+	if cfg.Values < 0 {
+		return fmt.Errorf("the number of values per key must not be negative, not %d", cfg.Values)
+	}
+	if cfg.Values > 0 && (cfg.Workload == LWT || cfg.Workload == ListAppend) {
+		return fmt.Errorf("values repeat only in the general and mini workloads, not %s", cfg.Workload)
+	}
 	if cfg.Dist > Hotspot {
 		return fmt.Errorf("unknown key distribution %v", cfg.Dist)
 	}
@@ -209,7 +224,7 @@ func NewPlan(cfg PlanConfig) (*Plan, error) {
 	rng := rand.New(rand.NewPCG(seed, seed^0x5eed91a7))
 	key := cfg.Dist.Drawer(rng, cfg.Keys)
 	p := &Plan{Workload: cfg.Workload, Seed: cfg.Seed, Keys: cfg.Keys, Lists: cfg.Workload == ListAppend,
-		Sessions: make([][]TxnPlan, cfg.Sessions)}
+		Values: cfg.Values, Sessions: make([][]TxnPlan, cfg.Sessions)}
 	for s := range p.Sessions {
 		g := planGen{rng: rng, key: key, cfg: &cfg, next: 1}
 		txns := make([]TxnPlan, cfg.TxnsPerSession)
@@ -218,6 +233,10 @@ func NewPlan(cfg PlanConfig) (*Plan, error) {
 		}
 		p.Sessions[s] = txns
 		p.Stride = max(p.Stride, g.next)
+	}
+	if p.Values > 0 {
+		p.Stride = 0
+		return p, nil
 	}
 	// The stride is a power of ten above every session's count of writes,
 	// so that values read as "session, then counter" in decimal.
@@ -247,7 +266,13 @@ type planGen struct {
 	next int64
 }
 
-func (g *planGen) value() int64 { g.next++; return g.next - 1 }
+func (g *planGen) value() int64 {
+	if v := g.cfg.Values; v > 0 {
+		return 1 + g.rng.Int64N(v)
+	}
+	g.next++
+	return g.next - 1
+}
 
 func (g *planGen) txn() []OpPlan {
 	cfg := g.cfg

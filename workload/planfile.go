@@ -134,7 +134,8 @@ func (b *boundedReader) Read(p []byte) (int, error) {
 
 // ReadPlan reads a plan written by WritePlan and checks it: known
 // operation kinds, keys within [0, Keys), registers or lists but not both,
-// and every written value unique to its key. It streams its input, one
+// and every written value unique to its key unless the plan has Values.
+// It streams its input, one
 // transaction at a time, within the bounds above. Its errors are
 // *PlanError, with the byte offset of the transaction or operation at
 // fault; ReadPlanFile adds lines and columns.
@@ -211,6 +212,8 @@ func (pr *planReader) read() (*Plan, error) {
 			field = &p.Lists
 		case "stride":
 			field = &p.Stride
+		case "values":
+			field = &p.Values
 		case "sessions":
 			if err := pr.sessions(&p); err != nil {
 				return nil, err
@@ -381,6 +384,9 @@ func (p *Plan) Validate() error {
 	if len(p.Sessions) == 0 {
 		return errors.New("the plan has no session")
 	}
+	if p.Values < 0 || p.Values > 0 && p.Lists {
+		return fmt.Errorf("values %d: a plan of registers may repeat values (values > 0), a plan of lists may not", p.Values)
+	}
 	type kv struct{ k, v int64 }
 	seen := make(map[kv]struct{})
 	for s, txns := range p.Sessions {
@@ -399,7 +405,7 @@ func (p *Plan) Validate() error {
 				if op.Kind == ReadOp {
 					continue
 				}
-				if _, dup := seen[kv{op.Key, op.Value}]; dup {
+				if _, dup := seen[kv{op.Key, op.Value}]; dup && p.Values == 0 {
 					return fmt.Errorf("%s: value %d is written to key %d twice (values must be unique)", where(), op.Value, op.Key)
 				}
 				seen[kv{op.Key, op.Value}] = struct{}{}

@@ -30,6 +30,7 @@ func addPlanFlags(fs *flag.FlagSet, withFile bool) *planFlags {
 	fs.StringVar(&p.dist, "dist", "zipf", "key distribution: uniform, zipf, or hotspot (80% of operations on 20% of keys)")
 	fs.Float64Var(&p.longFrac, "long", 0, "proportion of long transactions (general)")
 	fs.IntVar(&p.longOps, "long-ops", 0, "operations of a long transaction (default 10 × --ops)")
+	fs.Int64Var(&p.cfg.Values, "values", 0, "values per key (general, mini): writes draw theirs from 1 to N, so that values repeat as counters' and flags' do; 0 makes every written value unique")
 	fs.Int64Var(&p.cfg.Seed, "seed", 1, "random seed: the same seed and flags make the same workload")
 	if withFile {
 		fs.StringVar(&p.file, "workload-file", "", "run the workload written by 'isocheck plan' to FILE instead of generating one (the other workload flags are ignored)")
