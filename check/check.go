@@ -212,7 +212,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	t = time.Now()
 	enc, err := encode.EncodeGraph(ctx, p, pr.Known, pr.Remaining, pr.Graph, pr.Order)
 	if err == nil && len(p.ChoiceEdges) > 0 {
-		enc.AddChoices(p, pr.Resolved, latestWriters(p.ChoiceEdges, enc.Problem.FixedOrder))
+		enc.AddChoices(p, pr.Resolved, latestWriters(p.History, p.ChoiceEdges, enc.Problem.FixedOrder))
 	}
 	st.Encode = time.Since(t)
 	if err != nil {

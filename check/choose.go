@@ -2,6 +2,7 @@ package check
 
 import (
 	"cmp"
+	"math"
 	"container/heap"
 	"context"
 	"slices"
@@ -29,23 +30,33 @@ type Case struct {
 const maxShrinkPicks = 12
 
 // checkChoosing checks a history some of whose reads may have read from
-// several writers (r.Choices): does some choice of writers, with some
-// commit order, satisfy l? It is a lazy search in the manner of
+// several writers (r.Choices), case by case: does some choice of writers,
+// with some commit order, satisfy l? It is a lazy search in the manner of
 // satisfiability modulo theories: a Picker (gini) proposes a writer for
 // every read, the level's own check of the history with those writers is
 // the theory, and each violation it finds rules out the few picks its
-// evidence needs (checked by checking the history with those picks alone,
-// which only relaxes the others: a check is monotone in the reads it
-// keeps). The first proposal is each read's likeliest writer (see
-// likelyWriters), so a history the database got right usually takes one
-// check. With unique values, or a single candidate for every read, the
-// level's check runs as it does on any history: in polynomial time for
-// RC, RA and CC. Choosing writers makes even those levels NP-hard in
-// general, as Gibbons and Korach showed for reads of memory whose values
-// repeat ("Testing Shared Memories", SIAM Journal on Computing 26(4),
-// 1997) and Biswas and Enea for transactions ("On the Complexity of
-// Checking Transactional Consistency", OOPSLA 2019, Section 3), so the
-// search may take many rounds where the writers must be guessed jointly.
+// evidence needs (checked by checking the history with those picks
+// alone, which only relaxes the others: a check is monotone in the reads
+// it keeps), which becomes a Case of the explanation. The first proposal
+// is each read's likeliest writer (see likelyWriters), after the writers
+// reachability rules out (pruneChoices).
+//
+// RC, RA and CC take this path; before it, they try SI's solver, which
+// chooses writers beside the order of writes (encode.AddChoices): writers
+// that satisfy SI satisfy every weaker level, so a history the database
+// got right takes one problem for the solver and one check of l. With
+// unique values, or one candidate for every read, the level's check runs
+// as on any history: in polynomial time for RC, RA and CC. The
+// polynomial algorithms of Biswas and Enea ("On the Complexity of
+// Checking Transactional Consistency", OOPSLA 2019, Section 3) take each
+// read's writer as given, which unique values make it (Section 1);
+// choosing writers is NP-hard in general: for a register's
+// linearizability (Gibbons and Korach, "Testing Shared Memories", SIAM
+// Journal on Computing 26(4), 1997) and for causal consistency, which
+// transactions of one operation each reduce to (Bouajjani, Enea,
+// Guerraoui and Hamza, "On Verifying Causal Consistency", POPL 2017). So
+// this search may take many rounds where writers must be guessed
+// jointly.
 func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	if !opts.Cases && !solverChooses(l) && !excludedCandidates(r) {
 		// Writers that satisfy SI, with some order, satisfy every weaker
@@ -431,7 +442,11 @@ func likelyWriters(r *polygraph.Resolution, cs []polygraph.Choice) []int {
 // of the known edges (the first writer when none does; each choice's
 // first when order is nil): the writer a serial execution in that order
 // would have read from, were it to write the value read.
-func latestWriters(edges []polygraph.ChoiceEdges, order []int32) []int {
+//
+// Where the reader and its writers have times, the writer that ended last
+// before the reader ended comes first: a database commits in about the
+// order its transactions end.
+func latestWriters(h *history.History, edges []polygraph.ChoiceEdges, order []int32) []int {
 	prefer := make([]int, len(edges))
 	if order == nil {
 		return prefer
@@ -440,12 +455,30 @@ func latestWriters(edges []polygraph.ChoiceEdges, order []int32) []int {
 	for i, u := range order {
 		pos[u] = int32(i)
 	}
+	n := int32(len(h.Txns))
 	for i, ce := range edges {
-		best, bestPos := 0, int32(-1)
-		at := pos[ce.Choice.Reader]
-		for j, o := range ce.Options {
-			if p := pos[o.Writer]; p < at && p > bestPos {
-				best, bestPos = j, p
+		best, bestPos := -1, int32(-1)
+		if r := &h.Txns[ce.Choice.Reader]; r.HasTime() {
+			bestEnd := int64(math.MinInt64)
+			for j, o := range ce.Options {
+				if o.Writer >= n {
+					if best < 0 {
+						best = j // the initial state, before every end
+					}
+					continue
+				}
+				if w := &h.Txns[o.Writer]; w.HasTime() && w.End <= r.End && w.End > bestEnd {
+					best, bestEnd = j, w.End
+				}
+			}
+		}
+		if best < 0 {
+			best = 0
+			at := pos[ce.Choice.Reader]
+			for j, o := range ce.Options {
+				if p := pos[o.Writer]; p < at && p > bestPos {
+					best, bestPos = j, p
+				}
 			}
 		}
 		prefer[i] = best

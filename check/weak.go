@@ -211,7 +211,10 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *hist
 					writes = append(writes, h.Ops[i])
 				}
 			}
-			half := history.Txn{Session: sid, Status: history.Committed, Start: history.NoTime, End: history.NoTime, File: tx.File, Pos: tx.Pos}
+			// The halves keep their transaction's times, which only the
+			// solver's first guess of the order of writes reads (the
+			// split history is checked at SER, without real time).
+			half := history.Txn{Session: sid, Status: history.Committed, Start: tx.Start, End: tx.End, File: tx.File, Pos: tx.Pos}
 			half.ID = h.Name(int(t)) + "/r"
 			b.AddTxn(half, reads)
 			half.ID = h.Name(int(t)) + "/w"

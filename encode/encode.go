@@ -133,9 +133,16 @@ func hint(p *polygraph.Polygraph, order []int32, remaining []int) []bool {
 		pos[u] = int32(i)
 	}
 	h := make([]bool, len(remaining))
+	txns := p.History.Txns
 	for i, ci := range remaining {
 		c := &p.Constraints[ci]
 		h[i] = pos[c.A] < pos[c.B]
+		if p.ChoiceEdges != nil && p.IsTxn(c.A) && p.IsTxn(c.B) && txns[c.A].HasTime() && txns[c.B].HasTime() && txns[c.A].End != txns[c.B].End {
+			// Where reads may have read from several writers, known
+			// edges order the writes less: the order they ended in is
+			// the better guess of the order they committed in.
+			h[i] = txns[c.A].End < txns[c.B].End
+		}
 	}
 	return h
 }

@@ -195,6 +195,21 @@ func checkGraph(t *testing.T, rep *interpret.Report, g *draw.Graph) {
 			}
 		}
 	}
+	// Edges that hold in some cases of writer choices only are dashed
+	// too, and so are each case's cycles edges.
+	for _, c := range a.Cases {
+		for _, cy := range c.Cycles {
+			for _, s := range cy {
+				found := slices.ContainsFunc(g.Edges, func(e draw.Edge) bool {
+					return e.From == textsafe.Escape(s.From) && e.To == textsafe.Escape(s.To) && e.Kind == s.Kind
+				})
+				if !found {
+					t.Errorf("case %v: the cycle's %s -%s-> %s is no edge", c.Picks, s.From, s.Kind, s.To)
+				}
+			}
+		}
+	}
+	assumed = assumed || len(a.Cases) > 1
 	dashed := slices.ContainsFunc(g.Edges, func(e draw.Edge) bool { return e.Dashed })
 	if dashed != assumed {
 		t.Errorf("dashed edges %v, assumed steps %v", dashed, assumed)

@@ -24,6 +24,12 @@ func TestExitStatus(t *testing.T) {
 	syntax := write("syntax.jsonl", "{\"session\": 0, \"ops\": [[\"r\",\"x\",null]]}\n{\"session\": 0, \"ops\": [[\"r\",\"x\"]]}\n")
 	// Values may repeat in a register history, not in a list history.
 	repeated := write("repeated.jsonl", "{\"session\": 0, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 1, \"ops\": [[\"w\",\"x\",1]]}\n{\"session\": 2, \"ops\": [[\"r\",\"x\",1]]}\n")
+	// Jepsen's rw-register with a value two transactions wrote: whichever
+	// the read read from, it missed that writer's other write.
+	repeatedEDN := write("repeated.edn", `{:type :ok, :f :txn, :value [[:w :x 1] [:w :y 1]], :process 0, :index 0}
+{:type :ok, :f :txn, :value [[:w :x 1] [:w :z 1]], :process 1, :index 1}
+{:type :ok, :f :txn, :value [[:r :x 1] [:r :y nil] [:r :z nil]], :process 2, :index 2}
+`)
 	dup := write("dup.edn", "{:type :ok, :f :txn, :value [[:append :x 1]], :process 0, :index 0}\n{:type :ok, :f :txn, :value [[:append :x 1]], :process 1, :index 1}\n")
 	cases := []struct {
 		name       string
@@ -44,6 +50,7 @@ func TestExitStatus(t *testing.T) {
 		{"all levels, long fork", []string{"check", "--level", "all", "--json", "../../examples/long-fork.jsonl"}, exitViolated, `"weakest_broken": "PC"`, ""},
 		{"syntax error names the line", []string{"check", syntax}, exitBadInput, "", "syntax.jsonl:2:"},
 		{"repeated values", []string{"check", repeated}, exitSatisfied, "SI: satisfied", ""},
+		{"repeated values in EDN", []string{"check", "--level", "ra", repeatedEDN}, exitViolated, "could have read from T0 or T1", ""},
 		{"duplicate append names both", []string{"check", dup}, exitBadInput, "", "dup.edn:1"},
 		{"missing file", []string{"check", filepath.Join(dir, "nope.jsonl")}, exitBadInput, "", "nope.jsonl"},
 		{"unknown level", []string{"check", "--level", "xx", "../../examples/lost-update.jsonl"}, exitBadInput, "", "unknown isolation level"},
