@@ -2,9 +2,9 @@ package check
 
 import (
 	"cmp"
-	"math"
 	"container/heap"
 	"context"
+	"math"
 	"slices"
 
 	"github.com/isocheck/isocheck/digraph"

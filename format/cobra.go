@@ -255,8 +255,8 @@ type cobraReader struct {
 	// shared holds the write ids that several writes have: the logs of
 	// histories whose values repeat name no writer.
 	shared map[uint64]bool
-	writes     map[uint64]cobraWrite
-	files      []string
+	writes map[uint64]cobraWrite
+	files  []string
 }
 
 // cobraTxn is a transaction read, its operations ops[start:end].

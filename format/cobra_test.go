@@ -1,9 +1,9 @@
 package format
 
 import (
-	"fmt"
 	"bufio"
 	"bytes"
+	"fmt"
 	"math"
 	"path/filepath"
 	"slices"
