@@ -77,15 +77,31 @@ func (enc *Encoding) AddChoices(p *polygraph.Polygraph, resolved []prune.Resolut
 					if !g.Either {
 						side = -v
 					}
+					// a is c and side: the edge is present exactly when
+					// both hold, so that the solver adds no edge for
+					// nothing.
 					a := newVar(hinted(c) && hinted(side))
-					pr.Clauses = append(pr.Clauses, []solver.Lit{-c, -side, a})
+					pr.Clauses = append(pr.Clauses, []solver.Lit{-c, -side, a}, []solver.Lit{-a, c}, []solver.Lit{-a, side})
 					add(g.Edge, a)
 				}
 			}
 		}
 		pr.Clauses = append(pr.Clauses, atLeastOne)
+		// At most one, too, where that is a few clauses: two writers
+		// would only add edges.
+		if len(atLeastOne) <= maxPairwise {
+			for j, a := range atLeastOne {
+				for _, b := range atLeastOne[j+1:] {
+					pr.Clauses = append(pr.Clauses, []solver.Lit{-a, -b})
+				}
+			}
+		}
 	}
 }
+
+// maxPairwise is the most writers of a choice for which AddChoices says
+// that the choice takes at most one, pair by pair.
+const maxPairwise = 16
 
 // Picks returns the writers a model of the problem chooses for the
 // choices of p.ChoiceEdges: the first of each choice's true variables, or

@@ -16,7 +16,8 @@
 //
 // Every generated history uses history.Null as the initial value and
 // writes, per key, the values 1, 2, 3, ... in the order the writes were
-// issued, so values are unique per key and never the initial value.
+// issued, so values are unique per key and never the initial value;
+// Repeat folds them so that they repeat.
 // Generation is deterministic for a given random source or seed.
 //
 // Package db/sim is the other simulator: a database adapter (sim://...)

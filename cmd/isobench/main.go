@@ -19,7 +19,7 @@
 // Usage:
 //
 //	isobench [--scale tiny|quick|paper|full] [--out DIR] [--reps N] [--timeout D]
-//	         [--experiments fig5,table3,fig9,scaling,mini,sql-sessions,sql-txns,sql-naive,explore-fig14,explore-fig15] [--corpus DIR]
+//	         [--experiments fig5,table3,fig9,scaling,mini,repeat,scale,sql-sessions,sql-txns,sql-naive,explore-fig14,explore-fig15] [--corpus DIR]
 //	         [--compare-format text|dbcop|jsonl|edn] [--compare 'CMD {}']...
 //	         [--binary ISOCHECK] [--work DIR] [--sql-db DSN] [--sql-clients N] [--sql-timeout D]
 //	         [--explore-timeout D] [--explore-baseline-timeout D] [--explore-fig15-timeout D]
