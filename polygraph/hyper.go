@@ -60,30 +60,28 @@ func (p *Polygraph) choiceKeys(res *Resolution) (map[history.Key]bool, []Choice)
 	return keys, cs
 }
 
-// pairIndex returns the index, among the constraints orderAllPairs makes
-// for a key of n chains, of the constraint between chains a and b (both
-// not 0), and whether a is its first chain (a before b is its Either
-// side).
-func pairIndex(n, a, b int) (int, bool) {
-	either := a < b
-	if !either {
-		a, b = b, a
-	}
-	// Pairs (i, j), 1 ≤ i < j < n, in order: those of first chain i
-	// before a number (n-1-i) each.
-	before := (a - 1) * (2*n - a - 2) / 2
-	return before + b - a - 1, either
-}
-
-// addChoiceEdges builds p.ChoiceEdges for the choices cs, whose keys'
-// chains are those of keys (the keys of cs with more than one chain; a
-// key of one chain is missing), ordered by all pairs with their first
-// constraint at base[key].
-func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, base map[history.Key]int, reads []ExternalRead, final []bool) {
+// addChoiceEdges builds p.ChoiceEdges for the choices cs. keys are the
+// keys of more than one chain, p.links how their chains were ordered: a
+// read that may have read from the last writer of chain A takes, with
+// that writer, RW edges to the first writer of each chain A has edges to,
+// under the same condition (known, or a constraint's side), as A's own
+// readers do; with a writer inside a chain, an RW edge to the next.
+func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, reads []ExternalRead, final []bool) {
 	h := p.History
 	byKey := make(map[history.Key]*keyChains, len(keys))
 	for i := range keys {
-		byKey[keys[i].key] = &keys[i]
+		if keys[i].choice {
+			byKey[keys[i].key] = &keys[i]
+		}
+	}
+	// links by key and first chain.
+	type keyChain struct {
+		key   history.Key
+		chain int32
+	}
+	links := make(map[keyChain][]chainLink)
+	for _, l := range p.links {
+		links[keyChain{l.Key, l.A}] = append(links[keyChain{l.Key, l.A}], l)
 	}
 	// next[(w, key)] is the writer that read key from w and wrote it: w's
 	// successor in its chain.
@@ -97,7 +95,13 @@ func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, base map[histo
 			next[wk{rd.Writer, rd.Key}] = rd.Reader
 		}
 	}
-	t0 := p.T0
+	// tail[(w, key)] is the chain w ends.
+	tail := make(map[wk]int32)
+	for _, kc := range byKey {
+		for i := range kc.chains {
+			tail[wk{kc.chains[i].tail, kc.key}] = int32(i)
+		}
+	}
 	writers := make(map[history.Key][]int32)
 	for _, c := range cs {
 		writers[c.Key] = nil
@@ -128,28 +132,20 @@ func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, base map[histo
 				ce.Options[j] = o
 				continue
 			}
-			if kc == nil {
-				ce.Options[j] = o // the only chain: w ends it
+			a, ok := tail[wk{w, c.Key}]
+			if kc == nil || !ok {
+				ce.Options[j] = o // the key's only chain, or none: nothing follows w
 				continue
 			}
-			a := -1
-			for i := range kc.chains {
-				if kc.chains[i].tail == w {
-					a = i
-					break
-				}
-			}
-			for b := range kc.chains {
-				head := kc.chains[b].head
+			for _, l := range links[keyChain{c.Key, a}] {
+				head := kc.chains[l.B].head
 				switch {
-				case b == a || b == 0 || head == c.Reader:
-					// Its own chain; the initial chain, which precedes
-					// every other; the reader's own writes.
-				case a == 0 || w == t0:
+				case head == c.Reader:
+					// The reader's own writes follow what it read.
+				case l.Constraint < 0:
 					o.Edges = append(o.Edges, Edge{c.Reader, head, RW, c.Key})
-				case a > 0:
-					idx, either := pairIndex(len(kc.chains), a, b)
-					o.After = append(o.After, GuardedEdge{Edge: Edge{c.Reader, head, RW, c.Key}, Constraint: int32(base[c.Key] + idx), Either: either})
+				default:
+					o.After = append(o.After, GuardedEdge{Edge: Edge{c.Reader, head, RW, c.Key}, Constraint: l.Constraint, Either: l.Either})
 				}
 			}
 			ce.Options[j] = o

@@ -180,6 +180,7 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 		if err := work.done(len(kc.chains)); err != nil {
 			return err
 		}
+		ko.out.order(&kc)
 		if err := ko.orderKey(kc); err != nil || ko.out.tooLarge {
 			return err
 		}

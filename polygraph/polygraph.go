@@ -149,6 +149,9 @@ type Polygraph struct {
 	// constraintEdges counts the edges of Constraints, against maxEdges
 	// (0: no bound).
 	constraintEdges, maxEdges int
+	// links are the chain links of keys with a choice, while the
+	// polygraph is built (see chainLink).
+	links []chainLink
 }
 
 // IsTxn reports whether node u is a transaction of the history (not T0 or a
@@ -226,35 +229,17 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 			return p, err
 		}
 	}
-	// The keys some read may have read from several writers of are
-	// ordered by every pair of chains, last: their choices refer to the
-	// constraint of each pair.
-	var hyper []keyChains
-	if len(choices) > 0 {
-		plain := keys[:0:0]
-		for _, kc := range keys {
-			if choiceKeys[kc.key] {
-				hyper = append(hyper, kc)
-			} else {
-				plain = append(plain, kc)
-			}
-		}
-		keys = plain
+	// The keys some read may have read from several writers of record
+	// how their chains are ordered, which their choices' edges follow.
+	for i := range keys {
+		keys[i].choice = choiceKeys[keys[i].key]
 	}
-	m = progress.Start(ctx, "order writes", int64(len(keys)+len(hyper)), "keys")
+	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
 	if err := p.orderWrites(m, keys, opts); err != nil || len(choices) == 0 {
 		return p, err
 	}
-	out := orderOut{maxEdges: p.maxEdges}
-	base := make(map[history.Key]int, len(hyper))
-	for _, kc := range hyper {
-		base[kc.key] = len(p.Constraints) + len(out.constraints)
-		if err := orderAllPairs(m, []keyChains{kc}, &out); err != nil {
-			return p, err
-		}
-	}
-	p.join([]orderOut{out}, false)
-	p.addChoiceEdges(choices, hyper, base, res.Reads, res.finalWrite)
+	p.addChoiceEdges(choices, keys, res.Reads, res.finalWrite)
+	p.links = nil
 	return p, nil
 }
 
@@ -374,6 +359,10 @@ func (p *Polygraph) addSessionOrder() {
 type keyChains struct {
 	key    history.Key
 	chains []chain
+	// choice says a read of the key may have read from several writers:
+	// ordering its chains records which chains each one precedes (see
+	// chainLink).
+	choice bool
 }
 
 // chain is a maximal sequence of writers of a key, each of which read the
@@ -589,6 +578,37 @@ type orderOut struct {
 	// bound); tooLarge says they went past it.
 	edges, maxEdges int
 	tooLarge        bool
+	// links records, for keys with a choice, each chain's edges to
+	// another (see chainLink); cur maps the first transaction of each
+	// chain of the key being ordered to its index, nil for other keys.
+	links  []chainLink
+	cur    map[int32]int32
+	curKey history.Key
+}
+
+// chainLink says that chain A of Key gets its edges to chain B: known
+// edges (Constraint -1), or the Either side of constraint Constraint
+// (one of the polygraph's, once joined) when Either, its Or side
+// otherwise. A read that may have read from A's last writer takes RW
+// edges to B's first under the same condition, as A's own readers do.
+type chainLink struct {
+	Key        history.Key
+	A, B       int32
+	Constraint int32
+	Either     bool
+}
+
+// order sets the key whose chains out orders next.
+func (o *orderOut) order(kc *keyChains) {
+	if !kc.choice {
+		o.cur = nil
+		return
+	}
+	o.cur = make(map[int32]int32, len(kc.chains))
+	for i := range kc.chains {
+		o.cur[kc.chains[i].head] = int32(i)
+	}
+	o.curKey = kc.key
 }
 
 // before adds the edges of putting chain a before chain b of key.
@@ -603,6 +623,9 @@ func (o *orderOut) before(key history.Key, a, b *chain) {
 	}
 	last := &o.known[len(o.known)-1]
 	*last = before(*last, key, a, b)
+	if o.cur != nil && key == o.curKey {
+		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: -1})
+	}
 }
 
 // constraint adds the constraint between chains a and b, counting its
@@ -613,6 +636,11 @@ func (o *orderOut) constraint(key history.Key, a, b *chain) {
 		Or:     before(o.arena.alloc(1+len(b.readers)), key, b, a)})
 	o.edges += 2 + len(a.readers) + len(b.readers)
 	o.tooLarge = o.tooLarge || o.maxEdges > 0 && o.edges > o.maxEdges
+	if o.cur != nil && key == o.curKey {
+		ci := int32(len(o.constraints) - 1)
+		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: ci, Either: true},
+			chainLink{Key: key, A: o.cur[b.head], B: o.cur[a.head], Constraint: ci, Either: false})
+	}
 }
 
 // join adds what outs collected to p, in order, growing p.Known and
@@ -640,6 +668,12 @@ func (p *Polygraph) join(outs []orderOut, release bool) {
 				copied = 0
 				debug.FreeOSMemory()
 			}
+		}
+		for _, l := range o.links {
+			if l.Constraint >= 0 {
+				l.Constraint += int32(len(p.Constraints))
+			}
+			p.links = append(p.links, l)
 		}
 		p.Constraints = append(p.Constraints, o.constraints...)
 		p.constraintEdges += o.edges
@@ -698,6 +732,7 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 		if err := work.done(len(cs)); err != nil {
 			return err
 		}
+		out.order(&kc)
 		readers := 0
 		for i := range cs {
 			readers += len(cs[i].readers)

@@ -15,9 +15,8 @@ import (
 // side of its constraint, or the known edges when pruning took that side
 // already (decided, by constraint). A choice whose every writer closes a
 // cycle keeps them all: the solver shows the violation. It reports
-// whether it dropped a writer.
-func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph.Clocks, decided map[int32]bool, know func([]polygraph.Edge)) bool {
-	changed := false
+// whether it dropped a writer, and how many choices it made known.
+func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph.Clocks, decided map[int32]bool, know func([]polygraph.Edge)) (changed bool, known int) {
 	closes := func(e polygraph.Edge) bool {
 		bad, _ := lw.ClosesCycle(clocks, e)
 		return bad
@@ -61,6 +60,7 @@ func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph
 			continue
 		}
 		ce.Known = true
+		known++
 		o := &kept[0]
 		know(o.Edges)
 		for _, g := range o.After {
@@ -78,5 +78,5 @@ func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph
 			}
 		}
 	}
-	return changed
+	return changed, known
 }

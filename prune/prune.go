@@ -120,6 +120,7 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 	// round are checked by the next.
 	g, clocks := &digraph.Graph{}, &digraph.Clocks{}
 	var decided map[int32]bool // the constraints decided, for the choices
+	choicesKnown := 0          // choices the last round made known
 	for done := false; ; {
 		if err := m.Set(int64(len(p.Constraints) - len(remaining))); err != nil {
 			return res, err
@@ -205,9 +206,9 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 			for _, r := range res.Resolved[len(decided):] {
 				decided[int32(r.Constraint)] = r.Either
 			}
-			if pruneChoices(p, lw, clocks, decided, know) {
-				changed = true
-			}
+			dropped, known := pruneChoices(p, lw, clocks, decided, know)
+			changed = changed || dropped
+			choicesKnown = known
 		}
 		// Each round costs a pass over the whole graph: stop once a round
 		// decides fewer constraints than half of those left, which the
@@ -219,7 +220,9 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 		if !changed {
 			break
 		}
-		done = decided < minDecidedPerRound || decided < len(kept)/2
+		// Choices made known bring edges that decide more: go on while
+		// they come in numbers.
+		done = (decided < minDecidedPerRound || decided < len(kept)/2) && choicesKnown < minDecidedPerRound
 	}
 	clocks = nil
 	res.Known = known()
