@@ -132,6 +132,17 @@ func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 	if len(r.Choices) > 0 && (opts.Cases || !solverChooses(l) || excludedCandidates(r)) {
 		return checkChoosing(ctx, r, l, opts)
 	}
+	if len(r.Choices) > 0 {
+		// Reads left with one possible writer join the known
+		// dependencies before the polygraph is built.
+		if picks := knownPicks(r, pruneChoices(r, level.CC)); len(picks) > 0 {
+			narrow, err := r.Narrow(ctx, picks)
+			if err != nil {
+				return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, err)
+			}
+			r = narrow
+		}
+	}
 	return checkLevel(ctx, r, l, opts)
 }
 

@@ -263,6 +263,18 @@ func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
 	return cs
 }
 
+// knownPicks returns the picks of the choices of cs (r's, pruned) left
+// with one writer.
+func knownPicks(r *polygraph.Resolution, cs []polygraph.Choice) []polygraph.Pick {
+	var out []polygraph.Pick
+	for i, c := range cs {
+		if len(c.Writers) == 1 && len(r.Choices[i].Writers) > 1 {
+			out = append(out, polygraph.Pick{Op: c.Op, Writer: c.Writers[0]})
+		}
+	}
+	return out
+}
+
 // solverChooses reports whether the checks of l choose writers in the
 // solver, beside the order of writes: SER, SI and SSER, and PC through
 // them. RC, RA and CC choose case by case (checkChoosing).

@@ -119,10 +119,10 @@ func TestChoicesOrderedByReachability(t *testing.T) {
 	stores := []histgen.Store{histgen.Serializable, histgen.SnapshotIsolation, histgen.SnapshotNoFCW, histgen.Causal}
 	verdicts := map[verdict.Verdict]int{}
 	fewer := 0
-	for seed := range 24 {
+	for seed := range 30 {
 		cfg := histgen.LargeConfig{Sessions: 6, TxnsPerSession: 40, OpsPerTxn: 6, Keys: 12, ReadProportion: 0.5,
 			Dist: workload.Uniform, Seed: int64(seed), Store: stores[seed%len(stores)]}
-		h := histgen.Repeat(histgen.Large(cfg), histgen.RepeatConfig{Fraction: 0.6, Writers: 2 + seed%3, Seed: uint64(seed)})
+		h := histgen.Repeat(histgen.Large(cfg), histgen.RepeatConfig{Fraction: 1, Writers: 2 + seed%2, Seed: uint64(seed)})
 		for _, l := range []level.Level{level.SER, level.SI, level.PC} {
 			fast, err := check.Check(context.Background(), h, l)
 			if err != nil {
@@ -141,7 +141,7 @@ func TestChoicesOrderedByReachability(t *testing.T) {
 			}
 		}
 	}
-	if fewer < 10 {
+	if fewer < 3 {
 		t.Errorf("only %d checks with choices ordered writes with fewer constraints than every pair: the test compares too little", fewer)
 	}
 	if verdicts[verdict.Satisfied] < 5 || verdicts[verdict.Violated] < 5 {

@@ -49,6 +49,24 @@ func (r *Resolution) Choose(ctx context.Context, picks []Pick) (*Resolution, err
 	return resolve(ctx, r.History, r.writes, chosen)
 }
 
+// Narrow resolves r's history again with the writers of picks fixed,
+// and keeps the other reads of r.Choices as choices: for picks that hold
+// in every valid choice (pruning by reachability finds them), so that
+// their reads join the known dependencies (a read-modify-write then
+// links its chain).
+func (r *Resolution) Narrow(ctx context.Context, picks []Pick) (*Resolution, error) {
+	chosen := make(map[int32]int32, len(picks))
+	for _, p := range picks {
+		chosen[p.Op] = p.Writer
+	}
+	n, err := resolve(ctx, r.History, r.writes, chosen)
+	if err == nil {
+		n.narrowed = true
+		n.Choices = n.findChoices()
+	}
+	return n, err
+}
+
 // Picks returns the writers chosen for the reads of Choices, when r came
 // from Choose, in the order of operations.
 func (r *Resolution) Picks() []Pick {
@@ -213,4 +231,4 @@ func (r *Resolution) findChoices() []Choice {
 // Chosen reports whether r came from Choose: its reads have one writer
 // each, and the reads of the history's choices that Choose was not given
 // are left out.
-func (r *Resolution) Chosen() bool { return r.picks != nil }
+func (r *Resolution) Chosen() bool { return r.picks != nil && !r.narrowed }

@@ -50,6 +50,9 @@ type Resolution struct {
 	// fixed, by read operation.
 	repeats *repeats
 	picks   map[int32]int32
+	// narrowed says picks fix some reads only, and the others stay
+	// Choices (see Narrow).
+	narrowed bool
 }
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
