@@ -10,6 +10,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/isocheck/isocheck/encode"
@@ -79,7 +80,8 @@ type Result struct {
 	Known []polygraph.Edge
 	// Picks, when the history's values repeat and the level is
 	// satisfied, are writers of the reads of the resolution's Choices
-	// that satisfy it (with some commit order).
+	// that satisfy it (with some commit order); not for PC, which
+	// chooses on the history split in two.
 	Picks []polygraph.Pick
 	// Choices, with Cases, are the reads that may have read from several
 	// writers which the cases pick writers for.
@@ -217,6 +219,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 	if len(pr.Remaining) == 0 && len(p.ChoiceEdges) == 0 {
 		res.Verdict = verdict.Satisfied
+		res.Picks = p.Picks
 		return res, nil
 	}
 
@@ -249,7 +252,8 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	}
 	if sol.Sat {
 		res.Verdict = verdict.Satisfied
-		res.Picks = enc.Picks(p, sol.Model)
+		// The writers pruning fixed, and the solver's.
+		res.Picks = append(slices.Clone(p.Picks), enc.Picks(p, sol.Model)...)
 		return res, nil
 	}
 	res.Verdict = verdict.Violated

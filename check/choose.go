@@ -62,7 +62,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 		// Writers that satisfy SI, with some order, satisfy every weaker
 		// level with it: one problem for the solver, and one check of l
 		// with those writers, usually settle it.
-		if res, err := checkCycles(ctx, r, polygraph.Options{Level: level.SI, MaxClockBytes: opts.reachBytes()}, opts); err != nil || res.Verdict == verdict.Unknown {
+		if res, err := checkResolved(ctx, r, level.SI, opts); err != nil || res.Verdict == verdict.Unknown {
 			if res != nil && !res.Stopped {
 				res = nil // a limit of SI's own: choose case by case
 			} else {

@@ -148,3 +148,42 @@ func TestChoicesOrderedByReachability(t *testing.T) {
 		t.Errorf("verdicts %v: too lopsided to compare", verdicts)
 	}
 }
+
+// TestPicksWitness checks that the writers a satisfied check reports
+// satisfy the level: the history with just those writers passes.
+func TestPicksWitness(t *testing.T) {
+	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4}
+	witnessed := 0
+	for seed := 0; seed < 1500; seed++ {
+		rng := rand.New(rand.NewPCG(uint64(seed), 0x91c5))
+		h := fold(rng, histgen.Small(rng, cfg))
+		r, err := polygraph.Resolve(context.Background(), h)
+		if err != nil || len(r.Choices) == 0 {
+			continue
+		}
+		for _, l := range level.All() {
+			if l == level.PC {
+				continue // it chooses on the history split in two
+			}
+			res, err := check.CheckResolved(context.Background(), r, l)
+			if err != nil || res.Verdict != verdict.Satisfied {
+				continue
+			}
+			sub, err := r.Choose(context.Background(), res.Picks)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Picks) != len(r.Choices) {
+				t.Fatalf("seed %d, %v: %d picks for %d choices", seed, l, len(res.Picks), len(r.Choices))
+			}
+			got, err := check.CheckResolved(context.Background(), sub, l)
+			if err != nil || got.Verdict != verdict.Satisfied {
+				t.Fatalf("seed %d, %v: the picks %v give %v", seed, l, res.Picks, got.Verdict)
+			}
+			witnessed++
+		}
+	}
+	if witnessed < 500 {
+		t.Errorf("only %d witnesses checked", witnessed)
+	}
+}

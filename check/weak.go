@@ -276,6 +276,7 @@ func unsplit(res *Result, r *polygraph.Resolution, origin []int32) {
 	}
 	res.Level = level.PC
 	res.Polygraph = polygraph.Bare(r)
+	res.Picks = nil // the split history's reads
 	res.Stats.Txns = count(r.Included)
 	res.Cycle = edges(res.Cycle)
 	res.Known = edges(res.Known)
