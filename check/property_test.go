@@ -8,6 +8,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
@@ -32,27 +33,54 @@ func TestAgreesWithReference(t *testing.T) {
 			t.Fatalf("seed %d: CheckAll: %v\n%s", seed, err, histgen.Describe(h))
 		}
 		for i, l := range levels {
-			want, err := reference.Check(h, l)
-			if err != nil {
-				t.Fatalf("seed %d: reference: %v\n%s", seed, err, histgen.Describe(h))
-			}
-			res, err := check.Check(context.Background(), h, l)
-			if err != nil {
-				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
-			}
-			if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
-				t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
-			}
-			if got := all.Results[i].Verdict == verdict.Satisfied; got != want {
-				t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, histgen.Describe(h))
-			}
-			if !want {
+			if want, _ := agreeOnLevel(t, seed, h, all, i, false); !want {
 				violations[l]++
 			}
 		}
 	}
-	// The generator must exercise both verdicts at every level.
-	for _, l := range levels {
+	checkBalanced(t, violations)
+}
+
+// agreeOnLevel fails t unless the checker, CheckAll's result all and,
+// with cases, the case-by-case search for writers give the reference's
+// verdict on h at level level.All()[i]. It returns that verdict and the
+// checker's result.
+func agreeOnLevel(t *testing.T, seed int, h *history.History, all *check.Report, i int, cases bool) (bool, *check.Result) {
+	t.Helper()
+	l := level.All()[i]
+	want, err := reference.Check(h, l)
+	if err != nil {
+		t.Fatalf("seed %d: reference: %v\n%s", seed, err, histgen.Describe(h))
+	}
+	res, err := check.Check(context.Background(), h, l)
+	if err != nil {
+		t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
+	}
+	if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
+		t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
+	}
+	if cases {
+		// Case by case, as explanations choose, the same verdict.
+		byCase, err := check.CheckWith(context.Background(), h, l, check.Options{Cases: true})
+		if err != nil {
+			t.Fatalf("seed %d, %v, case by case: %v\n%s", seed, l, err, histgen.Describe(h))
+		}
+		if got := byCase.Verdict == verdict.Satisfied; got != want {
+			t.Fatalf("seed %d, %v: case by case, the checker says %v, reference says satisfied=%v\n%s", seed, l, byCase.Verdict, want, histgen.Describe(h))
+		}
+	}
+	if got := all.Results[i].Verdict == verdict.Satisfied; got != want {
+		t.Fatalf("seed %d, %v: CheckAll says %v, reference says satisfied=%v\n%s", seed, l, all.Results[i].Verdict, want, histgen.Describe(h))
+	}
+	return want, res
+}
+
+// checkBalanced fails t when a level is violated by fewer than 1 in 20
+// of the *propertyRuns histories, or by more than 19 in 20: the
+// generator must exercise both verdicts at every level.
+func checkBalanced(t *testing.T, violations map[level.Level]int) {
+	t.Helper()
+	for _, l := range level.All() {
 		if n := violations[l]; n < *propertyRuns/20 || n > *propertyRuns*19/20 {
 			t.Errorf("%v: %d of %d histories violate it: the generator is lopsided", l, n, *propertyRuns)
 		}
