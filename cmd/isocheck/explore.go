@@ -258,13 +258,5 @@ func stronger(a, b level.Level) bool {
 }
 
 func writeHistory(path string, h *explore.History) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	if err := format.Write(f, h.KV(), format.JSONL); err != nil {
-		f.Close()
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	return f.Close()
+	return writeFile(path, nil, func(w io.Writer) error { return format.Write(w, h.KV(), format.JSONL) })
 }

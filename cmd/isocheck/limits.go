@@ -271,11 +271,13 @@ func (l *limits) startProfiles(stderr io.Writer) func() {
 	if l.cpuProfile == "" && l.memProfile == "" {
 		return nil
 	}
-	var cpu *os.File
+	var cpu *outputFile
 	if l.cpuProfile != "" {
-		f, err := os.Create(l.cpuProfile)
+		f, err := openOutput(l.cpuProfile, false)
 		if err == nil {
-			err = pprof.StartCPUProfile(f)
+			if err = pprof.StartCPUProfile(f); err != nil {
+				f.Abort()
+			}
 		}
 		if err != nil {
 			fmt.Fprintf(stderr, "isocheck: --cpuprofile: %v\n", err)
@@ -286,18 +288,12 @@ func (l *limits) startProfiles(stderr io.Writer) func() {
 	return func() {
 		if cpu != nil {
 			pprof.StopCPUProfile()
-			if err := cpu.Close(); err != nil {
+			if err := cpu.Commit(); err != nil {
 				fmt.Fprintf(stderr, "isocheck: --cpuprofile: %v\n", err)
 			}
 		}
 		if l.memProfile != "" {
-			f, err := os.Create(l.memProfile)
-			if err == nil {
-				err = pprof.Lookup("heap").WriteTo(f, 0)
-				if cerr := f.Close(); err == nil {
-					err = cerr
-				}
-			}
+			err := writeFile(l.memProfile, nil, func(w io.Writer) error { return pprof.Lookup("heap").WriteTo(w, 0) })
 			if err != nil {
 				fmt.Fprintf(stderr, "isocheck: --memprofile: %v\n", err)
 			}

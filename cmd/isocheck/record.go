@@ -157,38 +157,49 @@ func redact(dsn string) string {
 
 // historyFile is where a run writes its history: the file of -o, a
 // temporary file, or standard output (-o -), which a temporary copy
-// follows when --check needs to read the history back.
+// follows when --check needs to read the history back. So does a device
+// or a FIFO that -o names.
 type historyFile struct {
 	io.Writer
-	name string   // for people: the path, or "standard output"
-	path string   // the file the history can be read back from
-	f    *os.File // nil when the history goes to standard output only
-	temp bool     // path is a copy of standard output, removed by rf.cleanup
+	name string      // for people: the path, or "standard output"
+	path string      // the file the history can be read back from
+	f    *outputFile // the file at path; nil when the history goes to standard output only
+	// out is the device or FIFO of -o that f copies, or nil.
+	out *outputFile
 }
 
-// Close closes the file, if any.
+// Close closes the files and puts the history in place (see
+// outputFile.Commit).
 func (h *historyFile) Close() error {
-	if h.f == nil {
-		return nil
-	}
-	err := h.f.Close()
-	if errors.Is(err, os.ErrClosed) {
-		return nil
+	var err error
+	for _, f := range []*outputFile{h.out, h.f} {
+		if f == nil {
+			continue
+		}
+		if cerr := f.Commit(); err == nil {
+			err = cerr
+		}
 	}
 	return err
 }
 
-// Discard closes and removes the file of a history that was not written.
+// Discard gives up a history that was not written: it closes the files
+// and removes those isocheck created, leaving any file -o named and
+// isocheck did not create as it was.
 func (h *historyFile) Discard() {
-	if h.f != nil {
-		h.f.Close()
-		os.Remove(h.f.Name())
+	for _, f := range []*outputFile{h.out, h.f} {
+		if f != nil {
+			f.Abort()
+		}
 	}
 }
 
 // createOutput opens the history's output: -o FILE, which must not exist
 // unless --force; -o -, standard output (rf.histOut); or, when -o is not
-// given, a new file in the temporary directory.
+// given, a new file in the temporary directory. A FILE that does not
+// exist is written as the run goes; one that --force overwrites is
+// replaced at the end, and stays as it was when the run does not start;
+// a device or a FIFO is written in place.
 func (rf *runFlags) createOutput() (*historyFile, error) {
 	switch rf.out {
 	case "":
@@ -196,30 +207,49 @@ func (rf *runFlags) createOutput() (*historyFile, error) {
 		if err != nil {
 			return nil, err
 		}
-		return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
+		return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: &outputFile{File: f, target: f.Name(), created: true, regular: true}}, nil
 	case "-":
 		h := &historyFile{Writer: rf.histOut, name: "standard output"}
 		if !rf.readBack {
 			return h, nil
 		}
-		f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
-		if err != nil {
-			return nil, err
-		}
-		rf.cleanup = append(rf.cleanup, func() { os.Remove(f.Name()) })
-		h.Writer, h.path, h.f, h.temp = io.MultiWriter(rf.histOut, f), f.Name(), f, true
-		return h, nil
+		return h, rf.copyToReadBack(h)
 	}
-	flags := os.O_WRONLY | os.O_CREATE | os.O_EXCL
-	if rf.force {
-		flags = os.O_WRONLY | os.O_CREATE | os.O_TRUNC
+	exists := fmt.Errorf("%s exists; remove it or pass --force", rf.out)
+	if _, err := os.Lstat(rf.out); err == nil && !rf.force {
+		return nil, exists
 	}
-	f, err := os.OpenFile(rf.out, flags, 0o666)
+	f, err := openOutput(rf.out, true)
 	if errors.Is(err, fs.ErrExist) {
-		return nil, fmt.Errorf("%s exists; remove it or pass --force", rf.out)
+		return nil, exists
 	}
 	if err != nil {
 		return nil, err
 	}
-	return &historyFile{Writer: f, name: f.Name(), path: f.Name(), f: f}, nil
+	if f.regular {
+		return &historyFile{Writer: f, name: rf.out, path: rf.out, f: f}, nil
+	}
+	h := &historyFile{Writer: f, name: rf.out, out: f}
+	if !rf.readBack {
+		return h, nil
+	}
+	if err := rf.copyToReadBack(h); err != nil {
+		f.Abort()
+		return nil, err
+	}
+	return h, nil
+}
+
+// copyToReadBack makes h, a history that cannot be read back from where it
+// goes, copy it to a temporary file that rf.cleanup removes.
+func (rf *runFlags) copyToReadBack(h *historyFile) error {
+	f, err := os.CreateTemp("", "isocheck-run-*.jsonl")
+	if err != nil {
+		return err
+	}
+	rf.cleanup = append(rf.cleanup, func() { os.Remove(f.Name()) })
+	h.Writer = io.MultiWriter(h.Writer, f)
+	h.path = f.Name()
+	h.f = &outputFile{File: f, target: f.Name(), created: true, regular: true}
+	return nil
 }
