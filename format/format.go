@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -86,19 +87,24 @@ type Error struct {
 }
 
 // Error renders the error as "file:line: msg", "file: byte offset N: msg"
-// or "file: msg".
+// or "file: msg", with the control characters that the name or the message
+// quote from the input escaped (see textsafe.Escape): the error may be
+// printed to a terminal.
 func (e *Error) Error() string {
 	file := e.File
 	if file == "" {
 		file = "<input>"
 	}
+	var s string
 	switch {
 	case e.Line > 0:
-		return file + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
+		s = file + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
 	case e.Offset >= 0:
-		return file + ": byte offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
+		s = file + ": byte offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
+	default:
+		s = file + ": " + e.Msg
 	}
-	return file + ": " + e.Msg
+	return textsafe.Escape(s)
 }
 
 // Unwrap returns e.Err.

@@ -38,6 +38,9 @@ func TestErrorString(t *testing.T) {
 		{&Error{File: "h.bincode", Offset: 96, Msg: "bad"}, "h.bincode: byte offset 96: bad"},
 		{&Error{File: "dir", Offset: -1, Msg: "bad"}, "dir: bad"},
 		{&Error{Line: 3, Msg: "bad"}, "<input>:3: bad"},
+		// What the name or the message quote of the input is escaped.
+		{&Error{File: "h\x1b]0;x\a.edn", Line: 1, Msg: "not \x1bc\x00"}, `h\x1b]0;x\a.edn:1: not \x1bc\x00`},
+		{&Error{File: "h", Offset: 2, Msg: "not \u202e"}, `h: byte offset 2: not \u202e`},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {

@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/isocheck/isocheck/internal/textsafe"
 )
 
 // maxLineLen caps the length of one line of a text format, and of one
@@ -154,13 +156,13 @@ func quote(s string) string {
 // values and keys already formatted).
 func cut(s string) string {
 	if len(s) <= maxQuote {
-		return s
+		return textsafe.Escape(s)
 	}
 	n := maxQuote
 	for n > maxQuote-utf8.UTFMax && n > 0 && !utf8.RuneStart(s[n]) {
 		n--
 	}
-	return s[:n] + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	return textsafe.Escape(s[:n]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // nameArena makes strings (transaction ids, names) out of chunks of

@@ -123,3 +123,34 @@ func TestJSONKeepsInput(t *testing.T) {
 		t.Errorf("check --json of the converted history: exit %d, lacks the session as the input wrote it:\n%s%s", code, out, errs)
 	}
 }
+
+// TestEDNErrorsEscapeInput: an error in an EDN history quotes what it
+// found with its control characters escaped, and still names the file and
+// the line.
+func TestEDNErrorsEscapeInput(t *testing.T) {
+	event := "{:type :invoke, :f :txn, :value [[:r :x nil]], :process 0}\n"
+	for _, tc := range []struct {
+		name, content, where string
+	}{
+		{"ESC", "\x1bc\n", ":1: "},
+		{"NUL in a keyword", "[:a\x00]\n", ":1: "},
+		{"NUL", event + "\x00\n", ":2: "},
+		{"CSI in a value", event + "{:type :x\x1b[2J, :f :txn, :value [], :process 0}\n", ":2: "},
+		{"ESC in a key", event + "{:type :invoke, :f :txn, :value [[:r :x\x1b]c nil]], :process 1}\n", ":2: "},
+		{"RLO", event + "\u202edeifsitas\n", ":2: "},
+	} {
+		path := filepath.Join(t.TempDir(), "h.edn")
+		if err := os.WriteFile(path, []byte(tc.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		for _, command := range []string{"check", "lwt", "stats"} {
+			code, _, stderr := runCmd(command, "--format", "edn", path)
+			if code != exitBadInput || !strings.Contains(stderr, path+tc.where) {
+				t.Errorf("%s: %s: exit %d, want 2 and an error at %s%s\n%s", tc.name, command, code, path, tc.where, stderr)
+			}
+			if r, ok := rawControl(strings.ReplaceAll(stderr, "\t", "")); ok {
+				t.Errorf("%s: %s: stderr holds %U raw: %q", tc.name, command, r, stderr)
+			}
+		}
+	}
+}

@@ -63,6 +63,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/isocheck/isocheck/internal/textsafe"
 )
 
 // MaxForm is the longest form a Decoder reads, in bytes, by default.
@@ -163,8 +165,12 @@ type SyntaxError struct {
 	Msg string // what is wrong
 }
 
+// Error says where the error is and what it is, with the control
+// characters that Msg quotes from the input escaped (see
+// textsafe.Escape): an error names what it found in the input, and may
+// be printed to a terminal.
 func (e *SyntaxError) Error() string {
-	return fmt.Sprintf("line %d (byte offset %d): %s", e.Line, e.Offset, e.Msg)
+	return fmt.Sprintf("line %d (byte offset %d): %s", e.Line, e.Offset, textsafe.Escape(e.Msg))
 }
 
 // readChunk is how much the Decoder asks its reader for at a time.
@@ -1162,13 +1168,15 @@ func (d *Decoder) char() (any, error) {
 const clipLen = 40
 
 // Clip returns s, or when it is long its start, "…" and its length, so
-// that a huge token makes a short message. Readers built on the decoder
-// use it in their own messages.
+// that a huge token makes a short message, with its control characters
+// escaped (see textsafe.Escape), so that a message that quotes the input
+// prints safely on a terminal. Readers built on the decoder use it in
+// their own messages.
 func Clip(s string) string {
 	if len(s) <= clipLen {
-		return s
+		return textsafe.Escape(s)
 	}
-	return cut(s) + "… (" + strconv.Itoa(len(s)) + " bytes)"
+	return textsafe.Escape(cut(s)) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
 // Quote is strconv.Quote of Clip(s).

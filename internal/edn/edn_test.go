@@ -118,12 +118,21 @@ func TestDecodeErrors(t *testing.T) {
 		{"#_", 1, "unexpected end of input"},
 		{"[#_]", 1, "unexpected ']'"},
 		{strings.Repeat("7", 100) + "x", 1, `bad number "777777777777777777777777777777777777"… (101 bytes)`},
+		// What an error quotes of the input, it escapes.
+		{"#1\x1b x", 1, `bad tag #1\x1b`},
+		{"##F\x00o", 1, `unknown symbolic value ##F\x00o`},
+		{"\\a\x1bc", 1, `bad character \a\x1bc`},
+		{"\\a\u202ebc", 1, `bad character \a\u202ebc`},
+		{"1\x1b[2J", 1, `bad number "1\x1b"`},
 	}
 	for _, tc := range tests {
 		_, _, err := decodeAll(t, tc.src)
 		var se *SyntaxError
 		if !errors.As(err, &se) || se.Line != tc.line || !strings.Contains(se.Msg, tc.msg) {
 			t.Errorf("%q: got %v, want line %d: %s", tc.src, err, tc.line, tc.msg)
+		}
+		if err != nil && strings.ContainsAny(err.Error(), "\x00\x1b\u202e") {
+			t.Errorf("%q: the error holds a control character: %q", tc.src, err)
 		}
 	}
 }
