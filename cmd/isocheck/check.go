@@ -117,22 +117,34 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	}
 	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
 	cf.ablate.MaxReachBytes = cf.ablate.MaxClockBytes
-	if isSQL(cf.input.format, pos[0]) {
+	all := strings.EqualFold(cf.level, "all")
+	j := cf.input.limits.start(stderr)
+	defer j.stop()
+	// A pipe is read once: its start tells which reader reads it.
+	in, err := cf.input.openStream(j, pos[0])
+	if err != nil {
+		j.stop()
+		if progress.Stopped(err) {
+			lvl, _ := level.Parse(cf.level)
+			return cf.printStopped(j, stdout, stderr, lvl, all, err, 0)
+		}
+		fmt.Fprintf(stderr, "isocheck: %v\n", err)
+		return exitBadInput
+	}
+	defer in.Close()
+	if in != nil && in.format == format.SQL || in == nil && isSQL(cf.input.format, pos[0]) {
 		if cf.asEDN {
 			return usageError(stderr, name, "--edn: a SQL history has no Elle result map")
 		}
-		return cf.runSQL(fs, pos[0], explain, stdout, stderr)
+		return cf.runSQL(fs, j, pos[0], in, explain, stdout, stderr)
 	}
-	all := strings.EqualFold(cf.level, "all")
 	var lvl level.Level
 	if !all {
 		if lvl, err = level.Parse(cf.level); err != nil {
 			return usageError(stderr, name, "%v", err)
 		}
 	}
-	j := cf.input.limits.start(stderr)
-	defer j.stop()
-	h, info, parseTime, err := cf.input.read(j, pos[0])
+	h, info, parseTime, err := cf.input.readFrom(j, pos[0], in)
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {

@@ -1,10 +1,13 @@
 package main
 
 import (
+	"bufio"
 	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"os"
 	"time"
 
 	"github.com/isocheck/isocheck/format"
@@ -30,21 +33,101 @@ func addInputFlags(fs *flag.FlagSet) *inputFlags {
 // read reads PATH ("-": standard input) within the job's limits, timing
 // it. A history of no transactions is an error unless allowed.
 func (in *inputFlags) read(j *job, path string) (*history.History, *format.Info, time.Duration, error) {
+	return in.readFrom(j, path, nil)
+}
+
+// readFrom is read, of the stream s when it is not nil (see openStream).
+func (in *inputFlags) readFrom(j *job, path string, s *stream) (*history.History, *format.Info, time.Duration, error) {
 	f, err := format.ParseFormat(in.format)
 	if err != nil {
 		return nil, nil, 0, err
 	}
-	if path == "-" {
-		path = "/dev/stdin"
-	}
+	path = inputPath(path)
 	start := time.Now()
 	h, info, err := readWithin(j, path, func(ctx context.Context) (*history.History, *format.Info, error) {
+		if s != nil {
+			defer s.deadline(ctx)()
+			return format.ReadContext(ctx, s.r, path, f)
+		}
 		return format.ReadFileContext(ctx, path, f)
 	})
 	if err == nil && len(h.Txns) == 0 && !in.allowEmpty {
 		err = fmt.Errorf("%s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)", path)
 	}
 	return h, info, time.Since(start), err
+}
+
+// inputPath is the file a PATH argument names: "-" is standard input.
+func inputPath(path string) string {
+	if path == "-" {
+		return "/dev/stdin"
+	}
+	return path
+}
+
+// A stream is an input that can be read only once, such as a pipe on
+// standard input, opened and with its start read ahead, so that its
+// format is known before a reader is chosen: a SQL history and a key-value
+// one have readers of their own.
+type stream struct {
+	f      *os.File
+	r      *bufio.Reader
+	format format.Format // as its start says, as format.DetectBytes finds it
+}
+
+// streamHead is how much of a stream openStream reads ahead: as much as
+// format.Detect looks at.
+const streamHead = 64 << 10
+
+// openStream opens the input at PATH when it is a stream whose format is
+// to be detected (--format auto, a pipe or a FIFO rather than a regular
+// file or a directory), within the job's limits, and detects its format.
+// It returns nil for every other input, which its reader opens itself.
+func (in *inputFlags) openStream(j *job, path string) (*stream, error) {
+	if f, err := format.ParseFormat(in.format); err != nil || f != format.Auto {
+		return nil, nil
+	}
+	path = inputPath(path)
+	st, err := os.Stat(path)
+	if err != nil || st.IsDir() || st.Mode().IsRegular() {
+		return nil, nil
+	}
+	s, _, err := readWithin(j, path, func(ctx context.Context) (*stream, *format.Info, error) {
+		// Opening a FIFO waits for its writer.
+		f, err := os.Open(path)
+		if err != nil {
+			return nil, nil, err
+		}
+		s := &stream{f: f, r: bufio.NewReaderSize(f, streamHead)}
+		defer s.deadline(ctx)()
+		head, err := s.r.Peek(streamHead)
+		if err != nil && err != io.EOF && !errors.Is(err, bufio.ErrBufferFull) {
+			f.Close()
+			if ctx.Err() != nil {
+				err = context.Cause(ctx)
+			}
+			return nil, nil, fmt.Errorf("read %s: %w", path, err)
+		}
+		// What cannot be detected, the reader says why.
+		s.format, _ = format.DetectBytes(path, head)
+		return s, nil, nil
+	})
+	return s, err
+}
+
+// deadline makes a read of s that blocks end when ctx does; it returns
+// the function that stops watching ctx.
+func (s *stream) deadline(ctx context.Context) func() {
+	stop := context.AfterFunc(ctx, func() { s.f.SetReadDeadline(time.Now()) })
+	return func() { stop() }
+}
+
+// Close closes s; a nil stream is nothing to close.
+func (s *stream) Close() error {
+	if s == nil {
+		return nil
+	}
+	return s.f.Close()
 }
 
 // readWithin runs read, which reads the file at path, within the job's

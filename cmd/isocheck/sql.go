@@ -17,21 +17,22 @@ import (
 
 // isSQL reports whether the history at path is a SQL history (package
 // sqlhistory), which runSQL checks, by --format or by what format.Resolve
-// finds in it. A pipe or a device is read once, by the key-value readers,
-// which detect SQL and say so; "-" is standard input.
+// finds in it; "-" is standard input. A pipe or a device, which can be
+// read only once, is a stream whose start tells instead (see openStream).
 func isSQL(formatFlag, path string) bool {
 	f, err := format.ParseFormat(formatFlag)
-	if err != nil || f != format.Auto || path == "-" {
+	if err != nil || f != format.Auto {
 		return f == format.SQL
 	}
-	f, err = format.Resolve(path, f)
+	f, err = format.Resolve(inputPath(path), f)
 	return err == nil && f == format.SQL
 }
 
-// runSQL checks a SQL history: each transaction at the level it recorded,
-// or all at --level when given (all: each level in turn, reported as one
+// runSQL checks a SQL history, at path or in the stream in when it is not
+// nil, within the job j: each transaction at the level it recorded, or
+// all at --level when given (all: each level in turn, reported as one
 // document, shaped as a key-value history's).
-func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout, stderr io.Writer) int {
+func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, explain bool, stdout, stderr io.Writer) int {
 	name := "check"
 	if explain {
 		name = "explain"
@@ -54,12 +55,16 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, path string, explain bool, stdout
 			levels = []level.Level{l}
 		}
 	}
-	j := cf.input.limits.start(stderr)
-	defer j.stop()
-	if path == "-" {
-		path = "/dev/stdin"
+	path = inputPath(path)
+	var h *sqlhistory.History
+	var err error
+	if in != nil {
+		stop := in.deadline(j.ctx)
+		h, err = format.ReadSQLContext(j.ctx, in.r, path)
+		stop()
+	} else {
+		h, err = format.ReadSQLFileContext(j.ctx, path)
 	}
-	h, err := format.ReadSQLFileContext(j.ctx, path)
 	if err == nil {
 		err = sqlcheck.Validate(h)
 	}

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -227,5 +230,61 @@ func TestSQLDOT(t *testing.T) {
 	}
 	if strings.Contains(g, "-> init") {
 		t.Errorf("an edge into init:\n%s", g)
+	}
+}
+
+// TestSQLOnStandardInput: a SQL history on standard input, a regular file
+// or a pipe, or in a FIFO, is checked as it is from its file.
+func TestSQLOnStandardInput(t *testing.T) {
+	const path = "../../examples/sql-phantom-ser.jsonl"
+	content, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"check"},
+		{"check", "--level", "all"},
+		{"explain", "--level", "ser"},
+	} {
+		wantCode, want, _ := runCmd(append(args, path)...)
+		for _, stdin := range []string{"file", "pipe"} {
+			cmd := exec.Command(os.Args[0])
+			cmd.Env = append(os.Environ(), testChildEnv+"=command", testArgsEnv+"="+strings.Join(append(args, "-"), "\n"))
+			if stdin == "file" {
+				f, err := os.Open(path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				cmd.Stdin = f
+			} else {
+				cmd.Stdin = bytes.NewReader(content) // through a pipe
+			}
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			err := cmd.Run()
+			code := 0
+			if exit, ok := errors.AsType[*exec.ExitError](err); ok {
+				code = exit.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(stdout.String(), "/dev/stdin", path)
+			if code != wantCode || got != want {
+				t.Errorf("%v - from a %s: exit %d, want %d\n%s\n%s\nwant:\n%s", args, stdin, code, wantCode, got, stderr.String(), want)
+			}
+		}
+		fifo := filepath.Join(t.TempDir(), "h.jsonl")
+		mkfifo(t, fifo)
+		go func() {
+			if f, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				f.Write(content)
+				f.Close()
+			}
+		}()
+		code, out, errs := runCmdWithin(t, append(args, fifo)...)
+		if got := strings.ReplaceAll(out, fifo, path); code != wantCode || got != want {
+			t.Errorf("%v FIFO: exit %d, want %d\n%s\n%s", args, code, wantCode, got, errs)
+		}
 	}
 }
