@@ -139,6 +139,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	if len(h.Txns) == 0 {
 		fmt.Fprintln(stdout, "0 transactions (an empty history)")
 	}
+	if why := nothingCommitted(h.StatusCounts()); why != "" {
+		fmt.Fprintf(stdout, "0 committed transactions (%s): nothing to check\n", why)
+	}
 	if cf.elle {
 		fmt.Fprintf(stdout, "%-5s %-35s %-10s %s\n", "level", "elle model", "verdict", "anomaly (elle)")
 	} else {

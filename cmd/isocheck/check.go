@@ -73,6 +73,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	fs.StringVar(&cf.level, "level", "si", "isolation level: sser, ser, si, pc, cc, ra, rc (or a long name such as serializable), or all; for a SQL history, the level of every transaction instead of each one's own")
 	cf.input = addInputFlags(fs)
 	fs.Lookup("format").Usage = "input format: auto, jsonl, text, dbcop, cobra, edn (Jepsen), elle-json or sql (a history of SQL queries, each transaction at its own level)"
+	fs.Lookup("allow-empty").Usage = "accept a history of 0 transactions, or of none committed (by default an error: an empty file is more often a crashed recorder than a test)"
 	fs.BoolVar(&cf.asJSON, "json", false, "print one JSON object (schema in docs/json.md)")
 	fs.BoolVar(&cf.stats, "stats", false, "print the time of each stage and the sizes of the problem")
 	fs.StringVar(&cf.cexFile, "counterexample", "", "write the minimal counterexample to FILE in native JSONL (with --level all: the weakest broken level's); - writes it to stdout, and the report to stderr")
@@ -153,6 +154,11 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
+	uncommitted := nothingCommitted(h.StatusCounts())
+	if uncommitted != "" && !cf.input.allowEmpty {
+		j.stop()
+		return refuseNothingCommitted(stderr, pos[0], uncommitted)
+	}
 	if cf.noSessionOrder {
 		h = h.WithoutSessionOrder()
 	}
@@ -219,6 +225,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintf(stdout, "%s: 0 transactions (an empty history)\n", textsafe.Escape(pos[0]))
+	}
+	if uncommitted != "" {
+		fmt.Fprintf(stdout, "%s: 0 committed transactions (%s): nothing to check\n", textsafe.Escape(pos[0]), uncommitted)
 	}
 	if explain {
 		rep.WriteExplanation(stdout, color)
@@ -360,4 +369,38 @@ func checkFailed(err error, stderr io.Writer) int {
 		return exitBadInput
 	}
 	return exitNoVerdict
+}
+
+// nothingCommitted says why a history of transactions of the statuses
+// counts has nothing to check when none of them committed or was rolled
+// back (whose reads are checked): "its 2 transactions all aborted". It
+// returns "" for a history with a transaction to check, and for an empty
+// one, which says so itself.
+func nothingCommitted(counts map[history.Status]int) string {
+	if counts[history.Committed]+counts[history.RolledBack] > 0 {
+		return ""
+	}
+	aborted, unknown := counts[history.Aborted], counts[history.Unknown]
+	switch {
+	case aborted+unknown == 0:
+		return ""
+	case aborted == 1 && unknown == 0:
+		return "its one transaction aborted"
+	case unknown == 0:
+		return fmt.Sprintf("its %d transactions all aborted", aborted)
+	case aborted == 0 && unknown == 1:
+		return "its one transaction has an unknown outcome"
+	case aborted == 0:
+		return fmt.Sprintf("its %d transactions all have an unknown outcome", unknown)
+	}
+	return fmt.Sprintf("its %d transactions aborted (%d) or have an unknown outcome (%d)", aborted+unknown, aborted, unknown)
+}
+
+// refuseNothingCommitted says on stderr that the history at path has no
+// committed transaction to check, for the reason why (see
+// nothingCommitted), as an empty history is refused, and returns the
+// exit status.
+func refuseNothingCommitted(stderr io.Writer, path, why string) int {
+	fmt.Fprintf(stderr, "isocheck: %s: no committed transactions: %s, so there is nothing to check (if that is what you meant to check, pass --allow-empty)\n", textsafe.Escape(inputPath(path)), why)
+	return exitBadInput
 }

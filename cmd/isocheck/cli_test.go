@@ -78,6 +78,48 @@ func TestEmptyHistory(t *testing.T) {
 	}
 }
 
+// TestNothingCommitted: a history none of whose transactions committed
+// (all aborted, or Jepsen invocations that never completed) is refused as
+// an empty one is, unless the user asks to check it, and then the output
+// says that nothing was checked.
+func TestNothingCommitted(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, content string) string {
+		path := filepath.Join(dir, name)
+		if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	aborted := write("aborted.jsonl", `{"session": 0, "id": "a", "status": "aborted", "ops": [["w", "x", 1]]}
+{"session": 1, "id": "b", "status": "aborted", "ops": [["r", "x", 1]]}
+`)
+	invokes := write("invokes.edn", `{:type :invoke, :f :txn, :value [[:r :x nil]], :process 0}
+{:type :invoke, :f :txn, :value [[:w :x 1]], :process 1}
+`)
+	sql := write("aborted-sql.jsonl", `{"session": 1, "id": "t1", "level": "SER", "status": "aborted", "events": [{"select": "t", "where": "a = 1", "rows": []}]}
+`)
+	for _, tc := range []struct {
+		path, why string
+	}{
+		{aborted, "its 2 transactions all aborted"},
+		{invokes, "its 2 transactions all have an unknown outcome"},
+		{sql, "its one transaction aborted"},
+	} {
+		for _, args := range [][]string{{"check"}, {"check", "--level", "all"}, {"explain"}, {"explain", "--level", "all"}} {
+			code, out, errs := runCmd(append(args, tc.path)...)
+			want := "isocheck: " + tc.path + ": no committed transactions: " + tc.why + ", so there is nothing to check (if that is what you meant to check, pass --allow-empty)\n"
+			if code != exitBadInput || errs != want || out != "" {
+				t.Errorf("%v %s: exit %d, want 2 and\n%s got\n%s%s", args, tc.path, code, want, errs, out)
+			}
+			code, out, errs = runCmd(append(append(args, "--allow-empty"), tc.path)...)
+			if want := "0 committed transactions (" + tc.why + "): nothing to check"; code != exitSatisfied || !strings.Contains(out, want) {
+				t.Errorf("%v --allow-empty %s: exit %d, want 0 and %q\n%s%s", args, tc.path, code, want, out, errs)
+			}
+		}
+	}
+}
+
 // TestAllLevelsFlags: --counterexample, --stats and explain work with
 // --level all; the counterexample is the weakest broken level's.
 func TestAllLevelsFlags(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
@@ -80,6 +81,14 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 		fmt.Fprintf(stderr, "isocheck: %s: no transactions: the history is empty (if that is what you meant to check, pass --allow-empty)\n", path)
 		return exitBadInput
 	}
+	counts := map[history.Status]int{}
+	for _, t := range h.Txns {
+		counts[t.Status]++
+	}
+	uncommitted := nothingCommitted(counts)
+	if uncommitted != "" && !cf.input.allowEmpty {
+		return refuseNothingCommitted(stderr, path, uncommitted)
+	}
 	if levels == nil {
 		levels = []level.Level{0}
 	}
@@ -123,6 +132,9 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 		return encodeJSON(stdout, stderr, status, sqlAll(levels, reports))
 	case cf.asJSON:
 		return encodeJSON(stdout, stderr, status, reports[0])
+	}
+	if uncommitted != "" {
+		fmt.Fprintf(stdout, "%s: 0 committed transactions (%s): nothing to check\n", textsafe.Escape(cf.inputPath), uncommitted)
 	}
 	if all {
 		return cf.writeSQLAll(stdout, status, levels, results, reports)
