@@ -93,16 +93,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	name, args := args[0], args[1:]
-	switch name {
-	case "help", "-h", "-help", "--help":
+	switch {
+	case isHelp(name):
 		if len(args) == 0 {
 			fmt.Fprint(stdout, usage())
+			return exitSatisfied
+		}
+		if isHelp(args[0]) {
+			fmt.Fprint(stdout, helpHelp())
 			return exitSatisfied
 		}
 		// help COMMAND: the command's own help, on stdout.
 		name, args = args[0], []string{"--help"}
 		stderr = stdout
-	case "-version", "--version":
+	case name == "-version", name == "--version":
 		name = "version"
 	}
 	name = unalias(name)
@@ -113,6 +117,22 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintf(stderr, "isocheck: unknown command %q\n\n%s", name, usage())
 	return exitBadInput
+}
+
+// isHelp reports whether the argument asks for help.
+func isHelp(arg string) bool {
+	switch arg {
+	case "help", "-h", "-help", "--help":
+		return true
+	}
+	return false
+}
+
+// helpHelp is the help of help.
+func helpHelp() string {
+	return "usage: isocheck help [COMMAND]\n\n" +
+		fill("Print the commands, or COMMAND's flags and exit statuses.", helpWidth) + "\n" +
+		fill("Exit status: 0 printed, 2 COMMAND is not a command.", helpWidth)
 }
 
 // unalias returns the name of the command that name is an old name of,

@@ -177,3 +177,17 @@ func TestFlagErrorIsShort(t *testing.T) {
 		t.Errorf("stderr holds the whole help:\n%s", errs)
 	}
 }
+
+// TestHelpHelp: help tells its own usage, as every command does.
+func TestHelpHelp(t *testing.T) {
+	for _, args := range [][]string{{"help", "help"}, {"help", "-h"}, {"help", "--help"}, {"--help", "help"}} {
+		code, out, errs := runCmd(args...)
+		if code != exitSatisfied || errs != "" || !strings.HasPrefix(out, "usage: isocheck help [COMMAND]\n") || !strings.Contains(out, "Exit status") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	code, out, _ := runCmd("help", "nosuch")
+	if code != exitBadInput || !strings.Contains(out, `unknown command "nosuch"`) {
+		t.Errorf("help nosuch: exit %d\n%s", code, out)
+	}
+}
