@@ -126,10 +126,17 @@ func (s *stats) write(w io.Writer) {
 	for _, c := range counts {
 		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))
 	}
-	if len(s.Stages) > 0 {
-		fmt.Fprintf(w, "  %-24s %12s %14s\n", "stage", "time", "peak memory")
-		for _, st := range s.Stages {
-			fmt.Fprintf(w, "  %-24s %9.0f ms %14s\n", st.Stage, st.MS, formatBytes(st.PeakRSS))
-		}
+	writeStages(w, s.Stages)
+}
+
+// writeStages prints the table of the stages a run went through, if any,
+// under --stats.
+func writeStages(w io.Writer, stages []stageStat) {
+	if len(stages) == 0 {
+		return
+	}
+	fmt.Fprintf(w, "  %-24s %12s %14s\n", "stage", "time", "peak memory")
+	for _, st := range stages {
+		fmt.Fprintf(w, "  %-24s %9.0f ms %14s\n", st.Stage, st.MS, formatBytes(st.PeakRSS))
 	}
 }

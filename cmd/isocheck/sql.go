@@ -7,6 +7,7 @@ import (
 	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
@@ -59,6 +60,7 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 	path = inputPath(path)
 	var h *sqlhistory.History
 	var err error
+	start := time.Now()
 	if in != nil {
 		stop := in.deadline(j.ctx)
 		h, err = format.ReadSQLContext(j.ctx, in.r, path)
@@ -66,6 +68,7 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 	} else {
 		h, err = format.ReadSQLFileContext(j.ctx, path)
 	}
+	parseTime := time.Since(start)
 	if err == nil {
 		err = sqlcheck.Validate(h)
 	}
@@ -139,15 +142,46 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 	if all {
 		return cf.writeSQLAll(stdout, status, levels, results, reports)
 	}
-	for i, rep := range reports {
+	for _, rep := range reports {
 		writeEscaped(stdout, rep.WriteText)
 		if cf.stats {
-			st := results[i].Stats
-			fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
-				st.Txns, st.Conflicts, st.Steps, st.Elapsed.Round(1e5))
+			j.stop()
+			writeSQLStats(stdout, rep.Stats, parseTime, j.stageStats())
 		}
 	}
 	return status
+}
+
+// writeSQLStats prints --stats of a SQL check at one level as a key-value
+// check's: the time of reading and checking, the size of the problem, and
+// the table of the stages the run went through.
+func writeSQLStats(w io.Writer, s sqlStats, parse time.Duration, stages []stageStat) {
+	fmt.Fprintln(w, "stats:")
+	if s.Stage != "" {
+		fmt.Fprintf(w, "  %-24s %s (%s of %s %s)\n", "stopped in stage", s.Stage, count(s.StageDone), count(s.StageTotal), s.StageUnit)
+	}
+	fmt.Fprintf(w, "  %-24s %v ms\n", "parse", ms(parse))
+	fmt.Fprintf(w, "  %-24s %v ms\n", "check", s.CheckMS)
+	for _, c := range []struct {
+		name string
+		v    int
+	}{
+		{"transactions", s.Transactions}, {"rows not returned", s.Conflicts},
+		{"steps", s.Steps}, {"SAT variables", s.Vars}, {"SAT clauses", s.Clauses},
+	} {
+		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))
+	}
+	writeStages(w, stages)
+}
+
+// writeSQLLevelStats prints --stats of a SQL check at every level, one
+// row each, as writeLevelStats does for a key-value history.
+func writeSQLLevelStats(w io.Writer, levels []level.Level, reports []sqlJSON) {
+	fmt.Fprintf(w, "\nstats:\n  %-5s %10s %12s %10s %10s %10s\n", "level", "check_ms", "transactions", "steps", "vars", "clauses")
+	for i, r := range reports {
+		s := r.Stats
+		fmt.Fprintf(w, "  %-5s %10.1f %12s %10s %10s %10s\n", levels[i], s.CheckMS, count(int64(s.Transactions)), count(int64(s.Steps)), count(int64(s.Vars)), count(int64(s.Clauses)))
+	}
 }
 
 // sqlUnsupported says why a flag given cannot apply to a SQL history, or
@@ -189,15 +223,13 @@ func (cf *checkFlags) writeSQLAll(stdout io.Writer, status int, levels []level.L
 	if weakest >= 0 {
 		fmt.Fprintln(stdout)
 		writeEscaped(stdout, reports[weakest].WriteText)
-		if cf.stats {
-			st := results[weakest].Stats
-			fmt.Fprintf(stdout, "stats: %d transactions, %d reads of rows not returned, %d steps, %v\n",
-				st.Txns, st.Conflicts, st.Steps, st.Elapsed.Round(1e5))
-		}
 	} else if len(reports) > 0 {
 		for _, n := range reports[0].Notes {
 			fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
 		}
+	}
+	if cf.stats {
+		writeSQLLevelStats(stdout, levels, reports)
 	}
 	return status
 }

@@ -179,10 +179,47 @@ func TestSQLRefusesFlags(t *testing.T) {
 			t.Errorf("%v: exit %d, stdout %q, stderr %q; want exit 2 and %q", c.args, code, out, errs, c.want)
 		}
 	}
-	// --stats works.
-	code, out, _ := runCmd("check", "--stats", path)
-	if code != exitViolated || !strings.Contains(out, "stats: ") {
-		t.Errorf("--stats: exit %d\n%s", code, out)
+}
+
+// TestSQLStats: --stats on a SQL history prints the sizes of the check
+// and the table of its stages, as on a key-value history, and with
+// --level all a row per level.
+func TestSQLStats(t *testing.T) {
+	const path = "../../examples/sql-phantom-ser.jsonl"
+	stage := regexp.MustCompile(`(?m)^  ([a-zA-Z][a-zA-Z ]*[a-z]) +\d+ ms +[0-9.]+(?:B|KiB|MiB|GiB)$`)
+	for _, args := range [][]string{{"check"}, {"explain"}, {"check", "--level", "si"}} {
+		code, out, errs := runCmd(append(args, "--stats", path)...)
+		if code > exitViolated {
+			t.Fatalf("%v: exit %d\n%s", args, code, errs)
+		}
+		_, st, ok := strings.Cut(out, "\nstats:\n")
+		if !ok {
+			t.Fatalf("%v --stats: no stats:\n%s", args, out)
+		}
+		for _, want := range []string{"\n  transactions             3\n", "\n  stage                            time    peak memory\n"} {
+			if !strings.Contains(st, want) {
+				t.Errorf("%v --stats: lacks %q:\n%s", args, want, st)
+			}
+		}
+		seen := map[string]bool{}
+		for _, m := range stage.FindAllStringSubmatch(st, -1) {
+			seen[m[1]] = true
+		}
+		for _, want := range []string{"parse", "build SQL problem"} {
+			if !seen[want] {
+				t.Errorf("%v --stats: the table of stages lacks %q:\n%s", args, want, st)
+			}
+		}
+	}
+	code, out, errs := runCmd("check", "--level", "all", "--stats", path)
+	_, st, ok := strings.Cut(out, "\nstats:\n")
+	if code != exitViolated || !ok {
+		t.Fatalf("--level all --stats: exit %d\n%s%s", code, out, errs)
+	}
+	for _, l := range []string{"SER", "SI", "PC", "CC", "RA", "RC"} {
+		if !regexp.MustCompile(`(?m)^  ` + l + ` +[0-9.]+ +3 `).MatchString(st) {
+			t.Errorf("--level all --stats: no row for %s:\n%s", l, st)
+		}
 	}
 }
 
