@@ -123,7 +123,7 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 	slices.SortStableFunc(stopped, func(a, b *session) int { return a.stoppedAt.Compare(b.stoppedAt) })
 	var errs []error
 	for _, s := range stopped {
-		errs = append(errs, fmt.Errorf("session %d: %w", s.id, s.err))
+		errs = append(errs, &SessionError{Session: s.id, Err: s.err})
 	}
 	sum.Interrupted = ctx.Err() != nil && sum.Done() < sum.Planned
 	sum.finish()
@@ -266,6 +266,16 @@ func (e *ReconnectError) Error() string {
 }
 
 func (e *ReconnectError) Unwrap() error { return e.Err }
+
+// A SessionError says why a session stopped before the end of its plan.
+type SessionError struct {
+	Session int
+	Err     error
+}
+
+func (e *SessionError) Error() string { return fmt.Sprintf("session %d: %v", e.Session, e.Err) }
+
+func (e *SessionError) Unwrap() error { return e.Err }
 
 // waiting notes that session id has been trying to connect since start,
 // and tells Options.Waiting.

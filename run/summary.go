@@ -6,6 +6,8 @@ import (
 	"io"
 	"slices"
 	"sort"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/verdict"
@@ -31,7 +33,7 @@ type Summary struct {
 	// plan's end.
 	Interrupted bool
 	// SessionErrors says why sessions stopped early (they could not
-	// reconnect), in the order they stopped.
+	// reconnect), in the order they stopped: *SessionError, each.
 	SessionErrors []error
 	// Latency percentiles of committed transactions, begin to commit.
 	P50, P95, P99, Max time.Duration
@@ -82,9 +84,9 @@ func (s *Summary) Why() string {
 	case len(s.SessionErrors) > 0:
 		err := s.SessionErrors[0]
 		if _, ok := errors.AsType[*ReconnectError](err); ok && s.Done() > 0 {
-			return "the database stopped answering: " + err.Error()
+			return "the database stopped answering: " + oneLine(err.Error())
 		}
-		return err.Error()
+		return oneLine(err.Error())
 	}
 	return ""
 }
@@ -138,9 +140,98 @@ func (s *Summary) Write(w io.Writer) {
 	if s.Committed > 0 {
 		fmt.Fprintf(w, "  latency of commits: p50 %s, p95 %s, p99 %s, max %s\n", round(s.P50), round(s.P95), round(s.P99), round(s.Max))
 	}
-	for _, err := range s.SessionErrors {
-		fmt.Fprintf(w, "  stopped early: %v\n", err)
+	for _, line := range stoppedEarly(s.SessionErrors) {
+		fmt.Fprintf(w, "  stopped early: %s\n", line)
 	}
+}
+
+// stoppedEarly says why sessions stopped early, one line per reason, in
+// the order sessions first stopped for it: "session 3: REASON" for one
+// session, "8 sessions (3, 0, 1, ...): REASON" for several, as when the
+// database stopped answering them all.
+func stoppedEarly(errs []error) []string {
+	type group struct {
+		reason   string
+		sessions []int
+		n        int
+	}
+	var groups []*group
+	byReason := map[string]*group{}
+	for _, err := range errs {
+		reason, session := oneLine(err.Error()), -1
+		if se, ok := errors.AsType[*SessionError](err); ok {
+			reason, session = oneLine(se.Err.Error()), se.Session
+		}
+		g := byReason[reason]
+		if g == nil {
+			g = &group{reason: reason}
+			byReason[reason] = g
+			groups = append(groups, g)
+		}
+		g.n++
+		if session >= 0 {
+			g.sessions = append(g.sessions, session)
+		}
+	}
+	lines := make([]string, len(groups))
+	for i, g := range groups {
+		switch {
+		case g.n == 1 && len(g.sessions) == 1:
+			lines[i] = fmt.Sprintf("session %d: %s", g.sessions[0], g.reason)
+		case len(g.sessions) == g.n:
+			lines[i] = fmt.Sprintf("%d sessions (%s): %s", g.n, sessionList(g.sessions), g.reason)
+		case g.n == 1:
+			lines[i] = g.reason
+		default:
+			lines[i] = fmt.Sprintf("%d sessions: %s", g.n, g.reason)
+		}
+	}
+	return lines
+}
+
+// maxSessionsListed is how many sessions a line of stoppedEarly names.
+const maxSessionsListed = 8
+
+// sessionList names sessions: "3, 0, 1", or the first few and "...".
+func sessionList(sessions []int) string {
+	var b strings.Builder
+	for i, s := range sessions {
+		if i == maxSessionsListed {
+			b.WriteString(", ...")
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(strconv.Itoa(s))
+	}
+	return b.String()
+}
+
+// oneLine puts an error message of several lines, as a database driver
+// may give (a line per address it tried, indented by a tab), on one line:
+// each line trimmed, its tabs made spaces, and joined to the one before
+// by a space after a colon, else by "; ".
+func oneLine(msg string) string {
+	if !strings.ContainsAny(msg, "\n\r\t") {
+		return msg
+	}
+	var b strings.Builder
+	for line := range strings.Lines(msg) {
+		line = strings.ReplaceAll(strings.TrimSpace(line), "\t", " ")
+		if line == "" {
+			continue
+		}
+		if b.Len() > 0 {
+			if strings.HasSuffix(b.String(), ":") {
+				b.WriteString(" ")
+			} else {
+				b.WriteString("; ")
+			}
+		}
+		b.WriteString(line)
+	}
+	return b.String()
 }
 
 func pctOf(n, of int) string {
