@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -24,7 +25,9 @@ import (
 // which the explorer reads the final state with (stronger than any level
 // says of a transaction), is left out.
 func TestAppsCheckAgreesWithExplore(t *testing.T) {
-	seeds := []int64{1, 2, 3, 4, 5, 6, 7}
+	// Seven programs an application under make test-long, three by
+	// default, two with -short.
+	seeds := []int64{1, 2, 3, 4, 5, 6, 7}[:testsize.N(3, 7)]
 	if testing.Short() {
 		seeds = seeds[:2]
 	}

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -14,7 +15,7 @@ import (
 // goroutine, each history once.
 func TestWorkersAgree(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 4))
-	programs := 150
+	programs := testsize.N(60, 150)
 	if testing.Short() {
 		programs = 30
 	}

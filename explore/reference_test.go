@@ -13,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/explore"
 	"github.com/isocheck/isocheck/internal/exploretest"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -138,16 +139,21 @@ const dfsBudget = 20 * time.Millisecond
 var (
 	refCase  = flag.Int("refcase", -1, "run `case` of TestAgainstReference alone")
 	refFirst = flag.Int("reffirst", 0, "the `first` case of TestAgainstReference")
-	refCases = flag.Int("refcases", 0, "the `number` of cases of TestAgainstReference (default 2000, 500 with -short)")
+	refCases = flag.Int("refcases", 0, "the `number` of cases of TestAgainstReference (default 300, 150 with -short, 2000 under ISOCHECK_LONG=1)")
 )
 
 // referenceCases is the number of random programs TestAgainstReference
-// checks at each level.
+// checks at each level: 2000 under make test-long, 300 by default (every
+// level still finds histories that fail their assertions and programs of
+// up to 9 transactions), 150 with -short.
 func referenceCases() int {
-	if testing.Short() {
-		return 500
+	switch {
+	case testsize.Long():
+		return 2000
+	case testing.Short():
+		return 150
 	}
-	return 2000
+	return 300
 }
 
 // TestAgainstReference checks explore on random programs, at every level,

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -76,7 +77,7 @@ func randomRMW(rng *rand.Rand, sessions, txns, keys int) *Program {
 // history that CC allows, at PC, SI and SER.
 func TestSerialCheckerAgreesWithCheck(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	programs, histories := 500, 0
+	programs, histories := testsize.N(200, 500), 0
 	if testing.Short() {
 		programs = 30
 	}
