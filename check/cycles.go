@@ -114,22 +114,45 @@ func cycleSearches() []cycleSearch {
 // than limit searches of paths per kind of cycle. Each cycle is a list of
 // edges, the last leading back to the first's From.
 func Cycles(numNodes int, known []polygraph.Edge, limit int) [][]polygraph.Edge {
+	out, _ := CyclesContext(context.Background(), numNodes, known, limit)
+	return out
+}
+
+// CyclesContext is Cycles that stops when ctx ends, returning the cycles
+// found so far with ctx's error. The searches share one index of the
+// edges by their tail (built once, in time linear in the edges), so that
+// their cost is that of the paths searched.
+func CyclesContext(ctx context.Context, numNodes int, known []polygraph.Edge, limit int) ([][]polygraph.Edge, error) {
 	var out [][]polygraph.Edge
 	seen := map[string]bool{}
+	g := newDepGraph(numNodes, known)
+	comps := map[kinds][]int32{}
+	done := ctx.Done()
 	for _, s := range cycleSearches() {
+		if err := ctx.Err(); err != nil {
+			return out, err
+		}
 		found := 0
-		g := newKindGraph(numNodes, known, s.path)
-		comp := g.components()
+		comp, ok := comps[s.path]
+		if !ok {
+			comp = g.components(s.path)
+			comps[s.path] = comp
+		}
 		tries := 0
 		for _, e := range known {
 			if found >= limit || tries >= 4*limit {
 				break
 			}
-			if !s.closing.has(e.Kind) || e.From == e.To || comp[e.From] != comp[e.To] {
+			if !s.closing.has(e.Kind) || e.From == e.To || !g.has(e) || comp[e.From] != comp[e.To] {
 				continue
 			}
+			select {
+			case <-done:
+				return out, ctx.Err()
+			default:
+			}
 			tries++
-			path := g.shortestPath(e.To, e.From, comp)
+			path := g.shortestPath(e.To, e.From, comp, s.path)
 			if path == nil {
 				continue
 			}
@@ -143,7 +166,7 @@ func Cycles(numNodes int, known []polygraph.Edge, limit int) [][]polygraph.Edge 
 			out = append(out, cycle)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // CycleKey identifies a cycle whatever edge it starts at: two cycles of
@@ -175,25 +198,60 @@ func less(a, b polygraph.Edge) bool {
 	return a.Key < b.Key
 }
 
-// kindGraph is the graph of the known edges of some kinds.
-type kindGraph struct {
-	out [][]polygraph.Edge
+// depGraph is the graph of the known edges, indexed by their tail: the
+// edges out of node v are edges[start[v]:start[v+1]], in the order of
+// the list they came from. Its searches follow only the edges of some
+// kinds.
+type depGraph struct {
+	start []int32
+	edges []polygraph.Edge
+	// mark and via are the scratch space of shortestPath: mark[v] is
+	// stamp when v was reached by the current search, via[v] the index of
+	// the edge that reached it.
+	mark, via []int32
+	stamp     int32
+	queue     []int32
 }
 
-func newKindGraph(n int, edges []polygraph.Edge, ks kinds) *kindGraph {
-	g := &kindGraph{out: make([][]polygraph.Edge, n)}
-	for _, e := range edges {
-		if ks.has(e.Kind) && int(e.From) < n && int(e.To) < n && e.From >= 0 && e.To >= 0 {
-			g.out[e.From] = append(g.out[e.From], e)
+func newDepGraph(n int, known []polygraph.Edge) *depGraph {
+	g := &depGraph{start: make([]int32, n+1)}
+	for _, e := range known {
+		if g.inRange(e) {
+			g.start[e.From+1]++
+		}
+	}
+	for v := range n {
+		g.start[v+1] += g.start[v]
+	}
+	g.edges = make([]polygraph.Edge, g.start[n])
+	next := slices.Clone(g.start[:n])
+	for _, e := range known {
+		if g.inRange(e) {
+			g.edges[next[e.From]] = e
+			next[e.From]++
 		}
 	}
 	return g
 }
 
-// components returns each node's strongly connected component (Tarjan's
-// algorithm, without recursion).
-func (g *kindGraph) components() []int32 {
-	n := len(g.out)
+func (g *depGraph) n() int { return len(g.start) - 1 }
+
+func (g *depGraph) inRange(e polygraph.Edge) bool {
+	n := int32(g.n())
+	return e.From >= 0 && e.To >= 0 && e.From < n && e.To < n
+}
+
+// has reports whether e is an edge the graph can hold.
+func (g *depGraph) has(e polygraph.Edge) bool { return g.inRange(e) }
+
+// out returns the edges out of v.
+func (g *depGraph) out(v int32) []polygraph.Edge { return g.edges[g.start[v]:g.start[v+1]] }
+
+// components returns each node's strongly connected component in the
+// graph of the edges of kinds ks (Tarjan's algorithm, without
+// recursion).
+func (g *depGraph) components(ks kinds) []int32 {
+	n := g.n()
 	index := make([]int32, n)
 	low := make([]int32, n)
 	comp := make([]int32, n)
@@ -204,14 +262,15 @@ func (g *kindGraph) components() []int32 {
 	var stack []int32
 	type frame struct {
 		v    int32
-		next int
+		next int32 // the index in g.edges of the next edge out of v
 	}
 	var next, comps int32
+	var frames []frame
 	for root := range n {
 		if index[root] >= 0 {
 			continue
 		}
-		frames := []frame{{v: int32(root)}}
+		frames = append(frames[:0], frame{v: int32(root), next: g.start[root]})
 		index[root], low[root] = next, next
 		next++
 		stack = append(stack, int32(root))
@@ -219,16 +278,20 @@ func (g *kindGraph) components() []int32 {
 		for len(frames) > 0 {
 			f := &frames[len(frames)-1]
 			v := f.v
-			if f.next < len(g.out[v]) {
-				w := g.out[v][f.next].To
+			if end := g.start[v+1]; f.next < end {
+				e := &g.edges[f.next]
 				f.next++
+				if !ks.has(e.Kind) {
+					continue
+				}
+				w := e.To
 				switch {
 				case index[w] < 0:
 					index[w], low[w] = next, next
 					next++
 					stack = append(stack, w)
 					onStack[w] = true
-					frames = append(frames, frame{v: w})
+					frames = append(frames, frame{v: w, next: g.start[w]})
 				case onStack[w]:
 					low[v] = min(low[v], index[w])
 				}
@@ -256,30 +319,34 @@ func (g *kindGraph) components() []int32 {
 	return comp
 }
 
-// shortestPath returns the edges of a shortest path from a to b within
-// their component, or nil.
-func (g *kindGraph) shortestPath(a, b int32, comp []int32) []polygraph.Edge {
+// shortestPath returns the edges of a shortest path from a to b of edges
+// of kinds ks within their component, or nil. Its cost is that of the
+// nodes it reaches, not of the graph.
+func (g *depGraph) shortestPath(a, b int32, comp []int32, ks kinds) []polygraph.Edge {
 	if a == b {
 		return []polygraph.Edge{}
 	}
-	via := map[int32]polygraph.Edge{}
-	queue := []int32{a}
-	for len(queue) > 0 {
-		v := queue[0]
-		queue = queue[1:]
-		for _, e := range g.out[v] {
+	if g.mark == nil {
+		g.mark = make([]int32, g.n())
+		g.via = make([]int32, g.n())
+	}
+	g.stamp++
+	g.mark[a] = g.stamp
+	queue := append(g.queue[:0], a)
+	defer func() { g.queue = queue[:0] }()
+	for i := 0; i < len(queue); i++ {
+		v := queue[i]
+		for j := g.start[v]; j < g.start[v+1]; j++ {
+			e := &g.edges[j]
 			w := e.To
-			if comp[w] != comp[a] || w == a {
+			if !ks.has(e.Kind) || comp[w] != comp[a] || g.mark[w] == g.stamp {
 				continue
 			}
-			if _, ok := via[w]; ok {
-				continue
-			}
-			via[w] = e
+			g.mark[w], g.via[w] = g.stamp, j
 			if w == b {
 				var path []polygraph.Edge
-				for u := b; u != a; u = via[u].From {
-					path = append(path, via[u])
+				for u := b; u != a; u = g.edges[g.via[u]].From {
+					path = append(path, g.edges[g.via[u]])
 				}
 				slices.Reverse(path)
 				return path

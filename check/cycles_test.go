@@ -2,8 +2,12 @@ package check
 
 import (
 	"context"
+	"math/rand/v2"
+	"reflect"
+	"slices"
 	"testing"
 
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -103,4 +107,153 @@ func TestDependenciesAfterAnomalies(t *testing.T) {
 			t.Errorf("%v: no write skew of alice and bob among the cycles of %v", l, known)
 		}
 	}
+}
+
+// TestCyclesAsOneGraphPerSearch: Cycles, which indexes the edges once
+// for all its searches, finds the cycles, in the order, of a search that
+// builds the graph of each search's kinds of edges anew (the plain
+// algorithm, below), on random graphs.
+func TestCyclesAsOneGraphPerSearch(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 11))
+	kinds := []polygraph.EdgeKind{polygraph.SO, polygraph.WW, polygraph.WR, polygraph.RW, polygraph.RT}
+	for i := range 300 {
+		n := 2 + rng.IntN(12)
+		edges := make([]polygraph.Edge, rng.IntN(4*n))
+		for j := range edges {
+			edges[j] = polygraph.Edge{From: int32(rng.IntN(n)), To: int32(rng.IntN(n)), Kind: kinds[rng.IntN(len(kinds))], Key: history.Key(rng.IntN(3))}
+		}
+		limit := 1 + rng.IntN(5)
+		got, want := Cycles(n, edges, limit), plainCycles(n, edges, limit)
+		if !reflect.DeepEqual(got, want) {
+			t.Fatalf("graph %d, %v, limit %d:\ngot  %v\nwant %v", i, edges, limit, got, want)
+		}
+	}
+}
+
+// TestCyclesStopped: on a context that has ended, CyclesContext returns
+// at once with its error.
+func TestCyclesStopped(t *testing.T) {
+	edges := []polygraph.Edge{{From: 0, To: 1, Kind: polygraph.WW}, {From: 1, To: 0, Kind: polygraph.WW}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if got, err := CyclesContext(ctx, 2, edges, 10); err == nil || len(got) != 0 {
+		t.Errorf("CyclesContext on a cancelled context: %v, %v", got, err)
+	}
+	if got, err := CyclesContext(context.Background(), 2, edges, 10); err != nil || len(got) != 1 {
+		t.Errorf("CyclesContext: %v, %v; want one cycle", got, err)
+	}
+}
+
+// plainCycles is Cycles as first written: each search builds the graph of
+// its kinds of edges, and searches paths with a map of the nodes reached.
+func plainCycles(numNodes int, known []polygraph.Edge, limit int) [][]polygraph.Edge {
+	var out [][]polygraph.Edge
+	seen := map[string]bool{}
+	for _, s := range cycleSearches() {
+		found := 0
+		out1 := make([][]polygraph.Edge, numNodes)
+		for _, e := range known {
+			if s.path.has(e.Kind) {
+				out1[e.From] = append(out1[e.From], e)
+			}
+		}
+		comp := plainComponents(out1)
+		tries := 0
+		for _, e := range known {
+			if found >= limit || tries >= 4*limit {
+				break
+			}
+			if !s.closing.has(e.Kind) || e.From == e.To || comp[e.From] != comp[e.To] {
+				continue
+			}
+			tries++
+			path := plainShortestPath(out1, e.To, e.From, comp)
+			if path == nil {
+				continue
+			}
+			cycle := append([]polygraph.Edge{e}, path...)
+			if k := CycleKey(cycle); !seen[k] {
+				seen[k] = true
+				found++
+				out = append(out, cycle)
+			}
+		}
+	}
+	return out
+}
+
+// plainComponents numbers the strongly connected components of a graph
+// (recursive Tarjan); only which nodes share a number matters.
+func plainComponents(out [][]polygraph.Edge) []int32 {
+	n := len(out)
+	index, low, comp := make([]int32, n), make([]int32, n), make([]int32, n)
+	for i := range index {
+		index[i] = -1
+	}
+	onStack := make([]bool, n)
+	var stack []int32
+	var next, comps int32
+	var visit func(v int32)
+	visit = func(v int32) {
+		index[v], low[v] = next, next
+		next++
+		stack = append(stack, v)
+		onStack[v] = true
+		for _, e := range out[v] {
+			switch w := e.To; {
+			case index[w] < 0:
+				visit(w)
+				low[v] = min(low[v], low[w])
+			case onStack[w]:
+				low[v] = min(low[v], index[w])
+			}
+		}
+		if low[v] == index[v] {
+			for {
+				w := stack[len(stack)-1]
+				stack = stack[:len(stack)-1]
+				onStack[w] = false
+				comp[w] = comps
+				if w == v {
+					break
+				}
+			}
+			comps++
+		}
+	}
+	for v := range n {
+		if index[v] < 0 {
+			visit(int32(v))
+		}
+	}
+	return comp
+}
+
+func plainShortestPath(out [][]polygraph.Edge, a, b int32, comp []int32) []polygraph.Edge {
+	if a == b {
+		return []polygraph.Edge{}
+	}
+	via := map[int32]polygraph.Edge{}
+	queue := []int32{a}
+	for len(queue) > 0 {
+		v := queue[0]
+		queue = queue[1:]
+		for _, e := range out[v] {
+			w := e.To
+			if _, ok := via[w]; ok || comp[w] != comp[a] || w == a {
+				continue
+			}
+			via[w] = e
+			if w == b {
+				var path []polygraph.Edge
+				for u := b; u != a; u = via[u].From {
+					path = append(path, via[u])
+				}
+				slices.Reverse(path)
+				return path
+			}
+			queue = append(queue, w)
+		}
+	}
+	return nil
 }
