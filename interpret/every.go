@@ -79,6 +79,9 @@ type ExampleTxn struct {
 // h is the history checked (nil: res.Polygraph's). It differs from
 // res.Polygraph's for prefix consistency, whose evidence is over h split
 // into halves: the examples are h's transactions.
+//
+// When ctx ends first, Every stops promptly and returns an error wrapping
+// the context's cause (progress.Stopped recognises it), and no list.
 func Every(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]Found, error) {
 	if res.Verdict != verdict.Violated || res.Polygraph == nil {
 		return nil, nil
@@ -90,20 +93,26 @@ func Every(ctx context.Context, h *history.History, res *check.Result, rep *Repo
 	if h == nil {
 		h = res.Polygraph.History
 	}
-	e := &everySearch{ctx: ctx, l: res.Level, h: h, evidence: res.Polygraph.History, subject: shrink.NewSubject(h)}
+	e := &everySearch{ctx: ctx, l: res.Level, h: h, evidence: res.Polygraph.History}
 
 	anomalies := slices.Clone(res.Anomalies)
 	if p != nil && p != res.Polygraph {
 		anomalies = append(anomalies, p.Anomalies...)
 	}
 	e.nonCycle(res.Polygraph, anomalies)
-	if p != nil && res.Level != level.PC {
-		e.cycles(p, check.Cycles(p.NumNodes, known, MaxCount))
+	if p != nil && res.Level != level.PC && ctx.Err() == nil {
+		// Cut short, the search leaves its cycles to the error below.
+		cycles, _ := check.CyclesContext(ctx, p.NumNodes, known, MaxCount)
+		e.cycles(p, cycles)
+	}
+	var found []Found
+	if ctx.Err() == nil {
+		found = e.withMain(rep)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("interpret: listing every anomaly: %w", err)
+		return nil, fmt.Errorf("interpret: listing every anomaly: %w", context.Cause(ctx))
 	}
-	return e.withMain(rep), nil
+	return found, nil
 }
 
 // everySearch gathers the anomalies of Every.
@@ -113,8 +122,17 @@ type everySearch struct {
 	// h is the history checked, evidence the history of the check's
 	// evidence: h, or h split in halves.
 	h, evidence *history.History
-	subject     *shrink.Subject
-	found       []Found
+	// subject cuts examples from h, built when first needed (see sub).
+	subject *shrink.Subject
+	found   []Found
+}
+
+// sub returns the Subject examples are cut from.
+func (e *everySearch) sub() *shrink.Subject {
+	if e.subject == nil {
+		e.subject = shrink.NewSubject(e.h)
+	}
+	return e.subject
 }
 
 // add counts one anomaly of name, and makes it the example (whose seed
@@ -153,6 +171,9 @@ func (e *everySearch) add(name string, seed map[int32]bool, cycle bool, set func
 func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Anomaly) {
 	seen := map[polygraph.Anomaly]bool{}
 	for _, a := range anomalies {
+		if e.ctx.Err() != nil {
+			return
+		}
 		if seen[a] {
 			continue // found again when the polygraph was built again
 		}
@@ -168,6 +189,9 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 	slices.SortStableFunc(cycles, func(a, b []polygraph.Edge) int { return cmp.Compare(len(a), len(b)) })
 	d := newDescriber(p, nil, false, nil)
 	for _, c := range cycles {
+		if e.ctx.Err() != nil {
+			return
+		}
 		seed := map[int32]bool{}
 		for _, edge := range c {
 			for _, t := range []int32{edge.From, edge.To} {
@@ -187,6 +211,9 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 // one, and returns its transactions; nil when it does not violate the
 // level.
 func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bool) []ExampleTxn {
+	if e.ctx.Err() != nil {
+		return nil
+	}
 	ok := func(sub *history.History) bool {
 		res, err := check.Check(e.ctx, sub, e.l)
 		if err != nil || res.Verdict != verdict.Violated {
@@ -205,23 +232,23 @@ func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bo
 	}
 	txns := sortedTxns(seed)
 	sel := shrink.Selection{Txns: txns}
-	if !ok(e.subject.Sub(sel)) {
+	if !ok(e.sub().Sub(sel)) {
 		grown := maps.Clone(seed)
 		for _, t := range txns {
 			for i := e.h.Txns[t].OpStart; i < e.h.Txns[t].OpEnd; i++ {
 				if e.h.Ops[i].Kind == history.Read {
-					for _, w := range e.subject.WritersOf(i) {
+					for _, w := range e.sub().WritersOf(i) {
 						grown[w] = true
 					}
 				}
 			}
 		}
 		sel = shrink.Selection{Txns: sortedTxns(grown)}
-		if len(sel.Txns) == len(txns) || !ok(e.subject.Sub(sel)) {
+		if len(sel.Txns) == len(txns) || !ok(e.sub().Sub(sel)) {
 			return nil
 		}
 	}
-	return e.exampleTxns(e.subject.Transactions(sel, ok, nil).Txns)
+	return e.exampleTxns(e.sub().Transactions(sel, ok, nil).Txns)
 }
 
 // exampleTxns names the transactions of an example.

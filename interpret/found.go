@@ -28,7 +28,8 @@ import (
 // An example checked alone may show first another anomaly than the one
 // it was listed for (a smaller violation its transactions hold): its
 // report names the anomaly it shows, always one the level forbids, and a
-// note says which anomaly the list gave it for.
+// note says which anomaly the list gave it for. When ctx ends first, it
+// returns an error wrapping the context's cause.
 func FoundReports(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]*Report, error) {
 	if rep == nil || rep.Anomaly == nil {
 		return nil, nil
@@ -42,11 +43,17 @@ func FoundReports(ctx context.Context, h *history.History, res *check.Result, re
 	}
 	subject := shrink.NewSubject(h)
 	for _, f := range rep.Anomalies[1:] {
+		if ctx.Err() != nil {
+			break
+		}
 		r, err := foundReport(ctx, subject, res.Level, f)
 		if err != nil {
 			return nil, fmt.Errorf("interpret: the example of %s: %w", f.Name, err)
 		}
 		out = append(out, r)
+	}
+	if ctx.Err() != nil {
+		return nil, fmt.Errorf("interpret: the examples of the anomalies found: %w", context.Cause(ctx))
 	}
 	return out, nil
 }

@@ -63,6 +63,13 @@ type Report struct {
 	// the main one (Anomaly) first, each with a count and an example
 	// (see Every); only when Every was asked for.
 	Anomalies []Found `json:"anomalies,omitempty"`
+	// CutShort says that the explanation of the violation stopped before
+	// it was done, as its context ended (a timeout, a memory limit): the
+	// verdict stands, with the evidence at hand, but the counterexample
+	// need not be minimal (Anomaly.Minimal says whether it is), and parts
+	// of the explanation may be missing (such as the list of the other
+	// anomalies, or the cases of the choices of writers).
+	CutShort bool `json:"explanation_cut_short,omitempty"`
 }
 
 // Anomaly describes a violation.
@@ -209,11 +216,13 @@ func Explain(res *check.Result) *Report {
 	}
 	p := res.Polygraph
 	seed, _ := evidence(res)
-	seed = withReadWriters(newDescriber(p, nil, false, nil), seed, evidenceCycles(res))
+	d0 := newDescriber(p, nil, false, nil)
+	seed = withReadWriters(d0, seed, evidenceCycles(res))
 	seed = append(seed, choiceTxns(res)...)
 	slices.Sort(seed)
 	seed = slices.Compact(seed)
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
+	d.shareWriters(d0)
 	d.lists = newListSource(p.History, nil, nil)
 	d.level = res.Level
 	an := rep.Anomaly
@@ -614,10 +623,25 @@ func Checked(ctx context.Context, res *check.Result) (*Report, error) {
 // they read, and grows to the whole history only when those do not
 // violate the level on their own, so it costs about as much as checking
 // the few transactions involved.
+//
+// When ctx ends before the explanation is done, Minimal returns promptly
+// the report of res's evidence as it is (Explain's, not Minimal: a
+// shrinking cut short need not have reached a minimal counterexample)
+// with CutShort set; the verdict stands.
 func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	rep, ok := verdictReport(res)
 	if !ok {
 		return rep, nil
+	}
+	// The report of the evidence as it is: Minimal's when it cannot do
+	// better, and the name it keeps to where it can.
+	evidenceReport := Explain(res)
+	cutShort := func() (*Report, error) {
+		evidenceReport.CutShort = true
+		return evidenceReport, nil
+	}
+	if ctx.Err() != nil {
+		return cutShort()
 	}
 	h := res.Polygraph.History
 	seed, keys := evidence(res)
@@ -629,26 +653,37 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	// is minimal too (without any one transaction it passes). Only when
 	// there is none (every sub-history that keeps check's cycle holds a
 	// smaller violation of another shape) do the names differ.
-	target := Explain(res).Anomaly.Name
+	target := evidenceReport.Anomaly.Name
 	quiet := progress.WithTracker(ctx, nil)
 	sameName := func(sub *history.History) bool {
 		r, err := check.Check(quiet, sub, res.Level)
 		return err == nil && r.Verdict == verdict.Violated && Explain(r).Anomaly.Name == target
 	}
 	sel, subj, ok := shrink.Minimize(ctx, h, res.Level, seed, keys)
+	if subj.CutShort() {
+		return cutShort()
+	}
 	if !ok {
-		// Not reproducible on any sub-history (a timeout): report the
-		// evidence as it is.
-		return Explain(res), nil
+		// Not reproducible on any sub-history: report the evidence as
+		// it is.
+		return evidenceReport, nil
 	}
 	if !sameName(subj.Sub(sel)) {
-		if named, _, ok := shrink.MinimizeWith(ctx, h, res.Level, seed, keys, sameName); ok && subj.Minimal(quiet, named, res.Level) {
+		if named, again, ok := shrink.MinimizeWith(ctx, h, res.Level, seed, keys, sameName); ok && !again.CutShort() && subj.Minimal(quiet, named, res.Level) {
 			sel = named
 		}
+	}
+	if ctx.Err() != nil {
+		// A check the end of ctx stopped counted as passing: what
+		// those checks decided cannot be trusted.
+		return cutShort()
 	}
 	m := subj.Sub(sel)
 	a, err := analyze(ctx, m, res.Level)
 	if err != nil {
+		if ctx.Err() != nil {
+			return cutShort()
+		}
 		return nil, err
 	}
 	if a.name() != target && sameName(m) {
@@ -657,6 +692,9 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// decided too.
 		chk, err := fromChecker(ctx, m, res.Level)
 		if err != nil {
+			if ctx.Err() != nil {
+				return cutShort()
+			}
 			return nil, err
 		}
 		for id, inf := range a.why {
@@ -710,6 +748,10 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// Reads of the counterexample could have read from several
 		// writers: show what each choice leads to.
 		explainCases(d, an, r, txns)
+	} else if (err != nil || r.Verdict == verdict.Unknown) && ctx.Err() != nil {
+		// The counterexample is minimal, but its cases, if any, are
+		// not shown.
+		rep.CutShort = true
 	}
 	finish(an, d, m, txns, h, &sel)
 	removed := len(h.Txns) - len(m.Txns)

@@ -34,15 +34,26 @@ type Selection struct {
 // sub-histories are cut.
 type Subject struct {
 	H *history.History
-	// writer maps a (key, value) written to its writes' operation
-	// indices, in history order: several where values repeat.
-	writer map[kv][]int32
+	// writer maps a (key, value) written to its first write's operation
+	// index, and more, where values repeat, to all its writes' operation
+	// indices, in history order (see writes).
+	writer map[kv]int32
+	more   map[kv][]int32
 	// txnOf maps an operation index to its transaction.
 	txnOf []int32
 	// stopped, when set, tells Transactions and Operations to stop and
 	// return what they have.
 	stopped func() bool
+	// cut says that the last Minimize on the Subject stopped before it
+	// was done (see CutShort).
+	cut bool
 }
+
+// CutShort reports whether the last Minimize (or MinimizeWith) that
+// returned the Subject stopped before it was done, as its context ended:
+// the selection it returned, if any, violates the level, but it need not
+// be minimal, and one it did not find may exist.
+func (s *Subject) CutShort() bool { return s.cut }
 
 type kv struct {
 	k history.Key
@@ -51,17 +62,50 @@ type kv struct {
 
 // NewSubject indexes h's writes.
 func NewSubject(h *history.History) *Subject {
-	s := &Subject{H: h, writer: make(map[kv][]int32), txnOf: make([]int32, len(h.Ops))}
+	writes := 0
+	for i := range h.Ops {
+		if h.Ops[i].Kind == history.Write {
+			writes++
+		}
+	}
+	s := &Subject{H: h, writer: make(map[kv]int32, writes), txnOf: make([]int32, len(h.Ops))}
 	for t := range h.Txns {
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			s.txnOf[i] = int32(t)
-			if op := h.Ops[i]; op.Kind == history.Write {
-				s.writer[kv{op.Key, op.Value}] = append(s.writer[kv{op.Key, op.Value}], i)
+			op := h.Ops[i]
+			if op.Kind != history.Write {
+				continue
+			}
+			x := kv{op.Key, op.Value}
+			first, seen := s.writer[x]
+			switch {
+			case !seen:
+				s.writer[x] = i
+			case s.more[x] != nil:
+				s.more[x] = append(s.more[x], i)
+			default:
+				if s.more == nil {
+					s.more = make(map[kv][]int32)
+				}
+				s.more[x] = []int32{first, i}
 			}
 		}
 	}
 	return s
+}
+
+// writes returns the operation indices of the writes of x, in history
+// order; one, in buf, where x's value is written once.
+func (s *Subject) writes(x kv, buf *[1]int32) []int32 {
+	if ws, ok := s.more[x]; ok {
+		return ws
+	}
+	if w, ok := s.writer[x]; ok {
+		buf[0] = w
+		return buf[:]
+	}
+	return nil
 }
 
 // WriterOf returns the transaction that wrote the value read by operation
@@ -72,8 +116,8 @@ func (s *Subject) WriterOf(i int32) int32 {
 	if op.Value == s.H.Init {
 		return -1
 	}
-	if ws := s.writer[kv{op.Key, op.Value}]; len(ws) > 0 {
-		return s.txnOf[ws[0]]
+	if w, ok := s.writer[kv{op.Key, op.Value}]; ok {
+		return s.txnOf[w]
 	}
 	return -1
 }
@@ -83,7 +127,8 @@ func (s *Subject) WriterOf(i int32) int32 {
 func (s *Subject) WritersOf(i int32) []int32 {
 	op := s.H.Ops[i]
 	var out []int32
-	for _, w := range s.writer[kv{op.Key, op.Value}] {
+	var buf [1]int32
+	for _, w := range s.writes(kv{op.Key, op.Value}, &buf) {
 		if t := s.txnOf[w]; len(out) == 0 || out[len(out)-1] != t {
 			out = append(out, t)
 		}
@@ -109,7 +154,8 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
 	kept := func(k history.Key, v history.Value) bool {
-		for _, w := range s.writer[kv{k, v}] {
+		var buf [1]int32
+		for _, w := range s.writes(kv{k, v}, &buf) {
 			if !keep[s.txnOf[w]] || sel.DropOps[w] {
 				return false
 			}
@@ -371,9 +417,11 @@ func sameKind(ctx context.Context, l level.Level, kind string) Predicate {
 // whether h violates l at all.
 //
 // Minimize runs as the stage "shrink", counting the checks it makes (the
-// stages of each check are not reported). When ctx ends, it returns the
-// smallest violating selection found so far, or ok false if it had found
-// none.
+// stages of each check are not reported). When ctx ends, it returns
+// promptly the smallest violating selection found so far, or ok false if
+// it had found none, and the Subject's CutShort says so: a check that
+// the end of ctx stopped counts as passing, so what is left need not be
+// minimal.
 func Minimize(ctx context.Context, h *history.History, l level.Level, seed []int32, keys []history.Key) (sel Selection, s *Subject, ok bool) {
 	return MinimizeWith(ctx, h, l, seed, keys, nil)
 }
@@ -390,6 +438,9 @@ func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed [
 	ctx = progress.WithTracker(ctx, nil)
 	s = NewSubject(h)
 	s.stopped = stopped
+	// Once ctx has ended every check fails, so a selection that looked
+	// minimal may not be: whatever is returned after that is cut short.
+	defer func() { s.cut = stopped() }()
 	counted := func(v Predicate) Predicate {
 		return func(h *history.History) bool {
 			if m.Add(1) != nil {

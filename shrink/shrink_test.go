@@ -4,6 +4,7 @@ import (
 	"context"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
@@ -88,5 +89,49 @@ func TestMinimizeStopped(t *testing.T) {
 	}
 	if _, _, ok := Minimize(context.Background(), h, level.SER, []int32{1}, nil); !ok {
 		t.Errorf("Minimize found no violation")
+	}
+}
+
+// TestMinimizeCutShort: a Minimize whose context ends on the way returns
+// promptly what it has, a violating selection, and says it was cut
+// short: not minimal. One that runs to the end says it was not.
+func TestMinimizeCutShort(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
+{"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
+{"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
+{"session": 3, "id": "D", "ops": [["r", "x", 1], ["w", "x", 3]]}
+{"session": 3, "id": "E", "ops": [["r", "z", 1]]}`)
+	all := []int32{0, 1, 2, 3, 4}
+	if _, s, ok := Minimize(context.Background(), h, level.SI, all, nil); !ok || s.CutShort() {
+		t.Fatalf("Minimize to the end: ok %v, cut short %v", ok, s.CutShort())
+	}
+	// The context ends after the first check, which found the region.
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	checks := 0
+	keep := func(sub *history.History) bool {
+		checks++
+		if checks == 1 {
+			defer cancel()
+		}
+		return Violates(ctx, level.SI)(sub)
+	}
+	sel, s, ok := MinimizeWith(ctx, h, level.SI, all, nil, keep)
+	if !ok || !s.CutShort() {
+		t.Fatalf("Minimize stopped after a check: ok %v, cut short %v", ok, s.CutShort())
+	}
+	if checks > 2 {
+		t.Errorf("%d checks after the context ended, want at most one", checks-1)
+	}
+	if !Violates(context.Background(), level.SI)(s.Sub(sel)) {
+		t.Errorf("the selection of a cut short Minimize does not violate SI: %v", sel)
+	}
+
+	// An ended context: no check, no selection, cut short.
+	ctx, cancel = context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancel()
+	if sel, s, ok := Minimize(ctx, h, level.SI, all, nil); ok || len(sel.Txns) != 0 || !s.CutShort() {
+		t.Errorf("Minimize past its deadline: %v, ok %v, cut short %v", sel, ok, s.CutShort())
 	}
 }

@@ -44,11 +44,12 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			weakest = i
 		}
 	}
+	ex := j.explaining(weakest >= 0)
 	for i, res := range all.Results {
 		start := time.Now()
 		var rep *interpret.Report
 		if i == weakest {
-			rep = cf.report(j, res, info, explain, stderr)
+			rep = cf.report(ex, res, info, explain, stderr)
 		} else {
 			rep = interpret.Explain(res)
 			addFailedEventNotes(rep, res, info)
@@ -71,12 +72,15 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	var found []*interpret.Report
 	var foundNotes []string
 	if page != nil && weakest >= 0 {
-		found, foundNotes = foundReports(j.ctx, h, all.Results[weakest], reports[weakest].Report)
+		found, foundNotes = foundReports(ex, h, all.Results[weakest], reports[weakest].Report)
 		if found == nil {
 			found = []*interpret.Report{reports[weakest].Report}
 		}
 	}
 	j.stop()
+	if weakest >= 0 && ex.cutShort(reports[weakest].Report) {
+		reports[weakest].Stats.stopped(j)
+	}
 	// A level the run's stop cut short says where it stopped, and the
 	// stronger ones were not begun; a level without a verdict for a limit
 	// of its own (CC's clocks) says which, and the others were checked.

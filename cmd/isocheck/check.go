@@ -178,12 +178,15 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		return checkFailed(err, stderr)
 	}
 	// The stages of the check; explaining it runs the checker again on
-	// parts of the history, under the same stage names.
+	// parts of the history, as the one stage "explain".
 	stages := j.stageStats()
 	start := time.Now()
-	rep := cf.report(j, res, info, explain, stderr)
-	if every, err := interpret.Every(j.ctx, h, res, rep); err == nil {
+	ex := j.explaining(res.Verdict == verdict.Violated)
+	rep := cf.report(ex, res, info, explain, stderr)
+	if every, err := interpret.Every(ex.ctx, h, res, rep); err == nil {
 		rep.Anomalies = every
+	} else if progress.Stopped(err) {
+		ex.missing("the other anomalies of the history are not listed")
 	} else if rep.Anomaly != nil {
 		// The verdict and its evidence stand; say that the list of the
 		// other anomalies is missing rather than leave it out in silence.
@@ -191,12 +194,12 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	}
 	var elle *interpret.ElleMap
 	if cf.elle {
-		elle = elleEvery(j.ctx, h, res, !cf.noSessionOrder)
+		elle = elleEvery(ex, h, res, !cf.noSessionOrder)
 	}
 	var found []*interpret.Report
 	var foundNotes []string
 	if page != nil {
-		found, foundNotes = foundReports(j.ctx, h, res, rep)
+		found, foundNotes = foundReports(ex, h, res, rep)
 	}
 	explainTime := time.Since(start)
 	j.stop()
@@ -205,6 +208,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	st.InputNotes = inputNotes(info, len(h.Txns))
 	if res.Verdict == verdict.Unknown {
 		rep.Reason = j.noVerdictReason(res.Reason)
+		st.stopped(j)
+	}
+	if ex.cutShort(rep) {
 		st.stopped(j)
 	}
 	status := verdictStatus(res.Verdict)
@@ -249,21 +255,29 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 
 // report explains res: in full, on a minimal counterexample, for explain;
 // for check the checker's own evidence, with the minimal counterexample
-// only when --counterexample asks for it.
-func (cf *checkFlags) report(j *job, res *check.Result, info *format.Info, full bool, stderr io.Writer) *interpret.Report {
-	rep := interpret.Explain(res)
+// only when --counterexample asks for it. It runs in the stage "explain"
+// of ex: when the run's limits stop it, the report is of the checker's
+// evidence and ex says what is missing.
+func (cf *checkFlags) report(ex *explaining, res *check.Result, info *format.Info, full bool, stderr io.Writer) *interpret.Report {
+	var rep *interpret.Report
 	if res.Verdict == verdict.Violated {
 		shrink := interpret.Checked
 		if full || cf.cexFile != "" {
 			shrink = interpret.Minimal
 		}
-		min, err := shrink(j.ctx, res)
+		min, err := shrink(ex.ctx, res)
 		switch {
 		case err != nil:
 			fmt.Fprintf(stderr, "isocheck: shrinking the violation to a minimal counterexample: %v (the report shows the checker's evidence)\n", err)
 		default:
 			rep = min
+			if rep.CutShort {
+				ex.shrinkCut(rep)
+			}
 		}
+	}
+	if rep == nil {
+		rep = interpret.Explain(res)
 	}
 	addFailedEventNotes(rep, res, info)
 	return rep

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 
@@ -66,9 +65,13 @@ func writeStoppedEDN(w, stderr io.Writer, reason string) int {
 }
 
 // elleEvery returns Elle's result map of res, a check of h, with every
-// anomaly the violation shows (interpret.ElleEvery); when ctx ends
-// first, the map of the check's evidence alone.
-func elleEvery(ctx context.Context, h *history.History, res *check.Result, sessionOrder bool) *interpret.ElleMap {
-	m, _ := interpret.ElleEvery(ctx, h, []*check.Result{res}, sessionOrder)
+// anomaly the violation shows (interpret.ElleEvery); when the explanation
+// is cut short first, the map of the check's evidence alone, which ex
+// records.
+func elleEvery(ex *explaining, h *history.History, res *check.Result, sessionOrder bool) *interpret.ElleMap {
+	m, err := interpret.ElleEvery(ex.ctx, h, []*check.Result{res}, sessionOrder)
+	if err != nil && ex.ctx.Err() != nil {
+		ex.missing("Elle's result map holds the checker's evidence alone")
+	}
 	return m
 }

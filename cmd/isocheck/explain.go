@@ -1,11 +1,16 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/isocheck/isocheck/draw"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // runExplain is `isocheck explain`: check, then shrink a violation to a
@@ -43,4 +48,85 @@ func (cf *checkFlags) writePictures(writeDOT func(io.Writer) error, g *draw.Grap
 			fmt.Fprintf(stderr, "isocheck: --%s: %v\n", p.flag, err)
 		}
 	}
+}
+
+// explaining is the stage "explain" of a job: what check and explain do
+// once they have a verdict (shrink a violation, explain it, list the other
+// anomalies, cut their examples). The job's limits hold it as they hold
+// the check: when its context ends, each step stops promptly, the verdict
+// stands with the evidence at hand, and the report says what is missing.
+type explaining struct {
+	j *job
+	// ctx is the job's context, with no tracker: the checks the
+	// explanation runs do not report their stages, so that the stage the
+	// progress bar shows, and a stop names, is "explain".
+	ctx context.Context
+	// left lists what the end of ctx left out of the explanation.
+	left []string
+}
+
+// explainContext, when set (by tests), makes the context the explanation
+// runs under from the job's: a test ends it to see the explanation cut
+// short, as a limit reached at that moment would.
+var explainContext func(context.Context) context.Context
+
+// explaining begins the stage "explain" of j when there is a violation
+// to explain (begin); without one, a stop keeps naming the stage of the
+// check it stopped.
+func (j *job) explaining(begin bool) *explaining {
+	ctx := j.ctx
+	if begin {
+		progress.Start(ctx, "explain", 0, "")
+		if explainContext != nil {
+			ctx = explainContext(ctx)
+		}
+	}
+	return &explaining{j: j, ctx: progress.WithTracker(ctx, nil)}
+}
+
+// missing records that the end of the context left what out.
+func (ex *explaining) missing(what string) { ex.left = append(ex.left, what) }
+
+// shrinkCut records what a report that interpret cut short (its CutShort
+// set) lacks: a minimal counterexample, or part of the explanation of
+// one.
+func (ex *explaining) shrinkCut(rep *interpret.Report) {
+	if rep.Anomaly != nil && !rep.Anomaly.Minimal {
+		ex.missing("the counterexample shown is the checker's evidence, not shrunk to a minimal one")
+	} else {
+		ex.missing("part of the explanation of the counterexample is missing")
+	}
+}
+
+// cutShort, once the job has stopped, marks rep, a report of a
+// violation, cut short when the explanation was, with a note that says at
+// which limit, in which stage, and what is missing; it reports whether it
+// was.
+func (ex *explaining) cutShort(rep *interpret.Report) bool {
+	if len(ex.left) == 0 || rep.Anomaly == nil {
+		return false
+	}
+	rep.CutShort = true
+	rep.Anomaly.Notes = append(rep.Anomaly.Notes, ex.note())
+	return true
+}
+
+// note says that the explanation was cut short: "explanation cut short at
+// --timeout: the counterexample shown is the checker's evidence, not
+// shrunk to a minimal one (timed out after 1s in stage explain; give it
+// longer with --timeout 1m, or --timeout 0 for no limit)".
+func (ex *explaining) note() string {
+	at := "explanation cut short"
+	cause := context.Cause(ex.ctx)
+	switch {
+	case errors.Is(cause, progress.ErrResourceLimit):
+		at += " at --max-memory"
+	case errors.Is(cause, context.DeadlineExceeded):
+		at += " at --timeout"
+	}
+	what := strings.Join(ex.left, "; ")
+	if cause == nil {
+		return at + ": " + what
+	}
+	return fmt.Sprintf("%s: %s (%s)", at, what, ex.j.stopReason(cause))
 }

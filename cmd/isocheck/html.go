@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"io"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -39,11 +39,15 @@ func commandLine(name string, args []string) string {
 // one for each kind of anomaly rep lists (Report.Anomalies, the main one
 // first), each with its own minimal counterexample; only rep when the
 // others cannot be cut from the history, with a note saying why.
-func foundReports(ctx context.Context, h *history.History, res *check.Result, rep *interpret.Report) ([]*interpret.Report, []string) {
+func foundReports(ex *explaining, h *history.History, res *check.Result, rep *interpret.Report) ([]*interpret.Report, []string) {
 	if rep.Anomaly == nil || len(rep.Anomalies) < 2 {
 		return nil, nil
 	}
-	found, err := interpret.FoundReports(ctx, h, res, rep)
+	found, err := interpret.FoundReports(ex.ctx, h, res, rep)
+	if err != nil && progress.Stopped(err) {
+		ex.missing("the page shows the other anomalies found without their counterexamples")
+		return nil, nil
+	}
 	if err != nil {
 		return nil, []string{fmt.Sprintf("the other anomalies found are listed without their counterexamples: %v", err)}
 	}
