@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/verdict"
@@ -22,8 +23,8 @@ import (
 // cycles read from the case's writers.
 func TestCasesCoverEveryChoice(t *testing.T) {
 	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, FaultProb: 0.1}
-	withCases := 0
-	for seed := 0; seed < 4000; seed++ {
+	withCases, runs := 0, testsize.N(800, 4000)
+	for seed := 0; seed < runs; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0xca5e))
 		h := fold(rng, histgen.Small(rng, cfg))
 		for _, l := range level.All() {
@@ -78,7 +79,7 @@ func TestCasesCoverEveryChoice(t *testing.T) {
 			walk(0)
 		}
 	}
-	if withCases < 100 {
+	if withCases < runs/40 {
 		t.Errorf("only %d violations hinged on writer choices: too few to test", withCases)
 	}
 	t.Logf("%d violations explained case by case", withCases)
@@ -153,8 +154,8 @@ func TestChoicesOrderedByReachability(t *testing.T) {
 // satisfy the level: the history with just those writers passes.
 func TestPicksWitness(t *testing.T) {
 	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4}
-	witnessed := 0
-	for seed := 0; seed < 1500; seed++ {
+	witnessed, runs := 0, testsize.N(500, 1500)
+	for seed := 0; seed < runs; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x91c5))
 		h := fold(rng, histgen.Small(rng, cfg))
 		r, err := polygraph.Resolve(context.Background(), h)
@@ -183,7 +184,7 @@ func TestPicksWitness(t *testing.T) {
 			witnessed++
 		}
 	}
-	if witnessed < 500 {
+	if witnessed < runs/3 {
 		t.Errorf("only %d witnesses checked", witnessed)
 	}
 }

@@ -10,12 +10,13 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )
 
 var (
-	listsRuns = flag.Int("lists.runs", 3000, "random list histories in TestListsAgreeWithReference")
+	listsRuns = flag.Int("lists.runs", testsize.N(400, 3000), "random list histories in TestListsAgreeWithReference")
 	listsShow = flag.Int("lists.show", 10, "disagreements TestListsAgreeWithReference prints")
 )
 

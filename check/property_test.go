@@ -10,11 +10,14 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )
 
-var propertyRuns = flag.Int("property.runs", 3000, "random histories per level in TestAgreesWithReference")
+// propertyRuns is the number of random histories of the property tests
+// against the reference: 3000 under make test-long, 400 by default.
+var propertyRuns = flag.Int("property.runs", testsize.N(400, 3000), "random histories per level in TestAgreesWithReference and TestRepeatedValuesAgreeWithReference")
 
 // TestAgreesWithReference runs random small histories, from simulated
 // stores of every isolation level and with injected faults, through the
