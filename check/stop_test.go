@@ -7,6 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"
@@ -14,13 +15,16 @@ import (
 )
 
 // stopHistory is a generated history large enough that every stage of
-// every level takes a while: 20,000 transactions of a simulated SI store.
+// every level has more to do than a meter counts between its looks at
+// the context (progress.Every): 10,000 transactions of a simulated SI
+// store, 20,000 under make test-long.
 func stopHistory(t *testing.T) *history.History {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("large history")
 	}
-	return histgen.Large(histgen.LargeConfig{Sessions: 20, TxnsPerSession: 1000, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotIsolation})
+	n := testsize.N(500, 1000)
+	return histgen.Large(histgen.LargeConfig{Sessions: 20, TxnsPerSession: n, OpsPerTxn: 15, Keys: 10 * n, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotIsolation})
 }
 
 // stopLevels are the levels to stop, "all" standing for CheckAll.
