@@ -13,12 +13,14 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
 )
 
-var propertyRuns = flag.Int("explain.runs", 3000, "random histories per level in TestCounterexampleMinimal")
+// propertyRuns is 3000 under make test-long, 400 by default.
+var propertyRuns = flag.Int("explain.runs", testsize.N(400, 3000), "random histories per level in TestCounterexampleMinimal")
 
 // TestCounterexampleMinimal explains random violating histories and
 // requires of every counterexample, written in the native format and read

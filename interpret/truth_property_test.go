@@ -14,13 +14,15 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
 	"github.com/isocheck/isocheck/verdict"
 )
 
-var truthRuns = flag.Int("explain.truth.runs", 600, "random histories in TestReportsTrueAtLevel (-short: a sixth)")
+// truthRuns is 600 under make test-long, 200 by default.
+var truthRuns = flag.Int("explain.truth.runs", testsize.N(200, 600), "random histories in TestReportsTrueAtLevel (-short: a sixth)")
 
 // TestReportsTrueAtLevel explains random violating histories, from the
 // simulated stores of every level and with faults, at every level they
