@@ -9,12 +9,14 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"
 )
 
-var kvRuns = flag.Int("kv.runs", 2000, "random key-value histories in TestKeyValueAgrees")
+// kvRuns is 2000 under make test-long, 500 by default.
+var kvRuns = flag.Int("kv.runs", testsize.N(500, 2000), "random key-value histories in TestKeyValueAgrees")
 
 // TestKeyValueAgrees: a key-value history is the special case of a SQL
 // history where every read is SELECT(k = x) and every write an upsert

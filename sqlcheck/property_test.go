@@ -12,12 +12,14 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"
 )
 
-var sqlRuns = flag.Int("sql.runs", 3000, "random SQL histories in TestAgreesWithReference")
+// sqlRuns is 3000 under make test-long, 400 by default.
+var sqlRuns = flag.Int("sql.runs", testsize.N(400, 3000), "random SQL histories in TestAgreesWithReference and TestDroppableKeepsConsistency (a third in TestShrinkMinimalAndDeterministic)")
 
 // TestAgreesWithReference checks random small SQL histories, with random
 // predicates, inserts, updates, deletes, aborted and unknown transactions
