@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/shrink"
 )
 
 // describer puts the edges of a polygraph into words.
@@ -23,9 +24,9 @@ type describer struct {
 	// the key from before writing it, when full.
 	readFrom map[txnKey]int32
 	full     bool
-	// writers maps a (key, value) written to its writers, built when
-	// first needed (see writerOf).
-	writers *writeIndex
+	// writers indexes the writes of the history, built when first
+	// needed (see writerOf).
+	writers *shrink.Writes
 	picked  map[pickedRead]int32
 	// names are the report's names of its transactions (see Report).
 	names map[int32]string
@@ -514,7 +515,7 @@ func (d *describer) precedes(a, b int32) bool {
 // a value no other transaction of the history wrote.
 func (d *describer) writerOf(reader int32, key history.Key, value history.Value) (int32, bool) {
 	if d.writers == nil {
-		d.writers = newWriteIndex(d.h)
+		d.writers = shrink.NewWrites(d.h)
 		d.picked = make(map[pickedRead]int32, len(d.p.Picks))
 		for _, p := range d.p.Picks {
 			op := d.h.Ops[p.Op]
@@ -527,7 +528,12 @@ func (d *describer) writerOf(reader int32, key history.Key, value history.Value)
 	if value == d.h.Init {
 		return d.p.T0, true
 	}
-	return d.writers.other(key, value, reader)
+	for _, w := range d.writers.Of(key, value) {
+		if w.Txn != reader {
+			return w.Txn, true
+		}
+	}
+	return -1, false
 }
 
 // shareWriters lets d use the index of the writes of other, a describer
@@ -536,65 +542,6 @@ func (d *describer) shareWriters(other *describer) {
 	if other.p == d.p && d.writers == nil {
 		d.writers, d.picked = other.writers, other.picked
 	}
-}
-
-// writeIndex maps each (key, value) written in a history to the
-// transactions that wrote it, in history order: one map entry per
-// value, and a list only for the values several transactions wrote.
-type writeIndex struct {
-	first map[[2]int64]int32
-	more  map[[2]int64][]int32
-}
-
-func newWriteIndex(h *history.History) *writeIndex {
-	writes := 0
-	for i := range h.Ops {
-		if h.Ops[i].Kind == history.Write {
-			writes++
-		}
-	}
-	x := &writeIndex{first: make(map[[2]int64]int32, writes)}
-	for t := range h.Txns {
-		for _, op := range h.OpsOf(t) {
-			if op.Kind != history.Write {
-				continue
-			}
-			kv := [2]int64{int64(op.Key), int64(op.Value)}
-			w, ok := x.first[kv]
-			switch {
-			case !ok:
-				x.first[kv] = int32(t)
-			case x.more[kv] != nil:
-				if ws := x.more[kv]; ws[len(ws)-1] != int32(t) {
-					x.more[kv] = append(ws, int32(t))
-				}
-			case w != int32(t):
-				if x.more == nil {
-					x.more = make(map[[2]int64][]int32)
-				}
-				x.more[kv] = []int32{w, int32(t)}
-			}
-		}
-	}
-	return x
-}
-
-// other returns the first transaction other than reader that wrote value
-// to key, or ok false.
-func (x *writeIndex) other(key history.Key, value history.Value, reader int32) (int32, bool) {
-	kv := [2]int64{int64(key), int64(value)}
-	if ws, ok := x.more[kv]; ok {
-		for _, w := range ws {
-			if w != reader {
-				return w, true
-			}
-		}
-		return -1, false
-	}
-	if w, ok := x.first[kv]; ok && w != reader {
-		return w, true
-	}
-	return -1, false
 }
 
 // pickedRead is a read whose writer the check chose: its transaction,

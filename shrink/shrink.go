@@ -34,13 +34,8 @@ type Selection struct {
 // sub-histories are cut.
 type Subject struct {
 	H *history.History
-	// writer maps a (key, value) written to its first write's operation
-	// index, and more, where values repeat, to all its writes' operation
-	// indices, in history order (see writes).
-	writer map[kv]int32
-	more   map[kv][]int32
-	// txnOf maps an operation index to its transaction.
-	txnOf []int32
+	// writes indexes the writes of H by key and value.
+	writes *Writes
 	// stopped, when set, tells Transactions and Operations to stop and
 	// return what they have.
 	stopped func() bool
@@ -55,57 +50,9 @@ type Subject struct {
 // be minimal, and one it did not find may exist.
 func (s *Subject) CutShort() bool { return s.cut }
 
-type kv struct {
-	k history.Key
-	v history.Value
-}
-
 // NewSubject indexes h's writes.
 func NewSubject(h *history.History) *Subject {
-	writes := 0
-	for i := range h.Ops {
-		if h.Ops[i].Kind == history.Write {
-			writes++
-		}
-	}
-	s := &Subject{H: h, writer: make(map[kv]int32, writes), txnOf: make([]int32, len(h.Ops))}
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			s.txnOf[i] = int32(t)
-			op := h.Ops[i]
-			if op.Kind != history.Write {
-				continue
-			}
-			x := kv{op.Key, op.Value}
-			first, seen := s.writer[x]
-			switch {
-			case !seen:
-				s.writer[x] = i
-			case s.more[x] != nil:
-				s.more[x] = append(s.more[x], i)
-			default:
-				if s.more == nil {
-					s.more = make(map[kv][]int32)
-				}
-				s.more[x] = []int32{first, i}
-			}
-		}
-	}
-	return s
-}
-
-// writes returns the operation indices of the writes of x, in history
-// order; one, in buf, where x's value is written once.
-func (s *Subject) writes(x kv, buf *[1]int32) []int32 {
-	if ws, ok := s.more[x]; ok {
-		return ws
-	}
-	if w, ok := s.writer[x]; ok {
-		buf[0] = w
-		return buf[:]
-	}
-	return nil
+	return &Subject{H: h, writes: NewWrites(h)}
 }
 
 // WriterOf returns the transaction that wrote the value read by operation
@@ -116,8 +63,8 @@ func (s *Subject) WriterOf(i int32) int32 {
 	if op.Value == s.H.Init {
 		return -1
 	}
-	if w, ok := s.writer[kv{op.Key, op.Value}]; ok {
-		return s.txnOf[w]
+	if ws := s.writes.Of(op.Key, op.Value); len(ws) > 0 {
+		return ws[0].Txn
 	}
 	return -1
 }
@@ -127,10 +74,9 @@ func (s *Subject) WriterOf(i int32) int32 {
 func (s *Subject) WritersOf(i int32) []int32 {
 	op := s.H.Ops[i]
 	var out []int32
-	var buf [1]int32
-	for _, w := range s.writes(kv{op.Key, op.Value}, &buf) {
-		if t := s.txnOf[w]; len(out) == 0 || out[len(out)-1] != t {
-			out = append(out, t)
+	for _, w := range s.writes.Of(op.Key, op.Value) {
+		if len(out) == 0 || out[len(out)-1] != w.Txn {
+			out = append(out, w.Txn)
 		}
 	}
 	return out
@@ -154,9 +100,8 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
 	kept := func(k history.Key, v history.Value) bool {
-		var buf [1]int32
-		for _, w := range s.writes(kv{k, v}, &buf) {
-			if !keep[s.txnOf[w]] || sel.DropOps[w] {
+		for _, w := range s.writes.Of(k, v) {
+			if !keep[w.Txn] || sel.DropOps[w.Op] {
 				return false
 			}
 		}
