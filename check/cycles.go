@@ -126,6 +126,12 @@ func CyclesContext(ctx context.Context, numNodes int, known []polygraph.Edge, li
 	var out [][]polygraph.Edge
 	seen := map[string]bool{}
 	g := newDepGraph(numNodes, known)
+	// Searches whose paths differ only in kinds no edge has share their
+	// components.
+	var present kinds
+	for i := range g.edges {
+		present |= kindsOf(g.edges[i].Kind)
+	}
 	comps := map[kinds][]int32{}
 	done := ctx.Done()
 	for _, s := range cycleSearches() {
@@ -133,10 +139,10 @@ func CyclesContext(ctx context.Context, numNodes int, known []polygraph.Edge, li
 			return out, err
 		}
 		found := 0
-		comp, ok := comps[s.path]
+		comp, ok := comps[s.path&present]
 		if !ok {
-			comp = g.components(s.path)
-			comps[s.path] = comp
+			comp = g.components(s.path & present)
+			comps[s.path&present] = comp
 		}
 		tries := 0
 		for _, e := range known {
