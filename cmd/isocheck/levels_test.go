@@ -27,7 +27,8 @@ func TestLevelSpellings(t *testing.T) {
 			}
 		})
 		t.Run("run-level/"+s, func(t *testing.T) {
-			code, stdout, stderr := runCmd("run", "--db", "sim://ser", "--workload", "mini", "--sessions", "1", "--txns", "2", "--level", s)
+			out := filepath.Join(t.TempDir(), "h.jsonl")
+			code, stdout, stderr := runCmd("run", "--db", "sim://ser", "--workload", "mini", "--sessions", "1", "--txns", "2", "--level", s, "-o", out)
 			if code != exitSatisfied || !strings.Contains(stdout, "on sim://ser at serializable") {
 				t.Errorf("exit %d, want 0 at serializable\n%s%s", code, stdout, stderr)
 			}
@@ -40,7 +41,8 @@ func TestLevelSpellings(t *testing.T) {
 		{"sim://rc", "rc", "read-committed"},
 		{"sqlite::memory:", "SER", "serializable"},
 	} {
-		code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "1", "--txns", "2", "--level", tc.level)
+		out := filepath.Join(t.TempDir(), "h.jsonl")
+		code, stdout, stderr := runCmd("run", "--db", tc.dsn, "--workload", "mini", "--sessions", "1", "--txns", "2", "--level", tc.level, "-o", out)
 		if want := fmt.Sprintf("on %s at %s", tc.dsn, tc.want); code != exitSatisfied || !strings.Contains(stdout, want) {
 			t.Errorf("run --db %s --level %q: exit %d, want 0 and %q\n%s%s", tc.dsn, tc.level, code, want, stdout, stderr)
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,7 +25,7 @@ const testArgsEnv = "ISOCHECK_TEST_ARGS"
 func TestMain(m *testing.M) {
 	switch os.Getenv(testChildEnv) {
 	case "":
-		os.Exit(m.Run())
+		os.Exit(runTests(m))
 	case "main":
 		// isocheck itself, supervisor and child: the test binary stands
 		// in for a build of the command.
@@ -59,6 +60,28 @@ func TestMain(m *testing.M) {
 			return 0
 		})
 	}
+}
+
+// runTests runs the tests in a temporary directory of their own, which it
+// removes at the end: `isocheck run` without -o keeps the history it
+// records in the temporary directory, on purpose, for the user to read,
+// and a test that forgets -o would leave one behind in /tmp at every run.
+// One that does fails the tests here.
+func runTests(m *testing.M) int {
+	tmp, err := os.MkdirTemp("", "isocheck-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	defer os.RemoveAll(tmp)
+	// The tests' child processes inherit it.
+	os.Setenv("TMPDIR", tmp)
+	code := m.Run()
+	if left, _ := filepath.Glob(filepath.Join(tmp, "isocheck-run-*")); len(left) > 0 {
+		fmt.Fprintf(os.Stderr, "FAIL: the tests left %d histories of runs without -o in the temporary directory (%s, ...): give each run -o under t.TempDir()\n", len(left), filepath.Base(left[0]))
+		code = 1
+	}
+	return code
 }
 
 // TestSupervisedExitStatus runs the test binary as a supervised child and
