@@ -9,6 +9,7 @@ import (
 	"github.com/anishathalye/porcupine"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -315,10 +316,16 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 // of planted bug, at every concurrency at which Porcupine answers (it
 // gives no verdict at 32 clients, even on 500 operations in 20 s; there
 // BenchmarkLWT compares with the generator's ground truth). Both
-// checkers must answer and agree with how the history was built.
+// checkers must answer and agree with how the history was built. At 16
+// clients Porcupine takes seconds a planted bug: those histories run under
+// make test-long, the valid ones always. Porcupine's time limit only
+// turns a hang into a failure.
 func TestGeneratedAgreesWithPorcupine(t *testing.T) {
 	for _, c := range []int{2, 4, 8, 16} {
 		for inj := range Injection(4) {
+			if c == 16 && inj != NoInjection && !testsize.Long() {
+				continue
+			}
 			for seed := range uint64(2) {
 				ops, at := Generate(GenConfig{Processes: c, Ops: 1000, Seed: seed, ReadFrac: 0.4, CASHit: 0.5, Inject: inj})
 				if inj != NoInjection && at < 0 {
@@ -329,9 +336,9 @@ func TestGeneratedAgreesWithPorcupine(t *testing.T) {
 				if res.OK() != want || res.Searched != 0 {
 					t.Errorf("c%d %v seed %d: Check says %v (searched %d keys)", c, inj, seed, res.Verdict, res.Searched)
 				}
-				switch porcupineCheck(ops, time.Minute) {
+				switch porcupineCheck(ops, 10*time.Minute) {
 				case porcupine.Unknown:
-					t.Errorf("c%d %v seed %d: Porcupine gave no verdict in a minute", c, inj, seed)
+					t.Errorf("c%d %v seed %d: Porcupine gave no verdict in 10 minutes", c, inj, seed)
 				case porcupine.Ok:
 					if !want {
 						t.Errorf("c%d %v seed %d: Porcupine says linearizable, Check says %v", c, inj, seed, res.Verdict)
