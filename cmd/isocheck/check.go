@@ -348,6 +348,10 @@ func encodeJSON(stdout, stderr io.Writer, status int, v any) int {
 // writeCounterexample writes the report's minimal counterexample in the
 // native format.
 func writeCounterexample(path string, rep *interpret.Report, stdout, stderr io.Writer) {
+	if rep.Anomaly != nil && rep.Anomaly.Counterexample == nil && rep.CutShort {
+		fmt.Fprintf(stderr, "isocheck: --counterexample %s: the explanation was cut short before a minimal counterexample was found, nothing written\n", path)
+		return
+	}
 	if rep.Anomaly == nil || rep.Anomaly.Counterexample == nil {
 		fmt.Fprintf(stderr, "isocheck: --counterexample %s: no violation to write, nothing written\n", path)
 		return

@@ -189,6 +189,21 @@ func TestExplanationCutShort(t *testing.T) {
 		}
 	})
 
+	t.Run("counterexample", func(t *testing.T) {
+		endWith(context.DeadlineExceeded)
+		cex := filepath.Join(t.TempDir(), "cex.jsonl")
+		code, out, errs := runCmd("check", "--level", "ser", "--timeout", "1h", "--counterexample", cex, ws)
+		if code != exitViolated || !strings.Contains(out, "VIOLATED") {
+			t.Errorf("exit %d, want %d\n%s%s", code, exitViolated, out, errs)
+		}
+		if !strings.Contains(errs, "cut short before a minimal counterexample was found, nothing written") {
+			t.Errorf("stderr does not say why no counterexample was written: %q", errs)
+		}
+		if _, err := os.Stat(cex); err == nil {
+			t.Errorf("a counterexample written although the shrinking was cut short")
+		}
+	})
+
 	// Without the hook, the same run is not cut short.
 	explainContext = nil
 	code, out, _ := runCmd("explain", "--level", "ser", "--timeout", "1h", ws)
