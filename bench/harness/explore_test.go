@@ -190,6 +190,7 @@ func TestRunExplore(t *testing.T) {
 	rep, err := Run(context.Background(), Config{
 		Out:         out,
 		Repo:        repoRoot(t),
+		Binary:      isocheckBinary(t),
 		Scale:       Tiny,
 		Experiments: []string{"explore-fig14", "explore-fig15"},
 		Log:         &log,

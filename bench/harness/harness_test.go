@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -278,6 +279,42 @@ func repoRoot(t *testing.T) string {
 	return root
 }
 
+// The isocheck binary that the tests of Run other than TestRunEndToEnd
+// share (Config.Binary): building it is much of what a run at tiny scale
+// takes. It is built once, in a directory TestMain removes.
+var (
+	binOnce sync.Once
+	binDir  string
+	binErr  error
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// isocheckBinary returns the shared isocheck binary, built on first use.
+func isocheckBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		if binDir, binErr = os.MkdirTemp("", "isocheck-harness-test-"); binErr != nil {
+			return
+		}
+		cmd := exec.Command("go", "build", "-o", filepath.Join(binDir, "isocheck"), "./cmd/isocheck")
+		cmd.Dir = repoRoot(t)
+		if out, err := cmd.CombinedOutput(); err != nil {
+			binErr = fmt.Errorf("building isocheck: %v\n%s", err, out)
+		}
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return filepath.Join(binDir, "isocheck")
+}
+
 // TestRunEndToEnd runs the table3 experiment at tiny scale, without the
 // corpus, with a comparison, on a freshly built isocheck, and checks the
 // CSV, the plots and the summary.
@@ -518,6 +555,7 @@ func TestRunSQLSessions(t *testing.T) {
 	rep, err := Run(context.Background(), Config{
 		Out:         out,
 		Repo:        repoRoot(t),
+		Binary:      isocheckBinary(t),
 		Scale:       Tiny,
 		Experiments: []string{"sql-sessions"},
 		SQLClients:  1,
@@ -572,7 +610,7 @@ func TestRunScale(t *testing.T) {
 	}
 	out := t.TempDir()
 	var log bytes.Buffer
-	if _, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Scale: Tiny, Experiments: []string{"scale"}, Timeout: 5 * time.Minute, Log: &log}); err != nil {
+	if _, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"scale"}, Timeout: 5 * time.Minute, Log: &log}); err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
 	f, err := os.Open(filepath.Join(out, "scale.csv"))

@@ -3,6 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -146,17 +147,23 @@ func TestPlotRepeat(t *testing.T) {
 // each fold satisfies it too, or runs out of time (or is skipped after a
 // smaller fold did), or, while the checker refuses repeated values, is
 // an error row that says so. The plots are drawn, and drawn again from
-// the CSV file.
+// the CSV file. By default it folds a tenth and half of the reads onto 2
+// and 16 writers; make test-long adds every fold of the experiment, among
+// them those that run out of time (all the reads onto 4 writers).
 func TestRunRepeat(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds isocheck and checks thirty histories, 5 s each at most")
+		t.Skip("builds isocheck and checks up to thirty histories, 5 s each at most")
 	}
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build isocheck with")
 	}
+	if !testsize.Long() {
+		defer func(f []float64, w []int) { repeatFractions, repeatWriters = f, w }(repeatFractions, repeatWriters)
+		repeatFractions, repeatWriters = []float64{0.1, 0.5}, []int{2, 16}
+	}
 	out := t.TempDir()
 	var log bytes.Buffer
-	rep, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Scale: Tiny, Experiments: []string{"repeat"}, Timeout: 5 * time.Second, Log: &log})
+	rep, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"repeat"}, Timeout: 5 * time.Second, Log: &log})
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
