@@ -76,14 +76,14 @@ func TestReadContextStops(t *testing.T) {
 				done <- err
 			}()
 			var err error
+			// The reader never ends: only the deadline ends the read,
+			// typically 100-110ms after the start. The bound only turns
+			// a read that misses the deadline into a failure, however
+			// loaded the machine.
 			select {
 			case err = <-done:
-			case <-time.After(5 * time.Second):
-				t.Fatal("still reading 5s after the start")
-			}
-			// Typically 100-110ms; the bound leaves room for loaded machines.
-			if d := time.Since(start); d > 2*time.Second {
-				t.Errorf("returned %v after the start, want about 100ms", d)
+			case <-time.After(time.Minute):
+				t.Fatalf("still reading %v after the start", time.Since(start))
 			}
 			checkStopped(t, err)
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "endless") {
@@ -176,7 +176,8 @@ func TestReadFileContextPipe(t *testing.T) {
 		start := time.Now()
 		_, _, err := ReadFileContext(ctx, fifo, f)
 		cancel()
-		if d := time.Since(start); d > 2*time.Second {
+		// Only the deadline ends the read; the bound is for a hang.
+		if d := time.Since(start); d > time.Minute {
 			t.Errorf("%s: returned after %v", f, d)
 		}
 		checkStopped(t, err)
