@@ -99,7 +99,8 @@ func TestRunBadArguments(t *testing.T) {
 		if code != exitBadInput || !strings.Contains(stderr, tc.want) {
 			t.Errorf("%v: exit %d, want 2 and %q in:\n%s%s", tc.args, code, tc.want, stdout, stderr)
 		}
-		if d := time.Since(start); d > 15*time.Second {
+		// A hang, not a slow machine: connecting gives up after 2 s.
+		if d := time.Since(start); d > time.Minute {
 			t.Errorf("%v took %v to fail", tc.args, d)
 		}
 	}
@@ -179,7 +180,7 @@ func TestRunInterrupted(t *testing.T) {
 	start := time.Now()
 	cmd.Process.Signal(os.Interrupt)
 	err := cmd.Wait()
-	if d := time.Since(start); d > 10*time.Second {
+	if d := time.Since(start); d > time.Minute {
 		t.Errorf("stopping took %v", d)
 	}
 	var exit *exec.ExitError

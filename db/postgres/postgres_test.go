@@ -198,7 +198,8 @@ func TestUnreachable(t *testing.T) {
 		} else if strings.Contains(err.Error(), "secret") {
 			t.Errorf("Open(%q): error %v shows the password", c.dsn, err)
 		}
-		if d := time.Since(start); d > 5*time.Second {
+		// Nothing listens on port 1: a hang, not a slow machine.
+		if d := time.Since(start); d > time.Minute {
 			t.Errorf("Open(%q) took %v", c.dsn, d)
 		}
 	}
