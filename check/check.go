@@ -80,8 +80,8 @@ type Result struct {
 	Known []polygraph.Edge
 	// Picks, when the history's values repeat and the level is
 	// satisfied, are writers of the reads of the resolution's Choices
-	// that satisfy it (with some commit order); not for PC, which
-	// chooses on the history split in two.
+	// that satisfy it (with some commit order); for PC only when a guess
+	// settled it (its solver chooses on the history split in two).
 	Picks []polygraph.Pick
 	// Choices, with Cases, are the reads that may have read from several
 	// writers which the cases pick writers for.
@@ -131,19 +131,31 @@ func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Lev
 }
 
 func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
-	if len(r.Choices) > 0 && (opts.Cases || !solverChooses(l) || excludedCandidates(r)) {
+	if len(r.Choices) == 0 {
+		return checkLevel(ctx, r, l, opts)
+	}
+	if opts.Cases || !solverChooses(l) || excludedCandidates(r) {
 		return checkChoosing(ctx, r, l, opts)
 	}
-	if len(r.Choices) > 0 {
-		// Reads left with one possible writer join the known
-		// dependencies before the polygraph is built.
-		if picks := knownPicks(r, pruneChoices(r, level.CC)); len(picks) > 0 {
-			narrow, err := r.Narrow(ctx, picks)
-			if err != nil {
-				return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, err)
-			}
-			r = narrow
+	return checkLevelChoosing(ctx, r, l, opts)
+}
+
+// checkLevelChoosing checks SER, SI, SSER or PC on r, whose reads have
+// Choices: case by case while a few checks may settle it (a history the
+// database got right is satisfied by the writers its times point to),
+// then in the solver, which chooses writers beside the order of writes.
+func checkLevelChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+	if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
+		return res, err
+	}
+	// Reads left with one possible writer join the known dependencies
+	// before the polygraph is built.
+	if picks := knownPicks(r, pruneChoices(ctx, r, level.CC)); len(picks) > 0 {
+		narrow, err := r.Narrow(ctx, picks)
+		if err != nil {
+			return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, err)
 		}
+		r = narrow
 	}
 	return checkLevel(ctx, r, l, opts)
 }

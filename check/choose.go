@@ -38,61 +38,54 @@ const maxShrinkPicks = 12
 // evidence needs (checked by checking the history with those picks
 // alone, which only relaxes the others: a check is monotone in the reads
 // it keeps), which becomes a Case of the explanation. The first proposal
-// is each read's likeliest writer (see likelyWriters), after the writers
+// is each read's likeliest writer (see rankWriters), after the writers
 // reachability rules out (pruneChoices).
 //
-// RC, RA and CC take this path; before it, they try SI's solver, which
-// chooses writers beside the order of writes (encode.AddChoices): writers
-// that satisfy SI satisfy every weaker level, so a history the database
-// got right takes one problem for the solver and one check of l. With
-// unique values, or one candidate for every read, the level's check runs
-// as on any history: in polynomial time for RC, RA and CC. The
-// polynomial algorithms of Biswas and Enea ("On the Complexity of
-// Checking Transactional Consistency", OOPSLA 2019, Section 3) take each
-// read's writer as given, which unique values make it (Section 1);
-// choosing writers is NP-hard in general: for a register's
-// linearizability (Gibbons and Korach, "Testing Shared Memories", SIAM
-// Journal on Computing 26(4), 1997) and for causal consistency, which
-// transactions of one operation each reduce to (Bouajjani, Enea,
-// Guerraoui and Hamza, "On Verifying Causal Consistency", POPL 2017). So
-// this search may take many rounds where writers must be guessed
-// jointly.
+// RC, RA and CC take this path; before it, they guess (checkGuessed),
+// then try SI's solver, which chooses writers beside the order of writes
+// (encode.AddChoices): writers that satisfy SI satisfy every weaker
+// level with it, so one problem for the solver and one check of l with
+// those writers may settle what guessing did not. With unique values, or
+// one candidate for every read, the level's check runs as on any
+// history: in polynomial time for RC, RA and CC. The polynomial
+// algorithms of Biswas and Enea ("On the Complexity of Checking
+// Transactional Consistency", OOPSLA 2019, Section 3) take each read's
+// writer as given, which unique values make it (Section 1); choosing
+// writers is NP-hard in general: for a register's linearizability
+// (Gibbons and Korach, "Testing Shared Memories", SIAM Journal on
+// Computing 26(4), 1997) and for causal consistency, which transactions
+// of one operation each reduce to (Bouajjani, Enea, Guerraoui and Hamza,
+// "On Verifying Causal Consistency", POPL 2017). So this search may take
+// many rounds where writers must be guessed jointly.
 func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	if !opts.Cases && !solverChooses(l) && !excludedCandidates(r) {
-		// Writers that satisfy SI, with some order, satisfy every weaker
-		// level with it: one problem for the solver, and one check of l
-		// with those writers, usually settle it.
-		if res, err := checkResolved(ctx, r, level.SI, opts); err != nil || res.Verdict == verdict.Unknown {
-			if res != nil && !res.Stopped {
-				res = nil // a limit of SI's own: choose case by case
-			} else {
-				if res != nil {
-					res.Level = l
-				}
-				return res, err
-			}
-		} else if res.Verdict == verdict.Satisfied {
-			got, err := checkPicked(ctx, r, l, opts, res.Picks)
-			if err != nil || got.Verdict != verdict.Violated {
-				if got != nil && got.Verdict == verdict.Satisfied {
-					got.Picks = res.Picks
-					got.Stats.Choices, got.Stats.ChoiceRounds = len(r.Choices), 1
-				}
-				return got, err
-			}
+		if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
+			return res, err
+		}
+		if res, err := satisfiedAsSI(ctx, r, l, opts); err != nil || res != nil {
+			return res, err
 		}
 	}
-	cs := pruneChoices(r, l)
-	options := make([]int, len(cs))
-	for i := range cs {
-		options[i] = len(cs[i].Writers)
+	cs := pruneChoices(ctx, r, l)
+	if err := ctx.Err(); err != nil {
+		return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, context.Cause(ctx))
 	}
-	pk := solver.NewPicker(options, likelyWriters(r, cs))
+	options := make([]int, len(cs))
+	prefer := make([]int, len(cs))
+	for i, rank := range rankWriters(r, cs) {
+		options[i] = len(cs[i].Writers)
+		prefer[i] = rank[0]
+	}
+	pk := solver.NewPicker(options, prefer)
 	var cases []Case
-	rounds := 0
+	rounds, checks := 0, 0
 	finish := func(res *Result) *Result {
 		res.Stats.Choices, res.Stats.ChoiceRounds = len(cs), rounds
 		return res
+	}
+	at := make(map[int32]int, len(cs))
+	for i, c := range cs {
+		at[c.Op] = i
 	}
 	for {
 		pick, ok, err := pk.Next(ctx)
@@ -113,6 +106,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 			picks[i] = polygraph.Pick{Op: c.Op, Writer: c.Writers[pick[i]]}
 		}
 		res, err := checkPicked(ctx, r, l, opts, picks)
+		checks++
 		if err != nil || res.Verdict != verdict.Violated {
 			if res != nil {
 				if res.Verdict == verdict.Satisfied {
@@ -122,7 +116,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 			}
 			return res, err
 		}
-		part, res, err := conflict(ctx, r, l, opts, picks, res)
+		part, res, err := conflict(ctx, r, l, opts, picks, res, &checks)
 		if err != nil || res.Verdict != verdict.Violated {
 			if res != nil {
 				finish(res)
@@ -134,17 +128,43 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 			return finish(res), nil
 		}
 		cases = append(cases, Case{Picks: part, Result: res})
-		at := make(map[int32]int, len(cs))
-		for i, c := range cs {
-			at[c.Op] = i
-		}
-		rule := make([]solver.Option, len(part))
-		for j, p := range part {
-			i := at[p.Op]
-			rule[j] = solver.Option{Choice: i, Option: slices.Index(cs[i].Writers, p.Writer)}
-		}
-		pk.Rule(rule)
+		pk.Rule(ruleOf(cs, at, part))
 	}
+}
+
+// ruleOf returns the options of cs that picks take; at maps the
+// operation of each choice to its index in cs.
+func ruleOf(cs []polygraph.Choice, at map[int32]int, picks []polygraph.Pick) []solver.Option {
+	rule := make([]solver.Option, len(picks))
+	for j, p := range picks {
+		i := at[p.Op]
+		rule[j] = solver.Option{Choice: i, Option: slices.Index(cs[i].Writers, p.Writer)}
+	}
+	return rule
+}
+
+// satisfiedAsSI checks SI on r, then l with the writers that satisfy SI:
+// the Result when that settles l (or ctx ended), else nil.
+func satisfiedAsSI(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+	res, err := checkLevelChoosing(ctx, r, level.SI, opts)
+	switch {
+	case err != nil:
+		return nil, err
+	case res.Verdict == verdict.Unknown && res.Stopped:
+		res.Level = l
+		return res, nil
+	case res.Verdict != verdict.Satisfied:
+		return nil, nil // violated, or a limit of SI's own: go on
+	}
+	got, err := checkPicked(ctx, r, l, opts, res.Picks)
+	if err != nil || got.Verdict != verdict.Violated {
+		if got != nil && got.Verdict == verdict.Satisfied {
+			got.Picks = res.Picks
+			got.Stats.Choices, got.Stats.ChoiceRounds = len(r.Choices), 1
+		}
+		return got, err
+	}
+	return nil, nil
 }
 
 // pruneChoices returns r's choices without the writers that reading from
@@ -158,7 +178,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 // read (their read atomicity). A choice left with one writer is known,
 // and its read joins the reachability of the next pass. A choice whose
 // every writer is ruled out keeps them all: the check shows why.
-func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
+func pruneChoices(ctx context.Context, r *polygraph.Resolution, l level.Level) []polygraph.Choice {
 	h := r.History
 	n := int32(len(h.Txns))
 	cs := make([]polygraph.Choice, len(r.Choices))
@@ -211,6 +231,7 @@ func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
 	direct := func(w2, rd int32) bool {
 		return h.Txns[w2].Session == h.Txns[rd].Session && sessionPos[w2] < sessionPos[rd] || readFrom[[2]int32{w2, rd}]
 	}
+	var must latestOnChains
 	for pass := 0; pass < 8; pass++ {
 		g := digraph.New(int(n)+1, edges)
 		order, ok := g.TopoOrder()
@@ -218,28 +239,53 @@ func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
 			break // a cycle already: the check shows it
 		}
 		clocks := digraph.NewClocks(g, order, chains)
+		// A writer w of a choice is ruled out when the reader reaches it,
+		// or when w reaches a writer w2 of the key (not w) that the
+		// reader must see (must): at CC and above one that reaches the
+		// reader, at RA one it directly follows. must keeps, per chain,
+		// the two latest positions of such writers, so that each
+		// candidate asks one clock entry per chain rather than one
+		// question per writer of the key.
 		impossible := func(c *polygraph.Choice, w int32) bool {
 			if clocks.Reaches(c.Reader, w) {
 				return true
 			}
-			for _, w2 := range writers[c.Key] {
-				if w2 == w || w2 == c.Reader || !clocks.Reaches(w, w2) {
-					continue
-				}
-				switch {
-				case l == level.RA && direct(w2, c.Reader):
+			for _, ch := range must.chains {
+				e := clocks.Earliest(w, ch)
+				if p := must.latestBut(ch, w); p >= 0 && e <= p {
 					return true
-				case l != level.RA && l != level.RC && clocks.Reaches(w2, c.Reader):
+				}
+			}
+			for _, w2 := range must.off {
+				if w2 != w && clocks.Reaches(w, w2) {
 					return true
 				}
 			}
 			return false
 		}
+		must.reset(len(chains))
 		changed := false
 		for i := range cs {
+			if i%256 == 0 && ctx.Err() != nil {
+				return cs // pruning is optional: the caller sees ctx end
+			}
 			c := &cs[i]
 			if len(c.Writers) < 2 || !r.Included[c.Reader] {
 				continue
+			}
+			must.clear()
+			for _, w2 := range writers[c.Key] {
+				if w2 == c.Reader {
+					continue
+				}
+				switch {
+				case l == level.RA && direct(w2, c.Reader), l != level.RA && l != level.RC && clocks.Reaches(w2, c.Reader):
+					if ch, pos := clocks.Chain(w2); ch >= 0 {
+						must.add(ch, pos, w2)
+					} else {
+						must.off = append(must.off, w2)
+					}
+				}
 			}
 			kept := c.Writers[:0:0]
 			for _, w := range c.Writers {
@@ -261,6 +307,56 @@ func pruneChoices(r *polygraph.Resolution, l level.Level) []polygraph.Choice {
 		}
 	}
 	return cs
+}
+
+// latestOnChains keeps the two latest positions, and the node at the
+// latest, of the nodes added on each chain, with the chains touched;
+// off holds the nodes on no chain.
+type latestOnChains struct {
+	chains        []int32
+	first, second []int32 // -1: none
+	firstNode     []int32
+	off           []int32
+}
+
+// reset sizes l for n chains, empty.
+func (l *latestOnChains) reset(n int) {
+	l.chains, l.off = l.chains[:0], l.off[:0]
+	l.first, l.second, l.firstNode = make([]int32, n), make([]int32, n), make([]int32, n)
+	for i := range n {
+		l.first[i], l.second[i] = -1, -1
+	}
+}
+
+// clear empties l.
+func (l *latestOnChains) clear() {
+	for _, ch := range l.chains {
+		l.first[ch], l.second[ch] = -1, -1
+	}
+	l.chains, l.off = l.chains[:0], l.off[:0]
+}
+
+// add adds node u at position pos of chain ch.
+func (l *latestOnChains) add(ch, pos, u int32) {
+	switch {
+	case l.first[ch] < 0:
+		l.chains = append(l.chains, ch)
+		l.first[ch], l.firstNode[ch] = pos, u
+	case pos > l.first[ch]:
+		l.second[ch] = l.first[ch]
+		l.first[ch], l.firstNode[ch] = pos, u
+	case pos > l.second[ch]:
+		l.second[ch] = pos
+	}
+}
+
+// latestBut returns the latest position on chain ch of a node other
+// than u, or -1.
+func (l *latestOnChains) latestBut(ch, u int32) int32 {
+	if l.firstNode[ch] == u {
+		return l.second[ch]
+	}
+	return l.first[ch]
 }
 
 // knownPicks returns the picks of the choices of cs (r's, pruned) left
@@ -334,10 +430,11 @@ func violatedByCases(cs []polygraph.Choice, cases []Case) *Result {
 // them needs, and the violation found with that part alone: the picks of
 // the reads its evidence names, when they suffice, shrunk one pick at a
 // time while they are few; else all of picks.
-func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick, res *Result) ([]polygraph.Pick, *Result, error) {
+func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick, res *Result, checks *int) ([]polygraph.Pick, *Result, error) {
 	named := namedPicks(r, picks, res)
 	part := picks
 	if len(named) < len(picks) {
+		*checks++
 		got, err := checkPicked(ctx, r, l, opts, named)
 		if err != nil || got.Verdict == verdict.Unknown {
 			return nil, got, err
@@ -351,6 +448,7 @@ func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts 
 	}
 	for i := 0; i < len(part); {
 		less := slices.Delete(slices.Clone(part), i, i+1)
+		*checks++
 		got, err := checkPicked(ctx, r, l, opts, less)
 		if err != nil || got.Verdict == verdict.Unknown {
 			return nil, got, err

@@ -2,6 +2,7 @@ package polygraph
 
 import (
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // ChoiceEdges are the dependencies a Choice brings with each of its
@@ -65,8 +66,11 @@ func (p *Polygraph) choiceKeys(res *Resolution) (map[history.Key]bool, []Choice)
 // read that may have read from the last writer of chain A takes, with
 // that writer, RW edges to the first writer of each chain A has edges to,
 // under the same condition (known, or a constraint's side), as A's own
-// readers do; with a writer inside a chain, an RW edge to the next.
-func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, reads []ExternalRead, final []bool) {
+// readers do; with a writer inside a chain, an RW edge to the next. The
+// guarded edges count against Options.MaxConstraintEdges with the
+// constraints' (TooLarge). Once m reports an error (the stage's context
+// ended) it returns it, with the choices built so far.
+func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyChains, reads []ExternalRead, final []bool) error {
 	h := p.History
 	byKey := make(map[history.Key]*keyChains, len(keys))
 	for i := range keys {
@@ -80,8 +84,16 @@ func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, reads []Extern
 		chain int32
 	}
 	links := make(map[keyChain][]chainLink)
-	for _, l := range p.links {
+	for i, l := range p.links {
+		if i%progress.Every == progress.Every-1 {
+			if err := m.Err(); err != nil {
+				return err
+			}
+		}
 		links[keyChain{l.Key, l.A}] = append(links[keyChain{l.Key, l.A}], l)
+	}
+	if err := m.Err(); err != nil {
+		return err
 	}
 	// next[(w, key)] is the writer that read key from w and wrote it: w's
 	// successor in its chain.
@@ -120,7 +132,20 @@ func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, reads []Extern
 			}
 		}
 	}
-	for _, c := range cs {
+	work := 0
+	for i, c := range cs {
+		// A choice costs its writers times the chains each precedes:
+		// report, and look at m, once some thousands are done.
+		if work >= progress.Every || i == len(cs)-1 {
+			if err := m.Set(int64(i)); err != nil {
+				return err
+			}
+			work = 0
+		}
+		if p.maxEdges > 0 && p.constraintEdges > p.maxEdges {
+			p.TooLarge = true
+			return nil
+		}
 		ce := ChoiceEdges{Choice: c, Options: make([]ChoiceOption, len(c.Writers)), Writers: writers[c.Key]}
 		kc := byKey[c.Key]
 		for j, w := range c.Writers {
@@ -149,7 +174,10 @@ func (p *Polygraph) addChoiceEdges(cs []Choice, keys []keyChains, reads []Extern
 				}
 			}
 			ce.Options[j] = o
+			work += len(o.Edges) + len(o.After)
+			p.constraintEdges += len(o.After)
 		}
 		p.ChoiceEdges = append(p.ChoiceEdges, ce)
 	}
+	return nil
 }

@@ -101,6 +101,13 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 	// the join hands back the blocks it copies as it goes, and what is
 	// left afterwards (the old array), so that the next stage's large
 	// arrays, which need memory in one piece, do not come on top of it.
+	for _, err := range errs {
+		if err != nil {
+			// Stopped: what was ordered is left out, rather than
+			// copied after the stage should have ended.
+			return err
+		}
+	}
 	release := len(g.Out) >= releaseEdges
 	if release {
 		g, clocks, keys, split = nil, nil, nil, nil
@@ -109,11 +116,6 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 	p.join(outs, release)
 	if release {
 		debug.FreeOSMemory()
-	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
 	}
 	return nil
 }
@@ -272,7 +274,9 @@ func (ko *keyOrderer) orderKey(kc keyChains) error {
 	}
 	first := sc.first[:len(groups)] // per group, the first chain A precedes
 	for a := int32(1); a < int32(len(cs)); a++ {
-		if a&63 == 0 {
+		// Each chain may cost a question per chain of the key: look
+		// often.
+		if a&7 == 0 {
 			if err := m.Err(); err != nil {
 				return err
 			}

@@ -238,9 +238,10 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	if err := p.orderWrites(m, keys, opts); err != nil || len(choices) == 0 {
 		return p, err
 	}
-	p.addChoiceEdges(choices, keys, res.Reads, res.finalWrite)
+	m = progress.Start(ctx, "choose writers", int64(len(choices)), "reads")
+	err = p.addChoiceEdges(m, choices, keys, res.Reads, res.finalWrite)
 	p.links = nil
-	return p, nil
+	return p, err
 }
 
 // orderWrites orders the chains of keys: by reachability

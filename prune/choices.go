@@ -3,6 +3,7 @@ package prune
 import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
 )
 
 // pruneChoices drops the writers of p.ChoiceEdges that a read cannot have
@@ -15,16 +16,26 @@ import (
 // side of its constraint, or the known edges when pruning took that side
 // already (decided, by constraint). A choice whose every writer closes a
 // cycle keeps them all: the solver shows the violation. It reports
-// whether it dropped a writer, and how many choices it made known.
-func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph.Clocks, decided map[int32]bool, know func([]polygraph.Edge)) (changed bool, known int) {
+// whether it dropped a writer, and how many choices it made known; once
+// m reports an error (the stage's context ended), it returns it.
+func pruneChoices(m *progress.Meter, p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph.Clocks, decided map[int32]bool, know func([]polygraph.Edge)) (changed bool, known int, err error) {
 	closes := func(e polygraph.Edge) bool {
 		bad, _ := lw.ClosesCycle(clocks, e)
 		return bad
 	}
+	work := 0
 	for i := range p.ChoiceEdges {
 		ce := &p.ChoiceEdges[i]
 		if ce.Known {
 			continue
+		}
+		// A choice costs a question per option, edge and writer of its
+		// key: look at m once some thousands have been asked.
+		if work += len(ce.Options) * (len(ce.Writers) + 1); work >= progress.Every {
+			work = 0
+			if err := m.Err(); err != nil {
+				return changed, known, err
+			}
 		}
 		r, key := ce.Choice.Reader, ce.Choice.Key
 		possible := func(o *polygraph.ChoiceOption) bool {
@@ -78,5 +89,5 @@ func pruneChoices(p *polygraph.Polygraph, lw polygraph.Lowering, clocks *digraph
 			}
 		}
 	}
-	return changed, known
+	return changed, known, nil
 }

@@ -206,7 +206,10 @@ func PruneWith(ctx context.Context, p *polygraph.Polygraph, opts Options) (*Resu
 			for _, r := range res.Resolved[len(decided):] {
 				decided[int32(r.Constraint)] = r.Either
 			}
-			dropped, known := pruneChoices(p, lw, clocks, decided, know)
+			dropped, known, err := pruneChoices(m, p, lw, clocks, decided, know)
+			if err != nil {
+				return res, err
+			}
 			changed = changed || dropped
 			choicesKnown = known
 		}

@@ -272,15 +272,25 @@ func satisfies(model []bool, clauses [][]Lit) bool {
 }
 
 // solve runs gini until it answers (1 or -1) or ctx ends (0). A deadline
-// is gini's own (it stops there; a cancellation before it is seen at the
-// next round); a context that can only be cancelled is watched from here
+// is gini's own, given in slices that grow to half a second, so that a
+// cancellation before it (a memory limit watched from outside) is seen
+// between them; a context that can only be cancelled is watched from here
 // while gini runs on its goroutine.
 func solve(ctx context.Context, g *gini.Gini) int {
 	if ctx.Err() != nil {
 		return 0
 	}
 	if dl, ok := ctx.Deadline(); ok {
-		return g.Try(time.Until(dl))
+		slice := 10 * time.Millisecond
+		for {
+			if r := g.Try(min(time.Until(dl), slice)); r != 0 {
+				return r
+			}
+			if ctx.Err() != nil || time.Until(dl) <= 0 {
+				return 0
+			}
+			slice = min(2*slice, 500*time.Millisecond)
+		}
 	}
 	if ctx.Done() == nil {
 		return g.Solve()
