@@ -39,7 +39,7 @@ func TestShowProgress(t *testing.T) {
 	stopShown := showProgress(tr, &shown, 0)
 	m := progress.Start(ctx, "resolve reads", 1000, "transactions")
 	m.Add(250)
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(time.Minute)
 	for !strings.Contains(shown.String(), "250/1000") && time.Now().Before(deadline) {
 		time.Sleep(20 * time.Millisecond)
 	}
