@@ -17,6 +17,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 )
@@ -134,15 +135,18 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 }
 
 // TestRoundTripVerdictsCorpus converts the small histories of the corpus
-// and the examples between the formats.
+// and the examples between the formats; Cobra's RUBiS and Twitter
+// histories, seconds each, under make test-long.
 func TestRoundTripVerdictsCorpus(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
 	paths = keyValueExamples(paths)
 	dir := corpus.Dir(t)
 	paths = append(paths, filepath.Join(dir, "polysi", "galera.txt"), filepath.Join(dir, "polysi", "yugabyte.txt"))
 	if !testing.Short() {
-		paths = append(paths, filepath.Join(dir, "polysi", "20_10_15_10000_0.5_uniform__hist-00000.bincode"),
-			filepath.Join(dir, "polysi", "cobra-rubis"), filepath.Join(dir, "polysi", "cobra-twitter"))
+		paths = append(paths, filepath.Join(dir, "polysi", "20_10_15_10000_0.5_uniform__hist-00000.bincode"))
+		if testsize.Long() {
+			paths = append(paths, filepath.Join(dir, "polysi", "cobra-rubis"), filepath.Join(dir, "polysi", "cobra-twitter"))
+		}
 		// The smallest history of each dbcop folder.
 		subs, _ := filepath.Glob(filepath.Join(dir, "dbcop-oopsla19", "*"))
 		for _, sub := range subs {
