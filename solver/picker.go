@@ -3,7 +3,6 @@ package solver
 import (
 	"context"
 	"fmt"
-	"slices"
 
 	"github.com/go-air/gini"
 	"github.com/go-air/gini/z"
@@ -77,35 +76,26 @@ func (p *Picker) Next(ctx context.Context) ([]int, bool, error) {
 	if p.rules == 0 {
 		return pick, true, nil
 	}
-	// Prefer the preferred options where gini is free to: assume them
-	// all, and drop, one at a time, an assumption of those a failure
-	// blames, so that an assignment keeps every preference the rules
-	// allow together with the others kept (a repair of the last
-	// assignment rather than a new one).
+	// Prefer the preferred options where gini is free to.
 	var assume []z.Lit
 	for i, t := range p.touched {
 		if t {
 			assume = append(assume, p.lit(Option{i, p.prefer[i]}))
 		}
 	}
-	var why []z.Lit
-	for {
-		p.g.Assume(assume...)
-		r := solve(ctx, p.g)
-		if r == 0 {
+	p.g.Assume(assume...)
+	r := solve(ctx, p.g)
+	if r == 0 {
+		return nil, false, ctxGaveUp(ctx)
+	}
+	if r < 0 {
+		// Not with every preferred option: without them.
+		if r = solve(ctx, p.g); r == 0 {
 			return nil, false, ctxGaveUp(ctx)
 		}
-		if r > 0 {
-			break
-		}
-		why = p.g.Why(why[:0])
-		if len(why) == 0 || len(assume) == 0 {
-			return nil, false, nil // no assignment, whatever is preferred
-		}
-		drop, n := why[len(why)-1], len(assume)
-		if assume = slices.DeleteFunc(assume, func(m z.Lit) bool { return m == drop }); len(assume) == n {
-			assume = assume[:0] // not an assumption: go on without any
-		}
+	}
+	if r < 0 {
+		return nil, false, nil
 	}
 	for i, t := range p.touched {
 		if !t {
