@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -88,7 +89,7 @@ func checkOnArrows(t *testing.T, d *drawnGraph) {
 }
 
 func TestRandomGraphsDoNotOverlap(t *testing.T) {
-	n := 3000
+	n := testsize.N(800, 3000)
 	if testing.Short() {
 		n = 300
 	}

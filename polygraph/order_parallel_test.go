@@ -8,6 +8,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 
@@ -15,8 +16,8 @@ import (
 // parts, on several goroutines, builds the polygraph one part builds:
 // the same known edges and constraints, in the same order. The histories
 // are random small ones with faults, whose keys have many chains, and
-// generated ones of many keys; the polygraph is the one of each level
-// built on chains.
+// generated ones of many keys (8 sessions of 30 transactions, 60 under
+// make test-long); the polygraph is the one of each level built on chains.
 func TestOrderKeysInParts(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 25))
 	var hs []*history.History
@@ -25,7 +26,7 @@ func TestOrderKeysInParts(t *testing.T) {
 			FaultProb: 0.2, AbortProb: 0.1, UnknownProb: 0.1, Times: true}))
 	}
 	for seed := range 4 {
-		hs = append(hs, histgen.Large(histgen.LargeConfig{Sessions: 8, TxnsPerSession: 60, Keys: 100, Seed: int64(seed), Store: histgen.Stores()[seed%len(histgen.Stores())]}))
+		hs = append(hs, histgen.Large(histgen.LargeConfig{Sessions: 8, TxnsPerSession: testsize.N(30, 60), Keys: 100, Seed: int64(seed), Store: histgen.Stores()[seed%len(histgen.Stores())]}))
 	}
 	built := 0
 	for i, h := range hs {
@@ -54,6 +55,7 @@ func TestOrderKeysInParts(t *testing.T) {
 		}
 	}
 	// The test means something only if constraints were built.
+	t.Logf("%d polygraphs had constraints", built)
 	if built < 100 {
 		t.Fatalf("only %d polygraphs had constraints", built)
 	}
