@@ -25,12 +25,8 @@ import (
 // which the explorer reads the final state with (stronger than any level
 // says of a transaction), is left out.
 func TestAppsCheckAgreesWithExplore(t *testing.T) {
-	// Seven programs an application under make test-long, three by
-	// default, two with -short.
-	seeds := []int64{1, 2, 3, 4, 5, 6, 7}[:testsize.N(3, 7)]
-	if testing.Short() {
-		seeds = seeds[:2]
-	}
+	// Seven programs an application under make test-long, two otherwise.
+	seeds := []int64{1, 2, 3, 4, 5, 6, 7}[:testsize.N(2, 7)]
 	stronger := []level.Level{level.RA, level.CC, level.PC, level.SI, level.SER}
 	histories, rolledBack := 0, 0
 	for _, a := range apps.All() {

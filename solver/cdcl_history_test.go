@@ -17,6 +17,7 @@ import (
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
@@ -202,7 +203,7 @@ func coreForbidsAll(p *solver.Problem, core []solver.Cycle) bool {
 // small histories of every store, at SER, SI and SSER, the engines agree.
 func TestCDCLOnSmallHistories(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	n := 3000
+	n := testsize.N(600, 3000)
 	if testing.Short() {
 		n = 300
 	}

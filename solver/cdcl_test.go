@@ -12,6 +12,7 @@ import (
 	"github.com/go-air/gini/z"
 
 	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/internal/testsize"
 )
 
 // polyProblem resembles an encoded polygraph: sessions are chains of
@@ -183,7 +184,7 @@ func forTunings(t *testing.T, chronos []int32, test func(t *testing.T, seed uint
 func testCDCLAgreesWithBruteForce(t *testing.T, seed uint64, tune cdclTuning) {
 	rng := rand.New(rand.NewPCG(11, 12+seed))
 	counts := map[bool]int{}
-	trials := 6000
+	trials := testsize.N(2000, 6000)
 	if testing.Short() {
 		trials = 1000
 	}
@@ -384,7 +385,7 @@ func BenchmarkEnginesStructuredInvalid(b *testing.B) {
 func TestCDCLReduces(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	counts := map[bool]int{}
-	trials := 1500
+	trials := testsize.N(500, 1500)
 	if testing.Short() {
 		trials = 200
 	}

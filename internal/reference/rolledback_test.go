@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -28,7 +29,7 @@ import (
 // own appends, which the checker does not (it checks only that those
 // lists agree with the others and end with its appends).
 func TestRolledBackAgreesWithCheck(t *testing.T) {
-	runs := 5000
+	runs := testsize.N(1500, 5000)
 	if testing.Short() {
 		runs = 500
 	}
@@ -109,7 +110,7 @@ func rolledBackReadsOwnAppend(h *history.History) bool {
 // half of their aborted transactions rolled back instead, through package
 // sqlcheck and through the reference: the verdicts must be equal.
 func TestRolledBackSQLAgreesWithCheck(t *testing.T) {
-	runs := 5000
+	runs := testsize.N(1500, 5000)
 	if testing.Short() {
 		runs = 500
 	}
