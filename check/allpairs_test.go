@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/histgen"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/verdict"
@@ -21,7 +22,7 @@ import (
 // occur.
 func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 	verdicts := map[verdict.Verdict]int{}
-	for seed := int64(0); seed < 600; seed++ {
+	for seed := range int64(testsize.N(200, 600)) {
 		store := histgen.Stores()[int(seed)%len(histgen.Stores())]
 		h := histgen.Large(histgen.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
 		r, err := polygraph.Resolve(context.Background(), h)
