@@ -10,12 +10,14 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
 )
 
-var dbcopEvery = flag.Int("explain.dbcop-every", 1, "explain every n-th rejected dbcop history in TestCorpusCounterexamples")
+// dbcopEvery is 4 by default, 1 (every history) under make test-long.
+var dbcopEvery = flag.Int("explain.dbcop-every", testsize.N(4, 1), "explain every n-th rejected dbcop history in TestCorpusCounterexamples")
 
 // TestCorpusCounterexamples explains the corpus histories PolySI rejects
 // (all of its own, and a sample of dbcop's) and requires each
