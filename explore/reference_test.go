@@ -139,13 +139,12 @@ const dfsBudget = 20 * time.Millisecond
 var (
 	refCase  = flag.Int("refcase", -1, "run `case` of TestAgainstReference alone")
 	refFirst = flag.Int("reffirst", 0, "the `first` case of TestAgainstReference")
-	refCases = flag.Int("refcases", 0, "the `number` of cases of TestAgainstReference (default 300, 150 with -short, 2000 under ISOCHECK_LONG=1)")
+	refCases = flag.Int("refcases", 0, "the `number` of cases of TestAgainstReference (default 400, 150 with -short, 2000 under ISOCHECK_LONG=1)")
 )
 
 // referenceCases is the number of random programs TestAgainstReference
-// checks at each level: 2000 under make test-long, 300 by default (every
-// level still finds histories that fail their assertions and programs of
-// up to 9 transactions), 150 with -short.
+// checks at each level: 2000 under make test-long, 400 by default, 150
+// with -short.
 func referenceCases() int {
 	switch {
 	case testsize.Long():
@@ -153,7 +152,7 @@ func referenceCases() int {
 	case testing.Short():
 		return 150
 	}
-	return 300
+	return 400
 }
 
 // TestAgainstReference checks explore on random programs, at every level,
