@@ -2,6 +2,7 @@
 #
 #	make build       build every package
 #	make test        the README's test command
+#	make test-long   the same tests at their full counts
 #	make lint        staticcheck, at a pinned version
 #	make test-race   the tests of the packages that start goroutines, under
 #	                 the race detector
@@ -10,10 +11,10 @@
 #	make fuzz        a short pass over every fuzz target
 #	make sql-demo    TPC-C on embedded SQLite, recorded and checked
 #
-# CI (.ci/run) runs vet, gofmt, lint, test and test-race.
+# CI (.ci/run) runs vet, gofmt, lint, test, test-long and test-race.
 GO ?= go
 
-.PHONY: all build test lint test-race bench bench-full bench-scale bench-explore bench-go fuzz sql-demo
+.PHONY: all build test test-long lint test-race bench bench-full bench-scale bench-explore bench-go fuzz sql-demo
 
 all: build test
 
@@ -21,9 +22,23 @@ build:
 	$(GO) build ./...
 
 # The test command of the README: unit, property (against the brute-force
-# reference checker) and corpus tests.
+# reference checker) and corpus tests. The tests that draw many cases run
+# a smaller count that still reaches every verdict (internal/testsize: a
+# few hundred random histories or programs against the reference rather
+# than thousands, smaller explorations and scale runs). About 2 minutes on
+# 2 cores once built; the first run compiles for about 3 minutes more.
 test:
 	$(GO) test ./...
+
+# The same tests at their full counts (ISOCHECK_LONG=1, read by
+# internal/testsize): thousands of random histories and programs against
+# the reference, more programs explored exhaustively, every fold of the
+# repeat experiment, Porcupine on the 16-client histories, the largest
+# corpus round trips, the 5 s dial timeout. About 5 minutes on 2 cores
+# once built, 2.5 of them explore's 2,000 programs a level; CI runs it
+# after test.
+test-long:
+	ISOCHECK_LONG=1 $(GO) test -timeout 60m ./...
 
 # staticcheck (honnef.co/go/tools) at the version below, built by go run
 # outside the module so that it adds nothing to go.mod: any finding fails.
