@@ -250,9 +250,6 @@ func (g *depGraph) inRange(e polygraph.Edge) bool {
 // has reports whether e is an edge the graph can hold.
 func (g *depGraph) has(e polygraph.Edge) bool { return g.inRange(e) }
 
-// out returns the edges out of v.
-func (g *depGraph) out(v int32) []polygraph.Edge { return g.edges[g.start[v]:g.start[v+1]] }
-
 // components returns each node's strongly connected component in the
 // graph of the edges of kinds ks (Tarjan's algorithm, without
 // recursion).
