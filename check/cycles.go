@@ -149,7 +149,7 @@ func CyclesContext(ctx context.Context, numNodes int, known []polygraph.Edge, li
 			if found >= limit || tries >= 4*limit {
 				break
 			}
-			if !s.closing.has(e.Kind) || e.From == e.To || !g.has(e) || comp[e.From] != comp[e.To] {
+			if !s.closing.has(e.Kind) || e.From == e.To || !g.inRange(e) || comp[e.From] != comp[e.To] {
 				continue
 			}
 			select {
@@ -242,13 +242,11 @@ func newDepGraph(n int, known []polygraph.Edge) *depGraph {
 
 func (g *depGraph) n() int { return len(g.start) - 1 }
 
+// inRange reports whether both ends of e are nodes of the graph.
 func (g *depGraph) inRange(e polygraph.Edge) bool {
 	n := int32(g.n())
 	return e.From >= 0 && e.To >= 0 && e.From < n && e.To < n
 }
-
-// has reports whether e is an edge the graph can hold.
-func (g *depGraph) has(e polygraph.Edge) bool { return g.inRange(e) }
 
 // components returns each node's strongly connected component in the
 // graph of the edges of kinds ks (Tarjan's algorithm, without
