@@ -121,9 +121,12 @@ func Forbids(l level.Level, name string) bool {
 
 // Generic returns the name of a violation of l that no more specific
 // name fits: the cycle every level's checker may find whatever its shape.
+// l forbids it and no weaker level does (Weakest(Generic(l)) is l).
 func Generic(l level.Level) string {
 	switch l {
-	case level.SSER, level.SER:
+	case level.SSER:
+		return RealTimeViolation
+	case level.SER:
 		return G2
 	case level.SI:
 		return GNonadjacent

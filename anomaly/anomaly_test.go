@@ -34,7 +34,8 @@ func TestForbiddenSetsFollowTheLevels(t *testing.T) {
 }
 
 // Each level's generic name is one it forbids and the next weaker level
-// allows: the name says which level's promise was broken.
+// allows: the name says which level's promise was broken, and a report
+// can give it when every weaker level is kept.
 func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 	tests := []struct {
 		l    level.Level
@@ -42,7 +43,7 @@ func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 		// allowedBy is a weaker level that allows the name, or 0.
 		allowedBy level.Level
 	}{
-		{level.SSER, G2, level.SI},
+		{level.SSER, RealTimeViolation, level.SER},
 		{level.SER, G2, level.SI},
 		{level.SI, GNonadjacent, level.PC},
 		{level.PC, PrefixViolation, level.CC},
@@ -59,6 +60,9 @@ func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 		}
 		if tt.allowedBy != 0 && Forbids(tt.allowedBy, tt.name) {
 			t.Errorf("%v forbids %s, the generic name of the stronger %v", tt.allowedBy, tt.name, tt.l)
+		}
+		if Weakest(tt.name) != tt.l {
+			t.Errorf("the weakest level that forbids %s, the generic name of %v, is %v", tt.name, tt.l, Weakest(tt.name))
 		}
 	}
 }

@@ -59,6 +59,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 	resolve := time.Since(t)
 	bare := polygraph.Bare(r)
 	var broken, stopped *Result
+	var undecided level.Level // a weaker level without a verdict
 	for i := len(levels) - 1; i >= 0; i-- {
 		l := levels[i]
 		switch {
@@ -79,6 +80,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		rep.Results[i] = res
 		switch res.Verdict {
 		case verdict.Violated:
+			res.WeakerChecked, res.Undecided = true, undecided
 			broken = res
 			rep.Weakest = l
 			continue
@@ -86,6 +88,11 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 			if res.Stopped {
 				stopped = res
 			}
+			if undecided == 0 {
+				undecided = l
+			}
+		case verdict.Satisfied:
+			undecided = 0
 		}
 		res.Polygraph, res.Known = bare, nil
 	}

@@ -62,6 +62,15 @@ type Result struct {
 	// ImpliedBy, when set, is the weaker level whose violation this one's
 	// follows from; the evidence is that level's.
 	ImpliedBy level.Level
+	// WeakerChecked says that the levels weaker than that of the evidence
+	// (ImpliedBy, else Level) were checked and are kept, but for
+	// Undecided (see Options.WeakestBroken and CheckAll): a report then
+	// names an anomaly that the evidence's level forbids and every weaker
+	// one allows.
+	WeakerChecked bool
+	// Undecided, when set, is a weaker level the check found no verdict
+	// for (its own limit, or ctx ending): it may be broken too.
+	Undecided level.Level
 	// NotChecked says that CheckAll stopped before it began this level.
 	NotChecked bool
 	// Polygraph is the polygraph checked (its nodes only, for RC, RA and

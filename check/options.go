@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/saturate"
 	"github.com/isocheck/isocheck/solver"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Options turn parts of the checker off or swap them, for measurements (the
@@ -49,6 +50,14 @@ type Options struct {
 	// of the choice each violation needs, rather than one problem for
 	// the solver. It is how RC, RA and CC always choose.
 	Cases bool
+	// WeakestBroken, on a violation, checks the levels weaker than the
+	// one asked for, from the weakest up, and returns the violation of
+	// the weakest broken one (with ImpliedBy set; the Result's Level is
+	// the level asked for): the history breaks that level already, and
+	// its evidence is what a report explains, named by the rule that
+	// broke there. It costs the checks of the weaker levels, on a
+	// violation only.
+	WeakestBroken bool
 }
 
 // reachBytes is the bound on the reachability clocks of the polygraph
@@ -82,6 +91,9 @@ func CheckWith(ctx context.Context, h *history.History, l level.Level, opts Opti
 	res, err := checkResolved(ctx, r, l, opts)
 	if res != nil {
 		res.Stats.Construct += time.Since(t) - res.Stats.total()
+	}
+	if err == nil && opts.WeakestBroken && res.Verdict == verdict.Violated {
+		return weakestBroken(ctx, r, res, opts)
 	}
 	return res, err
 }

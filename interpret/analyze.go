@@ -50,6 +50,9 @@ type analysis struct {
 	conflict  *check.Conflict
 	core      [][]polygraph.Edge
 	why       map[edgeID]*inference
+	// weakerKept says the levels weaker than l are kept: cycles are
+	// named by what l alone forbids (see describer.weakerKept).
+	weakerKept bool
 }
 
 // analyze explains why h violates l. At SER, SI and SSER it decides the
@@ -263,7 +266,7 @@ func (a *analysis) inferredCount(c []polygraph.Edge) int {
 // name returns the name the report of a gives the violation.
 func (a *analysis) name() string {
 	d := newDescriber(a.p, nil, false, nil)
-	d.level = a.l
+	d.level, d.weakerKept = a.l, a.weakerKept
 	switch {
 	case len(a.anomalies) > 0:
 		return a.anomalies[0].Kind.String()

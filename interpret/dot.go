@@ -84,10 +84,7 @@ func (r *Report) WriteDOT(w io.Writer) error {
 	}
 	// The title, above it: the graph's label is the legend, so the
 	// title is the label of a borderless cluster around everything.
-	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
-	if a.Class != "" && a.Class != a.Name {
-		title += " (" + a.Class + ")"
-	}
+	title := r.pictureTitle()
 	var t strings.Builder
 	fmt.Fprintf(&t, "<b>%s</b>", html(title))
 	for _, l := range wrapPlain(a.Summary, 90) {

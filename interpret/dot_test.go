@@ -34,7 +34,11 @@ var pictures = []struct {
 	{"session guarantee", level.SI, `
 {"session": 0, "id": 5, "ops": [["w", "x", 2]]}
 {"session": 0, "id": 6, "ops": [["w", "x", 3]]}
-{"session": 0, "id": 7, "ops": [["r", "x", 2]]}`, true},
+{"session": 0, "id": 7, "ops": [["r", "x", 2]]}`, false},
+	{"write skew through session order", level.SER, `
+{"session": 0, "id": "T0", "ops": [["w", 1, 1]]}
+{"session": 2, "id": "T1", "ops": [["r", 1, 1], ["w", 0, 1]]}
+{"session": 0, "id": "T3", "ops": [["r", 0, null], ["w", 1, 2]]}`, true},
 }
 
 var dotEdge = regexp.MustCompile(`(?m)^  ("(?:[^"\\]|\\.)*") -> ("(?:[^"\\]|\\.)*") \[label=<(.*?)>, `)

@@ -200,7 +200,7 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 				}
 			}
 		}
-		e.add(Name(d.fold(c, true), e.l), seed, true, func(f *Found) { f.p, f.cycle = p, c })
+		e.add(ShapeName(d.fold(c, true), e.l), seed, true, func(f *Found) { f.p, f.cycle = p, c })
 	}
 }
 

@@ -37,10 +37,7 @@ func (r *Report) Graph() *draw.Graph {
 	}
 	r = r.escaped()
 	a := r.Anomaly
-	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
-	if a.Class != "" && a.Class != a.Name {
-		title += " (" + a.Class + ")"
-	}
+	title := r.pictureTitle()
 	g := &draw.Graph{Title: title, Caption: wrapPlain(a.Summary, 100)}
 
 	steps := a.Dependencies()
@@ -372,4 +369,18 @@ func place(where string) string {
 		return "line " + where[i+1:]
 	}
 	return filepath.Base(where)
+}
+
+// pictureTitle is the title of the report's pictures: the level, the
+// anomaly, and the weaker level whose violation it is, if any.
+func (r *Report) pictureTitle() string {
+	a := r.Anomaly
+	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
+	if a.Class != "" && a.Class != a.Name {
+		title += " (" + a.Class + ")"
+	}
+	if r.ImpliedBy != "" {
+		title += fmt.Sprintf(", as %s (the history breaks %s already)", r.ImpliedBy, r.ImpliedBy)
+	}
+	return title
 }

@@ -57,6 +57,14 @@ type Report struct {
 	Satisfied *bool `json:"satisfied"`
 	// Reason says why there is no verdict (such as a timeout).
 	Reason string `json:"reason,omitempty"`
+	// ImpliedBy, when set, is the weaker level the history breaks
+	// already, the weakest it breaks (see check.Options.WeakestBroken):
+	// Anomaly is the explanation of that level's violation, which breaks
+	// Level too, and names the anomaly by the rule that broke there.
+	ImpliedBy string `json:"implied_by,omitempty"`
+	// Undecided, when set, is a weaker level the check found no verdict
+	// for: the history may break it too.
+	Undecided string `json:"undecided_weaker_level,omitempty"`
 	// Anomaly explains the violation, when Satisfied is false.
 	Anomaly *Anomaly `json:"anomaly,omitempty"`
 	// Anomalies lists every kind of anomaly found that the level forbids,
@@ -208,8 +216,39 @@ func (t *TxnInfo) opsText() string {
 
 // Explain builds the report of res from its own evidence, without
 // shrinking it: fast on any history, but the transactions are those of the
-// checker's cycle, which need not be minimal.
+// checker's cycle, which need not be minimal. The evidence of a result
+// implied by a weaker level's violation (check.Result.ImpliedBy) is that
+// level's, and the report says so.
 func Explain(res *check.Result) *Report {
+	rep := explain(atEvidence(res))
+	rep.at(res)
+	return rep
+}
+
+// atEvidence returns res as the level of its evidence sees it: for a
+// result implied by a weaker level's violation, a copy whose Level is
+// that level.
+func atEvidence(res *check.Result) *check.Result {
+	if res.ImpliedBy == 0 {
+		return res
+	}
+	ev := *res
+	ev.Level, ev.ImpliedBy = res.ImpliedBy, 0
+	return &ev
+}
+
+// at makes r, a report of the evidence of res, the report of res's level.
+func (r *Report) at(res *check.Result) {
+	r.Level = res.Level.String()
+	if res.ImpliedBy != 0 && r.Anomaly != nil {
+		r.ImpliedBy = res.ImpliedBy.String()
+	}
+	if res.Undecided != 0 && r.Anomaly != nil {
+		r.Undecided = res.Undecided.String()
+	}
+}
+
+func explain(res *check.Result) *Report {
 	rep, ok := verdictReport(res)
 	if !ok {
 		return rep
@@ -224,7 +263,7 @@ func Explain(res *check.Result) *Report {
 	d := newDescriber(p, nil, false, nameTxns(p.History, seed, nil))
 	d.shareWriters(d0)
 	d.lists = newListSource(p.History, nil, nil)
-	d.level = res.Level
+	d.level, d.weakerKept = res.Level, res.WeakerChecked
 	an := rep.Anomaly
 	an.HistoryTxns = len(p.History.Txns)
 	txns := map[int32]bool{}
@@ -243,10 +282,10 @@ func Explain(res *check.Result) *Report {
 		an.Name = anomaly.Generic(res.Level)
 		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample, which isocheck explain shows, has one"
 	case res.Cycle != nil:
-		an.Name = Name(d.fold(res.Cycle, true), res.Level)
+		an.Name = d.nameOf(d.fold(res.Cycle, true))
 		an.ElleType = elleType(res.Cycle)
 		an.Cycles = [][]Step{d.cycle(res.Cycle, txns)}
-		an.Summary = fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(an.Cycles[0]))
+		an.Summary = d.cycleClaim(d.fold(res.Cycle, true), an.Cycles[0])
 	case res.Conflict != nil:
 		conflict(d, an, res.Conflict, txns)
 	default:
@@ -361,7 +400,7 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 func nameCycles(d *describer, cycles [][]polygraph.Edge) string {
 	name := ""
 	for _, c := range cycles {
-		name = moreSpecific(name, Name(d.fold(c, true), d.level))
+		name = moreSpecific(name, d.nameOf(d.fold(c, true)))
 	}
 	if name == "" {
 		name = anomaly.Generic(d.level)
@@ -613,6 +652,20 @@ func Checked(ctx context.Context, res *check.Result) (*Report, error) {
 	return Minimal(ctx, res)
 }
 
+// weakest returns the result that explains res: res itself when the
+// levels weaker than its evidence's were checked, else what checking them
+// finds (check.Weakest), or res when ctx ends first.
+func weakest(ctx context.Context, res *check.Result) *check.Result {
+	if res.Verdict != verdict.Violated || res.WeakerChecked || res.Polygraph == nil {
+		return res
+	}
+	w, err := check.Weakest(progress.WithTracker(ctx, nil), res.Polygraph.History, res, check.Options{})
+	if err != nil {
+		return res
+	}
+	return w
+}
+
 // Minimal shrinks res's violation to a minimal counterexample and
 // explains it: the smallest set of transactions (and of their operations)
 // found that still violates res.Level on its own, with a reason for every
@@ -628,7 +681,35 @@ func Checked(ctx context.Context, res *check.Result) (*Report, error) {
 // the report of res's evidence as it is (Explain's, not Minimal: a
 // shrinking cut short need not have reached a minimal counterexample)
 // with CutShort set; the verdict stands.
+//
+// When the levels weaker than res's evidence were not checked (see
+// check.Options.WeakestBroken), Minimal checks them first, and explains
+// the violation of the weakest one broken, as Explain does res's.
 func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
+	res = weakest(ctx, res)
+	rep, err := minimal(ctx, atEvidence(res))
+	if rep == nil {
+		return rep, err
+	}
+	rep.at(res)
+	if an := rep.Anomaly; an != nil && an.Minimal && res.ImpliedBy != 0 {
+		// Minimal for the weaker level, whose violation it shows; it is
+		// called minimal only if it is for the level asked for too.
+		txns := make([]int32, len(an.Txns))
+		for i, t := range an.Txns {
+			txns[i] = int32(t.Index)
+		}
+		slices.Sort(txns)
+		subj := shrink.NewSubject(res.Polygraph.History)
+		if !subj.Minimal(progress.WithTracker(ctx, nil), shrink.Selection{Txns: txns}, res.Level) {
+			an.Minimal = false
+			an.Notes = append(an.Notes, fmt.Sprintf("the counterexample is minimal for %s: some of its transactions can go and the rest still violates %s, which it breaks in another way", res.ImpliedBy, res.Level))
+		}
+	}
+	return rep, err
+}
+
+func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	rep, ok := verdictReport(res)
 	if !ok {
 		return rep, nil
@@ -657,7 +738,12 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	quiet := progress.WithTracker(ctx, nil)
 	sameName := func(sub *history.History) bool {
 		r, err := check.Check(quiet, sub, res.Level)
-		return err == nil && r.Verdict == verdict.Violated && Explain(r).Anomaly.Name == target
+		if err != nil || r.Verdict != verdict.Violated {
+			return false
+		}
+		// A sub-history keeps every level the history keeps.
+		r.WeakerChecked = res.WeakerChecked
+		return Explain(r).Anomaly.Name == target
 	}
 	sel, subj, ok := shrink.Minimize(ctx, h, res.Level, seed, keys)
 	if subj.CutShort() {
@@ -686,6 +772,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		}
 		return nil, err
 	}
+	a.weakerKept = res.WeakerChecked
 	if a.name() != target && sameName(m) {
 		// The analysis found another cycle first: show the checker's,
 		// with the analysis's reasons for the orders of writes it
@@ -697,6 +784,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 			}
 			return nil, err
 		}
+		chk.weakerKept = res.WeakerChecked
 		for id, inf := range a.why {
 			if !inf.Solver {
 				chk.why[id] = inf
@@ -716,7 +804,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	}
 	d := newDescriber(a.p, a.why, true, nameTxns(m, all, func(t int32) int { return int(sel.Txns[t]) }))
 	d.lists = newListSource(m, h, &sel)
-	d.level = res.Level
+	d.level, d.weakerKept = res.Level, res.WeakerChecked
 	switch {
 	case len(a.anomalies) > 0:
 		// The anomaly check names, where the counterexample shows it.
@@ -735,10 +823,10 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		}
 	case a.cycle != nil:
 		f := d.fold(a.cycle, true)
-		an.Name = Name(f, res.Level)
+		an.Name = d.nameOf(f)
 		an.ElleType = elleType(a.cycle)
 		an.Cycles = [][]Step{d.cycle(a.cycle, nil)}
-		an.Summary = cycleSummary(d, an.Name, f)
+		an.Summary = cycleSummary(d, an.Name, f, an.Cycles[0])
 	case a.conflict != nil:
 		conflict(d, an, a.conflict, nil)
 	default:
@@ -799,7 +887,9 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 }
 
 // cycleSummary says in a sentence what a named cycle shows.
-func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
+//
+// steps are c's steps as the report shows them.
+func cycleSummary(d *describer, name string, c []polygraph.Edge, steps []Step) string {
 	p := d.path(c)
 	switch name {
 	case anomaly.WriteSkew:
@@ -818,7 +908,7 @@ func cycleSummary(d *describer, name string, c []polygraph.Edge) string {
 		}
 		return fmt.Sprintf("information flowed in a circle, each transaction after the one before it: %s", p)
 	}
-	return fmt.Sprintf("a cycle of %d dependencies that every order of the writes has: %s", len(c), p)
+	return d.cycleClaim(c, steps) + ": " + p
 }
 
 // evidence returns the transactions and keys of res's evidence.

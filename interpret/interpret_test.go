@@ -123,7 +123,7 @@ func TestNamedAnomalies(t *testing.T) {
 			name: "fractured read", level: level.SI, elle: "G-single", want: "FracturedRead", class: "G-single",
 			history: `
 {"session": 1, "id": "T1", "ops": [["w", "x", 1], ["w", "y", 1]]}
-{"session": 2, "id": "T2", "ops": [["r", "x", 1], ["r", "y", null]]}`,
+{"session": 2, "id": "T2", "ops": [["r", "y", null], ["r", "x", 1]]}`,
 			txns:  []string{"T1", "T2"},
 			edges: []string{"T1 -WR x-> T2", "T2 -RW y-> T1"},
 		},
@@ -250,7 +250,9 @@ func TestNamedAnomalies(t *testing.T) {
 func TestInferredEdge(t *testing.T) {
 	// A long fork whose anti-dependencies are both inferred: session
 	// order puts A1's x before A2's and B1's y before B2's, so R2, which
-	// read A1's x, read before A2's write, and R1 read before B2's.
+	// read A1's x, read before A2's write, and R1 read before B2's. It
+	// breaks PC, the weakest level that forbids it: checked at SI, the
+	// report is PC's, in PC's terms.
 	h := historytest.JSONL(t, `
 {"session": 1, "id": "A1", "ops": [["w", "x", 1]]}
 {"session": 1, "id": "A2", "ops": [["w", "x", 2]]}
@@ -260,8 +262,8 @@ func TestInferredEdge(t *testing.T) {
 {"session": 4, "id": "R2", "ops": [["r", "x", 1], ["r", "y", 2]]}`)
 	rep, _ := minimal(t, h, level.SI)
 	a := rep.Anomaly
-	if a.Name != "LongFork" || len(a.Txns) != 6 {
-		t.Errorf("name %q with %d transactions, want LongFork with 6", a.Name, len(a.Txns))
+	if a.Name != "LongFork" || len(a.Txns) != 6 || rep.ImpliedBy != "PC" {
+		t.Errorf("name %q (as %q) with %d transactions, want LongFork as PC with 6", a.Name, rep.ImpliedBy, len(a.Txns))
 	}
 	var rw *interpret.Step
 	for i, s := range a.Cycles[0] {
@@ -272,31 +274,52 @@ func TestInferredEdge(t *testing.T) {
 	if rw == nil {
 		t.Fatalf("no RW edge in %+v", a.Cycles[0])
 	}
-	want := "A1's write of x must come before A2's: the other order would close the cycle A2 -WW x-> A1 -SO-> A2"
-	if !rw.Inferred || rw.Because != want {
-		t.Errorf("RW edge: inferred %v, because %q\nwant %q", rw.Inferred, rw.Because, want)
+	if !rw.Inferred || !strings.Contains(rw.Because, "A1's write of x must come before A2's") || !strings.Contains(rw.Because, "prefix consistency's rule") {
+		t.Errorf("RW edge: inferred %v, because %q; want the order of A1's and A2's writes, by prefix consistency's rule", rw.Inferred, rw.Because)
 	}
-	if len(rw.BecauseCycle) != 2 {
-		t.Errorf("because cycle %+v, want 2 edges", rw.BecauseCycle)
+	if !strings.Contains(a.Summary, "derived by checking PC from prefix consistency") {
+		t.Errorf("summary %q does not say the check of PC derived the order", a.Summary)
+	}
+}
+
+// TestInferredEdgeCycle checks that an edge that follows from the order
+// of two writes says which cycle the other order would close.
+func TestInferredEdgeCycle(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 0, "id": "T0", "ops": [["w", 1, 1]]}
+{"session": 2, "id": "T1", "ops": [["r", 1, 1], ["w", 0, 1]]}
+{"session": 0, "id": "T3", "ops": [["r", 0, null], ["w", 1, 2]]}`)
+	rep, _ := minimal(t, h, level.SER)
+	var rw *interpret.Step
+	for i, s := range rep.Anomaly.Cycles[0] {
+		if s.Kind == "RW" && s.From == "T1" {
+			rw = &rep.Anomaly.Cycles[0][i]
+		}
+	}
+	if rw == nil {
+		t.Fatalf("no RW edge from T1 in %+v", rep.Anomaly.Cycles[0])
+	}
+	if !rw.Inferred || !strings.Contains(rw.Because, "T0's write of key 1") {
+		t.Errorf("RW edge: inferred %v, because %q; want the order of T0's and T3's writes", rw.Inferred, rw.Because)
 	}
 }
 
 // TestConflict checks a violation that no single cycle shows: the report
 // names the two writes and gives a cycle for each order.
 func TestConflict(t *testing.T) {
-	// T5, T6, T7 in one session: T7 read T5's x after T6 overwrote it
-	// (the yugabyte anomaly of the corpus, reduced).
+	// A write skew whose second cycle rests on session order: T3's write
+	// of key 1 before T0's would put T3 before T0, its session's first.
 	h := historytest.JSONL(t, `
-{"session": 0, "id": "T5", "ops": [["w", "x", 2]]}
-{"session": 0, "id": "T6", "ops": [["w", "x", 3]]}
-{"session": 0, "id": "T7", "ops": [["r", "x", 2]]}`)
-	rep, _ := minimal(t, h, level.SI)
+{"session": 0, "id": "T0", "ops": [["w", 1, 1]]}
+{"session": 2, "id": "T1", "ops": [["r", 1, 1], ["w", 0, 1]]}
+{"session": 0, "id": "T3", "ops": [["r", 0, null], ["w", 1, 2]]}`)
+	rep, _ := minimal(t, h, level.SER)
 	a := rep.Anomaly
-	if a.Name != "SessionGuaranteeViolation" || a.Constraint == nil || len(a.Cycles) != 2 {
-		t.Fatalf("name %q, constraint %+v, %d cycles; want SessionGuaranteeViolation with a constraint and 2 cycles", a.Name, a.Constraint, len(a.Cycles))
+	if a.Name != "WriteSkew" || a.Constraint == nil || len(a.Cycles) != 2 || rep.ImpliedBy != "" {
+		t.Fatalf("name %q (as %q), constraint %+v, %d cycles; want WriteSkew at SER itself with a constraint and 2 cycles", a.Name, rep.ImpliedBy, a.Constraint, len(a.Cycles))
 	}
-	if c := a.Constraint; c.Key != "x" || c.A != "T5" || c.B != "T6" {
-		t.Errorf("constraint %+v, want x between T5 and T6", c)
+	if c := a.Constraint; c.Key != "1" || c.A != "T0" || c.B != "T3" {
+		t.Errorf("constraint %+v, want key 1 between T0 and T3", c)
 	}
 	assumed := 0
 	for _, c := range a.Cycles {

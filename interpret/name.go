@@ -34,13 +34,32 @@ func moreSpecific(a, b string) string {
 	return a
 }
 
-// Name names a cycle that shows a violation of l: the most specific name
-// of its shape, after Adya's phenomena and the usual names of anomalies,
-// that l forbids (anomaly.Forbids), or l's generic name (anomaly.Generic)
-// when l forbids none of them. A report at l thus never names an anomaly
-// that l allows. The cycle's edges follow each other; paths through time
-// nodes are fine.
+// Name names a cycle that shows a violation of l, when every level weaker
+// than l is kept: the most specific name of its shape, after Adya's
+// phenomena and the usual names of anomalies, that l forbids and no
+// weaker level does (anomaly.Weakest is l), or l's generic name
+// (anomaly.Generic) when none of them fits. A name a weaker level forbids
+// would be false there: that level, which the history keeps, would have
+// ruled the anomaly out, so the cycle rests on what l alone requires (an
+// order of writes l's rule derived, real time at SSER). The cycle's
+// edges follow each other; paths through time nodes are fine.
+//
+// A report names the evidence of the weakest level the history breaks
+// (see check.Options.WeakestBroken) with Name at that level.
 func Name(cycle []polygraph.Edge, l level.Level) string {
+	for _, n := range shapeNames(cycle) {
+		if anomaly.Weakest(n) == l {
+			return n
+		}
+	}
+	return anomaly.Generic(l)
+}
+
+// ShapeName names a cycle by its shape alone: the most specific name of
+// its shape that l forbids, or l's generic name. Weaker levels may forbid
+// it too: it is the name of a cycle listed among several anomalies (see
+// Every), whose example is checked at the weakest level that forbids it.
+func ShapeName(cycle []polygraph.Edge, l level.Level) string {
 	for _, n := range shapeNames(cycle) {
 		if anomaly.Forbids(l, n) {
 			return n

@@ -17,6 +17,10 @@ import (
 type describer struct {
 	p *polygraph.Polygraph
 	h *history.History
+	// weakerKept says that every level weaker than level is kept (but
+	// for one without a verdict), so a cycle is named by what level
+	// alone forbids (Name), not by its shape alone (ShapeName).
+	weakerKept bool
 	// why holds the reasons of inferred edges; nil when only the
 	// checker's evidence is known (no reasons beyond the data).
 	why map[edgeID]*inference
@@ -387,6 +391,80 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 	}
 }
 
+// nameOf names a cycle at d.level: by the rule that broke, when the
+// weaker levels are known kept, else by its shape.
+func (d *describer) nameOf(c []polygraph.Edge) string {
+	if d.weakerKept {
+		return Name(c, d.level)
+	}
+	return ShapeName(c, d.level)
+}
+
+// cycleClaim says what a cycle c of dependencies rests on: "a cycle of N
+// dependencies that every order of the writes has" when the history shows
+// each of them whatever the order of its writes, else how many of them
+// the check derived and from what (see derived). steps, when set, are c's
+// steps as the report shows them, whose Inferred marks count.
+func (d *describer) cycleClaim(c []polygraph.Edge, steps []Step) string {
+	n := -1 // not counted
+	switch {
+	case d.full && steps != nil:
+		n = 0
+		for _, s := range steps {
+			if s.Inferred {
+				n++
+			}
+		}
+	case (d.level == level.SER || d.level == level.SI || d.level == level.SSER) && len(d.p.Known) > 0:
+		n = d.derived(c)
+	}
+	switch n {
+	case 0:
+		return fmt.Sprintf("a cycle of %d dependencies that every order of the writes has", len(c))
+	case -1:
+		return fmt.Sprintf("a cycle of %d dependencies that checking %s derived from %s", len(c), d.level, derivedFrom(d.level))
+	}
+	return fmt.Sprintf("a cycle of %d dependencies, %d of them derived by checking %s from %s", len(c), n, d.level, derivedFrom(d.level))
+}
+
+// derived counts the edges of c that the history does not show directly
+// but the check derived, those not among the polygraph's known
+// dependencies (the reads, session order, real time and the orders of
+// writes the reads reveal), at SER, SI and SSER, whose polygraph keeps
+// them.
+func (d *describer) derived(c []polygraph.Edge) int {
+	ids := make(map[edgeID]bool, len(c))
+	for _, e := range c {
+		if (e.Kind == polygraph.WW || e.Kind == polygraph.RW) && e.From != d.p.T0 {
+			ids[idOf(e)] = true
+		}
+	}
+	for _, e := range d.p.Known {
+		delete(ids, idOf(e))
+	}
+	return len(ids)
+}
+
+// derivedFrom says, in a phrase, what the check of l derives orders of
+// writes from.
+func derivedFrom(l level.Level) string {
+	switch l {
+	case level.SSER:
+		return "the reads and real time (a transaction that ended before another began comes first): the other orders of those writes close a cycle too"
+	case level.SI:
+		return "the reads and snapshot isolation's rules (a transaction sees a snapshot, and two that write a key do not overlap): the other orders of those writes close a cycle too"
+	case level.SER:
+		return "the reads: the other orders of those writes close a cycle too"
+	case level.PC:
+		return "prefix consistency's rule that every transaction sees a prefix of one order of the commits"
+	case level.CC:
+		return "causal consistency's rule that a transaction sees every write causally before it"
+	case level.RA:
+		return "read atomic's rule that a transaction that sees one write of another sees all of them"
+	}
+	return "read committed's rule that a transaction's reads do not go back in the order of commits"
+}
+
 // levelRule says, in the terms of the level checked, why the order of
 // writes an edge e stands for holds: writer's version of e.Key precedes
 // e.To's. For an anti-dependency R -RW-> W at RC, RA and CC it is the
@@ -406,7 +484,21 @@ func (d *describer) levelRule(e polygraph.Edge, writer int32) string {
 			return fmt.Sprintf("%s's writes causally precede %s, so causal consistency requires %s to see %s's version of %s or a newer one: %s's version, which it read, must be the older", to, r, r, to, x, w)
 		}
 	}
-	return fmt.Sprintf("%s's write of %s must come before %s's: checking %s derived that order from the reads of the transactions shown, and the other order violates %s as well", w, x, to, d.level, d.level)
+	return fmt.Sprintf("%s's write of %s must come before %s's: checking %s derived that order from %s, and the other order violates %s as well", w, x, to, d.level, ruleOf(d.level), d.level)
+}
+
+// ruleOf names, in a phrase, what the check of l derives an order of
+// writes from, for the transactions shown.
+func ruleOf(l level.Level) string {
+	switch l {
+	case level.SSER:
+		return "the reads and the real-time order of the transactions shown"
+	case level.SI:
+		return "the reads of the transactions shown and snapshot isolation's rules (a snapshot per transaction; no two overlapping writers of a key)"
+	case level.PC:
+		return "the reads of the transactions shown and prefix consistency's rule (each transaction sees a prefix of one order of the commits)"
+	}
+	return "the reads of the transactions shown"
 }
 
 // chainHead returns the first transaction that read key's initial value

@@ -60,24 +60,32 @@ func (r *Report) writeText(w io.Writer, color, full bool) error {
 	case *r.Satisfied:
 		fmt.Fprintf(&b, "%s: %s\n", r.Level, st.with(green, "satisfied"))
 	case full:
-		r.Anomaly.writeFull(&b, r.Level, st)
+		r.Anomaly.writeFull(&b, r.Level, r.ImpliedBy, st)
 	default:
-		r.Anomaly.writeShort(&b, r.Level, st)
+		r.Anomaly.writeShort(&b, r.Level, r.ImpliedBy, st)
+	}
+	if r.Undecided != "" && r.Anomaly != nil {
+		fmt.Fprintf(&b, "note: %s got no verdict in this run: the history may break it too, and the anomaly named may be one it forbids\n", r.Undecided)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
 
-func (a *Anomaly) title(level string, st styler) string {
+// title is the first line of a report of a at level, and, for a
+// violation implied by the weaker level impliedBy's, a second that says so.
+func (a *Anomaly) title(level, impliedBy string, st styler) string {
 	t := fmt.Sprintf("%s: %s: %s", level, st.with(bold+red, "VIOLATED"), st.with(bold, a.Name))
 	if a.Class != "" && a.Class != a.Name {
 		t += " (" + a.Class + ")"
 	}
+	if impliedBy != "" {
+		t += fmt.Sprintf("\n  as %s: the history breaks %s, a weaker level, already; what follows is that violation, which breaks %s too", impliedBy, impliedBy, level)
+	}
 	return t
 }
 
-func (a *Anomaly) writeShort(b *strings.Builder, level string, st styler) {
-	fmt.Fprintf(b, "%s\n  %s\n", a.title(level, st), a.Summary)
+func (a *Anomaly) writeShort(b *strings.Builder, level, impliedBy string, st styler) {
+	fmt.Fprintf(b, "%s\n  %s\n", a.title(level, impliedBy, st), a.Summary)
 	cycles := a.Cycles
 	if len(a.Cases) > 0 {
 		cycles = nil // each case shows its own
@@ -143,8 +151,11 @@ func (s Step) arrow(st styler) string {
 	return fmt.Sprintf("%s %s %s", s.From, st.with(kindColor[s.Kind], arrow), s.To)
 }
 
-func (a *Anomaly) writeFull(b *strings.Builder, level string, st styler) {
-	fmt.Fprintf(b, "%s\n", a.title(level, st))
+func (a *Anomaly) writeFull(b *strings.Builder, level, impliedBy string, st styler) {
+	fmt.Fprintf(b, "%s\n", a.title(level, impliedBy, st))
+	if impliedBy != "" {
+		level = impliedBy // the level the counterexample is minimal for
+	}
 	if a.Description != "" {
 		fmt.Fprintf(b, "  %s\n", st.with(dim, wrap(a.Description, 76, "  ")))
 	}
@@ -250,6 +261,8 @@ func (r *Report) escaped() *Report {
 	e := *r
 	e.Level = textsafe.Escape(r.Level)
 	e.Reason = textsafe.Escape(r.Reason)
+	e.ImpliedBy = textsafe.Escape(r.ImpliedBy)
+	e.Undecided = textsafe.Escape(r.Undecided)
 	if a := r.Anomaly; a != nil {
 		c := *a
 		c.Name = textsafe.Escape(a.Name)

@@ -18,7 +18,7 @@ import (
 const hostile = `{"session": "s\u001b]0;pwned\u0007", "id": "a\u001b]0;pwned\u0007", "ops": [["w", "k\u001b[2J", 100]]}
 {"session": "s\u001b]0;pwned\u0007", "id": "b\nnewline", "ops": [["r", "k\u001b[2J", 100], ["w", "k\u001b[2J", 150]]}
 {"session": "bob\r\u202e", "id": "withdraw\u202e", "ops": [["r", "k\u001b[2J", 100], ["w", "k\u001b[2J", 70]]}
-{"session": "bob\r\u202e", "id": "c", "ops": [["r", "k\u001b[2J", 100]]}
+{"session": "carol", "id": "c", "ops": [["r", "k\u001b[2J", 100]]}
 `
 
 // sgr matches the colour sequences the writers emit themselves.

@@ -28,7 +28,9 @@ var truthRuns = flag.Int("explain.truth.runs", testsize.N(200, 600), "random his
 // simulated stores of every level and with faults, at every level they
 // violate: as the checker's evidence is (Explain), as check prints it
 // (Checked) and as explain does (Minimal). It requires of each report what
-// a developer relies on: the level forbids the anomaly named; the
+// a developer relies on: the level forbids the anomaly named, and no
+// weaker level the history keeps does (the explanation is that of the
+// weakest level broken: check.Options.WeakestBroken); the
 // report's transactions, as a history, violate the level by the
 // brute-force reference checker; so do the transactions of the evidence
 // shown (its cycles and the writes their anti-dependencies read), taken
@@ -51,8 +53,9 @@ func TestReportsTrueAtLevel(t *testing.T) {
 	for seed := 0; seed < runs; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x7a11))
 		h := histgen.Small(rng, cfg)
+		kept := keptLevels(t, h)
 		for _, l := range level.All() {
-			res, err := check.Check(ctx, h, l)
+			res, err := check.CheckWith(ctx, h, l, check.Options{WeakestBroken: true})
 			if err != nil {
 				t.Fatalf("seed %d, %v: %v", seed, l, err)
 			}
@@ -80,6 +83,9 @@ func TestReportsTrueAtLevel(t *testing.T) {
 				names[an.Name]++
 				if !anomaly.Forbids(l, an.Name) {
 					fail(rep, "%v allows %s, the anomaly named", l, an.Name)
+				}
+				if w := forbiddenKept(an.Name, l, kept); w != 0 {
+					fail(rep, "%s, the anomaly named, is forbidden at %v, which the history keeps", an.Name, w)
 				}
 				if !an.Minimal && len(an.Cycles) > 0 && !saturated(l) {
 					// The checker's cycle at SER, SI, SSER and PC may
@@ -123,6 +129,32 @@ func TestReportsTrueAtLevel(t *testing.T) {
 		t.Errorf("the checker's evidence and explain name %d of %d violations differently", differ, violations)
 	}
 	t.Logf("names over %d histories: %v", runs, names)
+}
+
+// keptLevels returns the levels h satisfies, by the reference checker.
+func keptLevels(t *testing.T, h *history.History) map[level.Level]bool {
+	t.Helper()
+	kept := map[level.Level]bool{}
+	for _, l := range level.All() {
+		ok, err := reference.Check(h, l)
+		if err != nil {
+			t.Fatalf("reference at %v: %v\n%s", l, err, histgen.Describe(h))
+		}
+		kept[l] = ok
+	}
+	return kept
+}
+
+// forbiddenKept returns a level weaker than l that the history keeps
+// (kept) and that forbids the anomaly name, or 0: a report at l that
+// names it would blame l for what a weaker level, kept, rules out.
+func forbiddenKept(name string, l level.Level, kept map[level.Level]bool) level.Level {
+	for _, w := range level.All() {
+		if w != l && l.Implies(w) && kept[w] && anomaly.Forbids(w, name) {
+			return w
+		}
+	}
+	return 0
 }
 
 // saturated reports whether l's checker is the saturation checker, whose

@@ -172,7 +172,11 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	if all {
 		return cf.runAll(j, h, info, parseTime, explain, color, page, stdout, stderr)
 	}
-	res, err := check.CheckWith(j.ctx, h, lvl, cf.ablate)
+	// On a violation, the weaker levels are checked too: the report
+	// explains the weakest one broken, by the rule that broke there.
+	opts := cf.ablate
+	opts.WeakestBroken = true
+	res, err := check.CheckWith(j.ctx, h, lvl, opts)
 	if err != nil {
 		j.stop()
 		return checkFailed(err, stderr)

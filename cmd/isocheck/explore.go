@@ -241,6 +241,9 @@ func explainHistory(ctx context.Context, h *explore.History, explored level.Leve
 			continue
 		}
 		fmt.Fprintf(w, "How it came about: the database kept %v, which allows this history; %v would not:\n", explored, l)
+		// Every weaker level was checked above and is kept, the one
+		// explored included: the anomaly is named by l's rule.
+		res.WeakerChecked = true
 		rep, err := interpret.Minimal(ctx, res)
 		if err != nil {
 			rep = interpret.Explain(res)

@@ -1,0 +1,94 @@
+package check
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// walkMinBudget is the least time weakestBroken gives the weaker levels.
+const walkMinBudget = time.Second
+
+// weakestBroken returns the result that explains res, a violation of
+// res.Level found on r: the violation of the weakest level r breaks. It
+// checks the levels weaker than res.Level from the weakest up and, at the
+// first one broken, returns that level's result as res.Level's, with
+// ImpliedBy set: the history breaks the weaker level already, and a report
+// names the anomaly by the rule that broke there, one that every level it
+// keeps allows.
+//
+// A weaker level without a verdict is passed over (CC's clocks, say) and
+// named in Undecided, unless a stronger one is found kept, which implies
+// it; when ctx ends, the walk stops there.
+func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, opts Options) (*Result, error) {
+	res.WeakerChecked = true
+	// The weaker levels are checked within a budget: twice the time of
+	// the check they explain, and at least a second. Most are cheaper
+	// than it (RC, RA and CC take one pass), but choosing the writers of
+	// repeated values can take any level long; past the budget, the
+	// level is Undecided and the violation is explained at res.Level.
+	ctx, cancel := context.WithTimeout(ctx, max(walkMinBudget, 2*res.Stats.total()))
+	defer cancel()
+	levels := level.All()
+	var undecided level.Level
+	for i := len(levels) - 1; i >= 0 && levels[i] != res.Level; i-- {
+		l := levels[i]
+		if ctx.Err() != nil {
+			undecided = l
+			break
+		}
+		weaker, err := checkResolved(ctx, r, l, opts)
+		if err != nil {
+			return nil, fmt.Errorf("checking the weaker level %v: %w", l, err)
+		}
+		switch {
+		case weaker.Verdict == verdict.Violated:
+			out := *weaker
+			out.Level, out.ImpliedBy, out.WeakerChecked = res.Level, l, true
+			out.Undecided = undecided
+			out.Stats = res.Stats
+			return &out, nil
+		case weaker.Verdict == verdict.Satisfied:
+			// A level kept implies every weaker one kept.
+			undecided = 0
+		case undecided == 0:
+			undecided = l
+		}
+		if weaker.Stopped {
+			break
+		}
+	}
+	res.Undecided = undecided
+	return res, nil
+}
+
+// Weakest returns the result that explains res, a violation of h at
+// res.Level, as CheckWith with Options.WeakestBroken returns it: the
+// violation of the weakest level h breaks. A result whose weaker levels
+// were checked already is returned as it is.
+func Weakest(ctx context.Context, h *history.History, res *Result, opts Options) (*Result, error) {
+	if res.Verdict != verdict.Violated || res.WeakerChecked {
+		return res, nil
+	}
+	out := *res
+	if out.ImpliedBy != 0 {
+		// CheckAll's implied results: the weaker levels were checked.
+		out.WeakerChecked = true
+		return &out, nil
+	}
+	r, err := polygraph.Resolve(ctx, h)
+	if err != nil {
+		if progress.Stopped(err) {
+			out.WeakerChecked, out.Undecided = true, level.RC
+			return &out, nil
+		}
+		return nil, err
+	}
+	return weakestBroken(ctx, r, &out, opts)
+}
