@@ -87,9 +87,14 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	}
 	if rep.Anomaly.Name != f.Name && f.cycle != nil {
 		// Minimal names the first cycle it meets; the example was cut
-		// to hold one of f's shape: show that one.
+		// to hold one of f's shape: show that one, when its report
+		// shows every transaction of the example, which the list names
+		// and the note below speaks of.
 		if c := namedCycle(quiet, res, f.Name); c != nil {
-			rep = cycleReport(res, c, len(sub.Txns))
+			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) {
+				r.Anomaly.Minimal = subject.Minimal(quiet, sel, l)
+				rep = r
+			}
 		}
 	}
 	an := rep.Anomaly
@@ -115,8 +120,11 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 		if removed == 1 {
 			are = "is"
 		}
-		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own, and without any one of them the rest would not",
-			removed, len(h.Txns), are, len(an.Txns), l))
+		note := fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own", removed, len(h.Txns), are, len(an.Txns), l)
+		if an.Minimal {
+			note += ", and without any one of them the rest would not"
+		}
+		an.Notes = append(an.Notes, note)
 	}
 	return rep, nil
 }
@@ -137,9 +145,9 @@ func inHistory(t *TxnInfo, h *history.History, sel shrink.Selection) {
 }
 
 // namedCycle returns a shortest cycle of the dependencies res's history
-// shows (check.Dependencies) that Name calls name at res's level, or
-// nil. The edges are between the nodes of the polygraph Dependencies
-// returns, which is res.Polygraph's.
+// shows (check.Dependencies) that violates res's level on its own and
+// that Name calls name at that level, or nil. The edges are between the
+// nodes of the polygraph Dependencies returns, which is res.Polygraph's.
 func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph.Edge {
 	p, known, err := check.Dependencies(ctx, res)
 	if err != nil || p == nil || p != res.Polygraph {
@@ -148,21 +156,28 @@ func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph
 	d := newDescriber(p, nil, false, nil)
 	var best []polygraph.Edge
 	for _, c := range check.Cycles(p.NumNodes, known, MaxCount) {
-		if (best == nil || len(c) < len(best)) && Name(d.fold(c, true), res.Level) == name {
+		if best != nil && len(c) >= len(best) {
+			continue
+		}
+		if f := d.fold(c, true); forbidden(f, res.Level) && Name(f, res.Level) == name {
 			best = c
 		}
 	}
 	return best
 }
 
+// forbidden says whether l forbids some name of the cycle's shape (see
+// Name). A cycle whose every name l allows, such as a write skew at SI,
+// is no violation of l, though Name calls it by l's generic name: a
+// report that drew it alone would show what l allows.
+func forbidden(cycle []polygraph.Edge, l level.Level) bool {
+	return slices.ContainsFunc(shapeNames(cycle), func(n string) bool { return anomaly.Forbids(l, n) })
+}
+
 // cycleReport is the report of res explained by cycle, a cycle of
-// res.Polygraph's dependencies; it is minimal when it shows all of the
-// history's txns transactions (the history is then a minimal example
-// of that cycle's shape).
-func cycleReport(res *check.Result, cycle []polygraph.Edge, txns int) *Report {
+// res.Polygraph's dependencies, not marked minimal.
+func cycleReport(res *check.Result, cycle []polygraph.Edge) *Report {
 	r := *res
 	r.Cycle, r.Conflict, r.Core, r.Anomalies = cycle, nil, nil, nil
-	rep := Explain(&r)
-	rep.Anomaly.Minimal = len(rep.Anomaly.Txns) == txns
-	return rep
+	return Explain(&r)
 }

@@ -611,6 +611,8 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 		Status:  tx.Status.String(),
 		Where:   h.Where(t),
 		Index:   t,
+		// [] in JSON, not null, when none of its operations is shown.
+		Ops: make([]Op, 0, tx.OpEnd-tx.OpStart),
 	}
 	for i := tx.OpStart; i < tx.OpEnd; i++ {
 		if lists != nil {

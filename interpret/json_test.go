@@ -387,3 +387,48 @@ func TestBigIntegers(t *testing.T) {
 		t.Errorf("Elle's map: %s", e)
 	}
 }
+
+// TestJSONOpsNeverNull checks that every transaction of a report lists
+// its operations as a JSON array, [] when none are shown: a transaction
+// of the checker's evidence that has no operations (only its place in
+// its session joins the cycle), and the reports of the examples of the
+// anomalies found.
+func TestJSONOpsNeverNull(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": 1, "id": "w", "ops": [["w", "x", 1]]}
+{"session": 2, "id": "saw", "ops": [["r", "x", 1]]}
+{"session": 2, "id": "empty", "ops": []}
+{"session": 2, "id": "missed", "ops": [["r", "x", null]]}`)
+	ctx := context.Background()
+	res, err := check.Check(ctx, h, level.SER)
+	if err != nil {
+		t.Fatal(err)
+	}
+	explained := interpret.Explain(res)
+	rep, _ := minimal(t, h, level.SER)
+	if rep.Anomalies, err = interpret.Every(ctx, h, res, rep); err != nil {
+		t.Fatal(err)
+	}
+	found, err := interpret.FoundReports(ctx, h, res, rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	reports := append([]*interpret.Report{explained, rep}, found...)
+	empty := 0
+	for _, r := range reports {
+		m, _ := decode(t, r)
+		for _, x := range m["anomaly"].(map[string]any)["transactions"].([]any) {
+			txn := x.(map[string]any)
+			ops, ok := txn["ops"].([]any)
+			if !ok {
+				t.Errorf("%s: ops %#v, want an array", txn["name"], txn["ops"])
+			}
+			if ok && len(ops) == 0 {
+				empty++
+			}
+		}
+	}
+	if empty == 0 {
+		t.Errorf("no report shows a transaction without operations: the test tests nothing")
+	}
+}

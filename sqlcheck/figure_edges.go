@@ -189,9 +189,10 @@ func (f *figure) either(e *Either, prefix string) {
 	}
 }
 
-// note adds a line saying that deps close a cycle. A KindMissed
-// dependency orders its writer before the initial version its reader
-// read, which precedes every transaction.
+// note adds a line saying that deps close a cycle, each named as its
+// arrow is drawn. A KindMissed dependency, drawn from the writer to the
+// reader, orders the writer before the initial version the reader saw,
+// which precedes every transaction.
 func (f *figure) note(prefix string, deps []Dependency) {
 	if len(deps) == 0 {
 		return
@@ -199,12 +200,13 @@ func (f *figure) note(prefix string, deps []Dependency) {
 	var parts []string
 	initial := false
 	for _, d := range deps {
+		from, to := f.x.name(d.From), f.x.name(d.To)
 		if d.Kind == KindMissed {
 			initial = true
-			parts = append(parts, fmt.Sprintf("%s → init (%s, which %s missed)", f.x.name(d.From), d.Label(), f.x.name(d.To)))
+			parts = append(parts, fmt.Sprintf("%s → %s (%s: %s saw the initial version, which %s would then precede)", from, to, d.Label(), to, from))
 			continue
 		}
-		parts = append(parts, fmt.Sprintf("%s → %s (%s)", f.x.name(d.From), f.x.name(d.To), d.Label()))
+		parts = append(parts, fmt.Sprintf("%s → %s (%s)", from, to, d.Label()))
 	}
 	end := " close a cycle"
 	if initial {

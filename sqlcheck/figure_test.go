@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -90,6 +91,7 @@ func TestFigure(t *testing.T) {
 				}
 			}
 			checkEdges(t, g)
+			checkNotes(t, g)
 			golden(t, filepath.Join("testdata", "figure", strings.TrimSuffix(filepath.Base(path), ".jsonl")+".json"), g)
 		})
 	}
@@ -225,6 +227,33 @@ func checkEdges(t *testing.T, g *draw.Graph) {
 	}
 }
 
+// noteEdge matches an arrow a picture's note names: "A → B (KIND K".
+var noteEdge = regexp.MustCompile(`([^\s,:()]+) → ([^\s,:()]+) \(([A-Z]+(?: [^\s,:()]+)?)`)
+
+// checkNotes checks that each arrow g's notes name is one g draws, with
+// the same ends and label: a note must not say one edge where the
+// picture, and the page's table of dependencies, say another.
+func checkNotes(t *testing.T, g *draw.Graph) {
+	t.Helper()
+	title := map[string]string{}
+	for _, l := range g.Lanes {
+		for _, n := range l.Nodes {
+			title[n.ID] = n.Title
+		}
+	}
+	drawn := map[string]bool{}
+	for _, e := range g.Edges {
+		drawn[title[e.From]+" → "+title[e.To]+" ("+e.Label] = true
+	}
+	for _, n := range g.Notes {
+		for _, m := range noteEdge.FindAllStringSubmatch(n, -1) {
+			if !drawn[m[0]] {
+				t.Errorf("note %q names %s), which the picture does not draw", n, m[0])
+			}
+		}
+	}
+}
+
 // golden compares g, as indented JSON, with the file at path, or rewrites
 // it with -update.
 func golden(t *testing.T, path string, g any) {
@@ -303,6 +332,7 @@ func TestFigureRandom(t *testing.T) {
 					t.Errorf("seed %d: edge %+v", seed, e)
 				}
 			}
+			checkNotes(t, g)
 		}
 	}
 	t.Logf("violations by shape: %v", shapes)
