@@ -85,19 +85,20 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if err != nil {
 		return nil, err
 	}
+	// Minimal's note counts the transactions of the example left out,
+	// not those of the history, and its minimality is the example's:
+	// say both of the history.
+	if hasShrunkNote(rep.Anomaly, len(sub.Txns)) {
+		rep.Anomaly.Notes = rep.Anomaly.Notes[:len(rep.Anomaly.Notes)-1]
+	}
 	if rep.Anomaly.Name != f.Name && f.cycle != nil {
 		// Minimal names the first cycle it meets; the example was cut
 		// to hold one of f's shape: show that one.
 		if c := namedCycle(quiet, res, f.Name); c != nil {
-			rep = cycleReport(res, c, len(sub.Txns))
+			rep = cycleReport(res, c)
 		}
 	}
 	an := rep.Anomaly
-	// Minimal's note counts the transactions of the example left out,
-	// not those of the history: say it of the history.
-	if len(an.Txns) < len(sub.Txns) && len(an.Notes) > 0 {
-		an.Notes = an.Notes[:len(an.Notes)-1]
-	}
 	for i := range an.Txns {
 		inHistory(&an.Txns[i], h, sel)
 	}
@@ -110,14 +111,16 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if an.Name != f.Name {
 		an.Notes = append(an.Notes, fmt.Sprintf("the history's list of anomalies gives this example for %s; checked on its own, it shows %s", f.Name, an.Name))
 	}
-	if removed := len(h.Txns) - len(an.Txns); removed > 0 {
-		are := "are"
-		if removed == 1 {
-			are = "is"
-		}
-		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own, and without any one of them the rest would not",
-			removed, len(h.Txns), are, len(an.Txns), l))
+	shown := make([]int32, len(an.Txns))
+	for i, x := range an.Txns {
+		shown[i] = int32(x.Index)
 	}
+	slices.Sort(shown)
+	m, err := subject.Minimality(quiet, shown, l)
+	if err != nil {
+		return nil, err
+	}
+	setMinimality(an, h, m, l.String())
 	return rep, nil
 }
 
@@ -156,13 +159,10 @@ func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph
 }
 
 // cycleReport is the report of res explained by cycle, a cycle of
-// res.Polygraph's dependencies; it is minimal when it shows all of the
-// history's txns transactions (the history is then a minimal example
-// of that cycle's shape).
-func cycleReport(res *check.Result, cycle []polygraph.Edge, txns int) *Report {
+// res.Polygraph's dependencies (whether its transactions are a minimal
+// counterexample is for the caller to say, see setMinimality).
+func cycleReport(res *check.Result, cycle []polygraph.Edge) *Report {
 	r := *res
 	r.Cycle, r.Conflict, r.Core, r.Anomalies = cycle, nil, nil, nil
-	rep := Explain(&r)
-	rep.Anomaly.Minimal = len(rep.Anomaly.Txns) == txns
-	return rep
+	return Explain(&r)
 }
