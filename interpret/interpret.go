@@ -620,10 +620,14 @@ func Checked(ctx context.Context, res *check.Result) (*Report, error) {
 }
 
 // Minimal shrinks res's violation to a minimal counterexample and
-// explains it: the smallest set of transactions (and of their operations)
-// found that still violates res.Level on its own, with a reason for every
-// edge, including the cycle that rules out the other order of each
-// inferred one. The report's Counterexample is that sub-history.
+// explains it: the smallest set of transactions found that still
+// violates res.Level on its own (shown with the operations the violation
+// needs), with a reason for every edge, including the cycle that rules
+// out the other order of each inferred one. The report's Counterexample
+// is that sub-history. Anomaly.Minimal says whether the transactions,
+// whole, are a minimal counterexample, checked (see docs/checking.md,
+// "Minimal counterexamples"); NotMinimal says why not, such as a writer
+// kept because a read may have read from it.
 //
 // Shrinking starts from the transactions of res's evidence and the writes
 // they read, and grows to the whole history only when those do not
