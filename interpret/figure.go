@@ -45,7 +45,7 @@ func (r *Report) Graph() *draw.Graph {
 	for _, s := range steps {
 		marks.step(s)
 	}
-	if len(a.Cycles) == 0 && (len(steps) == 0 || a.Minimal) {
+	if len(a.Cycles) == 0 && (len(steps) == 0 || a.Shrunk()) {
 		// The values read that no transaction shown wrote matter too (a
 		// thin-air read), where every operation shown matters.
 		marks.unwritten()

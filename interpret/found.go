@@ -85,6 +85,12 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if err != nil {
 		return nil, err
 	}
+	// Minimal's note counts the transactions of the example left out,
+	// not those of the history, and its minimality is the example's:
+	// say both of the history.
+	if hasShrunkNote(rep.Anomaly, len(sub.Txns)) {
+		rep.Anomaly.Notes = rep.Anomaly.Notes[:len(rep.Anomaly.Notes)-1]
+	}
 	if rep.Anomaly.Name != f.Name && f.cycle != nil {
 		// Minimal names the first cycle it meets; the example was cut
 		// to hold one of f's shape: show that one, when its report
@@ -92,17 +98,11 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 		// and the note below speaks of.
 		if c := namedCycle(quiet, res, f.Name); c != nil {
 			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) {
-				r.Anomaly.Minimal = subject.Minimal(quiet, sel, l)
 				rep = r
 			}
 		}
 	}
 	an := rep.Anomaly
-	// Minimal's note counts the transactions of the example left out,
-	// not those of the history: say it of the history.
-	if len(an.Txns) < len(sub.Txns) && len(an.Notes) > 0 {
-		an.Notes = an.Notes[:len(an.Notes)-1]
-	}
 	for i := range an.Txns {
 		inHistory(&an.Txns[i], h, sel)
 	}
@@ -115,17 +115,16 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if an.Name != f.Name {
 		an.Notes = append(an.Notes, fmt.Sprintf("the history's list of anomalies gives this example for %s; checked on its own, it shows %s", f.Name, an.Name))
 	}
-	if removed := len(h.Txns) - len(an.Txns); removed > 0 {
-		are := "are"
-		if removed == 1 {
-			are = "is"
-		}
-		note := fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own", removed, len(h.Txns), are, len(an.Txns), l)
-		if an.Minimal {
-			note += ", and without any one of them the rest would not"
-		}
-		an.Notes = append(an.Notes, note)
+	shown := make([]int32, len(an.Txns))
+	for i, x := range an.Txns {
+		shown[i] = int32(x.Index)
 	}
+	slices.Sort(shown)
+	m, err := subject.Minimality(quiet, shown, l)
+	if err != nil {
+		return nil, err
+	}
+	setMinimality(an, h, m, l.String())
 	return rep, nil
 }
 
@@ -159,7 +158,7 @@ func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph
 		if best != nil && len(c) >= len(best) {
 			continue
 		}
-		if f := d.fold(c, true); forbidden(f, res.Level) && Name(f, res.Level) == name {
+		if f := d.fold(c, true); forbidden(f, res.Level) && ShapeName(f, res.Level) == name {
 			best = c
 		}
 	}
@@ -175,7 +174,8 @@ func forbidden(cycle []polygraph.Edge, l level.Level) bool {
 }
 
 // cycleReport is the report of res explained by cycle, a cycle of
-// res.Polygraph's dependencies, not marked minimal.
+// res.Polygraph's dependencies (whether its transactions are a minimal
+// counterexample is for the caller to say, see setMinimality).
 func cycleReport(res *check.Result, cycle []polygraph.Edge) *Report {
 	r := *res
 	r.Cycle, r.Conflict, r.Core, r.Anomalies = cycle, nil, nil, nil

@@ -112,10 +112,16 @@ type Anomaly struct {
 	// transactions that the explanation uses (the cycles' and the reads
 	// behind them), once each.
 	Edges []Step `json:"edges,omitempty"`
-	// Minimal says Txns is a minimal counterexample: it violates the
-	// level on its own, and removing any one of its transactions (with
-	// the reads of that transaction's writes) makes it pass.
+	// Minimal says Txns is a minimal counterexample: its transactions,
+	// with all their operations (those not shown too), violate the level
+	// on their own, and without any one of them (and the reads left with
+	// no writer, see docs/checking.md, "Minimal counterexamples") the
+	// rest satisfy it.
 	Minimal bool `json:"minimal"`
+	// NotMinimal, for a counterexample shrunk from the history that is
+	// not minimal, says why: which of its transactions could go, and why
+	// each is kept (a writer that a read kept may have read from).
+	NotMinimal string `json:"not_minimal,omitempty"`
 	// HistoryTxns is the number of transactions of the whole history.
 	HistoryTxns int `json:"history_transactions,omitempty"`
 	// Notes add what helps find the cause (such as dropped failed events).
@@ -669,10 +675,14 @@ func weakest(ctx context.Context, res *check.Result) *check.Result {
 }
 
 // Minimal shrinks res's violation to a minimal counterexample and
-// explains it: the smallest set of transactions (and of their operations)
-// found that still violates res.Level on its own, with a reason for every
-// edge, including the cycle that rules out the other order of each
-// inferred one. The report's Counterexample is that sub-history.
+// explains it: the smallest set of transactions found that still
+// violates res.Level on its own (shown with the operations the violation
+// needs), with a reason for every edge, including the cycle that rules
+// out the other order of each inferred one. The report's Counterexample
+// is that sub-history. Anomaly.Minimal says whether the transactions,
+// whole, are a minimal counterexample, checked (see docs/checking.md,
+// "Minimal counterexamples"); NotMinimal says why not, such as a writer
+// kept because a read may have read from it.
 //
 // Shrinking starts from the transactions of res's evidence and the writes
 // they read, and grows to the whole history only when those do not
@@ -697,15 +707,20 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	if an := rep.Anomaly; an != nil && an.Minimal && res.ImpliedBy != 0 {
 		// Minimal for the weaker level, whose violation it shows; it is
 		// called minimal only if it is for the level asked for too.
+		h := res.Polygraph.History
 		txns := make([]int32, len(an.Txns))
 		for i, t := range an.Txns {
 			txns[i] = int32(t.Index)
 		}
 		slices.Sort(txns)
-		subj := shrink.NewSubject(res.Polygraph.History)
-		if !subj.Minimal(progress.WithTracker(ctx, nil), shrink.Selection{Txns: txns}, res.Level) {
+		m, merr := shrink.NewSubject(h).Minimality(progress.WithTracker(ctx, nil), txns, res.Level)
+		switch {
+		case merr != nil:
 			an.Minimal = false
-			an.Notes = append(an.Notes, fmt.Sprintf("the counterexample is minimal for %s: some of its transactions can go and the rest still violates %s, which it breaks in another way", res.ImpliedBy, res.Level))
+			an.NotMinimal = fmt.Sprintf("minimal for %s, whose violation they show; whether for %s too was not decided (%v)", res.ImpliedBy, res.Level, merr)
+		case !m.Minimal():
+			an.Minimal = false
+			an.NotMinimal = fmt.Sprintf("minimal for %s, whose violation they show, but not for %s: %s", res.ImpliedBy, res.Level, notMinimal(an, h, m, res.Level.String()))
 		}
 	}
 	return rep, err
@@ -756,9 +771,21 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// it is.
 		return evidenceReport, nil
 	}
+	mm, err := subj.Minimality(quiet, sel.Txns, res.Level)
+	if err != nil {
+		if ctx.Err() != nil {
+			return cutShort()
+		}
+		return nil, err
+	}
 	if !sameName(subj.Sub(sel)) {
-		if named, again, ok := shrink.MinimizeWith(ctx, h, res.Level, seed, keys, sameName); ok && !again.CutShort() && subj.Minimal(quiet, named, res.Level) {
-			sel = named
+		// Take the counterexample of check's name if it is as minimal:
+		// minimal, or kept from it only by writers a read may have
+		// read from when the other is too.
+		if named, again, ok := shrink.MinimizeWith(ctx, h, res.Level, seed, keys, sameName); ok && !again.CutShort() {
+			if nm, err := subj.Minimality(quiet, named.Txns, res.Level); err == nil && (nm.Minimal() || !mm.Minimal() && nm.ForChoices()) {
+				sel, mm = named, nm
+			}
 		}
 	}
 	if ctx.Err() != nil {
@@ -795,7 +822,6 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		a = chk
 	}
 	an := rep.Anomaly
-	an.Minimal = true
 	an.HistoryTxns = len(h.Txns)
 	an.Counterexample = m
 	txns := map[int32]bool{}
@@ -839,20 +865,12 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// writers: show what each choice leads to.
 		explainCases(d, an, r, txns)
 	} else if (err != nil || r.Verdict == verdict.Unknown) && ctx.Err() != nil {
-		// The counterexample is minimal, but its cases, if any, are
-		// not shown.
+		// The counterexample stands, but its cases, if any, are not
+		// shown.
 		rep.CutShort = true
 	}
 	finish(an, d, m, txns, h, &sel)
-	removed := len(h.Txns) - len(m.Txns)
-	if removed > 0 {
-		are := "are"
-		if removed == 1 {
-			are = "is"
-		}
-		an.Notes = append(an.Notes, fmt.Sprintf("%d of the history's %d transactions %s left out: the %d shown violate %s on their own, and without any one of them the rest would not",
-			removed, len(h.Txns), are, len(m.Txns), res.Level))
-	}
+	setMinimality(an, h, mm, res.Level.String())
 	return rep, nil
 }
 

@@ -162,8 +162,12 @@ func (a *Anomaly) writeFull(b *strings.Builder, level, impliedBy string, st styl
 	fmt.Fprintf(b, "\n%s\n  %s\n", st.with(bold, "What happened"), wrap(a.Summary, 76, "  "))
 
 	fmt.Fprintf(b, "\n%s", st.with(bold, "Counterexample"))
-	if a.Minimal {
+	switch {
+	case a.Minimal:
 		fmt.Fprintf(b, ": %d of the history's %d transactions; without any one of them the rest satisfies %s", len(a.Txns), a.HistoryTxns, level)
+	case a.NotMinimal != "":
+		head := wrap(fmt.Sprintf("Counterexample: %d of the history's %d transactions; not minimal: %s", len(a.Txns), a.HistoryTxns, a.NotMinimal), 76, "  ")
+		b.WriteString(strings.TrimPrefix(head, "Counterexample"))
 	}
 	b.WriteString("\n")
 	nameW, sessW := 0, 0
@@ -270,6 +274,7 @@ func (r *Report) escaped() *Report {
 		c.ElleType = textsafe.Escape(a.ElleType)
 		c.Description = textsafe.Escape(a.Description)
 		c.Summary = textsafe.Escape(a.Summary)
+		c.NotMinimal = textsafe.Escape(a.NotMinimal)
 		c.Txns = make([]TxnInfo, len(a.Txns))
 		for i, t := range a.Txns {
 			t.Name = textsafe.Escape(t.Name)

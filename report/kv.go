@@ -102,6 +102,9 @@ func FromKV(rep *interpret.Report) Anomaly {
 	out.Description = textsafe.Escape(a.Description)
 	out.Summary = textsafe.Escape(a.Summary)
 	out.Minimal = a.Minimal
+	if a.NotMinimal != "" {
+		out.Shown = "Shrunk from the history, but not minimal: " + textsafe.Escape(a.NotMinimal) + "."
+	}
 	out.Graph = rep.Graph()
 	lines := map[string][]draw.Line{}
 	for _, l := range out.Graph.Lanes {

@@ -2,17 +2,27 @@
 // minimal counterexample: a sub-history that still violates the level on
 // its own, and from which removing any one transaction makes it pass.
 //
-// A sub-history keeps a subset of the transactions, with their sessions,
-// session order, statuses, times, keys, values and names, and drops the
-// reads that saw a write that is no longer there (which would otherwise
-// read from nowhere). Shrinking is delta debugging by deletion: it removes
-// chunks, then single transactions, re-checking each candidate, until no
-// single removal keeps the violation. It can then drop operations the
-// violation does not need, which keeps reports short.
+// A sub-history keeps a subset of the transactions, whole, with their
+// sessions, session order, statuses, times, keys, values and names; a read
+// stays when a transaction that wrote the value it read stays (it may then
+// have read only from those), or when it read the initial value or a
+// value nobody wrote, and goes otherwise (it would read from nowhere).
+// This is the rule of docs/checking.md, "Minimal counterexamples".
+//
+// Shrinking is delta debugging by deletion over whole transactions: it
+// removes chunks, then single transactions, re-checking each candidate,
+// until no single removal keeps the violation. It keeps, besides, every
+// writer a kept read may have read from (see Subject.Closed), so that
+// the counterexample's violation is the whole history's whichever writer
+// the read read from; Subject.Check says whether the result is minimal
+// by the rule above, and if not, why. Only then does it drop the
+// operations the violation does not need, which keeps reports short but
+// changes nothing of what minimal means.
 package shrink
 
 import (
 	"context"
+	"fmt"
 	"slices"
 
 	"github.com/isocheck/isocheck/check"
@@ -84,13 +94,13 @@ func (s *Subject) WritersOf(i int32) []int32 {
 
 // Sub builds the sub-history of sel. Its transaction i is sel.Txns[i] of
 // the original; it keeps the original's names (IDs), input positions and
-// initial value. A read is dropped when the write it saw is not kept
-// (its transaction was left out or its operation dropped), or, where
-// values repeat, when any write of its value is not: a read keeps every
-// writer it may have read from, so that a sub-history that violates a
-// level shows why the whole history does, whichever writer the read
-// read from. A list read is dropped when the write of any of its
-// elements is not kept, and a stated version order likewise.
+// initial value. A read stays when one of the writes of its key and value
+// is kept (its transaction kept and its operation not dropped), or when
+// it read the initial value or a value no transaction wrote; the
+// sub-history then lets it choose among the writes kept only. Otherwise
+// it is dropped: the write it saw is gone. A list read is kept when every
+// element it holds stays by that rule, and a stated version order
+// likewise.
 func (s *Subject) Sub(sel Selection) *history.History {
 	h := s.H
 	keep := make(map[int32]bool, len(sel.Txns))
@@ -100,12 +110,16 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	b := history.NewBuilder(h.Init, h.Files...)
 	b.SetPosIsOffset(h.PosIsOffset)
 	kept := func(k history.Key, v history.Value) bool {
-		for _, w := range s.writes.Of(k, v) {
-			if !keep[w.Txn] || sel.DropOps[w.Op] {
-				return false
+		ws := s.writes.Of(k, v)
+		if len(ws) == 0 || v == h.Init {
+			return true
+		}
+		for _, w := range ws {
+			if keep[w.Txn] && !sel.DropOps[w.Op] {
+				return true
 			}
 		}
-		return true
+		return false
 	}
 	value := func(v history.Value) history.Value {
 		if v >= history.StringBase && int(v-history.StringBase) < len(h.ValueNames) {
@@ -166,6 +180,53 @@ func (s *Subject) Sub(sel Selection) *history.History {
 	return sub
 }
 
+// Closed returns sel with the reads of its transactions dropped besides
+// that may have read from a write sel does not keep, where the value
+// they read has several writers (the initial state among them, for the
+// initial value): what stays of a read in Sub of the result may have
+// read from every writer the whole history offers it. A sub-history
+// closed so violates a level only if the whole history does, whichever
+// writers its reads read from; Minimize shrinks closed selections.
+func (s *Subject) Closed(sel Selection) Selection {
+	h := s.H
+	keep := make(map[int32]bool, len(sel.Txns))
+	for _, t := range sel.Txns {
+		keep[t] = true
+	}
+	every := func(k history.Key, v history.Value) bool {
+		for _, w := range s.writes.Of(k, v) {
+			if !keep[w.Txn] || sel.DropOps[w.Op] {
+				return false
+			}
+		}
+		return true
+	}
+	var drop map[int32]bool
+	for _, t := range sel.Txns {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := &h.Ops[i]
+			if op.Kind != history.Read || sel.DropOps[i] {
+				continue
+			}
+			ok := every(op.Key, op.Value)
+			if ok && h.Lists {
+				ok = allKept(h.ListOf(i), func(v history.Value) bool { return every(op.Key, v) })
+			}
+			if !ok {
+				if drop == nil {
+					drop = maps(sel.DropOps)
+				}
+				drop[i] = true
+			}
+		}
+	}
+	if drop == nil {
+		return sel
+	}
+	return Selection{Txns: sel.Txns, DropOps: drop}
+}
+
 func allKept(values []history.Value, kept func(history.Value) bool) bool {
 	for _, v := range values {
 		if !kept(v) {
@@ -188,11 +249,12 @@ func Violates(ctx context.Context, l level.Level) Predicate {
 	}
 }
 
-// Transactions shrinks start, whose sub-history must satisfy ok, to a
-// subset no single transaction of which can be removed while ok still
-// holds. Transactions listed in keepLast are tried last, so that the
-// result stays close to them when several counterexamples exist. Dropped
-// operations in start are kept dropped.
+// Transactions shrinks start, whose sub-history, closed (see Closed),
+// must satisfy ok, to a subset no single transaction of which can be
+// removed while ok still holds of it closed. Transactions listed in
+// keepLast are tried last, so that the result stays close to them when
+// several counterexamples exist. Dropped operations in start are kept
+// dropped; the result is closed.
 func (s *Subject) Transactions(start Selection, ok Predicate, keepLast []int32) Selection {
 	last := make(map[int32]bool, len(keepLast))
 	for _, t := range keepLast {
@@ -214,11 +276,11 @@ func (s *Subject) Transactions(start Selection, ok Predicate, keepLast []int32) 
 	test := func(cand []int32) bool {
 		sorted := slices.Clone(cand)
 		slices.Sort(sorted)
-		return ok(s.Sub(Selection{Txns: sorted, DropOps: start.DropOps}))
+		return ok(s.Sub(s.Closed(Selection{Txns: sorted, DropOps: start.DropOps})))
 	}
 	items = reduce(items, test, s.stopped)
 	slices.Sort(items)
-	return Selection{Txns: items, DropOps: start.DropOps}
+	return s.Closed(Selection{Txns: items, DropOps: start.DropOps})
 }
 
 // Operations drops, from the transactions of sel, the operations the
@@ -226,8 +288,8 @@ func (s *Subject) Transactions(start Selection, ok Predicate, keepLast []int32) 
 // a time, while ok still holds (dropping a write also drops the reads of
 // its value). Keeping or dropping a transaction's operations on a key
 // together keeps its read-modify-writes whole, so the dependencies left
-// are those the history shows directly. The result is 1-minimal in such
-// groups.
+// are those the history shows directly. The result, closed (see Closed),
+// is 1-minimal in such groups; its transactions are sel's.
 func (s *Subject) Operations(sel Selection, ok Predicate) Selection {
 	type group struct {
 		t int32
@@ -271,9 +333,9 @@ func (s *Subject) Operations(sel Selection, ok Predicate) Selection {
 		return d
 	}
 	units = reduce(units, func(kept []int32) bool {
-		return ok(s.Sub(Selection{Txns: sel.Txns, DropOps: dropped(kept)}))
+		return ok(s.Sub(s.Closed(Selection{Txns: sel.Txns, DropOps: dropped(kept)})))
 	}, s.stopped)
-	return Selection{Txns: sel.Txns, DropOps: dropped(units)}
+	return s.Closed(Selection{Txns: sel.Txns, DropOps: dropped(units)})
 }
 
 func maps(m map[int32]bool) map[int32]bool {
@@ -352,14 +414,18 @@ func sameKind(ctx context.Context, l level.Level, kind string) Predicate {
 
 // Minimize finds a minimal counterexample to h satisfying l, starting
 // from the transactions in seed and the keys in keys (those of the
-// violation's evidence). It first looks for a violating region: seed, then
-// seed with the writers its transactions read of keys, then with all the
-// writers they read from, then with every transaction that touches keys,
-// then with the session order between them, and last the whole history. It then tries the region
-// with only the operations on keys, shrinks the transactions to a
-// 1-minimal set, drops the operations the violation does not need (keeping
-// its kind, see Kind), and shrinks the transactions again. ok reports
-// whether h violates l at all.
+// violation's evidence). Every sub-history it checks is closed (see
+// Closed). It first looks for a violating region: seed, then seed with
+// the writers its transactions read of keys, then with all the writers
+// they read from, then with every transaction that touches keys, then
+// with the session order between them, and last the whole history. It
+// then shrinks the region's transactions, whole, to a 1-minimal set (a
+// first pass with only the operations on keys, which makes each check
+// cheap, gives a smaller start when its result, whole, still violates),
+// and last drops the operations the violation does not need (keeping its
+// kind, see Kind), for the report: the transactions of the selection
+// returned, whole, violate l, and Subject.Minimality says whether any
+// one of them can go. ok reports whether h violates l at all.
 //
 // Minimize runs as the stage "shrink", counting the checks it makes (the
 // stages of each check are not reported). When ctx ends, it returns
@@ -468,7 +534,7 @@ func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed [
 		if !grown {
 			continue
 		}
-		start = region(in)
+		start = s.Closed(region(in))
 		found = violates(s.Sub(start))
 	}
 	if !found && stopped() {
@@ -492,10 +558,11 @@ func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed [
 	if keep != nil {
 		same = violates
 	}
-	// Most operations of a large transaction are beside the point: try
-	// without those on keys that no other transaction of the region
-	// touches (they make no dependency) unless the evidence names them,
-	// which makes every later check cheap.
+	// Most operations of a large transaction are beside the point: a
+	// first pass without those on keys that no other transaction of the
+	// region touches (they make no dependency) unless the evidence names
+	// them makes every check cheap. Its result is only a start: the
+	// transactions are shrunk whole.
 	touched := make(map[history.Key]int32)
 	for _, t := range start.Txns {
 		tx := &h.Txns[t]
@@ -518,29 +585,132 @@ func MinimizeWith(ctx context.Context, h *history.History, l level.Level, seed [
 			}
 		}
 	}
-	if narrow := (Selection{Txns: start.Txns, DropOps: drop}); len(drop) > 0 && same(s.Sub(narrow)) {
-		start = narrow
+	whole := start.Txns
+	if narrow := s.Closed(Selection{Txns: start.Txns, DropOps: drop}); len(drop) > 0 && same(s.Sub(narrow)) {
+		pre := s.Transactions(narrow, violates, seed)
+		if len(pre.Txns) < len(whole) && violates(s.Sub(s.Closed(Selection{Txns: pre.Txns}))) {
+			whole = pre.Txns
+		}
 	}
-	sel = s.Transactions(start, violates, seed)
+	sel = s.Transactions(Selection{Txns: whole}, violates, seed)
 	sel = s.Operations(sel, same)
-	sel = s.Transactions(sel, violates, seed)
 	return sel, s, true
 }
 
-// Minimal reports whether the sub-history sel of s.H violates l and
-// removing any one of its transactions makes it pass.
-func (s *Subject) Minimal(ctx context.Context, sel Selection, l level.Level) bool {
-	violates := Violates(ctx, l)
-	if !violates(s.Sub(sel)) {
+// Minimality says how the transactions of a counterexample, whole, stand
+// against the definition of a minimal one (docs/checking.md, "Minimal
+// counterexamples").
+type Minimality struct {
+	// Violates says that the transactions, whole, violate the level,
+	// closed (see Closed): whichever writers the whole history offers
+	// their reads.
+	Violates bool
+	// Removable are those of the transactions without any one of which
+	// the rest, whole, still violate the level (by Sub's rule), in
+	// history order.
+	Removable []Removable
+}
+
+// Removable is a transaction of a counterexample without which the rest
+// still violate the level.
+type Removable struct {
+	Txn int32
+	// Reads are the reads of the other transactions that may have read
+	// from Txn as well as from a writer that stays (another transaction,
+	// or the initial state): Txn is kept as a writer they may have read
+	// from, which a closed counterexample keeps.
+	Reads []int32
+}
+
+// Minimal reports whether the transactions are a minimal counterexample:
+// they violate the level, and without any one of them the rest satisfy
+// it.
+func (m Minimality) Minimal() bool { return m.Violates && len(m.Removable) == 0 }
+
+// ForChoices reports whether the transactions violate the level and each
+// one that could go is kept only as a writer some reads may have read
+// from.
+func (m Minimality) ForChoices() bool {
+	if !m.Violates {
 		return false
 	}
-	for i := range sel.Txns {
-		rest := Selection{Txns: slices.Delete(slices.Clone(sel.Txns), i, i+1), DropOps: sel.DropOps}
-		if violates(s.Sub(rest)) {
+	for _, r := range m.Removable {
+		if len(r.Reads) == 0 {
 			return false
 		}
 	}
 	return true
+}
+
+// Minimality checks whether txns, transactions of s.H in history order,
+// are a minimal counterexample to l: whether, whole and closed, they
+// violate l, and which of them can go with the rest, whole, still
+// violating l. It makes len(txns)+1 checks under ctx, and returns the
+// error of one that fails (the end of ctx among them).
+func (s *Subject) Minimality(ctx context.Context, txns []int32, l level.Level) (Minimality, error) {
+	var m Minimality
+	violates := func(sel Selection) (bool, error) {
+		res, err := check.Check(ctx, s.Sub(sel), l)
+		if err != nil {
+			return false, err
+		}
+		if res.Verdict == verdict.Unknown {
+			return false, fmt.Errorf("checking %d transactions at %v: no verdict", len(sel.Txns), l)
+		}
+		return res.Verdict == verdict.Violated, nil
+	}
+	v, err := violates(s.Closed(Selection{Txns: txns}))
+	if err != nil || !v {
+		return m, err
+	}
+	m.Violates = true
+	for i, t := range txns {
+		rest := slices.Delete(slices.Clone(txns), i, i+1)
+		v, err := violates(Selection{Txns: rest})
+		if err != nil {
+			return m, err
+		}
+		if v {
+			m.Removable = append(m.Removable, Removable{Txn: t, Reads: s.readsOf(t, rest)})
+		}
+	}
+	return m, nil
+}
+
+// readsOf returns the reads of the transactions rest that may have read
+// from w and from another writer: one of rest, or the initial state.
+func (s *Subject) readsOf(w int32, rest []int32) []int32 {
+	h := s.H
+	in := make(map[int32]bool, len(rest))
+	for _, t := range rest {
+		in[t] = true
+	}
+	var out []int32
+	for _, t := range rest {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			op := &h.Ops[i]
+			if op.Kind != history.Read {
+				continue
+			}
+			values := []history.Value{op.Value}
+			if h.Lists {
+				values = h.ListOf(i)
+			}
+			for _, v := range values {
+				byW, other := false, v == h.Init
+				for _, x := range s.writes.Of(op.Key, v) {
+					byW = byW || x.Txn == w
+					other = other || x.Txn != w && in[x.Txn]
+				}
+				if byW && other {
+					out = append(out, i)
+					break
+				}
+			}
+		}
+	}
+	return out
 }
 
 func region(txns map[int32]bool) Selection {

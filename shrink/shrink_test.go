@@ -135,3 +135,84 @@ func TestMinimizeCutShort(t *testing.T) {
 		t.Errorf("Minimize past its deadline: %v, ok %v, cut short %v", sel, ok, s.CutShort())
 	}
 }
+
+// TestSubRepeated checks the rule for reads of a value several
+// transactions wrote: Sub keeps a read while one of its writers stays,
+// and Closed leaves it out once any of them goes.
+func TestSubRepeated(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": "a", "id": "T1", "ops": [["w", "x", 1], ["w", "y", 5]]}
+{"session": "b", "id": "T2", "ops": [["w", "x", 1]]}
+{"session": "c", "id": "T3", "ops": [["r", "x", 1], ["r", "y", 5], ["r", "z", null]]}`)
+	s := NewSubject(h)
+	tests := []struct {
+		name        string
+		txns        []int32
+		sub, closed string
+	}{
+		{"all", []int32{0, 1, 2}, histgen.Describe(h), histgen.Describe(h)},
+		{"without T1", []int32{1, 2},
+			"init=null\nsb T2 committed: w(x)=1\nsc T3 committed: r(x)=1 r(z)=null\n",
+			"init=null\nsb T2 committed: w(x)=1\nsc T3 committed: r(z)=null\n"},
+		{"without T2", []int32{0, 2},
+			"init=null\nsa T1 committed: w(x)=1 w(y)=5\nsc T3 committed: r(x)=1 r(y)=5 r(z)=null\n",
+			"init=null\nsa T1 committed: w(x)=1 w(y)=5\nsc T3 committed: r(y)=5 r(z)=null\n"},
+		{"reader alone", []int32{2},
+			"init=null\nsc T3 committed: r(z)=null\n",
+			"init=null\nsc T3 committed: r(z)=null\n"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sel := Selection{Txns: tt.txns}
+			if got := histgen.Describe(s.Sub(sel)); got != tt.sub {
+				t.Errorf("Sub: got\n%s\nwant\n%s", got, tt.sub)
+			}
+			if got := histgen.Describe(s.Sub(s.Closed(sel))); got != tt.closed {
+				t.Errorf("Sub of Closed: got\n%s\nwant\n%s", got, tt.closed)
+			}
+		})
+	}
+}
+
+// TestMinimality checks Minimality on a fractured read whose value two
+// transactions wrote: each writer is kept for the choice, and without
+// either the rest still violates read atomic.
+func TestMinimality(t *testing.T) {
+	h := historytest.JSONL(t, `
+{"session": "a", "id": "T1", "ops": [["w", "s", 1], ["w", "i", 1]]}
+{"session": "b", "id": "T2", "ops": [["w", "s", 1], ["w", "r", 1]]}
+{"session": "c", "id": "T3", "ops": [["r", "s", 1], ["r", "i", null], ["r", "r", null]]}
+{"session": "d", "id": "T4", "ops": [["w", "i", 2]]}`)
+	s := NewSubject(h)
+	ctx := context.Background()
+	tests := []struct {
+		name      string
+		txns      []int32
+		violates  bool
+		removable []int32
+		choices   bool
+	}{
+		{"writers kept for the choice", []int32{0, 1, 2}, true, []int32{0, 1}, true},
+		{"one more", []int32{0, 1, 2, 3}, true, []int32{0, 1, 3}, false},
+		{"one writer", []int32{1, 2}, false, nil, false},
+		{"no violation", []int32{0, 3}, false, nil, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			m, err := s.Minimality(ctx, tt.txns, level.RA)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var removable []int32
+			for _, r := range m.Removable {
+				removable = append(removable, r.Txn)
+			}
+			if m.Violates != tt.violates || !slices.Equal(removable, tt.removable) || m.ForChoices() != tt.choices {
+				t.Errorf("got violates %v, removable %v, for choices %v; want %v, %v, %v", m.Violates, removable, m.ForChoices(), tt.violates, tt.removable, tt.choices)
+			}
+			if m.Minimal() {
+				t.Errorf("called minimal")
+			}
+		})
+	}
+}

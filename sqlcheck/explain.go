@@ -105,10 +105,23 @@ func Explain(res *Result) *Report {
 	}
 	a.HistoryTxns = res.InputTxns
 	a.ReadsLeftOut = res.ReadsLeftOut
-	a.Minimal = res.Shrunk && res.ShrinkStopped == 0
-	if res.ShrinkStopped > 0 {
+	a.Minimal = res.Shrunk && res.ShrinkStopped == 0 && res.Minimal
+	switch {
+	case res.ShrinkStopped > 0:
 		a.NotMinimal = fmt.Sprintf("shrinking stopped after %.1f s: this counterexample of %d transactions may not be minimal; a minimal one has at most %d",
 			res.ShrinkStopped.Seconds(), len(h.Txns), len(h.Txns))
+	case res.Shrunk && len(res.Removable) > 0:
+		names := make([]string, len(res.Removable))
+		for i, t := range res.Removable {
+			names[i] = x.txn(t).Name
+		}
+		or := names[0]
+		if n := len(names); n > 1 {
+			or = strings.Join(names[:n-1], ", ") + " or " + names[n-1]
+		}
+		a.NotMinimal = fmt.Sprintf("minimal only with some of their reads left out: with all their reads, the rest still violates without %s", or)
+	case res.Shrunk && !a.Minimal:
+		a.NotMinimal = "shrinking did not finish: this counterexample may not be minimal"
 	}
 	var edges []Edge // the edges the violation is named by
 	weakest := brokenLevel(h, nil, level.SER)

@@ -109,6 +109,8 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 	if final.Missed != nil {
 		eitherChoices(ctx, sub, final.Missed)
 	}
+	violates, removable := s.minimality()
+	cut = cut || sctx.Err() != nil
 	stats := res.Stats
 	*res = *final
 	res.Stats = stats
@@ -116,7 +118,57 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 	res.ReadsLeftOut = s.readsLeftOut()
 	if cut {
 		res.ShrinkStopped = max(time.Since(start), time.Nanosecond)
+		return
 	}
+	res.Minimal = violates && len(removable) == 0
+	for _, t := range removable {
+		res.Removable = append(res.Removable, slices.Index(orig, t))
+	}
+}
+
+// minimality checks the transactions kept, whole: with every read event
+// but those that returned a version of a transaction not kept. It reports
+// whether they violate, and the transactions (indices into s.h.Txns)
+// without any one of which the rest, whole, still violate.
+func (s *shrinker) minimality() (violates bool, removable []int) {
+	whole := func(keep []bool) bool {
+		sub, _ := s.sub(keep, s.forced(keep))
+		return decide(s.ctx, sub, s.opts).Verdict == verdict.Violated
+	}
+	if !whole(s.keep) {
+		return false, nil
+	}
+	for t, k := range s.keep {
+		if !k || s.ctx.Err() != nil {
+			continue
+		}
+		rest := slices.Clone(s.keep)
+		rest[t] = false
+		if whole(rest) {
+			removable = append(removable, t)
+		}
+	}
+	return true, removable
+}
+
+// forced returns the read events of the transactions marked in keep that
+// returned a version of a transaction not kept: a sub-history of those
+// transactions leaves them out.
+func (s *shrinker) forced(keep []bool) map[sqlhistory.EventRef]bool {
+	cut := map[sqlhistory.EventRef]bool{}
+	for t, k := range keep {
+		if !k {
+			continue
+		}
+		for ei, e := range s.h.Txns[t].Events {
+			for _, v := range e.Reads {
+				if w := s.h.Versions[v].Writer; w >= 0 && !keep[w] {
+					cut[sqlhistory.EventRef{Txn: t, Event: ei}] = true
+				}
+			}
+		}
+	}
+	return cut
 }
 
 // shrinker holds what a counterexample keeps so far: the transactions of

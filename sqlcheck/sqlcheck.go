@@ -106,6 +106,15 @@ type Result struct {
 	// input, whose transactions number InputTxns.
 	Shrunk    bool
 	InputTxns int
+	// Minimal says that History is a minimal counterexample: its
+	// transactions, with all their read events but those that returned
+	// a version a transaction left out wrote, violate on their own, and
+	// without any one of them (and the reads of its versions) the rest
+	// do not. When it is not, Removable lists the transactions (indices
+	// into History.Txns) without any one of which the rest still
+	// violate: those the read events left out keep.
+	Minimal   bool
+	Removable []int
 	// ReadsLeftOut counts the read events of the input's transactions
 	// that History leaves out: a Select left out whole, or an Update or a
 	// Delete kept as a blind write (an Insert). They read from

@@ -91,7 +91,7 @@ func (ex *explaining) missing(what string) { ex.left = append(ex.left, what) }
 // set) lacks: a minimal counterexample, or part of the explanation of
 // one.
 func (ex *explaining) shrinkCut(rep *interpret.Report) {
-	if rep.Anomaly != nil && !rep.Anomaly.Minimal {
+	if rep.Anomaly != nil && !rep.Anomaly.Shrunk() {
 		ex.missing("the counterexample shown is the checker's evidence, not shrunk to a minimal one")
 	} else {
 		ex.missing("part of the explanation of the counterexample is missing")
