@@ -284,10 +284,11 @@ func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Ano
 	}
 }
 
-// cycles adds the cycles of p's known dependencies, the shortest first.
-// With direct (the dependencies the history shows, for a weak level), it
-// adds only the cycles of a shape the level forbids by name, not by its
-// generic name alone, each verified on its own transactions.
+// cycles adds the cycles of p's known dependencies, the shortest first,
+// of a shape the level forbids by name, not by its generic name alone
+// (at SI, a cycle of two adjacent anti-dependencies is no violation).
+// With direct (the dependencies the history shows, for a weak level),
+// each is verified on its own transactions.
 func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge, direct bool) {
 	slices.SortStableFunc(cycles, func(a, b []polygraph.Edge) int { return cmp.Compare(len(a), len(b)) })
 	d := newDescriber(p, nil, false, nil)
@@ -297,7 +298,7 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge, 
 		}
 		folded := d.fold(c, true)
 		name := Name(folded, e.l)
-		if direct && !slices.Contains(shapeNames(folded), name) {
+		if !slices.Contains(shapeNames(folded), name) {
 			continue
 		}
 		seed := map[int32]bool{}
@@ -475,23 +476,70 @@ func (e *everySearch) withMain(rep *Report) []Found {
 			seed[int32(t.Index)] = true
 		}
 	}
-	// The example violates the weakest level that forbids the name,
-	// when the report's transactions do; else the level checked.
-	for _, at := range []level.Level{anomaly.Weakest(main), e.l} {
-		if f.Example = e.example(seed, "", at, true, false); f.Example != nil {
-			break
-		}
-		if len(e.h.Txns) <= MaxShrink {
-			if sel, _, ok := shrink.Minimize(e.ctx, e.h, at, sortedTxns(seed), nil); ok {
-				f.Example = e.exampleTxns(sel.Txns)
-				break
+	at := anomaly.Weakest(main)
+	f.Example = e.mainExample(seed, at)
+	if f.Example == nil && at != e.l {
+		// The report names an anomaly a weaker level forbids, but no
+		// cut of the history violates that level: the violation is one
+		// of the level's own inferences close. It is listed under the
+		// name of the weakest level its example violates, which no
+		// weaker level forbids, so that the list says nothing untrue.
+		if ex := e.mainExample(seed, e.l); ex != nil {
+			name := exactName(e.weakestViolated(ex, at))
+			if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == name }); i >= 0 {
+				f := out[i]
+				return append([]Found{f}, slices.Delete(out, i, i+1)...)
 			}
-		}
-		if at == e.l {
-			break
+			f = Found{Name: name, Class: anomaly.Class(name), Count: 1, Example: ex}
 		}
 	}
 	return append([]Found{f}, out...)
+}
+
+// mainExample returns a minimal example of the main anomaly that
+// violates at: cut from seed, the report's transactions, or shrunk from
+// the history as Minimal does, in histories of at most MaxShrink
+// transactions; nil if none.
+func (e *everySearch) mainExample(seed map[int32]bool, at level.Level) []ExampleTxn {
+	if ex := e.example(seed, "", at, true, false); ex != nil {
+		return ex
+	}
+	if len(e.h.Txns) <= MaxShrink {
+		if sel, _, ok := shrink.Minimize(e.ctx, e.h, at, sortedTxns(seed), nil); ok {
+			return e.exampleTxns(sel.Txns)
+		}
+	}
+	return nil
+}
+
+// weakestViolated returns the weakest level stronger than from, up to
+// the level checked, that the sub-history of ex violates.
+func (e *everySearch) weakestViolated(ex []ExampleTxn, from level.Level) level.Level {
+	var txns []int32
+	for _, t := range ex {
+		txns = append(txns, int32(t.Index))
+	}
+	sub := e.sub().Sub(shrink.Selection{Txns: txns})
+	levels := level.All()
+	for i := len(levels) - 1; i >= 0; i-- {
+		l := levels[i]
+		if l == from || !l.Implies(from) || !e.l.Implies(l) {
+			continue
+		}
+		if res, err := check.Check(e.ctx, sub, l); err == nil && res.Verdict == verdict.Violated {
+			return l
+		}
+	}
+	return e.l
+}
+
+// exactName is the name of a violation of l that no weaker level
+// forbids: l's generic name, or for SSER a real-time violation.
+func exactName(l level.Level) string {
+	if l == level.SSER {
+		return anomaly.RealTimeViolation
+	}
+	return anomaly.Generic(l)
 }
 
 // WriteAnomalies writes the report's list of anomalies as text, one line

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -83,7 +85,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			}
 		}
 	}
-	every, own := cf.everyLevel(ex, h, all.Results, reports, stderr)
+	stream := cf.openAnomalies(level.All(), stderr)
+	every, own := cf.everyLevel(ex, h, all.Results, reports, stream, stderr)
+	stream.close(stderr)
 	// The page shows the weakest broken level's anomalies, each with its
 	// own counterexample.
 	var found []*interpret.Report
@@ -233,7 +237,8 @@ func impliedReport(weakest *interpret.Report, l level.Level) *interpret.Report {
 }
 
 // everyLevel lists the anomalies of every level broken, weakest first,
-// each level's in its report (Report.Anomalies), and returns the list of
+// each level's in its report (Report.Anomalies) and each one counted in
+// stream, and returns the list of
 // every anomaly the history shows (interpret.EveryLevel) with the
 // results whose evidence the lists come from, one per level. A level
 // broken as a weaker one is checked again on its own: its dependencies
@@ -241,7 +246,7 @@ func impliedReport(weakest *interpret.Report, l level.Level) *interpret.Report {
 // under an aborted read). These checks, like the lists, run in the stage
 // "explain": when it is cut short, the levels not yet listed keep no
 // list, and the explanation says so.
-func (cf *checkFlags) everyLevel(ex *explaining, h *history.History, results []*check.Result, reports []levelReport, stderr io.Writer) ([]interpret.Found, []*check.Result) {
+func (cf *checkFlags) everyLevel(ex *explaining, h *history.History, results []*check.Result, reports []levelReport, stream *anomalyStream, stderr io.Writer) ([]interpret.Found, []*check.Result) {
 	own := slices.Clone(results)
 	var lists [][]interpret.Found
 	for i := len(results) - 1; i >= 0; i-- {
@@ -265,7 +270,7 @@ func (cf *checkFlags) everyLevel(ex *explaining, h *history.History, results []*
 			}
 			own[i] = r
 		}
-		found, err := interpret.EveryWith(ex.ctx, h, own[i], reports[i].Report, interpret.EveryOptions{})
+		found, err := interpret.EveryWith(ex.ctx, h, own[i], reports[i].Report, stream.options())
 		switch {
 		case err != nil && progress.Stopped(err):
 			ex.missing(fmt.Sprintf("the anomalies of %v and of the stronger levels are not listed", res.Level))
@@ -278,6 +283,83 @@ func (cf *checkFlags) everyLevel(ex *explaining, h *history.History, results []*
 		lists = append(lists, found)
 	}
 	return interpret.EveryLevel(lists...), own
+}
+
+// anomalyStream writes every anomaly found, as it is found, to the file
+// of --anomalies: JSON Lines, a header first, then one interpret.Instance
+// a line. A nil *anomalyStream writes nothing.
+type anomalyStream struct {
+	f   *outputFile
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+// anomaliesHeader is the first line of the file of --anomalies.
+type anomaliesHeader struct {
+	// Levels are the levels whose anomalies follow; MaxPerName caps
+	// the lines of one name at one level.
+	Levels     []string `json:"levels"`
+	MaxPerName int      `json:"max_per_name"`
+}
+
+// openAnomalies opens the file of --anomalies for the anomalies of
+// levels, and writes its header; nil without --anomalies, or when the
+// file cannot be written (said on stderr).
+func (cf *checkFlags) openAnomalies(levels []level.Level, stderr io.Writer) *anomalyStream {
+	if cf.anomaliesFile == "" {
+		return nil
+	}
+	f, err := openOutput(cf.anomaliesFile, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %v\n", err)
+		return nil
+	}
+	s := &anomalyStream{f: f, w: bufio.NewWriter(f)}
+	s.enc = json.NewEncoder(s.w)
+	hdr := anomaliesHeader{MaxPerName: interpret.MaxCount}
+	for _, l := range levels {
+		hdr.Levels = append(hdr.Levels, l.String())
+	}
+	s.err = s.enc.Encode(hdr)
+	return s
+}
+
+// options are the options of interpret.EveryWith that write each
+// anomaly counted to s.
+func (s *anomalyStream) options() interpret.EveryOptions {
+	if s == nil {
+		return interpret.EveryOptions{}
+	}
+	return interpret.EveryOptions{Instance: s.write}
+}
+
+// write writes one anomaly; after a failed write, s writes nothing more.
+func (s *anomalyStream) write(in interpret.Instance) {
+	if s.err == nil {
+		s.err = s.enc.Encode(in)
+	}
+}
+
+// close puts the file in place, or, after a failed write, gives it up
+// and says so on stderr. A failure does not change the exit status: the
+// verdict stands.
+func (s *anomalyStream) close(stderr io.Writer) {
+	if s == nil {
+		return
+	}
+	err := s.err
+	if err == nil {
+		err = s.w.Flush()
+	}
+	if err != nil {
+		s.f.Abort()
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %s: %v\n", s.f.target, err)
+		return
+	}
+	if err := s.f.Commit(); err != nil {
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %v\n", err)
+	}
 }
 
 // clockBytes is the memory clocks may take under --max-memory maxMemory,
