@@ -71,6 +71,11 @@ type Result struct {
 	// Undecided, when set, is a weaker level the check found no verdict
 	// for (its own limit, or ctx ending): it may be broken too.
 	Undecided level.Level
+	// Own, for a result that Options.WeakestBroken found implied by a
+	// weaker level's violation, is the check's own result at Level: the
+	// evidence the check of Level found, from which the anomalies Level
+	// forbids beyond the weaker level's are listed.
+	Own *Result
 	// NotChecked says that CheckAll stopped before it began this level.
 	NotChecked bool
 	// Polygraph is the polygraph checked (its nodes only, for RC, RA and

@@ -53,6 +53,7 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 			out.Level, out.ImpliedBy, out.WeakerChecked = res.Level, l, true
 			out.Undecided = undecided
 			out.Stats = res.Stats
+			out.Own = res
 			return &out, nil
 		case weaker.Verdict == verdict.Satisfied:
 			// A level kept implies every weaker one kept.

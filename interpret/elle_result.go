@@ -205,7 +205,7 @@ var elleStepTypes = map[polygraph.EdgeKind]string{
 // transactions; h may be nil when no result is of PC, or to show the
 // halves as they are.
 func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) *ElleMap {
-	m, _ := elleResult(context.Background(), h, results, sessionOrder, false)
+	m, _ := elleResult(context.Background(), h, results, sessionOrder, nil)
 	return m
 }
 
@@ -214,10 +214,45 @@ func ElleResult(h *history.History, results []*check.Result, sessionOrder bool) 
 // Every): Elle's map lists every anomaly type it finds. When ctx ends
 // first, it returns the map of the evidence alone with ctx's error.
 func ElleEvery(ctx context.Context, h *history.History, results []*check.Result, sessionOrder bool) (*ElleMap, error) {
-	return elleResult(ctx, h, results, sessionOrder, true)
+	var main *history.History
+	return elleResult(ctx, h, results, sessionOrder, func(res *check.Result) ([]Found, error) {
+		if main == nil {
+			main = mainHistory(h, results)
+		}
+		return Every(ctx, main, res, nil)
+	})
 }
 
-// elleResult is ElleResult, and ElleEvery when every is set.
+// ElleFound is ElleResult with, beside each violation's evidence, the
+// anomalies listed for it: found[i] those of results[i] (Every's, as
+// --level all lists them for every level it checks), one case of each.
+// Its :not and :also-not thus rule out, over all the levels, every model
+// that forbids an anomaly type found.
+func ElleFound(h *history.History, results []*check.Result, found [][]Found, sessionOrder bool) *ElleMap {
+	m, _ := elleResult(context.Background(), h, results, sessionOrder, func(res *check.Result) ([]Found, error) {
+		if i := slices.Index(results, res); i >= 0 && i < len(found) {
+			return found[i], nil
+		}
+		return nil, nil
+	})
+	return m
+}
+
+// mainHistory is the history the results checked: h, or, when h is nil,
+// that of a violation's polygraph, one not of PC when there is one (PC's
+// evidence is over h split in halves).
+func mainHistory(h *history.History, results []*check.Result) *history.History {
+	main := h
+	for _, res := range results {
+		if res.Verdict == verdict.Violated && h == nil && res.Polygraph != nil && (main == nil || res.Level != level.PC) {
+			main = res.Polygraph.History
+		}
+	}
+	return main
+}
+
+// elleResult is ElleResult and, with every, which lists the anomalies
+// of a violation beside its evidence, ElleEvery and ElleFound.
 //
 // :not and :also-not name the models of Elle's lattice that the levels
 // violated rule out (ElleModel; RC's only by rcRuledOut) and those the
@@ -227,7 +262,7 @@ func ElleEvery(ctx context.Context, h *history.History, results []*check.Result,
 // Elle infers too). A cycle through an order of writes that pruning
 // inferred for the level checked holds at that level, but not
 // necessarily under a weaker model: it rules out the level's model alone.
-func elleResult(ctx context.Context, h *history.History, results []*check.Result, sessionOrder, every bool) (*ElleMap, error) {
+func elleResult(ctx context.Context, h *history.History, results []*check.Result, sessionOrder bool, every func(*check.Result) ([]Found, error)) (*ElleMap, error) {
 	m := &ElleMap{Valid: true}
 	var latticeTypes []string
 	direct := directEdges{}
@@ -369,18 +404,18 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 			}
 		}
 		add(t, c)
-		if len(cycles) == 1 && direct.shown(res.Polygraph, res.Level, cycles[0]) {
+		if len(cycles) == 1 && direct.shown(res.Polygraph, cycles[0]) {
 			latticeTypes = append(latticeTypes, t)
 		}
 	}
 	var err error
 	for _, src := range sources {
-		if !every || err != nil {
+		if every == nil || err != nil {
 			break
 		}
 		res := src.res
 		var found []Found
-		if found, err = Every(ctx, main, res, nil); err != nil {
+		if found, err = every(res); err != nil {
 			break
 		}
 		rh := res.Polygraph.History
@@ -401,7 +436,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 					seenCycle[key] = true
 					c := elleCycle(d, f.cycle, b.op)
 					add(c.Type, c)
-					if direct.shown(f.p, res.Level, f.cycle) {
+					if direct.shown(f.p, f.cycle) {
 						latticeTypes = append(latticeTypes, c.Type)
 					}
 				}
@@ -433,10 +468,12 @@ func elleCycleKey(d *describer, cycles [][]polygraph.Edge) string {
 // directly: its known edges before pruning.
 type directEdges map[*polygraph.Polygraph]map[polygraph.Edge]bool
 
-// shown reports whether every edge of cycle, a cycle of p checked at l
-// (SER, SI or SSER), is one the history shows directly.
-func (d directEdges) shown(p *polygraph.Polygraph, l level.Level, cycle []polygraph.Edge) bool {
-	if l != level.SER && l != level.SI && l != level.SSER || len(cycle) == 0 {
+// shown reports whether every edge of cycle, a cycle of p, is one the
+// history shows directly. The polygraphs of the weak levels' checks have
+// no known edges, and those of their lists of anomalies only those the
+// history shows (see directDependencies).
+func (d directEdges) shown(p *polygraph.Polygraph, cycle []polygraph.Edge) bool {
+	if len(cycle) == 0 {
 		return false
 	}
 	direct, ok := d[p]

@@ -43,11 +43,16 @@ type Found struct {
 	More  bool `json:"more,omitempty"`
 	// Example lists the transactions of one counterexample of this
 	// anomaly alone: a sub-history of these transactions violates the
-	// level, and no transaction can be left out of it. Only the main
+	// weakest level that forbids the anomaly (anomaly.Weakest), and so
+	// the level checked, and no transaction can be left out of it. Only the main
 	// anomaly of a history of more than MaxShrink transactions may have
 	// none, when the check's evidence does not violate the level
 	// without the rest of the history (see Minimal).
 	Example []ExampleTxn `json:"example,omitempty"`
+	// Weakest is the weakest level that forbids the anomaly
+	// (anomaly.Weakest), which its example violates, as are all the
+	// stronger ones: set in the list of every level (EveryLevel).
+	Weakest string `json:"weakest_level,omitempty"`
 
 	// The evidence of the example, for Elle's result map: a non-cycle
 	// anomaly or a cycle of p's nodes.
@@ -69,12 +74,17 @@ type ExampleTxn struct {
 // level forbids (anomaly.Forbids), each with how many were found and a
 // minimal example, the report's main anomaly (rep.Anomaly) first. It
 // reuses the check's evidence: the anomalies found without cycles, and
-// for SER, SI and SSER the cycles of the dependencies known (see
-// check.Dependencies and check.Cycles), searched by shape as Elle does.
-// Each example is cut from the history and checked alone, then shrunk to
-// a minimal one (a few checks of a handful of transactions). Where the
-// check kept no such evidence (a solver's core, the levels checked by
-// saturation) it lists the non-cycle anomalies and the main one.
+// the cycles of the dependencies known, searched by shape as Elle does:
+// for SER, SI and SSER those of the check (see check.Dependencies and
+// check.Cycles); for PC, CC, RA and RC, whose checks keep none, those the
+// history shows (see directDependencies), of a shape the level forbids
+// by name, each counted only when its transactions violate that name's
+// weakest level on their own. Each example is cut from the history and
+// checked alone at the weakest level that forbids its anomaly
+// (anomaly.Weakest), which the level checked implies, then shrunk to a
+// minimal one (a few checks of a handful of transactions). Where the
+// check kept no such evidence (a solver's core) it lists the non-cycle
+// anomalies and the main one.
 //
 // h is the history checked (nil: res.Polygraph's). It differs from
 // res.Polygraph's for prefix consistency, whose evidence is over h split
@@ -83,6 +93,41 @@ type ExampleTxn struct {
 // When ctx ends first, Every stops promptly and returns an error wrapping
 // the context's cause (progress.Stopped recognises it), and no list.
 func Every(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]Found, error) {
+	return EveryWith(ctx, h, res, rep, EveryOptions{})
+}
+
+// EveryOptions are the options of EveryWith.
+type EveryOptions struct {
+	// Instance, when set, is called with each anomaly Every counts, as
+	// it counts it: at most MaxCount of each name.
+	Instance func(Instance)
+}
+
+// Instance is one anomaly that Every counted, as the check found it (not
+// shrunk): a non-cycle anomaly, or a cycle of the dependencies known.
+type Instance struct {
+	// Level is the level checked, Name and Class the anomaly's names.
+	Level string `json:"level"`
+	Name  string `json:"name"`
+	Class string `json:"class,omitempty"`
+	// Txns are the transactions it involves, in input order.
+	Txns []ExampleTxn `json:"transactions"`
+	// Cycle, for a cycle, lists its dependencies in order, the last
+	// leading back to the first.
+	Cycle []InstanceStep `json:"cycle,omitempty"`
+}
+
+// InstanceStep is a dependency of an Instance's cycle: its kind (WR, WW,
+// RW, SO or RT) and, for a data dependency, its key.
+type InstanceStep struct {
+	From string `json:"from"`
+	To   string `json:"to"`
+	Kind string `json:"kind"`
+	Key  string `json:"key,omitempty"`
+}
+
+// EveryWith is Every with opts.
+func EveryWith(ctx context.Context, h *history.History, res *check.Result, rep *Report, opts EveryOptions) ([]Found, error) {
 	if res.Verdict != verdict.Violated || res.Polygraph == nil {
 		return nil, nil
 	}
@@ -93,17 +138,26 @@ func Every(ctx context.Context, h *history.History, res *check.Result, rep *Repo
 	if h == nil {
 		h = res.Polygraph.History
 	}
-	e := &everySearch{ctx: ctx, l: res.Level, h: h, evidence: res.Polygraph.History}
+	e := &everySearch{ctx: ctx, l: res.Level, h: h, evidence: res.Polygraph.History, instance: opts.Instance}
 
 	anomalies := slices.Clone(res.Anomalies)
 	if p != nil && p != res.Polygraph {
 		anomalies = append(anomalies, p.Anomalies...)
 	}
 	e.nonCycle(res.Polygraph, anomalies)
-	if p != nil && res.Level != level.PC && ctx.Err() == nil {
+	direct := false
+	if p == nil && !strongLevel(res.Level) && ctx.Err() == nil {
+		// A weak level's check keeps no dependencies: search those the
+		// history shows. Without them (a history too large to order
+		// its writes in the memory allowed), the list holds the
+		// non-cycle anomalies and the main one.
+		p, known, _ = directDependencies(ctx, h)
+		direct = p != nil
+	}
+	if p != nil && ctx.Err() == nil {
 		// Cut short, the search leaves its cycles to the error below.
 		cycles, _ := check.CyclesContext(ctx, p.NumNodes, known, MaxCount)
-		e.cycles(p, cycles)
+		e.cycles(p, cycles, direct)
 	}
 	var found []Found
 	if ctx.Err() == nil {
@@ -113,6 +167,37 @@ func Every(ctx context.Context, h *history.History, res *check.Result, rep *Repo
 		return nil, fmt.Errorf("interpret: listing every anomaly: %w", context.Cause(ctx))
 	}
 	return found, nil
+}
+
+// strongLevel reports whether l is checked over a polygraph whose
+// dependencies check.Dependencies returns: SER, SI or SSER.
+func strongLevel(l level.Level) bool {
+	return l == level.SER || l == level.SI || l == level.SSER
+}
+
+// maxDirectClockBytes bounds the memory of the reachability clocks that
+// directDependencies may build: past it, a weak level's list has no
+// cycles.
+const maxDirectClockBytes = 256 << 20
+
+// directDependencies returns the polygraph of h and the dependencies it
+// knows before any order of the writes is chosen: reads, session order,
+// the orders of writes the reads show (a list's elements) and the
+// anti-dependencies those imply, with the orders reachability rules out
+// at SER. Its cycles are candidates at the weak levels, whose checks keep
+// no graph: Every counts one only when its transactions violate a level
+// on their own.
+func directDependencies(ctx context.Context, h *history.History) (*polygraph.Polygraph, []polygraph.Edge, error) {
+	r, err := polygraph.Resolve(ctx, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	r.Anomalies = nil // leave them out: their reads are not in r.Reads
+	p, err := polygraph.BuildResolved(ctx, r, polygraph.Options{Level: level.SER, MaxClockBytes: maxDirectClockBytes})
+	if err != nil || p.TooLarge {
+		return nil, nil, err
+	}
+	return p, p.Known, nil
 }
 
 // everySearch gathers the anomalies of Every.
@@ -125,6 +210,8 @@ type everySearch struct {
 	// subject cuts examples from h, built when first needed (see sub).
 	subject *shrink.Subject
 	found   []Found
+	// instance, when set, receives each anomaly counted.
+	instance func(Instance)
 }
 
 // sub returns the Subject examples are cut from.
@@ -135,31 +222,44 @@ func (e *everySearch) sub() *shrink.Subject {
 	return e.subject
 }
 
-// add counts one anomaly of name, and makes it the example (whose seed
-// transactions are seed) when the name has none yet.
-func (e *everySearch) add(name string, seed map[int32]bool, cycle bool, set func(*Found)) {
+// add counts one anomaly of name, whose transactions are seed, and makes
+// it the example when the name has none yet. With verify, it counts the
+// anomaly only when seed's transactions (and the writers of what they
+// read) violate the weakest level forbidding name on their own. inst
+// describes it for the Instance callback.
+func (e *everySearch) add(name string, seed map[int32]bool, cycle, verify bool, inst func(*Instance), set func(*Found)) {
 	if !anomaly.Forbids(e.l, name) {
 		return
 	}
 	i := slices.IndexFunc(e.found, func(f Found) bool { return f.Name == name })
+	if i >= 0 && e.found[i].Count >= MaxCount {
+		e.found[i].More = true
+		return
+	}
+	if verify && e.violating(seed, name) == nil {
+		return
+	}
 	if i < 0 {
 		e.found = append(e.found, Found{Name: name, Class: anomaly.Class(name)})
 		i = len(e.found) - 1
 	}
 	f := &e.found[i]
-	if f.Count >= MaxCount {
-		f.More = true
-		return
-	}
 	f.Count++
+	if e.instance != nil {
+		in := Instance{Level: e.l.String(), Name: name, Class: f.Class, Txns: e.exampleTxns(sortedTxns(seed))}
+		if inst != nil {
+			inst(&in)
+		}
+		e.instance(in)
+	}
 	if f.Example != nil || f.Count > 3 {
 		return // three tries at an example are enough
 	}
-	ex := e.example(seed, name, cycle, true)
+	ex := e.example(seed, name, anomaly.Weakest(name), cycle, true)
 	if ex == nil && cycle {
 		// No cut of these transactions keeps a cycle of this shape
 		// among the dependencies it shows: take one with any cycle.
-		ex = e.example(seed, name, cycle, false)
+		ex = e.example(seed, name, anomaly.Weakest(name), cycle, false)
 	}
 	if ex != nil {
 		f.Example = ex
@@ -180,17 +280,26 @@ func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Ano
 		seen[a] = true
 		seed := map[int32]bool{}
 		anomalyTxns(p, a, seed)
-		e.add(a.Kind.String(), seed, false, func(f *Found) { f.p, f.anomaly = p, &a })
+		e.add(a.Kind.String(), seed, false, false, nil, func(f *Found) { f.p, f.anomaly = p, &a })
 	}
 }
 
-// cycles adds the cycles of p's known dependencies, the shortest first.
-func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) {
+// cycles adds the cycles of p's known dependencies, the shortest first,
+// of a shape the level forbids by name, not by its generic name alone
+// (at SI, a cycle of two adjacent anti-dependencies is no violation).
+// With direct (the dependencies the history shows, for a weak level),
+// each is verified on its own transactions.
+func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge, direct bool) {
 	slices.SortStableFunc(cycles, func(a, b []polygraph.Edge) int { return cmp.Compare(len(a), len(b)) })
 	d := newDescriber(p, nil, false, nil)
 	for _, c := range cycles {
 		if e.ctx.Err() != nil {
 			return
+		}
+		folded := d.fold(c, true)
+		name := ShapeName(folded, e.l)
+		if !slices.Contains(shapeNames(folded), name) {
+			continue
 		}
 		seed := map[int32]bool{}
 		for _, edge := range c {
@@ -200,22 +309,78 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge) 
 				}
 			}
 		}
-		e.add(ShapeName(d.fold(c, true), e.l), seed, true, func(f *Found) { f.p, f.cycle = p, c })
+		inst := func(in *Instance) {
+			names := map[int32]string{}
+			for _, t := range in.Txns {
+				names[int32(t.Index)] = t.Name
+			}
+			for _, edge := range folded {
+				step := InstanceStep{From: names[edge.From], To: names[edge.To], Kind: edge.Kind.String()}
+				if edge.Kind == polygraph.WR || edge.Kind == polygraph.WW || edge.Kind == polygraph.RW {
+					step.Key = e.h.FormatKey(edge.Key)
+				}
+				in.Cycle = append(in.Cycle, step)
+			}
+		}
+		e.add(name, seed, true, direct, inst, func(f *Found) { f.p, f.cycle = p, c })
 	}
 }
 
+// violating returns the selection of seed's transactions or, if those
+// are not enough, of them and the writers of what they read, whose
+// sub-history violates the weakest level that forbids name; nil when
+// neither does.
+func (e *everySearch) violating(seed map[int32]bool, name string) *shrink.Selection {
+	at := anomaly.Weakest(name)
+	ok := func(sub *history.History) bool {
+		res, err := check.Check(e.ctx, sub, at)
+		return err == nil && res.Verdict == verdict.Violated
+	}
+	sel, grown := e.selections(seed)
+	switch {
+	case ok(e.sub().Sub(sel)):
+		return &sel
+	case grown != nil && ok(e.sub().Sub(*grown)):
+		return grown
+	}
+	return nil
+}
+
+// selections returns the selection of seed's transactions and that of
+// them with the writers of what they read, nil when there are none more.
+func (e *everySearch) selections(seed map[int32]bool) (shrink.Selection, *shrink.Selection) {
+	txns := sortedTxns(seed)
+	grown := maps.Clone(seed)
+	for _, t := range txns {
+		if t < 0 || int(t) >= len(e.h.Txns) {
+			continue
+		}
+		for i := e.h.Txns[t].OpStart; i < e.h.Txns[t].OpEnd; i++ {
+			if e.h.Ops[i].Kind == history.Read {
+				for _, w := range e.sub().WritersOf(i) {
+					grown[w] = true
+				}
+			}
+		}
+	}
+	if len(grown) == len(txns) {
+		return shrink.Selection{Txns: txns}, nil
+	}
+	return shrink.Selection{Txns: txns}, &shrink.Selection{Txns: sortedTxns(grown)}
+}
+
 // example cuts the sub-history of seed (with, if it is not enough, the
-// writers of what seed's transactions read), checks that it violates the
-// level with an anomaly of the kind (a cycle, or a non-cycle anomaly
-// named name; any violation when name is ""), shrinks it to a minimal
-// one, and returns its transactions; nil when it does not violate the
-// level.
-func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bool) []ExampleTxn {
+// writers of what seed's transactions read), checks that it violates
+// level at (the weakest that forbids name, or the level checked) with an
+// anomaly of the kind (a cycle, or a non-cycle anomaly named name; any
+// violation when name is ""), shrinks it to a minimal one, and returns
+// its transactions; nil when it does not violate the level.
+func (e *everySearch) example(seed map[int32]bool, name string, at level.Level, cycle, shaped bool) []ExampleTxn {
 	if e.ctx.Err() != nil {
 		return nil
 	}
 	ok := func(sub *history.History) bool {
-		res, err := check.Check(e.ctx, sub, e.l)
+		res, err := check.Check(e.ctx, sub, at)
 		if err != nil || res.Verdict != verdict.Violated {
 			return false
 		}
@@ -226,29 +391,38 @@ func (e *everySearch) example(seed map[int32]bool, name string, cycle, shaped bo
 			// With shaped, the example must show a cycle of this
 			// shape, not only some cycle: its report draws one (see
 			// FoundReports).
-			return len(res.Anomalies) == 0 && (!shaped || namedCycle(e.ctx, res, name) != nil)
+			return len(res.Anomalies) == 0 && (!shaped || e.shows(res, sub, name))
 		}
 		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind.String() == name })
 	}
-	txns := sortedTxns(seed)
-	sel := shrink.Selection{Txns: txns}
+	sel, grown := e.selections(seed)
 	if !ok(e.sub().Sub(sel)) {
-		grown := maps.Clone(seed)
-		for _, t := range txns {
-			for i := e.h.Txns[t].OpStart; i < e.h.Txns[t].OpEnd; i++ {
-				if e.h.Ops[i].Kind == history.Read {
-					for _, w := range e.sub().WritersOf(i) {
-						grown[w] = true
-					}
-				}
-			}
-		}
-		sel = shrink.Selection{Txns: sortedTxns(grown)}
-		if len(sel.Txns) == len(txns) || !ok(e.sub().Sub(sel)) {
+		if grown == nil || !ok(e.sub().Sub(*grown)) {
 			return nil
 		}
+		sel = *grown
 	}
 	return e.exampleTxns(e.sub().Transactions(sel, ok, nil).Txns)
+}
+
+// shows reports whether res, a violation of sub, shows a cycle named
+// name: among its own dependencies at SER, SI and SSER, among those sub
+// shows (directDependencies) at the weak levels.
+func (e *everySearch) shows(res *check.Result, sub *history.History, name string) bool {
+	if strongLevel(res.Level) {
+		return namedCycle(e.ctx, res, name) != nil
+	}
+	p, known, err := directDependencies(e.ctx, sub)
+	if err != nil || p == nil {
+		return false
+	}
+	d := newDescriber(p, nil, false, nil)
+	for _, c := range check.Cycles(p.NumNodes, known, MaxCount) {
+		if ShapeName(d.fold(c, true), res.Level) == name {
+			return true
+		}
+	}
+	return false
 }
 
 // exampleTxns names the transactions of an example.
@@ -302,13 +476,70 @@ func (e *everySearch) withMain(rep *Report) []Found {
 			seed[int32(t.Index)] = true
 		}
 	}
-	f.Example = e.example(seed, "", true, false)
-	if f.Example == nil && len(e.h.Txns) <= MaxShrink {
-		if sel, _, ok := shrink.Minimize(e.ctx, e.h, e.l, sortedTxns(seed), nil); ok {
-			f.Example = e.exampleTxns(sel.Txns)
+	at := anomaly.Weakest(main)
+	f.Example = e.mainExample(seed, at)
+	if f.Example == nil && at != e.l {
+		// The report names an anomaly a weaker level forbids, but no
+		// cut of the history violates that level: the violation is one
+		// of the level's own inferences close. It is listed under the
+		// name of the weakest level its example violates, which no
+		// weaker level forbids, so that the list says nothing untrue.
+		if ex := e.mainExample(seed, e.l); ex != nil {
+			name := exactName(e.weakestViolated(ex, at))
+			if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == name }); i >= 0 {
+				f := out[i]
+				return append([]Found{f}, slices.Delete(out, i, i+1)...)
+			}
+			f = Found{Name: name, Class: anomaly.Class(name), Count: 1, Example: ex}
 		}
 	}
 	return append([]Found{f}, out...)
+}
+
+// mainExample returns a minimal example of the main anomaly that
+// violates at: cut from seed, the report's transactions, or shrunk from
+// the history as Minimal does, in histories of at most MaxShrink
+// transactions; nil if none.
+func (e *everySearch) mainExample(seed map[int32]bool, at level.Level) []ExampleTxn {
+	if ex := e.example(seed, "", at, true, false); ex != nil {
+		return ex
+	}
+	if len(e.h.Txns) <= MaxShrink {
+		if sel, _, ok := shrink.Minimize(e.ctx, e.h, at, sortedTxns(seed), nil); ok {
+			return e.exampleTxns(sel.Txns)
+		}
+	}
+	return nil
+}
+
+// weakestViolated returns the weakest level stronger than from, up to
+// the level checked, that the sub-history of ex violates.
+func (e *everySearch) weakestViolated(ex []ExampleTxn, from level.Level) level.Level {
+	var txns []int32
+	for _, t := range ex {
+		txns = append(txns, int32(t.Index))
+	}
+	sub := e.sub().Sub(shrink.Selection{Txns: txns})
+	levels := level.All()
+	for i := len(levels) - 1; i >= 0; i-- {
+		l := levels[i]
+		if l == from || !l.Implies(from) || !e.l.Implies(l) {
+			continue
+		}
+		if res, err := check.Check(e.ctx, sub, l); err == nil && res.Verdict == verdict.Violated {
+			return l
+		}
+	}
+	return e.l
+}
+
+// exactName is the name of a violation of l that no weaker level
+// forbids: l's generic name, or for SSER a real-time violation.
+func exactName(l level.Level) string {
+	if l == level.SSER {
+		return anomaly.RealTimeViolation
+	}
+	return anomaly.Generic(l)
 }
 
 // WriteAnomalies writes the report's list of anomalies as text, one line
@@ -327,26 +558,96 @@ func (r *Report) WriteAnomalies(w io.Writer) error {
 		if f.Class != "" && f.Class != f.Name {
 			b.WriteString(" (" + f.Class + ")")
 		}
-		more := ""
-		if f.More {
-			more = " or more"
-		}
-		fmt.Fprintf(&b, ": %d%s found", f.Count, more)
-		if f.Example == nil {
-			b.WriteString(" (isocheck explain shrinks it to a minimal counterexample)")
-		} else {
-			b.WriteString(", e.g.")
-		}
-		for i, t := range f.Example {
-			if i > 0 {
-				b.WriteString(",")
-			}
-			fmt.Fprintf(&b, " %s (%s)", t.Name, t.Where)
-		}
-		b.WriteString("\n")
+		writeCount(&b, f)
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// EveryLevel merges the lists of anomalies of several levels' violations
+// (Every's, the weakest level's first) into the list of every anomaly the
+// history shows: each name once, with Weakest set, the example of the
+// first list that has one (each violates the weakest level forbidding
+// its anomaly, whichever level's list it comes from) and the largest
+// count, ordered by the weakest level that forbids the anomaly, weakest
+// first, then as the lists give them.
+func EveryLevel(lists ...[]Found) []Found {
+	var out []Found
+	for _, list := range lists {
+		for _, f := range list {
+			i := slices.IndexFunc(out, func(g Found) bool { return g.Name == f.Name })
+			if i < 0 {
+				f.Weakest = anomaly.Weakest(f.Name).String()
+				out = append(out, f)
+				continue
+			}
+			g := &out[i]
+			if f.Count > g.Count || f.Count == g.Count && f.More {
+				g.Count, g.More = f.Count, f.More
+			}
+			if g.Example == nil && f.Example != nil {
+				g.Example, g.p, g.anomaly, g.cycle = f.Example, f.p, f.anomaly, f.cycle
+			}
+		}
+	}
+	out = slices.DeleteFunc(out, func(f Found) bool { return f.Example == nil })
+	slices.SortStableFunc(out, func(a, b Found) int {
+		wa, wb := anomaly.Weakest(a.Name), anomaly.Weakest(b.Name)
+		switch {
+		case wa == wb:
+			return 0
+		case wb.Implies(wa):
+			return -1
+		}
+		return 1
+	})
+	return out
+}
+
+// WriteEveryLevel writes the list of every anomaly the history shows
+// (EveryLevel's) as text, one line each, when it lists more than one:
+//
+//	every anomaly the history shows (one example each, which breaks the
+//	weakest level that forbids it and every stronger one):
+//	  AbortedRead (G1a), from RC up: 1 found, e.g. T2 (h.jsonl:2), T3 (h.jsonl:3)
+func WriteEveryLevel(w io.Writer, found []Found) error {
+	if len(found) < 2 {
+		return nil
+	}
+	var b strings.Builder
+	b.WriteString("every anomaly the history shows (one example each, which breaks the\nweakest level that forbids it and every stronger one):\n")
+	for _, f := range escapeFound(found) {
+		b.WriteString("  " + f.Name)
+		if f.Class != "" && f.Class != f.Name {
+			b.WriteString(" (" + f.Class + ")")
+		}
+		fmt.Fprintf(&b, ", from %s up", f.Weakest)
+		writeCount(&b, f)
+	}
+	_, err := io.WriteString(w, b.String())
+	return err
+}
+
+// writeCount writes the rest of the line of f: its count and its
+// example.
+func writeCount(b *strings.Builder, f Found) {
+	more := ""
+	if f.More {
+		more = " or more"
+	}
+	fmt.Fprintf(b, ": %d%s found", f.Count, more)
+	if f.Example == nil {
+		b.WriteString(" (isocheck explain shrinks it to a minimal counterexample)")
+	} else {
+		b.WriteString(", e.g.")
+	}
+	for i, t := range f.Example {
+		if i > 0 {
+			b.WriteString(",")
+		}
+		fmt.Fprintf(b, " %s (%s)", t.Name, t.Where)
+	}
+	b.WriteString("\n")
 }
 
 // escapeFound is Report.escaped for a list of anomalies.
@@ -358,6 +659,7 @@ func escapeFound(found []Found) []Found {
 	for i, f := range found {
 		f.Name = textsafe.Escape(f.Name)
 		f.Class = textsafe.Escape(f.Class)
+		f.Weakest = textsafe.Escape(f.Weakest)
 		f.Example = make([]ExampleTxn, len(found[i].Example))
 		for j, t := range found[i].Example {
 			f.Example[j] = ExampleTxn{Name: textsafe.Escape(t.Name), Where: textsafe.Escape(t.Where), Index: t.Index}

@@ -218,8 +218,9 @@ func TestElleEvery(t *testing.T) {
 
 // TestEveryProperty lists the anomalies of random violating histories at
 // each level and requires of each that the level forbid it and that its
-// example, alone, violate the level (by isocheck's checker and by the
-// brute-force reference), and that the main anomaly come first.
+// example, alone, violate the weakest level that forbids it (by
+// isocheck's checker and by the brute-force reference), and that the
+// main anomaly come first.
 func TestEveryProperty(t *testing.T) {
 	cfg := histgen.SmallConfig{Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4, AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.15, Times: true}
 	runs := *propertyRuns / 10
@@ -240,7 +241,11 @@ func TestEveryProperty(t *testing.T) {
 			if !anomaly.Forbids(l, main) {
 				main = anomaly.Generic(l)
 			}
-			if len(found) == 0 || found[0].Name != main {
+			// A main anomaly named after a weaker level that its
+			// transactions do not violate is listed by the name of a
+			// stronger one.
+			relabeled := len(found) > 0 && found[0].Name != main && !anomaly.Weakest(main).Implies(anomaly.Weakest(found[0].Name))
+			if len(found) == 0 || found[0].Name != main && !relabeled {
 				t.Fatalf("seed %d, %v: the list does not begin with the main anomaly %s: %v", seed, l, rep.Anomaly.Name, found)
 			}
 			listed += len(found)
@@ -258,8 +263,8 @@ func TestEveryProperty(t *testing.T) {
 				if f.Example == nil {
 					t.Fatalf("seed %d, %v: %s has no example, in a history of fewer than %d transactions", seed, l, f.Name, interpret.MaxShrink)
 				}
-				if why, ok := exampleViolates(t, h, l, f); !ok {
-					t.Fatalf("seed %d, %v: the example of %s does not violate the level alone (%s)\n%s", seed, l, f.Name, why, histgen.Describe(h))
+				if why, ok := exampleViolates(t, h, anomaly.Weakest(f.Name), f); !ok {
+					t.Fatalf("seed %d, %v: the example of %s does not violate %v, the weakest level that forbids it, alone (%s)\n%s", seed, l, f.Name, anomaly.Weakest(f.Name), why, histgen.Describe(h))
 				}
 			}
 		}

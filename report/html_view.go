@@ -36,6 +36,9 @@ type pageView struct {
 	Banner         banner
 	Levels         []levelRow
 	LevelsMore     int
+	// Found lists every kind of anomaly found, in the levels section.
+	Found     []kindRow
+	FoundMore int
 	// Strongest is the line under the level table; "" for one level.
 	Strongest     string
 	Contents      []contentsEntry
@@ -53,6 +56,12 @@ type levelRow struct {
 	// Anomaly is the anomaly found and Href the #id of its section, if
 	// shown; Reason why there is no verdict.
 	Anomaly, Href, Reason string
+}
+
+// kindRow is a kind of anomaly found (Kind): its count and example as
+// text, and Href the #id of the first section showing it, if any.
+type kindRow struct {
+	Name, Class, Level, Count, Example, Href string
 }
 
 type contentsEntry struct{ ID, Text string }
@@ -131,7 +140,9 @@ func (p *Page) view(style string) pageView {
 		}
 		v.Anomalies = append(v.Anomalies, p.Anomalies[i].view(i, c, f))
 	}
+	v.Found, v.FoundMore = kindRows(p.Found, c)
 	linkLevels(v.Levels, v.Anomalies)
+	linkKinds(v.Found, v.Anomalies)
 	if len(v.Anomalies) > 1 {
 		for _, a := range v.Anomalies {
 			v.Contents = append(v.Contents, contentsEntry{ID: a.ID, Text: heading(a.Level, a.Name, a.Class)})
@@ -163,6 +174,42 @@ func linkLevels(rows []levelRow, anomalies []anomalyView) {
 	for i, r := range rows {
 		for _, a := range anomalies {
 			if r.Anomaly != "" && a.Level == r.Name && a.Name == r.Anomaly {
+				rows[i].Href = a.ID
+				break
+			}
+		}
+	}
+}
+
+// kindRows are the rows of the list of every kind of anomaly found.
+func kindRows(kinds []Kind, c *cleaner) ([]kindRow, int) {
+	var rows []kindRow
+	for i, k := range kinds {
+		if i == maxLevels || c.full() {
+			return rows, len(kinds) - i
+		}
+		c.row()
+		count := strconv.Itoa(k.Count) + " found"
+		if k.More {
+			count = strconv.Itoa(k.Count) + " or more found"
+		}
+		rows = append(rows, kindRow{
+			Name:    c.short(k.Name),
+			Class:   c.short(k.Class),
+			Level:   c.short(k.Level),
+			Count:   count,
+			Example: c.prose(strings.Join(k.Example, ", ")),
+		})
+	}
+	return rows, 0
+}
+
+// linkKinds points each kind of anomaly found at the first section
+// showing an anomaly of its name.
+func linkKinds(rows []kindRow, anomalies []anomalyView) {
+	for i, r := range rows {
+		for _, a := range anomalies {
+			if a.Name == r.Name {
 				rows[i].Href = a.ID
 				break
 			}

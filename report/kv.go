@@ -54,6 +54,21 @@ func KVPage(title string, levels []*interpret.Report, found []*interpret.Report)
 	return p
 }
 
+// FoundKinds returns the kinds of anomaly of found, the list of every
+// anomaly a history shows (interpret.EveryLevel), as the levels section
+// of a page lists them, the input's control characters escaped.
+func FoundKinds(found []interpret.Found) []Kind {
+	var out []Kind
+	for _, f := range found {
+		k := Kind{Name: textsafe.Escape(f.Name), Class: textsafe.Escape(f.Class), Level: textsafe.Escape(f.Weakest), Count: f.Count, More: f.More}
+		for _, t := range f.Example {
+			k.Example = append(k.Example, textsafe.Escape(t.Name)+" ("+textsafe.Escape(t.Where)+")")
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // listed returns the i-th anomaly that the report of level, among
 // levels, lists.
 func listed(levels []*interpret.Report, level string, i int) (interpret.Found, bool) {

@@ -26,6 +26,9 @@ type Page struct {
 	Strongest string
 	// Anomalies are the anomalies found, the main one first.
 	Anomalies []Anomaly
+	// Found lists every kind of anomaly the history shows, across the
+	// levels checked (--level all), which the levels section lists.
+	Found []Kind
 	// Facts are the history's statistics: transactions, sessions, keys,
 	// operations, ...
 	Facts []Fact
@@ -43,6 +46,21 @@ type Level struct {
 	Anomaly string
 	// Reason says why there is no verdict.
 	Reason string
+}
+
+// Kind is one kind of anomaly found, as the levels section lists it.
+type Kind struct {
+	// Name and Class name it (WriteSkew, G2-item).
+	Name, Class string
+	// Level is the weakest level that forbids it, which its example
+	// violates, as it does every stronger level.
+	Level string
+	// Count is how many were found (More: at least that many).
+	Count int
+	More  bool
+	// Example lists the transactions of one example, each with its
+	// place in the input: "T3 (h.edn:4)".
+	Example []string
 }
 
 // Fact is one statistic: a name and its value, as text.

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
+	"encoding/json"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
+	"slices"
 	"time"
 
 	"github.com/isocheck/isocheck/check"
@@ -12,7 +14,9 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // levelReport is one level's entry of `--level all`.
@@ -45,16 +49,30 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 	}
 	ex := j.explaining(weakest >= 0)
+	var weakestRep *interpret.Report
+	var weakestTime time.Duration
+	if weakest >= 0 {
+		start := time.Now()
+		weakestRep = cf.report(ex, all.Results[weakest], info, explain, stderr)
+		weakestTime = time.Since(start)
+	}
 	for i, res := range all.Results {
 		start := time.Now()
 		var rep *interpret.Report
-		if i == weakest {
-			rep = cf.report(ex, res, info, explain, stderr)
-		} else {
+		switch {
+		case i == weakest:
+			rep = weakestRep
+		case res.ImpliedBy != 0 && weakestRep != nil:
+			rep = impliedReport(weakestRep, res.Level)
+		default:
 			rep = interpret.Explain(res)
 			addFailedEventNotes(rep, res, info)
 		}
-		reports[i] = levelReport{Report: rep, Stats: newStats(res, parseTime, time.Since(start))}
+		elapsed := time.Since(start)
+		if i == weakest {
+			elapsed = weakestTime
+		}
+		reports[i] = levelReport{Report: rep, Stats: newStats(res, parseTime, elapsed)}
 		if res.ImpliedBy != 0 {
 			reports[i].ImpliedBy = res.ImpliedBy.String()
 		}
@@ -67,6 +85,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			}
 		}
 	}
+	stream := cf.openAnomalies(level.All(), stderr)
+	every, own := cf.everyLevel(ex, h, all.Results, reports, stream, stderr)
+	stream.close(stderr)
 	// The page shows the weakest broken level's anomalies, each with its
 	// own counterexample.
 	var found []*interpret.Report
@@ -122,23 +143,29 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 				page.Levels[i].Anomaly = "as " + by
 			}
 		}
+		page.Found = report.FoundKinds(every)
 		writePage(cf.htmlFile, cf.fileOut, page, stderr)
 	}
+	var elle *interpret.ElleMap
+	if cf.elle {
+		lists := make([][]interpret.Found, len(reports))
+		for i := range reports {
+			lists[i] = reports[i].Anomalies
+		}
+		elle = interpret.ElleFound(h, own, lists, !cf.noSessionOrder)
+	}
 	if cf.asEDN {
-		return writeElleEDN(stdout, stderr, status, interpret.ElleResult(h, all.Results, !cf.noSessionOrder))
+		return writeElleEDN(stdout, stderr, status, elle)
 	}
 	if cf.asJSON {
-		var elle *interpret.ElleMap
-		if cf.elle {
-			elle = interpret.ElleResult(h, all.Results, !cf.noSessionOrder)
-		}
 		return encodeJSON(stdout, stderr, status, struct {
 			Levels     []levelReport      `json:"levels"`
 			Strongest  string             `json:"strongest_kept"`
 			Weakest    string             `json:"weakest_broken"`
+			Anomalies  []interpret.Found  `json:"anomalies,omitempty"`
 			InputNotes []string           `json:"input_notes,omitempty"`
 			Elle       *interpret.ElleMap `json:"elle,omitempty"`
-		}{reports, name(all.Strongest), name(all.Weakest), notes, elle})
+		}{reports, name(all.Strongest), name(all.Weakest), every, notes, elle})
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintln(stdout, "0 transactions (an empty history)")
@@ -185,10 +212,154 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			reports[i].WriteTextColor(stdout, color)
 		}
 	}
+	interpret.WriteEveryLevel(stdout, every)
 	if cf.stats {
 		writeLevelStats(stdout, reports)
 	}
 	return status
+}
+
+// impliedReport is the report of level l, broken as the weaker level of
+// weakest, its report: the same counterexample, which violates l too. It
+// need not be a minimal one of l, whose checks may need fewer of its
+// transactions.
+func impliedReport(weakest *interpret.Report, l level.Level) *interpret.Report {
+	rep := *weakest
+	rep.Level = l.String()
+	rep.Anomalies = nil
+	if weakest.Anomaly != nil {
+		a := *weakest.Anomaly
+		a.Minimal = false
+		a.Notes = slices.Clip(a.Notes) // its notes are its own
+		rep.Anomaly = &a
+	}
+	return &rep
+}
+
+// everyLevel lists the anomalies of every level broken, weakest first,
+// each level's in its report (Report.Anomalies) and each one counted in
+// stream, and returns the list of
+// every anomaly the history shows (interpret.EveryLevel) with the
+// results whose evidence the lists come from, one per level. A level
+// broken as a weaker one is checked again on its own: its dependencies
+// hold the cycles it forbids that the weaker level allows (a write skew
+// under an aborted read). These checks, like the lists, run in the stage
+// "explain": when it is cut short, the levels not yet listed keep no
+// list, and the explanation says so.
+func (cf *checkFlags) everyLevel(ex *explaining, h *history.History, results []*check.Result, reports []levelReport, stream *anomalyStream, stderr io.Writer) ([]interpret.Found, []*check.Result) {
+	own := slices.Clone(results)
+	var lists [][]interpret.Found
+	for i := len(results) - 1; i >= 0; i-- {
+		res := results[i]
+		if res.Verdict != verdict.Violated || reports[i].Anomaly == nil {
+			continue
+		}
+		if res.ImpliedBy != 0 {
+			r, err := check.CheckWith(ex.ctx, h, res.Level, cf.ablate)
+			switch {
+			case err != nil && progress.Stopped(err) || ex.ctx.Err() != nil:
+				ex.missing(fmt.Sprintf("the anomalies of %v and of the stronger levels are not listed", res.Level))
+				return interpret.EveryLevel(lists...), own
+			case err != nil:
+				fmt.Fprintf(stderr, "isocheck: listing the anomalies of %v: %v\n", res.Level, err)
+				continue
+			case r.Verdict != verdict.Violated:
+				// A limit of its own (CC's clocks): the weaker level's
+				// violation stands, and its list is that level's.
+				continue
+			}
+			own[i] = r
+		}
+		found, err := interpret.EveryWith(ex.ctx, h, own[i], reports[i].Report, stream.options())
+		switch {
+		case err != nil && progress.Stopped(err):
+			ex.missing(fmt.Sprintf("the anomalies of %v and of the stronger levels are not listed", res.Level))
+			return interpret.EveryLevel(lists...), own
+		case err != nil:
+			reports[i].Anomaly.Notes = append(reports[i].Anomaly.Notes, fmt.Sprintf("the other anomalies of the history were not listed: %v", err))
+			continue
+		}
+		reports[i].Anomalies = found
+		lists = append(lists, found)
+	}
+	return interpret.EveryLevel(lists...), own
+}
+
+// anomalyStream writes every anomaly found, as it is found, to the file
+// of --anomalies: JSON Lines, a header first, then one interpret.Instance
+// a line. A nil *anomalyStream writes nothing.
+type anomalyStream struct {
+	f   *outputFile
+	w   *bufio.Writer
+	enc *json.Encoder
+	err error
+}
+
+// anomaliesHeader is the first line of the file of --anomalies.
+type anomaliesHeader struct {
+	// Levels are the levels whose anomalies follow; MaxPerName caps
+	// the lines of one name at one level.
+	Levels     []string `json:"levels"`
+	MaxPerName int      `json:"max_per_name"`
+}
+
+// openAnomalies opens the file of --anomalies for the anomalies of
+// levels, and writes its header; nil without --anomalies, or when the
+// file cannot be written (said on stderr).
+func (cf *checkFlags) openAnomalies(levels []level.Level, stderr io.Writer) *anomalyStream {
+	if cf.anomaliesFile == "" {
+		return nil
+	}
+	f, err := openOutput(cf.anomaliesFile, false)
+	if err != nil {
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %v\n", err)
+		return nil
+	}
+	s := &anomalyStream{f: f, w: bufio.NewWriter(f)}
+	s.enc = json.NewEncoder(s.w)
+	hdr := anomaliesHeader{MaxPerName: interpret.MaxCount}
+	for _, l := range levels {
+		hdr.Levels = append(hdr.Levels, l.String())
+	}
+	s.err = s.enc.Encode(hdr)
+	return s
+}
+
+// options are the options of interpret.EveryWith that write each
+// anomaly counted to s.
+func (s *anomalyStream) options() interpret.EveryOptions {
+	if s == nil {
+		return interpret.EveryOptions{}
+	}
+	return interpret.EveryOptions{Instance: s.write}
+}
+
+// write writes one anomaly; after a failed write, s writes nothing more.
+func (s *anomalyStream) write(in interpret.Instance) {
+	if s.err == nil {
+		s.err = s.enc.Encode(in)
+	}
+}
+
+// close puts the file in place, or, after a failed write, gives it up
+// and says so on stderr. A failure does not change the exit status: the
+// verdict stands.
+func (s *anomalyStream) close(stderr io.Writer) {
+	if s == nil {
+		return
+	}
+	err := s.err
+	if err == nil {
+		err = s.w.Flush()
+	}
+	if err != nil {
+		s.f.Abort()
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %s: %v\n", s.f.target, err)
+		return
+	}
+	if err := s.f.Commit(); err != nil {
+		fmt.Fprintf(stderr, "isocheck: --anomalies: %v\n", err)
+	}
 }
 
 // clockBytes is the memory clocks may take under --max-memory maxMemory,

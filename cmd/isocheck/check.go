@@ -36,6 +36,8 @@ type checkFlags struct {
 	fileOut              io.Writer // where a file named "-" goes (see routeStdout)
 	noSessionOrder, elle bool
 	asEDN                bool // Elle's result map as EDN (see ednConflict)
+	// anomaliesFile is where --anomalies writes every anomaly found.
+	anomaliesFile string
 	// ablate are the options that turn parts of the checker off, for
 	// measurements.
 	ablate check.Options
@@ -90,6 +92,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		cf.addPictureFlags(fs)
 	}
 	fs.StringVar(&cf.htmlFile, "html", "", htmlUsage)
+	fs.StringVar(&cf.anomaliesFile, "anomalies", "", fmt.Sprintf("write every anomaly found to FILE as JSON Lines, one line each as the check found it (not shrunk), at most %d of each name and level (schema in docs/json.md)", interpret.MaxCount))
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
@@ -116,6 +119,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	if msg := cf.ednConflict(); msg != "" {
 		return usageError(stderr, name, "%s", msg)
 	}
+	if cf.anomaliesFile == "-" {
+		return usageError(stderr, name, "--anomalies writes a file: give its path, not -")
+	}
 	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
 	cf.ablate.MaxReachBytes = cf.ablate.MaxClockBytes
 	all := strings.EqualFold(cf.level, "all")
@@ -136,6 +142,9 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	if in != nil && in.format == format.SQL || in == nil && isSQL(cf.input.format, pos[0]) {
 		if cf.asEDN {
 			return usageError(stderr, name, "--edn: a SQL history has no Elle result map")
+		}
+		if cf.anomaliesFile != "" {
+			return usageError(stderr, name, "--anomalies: a SQL history's check lists no other anomalies")
 		}
 		return cf.runSQL(fs, j, pos[0], in, explain, stdout, stderr)
 	}
@@ -187,7 +196,14 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	start := time.Now()
 	ex := j.explaining(res.Verdict == verdict.Violated)
 	rep := cf.report(ex, res, info, explain, stderr)
-	if every, err := interpret.Every(ex.ctx, h, res, rep); err == nil {
+	stream := cf.openAnomalies([]level.Level{lvl}, stderr)
+	// The anomalies the level forbids are listed from its own evidence,
+	// the weaker level's included.
+	own := res
+	if res.Own != nil {
+		own = res.Own
+	}
+	if every, err := interpret.EveryWith(ex.ctx, h, own, rep, stream.options()); err == nil {
 		rep.Anomalies = every
 	} else if progress.Stopped(err) {
 		ex.missing("the other anomalies of the history are not listed")
@@ -196,6 +212,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		// other anomalies is missing rather than leave it out in silence.
 		rep.Anomaly.Notes = append(rep.Anomaly.Notes, fmt.Sprintf("the other anomalies of the history were not listed: %v", err))
 	}
+	stream.close(stderr)
 	var elle *interpret.ElleMap
 	if cf.elle {
 		elle = elleEvery(ex, h, res, !cf.noSessionOrder)
@@ -203,7 +220,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	var found []*interpret.Report
 	var foundNotes []string
 	if page != nil {
-		found, foundNotes = foundReports(ex, h, res, rep)
+		found, foundNotes = foundReports(ex, h, own, rep)
 	}
 	explainTime := time.Since(start)
 	j.stop()

@@ -69,7 +69,15 @@ func writeStoppedEDN(w, stderr io.Writer, reason string) int {
 // is cut short first, the map of the check's evidence alone, which ex
 // records.
 func elleEvery(ex *explaining, h *history.History, res *check.Result, sessionOrder bool) *interpret.ElleMap {
-	m, err := interpret.ElleEvery(ex.ctx, h, []*check.Result{res}, sessionOrder)
+	results := []*check.Result{res}
+	if res.Own != nil {
+		// The level's own evidence, and the weaker level's violation,
+		// which rules out the weaker model too.
+		weaker := *res
+		weaker.Level, weaker.ImpliedBy, weaker.Own = res.ImpliedBy, 0, nil
+		results = []*check.Result{res.Own, &weaker}
+	}
+	m, err := interpret.ElleEvery(ex.ctx, h, results, sessionOrder)
 	if err != nil && ex.ctx.Err() != nil {
 		ex.missing("Elle's result map holds the checker's evidence alone")
 	}
