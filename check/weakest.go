@@ -3,6 +3,7 @@ package check
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/isocheck/isocheck/history"
@@ -36,6 +37,9 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 	ctx, cancel := context.WithTimeout(ctx, max(walkMinBudget, 2*res.Stats.total()))
 	defer cancel()
 	levels := level.All()
+	// One stage for all of them; their own stages are not reported.
+	m := progress.Start(ctx, "check weaker levels", int64(len(levels)-1-slices.Index(levels, res.Level)), "levels")
+	quiet := progress.WithTracker(ctx, nil)
 	var undecided level.Level
 	for i := len(levels) - 1; i >= 0 && levels[i] != res.Level; i-- {
 		l := levels[i]
@@ -43,7 +47,8 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 			undecided = l
 			break
 		}
-		weaker, err := checkResolved(ctx, r, l, opts)
+		weaker, err := checkResolved(quiet, r, l, opts)
+		m.Add(1)
 		if err != nil {
 			return nil, fmt.Errorf("checking the weaker level %v: %w", l, err)
 		}

@@ -28,7 +28,9 @@ import (
 // An example checked alone may show first another anomaly than the one
 // it was listed for (a smaller violation its transactions hold): its
 // report names the anomaly it shows, always one the level forbids, and a
-// note says which anomaly the list gave it for. When ctx ends first, it
+// note says which anomaly the list gave it for. Where the report shows a
+// smaller example of the same anomaly than the list's, the list
+// (rep.Anomalies) takes the report's transactions. When ctx ends first, it
 // returns an error wrapping the context's cause.
 func FoundReports(ctx context.Context, h *history.History, res *check.Result, rep *Report) ([]*Report, error) {
 	if rep == nil || rep.Anomaly == nil {
@@ -42,13 +44,23 @@ func FoundReports(ctx context.Context, h *history.History, res *check.Result, re
 		h = res.Polygraph.History
 	}
 	subject := shrink.NewSubject(h)
-	for _, f := range rep.Anomalies[1:] {
+	for i, f := range rep.Anomalies[1:] {
 		if ctx.Err() != nil {
 			break
 		}
 		r, err := foundReport(ctx, subject, res.Level, f)
 		if err != nil {
 			return nil, fmt.Errorf("interpret: the example of %s: %w", f.Name, err)
+		}
+		if an := r.Anomaly; an.Name == f.Name && len(an.Txns) < len(f.Example) {
+			// Shrinking the example found a smaller one of the same
+			// anomaly: the list names the transactions the report
+			// shows.
+			ex := make([]ExampleTxn, len(an.Txns))
+			for j, x := range an.Txns {
+				ex[j] = ExampleTxn{Name: x.Name, Where: x.Where, Index: x.Index}
+			}
+			rep.Anomalies[i+1].Example = ex
 		}
 		out = append(out, r)
 	}
@@ -95,9 +107,10 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 		// Minimal names the first cycle it meets; the example was cut
 		// to hold one of f's shape: show that one, when its report
 		// shows every transaction of the example, which the list names
-		// and the note below speaks of.
+		// and the note below speaks of, or when the transactions it
+		// shows violate l on their own (FoundReports then lists them).
 		if c := namedCycle(quiet, res, f.Name); c != nil {
-			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) {
+			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) || violatesAlone(quiet, sub, r.Anomaly.Txns, l) {
 				rep = r
 			}
 		}
@@ -126,6 +139,18 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	}
 	setMinimality(an, h, m, l.String())
 	return rep, nil
+}
+
+// violatesAlone reports whether txns, transactions of h, violate l on
+// their own.
+func violatesAlone(ctx context.Context, h *history.History, txns []TxnInfo, l level.Level) bool {
+	idx := make([]int32, len(txns))
+	for i, x := range txns {
+		idx[i] = int32(x.Index)
+	}
+	slices.Sort(idx)
+	res, err := check.Check(ctx, shrink.NewSubject(h).Sub(shrink.Selection{Txns: idx}), l)
+	return err == nil && res.Verdict == verdict.Violated
 }
 
 // inHistory places t, a transaction of the sub-history of h cut by sel,

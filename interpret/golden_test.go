@@ -35,7 +35,7 @@ var explainLevels = map[string][]level.Level{
 	"jepsen-list-append.edn":    {level.SSER, level.SER, level.SI, level.PC},
 	"long-fork.jsonl":           {level.SSER, level.SER, level.SI, level.PC, level.CC},
 	"lost-update.jsonl":         {level.SSER, level.SER, level.SI, level.PC},
-	"repeated-values.jsonl":     {level.SSER, level.SER, level.SI, level.PC, level.CC, level.RA, level.RC},
+	"repeated-values.jsonl":     {level.SSER, level.SER, level.SI, level.PC, level.CC, level.RA},
 	"serializable.jsonl":        {level.SSER},
 	"write-skew.jsonl":          {level.SSER, level.SER, level.SI},
 }

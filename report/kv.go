@@ -1,6 +1,7 @@
 package report
 
 import (
+	"fmt"
 	"strconv"
 
 	"github.com/isocheck/isocheck/draw"
@@ -94,6 +95,9 @@ func LevelRow(rep *interpret.Report) Level {
 		l.Verdict = verdict.Violated
 		if rep.Anomaly != nil {
 			l.Anomaly = textsafe.Escape(rep.Anomaly.Name)
+		}
+		if rep.ImpliedBy != "" {
+			l.Reason = fmt.Sprintf("as %s, the weakest level the history breaks", textsafe.Escape(rep.ImpliedBy))
 		}
 	}
 	return l

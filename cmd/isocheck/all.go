@@ -140,7 +140,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		fillKVPage(page, levels, found, append(notes, foundNotes...))
 		for i := range page.Levels {
 			if by := reports[i].ImpliedBy; by != "" {
-				page.Levels[i].Anomaly = "as " + by
+				page.Levels[i].Anomaly, page.Levels[i].Reason = "as "+by, ""
 			}
 		}
 		page.Found = report.FoundKinds(every)
@@ -226,6 +226,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 func impliedReport(weakest *interpret.Report, l level.Level) *interpret.Report {
 	rep := *weakest
 	rep.Level = l.String()
+	rep.ImpliedBy = weakest.Level
 	rep.Anomalies = nil
 	if weakest.Anomaly != nil {
 		a := *weakest.Anomaly

@@ -56,7 +56,10 @@ func TestRunFindsInjectedBugs(t *testing.T) {
 	}{
 		{"sim://si?fault=lost-update", "si", "LostUpdate", nil},
 		{"sim://rc?fault=dirty-read", "rc", "AbortedRead", nil},
-		{"sim://si?fault=fractured-read", "ra", "FracturedRead", []string{"--workload", "general", "--ops", "4", "--sessions", "8", "--txns", "200"}},
+		// A read that sees a write and then misses another of the same
+		// transaction breaks RC already (its reads go back in commit
+		// order), which the report names.
+		{"sim://si?fault=fractured-read", "ra", "NonMonotonicRead", []string{"--workload", "general", "--ops", "4", "--sessions", "8", "--txns", "200"}},
 		{"sim://ser?fault=stale-read&p=0.5", "sser", "RealTimeViolation", []string{"--reads", "0.5"}},
 	} {
 		t.Run(tc.dsn, func(t *testing.T) {
