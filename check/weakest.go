@@ -6,6 +6,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -14,7 +15,7 @@ import (
 )
 
 // walkMinBudget is the least time weakestBroken gives the weaker levels.
-const walkMinBudget = time.Second
+const walkMinBudget = 3 * time.Second
 
 // weakestBroken returns the result that explains res, a violation of
 // res.Level found on r: the violation of the weakest level r breaks. It
@@ -30,18 +31,27 @@ const walkMinBudget = time.Second
 func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, opts Options) (*Result, error) {
 	res.WeakerChecked = true
 	// The weaker levels are checked within a budget: twice the time of
-	// the check they explain, and at least a second. Most are cheaper
+	// the check they explain, and at least three seconds. Most are cheaper
 	// than it (RC, RA and CC take one pass), but choosing the writers of
 	// repeated values can take any level long; past the budget, the
 	// level is Undecided and the violation is explained at res.Level.
 	ctx, cancel := context.WithTimeout(ctx, max(walkMinBudget, 2*res.Stats.total()))
 	defer cancel()
 	levels := level.All()
+	// An anomaly found without a cycle (a lost update, an aborted read)
+	// breaks the weakest level that forbids it, whatever the rest: only
+	// the levels below that one are left to check.
+	top := res.Level
+	if len(res.Anomalies) > 0 {
+		if w := anomaly.Weakest(res.Anomalies[0].Kind.String()); w != 0 && res.Level.Implies(w) {
+			top = w
+		}
+	}
 	// One stage for all of them; their own stages are not reported.
-	m := progress.Start(ctx, "check weaker levels", int64(len(levels)-1-slices.Index(levels, res.Level)), "levels")
+	m := progress.Start(ctx, "check weaker levels", int64(len(levels)-1-slices.Index(levels, top)), "levels")
 	quiet := progress.WithTracker(ctx, nil)
 	var undecided level.Level
-	for i := len(levels) - 1; i >= 0 && levels[i] != res.Level; i-- {
+	for i := len(levels) - 1; i >= 0 && levels[i] != top; i-- {
 		l := levels[i]
 		if ctx.Err() != nil {
 			undecided = l
@@ -71,6 +81,13 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 		}
 	}
 	res.Undecided = undecided
+	if top != res.Level {
+		// The anomaly's own level is the weakest broken, or one below
+		// it was undecided: its evidence is res's.
+		out := *res
+		out.ImpliedBy, out.Own = top, res
+		return &out, nil
+	}
 	return res, nil
 }
 

@@ -5,7 +5,9 @@ import (
 	"io"
 	"strings"
 
+	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/internal/textsafe"
+	"github.com/isocheck/isocheck/level"
 )
 
 // ANSI styles for terminals.
@@ -65,7 +67,11 @@ func (r *Report) writeText(w io.Writer, color, full bool) error {
 		r.Anomaly.writeShort(&b, r.Level, r.ImpliedBy, st)
 	}
 	if r.Undecided != "" && r.Anomaly != nil {
-		fmt.Fprintf(&b, "note: %s got no verdict in this run: the history may break it too, and the anomaly named may be one it forbids\n", r.Undecided)
+		fmt.Fprintf(&b, "note: %s got no verdict in this run: the history may break it too", r.Undecided)
+		if l, err := level.Parse(r.Undecided); err == nil && anomaly.Forbids(l, r.Anomaly.Name) {
+			fmt.Fprintf(&b, ", and the anomaly named may be one it forbids")
+		}
+		b.WriteString("\n")
 	}
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -275,3 +275,40 @@ func (v *verifier) all(where, path string) {
 		}
 	}
 }
+
+// TestNamedByWeakestBroken: a history that keeps RC and breaks RA, whose
+// writes PC's rule orders into a write cycle, is explained at PC as RA's
+// fractured read, in the text, the JSON and the page; not as a G0 that
+// RC, which the history keeps, forbids.
+func TestNamedByWeakestBroken(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "h.jsonl")
+	if err := os.WriteFile(path, []byte(`{"session":1,"id":"t0","ops":[["w","x",1],["w","y",1]]}
+{"session":2,"id":"t1","ops":[["w","x",2],["w","y",2]]}
+{"session":3,"id":"t2","ops":[["r","x",1],["r","y",2]]}
+`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, stderr := runCmd("check", "--level", "pc", path)
+	want := "PC: VIOLATED: FracturedRead (G-single)\n  as RA: the history breaks RA, a weaker level, already; what follows is that violation, which breaks PC too\n"
+	if code != exitViolated || !strings.HasPrefix(out, want) || strings.Contains(out, "G0") {
+		t.Errorf("exit %d, text:\n%s%s\nwant it to begin:\n%s", code, out, stderr, want)
+	}
+	_, out, _ = runCmd("explain", "--level", "pc", "--json", path)
+	var rep explained
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if rep.ImpliedBy != "RA" || rep.Anomaly == nil || rep.Anomaly.Name != "FracturedRead" {
+		t.Errorf("JSON: implied by %q, anomaly %+v; want FracturedRead as RA", rep.ImpliedBy, rep.Anomaly)
+	}
+	page := filepath.Join(dir, "h.html")
+	runCmd("check", "--level", "pc", "--html", page, path)
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "FracturedRead</a> · as RA, the weakest level the history breaks") {
+		t.Errorf("the page's table of levels does not say FracturedRead as RA")
+	}
+}
