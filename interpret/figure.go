@@ -380,7 +380,7 @@ func (r *Report) pictureTitle() string {
 		title += " (" + a.Class + ")"
 	}
 	if r.ImpliedBy != "" {
-		title += fmt.Sprintf(", as %s (the history breaks %s already)", r.ImpliedBy, r.ImpliedBy)
+		title += ", as " + r.ImpliedBy
 	}
 	return title
 }

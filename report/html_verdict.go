@@ -22,7 +22,11 @@ const maxBannerLevels = 7
 func bannerOf(p *Page, c *cleaner) banner {
 	if len(p.Anomalies) > 0 {
 		a := p.Anomalies[0]
-		return banner{Class: "violated", Text: heading(c.short(a.Level), c.short(a.Name), c.short(a.Class))}
+		text := heading(c.short(a.Level), c.short(a.Name), c.short(a.Class))
+		if a.ImpliedBy != "" {
+			text += ", as " + c.short(a.ImpliedBy)
+		}
+		return banner{Class: "violated", Text: text}
 	}
 	for i := len(p.Levels) - 1; i >= 0; i-- {
 		if l := p.Levels[i]; l.Verdict == verdict.Violated {

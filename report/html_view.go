@@ -70,6 +70,7 @@ type anomalyView struct {
 	ID, Level, Name, Class string
 	Count                  string
 	ListedAs               string
+	ImpliedBy              string
 	Description, Summary   string
 	Minimal                bool
 	Shown                  string
@@ -253,6 +254,7 @@ func (a *Anomaly) view(i int, c *cleaner, f *figures) anomalyView {
 		Class:       c.short(a.Class),
 		Count:       countText(a.Count, a.More),
 		ListedAs:    c.short(a.ListedAs),
+		ImpliedBy:   c.short(a.ImpliedBy),
 		Description: c.prose(a.Description),
 		Summary:     c.prose(a.Summary),
 		Minimal:     a.Minimal,

@@ -117,6 +117,7 @@ func FromKV(rep *interpret.Report) Anomaly {
 		return out
 	}
 	out.Name = textsafe.Escape(a.Name)
+	out.ImpliedBy = textsafe.Escape(rep.ImpliedBy)
 	out.Class = textsafe.Escape(a.Class)
 	out.Description = textsafe.Escape(a.Description)
 	out.Summary = textsafe.Escape(a.Summary)

@@ -73,6 +73,9 @@ type Anomaly struct {
 	// Name and Class name it (WriteSkew, G2-item); Description says what
 	// it means in general and Summary what happened here.
 	Name, Class, Description, Summary string
+	// ImpliedBy, when set, is the weaker level, the weakest the history
+	// breaks, whose violation this is: it breaks Level too.
+	ImpliedBy string
 	// ListedAs, when set, is the name under which the check's list of
 	// anomalies gave this counterexample, when, cut from the history, it
 	// shows another anomaly (Name) first.
