@@ -70,6 +70,18 @@ func FoundReports(ctx context.Context, h *history.History, res *check.Result, re
 	return out, nil
 }
 
+// ExampleReport returns the report of the example of f, an anomaly of
+// h's list of every anomaly of every level (EveryLevel), at l, the
+// weakest level that forbids it: the minimal report of its transactions,
+// drawn by a cycle of f's name where one shows it.
+func ExampleReport(ctx context.Context, h *history.History, l level.Level, f Found) (*Report, error) {
+	r, err := foundReport(ctx, shrink.NewSubject(h), l, f)
+	if err != nil {
+		return nil, fmt.Errorf("interpret: the example of %s: %w", f.Name, err)
+	}
+	return r, nil
+}
+
 // foundReport returns the minimal report of f's example, a sub-history of
 // subject's history, at l.
 func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f Found) (*Report, error) {

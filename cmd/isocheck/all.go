@@ -8,6 +8,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
@@ -92,11 +93,15 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 	// own counterexample.
 	var found []*interpret.Report
 	var foundNotes []string
+	var extra []interpret.Found // the anomalies of stronger levels drawn
 	if page != nil && weakest >= 0 {
 		found, foundNotes = foundReports(ex, h, all.Results[weakest], reports[weakest].Report)
 		if found == nil {
 			found = []*interpret.Report{reports[weakest].Report}
 		}
+		var more []*interpret.Report
+		more, extra, foundNotes = strongerExamples(ex, h, every, found, foundNotes)
+		found = append(found, more...)
 	}
 	j.stop()
 	if weakest >= 0 && ex.cutShort(reports[weakest].Report) {
@@ -138,6 +143,15 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			levels[i] = reports[i].Report
 		}
 		fillKVPage(page, levels, found, append(notes, foundNotes...))
+		// The sections of the stronger levels' anomalies count them as
+		// the list of every anomaly does.
+		for i, f := range extra {
+			a := &page.Anomalies[len(page.Anomalies)-len(extra)+i]
+			a.Count, a.More, a.ListedAs = f.Count, f.More, ""
+			if a.Name != f.Name {
+				a.ListedAs = textsafe.Escape(f.Name)
+			}
+		}
 		for i := range page.Levels {
 			if by := reports[i].ImpliedBy; by != "" {
 				page.Levels[i].Anomaly, page.Levels[i].Reason = "as "+by, ""
@@ -383,4 +397,46 @@ func writeLevelStats(w io.Writer, reports []levelReport) {
 		s := r.Stats
 		fmt.Fprintf(w, "  %-5s %10.1f %10.1f %10.1f %10.1f %10.1f %12s %10s\n", r.Level, s.ParseMS, s.ConstructMS, s.PruneMS, s.EncodeMS, s.SolveMS, count(int64(s.Constraints)), count(int64(s.ConstraintsRemaining)))
 	}
+}
+
+// strongerExamples returns the reports of the examples of the anomalies
+// of every (the list of every level's) that found, the reports of the
+// weakest broken level's, does not show, each at the weakest level that
+// forbids it, with those anomalies in the same order; and notes, with
+// one more when the run's limits cut the examples short.
+func strongerExamples(ex *explaining, h *history.History, every []interpret.Found, found []*interpret.Report, notes []string) ([]*interpret.Report, []interpret.Found, []string) {
+	shown := map[string]bool{}
+	for _, r := range found {
+		if r != nil && r.Anomaly != nil {
+			shown[r.Anomaly.Name] = true
+		}
+		if r != nil {
+			for _, f := range r.Anomalies {
+				shown[f.Name] = true
+			}
+		}
+	}
+	var out []*interpret.Report
+	var listed []interpret.Found
+	for _, f := range every {
+		if shown[f.Name] || len(f.Example) == 0 {
+			continue
+		}
+		if ex.ctx.Err() != nil {
+			ex.missing("the page shows the anomalies of the stronger levels without their counterexamples")
+			break
+		}
+		r, err := interpret.ExampleReport(ex.ctx, h, anomaly.Weakest(f.Name), f)
+		if err != nil {
+			if progress.Stopped(err) || ex.ctx.Err() != nil {
+				ex.missing("the page shows the anomalies of the stronger levels without their counterexamples")
+				break
+			}
+			notes = append(notes, fmt.Sprintf("the example of %s is listed without its counterexample: %v", f.Name, err))
+			continue
+		}
+		out = append(out, r)
+		listed = append(listed, f)
+	}
+	return out, listed, notes
 }

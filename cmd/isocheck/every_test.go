@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
@@ -115,6 +116,22 @@ func TestEveryLevelOutputs(t *testing.T) {
 			from := "from " + anomaly.Weakest(name).String() + " up"
 			if !strings.HasPrefix(items[i], name) || !strings.Contains(items[i], from) {
 				t.Errorf("the page's item %d is %q, want %s, %s", i, items[i], name, from)
+			}
+		}
+		// Each has its section, drawn at the weakest level that
+		// forbids it, and the list links to it.
+		page, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, name := range want {
+			section := fmt.Sprintf(`<section class="anomaly" id="anomaly-%d" data-name="%s">`, i+1, name)
+			heading := fmt.Sprintf(`<span class="anomaly-level">%v</span> violated: <span class="anomaly-name">%s</span>`, anomaly.Weakest(name), name)
+			link := fmt.Sprintf(`<a href="#anomaly-%d">%s</a>`, i+1, name)
+			for _, s := range []string{section, heading, link} {
+				if !strings.Contains(string(page), s) {
+					t.Errorf("the page lacks %s", s)
+				}
 			}
 		}
 	})
