@@ -14,7 +14,7 @@
 // until no single removal keeps the violation. It keeps, besides, every
 // writer a kept read may have read from (see Subject.Closed), so that
 // the counterexample's violation is the whole history's whichever writer
-// the read read from; Subject.Check says whether the result is minimal
+// the read read from; Subject.Minimality says whether the result is minimal
 // by the rule above, and if not, why. Only then does it drop the
 // operations the violation does not need, which keeps reports short but
 // changes nothing of what minimal means.
