@@ -215,7 +215,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	stream.close(stderr)
 	var elle *interpret.ElleMap
 	if cf.elle {
-		elle = elleEvery(ex, h, res, !cf.noSessionOrder)
+		elle = elleEvery(ex, h, res, rep.Anomalies, !cf.noSessionOrder)
 	}
 	var found []*interpret.Report
 	var foundNotes []string

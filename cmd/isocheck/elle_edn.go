@@ -67,16 +67,17 @@ func writeStoppedEDN(w, stderr io.Writer, reason string) int {
 // elleEvery returns Elle's result map of res, a check of h, with every
 // anomaly the violation shows (interpret.ElleEvery); when the explanation
 // is cut short first, the map of the check's evidence alone, which ex
-// records.
-func elleEvery(ex *explaining, h *history.History, res *check.Result, sessionOrder bool) *interpret.ElleMap {
-	results := []*check.Result{res}
-	if res.Own != nil {
-		// The level's own evidence, and the weaker level's violation,
-		// which rules out the weaker model too.
+// records. A violation that a weaker level's implies (res.Own set) is
+// that level's evidence, with found, the anomalies its own level lists:
+// not the level's own evidence, whose cycle may rest on orders of writes
+// only its rules derive (a G0 at PC in a history RC allows).
+func elleEvery(ex *explaining, h *history.History, res *check.Result, found []interpret.Found, sessionOrder bool) *interpret.ElleMap {
+	if res.Own != nil && found != nil {
 		weaker := *res
 		weaker.Level, weaker.ImpliedBy, weaker.Own = res.ImpliedBy, 0, nil
-		results = []*check.Result{res.Own, &weaker}
+		return interpret.ElleFound(h, []*check.Result{&weaker}, [][]interpret.Found{found}, sessionOrder)
 	}
+	results := []*check.Result{res}
 	m, err := interpret.ElleEvery(ex.ctx, h, results, sessionOrder)
 	if err != nil && ex.ctx.Err() != nil {
 		ex.missing("Elle's result map holds the checker's evidence alone")

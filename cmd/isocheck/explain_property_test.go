@@ -278,8 +278,8 @@ func (v *verifier) all(where, path string) {
 
 // TestNamedByWeakestBroken: a history that keeps RC and breaks RA, whose
 // writes PC's rule orders into a write cycle, is explained at PC as RA's
-// fractured read, in the text, the JSON and the page; not as a G0 that
-// RC, which the history keeps, forbids.
+// fractured read, in the text, the JSON, Elle's map and the page; not as
+// a G0 that RC, which the history keeps, forbids.
 func TestNamedByWeakestBroken(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "h.jsonl")
@@ -301,6 +301,10 @@ func TestNamedByWeakestBroken(t *testing.T) {
 	}
 	if rep.ImpliedBy != "RA" || rep.Anomaly == nil || rep.Anomaly.Name != "FracturedRead" {
 		t.Errorf("JSON: implied by %q, anomaly %+v; want FracturedRead as RA", rep.ImpliedBy, rep.Anomaly)
+	}
+	_, out, _ = runCmd("check", "--level", "pc", "--elle", "--edn", path)
+	if !strings.Contains(out, ":anomaly-types [:G-single]") || !strings.Contains(out, ":not #{:read-atomic}") {
+		t.Errorf("Elle's map, want the fractured read's G-single ruling out read-atomic, not a G0:\n%s", out)
 	}
 	page := filepath.Join(dir, "h.html")
 	runCmd("check", "--level", "pc", "--html", page, path)
