@@ -47,8 +47,12 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 			top = w
 		}
 	}
-	// One stage for all of them; their own stages are not reported.
-	m := progress.Start(ctx, "check weaker levels", int64(len(levels)-1-slices.Index(levels, top)), "levels")
+	// One stage for all of them, if any; their own stages are not
+	// reported.
+	var m *progress.Meter
+	if n := len(levels) - 1 - slices.Index(levels, top); n > 0 {
+		m = progress.Start(ctx, "check weaker levels", int64(n), "levels")
+	}
 	quiet := progress.WithTracker(ctx, nil)
 	var undecided level.Level
 	for i := len(levels) - 1; i >= 0 && levels[i] != top; i-- {
