@@ -95,6 +95,18 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 	return res, nil
 }
 
+// Evidence returns r as the level of its evidence sees it: for a result
+// implied by a weaker level's violation (ImpliedBy), a copy whose Level
+// is that level, without ImpliedBy and Own; else r.
+func (r *Result) Evidence() *Result {
+	if r.ImpliedBy == 0 {
+		return r
+	}
+	ev := *r
+	ev.Level, ev.ImpliedBy, ev.Own = r.ImpliedBy, 0, nil
+	return &ev
+}
+
 // Weakest returns the result that explains res, a violation of h at
 // res.Level, as CheckWith with Options.WeakestBroken returns it: the
 // violation of the weakest level h breaks. A result whose weaker levels

@@ -17,6 +17,15 @@ import (
 	"github.com/isocheck/isocheck/verdict"
 )
 
+// lostUpdateAmongOthers is a lost update among transactions it does not
+// need.
+const lostUpdateAmongOthers = `
+{"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
+{"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
+{"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
+{"session": 3, "id": "D", "ops": [["r", "x", 1], ["w", "x", 3]]}
+{"session": 3, "id": "E", "ops": [["r", "z", 1]]}`
+
 // TestExplanationCutShort: explaining a violation under a context that
 // has ended (cancelled, or past its deadline) returns at once the
 // verdict with the checker's evidence, says the explanation was cut
@@ -24,13 +33,7 @@ import (
 // stops with the context's error. Under a context that runs on, the same
 // violation is shrunk to a minimal counterexample, not cut short.
 func TestExplanationCutShort(t *testing.T) {
-	// A lost update among transactions it does not need.
-	h := historytest.JSONL(t, `
-{"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
-{"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
-{"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
-{"session": 3, "id": "D", "ops": [["r", "x", 1], ["w", "x", 3]]}
-{"session": 3, "id": "E", "ops": [["r", "z", 1]]}`)
+	h := historytest.JSONL(t, lostUpdateAmongOthers)
 	res, err := check.Check(context.Background(), h, level.SI)
 	if err != nil || res.Verdict != verdict.Violated {
 		t.Fatalf("check: %v, %v", res, err)
@@ -121,12 +124,7 @@ func (c countdown) Value(key any) any { c.tick(); return c.Context.Value(key) }
 // the level, and without any one of its transactions the rest does not),
 // and one not cut short is the full explanation.
 func TestExplanationCutAnywhere(t *testing.T) {
-	h := historytest.JSONL(t, `
-{"session": 1, "id": "A", "ops": [["w", "x", 1], ["w", "q", 1]]}
-{"session": 2, "id": "B", "ops": [["r", "q", 1], ["w", "z", 1]]}
-{"session": 1, "id": "C", "ops": [["r", "x", 1], ["r", "z", null], ["w", "x", 2]]}
-{"session": 3, "id": "D", "ops": [["r", "x", 1], ["w", "x", 3]]}
-{"session": 3, "id": "E", "ops": [["r", "z", 1]]}`)
+	h := historytest.JSONL(t, lostUpdateAmongOthers)
 	bg := context.Background()
 	res, err := check.Check(bg, h, level.SI)
 	if err != nil || res.Verdict != verdict.Violated {

@@ -122,7 +122,7 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 		// and the note below speaks of, or when the transactions it
 		// shows violate l on their own (FoundReports then lists them).
 		if c := namedCycle(quiet, res, f.Name); c != nil {
-			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) || violatesAlone(quiet, sub, r.Anomaly.Txns, l) {
+			if r := cycleReport(res, c); len(r.Anomaly.Txns) == len(sub.Txns) || violatesAlone(quiet, sub, r.Anomaly, l) {
 				rep = r
 			}
 		}
@@ -140,12 +140,7 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	if an.Name != f.Name {
 		an.Notes = append(an.Notes, fmt.Sprintf("the history's list of anomalies gives this example for %s; checked on its own, it shows %s", f.Name, an.Name))
 	}
-	shown := make([]int32, len(an.Txns))
-	for i, x := range an.Txns {
-		shown[i] = int32(x.Index)
-	}
-	slices.Sort(shown)
-	m, err := subject.Minimality(quiet, shown, l)
+	m, err := subject.Minimality(quiet, an.indices(), l)
 	if err != nil {
 		return nil, err
 	}
@@ -153,16 +148,10 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 	return rep, nil
 }
 
-// violatesAlone reports whether txns, transactions of h, violate l on
-// their own.
-func violatesAlone(ctx context.Context, h *history.History, txns []TxnInfo, l level.Level) bool {
-	idx := make([]int32, len(txns))
-	for i, x := range txns {
-		idx[i] = int32(x.Index)
-	}
-	slices.Sort(idx)
-	res, err := check.Check(ctx, shrink.NewSubject(h).Sub(shrink.Selection{Txns: idx}), l)
-	return err == nil && res.Verdict == verdict.Violated
+// violatesAlone reports whether the transactions of a, a report on h,
+// violate l on their own.
+func violatesAlone(ctx context.Context, h *history.History, a *Anomaly, l level.Level) bool {
+	return shrink.Violates(ctx, l)(shrink.NewSubject(h).Sub(shrink.Selection{Txns: a.indices()}))
 }
 
 // inHistory places t, a transaction of the sub-history of h cut by sel,

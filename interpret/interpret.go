@@ -226,21 +226,9 @@ func (t *TxnInfo) opsText() string {
 // implied by a weaker level's violation (check.Result.ImpliedBy) is that
 // level's, and the report says so.
 func Explain(res *check.Result) *Report {
-	rep := explain(atEvidence(res))
+	rep := explain(res.Evidence())
 	rep.at(res)
 	return rep
-}
-
-// atEvidence returns res as the level of its evidence sees it: for a
-// result implied by a weaker level's violation, a copy whose Level is
-// that level.
-func atEvidence(res *check.Result) *check.Result {
-	if res.ImpliedBy == 0 {
-		return res
-	}
-	ev := *res
-	ev.Level, ev.ImpliedBy = res.ImpliedBy, 0
-	return &ev
 }
 
 // at makes r, a report of the evidence of res, the report of res's level.
@@ -699,7 +687,7 @@ func weakest(ctx context.Context, res *check.Result) *check.Result {
 // the violation of the weakest one broken, as Explain does res's.
 func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 	res = weakest(ctx, res)
-	rep, err := minimal(ctx, atEvidence(res))
+	rep, err := minimal(ctx, res.Evidence())
 	if rep == nil {
 		return rep, err
 	}
@@ -708,12 +696,7 @@ func Minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// Minimal for the weaker level, whose violation it shows; it is
 		// called minimal only if it is for the level asked for too.
 		h := res.Polygraph.History
-		txns := make([]int32, len(an.Txns))
-		for i, t := range an.Txns {
-			txns[i] = int32(t.Index)
-		}
-		slices.Sort(txns)
-		m, merr := shrink.NewSubject(h).Minimality(progress.WithTracker(ctx, nil), txns, res.Level)
+		m, merr := shrink.NewSubject(h).Minimality(progress.WithTracker(ctx, nil), an.indices(), res.Level)
 		switch {
 		case merr != nil:
 			an.Minimal = false

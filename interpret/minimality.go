@@ -2,6 +2,7 @@ package interpret
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/history"
@@ -11,6 +12,16 @@ import (
 // Shrunk reports whether Txns is a counterexample shrunk from the history
 // (minimal or not) rather than the checker's evidence as found.
 func (a *Anomaly) Shrunk() bool { return a.Minimal || a.NotMinimal != "" }
+
+// indices returns the history indices of a's transactions, ascending.
+func (a *Anomaly) indices() []int32 {
+	out := make([]int32, len(a.Txns))
+	for i, t := range a.Txns {
+		out[i] = int32(t.Index)
+	}
+	slices.Sort(out)
+	return out
+}
 
 // setMinimality records in an, whose Txns are a counterexample cut from
 // h, what m says of them at level l: Minimal, or NotMinimal with the

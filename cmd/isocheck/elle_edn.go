@@ -73,9 +73,7 @@ func writeStoppedEDN(w, stderr io.Writer, reason string) int {
 // only its rules derive (a G0 at PC in a history RC allows).
 func elleEvery(ex *explaining, h *history.History, res *check.Result, found []interpret.Found, sessionOrder bool) *interpret.ElleMap {
 	if res.Own != nil && found != nil {
-		weaker := *res
-		weaker.Level, weaker.ImpliedBy, weaker.Own = res.ImpliedBy, 0, nil
-		return interpret.ElleFound(h, []*check.Result{&weaker}, [][]interpret.Found{found}, sessionOrder)
+		return interpret.ElleFound(h, []*check.Result{res.Evidence()}, [][]interpret.Found{found}, sessionOrder)
 	}
 	results := []*check.Result{res}
 	m, err := interpret.ElleEvery(ex.ctx, h, results, sessionOrder)
