@@ -178,9 +178,9 @@ func checkLevelChoosing(ctx context.Context, r *polygraph.Resolution, l level.Le
 func checkLevel(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
-		return checkCycles(ctx, r, polygraph.Options{Level: l, AllPairs: opts.AllPairs, MaxClockBytes: opts.reachBytes()}, opts)
+		return checkCycles(ctx, r, opts.polygraph(l), opts)
 	case level.PC:
-		return checkPrefix(ctx, r)
+		return checkPrefix(ctx, r, opts)
 	case level.RC, level.RA, level.CC:
 		return checkSaturated(ctx, r, l, opts.saturateLimits())
 	}
@@ -210,6 +210,12 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 	if len(p.Anomalies) > 0 {
 		res.Verdict = verdict.Violated
 		res.Anomalies = p.Anomalies
+		return res, nil
+	}
+	if p.Witnessed {
+		// An order of the writes under which every dependency is acyclic.
+		res.Verdict = verdict.Satisfied
+		res.Picks = p.Picks
 		return res, nil
 	}
 	if p.TooLarge {

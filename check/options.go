@@ -27,6 +27,10 @@ type Options struct {
 	// as PolySI (Huang et al., PVLDB 2023) does, instead of ordering by
 	// reachability first (polygraph.Options.AllPairs).
 	AllPairs bool
+	// NoWitness skips the guess of an order of the writes that would
+	// witness the level without a search (polygraph.Options.NoWitness):
+	// the constraints are built, pruned and solved for every history.
+	NoWitness bool
 	// Engine is the solver's engine (solver.DefaultEngine when empty).
 	Engine solver.Engine
 	// MaxClockBytes bounds the memory of CC's vector clocks (one entry of
@@ -38,7 +42,7 @@ type Options struct {
 	// has no verdict, with the reason.
 	MaxClockBytes int64
 	// MaxReachBytes bounds the memory of the reachability clocks with
-	// which SER, SI and SSER order writes (4 bytes per node and session;
+	// which SER, SI, SSER and PC order writes (4 bytes per node and session;
 	// see polygraph.Options.MaxClockBytes): 0 means 1 GiB, a negative
 	// value no bound. Past it, the level has no verdict, with the reason,
 	// before the clocks are allocated. The command line allows each kind
@@ -70,6 +74,11 @@ func (o Options) reachBytes() int64 {
 		return 1 << 30
 	}
 	return o.MaxReachBytes
+}
+
+// polygraph returns the options of the polygraph of level l that o sets.
+func (o Options) polygraph(l level.Level) polygraph.Options {
+	return polygraph.Options{Level: l, AllPairs: o.AllPairs, NoWitness: o.NoWitness, MaxClockBytes: o.reachBytes()}
 }
 
 // saturateLimits returns the limits of saturate that o sets.

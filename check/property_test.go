@@ -62,6 +62,17 @@ func agreeOnLevel(t *testing.T, seed int, h *history.History, all *check.Report,
 	if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 		t.Fatalf("seed %d, %v: checker says %v, reference says satisfied=%v\n%s", seed, l, res.Verdict, want, histgen.Describe(h))
 	}
+	if l != level.RC && l != level.RA && l != level.CC {
+		// Without the guess of a witnessing order of writes, the search
+		// alone gives the same verdict.
+		searched, err := check.CheckWith(context.Background(), h, l, check.Options{NoWitness: true})
+		if err != nil {
+			t.Fatalf("seed %d, %v, without a guess: %v\n%s", seed, l, err, histgen.Describe(h))
+		}
+		if got := searched.Verdict == verdict.Satisfied; got != want {
+			t.Fatalf("seed %d, %v: without a guess, the checker says %v, reference says satisfied=%v\n%s", seed, l, searched.Verdict, want, histgen.Describe(h))
+		}
+	}
 	if cases {
 		// Case by case, as explanations choose, the same verdict.
 		byCase, err := check.CheckWith(context.Background(), h, l, check.Options{Cases: true})

@@ -55,7 +55,7 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 // The split is the checker's own business: the Result is over the
 // original history (see unsplit), its evidence between the original
 // transactions.
-func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) {
+func checkPrefix(ctx context.Context, r *polygraph.Resolution, opts Options) (*Result, error) {
 	if len(r.Anomalies) > 0 {
 		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: r.Anomalies}
 		return res, nil
@@ -69,7 +69,7 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution) (*Result, error) 
 			sr, err = sr.Choose(ctx, splitPicks(r, sr, origin))
 		}
 		if err == nil {
-			res, err := checkCycles(ctx, sr, polygraph.Options{Level: level.SER}, Options{})
+			res, err := checkCycles(ctx, sr, opts.polygraph(level.SER), opts)
 			if res != nil {
 				unsplit(res, r, origin)
 			}

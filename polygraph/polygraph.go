@@ -109,6 +109,11 @@ type Options struct {
 	// returns an error wrapping progress.ErrResourceLimit that gives the
 	// figures, before allocating them.
 	MaxClockBytes int64
+	// NoWitness skips the guess of a version order that witnesses the
+	// level (see Polygraph.Witnessed), so that the constraints are built
+	// and searched even for a history the guess would settle: for tests
+	// and measurements of the search.
+	NoWitness bool
 	// parts, when positive, orders by reachability (not all pairs) in
 	// that many parts of keys (see orderChainsIn), for tests of the
 	// parallel construction.
@@ -141,6 +146,10 @@ type Polygraph struct {
 	// Picks are the writers chosen for the reads whose value several
 	// transactions wrote (Resolution.Choose), by read operation.
 	Picks []Pick
+	// Witnessed says that a version order was found under which the known
+	// edges stay acyclic (a witness that the level holds): Constraints are
+	// then left empty, since no search is needed.
+	Witnessed bool
 	// TooLarge says the constraints would exceed Options.MaxConstraintEdges:
 	// the polygraph is incomplete and no verdict can be drawn from it.
 	TooLarge bool
@@ -233,6 +242,12 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	// how their chains are ordered, which their choices' edges follow.
 	for i := range keys {
 		keys[i].choice = choiceKeys[keys[i].key]
+	}
+	if len(choices) == 0 && !opts.AllPairs && opts.parts == 0 && !opts.NoWitness {
+		m = progress.Start(ctx, "guess an order of writes", int64(len(keys)), "keys")
+		if ok, err := p.witnessOrder(m, keys); err != nil || ok {
+			return p, err
+		}
 	}
 	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
 	if err := p.orderWrites(m, keys, opts); err != nil || len(choices) == 0 {

@@ -226,14 +226,21 @@ func TestNoVerdictReason(t *testing.T) {
 
 // TestReachabilityClocksPastMaxMemory: a history whose order of writes
 // would need reachability clocks larger than half of --max-memory (here
-// 20,000 blind writes of one key, each in its own session: 40,002 nodes
-// × 20,001 sessions × 4 bytes, 3 GiB) gets no verdict, exit 3, with the
-// figures, before the clocks are allocated; and --stats gives the
-// stages with their peak memory.
+// 20,000 blind writes of one key, each in its own session, two of which
+// then read the first two writes in opposite orders, so that no order of
+// writes is a witness and the search must decide: 40,010 nodes × 20,001
+// sessions × 4 bytes, 3 GiB) gets no verdict, exit 3, with the figures,
+// before the clocks are allocated; and --stats gives the stages with
+// their peak memory.
 func TestReachabilityClocksPastMaxMemory(t *testing.T) {
 	var b strings.Builder
 	for i := range 20000 {
 		fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"w\", \"x\", %d]]}\n", i, i+1)
+	}
+	for s, vs := range [][]int{2: {2, 1}, 3: {1, 2}} {
+		for _, v := range vs {
+			fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"r\", \"x\", %d]]}\n", s, v)
+		}
 	}
 	path := filepath.Join(t.TempDir(), "writers.jsonl")
 	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {

@@ -1,0 +1,302 @@
+package polygraph
+
+import (
+	"slices"
+
+	"github.com/isocheck/isocheck/digraph"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/progress"
+)
+
+// witnessOrder looks for one order of the writes of every key under which
+// the known edges stay acyclic in the level's lowering: a witness that
+// the level holds, found without a constraint. It guesses a commit order
+// (commitOrder: a topological order of the known edges, earliest end time
+// first), orders each key's chains by it and adds only the edges between
+// consecutive chains, linear in the writers and readers of each key. When
+// the lowered graph of the known edges and those stays acyclic, the guess
+// is a witness: every edge of the full order (a chain before each later
+// one, its readers before each later chain's first writer) lies on a
+// path of them, or, for SI's read-write edges, is replaced on any cycle
+// by such a path (docs/design.md, "A witness before the constraints").
+// When the guess closes cycles, repairOrders swaps a pair on each, for a
+// few rounds; it returns false when none is a witness, and then the
+// caller orders the writes pair by pair.
+//
+// A database that kept its level commits in an order its recorded times
+// point to, so a history it got right is usually settled here, without
+// the clocks and constraints whose number grows with the square of the
+// writers of a key that are concurrent (the lost updates PC allows).
+func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, error) {
+	lw := p.Lowering()
+	g := &digraph.Graph{}
+	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
+	if err := m.Err(); err != nil {
+		return false, err
+	}
+	rank := p.commitOrder(g)
+	if rank == nil {
+		return false, nil // a cycle already: pruning reports it
+	}
+	// Each key's chains in the guessed order, the initial chain (when
+	// there is one) first: it precedes every other.
+	orders := make([][]int32, len(keys))
+	work := keyWork{m: m}
+	for ki, kc := range keys {
+		if err := work.done(len(kc.chains)); err != nil {
+			return false, err
+		}
+		cs := kc.chains
+		order := make([]int32, len(cs))
+		for i := range order {
+			order[i] = int32(i)
+		}
+		rest := order[firstMovable(p, cs):]
+		slices.SortFunc(rest, func(a, b int32) int { return int(rank[cs[a].head] - rank[cs[b].head]) })
+		orders[ki] = order
+	}
+	var guessed []Edge
+	swaps := map[[3]int32]bool{}
+	for range witnessRounds {
+		guessed = guessed[:0]
+		for ki, kc := range keys {
+			order := orders[ki]
+			for j := 1; j < len(order); j++ {
+				guessed = before(guessed, kc.key, &kc.chains[order[j-1]], &kc.chains[order[j]])
+			}
+		}
+		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known, guessed), false)
+		if err := m.Err(); err != nil {
+			return false, err
+		}
+		if _, ok := g.TopoOrder(); ok {
+			p.Witnessed = true
+			return true, nil
+		}
+		if !repairOrders(p, lw, g, keys, orders, rank, swaps) {
+			return false, nil
+		}
+		if err := m.Err(); err != nil {
+			return false, err
+		}
+	}
+	return false, nil
+}
+
+// witnessRounds bounds the guesses witnessOrder checks: the first and
+// its repairs. Each costs a pass over the known edges.
+const witnessRounds = 8
+
+// firstMovable is the index of the first chain of cs that a guess may
+// move: 1 when cs begins with the initial chain, else 0.
+func firstMovable(p *Polygraph, cs []chain) int {
+	if len(cs) > 0 && cs[0].head == p.T0 {
+		return 1
+	}
+	return 0
+}
+
+// repairOrders takes a cycle in each strongly connected component of g
+// (the known edges and those of the guessed orders), and on each swaps,
+// in its key's guessed order, the two consecutive chains whose edges it
+// follows that were guessed on the least evidence: whose first writers
+// are closest in the commit order guessed. Of two transactions that
+// overlapped in time, the one that ended first need not have committed
+// first, and the cycle its reads close says so. A pair is swapped once
+// at most, so that the rounds do not undo each other. It reports
+// whether it swapped any.
+func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool) bool {
+	comp, sizes := g.SCC()
+	// The steps of one cycle per component, each with its cycle's index.
+	steps := map[digraph.Edge]int{}
+	seen := map[int32]bool{}
+	search := digraph.NewSearcher(g)
+	cycles := 0
+	for u := range int32(g.N) {
+		c := comp[u]
+		if sizes[c] < 2 || seen[c] {
+			continue
+		}
+		seen[c] = true
+		cycle := search.CycleThrough(u, func(v int32) bool { return comp[v] == c })
+		for i, v := range cycle {
+			steps[digraph.Edge{From: v, To: cycle[(i+1)%len(cycle)]}] = cycles
+		}
+		cycles++
+	}
+	// For each cycle, the guessed pair on it of the smallest gap.
+	type pair struct{ key, at, gap int32 }
+	best := make([]pair, cycles)
+	for i := range best {
+		best[i].key = -1
+	}
+	var buf []digraph.Edge
+	on := func(e Edge) int {
+		buf = lw.Lower(e, buf[:0])
+		for _, le := range buf {
+			if ci, ok := steps[le]; ok {
+				return ci
+			}
+		}
+		return -1
+	}
+	for ki, kc := range keys {
+		cs, order := kc.chains, orders[ki]
+		for j := firstMovable(p, cs) + 1; j < len(order); j++ {
+			a, b := &cs[order[j-1]], &cs[order[j]]
+			ci := on(Edge{a.tail, b.head, WW, kc.key})
+			for _, r := range a.readers {
+				if ci >= 0 {
+					break
+				}
+				ci = on(Edge{r, b.head, RW, kc.key})
+			}
+			if ci < 0 || swaps[[3]int32{int32(ki), min(order[j-1], order[j]), max(order[j-1], order[j])}] {
+				continue // not on a cycle, or swapped once already
+			}
+			gap := rank[b.head] - rank[a.head]
+			if best[ci].key < 0 || gap < best[ci].gap {
+				best[ci] = pair{int32(ki), int32(j), gap}
+			}
+		}
+	}
+	swapped := false
+	for _, b := range best {
+		if b.key < 0 {
+			continue
+		}
+		order := orders[b.key]
+		swaps[[3]int32{b.key, min(order[b.at-1], order[b.at]), max(order[b.at-1], order[b.at])}] = true
+		order[b.at-1], order[b.at] = order[b.at], order[b.at-1]
+		swapped = true
+	}
+	return swapped
+}
+
+// commitOrder returns the rank of each node of g in a topological order
+// that takes, of the nodes whose predecessors are all placed, the one
+// that ended first: by its transaction's recorded end, or for a node
+// without one the latest end among its predecessors, then by its start
+// (of two transactions that end at one tick, the one that started
+// first more likely committed first), then by its depth
+// (the longest path to it), so that without recorded times the sessions
+// interleave rather than follow one another. It returns nil when g has a
+// cycle.
+func (p *Polygraph) commitOrder(g *digraph.Graph) []int32 {
+	n := int32(len(p.History.Txns))
+	// times returns the recorded end and start of node u (minTime for
+	// none): a time node's time for both.
+	times := func(u int32) (end, start int64) {
+		if u >= int32(p.NumNodes) {
+			u -= int32(p.NumNodes) // SI's second copy of a node
+		}
+		if u < n {
+			t := &p.History.Txns[u]
+			end, start = t.End, t.Start
+			if end == history.NoTime {
+				end = minTime
+			}
+			if start == history.NoTime {
+				start = minTime
+			}
+			return end, start
+		}
+		if t, ok := p.TimeOf(u); ok {
+			return t, t
+		}
+		return minTime, minTime
+	}
+	end := func(u int32) int64 { e, _ := times(u); return e }
+	key := make([]int64, g.N)
+	start := make([]int64, g.N)
+	depth := make([]int32, g.N)
+	indeg := make([]int32, g.N)
+	h := nodeHeap{key: key, start: start, depth: depth}
+	for u := range int32(g.N) {
+		key[u], start[u] = times(u)
+		if indeg[u] = g.InStart[u+1] - g.InStart[u]; indeg[u] == 0 {
+			h.push(u)
+		}
+	}
+	rank := make([]int32, g.N)
+	placed := int32(0)
+	for len(h.nodes) > 0 {
+		u := h.pop()
+		rank[u] = placed
+		placed++
+		for _, v := range g.Succ(u) {
+			depth[v] = max(depth[v], depth[u]+1)
+			if end(v) == minTime {
+				key[v] = max(key[v], key[u])
+			}
+			if indeg[v]--; indeg[v] == 0 {
+				h.push(v)
+			}
+		}
+	}
+	if int(placed) != g.N {
+		return nil
+	}
+	return rank
+}
+
+// minTime stands for no recorded time: before every time.
+const minTime = -1 << 63
+
+// nodeHeap is a binary min-heap of nodes by (key, start, depth, node). It is
+// written out rather than taken from container/heap, whose calls through
+// an interface cost a third of commitOrder's time on ten million nodes.
+type nodeHeap struct {
+	nodes []int32
+	key   []int64
+	start []int64
+	depth []int32
+}
+
+func (h *nodeHeap) less(a, b int32) bool {
+	if h.key[a] != h.key[b] {
+		return h.key[a] < h.key[b]
+	}
+	if h.start[a] != h.start[b] {
+		return h.start[a] < h.start[b]
+	}
+	if h.depth[a] != h.depth[b] {
+		return h.depth[a] < h.depth[b]
+	}
+	return a < b
+}
+
+func (h *nodeHeap) push(u int32) {
+	h.nodes = append(h.nodes, u)
+	i := len(h.nodes) - 1
+	for i > 0 {
+		parent := (i - 1) / 2
+		if !h.less(h.nodes[i], h.nodes[parent]) {
+			break
+		}
+		h.nodes[i], h.nodes[parent] = h.nodes[parent], h.nodes[i]
+		i = parent
+	}
+}
+
+func (h *nodeHeap) pop() int32 {
+	top := h.nodes[0]
+	last := len(h.nodes) - 1
+	h.nodes[0] = h.nodes[last]
+	h.nodes = h.nodes[:last]
+	for i := 0; ; {
+		small, l, r := i, 2*i+1, 2*i+2
+		if l < last && h.less(h.nodes[l], h.nodes[small]) {
+			small = l
+		}
+		if r < last && h.less(h.nodes[r], h.nodes[small]) {
+			small = r
+		}
+		if small == i {
+			break
+		}
+		h.nodes[i], h.nodes[small] = h.nodes[small], h.nodes[i]
+		i = small
+	}
+	return top
+}
