@@ -76,6 +76,10 @@ type Result struct {
 	// evidence the check of Level found, from which the anomalies Level
 	// forbids beyond the weaker level's are listed.
 	Own *Result
+	// KeptBy, when set, is the stronger level whose being kept implies
+	// this one, which CheckAll found no verdict for on its own: the
+	// Outcome is Satisfied, its Reason what stopped the level's own check.
+	KeptBy level.Level
 	// NotChecked says that CheckAll stopped before it began this level.
 	NotChecked bool
 	// Polygraph is the polygraph checked (its nodes only, for RC, RA and

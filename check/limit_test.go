@@ -57,12 +57,13 @@ func lostUpdate() *history.History {
 }
 
 // TestCheckAllPastCCClockLimit: when CC's clocks would pass their limit,
-// CC has no verdict, says why in terms of sessions and memory, and every
-// other level still gets its verdict.
+// CC's own check has no verdict, says why in terms of sessions and
+// memory, and every other level still gets its verdict; PC, kept, keeps
+// CC too, which the report says rather than leave CC undecided.
 func TestCheckAllPastCCClockLimit(t *testing.T) {
 	want := map[level.Level]verdict.Verdict{
 		level.SSER: verdict.Violated, level.SER: verdict.Violated, level.SI: verdict.Violated,
-		level.PC: verdict.Satisfied, level.CC: verdict.Unknown, level.RA: verdict.Satisfied, level.RC: verdict.Satisfied,
+		level.PC: verdict.Satisfied, level.CC: verdict.Satisfied, level.RA: verdict.Satisfied, level.RC: verdict.Satisfied,
 	}
 	// One 4-byte entry: no clock of two sessions fits.
 	rep, err := check.CheckAllWith(context.Background(), lostUpdate(), check.Options{MaxClockBytes: 4})
@@ -75,8 +76,11 @@ func TestCheckAllPastCCClockLimit(t *testing.T) {
 		}
 	}
 	cc := rep.Results[slices.Index(level.All(), level.CC)]
-	if !strings.Contains(cc.Reason, "vector clocks") || !strings.Contains(cc.Reason, "2 sessions") || cc.Stopped || cc.NotChecked {
-		t.Errorf("CC: reason %q, stopped %v, not checked %v; want the clocks' limit, not a stop", cc.Reason, cc.Stopped, cc.NotChecked)
+	if !strings.Contains(cc.Reason, "vector clocks") || !strings.Contains(cc.Reason, "2 sessions") || cc.Stopped || cc.NotChecked || cc.KeptBy != level.PC {
+		t.Errorf("CC: reason %q, stopped %v, not checked %v, kept by %v; want the clocks' limit, not a stop, kept by PC", cc.Reason, cc.Stopped, cc.NotChecked, cc.KeptBy)
+	}
+	if len(rep.Undecided) != 0 {
+		t.Errorf("undecided %v, want none", rep.Undecided)
 	}
 	if rep.Strongest != level.PC || rep.Weakest != level.SI {
 		t.Errorf("strongest kept %v, weakest broken %v; want PC, SI", rep.Strongest, rep.Weakest)

@@ -62,8 +62,17 @@ func (c *Clocks) ResetMeter(m *progress.Meter, g *Graph, order []int32, chains [
 		}
 	}
 	k := c.chains
-	for i := range c.clock {
-		c.clock[i] = noReach
+	// Billions of entries take seconds to fill: check m between blocks.
+	for at := 0; at < len(c.clock); at += fillBlock {
+		if m != nil && at > 0 {
+			if err := m.Err(); err != nil {
+				return err
+			}
+		}
+		block := c.clock[at:min(at+fillBlock, len(c.clock))]
+		for i := range block {
+			block[i] = noReach
+		}
 	}
 	// Check m about every progress.Every row updates.
 	work := 0
@@ -91,6 +100,10 @@ func (c *Clocks) ResetMeter(m *progress.Meter, g *Graph, order []int32, chains [
 	}
 	return nil
 }
+
+// fillBlock is the number of entries ResetMeter fills between two looks
+// at its Meter.
+const fillBlock = 1 << 22
 
 // Fork returns clocks that share c's (read-only) entries, with scratch of
 // their own: each goroutine that queries c at once needs its own fork.

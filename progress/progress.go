@@ -51,6 +51,56 @@ type Tracker struct {
 	mu     sync.Mutex
 	cur    *Meter
 	stages []Span
+	parts  []*part // open parts (see Part), innermost last
+}
+
+// part is a part of a run that a resource limit may end alone.
+type part struct {
+	cancel  context.CancelCauseFunc
+	limited bool
+}
+
+// Part begins a part of a run, such as the check of one level among
+// several, that a resource limit may end alone (see Tracker.Limit): the
+// returned context ends with the limit's cause, and the run goes on with
+// the next part. Call end once the part is done. Without a Tracker in
+// ctx, the part is a plain child context.
+func Part(ctx context.Context) (context.Context, func()) {
+	c, cancel := context.WithCancelCause(ctx)
+	t := TrackerOf(ctx)
+	if t == nil {
+		return c, func() { cancel(nil) }
+	}
+	p := &part{cancel: cancel}
+	t.mu.Lock()
+	t.parts = append(t.parts, p)
+	t.mu.Unlock()
+	return c, func() {
+		t.mu.Lock()
+		if i := len(t.parts) - 1; i >= 0 && t.parts[i] == p {
+			t.parts = t.parts[:i]
+		}
+		t.mu.Unlock()
+		cancel(nil)
+	}
+}
+
+// Limit ends the innermost open part of the run (see Part) with cause,
+// which should wrap ErrResourceLimit, and reports whether there was one:
+// when not, the caller ends the whole run. A part ended already is not
+// ended again, nor an outer one in its place, while it winds down.
+func (t *Tracker) Limit(cause error) bool {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	n := len(t.parts)
+	if n == 0 {
+		return false
+	}
+	if p := t.parts[n-1]; !p.limited {
+		p.limited = true
+		p.cancel(cause)
+	}
+	return true
 }
 
 // Span is one stage of a run: its name, and when it began and ended

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/anomaly"
@@ -25,6 +26,9 @@ type levelReport struct {
 	*interpret.Report
 	// ImpliedBy names the weaker level whose violation implies this one's.
 	ImpliedBy string `json:"implied_by,omitempty"`
+	// KeptBy names the stronger level, kept, that keeps this one, which
+	// got no verdict of its own.
+	KeptBy string `json:"kept_by,omitempty"`
 	Stats     stats  `json:"stats"`
 }
 
@@ -76,6 +80,9 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		reports[i] = levelReport{Report: rep, Stats: newStats(res, parseTime, elapsed)}
 		if res.ImpliedBy != 0 {
 			reports[i].ImpliedBy = res.ImpliedBy.String()
+		}
+		if res.KeptBy != 0 {
+			reports[i].KeptBy = res.KeptBy.String()
 		}
 		switch res.Verdict {
 		case verdict.Violated:
@@ -136,6 +143,10 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		}
 		return l.String()
 	}
+	var undecided []string
+	for _, l := range all.Undecided {
+		undecided = append(undecided, l.String())
+	}
 	notes := inputNotes(info, len(h.Txns))
 	if page != nil {
 		levels := make([]*interpret.Report, len(reports))
@@ -176,10 +187,11 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			Levels     []levelReport      `json:"levels"`
 			Strongest  string             `json:"strongest_kept"`
 			Weakest    string             `json:"weakest_broken"`
+			Undecided  []string           `json:"undecided,omitempty"`
 			Anomalies  []interpret.Found  `json:"anomalies,omitempty"`
 			InputNotes []string           `json:"input_notes,omitempty"`
 			Elle       *interpret.ElleMap `json:"elle,omitempty"`
-		}{reports, name(all.Strongest), name(all.Weakest), every, notes, elle})
+		}{reports, name(all.Strongest), name(all.Weakest), undecided, every, notes, elle})
 	}
 	if len(h.Txns) == 0 {
 		fmt.Fprintln(stdout, "0 transactions (an empty history)")
@@ -197,6 +209,8 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		switch {
 		case res.ImpliedBy != 0:
 			detail = "as " + res.ImpliedBy.String()
+		case res.KeptBy != 0:
+			detail = "as " + res.KeptBy.String() + " is kept (its own check: " + res.Reason + ")"
 		case reports[i].Anomaly != nil:
 			detail = reports[i].Anomaly.Name
 			if cf.elle && reports[i].Anomaly.ElleType != "" {
@@ -211,7 +225,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 			fmt.Fprintf(stdout, "%-5s %-10s %s\n", res.Level, res.Verdict, textsafe.Escape(detail))
 		}
 	}
-	fmt.Fprintf(stdout, "strongest level kept: %s; weakest level broken: %s\n", name(all.Strongest), name(all.Weakest))
+	fmt.Fprintln(stdout, summaryLine(all))
 	for _, n := range notes {
 		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
 	}
@@ -439,4 +453,29 @@ func strongerExamples(ex *explaining, h *history.History, every []interpret.Foun
 		listed = append(listed, f)
 	}
 	return out, listed, notes
+}
+
+// summaryLine is the last line of the table of --level all: the strongest
+// level kept and the weakest broken, and the levels without a verdict,
+// so that it never claims less than is known nor more: "none found" when
+// no level was found broken but some were not decided.
+func summaryLine(all *check.Report) string {
+	kept, broken := "none", "none"
+	if all.Strongest != 0 {
+		kept = all.Strongest.String()
+	}
+	if all.Weakest != 0 {
+		broken = all.Weakest.String()
+	}
+	if len(all.Undecided) == 0 {
+		return fmt.Sprintf("strongest level kept: %s; weakest level broken: %s", kept, broken)
+	}
+	var names []string
+	for _, l := range all.Undecided {
+		names = append(names, l.String())
+	}
+	if all.Weakest == 0 {
+		broken = "none found"
+	}
+	return fmt.Sprintf("strongest level kept: %s; weakest level broken: %s; not decided: %s", kept, broken, strings.Join(names, ", "))
 }

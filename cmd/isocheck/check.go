@@ -91,6 +91,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	if explain {
 		cf.addPictureFlags(fs)
 	}
+	addExplainTimeFlag(fs, cf.input.limits)
 	fs.StringVar(&cf.htmlFile, "html", "", htmlUsage)
 	fs.StringVar(&cf.anomaliesFile, "anomalies", "", fmt.Sprintf("write every anomaly found to FILE as JSON Lines, one line each as the check found it (not shrunk), at most %d of each name and level (schema in docs/json.md)", interpret.MaxCount))
 	pos, help, err := parse(fs, args)

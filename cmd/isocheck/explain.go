@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/interpret"
@@ -63,6 +64,8 @@ type explaining struct {
 	ctx context.Context
 	// left lists what the end of ctx left out of the explanation.
 	left []string
+	// cancel, when set, ends ctx's own share of the time.
+	cancel context.CancelFunc
 }
 
 // explainContext, when set (by tests), makes the context the explanation
@@ -73,16 +76,59 @@ var explainContext func(context.Context) context.Context
 // explaining begins the stage "explain" of j when there is a violation
 // to explain (begin); without one, a stop keeps naming the stage of the
 // check it stopped.
+//
+// The explanation has its own share of time (--explain-time): by default
+// half the time the run took to its verdict, and at least minExplainTime,
+// so that explaining costs at most half again the check (a hostile
+// history can make the anomalies of the stronger levels far costlier to
+// find than the verdict). Past it, as past --timeout, the verdict stands
+// and the report says what is missing.
 func (j *job) explaining(begin bool) *explaining {
 	ctx := j.ctx
+	ex := &explaining{j: j}
 	if begin {
 		progress.Start(ctx, "explain", 0, "")
 		if explainContext != nil {
 			ctx = explainContext(ctx)
 		}
+		if share := j.explainShare(); share > 0 {
+			var cancel context.CancelFunc
+			ctx, cancel = context.WithTimeoutCause(ctx, share, &explainTimeError{share: share, auto: !j.limits.explainTime.set})
+			ex.cancel = cancel
+		}
 	}
-	return &explaining{j: j, ctx: progress.WithTracker(ctx, nil)}
+	ex.ctx = progress.WithTracker(ctx, nil)
+	return ex
 }
+
+// explainShare is the time the explanation may take (0: no limit of its
+// own), from --explain-time.
+func (j *job) explainShare() time.Duration {
+	if j.limits == nil {
+		return 0
+	}
+	if e := j.limits.explainTime; e.set {
+		return e.d
+	}
+	return max(minExplainTime, j.tracker.Snapshot().Elapsed/2)
+}
+
+// explainTimeError is the cause of an explanation's context that its own
+// share of the time (--explain-time) ended.
+type explainTimeError struct {
+	share time.Duration
+	auto  bool
+}
+
+func (e *explainTimeError) Error() string {
+	if e.auto {
+		return fmt.Sprintf("the explanation's share of the time, %v (half the time to the verdict, at least %v), ran out; give it longer with --explain-time 1m, or --explain-time 0 for no limit", e.share.Round(time.Millisecond), minExplainTime)
+	}
+	return fmt.Sprintf("--explain-time %v ran out; give it longer, or --explain-time 0 for no limit", e.share)
+}
+
+// Unwrap returns context.DeadlineExceeded.
+func (e *explainTimeError) Unwrap() error { return context.DeadlineExceeded }
 
 // missing records that the end of the context left what out.
 func (ex *explaining) missing(what string) { ex.left = append(ex.left, what) }
@@ -118,7 +164,10 @@ func (ex *explaining) cutShort(rep *interpret.Report) bool {
 func (ex *explaining) note() string {
 	at := "explanation cut short"
 	cause := context.Cause(ex.ctx)
+	var own *explainTimeError
 	switch {
+	case errors.As(cause, &own):
+		return fmt.Sprintf("%s at --explain-time: %s (%v)", at, strings.Join(ex.left, "; "), own)
 	case errors.Is(cause, progress.ErrResourceLimit):
 		at += " at --max-memory"
 	case errors.Is(cause, context.DeadlineExceeded):

@@ -35,7 +35,7 @@ func runGenerate(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&repeat.Fraction, "repeat", 0, "share of the reads, within [0, 1], on keys whose written values repeat (each value written by up to --repeat-writers transactions); 0 keeps values unique")
 	fs.IntVar(&repeat.Writers, "repeat-writers", 4, "with --repeat: how many transactions write each value of a key, at most (at least 2)")
 	maxMemory := byteSize(defaultMaxMemory())
-	fs.Var(&maxMemory, "max-memory", "refuse sizes that would need more memory than this: a size with its unit, such as 4GiB (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
+	fs.Var(&maxMemory, "max-memory", "refuse sizes that would need more memory than this: a size with its unit, such as 4GiB (default: GOMEMLIMIT if set, else 80% of the memory free as the run starts, or of what its cgroup leaves)")
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)

@@ -28,13 +28,53 @@ type limits struct {
 	progress  bool
 	// cpuProfile and memProfile are files for pprof profiles of the run.
 	cpuProfile, memProfile string
+	// explainTime bounds the explanation of a violation (see
+	// job.explaining); zero means automatic.
+	explainTime explainTimeValue
+}
+
+// explainTimeValue is an --explain-time: "auto" (the zero value), a
+// duration with its unit, or 0 for no limit but the run's own.
+type explainTimeValue struct {
+	set bool
+	d   time.Duration
+}
+
+func (e *explainTimeValue) String() string {
+	if !e.set {
+		return "auto"
+	}
+	t := timeoutValue(e.d)
+	return t.String()
+}
+
+func (e *explainTimeValue) Set(s string) error {
+	if s == "auto" {
+		*e = explainTimeValue{}
+		return nil
+	}
+	var t timeoutValue
+	if err := t.Set(s); err != nil {
+		return err
+	}
+	*e = explainTimeValue{set: true, d: time.Duration(t)}
+	return nil
+}
+
+// minExplainTime is the least time the explanation of a violation gets
+// by default, however quick the check (see job.explaining).
+const minExplainTime = 2 * time.Second
+
+// addExplainTimeFlag defines --explain-time on fs.
+func addExplainTimeFlag(fs *flag.FlagSet, l *limits) {
+	fs.Var(&l.explainTime, "explain-time", fmt.Sprintf("the longest the explanation of a violation (the minimal counterexample, every anomaly's example) may take once the verdict is in: a `duration` with its unit; 0 for no limit but --timeout; auto (the default) is half the time taken so far, and at least %v. Past it the verdict stands, with the evidence at hand, and the report says what is missing", minExplainTime))
 }
 
 // addLimitFlags defines --timeout, --max-memory and --progress on fs.
 func addLimitFlags(fs *flag.FlagSet) *limits {
 	l := &limits{maxMemory: byteSize(defaultMaxMemory())}
 	fs.Var(&l.timeout, "timeout", "give up after this long, parsing included (exit 3): a duration with its unit, such as 90s, 10m or 2h; 0 (the default) means no limit")
-	fs.Var(&l.maxMemory, "max-memory", "give up (exit 3, resource limit) once the process's resident memory, as the operating system counts it, passes this: a size with its unit, such as 4GiB or 500MB (KB, MB, GB, TB count powers of 1000; KiB, MiB, GiB, TiB powers of 1024); 0 for no limit (default: GOMEMLIMIT if set, else 80% of the machine's memory)")
+	fs.Var(&l.maxMemory, "max-memory", "give up (exit 3, resource limit) once the process's resident memory, as the operating system counts it, passes this: a size with its unit, such as 4GiB or 500MB (KB, MB, GB, TB count powers of 1000; KiB, MiB, GiB, TiB powers of 1024); 0 for no limit (default: GOMEMLIMIT if set, else 80% of the memory free as the run starts, or of what its cgroup leaves)")
 	fs.BoolVar(&l.progress, "progress", false, "show the stage and its progress on stderr even when stderr is not a terminal (runs over 2 s only)")
 	fs.StringVar(&l.cpuProfile, "cpuprofile", "", "write a CPU profile of the run to FILE (read it with go tool pprof)")
 	fs.StringVar(&l.memProfile, "memprofile", "", "write a heap profile, taken as the run ends, to FILE")
@@ -159,17 +199,35 @@ func formatBytes(n int64) string {
 	return fmt.Sprintf("%dB", n)
 }
 
-// defaultMaxMemory is GOMEMLIMIT when the environment sets it, or 80% of
-// the machine's memory, so that a run on a history it cannot check stops
-// with a message before the machine starts to swap or kill processes.
+// defaultMaxMemory is GOMEMLIMIT when the environment sets it, or else
+// 80% of the memory the process could take as it starts: of the
+// machine's memory, or of what is available (free, or held by caches
+// the kernel can drop) beside what the process holds already, or of what
+// its cgroup leaves, whichever is least. So a run on a history it cannot
+// check stops with a message before the machine starts to swap or kill
+// processes, even where other processes hold most of the memory.
+// (watchMemory also stops a run when the memory left runs low while it
+// runs.)
 func defaultMaxMemory() int64 {
 	if os.Getenv("GOMEMLIMIT") != "" {
 		if l := debug.SetMemoryLimit(-1); l != math.MaxInt64 {
 			return l
 		}
 	}
-	return totalMemory() / 10 * 8
+	room := totalMemory()
+	if avail := availableMemory(); avail >= 0 {
+		if own := residentMemory() + avail; room <= 0 || own < room {
+			room = own
+		}
+	}
+	return room / 10 * 8
 }
+
+// lowMemory is how little memory left to the system (availableMemory)
+// makes watchMemory stop a run that holds more than that itself: past it
+// the kernel's out-of-memory killer is near, and it picks the largest
+// process.
+const lowMemory = 256 << 20
 
 // job is one bounded run: its context ends at the deadline, or with a
 // cause wrapping progress.ErrResourceLimit once memory passes the limit;
@@ -240,7 +298,7 @@ func (l *limits) start(stderr io.Writer) *job {
 	if l.maxMemory > 0 {
 		c, cancel := context.WithCancelCause(ctx)
 		ctx = c
-		stopWatch := watchMemory(l.maxMemory, cancel)
+		stopWatch := watchMemory(l.maxMemory, tr, cancel)
 		cancels = append(cancels, stopWatch, func() { cancel(nil) })
 	}
 	if l.progress || isTerminal(stderr) {
@@ -317,21 +375,34 @@ func runtimeMemory() int64 {
 
 // watchMemory makes the garbage collector work to keep the process under
 // 90% of limit (a soft limit: it collects more often as memory nears it)
-// and, when the process's resident memory passes limit all the same,
-// cancels the run with a cause wrapping progress.ErrResourceLimit. It
+// and, when the process's resident memory passes limit all the same, or
+// the system has less than lowMemory left, cancels the run with a cause
+// wrapping progress.ErrResourceLimit: the innermost open part of it (see
+// progress.Part) when there is one, the whole run otherwise. It
 // checks at once, then every 20 ms. It returns a function that stops it.
 //
 // The limit watches the resident memory, what the operating system and
 // its out-of-memory killer see, and the message gives the figure the
 // decision was made on.
-func watchMemory(limit byteSize, cancel context.CancelCauseFunc) (stop func()) {
+func watchMemory(limit byteSize, tr *progress.Tracker, cancel context.CancelCauseFunc) (stop func()) {
 	old := debug.SetMemoryLimit(int64(limit) / 10 * 9)
 	over := func() bool {
 		used := residentMemory()
-		if used <= int64(limit) {
+		var cause error
+		switch avail := availableMemory(); {
+		case used > int64(limit):
+			cause = fmt.Errorf("%w: resident memory %s went past --max-memory %s", progress.ErrResourceLimit, formatBytes(used), limit.String())
+		case avail >= 0 && avail < lowMemory && used > lowMemory:
+			cause = fmt.Errorf("%w: the system has only %s of memory left (resident memory %s, under --max-memory %s): other processes hold the rest", progress.ErrResourceLimit, formatBytes(avail), formatBytes(used), limit.String())
+		default:
 			return false
 		}
-		cancel(fmt.Errorf("%w: resident memory %s went past --max-memory %s", progress.ErrResourceLimit, formatBytes(used), limit.String()))
+		// A part of the run that may end alone (one level of several)
+		// ends, and the watch goes on for the next; else the run ends.
+		if tr != nil && tr.Limit(cause) {
+			return false
+		}
+		cancel(cause)
 		return true
 	}
 	if over() {

@@ -14,3 +14,6 @@ func peakResidentMemory() int64 { return runtimeMemory() }
 
 // totalMemory is 0: unknown, so that --max-memory has no default.
 func totalMemory() int64 { return 0 }
+
+// availableMemory is -1: unknown.
+func availableMemory() int64 { return -1 }

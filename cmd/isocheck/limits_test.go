@@ -275,3 +275,62 @@ func TestStatsStagesOnce(t *testing.T) {
 		}
 	}
 }
+
+// TestAllLevelsShareTheTime: with --level all, a level that cannot
+// answer in its share of --timeout (half the time left) gives no verdict
+// and the stronger levels are still checked, each saying so; the summary
+// names every level not decided rather than claim that none is broken.
+// The history: 5,000 blind writes of x, each in its own session (tens of
+// millions of constraints for PC and up), and a long fork on y and z
+// (PC broken, CC kept).
+func TestAllLevelsShareTheTime(t *testing.T) {
+	var b strings.Builder
+	const n = 5000
+	for i := range n {
+		fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"w\", \"x\", %d]]}\n", i, i+1)
+	}
+	fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"w\", \"y\", 1]]}\n", n)
+	fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"w\", \"z\", 1]]}\n", n+1)
+	fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"r\", \"y\", 1], [\"r\", \"z\", null]]}\n", n+2)
+	fmt.Fprintf(&b, "{\"session\": %d, \"ops\": [[\"r\", \"z\", 1], [\"r\", \"y\", null]]}\n", n+3)
+	path := filepath.Join(t.TempDir(), "fork.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errs := runCmd("check", "--level", "all", "--timeout", "4s", path)
+	if code != exitNoVerdict {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitNoVerdict, out, errs)
+	}
+	for _, want := range []string{
+		"PC    no verdict timed out: its share of the time",
+		"CC    satisfied",
+		"strongest level kept: CC; weakest level broken: none found; not decided: PC, SI, SER, SSER\n",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "not checked") {
+		t.Errorf("a level was left unchecked:\n%s", out)
+	}
+}
+
+// TestExplainTime: past --explain-time the verdict stands, with the
+// checker's evidence, and the report says what the explanation left out
+// and how to give it longer; --explain-time 0 gives the whole
+// explanation.
+func TestExplainTime(t *testing.T) {
+	for _, c := range []struct {
+		flag string
+		cut  bool
+	}{{"1ns", true}, {"0", false}} {
+		code, out, errs := runCmd("explain", "--level", "ser", "--explain-time", c.flag, "../../examples/write-skew.jsonl")
+		if code != exitViolated || !strings.Contains(out, "SER: VIOLATED: WriteSkew") {
+			t.Fatalf("--explain-time %s: exit %d, want %d with the verdict\n%s%s", c.flag, code, exitViolated, out, errs)
+		}
+		note := strings.Contains(out, "explanation cut short at --explain-time") && strings.Contains(out, "--explain-time 0 for no limit")
+		if note != c.cut || strings.Contains(out, "without any one of them") == c.cut {
+			t.Errorf("--explain-time %s: cut short %v, want %v:\n%s", c.flag, note, c.cut, out)
+		}
+	}
+}
