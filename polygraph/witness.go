@@ -2,6 +2,7 @@ package polygraph
 
 import (
 	"iter"
+	"math"
 	"slices"
 
 	"github.com/isocheck/isocheck/digraph"
@@ -31,7 +32,17 @@ import (
 func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, error) {
 	lw := p.Lowering()
 	g := &digraph.Graph{}
-	g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
+	// The commit order is guessed from the edges that order commits: all
+	// of them, in the lowered graph, but at SI only the dependencies (SO,
+	// WR, WW), in the plain one: a read-write edge orders a transaction's
+	// snapshot, not its commit, and through SI's doubled nodes it would
+	// hold a transaction's dependents back behind every late reader of
+	// what it overwrote.
+	if lw.doubled {
+		g.ResetChunks(p.NumNodes, dependencyChunks(p.Known), false)
+	} else {
+		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
+	}
 	if err := m.Err(); err != nil {
 		return false, err
 	}
@@ -57,6 +68,7 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 		orders[ki] = order
 	}
 	swaps := map[[3]int32]bool{}
+	lastCyclic := math.MaxInt
 	for range witnessRounds {
 		g.ResetChunks(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders), false)
 		if err := m.Err(); err != nil {
@@ -66,14 +78,40 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 			p.Witnessed = true
 			return true, nil
 		}
-		if !repairOrders(p, lw, g, keys, orders, rank, swaps) {
+		cyclic, swapped := repairOrders(p, lw, g, keys, orders, rank, swaps)
+		if !swapped || cyclic >= lastCyclic {
+			// Nothing to swap, or the repairs no longer shrink the
+			// cycles: the search decides.
 			return false, nil
 		}
+		lastCyclic = cyclic
 		if err := m.Err(); err != nil {
 			return false, err
 		}
 	}
 	return false, nil
+}
+
+// dependencyChunks hands the known edges but the read-write ones to
+// digraph.Graph.ResetChunks, unlowered.
+func dependencyChunks(known []Edge) iter.Seq[[]digraph.Edge] {
+	return func(yield func([]digraph.Edge) bool) {
+		buf := make([]digraph.Edge, 0, loweringChunk)
+		for _, e := range known {
+			if e.Kind == RW {
+				continue
+			}
+			if buf = append(buf, digraph.Edge{From: e.From, To: e.To}); len(buf) == loweringChunk {
+				if !yield(buf) {
+					return
+				}
+				buf = buf[:0]
+			}
+		}
+		if len(buf) > 0 {
+			yield(buf)
+		}
+	}
 }
 
 // guessedChunks is lw.Chunks of the known edges and of the edges of the
@@ -130,9 +168,14 @@ func firstMovable(p *Polygraph, cs []chain) int {
 // overlapped in time, the one that ended first need not have committed
 // first, and the cycle its reads close says so. A pair is swapped once
 // at most, so that the rounds do not undo each other. It reports
-// whether it swapped any.
-func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool) bool {
+// whether it swapped any, and how many nodes lie on cycles.
+func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool) (cyclic int, swapped bool) {
 	comp, sizes := g.SCC()
+	for _, n := range sizes {
+		if n > 1 {
+			cyclic += int(n)
+		}
+	}
 	// The steps of one cycle per component, each with its cycle's index.
 	steps := map[digraph.Edge]int{}
 	seen := map[int32]bool{}
@@ -186,7 +229,6 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 			}
 		}
 	}
-	swapped := false
 	for _, b := range best {
 		if b.key < 0 {
 			continue
@@ -196,7 +238,7 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 		order[b.at-1], order[b.at] = order[b.at], order[b.at-1]
 		swapped = true
 	}
-	return swapped
+	return cyclic, swapped
 }
 
 // commitOrder returns the rank of each node of g in a topological order
