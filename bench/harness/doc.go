@@ -38,6 +38,8 @@
 //   - scale: time and peak memory of each stage from 100k to 10M
 //     transactions of long soak tests' shape (uniform over as many keys
 //     as transactions), at SI, SER and CC, beside the peers' figures;
+//     and violating histories of 200k and 1M transactions from a store
+//     that loses updates (si-no-fcw), at every level and --level all;
 //   - mini: histories of mini-transactions against general ones of the same
 //     size, at SER, SI and SSER, in the manner of Figure 9 of Wei et al.
 //     (ICDE 2025);
