@@ -55,7 +55,8 @@ type Options struct {
 	// the solver. It is how RC, RA and CC always choose.
 	Cases bool
 	// WeakestBroken, on a violation, checks the levels weaker than the
-	// one asked for, from the weakest up, and returns the violation of
+	// one asked for, from the strongest down to the first one kept, and
+	// returns the violation of
 	// the weakest broken one (with ImpliedBy set; the Result's Level is
 	// the level asked for): the history breaks that level already, and
 	// its evidence is what a report explains, named by the rule that

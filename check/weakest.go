@@ -19,22 +19,27 @@ const walkMinBudget = 3 * time.Second
 
 // weakestBroken returns the result that explains res, a violation of
 // res.Level found on r: the violation of the weakest level r breaks. It
-// checks the levels weaker than res.Level from the weakest up and, at the
-// first one broken, returns that level's result as res.Level's, with
-// ImpliedBy set: the history breaks the weaker level already, and a report
-// names the anomaly by the rule that broke there, one that every level it
-// keeps allows.
+// checks the levels weaker than res.Level from the strongest down: a
+// level kept implies every weaker one kept, so the walk ends at the first
+// level kept, which for most violations is the first checked (a write
+// skew breaks SER and keeps SI); a level broken becomes the candidate,
+// and the walk goes on below it. It returns the weakest broken level's
+// result as res.Level's, with ImpliedBy set: the history breaks the
+// weaker level already, and a report names the anomaly by the rule that
+// broke there, one that every level it keeps allows.
 //
-// A weaker level without a verdict is passed over (CC's clocks, say) and
-// named in Undecided, unless a stronger one is found kept, which implies
-// it; when ctx ends, the walk stops there.
+// A weaker level without a verdict (CC's clocks, say) is passed over and
+// named in Undecided, unless a level below it is found broken, which
+// implies it broken too; when ctx or the walk's budget ends, the walk
+// stops there, and the first level left unchecked is Undecided.
 func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, opts Options) (*Result, error) {
 	res.WeakerChecked = true
 	// The weaker levels are checked within a budget: twice the time of
 	// the check they explain, and at least three seconds. Most are cheaper
 	// than it (RC, RA and CC take one pass), but choosing the writers of
 	// repeated values can take any level long; past the budget, the
-	// level is Undecided and the violation is explained at res.Level.
+	// level is Undecided and the violation is explained at the weakest
+	// level found broken.
 	ctx, cancel := context.WithTimeout(ctx, max(walkMinBudget, 2*res.Stats.total()))
 	defer cancel()
 	levels := level.All()
@@ -54,8 +59,9 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 		m = progress.Start(ctx, "check weaker levels", int64(n), "levels")
 	}
 	quiet := progress.WithTracker(ctx, nil)
+	best, bestLevel := res, top
 	var undecided level.Level
-	for i := len(levels) - 1; i >= 0 && levels[i] != top; i-- {
+	for i := slices.Index(levels, top) + 1; i < len(levels); i++ {
 		l := levels[i]
 		if ctx.Err() != nil {
 			undecided = l
@@ -66,33 +72,32 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 		if err != nil {
 			return nil, fmt.Errorf("checking the weaker level %v: %w", l, err)
 		}
-		switch {
-		case weaker.Verdict == verdict.Violated:
-			out := *weaker
-			out.Level, out.ImpliedBy, out.WeakerChecked = res.Level, l, true
-			out.Undecided = undecided
-			out.Stats = res.Stats
-			out.Own = res
-			return &out, nil
-		case weaker.Verdict == verdict.Satisfied:
-			// A level kept implies every weaker one kept.
-			undecided = 0
-		case undecided == 0:
-			undecided = l
+		if weaker.Verdict == verdict.Satisfied {
+			break // and every weaker level is kept too
 		}
+		if weaker.Verdict == verdict.Violated {
+			// Every level above it is broken too, the undecided ones
+			// among them included.
+			best, bestLevel, undecided = weaker, l, 0
+			continue
+		}
+		undecided = l
 		if weaker.Stopped {
 			break
 		}
 	}
-	res.Undecided = undecided
-	if top != res.Level {
-		// The anomaly's own level is the weakest broken, or one below
-		// it was undecided: its evidence is res's.
-		out := *res
-		out.ImpliedBy, out.Own = top, res
-		return &out, nil
+	if bestLevel == res.Level {
+		res.Undecided = undecided
+		return res, nil
 	}
-	return res, nil
+	out := *best
+	out.Level, out.ImpliedBy, out.WeakerChecked = res.Level, bestLevel, true
+	out.Undecided = undecided
+	// When best is res, the anomaly's own level (top) is the weakest
+	// broken: the evidence is res's.
+	out.Stats = res.Stats
+	out.Own = res
+	return &out, nil
 }
 
 // Evidence returns r as the level of its evidence sees it: for a result
