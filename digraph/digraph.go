@@ -144,6 +144,37 @@ func (g *Graph) ResetChunks(n int, chunks iter.Seq[[]Edge], ids bool) {
 	wg.Wait()
 }
 
+// ResetChunksOut is ResetChunks without the lists of predecessors, for
+// searches that follow edges forward only (TopoOrder, SCC, CycleThrough,
+// clocks): In is nil, and Pred must not be called, but InStart is set, so
+// that each node's in-degree is known. It goes through chunks twice
+// rather than four times, and saves a list as long as the edges.
+func (g *Graph) ResetChunksOut(n int, chunks iter.Seq[[]Edge]) {
+	g.N = n
+	g.OutStart = zeroed(g.OutStart, n+1)
+	g.InStart = zeroed(g.InStart, n+1)
+	g.In, g.OutID = nil, nil
+	start, in, m := g.OutStart, g.InStart, 0
+	for c := range chunks {
+		for _, e := range c {
+			start[e.From+1]++
+			in[e.To+1]++
+		}
+		m += len(c)
+	}
+	prefixSums(start)
+	prefixSums(in)
+	g.Out = resize(g.Out, m)
+	out := g.Out
+	at := slices.Clone(start[:n]) // the next free place of each list
+	for c := range chunks {
+		for _, e := range c {
+			out[at[e.From]] = e.To
+			at[e.From]++
+		}
+	}
+}
+
 // prefixSums turns counts into running totals, in place.
 func prefixSums(s []int32) {
 	for i := 1; i < len(s); i++ {

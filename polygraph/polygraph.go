@@ -469,7 +469,17 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 	}
 	readHead := make([]int32, nodes)
 	var readNext []int32
-	var out []keyChains
+	// At most one entry a key with two writers or more (the initial
+	// transaction's chain besides): room for all at once, as growing a
+	// list of millions of entries, each with a slice, copies it again and
+	// again under the garbage collector's write barriers.
+	keysOrdered := 0
+	for k := 0; k < numKeys; k++ {
+		if writerStart[k+1]-writerStart[k] > 0 {
+			keysOrdered++
+		}
+	}
+	out := make([]keyChains, 0, keysOrdered)
 	var chains []chain
 	var readers []int32
 	var chainArena arena[chain]

@@ -39,9 +39,9 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 	// hold a transaction's dependents back behind every late reader of
 	// what it overwrote.
 	if lw.doubled {
-		g.ResetChunks(p.NumNodes, dependencyChunks(p.Known), false)
+		g.ResetChunksOut(p.NumNodes, dependencyChunks(p.Known))
 	} else {
-		g.ResetChunks(lw.Nodes(), lw.Chunks(p.Known), false)
+		g.ResetChunksOut(lw.Nodes(), lw.Chunks(p.Known))
 	}
 	if err := m.Err(); err != nil {
 		return false, err
@@ -70,7 +70,7 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 	swaps := map[[3]int32]bool{}
 	lastCyclic := math.MaxInt
 	for range witnessRounds {
-		g.ResetChunks(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders), false)
+		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders))
 		if err := m.Err(); err != nil {
 			return false, err
 		}
