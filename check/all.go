@@ -113,7 +113,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		case verdict.Unknown:
 			switch {
 			case limited:
-				res.Reason = levelStopReason(res.Reason, timedOut, share)
+				res.Reason = levelStopReason(res.Reason, res.Stage, timedOut, share)
 				res.Stopped = false // a limit of its own: the run went on
 			case res.Stopped:
 				stopped = res
@@ -160,14 +160,18 @@ func levelPart(ctx context.Context, last bool) (context.Context, time.Duration, 
 }
 
 // levelStopReason is the reason of a level whose part of the run ended
-// alone, saying that the run went on: its share of the time ran out
-// (timedOut), or a resource limit ended it (reason).
-func levelStopReason(reason string, timedOut bool, share time.Duration) string {
+// alone, in stage, saying that the run went on: its share of the time
+// ran out (timedOut), or a resource limit ended it (reason).
+func levelStopReason(reason, stage string, timedOut bool, share time.Duration) string {
+	where := ""
+	if stage != "" {
+		where = " in stage " + stage
+	}
 	if timedOut {
-		return fmt.Sprintf("timed out: its share of the time, %v (half of what was left), ran out; the stronger levels were checked in the rest", share.Round(time.Millisecond))
+		return fmt.Sprintf("timed out%s: its share of the time, %v (half of what was left), ran out; the stronger levels were checked in the rest", where, share.Round(time.Millisecond))
 	}
 	if reason == "" {
 		reason = "stopped"
 	}
-	return reason + " (this level only: the others were checked)"
+	return reason + where + " (this level only: the others were checked)"
 }
