@@ -29,7 +29,7 @@ type levelReport struct {
 	// KeptBy names the stronger level, kept, that keeps this one, which
 	// got no verdict of its own.
 	KeptBy string `json:"kept_by,omitempty"`
-	Stats     stats  `json:"stats"`
+	Stats  stats  `json:"stats"`
 }
 
 // runAll checks every level, from SSER down to RC, and reports the
