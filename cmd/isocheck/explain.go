@@ -64,8 +64,6 @@ type explaining struct {
 	ctx context.Context
 	// left lists what the end of ctx left out of the explanation.
 	left []string
-	// cancel, when set, ends ctx's own share of the time.
-	cancel context.CancelFunc
 }
 
 // explainContext, when set (by tests), makes the context the explanation
@@ -94,7 +92,9 @@ func (j *job) explaining(begin bool) *explaining {
 		if share := j.explainShare(); share > 0 {
 			var cancel context.CancelFunc
 			ctx, cancel = context.WithTimeoutCause(ctx, share, &explainTimeError{share: share, auto: !j.limits.explainTime.set})
-			ex.cancel = cancel
+			j.mu.Lock()
+			j.onStop = append(j.onStop, cancel)
+			j.mu.Unlock()
 		}
 	}
 	ex.ctx = progress.WithTracker(ctx, nil)

@@ -248,6 +248,8 @@ type job struct {
 	// peaks holds, for each stage, the peak resident memory of the run
 	// when it began: the peak through the stage before.
 	peaks []int64
+	// onStop are called as the job stops, after its own cancels.
+	onStop []func()
 }
 
 // stageBegins records the peak memory of the run as a stage begins.
@@ -315,6 +317,11 @@ func (l *limits) start(stderr io.Writer) *job {
 			j.stopped, j.stopCalled = context.Cause(ctx), true
 			for i := len(cancels) - 1; i >= 0; i-- {
 				cancels[i]()
+			}
+			j.mu.Lock()
+			defer j.mu.Unlock()
+			for _, f := range j.onStop {
+				f()
 			}
 		})
 	}
