@@ -335,3 +335,24 @@ func TestExplainTime(t *testing.T) {
 		}
 	}
 }
+
+// TestDefaultMaxMemoryCountsWhatIsFree: on Linux the default --max-memory
+// is at most 80% of what the process could take (the memory available
+// beside what it holds, or what its cgroup leaves), not of the machine's
+// memory, which other processes may hold.
+func TestDefaultMaxMemoryCountsWhatIsFree(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the system's free memory is read on Linux only")
+	}
+	t.Setenv("GOMEMLIMIT", "")
+	avail, total := availableMemory(), totalMemory()
+	if avail <= 0 || total <= 0 || avail > total {
+		t.Fatalf("available %d, total %d: want 0 < available <= total", avail, total)
+	}
+	def := defaultMaxMemory()
+	// What is available moves between two readings: allow 10% of it.
+	room := residentMemory() + availableMemory()
+	if def <= 0 || def > total/10*8 || float64(def) > 0.8*float64(room)+0.1*float64(avail) {
+		t.Errorf("default %d, with %d available and %d held (total %d): want at most 80%% of what the process could take", def, avail, residentMemory(), total)
+	}
+}
