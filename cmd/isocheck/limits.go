@@ -393,13 +393,21 @@ func runtimeMemory() int64 {
 // decision was made on.
 func watchMemory(limit byteSize, tr *progress.Tracker, cancel context.CancelCauseFunc) (stop func()) {
 	old := debug.SetMemoryLimit(int64(limit) / 10 * 9)
+	ticks := 0
 	over := func() bool {
 		used := residentMemory()
+		// What the system has left is read every tenth tick (200 ms):
+		// it takes reading three files.
+		avail := int64(-1)
+		if ticks%10 == 0 && used > lowMemory {
+			avail = availableMemory()
+		}
+		ticks++
 		var cause error
-		switch avail := availableMemory(); {
+		switch {
 		case used > int64(limit):
 			cause = fmt.Errorf("%w: resident memory %s went past --max-memory %s", progress.ErrResourceLimit, formatBytes(used), limit.String())
-		case avail >= 0 && avail < lowMemory && used > lowMemory:
+		case avail >= 0 && avail < lowMemory:
 			cause = fmt.Errorf("%w: the system has only %s of memory left (resident memory %s, under --max-memory %s): other processes hold the rest", progress.ErrResourceLimit, formatBytes(avail), formatBytes(used), limit.String())
 		default:
 			return false
