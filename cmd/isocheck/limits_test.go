@@ -301,11 +301,13 @@ func TestAllLevelsShareTheTime(t *testing.T) {
 	if code != exitNoVerdict {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitNoVerdict, out, errs)
 	}
+	// CC (5,000 sessions of clocks) is quick, but may pass its own share
+	// on a loaded machine or under the race detector: it is not asserted.
 	for _, want := range []string{
 		"PC    no verdict timed out in stage ",
 		": its share of the time, ",
-		"CC    satisfied",
-		"strongest level kept: CC; weakest level broken: none found; not decided: PC, SI, SER, SSER\n",
+		"weakest level broken: none found; not decided: ",
+		"PC, SI, SER, SSER\n",
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("no %q in\n%s", want, out)
