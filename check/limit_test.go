@@ -96,3 +96,32 @@ func TestCheckAllPastCCClockLimit(t *testing.T) {
 		}
 	}
 }
+
+// TestViolationBesideManyWriters: a long fork (PC broken) beside 5,000
+// concurrent blind writes of one key, which would take 12.5 million
+// constraints to order: the check finds the fork with the writes of its
+// own keys alone ordered, and names it.
+func TestViolationBesideManyWriters(t *testing.T) {
+	b := history.NewBuilder(history.Null)
+	x, y, z := b.Key("x"), b.Key("y"), b.Key("z")
+	none := func(s string) history.Txn {
+		return history.Txn{Session: b.Session(s), Start: history.NoTime, End: history.NoTime}
+	}
+	for i := range 5000 {
+		b.AddTxn(none("w"+strconv.Itoa(i)), []history.Op{{Kind: history.Write, Key: x, Value: history.Value(i + 1)}})
+	}
+	b.AddTxn(none("wy"), []history.Op{{Kind: history.Write, Key: y, Value: 1}})
+	b.AddTxn(none("wz"), []history.Op{{Kind: history.Write, Key: z, Value: 1}})
+	b.AddTxn(none("r1"), []history.Op{{Kind: history.Read, Key: y, Value: 1}, {Kind: history.Read, Key: z, Value: history.Null}})
+	b.AddTxn(none("r2"), []history.Op{{Kind: history.Read, Key: z, Value: 1}, {Kind: history.Read, Key: y, Value: history.Null}})
+	h := b.History()
+	for _, l := range []level.Level{level.PC, level.SI, level.SER} {
+		res, err := check.Check(context.Background(), h, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != verdict.Violated || len(res.Cycle) == 0 || res.Stats.Constraints > 10 {
+			t.Errorf("%v: %v (%s), cycle %v, %d constraints; want the fork's cycle from a few", l, res.Verdict, res.Reason, res.Cycle, res.Stats.Constraints)
+		}
+	}
+}

@@ -79,7 +79,7 @@ func (o Options) reachBytes() int64 {
 
 // polygraph returns the options of the polygraph of level l that o sets.
 func (o Options) polygraph(l level.Level) polygraph.Options {
-	return polygraph.Options{Level: l, AllPairs: o.AllPairs, NoWitness: o.NoWitness, MaxClockBytes: o.reachBytes()}
+	return polygraph.Options{Level: l, AllPairs: o.AllPairs, NoWitness: o.NoWitness, NoRelax: o.NoWitness, MaxClockBytes: o.reachBytes()}
 }
 
 // saturateLimits returns the limits of saturate that o sets.

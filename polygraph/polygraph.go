@@ -109,6 +109,10 @@ type Options struct {
 	// returns an error wrapping progress.ErrResourceLimit that gives the
 	// figures, before allocating them.
 	MaxClockBytes int64
+	// NoRelax, when the guess of a witness fails, orders the writes of
+	// every key rather than only those its cycles ran through (see
+	// Polygraph.Relaxed).
+	NoRelax bool
 	// NoWitness skips the guess of a version order that witnesses the
 	// level (see Polygraph.Witnessed), so that the constraints are built
 	// and searched even for a history the guess would settle: for tests
@@ -150,6 +154,15 @@ type Polygraph struct {
 	// edges stay acyclic (a witness that the level holds): Constraints are
 	// then left empty, since no search is needed.
 	Witnessed bool
+	// Relaxed says that the writes of only some keys were ordered (those
+	// the cycles of a failed guess of a witness ran through): the others'
+	// orders add no edge. A relaxation has fewer edges in every choice, so
+	// a violation of it is one of the history, with true evidence; that it
+	// is satisfied proves nothing, and the caller checks again without it
+	// (Options.NoRelax). Where one key's writers are many and concurrent
+	// (the lost updates PC allows) and the violation lies elsewhere, it
+	// spares their constraints, which grow with the square of them.
+	Relaxed bool
 	// TooLarge says the constraints would exceed Options.MaxConstraintEdges:
 	// the polygraph is incomplete and no verdict can be drawn from it.
 	TooLarge bool
@@ -245,8 +258,22 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 	}
 	if len(choices) == 0 && !opts.AllPairs && opts.parts == 0 && !opts.NoWitness {
 		m = progress.Start(ctx, "guess an order of writes", int64(len(keys)), "keys")
-		if ok, err := p.witnessOrder(m, keys); err != nil || ok {
+		suspects, ok, err := p.witnessOrder(m, keys)
+		if err != nil || ok {
 			return p, err
+		}
+		if !opts.NoRelax && suspects != nil {
+			// Order only the writes of the keys the guess's cycles ran
+			// through: a relaxation (see Relaxed).
+			kept := keys[:0:0]
+			for i, kc := range keys {
+				if suspects[i] {
+					kept = append(kept, kc)
+				}
+			}
+			if len(kept) < len(keys) {
+				keys, p.Relaxed = kept, true
+			}
 		}
 	}
 	m = progress.Start(ctx, "order writes", int64(len(keys)), "keys")
@@ -263,6 +290,9 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 // (orderChainsIn) unless every pair is cheaper or opts ask for all
 // pairs.
 func (p *Polygraph) orderWrites(m *progress.Meter, keys []keyChains, opts Options) error {
+	if err := m.Err(); err != nil {
+		return err
+	}
 	nodes := p.Lowering().Nodes()
 	entries := digraph.ClockEntries(nodes, len(p.Chains))
 	if !opts.AllPairs && (opts.parts > 0 || !fewPairs(keys, max(int64(len(p.Known)), entries))) {

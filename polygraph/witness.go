@@ -29,7 +29,7 @@ import (
 // point to, so a history it got right is usually settled here, without
 // the clocks and constraints whose number grows with the square of the
 // writers of a key that are concurrent (the lost updates PC allows).
-func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, error) {
+func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects []bool, ok bool, err error) {
 	lw := p.Lowering()
 	g := &digraph.Graph{}
 	// The commit order is guessed from the edges that order commits: all
@@ -44,11 +44,13 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 		g.ResetChunksOut(lw.Nodes(), lw.Chunks(p.Known))
 	}
 	if err := m.Err(); err != nil {
-		return false, err
+		return nil, false, err
 	}
 	rank := p.commitOrder(g)
 	if rank == nil {
-		return false, nil // a cycle already: pruning reports it
+		// A cycle of known edges already, which pruning reports: no
+		// key's order is needed to show it.
+		return make([]bool, len(keys)), false, nil
 	}
 	// Each key's chains in the guessed order, the initial chain (when
 	// there is one) first: it precedes every other.
@@ -61,7 +63,7 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 	work := keyWork{m: m}
 	for ki, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		cs := kc.chains
 		order := flat[:len(cs):len(cs)]
@@ -75,34 +77,35 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (bool, err
 	}
 	swaps := map[[3]int32]bool{}
 	lastCyclic := math.MaxInt
+	suspects = make([]bool, len(keys))
 	for round := range witnessRounds {
 		if round == 0 && !lw.doubled && forward(lw, keys, orders, rank) {
 			// Every guessed edge goes forward in the guessed commit
 			// order, a topological order of the known edges: acyclic,
 			// without a graph to build.
 			p.Witnessed = true
-			return true, nil
+			return nil, true, nil
 		}
 		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders))
 		if err := m.Err(); err != nil {
-			return false, err
+			return nil, false, err
 		}
 		if _, ok := g.TopoOrder(); ok {
 			p.Witnessed = true
-			return true, nil
+			return nil, true, nil
 		}
-		cyclic, swapped := repairOrders(p, lw, g, keys, orders, rank, swaps)
+		cyclic, swapped := repairOrders(p, lw, g, keys, orders, rank, swaps, suspects)
 		if !swapped || cyclic >= lastCyclic {
 			// Nothing to swap, or the repairs no longer shrink the
 			// cycles: the search decides.
-			return false, nil
+			return suspects, false, nil
 		}
 		lastCyclic = cyclic
 		if err := m.Err(); err != nil {
-			return false, err
+			return nil, false, err
 		}
 	}
-	return false, nil
+	return suspects, false, nil
 }
 
 // dependencyChunks hands the known edges but the read-write ones to
@@ -203,9 +206,20 @@ func firstMovable(p *Polygraph, cs []chain) int {
 // overlapped in time, the one that ended first need not have committed
 // first, and the cycle its reads close says so. A pair is swapped once
 // at most, so that the rounds do not undo each other. It reports
-// whether it swapped any, and how many nodes lie on cycles.
-func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool) (cyclic int, swapped bool) {
+// whether it swapped any, and how many nodes lie on cycles. It marks in
+// suspects the keys with an edge of their guessed order inside a
+// component, and only those: the keys the cycles may run through.
+func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool, suspects []bool) (cyclic int, swapped bool) {
 	comp, sizes := g.SCC()
+	inCycle := func(e Edge) bool {
+		var buf [2]digraph.Edge
+		for _, le := range lw.Lower(e, buf[:0]) {
+			if c := comp[le.From]; c == comp[le.To] && sizes[c] > 1 {
+				return true
+			}
+		}
+		return false
+	}
 	for _, n := range sizes {
 		if n > 1 {
 			cyclic += int(n)
@@ -246,6 +260,17 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 	}
 	for ki, kc := range keys {
 		cs, order := kc.chains, orders[ki]
+		suspects[ki] = false
+		for j := 1; j < len(order) && !suspects[ki]; j++ {
+			a, b := &cs[order[j-1]], &cs[order[j]]
+			suspects[ki] = inCycle(Edge{a.tail, b.head, WW, kc.key})
+			for _, r := range a.readers {
+				if suspects[ki] {
+					break
+				}
+				suspects[ki] = inCycle(Edge{r, b.head, RW, kc.key})
+			}
+		}
 		for j := firstMovable(p, cs) + 1; j < len(order); j++ {
 			a, b := &cs[order[j-1]], &cs[order[j]]
 			ci := on(Edge{a.tail, b.head, WW, kc.key})

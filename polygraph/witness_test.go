@@ -83,3 +83,50 @@ func TestWitnessRepaired(t *testing.T) {
 		t.Errorf("2 then 1, and 1 then 2: witnessed %v, %d constraints; want the constraint", p.Witnessed, len(p.Constraints))
 	}
 }
+
+// TestRelaxedOrdersOnlyTheSuspects: when no guess is a witness, only the
+// keys the guess's cycles ran through are ordered. Here 2,000 concurrent
+// blind writes of x (two million pairs) lie on no cycle; a long fork on
+// y and z does, and its two keys alone are ordered.
+func TestRelaxedOrdersOnlyTheSuspects(t *testing.T) {
+	h := forkBesideWriters(2000)
+	for _, relax := range []bool{true, false} {
+		p, err := Build(context.Background(), h, Options{Level: level.SER, NoRelax: !relax})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Witnessed || p.Relaxed != relax {
+			t.Fatalf("relax %v: witnessed %v, relaxed %v", relax, p.Witnessed, p.Relaxed)
+		}
+		keys := map[history.Key]bool{}
+		for _, c := range p.Constraints {
+			keys[c.Key] = true
+		}
+		x := history.Key(0)
+		if relax && keys[x] {
+			t.Errorf("relaxed: %d constraints, on keys %v; want none on x", len(p.Constraints), keys)
+		}
+		if !relax && (!keys[x] || len(p.Constraints) < 1000) {
+			t.Errorf("not relaxed: %d constraints, on keys %v; want thousands on x", len(p.Constraints), keys)
+		}
+	}
+}
+
+// forkBesideWriters is n sessions of one blind write of x each, beside a
+// long fork: two writers of y and z and two readers that saw them in
+// opposite orders (PC broken, CC kept).
+func forkBesideWriters(n int) *history.History {
+	b := history.NewBuilder(history.Null)
+	x, y, z := b.Key("x"), b.Key("y"), b.Key("z")
+	none := func(s string) history.Txn {
+		return history.Txn{Session: b.Session(s), Start: history.NoTime, End: history.NoTime}
+	}
+	for i := range n {
+		b.AddTxn(none(fmt.Sprint("w", i)), []history.Op{{Kind: history.Write, Key: x, Value: history.Value(i + 1)}})
+	}
+	b.AddTxn(none("wy"), []history.Op{{Kind: history.Write, Key: y, Value: 1}})
+	b.AddTxn(none("wz"), []history.Op{{Kind: history.Write, Key: z, Value: 1}})
+	b.AddTxn(none("r1"), []history.Op{{Kind: history.Read, Key: y, Value: 1}, {Kind: history.Read, Key: z, Value: history.Null}})
+	b.AddTxn(none("r2"), []history.Op{{Kind: history.Read, Key: z, Value: 1}, {Kind: history.Read, Key: y, Value: history.Null}})
+	return b.History()
+}
