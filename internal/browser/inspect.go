@@ -76,9 +76,20 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 	if err != nil {
 		return nil, fmt.Errorf("inspecting %s: making a browser profile: %w", path, err)
 	}
+	// The browser makes its singleton socket and, with
+	// disable-dev-shm-usage, its shared memory files under TMPDIR
+	// (org.chromium.Chromium.*), which a browser killed leaves behind:
+	// a directory of their own, removed with the profile. Not inside the
+	// profile, whose path may be too long for a socket's.
+	scratch, err := os.MkdirTemp("", "isocheck-chromium-tmp-")
+	if err != nil {
+		os.RemoveAll(profile)
+		return nil, fmt.Errorf("inspecting %s: making a browser temporary directory: %w", path, err)
+	}
 	defer func() {
 		killProcessesUsing("--user-data-dir=" + profile)
 		os.RemoveAll(profile)
+		os.RemoveAll(scratch)
 	}()
 
 	allocCtx, cancelAlloc := chromedp.NewExecAllocator(ctx,
@@ -98,6 +109,7 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 		chromedp.Flag("mute-audio", true),
 		chromedp.WindowSize(opts.Width, opts.Height),
 		chromedp.UserDataDir(profile),
+		chromedp.Env("TMPDIR="+scratch),
 	)
 	// Cancelling the allocator kills the browser and waits for it.
 	defer cancelAlloc()
