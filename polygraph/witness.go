@@ -130,6 +130,28 @@ func dependencyChunks(known []Edge) iter.Seq[[]digraph.Edge] {
 	}
 }
 
+// guessedPair is a pair of consecutive chains of a key's guessed order:
+// the key's index in keys, and the position of the second chain.
+type guessedPair struct{ key, at int }
+
+// guessedEdges yields each pair of consecutive chains of each key's
+// guessed order with the edges of putting the first before the second
+// (see before), valid until the next.
+func guessedEdges(keys []keyChains, orders [][]int32) iter.Seq2[guessedPair, []Edge] {
+	return func(yield func(guessedPair, []Edge) bool) {
+		var edges []Edge
+		for ki, kc := range keys {
+			order := orders[ki]
+			for j := 1; j < len(order); j++ {
+				edges = before(edges[:0], kc.key, &kc.chains[order[j-1]], &kc.chains[order[j]])
+				if !yield(guessedPair{ki, j}, edges) {
+					return
+				}
+			}
+		}
+	}
+}
+
 // guessedChunks is lw.Chunks of the known edges and of the edges of the
 // guessed orders: each key's consecutive chains, the first before the
 // second. The guessed edges are made as the graph takes them, never held
@@ -141,19 +163,14 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders [][]int32
 				return
 			}
 		}
-		var edges []Edge
 		buf := make([]digraph.Edge, 0, loweringChunk+2)
-		for ki, kc := range keys {
-			order := orders[ki]
-			for j := 1; j < len(order); j++ {
-				edges = before(edges[:0], kc.key, &kc.chains[order[j-1]], &kc.chains[order[j]])
-				for _, e := range edges {
-					if buf = lw.Lower(e, buf); len(buf) >= loweringChunk {
-						if !yield(buf) {
-							return
-						}
-						buf = buf[:0]
+		for _, edges := range guessedEdges(keys, orders) {
+			for _, e := range edges {
+				if buf = lw.Lower(e, buf); len(buf) >= loweringChunk {
+					if !yield(buf) {
+						return
 					}
+					buf = buf[:0]
 				}
 			}
 		}
@@ -166,18 +183,12 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders [][]int32
 // forward reports whether every lowered edge of the guessed orders goes
 // forward in rank, where rank orders the nodes of the lowered graph.
 func forward(lw Lowering, keys []keyChains, orders [][]int32, rank []int32) bool {
-	var edges []Edge
-	var buf []digraph.Edge
-	for ki, kc := range keys {
-		order := orders[ki]
-		for j := 1; j < len(order); j++ {
-			edges = before(edges[:0], kc.key, &kc.chains[order[j-1]], &kc.chains[order[j]])
-			for _, e := range edges {
-				buf = lw.Lower(e, buf[:0])
-				for _, le := range buf {
-					if rank[le.From] >= rank[le.To] {
-						return false
-					}
+	var buf [2]digraph.Edge // an edge lowers to two at most
+	for _, edges := range guessedEdges(keys, orders) {
+		for _, e := range edges {
+			for _, le := range lw.Lower(e, buf[:0]) {
+				if rank[le.From] >= rank[le.To] {
+					return false
 				}
 			}
 		}
@@ -258,35 +269,23 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 		}
 		return -1
 	}
-	for ki, kc := range keys {
-		cs, order := kc.chains, orders[ki]
-		suspects[ki] = false
-		for j := 1; j < len(order) && !suspects[ki]; j++ {
-			a, b := &cs[order[j-1]], &cs[order[j]]
-			suspects[ki] = inCycle(Edge{a.tail, b.head, WW, kc.key})
-			for _, r := range a.readers {
-				if suspects[ki] {
-					break
-				}
-				suspects[ki] = inCycle(Edge{r, b.head, RW, kc.key})
+	clear(suspects)
+	for at, edges := range guessedEdges(keys, orders) {
+		ki, j := at.key, at.at
+		cycle := -1 // the first of the cycles searched it lies on
+		for _, e := range edges {
+			suspects[ki] = suspects[ki] || inCycle(e)
+			if cycle < 0 {
+				cycle = on(e)
 			}
 		}
-		for j := firstMovable(p, cs) + 1; j < len(order); j++ {
-			a, b := &cs[order[j-1]], &cs[order[j]]
-			ci := on(Edge{a.tail, b.head, WW, kc.key})
-			for _, r := range a.readers {
-				if ci >= 0 {
-					break
-				}
-				ci = on(Edge{r, b.head, RW, kc.key})
-			}
-			if ci < 0 || swaps[[3]int32{int32(ki), min(order[j-1], order[j]), max(order[j-1], order[j])}] {
-				continue // not on a cycle, or swapped once already
-			}
-			gap := rank[b.head] - rank[a.head]
-			if best[ci].key < 0 || gap < best[ci].gap {
-				best[ci] = pair{int32(ki), int32(j), gap}
-			}
+		cs, order := keys[ki].chains, orders[ki]
+		if cycle < 0 || j <= firstMovable(p, cs) || swaps[[3]int32{int32(ki), min(order[j-1], order[j]), max(order[j-1], order[j])}] {
+			continue // not on a cycle, the initial chain's, or swapped once already
+		}
+		gap := rank[cs[order[j]].head] - rank[cs[order[j-1]].head]
+		if best[cycle].key < 0 || gap < best[cycle].gap {
+			best[cycle] = pair{int32(ki), int32(j), gap}
 		}
 	}
 	for _, b := range best {
