@@ -94,6 +94,11 @@ type Edge struct {
 	Dashed bool
 	// Why justifies the edge in a sentence: the arrow's tooltip.
 	Why string
+	// FromLine and ToLine, when not 0, are the lines (from 1) of the From
+	// and To nodes that the dependency concerns, such as the write and
+	// the read of a WR edge: the arrow leaves and enters its boxes beside
+	// those lines. A line past those drawn is the row counting them.
+	FromLine, ToLine int
 }
 
 // Timeline is the operations of processes over time, as Porcupine and

@@ -25,6 +25,9 @@ type drawnGraph struct {
 	labels []rect
 	// paths are the arrows' paths as polylines, one per label.
 	paths [][]pt
+	// layout is the layout, in its own coordinates (nil for a graph too
+	// large to draw).
+	layout *graphLayout
 }
 
 // MaxNodes and MaxEdges bound the graphs drawn: a counterexample is a
@@ -100,7 +103,7 @@ func layoutGraph(f *fonts, g *Graph) *drawnGraph {
 	doc.legend(kindsUsed(g.Edges, l.routes))
 	doc.notes(g.Notes)
 
-	d := &drawnGraph{scene: doc.scene(clean(g.Title, maxText))}
+	d := &drawnGraph{scene: doc.scene(clean(g.Title, maxText)), layout: l}
 	dx, dy := margin-body.MinX, top-body.MinY
 	for _, b := range l.boxes {
 		d.nodes = append(d.nodes, rect{b.r.X + dx, b.r.Y + dy, b.r.W, b.r.H})

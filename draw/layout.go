@@ -57,6 +57,9 @@ type graphLayout struct {
 	extraGap map[int]float64
 	// corridorUse counts the detours along each side of each lane.
 	corridorUse map[[2]int]int
+	// sideUse counts the turns close to each side of each gap (see
+	// sideSlot).
+	sideUse map[[2]int]int
 }
 
 // placeNodes measures every node and puts it in its lane and column.
@@ -152,7 +155,7 @@ func (l *graphLayout) placeGeometry() {
 // lay places the boxes and routes the arrows between them, widening
 // the gaps that many arrows run through.
 func (l *graphLayout) lay() {
-	l.gapUse, l.corridorUse = nil, nil
+	l.gapUse, l.corridorUse, l.sideUse = nil, nil, nil
 	l.placeGeometry()
 	for _, r := range l.routes {
 		l.path(r)
@@ -213,7 +216,7 @@ func (l *graphLayout) widenBusyGaps() bool {
 			widened = true
 		}
 	}
-	l.gapUse, l.corridorUse = nil, nil
+	l.gapUse, l.corridorUse, l.sideUse = nil, nil, nil
 	return widened
 }
 

@@ -41,6 +41,9 @@ func randomGraph(rng *rand.Rand) *Graph {
 	for i := rng.IntN(3 * nodes); i >= 0; i-- {
 		e := Edge{From: ids[rng.IntN(nodes)], To: ids[rng.IntN(nodes)], Kind: kinds[rng.IntN(len(kinds))], Dashed: rng.IntN(4) == 0}
 		e.Label = e.Kind + " " + strings.Repeat("k", rng.IntN(25))
+		if rng.IntN(3) > 0 {
+			e.FromLine, e.ToLine = rng.IntN(6), rng.IntN(6)
+		}
 		g.Edges = append(g.Edges, e)
 		switch rng.IntN(4) {
 		case 0: // the same again
@@ -88,6 +91,29 @@ func checkOnArrows(t *testing.T, d *drawnGraph) {
 	}
 }
 
+// checkRows fails if an arrow of d that names the lines it concerns
+// does not start on its source's side beside its line, or end on its
+// target's side beside its line: on the box's edge, within the row.
+func checkRows(t *testing.T, l *graphLayout) {
+	t.Helper()
+	for i, r := range l.routes {
+		ps := r.polyline()
+		start, end := ps[0], ps[len(ps)-1]
+		check := func(what string, p pt, b *box, line int) {
+			if line == 0 {
+				return
+			}
+			onSide := math.Abs(p.X-b.r.X) < 0.5 || math.Abs(p.X-(b.r.X+b.r.W)) < 0.5
+			row := b.r.Y + b.rowY(line)
+			if !onSide || math.Abs(p.Y-row) > rowHalf {
+				t.Errorf("arrow %d (%s→%s) %s at %+v, not on the side of box %s %+v beside its line %d (at %.1f)", i, r.e.From, r.e.To, what, p, b.id, b.r, line, row)
+			}
+		}
+		check("starts", start, r.from, r.fromLine)
+		check("ends", end, r.to, r.toLine)
+	}
+}
+
 func TestRandomGraphsDoNotOverlap(t *testing.T) {
 	n := testsize.N(800, 3000)
 	if testing.Short() {
@@ -100,6 +126,7 @@ func TestRandomGraphsDoNotOverlap(t *testing.T) {
 		d := layoutGraph(f, g)
 		checkPlaced(t, d)
 		checkOnArrows(t, d)
+		checkRows(t, d.layout)
 		edges := 0
 		for _, e := range g.Edges {
 			if e.From != "" {

@@ -74,6 +74,21 @@ func measureNode(f *fonts, n Node, lane int) *box {
 	return b
 }
 
+// rowY is the height, below the top of b, of the middle of its line i
+// (from 1) as drawNode draws it; a line past those drawn is the last row
+// (the one counting them).
+func (b *box) rowY(i int) float64 {
+	i = max(1, min(i, len(b.lines)))
+	y := float64(nodePad) + 12
+	if b.sub != "" {
+		y += 13
+	}
+	return y + 15*float64(i) - 4
+}
+
+// rowHalf is half the height of a row of lines in a box.
+const rowHalf = 7.5
+
 // cleanLine cleans a line's spans and cuts the line at maxLine runes.
 func cleanLine(l Line) []Span {
 	var out []Span

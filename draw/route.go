@@ -36,6 +36,51 @@ type route struct {
 	labelRect   rect
 	// labelW is the width of the label's text.
 	labelW float64
+	// fromLine and toLine are Edge.FromLine and ToLine where the boxes
+	// have such lines (0 otherwise), and fromOff and toOff how far the
+	// arrow's ends are moved off the middle of those rows, so that arrows
+	// at one row lie apart.
+	fromLine, toLine int
+	fromOff, toOff   float64
+}
+
+// sided says r is drawn between rows of its boxes: it leaves its source
+// on the right, beside the line it concerns, and enters its target on
+// the side facing it, beside its line (the middle of a side where a box
+// has no line to name).
+func (r *route) sided() bool { return r.fromLine > 0 || r.toLine > 0 }
+
+// enters says on which side r enters its target: false for the left,
+// true for the right, when it comes back from a later column or runs
+// from a box above or below in the same column.
+func (r *route) entersRight() bool {
+	switch r.shape {
+	case under, vertical, crossBack:
+		return true
+	}
+	return false
+}
+
+// fromY and toY are the heights at which a sided r leaves and enters its
+// boxes.
+func (r *route) fromY() float64 { return portY(r.from, r.fromLine) + r.fromOff }
+func (r *route) toY() float64   { return portY(r.to, r.toLine) + r.toOff }
+
+// portY is the height of line i (from 1) of b, or of b's middle when i
+// is 0.
+func portY(b *box, i int) float64 {
+	if i == 0 {
+		return b.r.Y + b.r.H/2
+	}
+	return b.r.Y + b.rowY(i)
+}
+
+// lineOf is Edge's line i for box b: 0 unless b has lines.
+func lineOf(b *box, i int) int {
+	if i <= 0 || len(b.lines) == 0 {
+		return 0
+	}
+	return min(i, len(b.lines))
 }
 
 // classify decides each edge's shape, stacks the arcs of each lane, and
@@ -47,9 +92,15 @@ func (l *graphLayout) classify(edges []Edge) {
 		if a == nil || b == nil {
 			continue
 		}
-		r := &route{e: e, from: a, to: b, label: clean(e.Label, maxLabel), why: clean(e.Why, 4*maxLine)}
+		r := &route{e: e, from: a, to: b, label: clean(e.Label, maxLabel), why: clean(e.Why, 4*maxLine),
+			fromLine: lineOf(a, e.FromLine), toLine: lineOf(b, e.ToLine)}
 		if r.label == "" {
 			r.label = clean(e.Kind, maxLabel)
+		}
+		if a == b {
+			// A loop (which no dependency is) is drawn over its box,
+			// with room for its label, rather than between its rows.
+			r.fromLine, r.toLine = 0, 0
 		}
 		key := [2]string{e.From, e.To}
 		r.k = count[key]
@@ -123,6 +174,10 @@ func (l *graphLayout) stackArcs(shape routeShape, note func(*lane, int)) {
 
 // path computes r's curve from its boxes' places.
 func (l *graphLayout) path(r *route) {
+	if r.sided() {
+		l.sidedPath(r)
+		return
+	}
 	a, b := r.from.r, r.to.r
 	off := (float64(r.k) - float64(r.n-1)/2) * 12
 	sideOff := func(h float64) float64 { return math.Max(-(h/2 - 6), math.Min(off, h/2-6)) }
@@ -202,6 +257,53 @@ func (l *graphLayout) path(r *route) {
 	}
 }
 
+// sidedPath computes the curve of a sided route: out of its source's
+// right side at its row, then, in straight legs with rounded corners
+// that run only through the gaps between columns and the margins of
+// lanes, into its target's side at its row.
+func (l *graphLayout) sidedPath(r *route) {
+	a, b := r.from.r, r.to.r
+	p0 := pt{a.X + a.W, r.fromY()}
+	p3 := pt{b.X, r.toY()}
+	if r.entersRight() {
+		p3.X = b.X + b.W
+	}
+	switch r.shape {
+	case straight:
+		if math.Abs(p0.Y-p3.Y) < 1 {
+			r.curve = []cubic{{p0, lerp(p0, p3, 1.0/3), lerp(p0, p3, 2.0/3), p3}}
+			break
+		}
+		mx := (p0.X + p3.X) / 2
+		r.curve = []cubic{{p0, pt{mx, p0.Y}, pt{mx, p3.Y}, p3}}
+	case over, under:
+		ln := l.lanes[r.from.lane]
+		away := 10 + arcStep*float64(r.level-1)
+		g1 := l.sideSlot(r.from.col, false)
+		var cy, g2 float64
+		if r.shape == over {
+			cy, g2 = ln.zoneTop-away, l.sideSlot(r.to.col-1, true)
+		} else {
+			cy, g2 = ln.zoneTop+ln.zoneH+away, l.sideSlot(r.to.col, false)
+		}
+		r.curve = rounded([]pt{p0, {g1, p0.Y}, {g1, cy}, {g2, cy}, {g2, p3.Y}, p3}, 10)
+	case cross:
+		if c, ok := l.crossGap(r.from, r.to); ok {
+			r.curve = elbow(p0, p3, l.gapSlot(c))
+			break
+		}
+		g1, g2 := l.sideSlot(r.from.col, false), l.sideSlot(r.to.col-1, true)
+		cy := l.corridor(r.to.lane, r.from.lane)
+		r.curve = rounded([]pt{p0, {g1, p0.Y}, {g1, cy}, {g2, cy}, {g2, p3.Y}, p3}, 10)
+	case vertical:
+		r.curve = elbow(p0, p3, l.sideSlot(r.from.col, false))
+	case crossBack:
+		g1, g2 := l.sideSlot(r.from.col, false), l.sideSlot(r.to.col, false)
+		cy := l.corridor(r.from.lane, r.to.lane)
+		r.curve = rounded([]pt{p0, {g1, p0.Y}, {g1, cy}, {g2, cy}, {g2, p3.Y}, p3}, 10)
+	}
+}
+
 // blocked says a box of a lane between a's and b's, which share a
 // column, stands in that column.
 func (l *graphLayout) blocked(a, b *box) bool {
@@ -242,6 +344,30 @@ func (l *graphLayout) gapSlot(c int) float64 {
 	return l.colX[c] + l.colW[c] + g/2 + step
 }
 
+// sideSlot is where the next turn close to one side of the gap after
+// column c runs: near its left side (the boxes of column c) or, when
+// right, near its right side, each further out than the one before, up
+// to the gap's middle. A route that leaves or enters a box by a side
+// and turns at once keeps the rest of the gap free for those running
+// straight through it, and for their labels.
+func (l *graphLayout) sideSlot(c int, right bool) float64 {
+	if l.sideUse == nil {
+		l.sideUse = map[[2]int]int{}
+	}
+	key := [2]int{c, 0}
+	if right {
+		key[1] = 1
+	}
+	i := l.sideUse[key]
+	l.sideUse[key]++
+	g := l.gap(c)
+	d := 12 + math.Mod(6*float64(i), g/2-14)
+	if right {
+		return l.colX[c] + l.colW[c] + g - d
+	}
+	return l.colX[c] + l.colW[c] + d
+}
+
 // crossGap is the column after which an edge from a to a later column
 // on another lane turns: the first whose gap it reaches along a's lane,
 // and from which it reaches b along b's lane, without passing a box.
@@ -279,9 +405,13 @@ func (l *graphLayout) corridor(lane, toward int) float64 {
 // straight arrow to a neighbour uses the side's middle, they keep off
 // it: those going up above it, those going down below.
 func (l *graphLayout) spreadPorts() {
+	l.spreadRows()
 	out, in := map[*box][]*route{}, map[*box][]*route{}
 	straightOut, straightIn := map[*box]bool{}, map[*box]bool{}
 	for _, r := range l.routes {
+		if r.sided() {
+			continue
+		}
 		switch r.shape {
 		case cross:
 			out[r.from] = append(out[r.from], r)
@@ -331,4 +461,51 @@ func spreadSide(b *box, rs []*route, keepMiddle bool, other func(*route) *box, s
 	}
 	along(rs[:up], 0.15, 0.35)
 	along(rs[up:], 0.65, 0.85)
+}
+
+// spreadRows moves apart the ends of sided routes that meet one side of
+// a box at one row: by 4 units each, around the row's middle, within
+// the row (the ends at a box's middle by up to 12, over most of its
+// height).
+func (l *graphLayout) spreadRows() {
+	type port struct {
+		b     *box
+		right bool
+		line  int
+	}
+	type end struct {
+		r    *route
+		from bool
+	}
+	at := map[port][]end{}
+	var ports []port
+	add := func(p port, e end) {
+		if _, ok := at[p]; !ok {
+			ports = append(ports, p)
+		}
+		at[p] = append(at[p], e)
+	}
+	for _, r := range l.routes {
+		if !r.sided() {
+			continue
+		}
+		add(port{r.from, true, r.fromLine}, end{r, true})
+		add(port{r.to, r.entersRight(), r.toLine}, end{r, false})
+	}
+	for _, p := range ports {
+		ends := at[p]
+		span, most := rowHalf-2, 4.0
+		if p.line == 0 {
+			span, most = p.b.h*0.3, 12
+		}
+		step := math.Min(most, 2*span/float64(max(1, len(ends)-1)))
+		for i, e := range ends {
+			off := (float64(i) - float64(len(ends)-1)/2) * step
+			if e.from {
+				e.r.fromOff = off
+			} else {
+				e.r.toOff = off
+			}
+		}
+	}
 }

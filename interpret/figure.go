@@ -42,8 +42,9 @@ func (r *Report) Graph() *draw.Graph {
 
 	steps := a.Dependencies()
 	marks := newOpMarks(a)
-	for _, s := range steps {
-		marks.step(s)
+	ops := make([][2]int, len(steps)) // the operations each step concerns
+	for i, s := range steps {
+		ops[i][0], ops[i][1] = marks.step(s)
 	}
 	if len(a.Cycles) == 0 && (len(steps) == 0 || a.Shrunk()) {
 		// The values read that no transaction shown wrote matter too (a
@@ -52,11 +53,13 @@ func (r *Report) Graph() *draw.Graph {
 	}
 	if len(steps) == 0 {
 		g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
+	} else if n := a.unjoined(steps); n > 0 {
+		g.Notes = append(g.Notes, fmt.Sprintf("%d more %s of the counterexample, joined to these by no dependency drawn, %s left out of the picture: the table of transactions shows %s", n, pick(n, "transaction", "transactions"), pick(n, "is", "are"), pick(n, "it", "them")))
 	}
 	g.Lanes = a.lanes(marks, steps)
 	orders := writeOrders(a)
 	cases := a.caseSteps()
-	for _, s := range steps {
+	for i, s := range steps {
 		label := s.Kind
 		if s.Key != "" {
 			label += " " + string(s.Key)
@@ -73,7 +76,12 @@ func (r *Report) Graph() *draw.Graph {
 		if s.Because != "" {
 			why += "; " + s.Because
 		}
-		g.Edges = append(g.Edges, draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: dashed, Why: why})
+		e := draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: dashed, Why: why,
+			FromLine: ops[i][0] + 1, ToLine: ops[i][1] + 1}
+		if s.From == "init" {
+			e.FromLine = initLine(g.Lanes, s.Key)
+		}
+		g.Edges = append(g.Edges, e)
 	}
 	g.Notes = append(g.Notes, a.caseNotes()...)
 	g.Notes = append(g.Notes, a.orderNotes(orders)...)
@@ -219,6 +227,22 @@ func (a *Anomaly) writerIn(reader string, key ID, v Value) int {
 	return -1
 }
 
+// unjoined counts the anomaly's transactions that no step starts or
+// ends at: lanes leaves them out.
+func (a *Anomaly) unjoined(steps []Step) int {
+	ends := map[string]bool{}
+	for _, s := range steps {
+		ends[s.From], ends[s.To] = true, true
+	}
+	n := 0
+	for _, t := range a.Txns {
+		if !ends[t.Name] {
+			n++
+		}
+	}
+	return n
+}
+
 // lanes places the anomaly's transactions, and the other ends of steps,
 // on lanes.
 func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
@@ -229,7 +253,14 @@ func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
 	var lanes []draw.Lane
 	lane := map[ID]int{}
 	first := int64(0)
+	ends := map[string]bool{}
+	for _, s := range steps {
+		ends[s.From], ends[s.To] = true, true
+	}
 	for i, t := range a.Txns {
+		if len(steps) > 0 && !ends[t.Name] {
+			continue // no arrow to draw: the table lists it
+		}
 		order := int64(t.Index)
 		if byStart {
 			order = *t.Start
@@ -315,6 +346,21 @@ func (a *Anomaly) initNode(steps []Step, order int64) draw.Node {
 	return n
 }
 
+// initLine is the line (from 1) of the initial state's node in lanes
+// that shows key, or 0.
+func initLine(lanes []draw.Lane, key ID) int {
+	if len(lanes) == 0 || len(lanes[0].Nodes) == 0 || lanes[0].Nodes[0].ID != "init" {
+		return 0
+	}
+	prefix := keyWord(key) + " = "
+	for i, l := range lanes[0].Nodes[0].Lines {
+		if len(l) > 0 && strings.HasPrefix(l[0].Text, prefix) {
+			return i + 1
+		}
+	}
+	return 0
+}
+
 // caseNames names cases: "case 1", "cases 1, 2".
 func caseNames(cs []int) string {
 	if len(cs) == 1 {
@@ -383,4 +429,12 @@ func (r *Report) pictureTitle() string {
 		title += ", as " + r.ImpliedBy
 	}
 	return title
+}
+
+// pick is one when n is 1, else many.
+func pick(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }

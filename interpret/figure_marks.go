@@ -63,10 +63,11 @@ func (m opMarks) mark(txn string, op, elem int) {
 
 // step marks the operations a dependency rests on: for WR the write and
 // the read of its value, for WW the two writes, for RW the read and the
-// write that overwrote what it read.
-func (m opMarks) step(s Step) {
+// write that overwrote what it read. It returns their indexes in the
+// operations of From and To (-1 where it marked none).
+func (m opMarks) step(s Step) (from, to int) {
 	if s.Key == "" {
-		return
+		return -1, -1
 	}
 	fromRead, toRead := false, false
 	switch s.Kind {
@@ -76,20 +77,20 @@ func (m opMarks) step(s Step) {
 		fromRead = true
 	case "WW":
 	default:
-		return
+		return -1, -1
 	}
-	m.markValue(s.From, s.Key, s.FromValue, fromRead)
-	m.markValue(s.To, s.Key, s.ToValue, toRead)
+	return m.markValue(s.From, s.Key, s.FromValue, fromRead), m.markValue(s.To, s.Key, s.ToValue, toRead)
 }
 
 // markValue marks, in the transaction named txn, the read (or the write)
 // of v on key; in a read of a list, the elements equal to v. Without
 // such an operation it marks the transaction's first read (last write) of
-// key, the operation the dependency stands for.
-func (m opMarks) markValue(txn string, key ID, v Value, read bool) {
+// key, the operation the dependency stands for. It returns the index of
+// the operation it marked, or -1.
+func (m opMarks) markValue(txn string, key ID, v Value, read bool) int {
 	t := m.txn(txn)
 	if t == nil {
-		return
+		return -1
 	}
 	fallback := -1
 	for i, op := range t.Ops {
@@ -108,16 +109,17 @@ func (m opMarks) markValue(txn string, key ID, v Value, read bool) {
 				}
 			}
 			if found {
-				return
+				return i
 			}
 			continue
 		}
 		if sameValue(op.Value, v) {
 			m.mark(txn, i, -1)
-			return
+			return i
 		}
 	}
 	m.mark(txn, fallback, -1)
+	return fallback
 }
 
 // unwritten marks the reads of values that no transaction of the anomaly

@@ -146,7 +146,11 @@ func checkGraph(t *testing.T, rep *interpret.Report, g *draw.Graph) {
 		name := textsafe.Escape(tx.Name)
 		n, ok := nodes[name]
 		if !ok {
-			t.Errorf("transaction %s is not a node", name)
+			joined := slices.ContainsFunc(g.Edges, func(e draw.Edge) bool { return e.From == name || e.To == name })
+			noted := slices.ContainsFunc(g.Notes, func(n string) bool { return strings.Contains(n, "left out of the picture") })
+			if joined || !noted {
+				t.Errorf("transaction %s is not a node (joined by an edge: %v; the notes say some are left out: %v)", name, joined, noted)
+			}
 			continue
 		}
 		if len(n.Lines) != len(tx.Ops) {
@@ -174,6 +178,29 @@ func checkGraph(t *testing.T, rep *interpret.Report, g *draw.Graph) {
 		}
 		if !strings.HasPrefix(e.Label, e.Kind) || e.Why == "" {
 			t.Errorf("edge %s -%s-> %s: label %q, why %q", e.From, e.Kind, e.To, e.Label, e.Why)
+		}
+		// An arrow attached to an operation is attached to one of its
+		// key (the label's second word).
+		key, _, _ := strings.Cut(strings.TrimPrefix(e.Label, e.Kind+" "), " (")
+		for _, end := range []struct {
+			node string
+			line int
+		}{{e.From, e.FromLine}, {e.To, e.ToLine}} {
+			n, ok := nodes[end.node]
+			if !ok || end.line == 0 || key == "" || key == e.Label {
+				continue
+			}
+			if end.line > len(n.Lines) {
+				t.Errorf("edge %s -%s-> %s: line %d of %s, which has %d", e.From, e.Label, e.To, end.line, end.node, len(n.Lines))
+				continue
+			}
+			var text strings.Builder
+			for _, sp := range n.Lines[end.line-1] {
+				text.WriteString(sp.Text)
+			}
+			if !strings.Contains(text.String(), key) {
+				t.Errorf("edge %s -%s-> %s: attached to %s's line %d, %q, not an operation on %s", e.From, e.Label, e.To, end.node, end.line, text.String(), key)
+			}
 		}
 	}
 	assumed := false
