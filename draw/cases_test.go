@@ -16,8 +16,8 @@ var graphCases = []struct {
 				Plain("r x = 0"), {{Text: "r y = "}, {Text: "0", Mark: true}}, {{Text: "w "}, {Text: "x", Mark: true}, {Text: " = 1"}}}}}},
 		},
 		Edges: []Edge{
-			{From: "T1", To: "T2", Kind: RW, Label: "RW x", Why: "T1 read x = 0 and T2 wrote x = 1 over it"},
-			{From: "T2", To: "T1", Kind: RW, Label: "RW y", Why: "T2 read y = 0 and T1 wrote y = 1 over it"},
+			{From: "T1", To: "T2", Kind: RW, Label: "RW x", Why: "T1 read x = 0 and T2 wrote x = 1 over it", FromLine: 1, ToLine: 3},
+			{From: "T2", To: "T1", Kind: RW, Label: "RW y", Why: "T2 read y = 0 and T1 wrote y = 1 over it", FromLine: 2, ToLine: 3},
 		},
 	}},
 	{"lost-update", Graph{
@@ -28,9 +28,9 @@ var graphCases = []struct {
 			{Name: "s2", Nodes: []Node{{ID: "T2", Title: "T2", Order: 2, Lines: []Line{Plain("r x = 0"), {{Text: "w x = "}, {Text: "2", Mark: true}}}}}},
 		},
 		Edges: []Edge{
-			{From: "T1", To: "T2", Kind: RW, Label: "RW x", Why: "T1 read x = 0, which T2 overwrote"},
-			{From: "T2", To: "T1", Kind: RW, Label: "RW x", Why: "T2 read x = 0, which T1 overwrote"},
-			{From: "T1", To: "T2", Kind: WW, Label: "WW x", Why: "T2 wrote x after T1"},
+			{From: "T1", To: "T2", Kind: RW, Label: "RW x", Why: "T1 read x = 0, which T2 overwrote", FromLine: 1, ToLine: 2},
+			{From: "T2", To: "T1", Kind: RW, Label: "RW x", Why: "T2 read x = 0, which T1 overwrote", FromLine: 1, ToLine: 2},
+			{From: "T1", To: "T2", Kind: WW, Label: "WW x", Why: "T2 wrote x after T1", FromLine: 2, ToLine: 2},
 		},
 	}},
 	{"long-fork", Graph{
@@ -47,11 +47,11 @@ var graphCases = []struct {
 		},
 		Edges: []Edge{
 			{From: "T0", To: "T1", Kind: SO, Label: "SO", Why: "T0 came before T1 in writer 1"},
-			{From: "T1", To: "T3", Kind: WR, Label: "WR x", Why: "T3 read x = 1 from T1"},
-			{From: "T2", To: "T4", Kind: WR, Label: "WR y", Why: "T4 read y = 1 from T2"},
-			{From: "T3", To: "T2", Kind: RW, Label: "RW y", Why: "T3 read y = 0, which T2 overwrote"},
-			{From: "T4", To: "T1", Kind: RW, Label: "RW x", Why: "T4 read x = 0, which T1 overwrote"},
-			{From: "T0", To: "T3", Kind: WR, Label: "WR y", Why: "T3 read y = 0 from T0"},
+			{From: "T1", To: "T3", Kind: WR, Label: "WR x", Why: "T3 read x = 1 from T1", FromLine: 1, ToLine: 1},
+			{From: "T2", To: "T4", Kind: WR, Label: "WR y", Why: "T4 read y = 1 from T2", FromLine: 1, ToLine: 2},
+			{From: "T3", To: "T2", Kind: RW, Label: "RW y", Why: "T3 read y = 0, which T2 overwrote", FromLine: 2, ToLine: 1},
+			{From: "T4", To: "T1", Kind: RW, Label: "RW x", Why: "T4 read x = 0, which T1 overwrote", FromLine: 1, ToLine: 1},
+			{From: "T0", To: "T3", Kind: WR, Label: "WR y", Why: "T3 read y = 0 from T0", FromLine: 2, ToLine: 2},
 		},
 	}},
 	{"aborted-read", Graph{

@@ -15,7 +15,7 @@ const (
 // seriesColors colour a Chart's series in turn.
 var seriesColors = []string{"#2563eb", "#dc2626", "#16a34a", "#9333ea", "#ea580c", "#0891b2", "#4b5563"}
 
-var markStyle = style{Size: 10, Color: "#374151"}
+var markStyle = style{Size: 11, Color: "#374151"}
 
 // WriteSVG writes c as one <svg> element.
 func (c *Chart) WriteSVG(w io.Writer) error {

@@ -18,7 +18,7 @@ const (
 
 var (
 	nodeTitleStyle  = style{Size: 13, Bold: true, Color: "#111111"}
-	nodeSubStyle    = style{Size: 10, Color: "#6b7280"}
+	nodeSubStyle    = style{Size: 11, Color: "#6b7280"}
 	nodeLineStyle   = style{Size: 11, Mono: true, Color: "#1f2937"}
 	nodeStatusStyle = style{Size: 11, Bold: true, Color: "#c2410c"}
 )

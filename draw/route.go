@@ -464,7 +464,7 @@ func spreadSide(b *box, rs []*route, keepMiddle bool, other func(*route) *box, s
 }
 
 // spreadRows moves apart the ends of sided routes that meet one side of
-// a box at one row: by 4 units each, around the row's middle, within
+// a box at one row: by up to 6 units each, around the row's middle, within
 // the row (the ends at a box's middle by up to 12, over most of its
 // height).
 func (l *graphLayout) spreadRows() {
@@ -494,7 +494,7 @@ func (l *graphLayout) spreadRows() {
 	}
 	for _, p := range ports {
 		ends := at[p]
-		span, most := rowHalf-2, 4.0
+		span, most := rowHalf-2, 6.0
 		if p.line == 0 {
 			span, most = p.b.h*0.3, 12
 		}

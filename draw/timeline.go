@@ -19,7 +19,7 @@ const (
 var (
 	opStyle     = style{Size: 11, Color: "#1e3a8a"}
 	opMarkStyle = style{Size: 11, Bold: true, Color: "#b91c1c"}
-	axisStyle   = style{Size: 10, Color: "#4b5563"}
+	axisStyle   = style{Size: 11, Color: "#4b5563"}
 )
 
 // WriteSVG writes t as one <svg> element.

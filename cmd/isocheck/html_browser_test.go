@@ -39,8 +39,12 @@ var browserCorpusSample = []string{
 var pageSelectors = []string{
 	".verdict", "table.levels",
 	"section.anomaly", ".anomaly-name", "table.txns tr.txn", "table.edges tr.edge",
-	"svg", "text.title", "g.node", "text.edge-label", "g.op",
+	"svg", "text.title", "g.node", "text.edge-label", "g.op", "svg text",
 }
+
+// minTextSize is the smallest size, in CSS pixels, a picture's text may
+// be drawn at, at any width of the page.
+const minTextSize = 11
 
 // narrowWidth is the width, in CSS pixels, of a phone held upright: the
 // page must fit it without scrolling sideways.
@@ -190,11 +194,14 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 	narrow, err := browser.Inspect(ctx, page, browser.Options{
 		Chromium:   chromium,
 		Width:      narrowWidth,
+		Selectors:  pageSelectors,
+		Group:      "section.anomaly",
 		Screenshot: shots != "",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
+	checkPictures(t, narrow)
 	if narrow.ScrollWidth > narrowWidth+1 {
 		t.Errorf("at %dpx wide the page is %vpx wide: the reader must scroll the whole page sideways "+
 			"(wide pictures and tables should scroll inside their own boxes)", narrowWidth, narrow.ScrollWidth)
@@ -378,6 +385,11 @@ func checkPictures(t *testing.T, p *browser.Page) {
 			bySVG[b.SVG] = append(bySVG[b.SVG], b)
 		}
 	}
+	for _, b := range p.Select("svg text") {
+		if b.Visible && b.FontSize < minTextSize-0.01 {
+			t.Errorf("picture %d: %s drawn at %.1fpx, under %dpx (at %vpx wide)", b.SVG, b, b.FontSize, minTextSize, p.ViewportWidth)
+		}
+	}
 	for i, boxes := range bySVG {
 		svg, ok := svgs[i]
 		if !ok {
@@ -402,7 +414,10 @@ func leftOut(p *browser.Page, group int, name string) bool {
 	for _, svg := range inGroup(p.Select("svg"), group) {
 		if strings.Contains(svg.Text, "left out of the picture") {
 			for _, e := range inGroup(p.Select("table.edges tr.edge"), group) {
-				if slices.Contains(strings.Fields(e.Text), name) {
+				// "from –KIND key→ to reason...": the ends come first.
+				f := strings.Fields(e.Text)
+				arrow := slices.IndexFunc(f, func(w string) bool { return strings.HasSuffix(w, "→") })
+				if len(f) > 0 && f[0] == name || arrow >= 0 && arrow+1 < len(f) && f[arrow+1] == name {
 					return false // an end of a dependency, which the picture must draw
 				}
 			}

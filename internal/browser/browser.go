@@ -89,6 +89,10 @@ type Box struct {
 	// nor an ancestor is display:none, visibility:hidden or fully
 	// transparent.
 	Visible bool
+	// FontSize is the size, in CSS pixels, its text is drawn at: its
+	// computed font size, times the scale of an svg that holds it (an svg
+	// shrunk to fit its box shrinks its text).
+	FontSize float64
 	// SVG is the index, among the page's outermost svg elements in
 	// document order, of the one it is drawn in (itself, for such an svg);
 	// -1 outside every svg.

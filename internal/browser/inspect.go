@@ -170,6 +170,7 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 			Width    float64           `json:"width"`
 			Height   float64           `json:"height"`
 			Visible  bool              `json:"visible"`
+			FontSize float64           `json:"fontSize"`
 			SVG      int               `json:"svg"`
 			Group    int               `json:"group"`
 		} `json:"boxes"`

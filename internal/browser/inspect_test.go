@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"image/png"
+	"math"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -152,6 +153,21 @@ func TestInspectOverlap(t *testing.T) {
 	got := Overlaps(p.Select(".label"))
 	if len(got) != 1 || got[0][0].Text != "b" || got[0][1].Text != "c" {
 		t.Errorf("Overlaps = %v, want only b and c (a and b only touch)", got)
+	}
+}
+
+func TestInspectFontSize(t *testing.T) {
+	path := writePage(t, `<!doctype html>
+<style>body { margin: 0; font-size: 16px }</style>
+<p class="t" data-name="html">sixteen</p>
+<svg viewBox="0 0 400 100" style="width: 200px"><text class="t" data-name="halved" x="0" y="50" font-size="20">ten</text></svg>
+<svg viewBox="0 0 100 100" style="width: 100px"><text class="t" data-name="as drawn" x="0" y="50" font-size="12">twelve</text></svg>`)
+	p := inspect(t, path, Options{Chromium: chromium(t), Selectors: []string{".t"}})
+	want := map[string]float64{"html": 16, "halved": 10, "as drawn": 12}
+	for _, b := range p.Select(".t") {
+		if got := b.FontSize; math.Abs(got-want[b.Data["name"]]) > 0.01 {
+			t.Errorf("%s: FontSize = %v, want %v", b, got, want[b.Data["name"]])
+		}
 	}
 }
 

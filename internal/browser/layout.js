@@ -22,6 +22,13 @@
       for (const a of el.attributes) {
         if (a.name.startsWith("data-")) data[a.name.slice(5)] = a.value;
       }
+      // The size its text is drawn at, in CSS pixels: the computed font
+      // size, scaled as an svg scales what it draws to fit its box.
+      let fontSize = parseFloat(getComputedStyle(el).fontSize) || 0;
+      if (el instanceof SVGGraphicsElement && el.getScreenCTM()) {
+        const m = el.getScreenCTM();
+        fontSize *= Math.sqrt(Math.abs(m.a * m.d - m.b * m.c));
+      }
       const seen = r.width > 0 && r.height > 0 &&
         el.checkVisibility({opacityProperty: true, visibilityProperty: true});
       boxes.push({
@@ -33,6 +40,7 @@
         width: r.width,
         height: r.height,
         visible: seen,
+        fontSize: fontSize,
         svg: svgs.indexOf(outermostSVG(el)),
         group: group ? groups.indexOf(el.closest(group)) : -1,
       });
