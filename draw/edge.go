@@ -2,6 +2,8 @@
 
 package draw
 
+import "strconv"
+
 // drawRoute paints r as a group of class "edge": its curve, its
 // arrowhead and its label.
 func drawRoute(r *route) item {
@@ -45,11 +47,18 @@ func drawRoute(r *route) item {
 	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
 	label.Text.Spans[0].Fit = r.labelW
 	label.Text.Class = "edge-label"
+	attrs := []string{"data-from", clean(r.e.From, maxLabel), "data-to", clean(r.e.To, maxLabel), "data-kind", clean(r.e.Kind, maxLabel)}
+	if r.fromLine > 0 {
+		attrs = append(attrs, "data-from-line", strconv.Itoa(r.fromLine))
+	}
+	if r.toLine > 0 {
+		attrs = append(attrs, "data-to-line", strconv.Itoa(r.toLine))
+	}
 	return item{Group: &group{
 		Class:   "edge",
-		Attrs:   []string{"data-from", clean(r.e.From, maxLabel), "data-to", clean(r.e.To, maxLabel), "data-kind", clean(r.e.Kind, maxLabel)},
+		Attrs:   attrs,
 		Tooltip: r.why,
-		Items:   []item{{Path: curve}, {Path: arrow}, {Rect: bg}, label},
+		Items:   []item{{Path: curve}, {Group: &group{Class: "head", Items: []item{{Path: arrow}}}}, {Rect: bg}, label},
 	}}
 }
 

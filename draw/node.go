@@ -2,6 +2,7 @@ package draw
 
 import (
 	"fmt"
+	"strconv"
 	"unicode/utf8"
 )
 
@@ -129,9 +130,9 @@ func drawNode(f *fonts, b *box) item {
 		y += 13
 		items = append(items, fitted(f, cx, y, nodeSubStyle, "middle", b.sub))
 	}
-	for _, l := range b.lines {
+	for i, l := range b.lines {
 		y += 15
-		items = append(items, drawLine(f, r.X+nodePad, y, l)...)
+		items = append(items, item{Group: &group{Class: "line", Attrs: []string{"data-line", strconv.Itoa(i + 1)}, Items: drawLine(f, r.X+nodePad, y, l)}})
 	}
 	if b.status != "" {
 		y += 15

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -40,6 +41,7 @@ var pageSelectors = []string{
 	".verdict", "table.levels",
 	"section.anomaly", ".anomaly-name", "table.txns tr.txn", "table.edges tr.edge",
 	"svg", "text.title", "g.node", "text.edge-label", "g.op", "svg text",
+	"g.edge", "g.edge g.head", "g.node g.line",
 }
 
 // minTextSize is the smallest size, in CSS pixels, a picture's text may
@@ -390,6 +392,7 @@ func checkPictures(t *testing.T, p *browser.Page) {
 			t.Errorf("picture %d: %s drawn at %.1fpx, under %dpx (at %vpx wide)", b.SVG, b, b.FontSize, minTextSize, p.ViewportWidth)
 		}
 	}
+	checkArrowEnds(t, p)
 	for i, boxes := range bySVG {
 		svg, ok := svgs[i]
 		if !ok {
@@ -403,6 +406,43 @@ func checkPictures(t *testing.T, p *browser.Page) {
 			if !browser.Within(b, svg) {
 				t.Errorf("picture %d: %s is outside the picture (%s)", i, b, svg)
 			}
+		}
+	}
+}
+
+// checkArrowEnds fails if an arrow that names the operation it ends at
+// (data-to-line) does not end, as drawn, beside that operation's row of
+// its target's box: its head touching the box's side, its middle within
+// the row.
+func checkArrowEnds(t *testing.T, p *browser.Page) {
+	t.Helper()
+	edges, heads := p.Select("g.edge"), p.Select("g.edge g.head")
+	if len(edges) != len(heads) {
+		t.Fatalf("%d arrows, %d arrowheads", len(edges), len(heads))
+	}
+	nodes, lines := p.Select("g.node"), p.Select("g.node g.line")
+	for i, e := range edges {
+		line := e.Data["to-line"]
+		if line == "" {
+			continue
+		}
+		head := heads[i]
+		node := slices.IndexFunc(nodes, func(n browser.Box) bool { return n.SVG == e.SVG && n.Data["id"] == e.Data["to"] })
+		if node < 0 {
+			t.Errorf("%s: no box for its target", e)
+			continue
+		}
+		box := nodes[node]
+		row := slices.IndexFunc(lines, func(l browser.Box) bool { return l.Data["line"] == line && browser.Within(l, box) })
+		if row < 0 {
+			t.Errorf("%s: its target %s has no line %s", e, box, line)
+			continue
+		}
+		r := lines[row]
+		mid := head.Y + head.Height/2
+		touches := math.Abs(head.X+head.Width-box.X) < 2 || math.Abs(head.X-(box.X+box.Width)) < 2
+		if !touches || mid < r.Y-2 || mid > r.Y+r.Height+2 {
+			t.Errorf("%s -> %s line %s: its head %s is not beside the row %s of the box %s", e.Data["from"], e.Data["to"], line, head, r, box)
 		}
 	}
 }
