@@ -35,7 +35,7 @@ func (d *document) grow(w float64) { d.width = max(d.width, w) }
 func (d *document) heading(title string, caption []string) {
 	if t := clean(title, maxTitle); t != "" {
 		d.y += titleStyle.Size
-		it := text(margin, d.y, titleStyle, "start", t)
+		it := fitted(d.f, margin, d.y, titleStyle, "start", t)
 		it.Text.Class = "title"
 		d.items = append(d.items, it)
 		d.grow(d.f.width(titleStyle, t) * slack)
@@ -56,7 +56,7 @@ func (d *document) lines(st style, paras []string, limit int, class string) {
 			}
 			n++
 			d.y += st.Size + 4
-			it := text(margin, d.y, st, "start", line)
+			it := fitted(d.f, margin, d.y, st, "start", line)
 			it.Text.Class = class
 			d.items = append(d.items, it)
 			d.grow(d.f.width(st, line) * slack)
@@ -73,7 +73,7 @@ func (d *document) legend(entries []legendEntry) {
 			Segs:  []seg{{Op: 'M', P: pt{margin, mid}}, {Op: 'L', P: pt{margin + 30, mid}}},
 			paint: paint{Stroke: e.color, StrokeWidth: e.width, Dash: e.dash},
 		}})
-		it := text(margin+38, d.y, legendStyle, "start", e.meaning)
+		it := fitted(d.f, margin+38, d.y, legendStyle, "start", e.meaning)
 		it.Text.Class = "legend"
 		d.items = append(d.items, it)
 		d.grow(38 + d.f.width(legendStyle, e.meaning)*slack)

@@ -79,14 +79,16 @@ type anomalyView struct {
 	TxnsMore               int
 	Edges                  []edgeRow
 	EdgesMore              int
+	Grouped                bool // some rows start groups
+	Timed                  bool // some transactions say when they ran
 	Detail                 string
 }
 
 type txnRow struct {
-	Name, Session, Position, Status, Where string
-	Committed                              bool
-	Ops                                    [][]spanView
-	MoreOps                                int
+	Name, Session, Position, Status, Where, Times string
+	Committed                                     bool
+	Ops                                           [][]spanView
+	MoreOps                                       int
 }
 
 type spanView struct {
@@ -97,6 +99,8 @@ type spanView struct {
 type edgeRow struct {
 	From, To, Kind, Key, Reason, Because string
 	Assumed                              bool
+	// Group, when set, starts a group of rows with this title.
+	Group string
 }
 
 type runView struct {
@@ -273,14 +277,23 @@ func (a *Anomaly) view(i int, c *cleaner, f *figures) anomalyView {
 			break
 		}
 		v.Txns = append(v.Txns, t.view(c))
+		v.Timed = v.Timed || t.Times != ""
 	}
+	group := ""
 	for i, e := range a.Edges {
 		if i == maxEdges || c.full() {
 			v.EdgesMore = len(a.Edges) - i
 			break
 		}
 		c.row()
+		if e.Group != group {
+			group = e.Group
+			v.Grouped = true
+		} else {
+			e.Group = ""
+		}
 		v.Edges = append(v.Edges, edgeRow{
+			Group:   c.prose(e.Group),
 			From:    c.short(e.From),
 			To:      c.short(e.To),
 			Kind:    c.short(e.Kind),
@@ -312,6 +325,7 @@ func (t *Txn) view(c *cleaner) txnRow {
 		Session:   c.short(t.Session),
 		Status:    c.short(t.Status),
 		Where:     c.short(t.Where),
+		Times:     c.short(t.Times),
 		Committed: t.Status == "" || t.Status == "committed" || t.Status == "ok",
 		MoreOps:   max(t.OmittedOps, 0),
 	}

@@ -146,22 +146,35 @@ func FromKV(rep *interpret.Report) Anomaly {
 			Position:   t.Position,
 			Status:     textsafe.Escape(t.Status),
 			Where:      textsafe.Escape(t.Where),
+			Times:      times(t),
 			Ops:        ops,
 			OmittedOps: t.OmittedOps,
 		})
 	}
-	for _, s := range a.Dependencies() {
-		out.Edges = append(out.Edges, Edge{
-			From:    textsafe.Escape(s.From),
-			To:      textsafe.Escape(s.To),
-			Kind:    s.Kind,
-			Key:     textsafe.Escape(string(s.Key)),
-			Reason:  textsafe.Escape(s.Reason),
-			Because: textsafe.Escape(s.Because),
-			Assumed: s.Assumed,
-		})
+	for _, g := range a.StepGroups() {
+		for _, s := range g.Steps {
+			out.Edges = append(out.Edges, Edge{
+				From:    textsafe.Escape(s.From),
+				To:      textsafe.Escape(s.To),
+				Kind:    s.Kind,
+				Key:     textsafe.Escape(string(s.Key)),
+				Reason:  textsafe.Escape(s.Reason),
+				Because: textsafe.Escape(s.Because),
+				Assumed: s.Assumed,
+				Group:   textsafe.Escape(g.Title),
+			})
+		}
 	}
 	return out
+}
+
+// times says when t ran, as the text report does, or "" when the history
+// does not say.
+func times(t interpret.TxnInfo) string {
+	if t.Start == nil || t.End == nil {
+		return ""
+	}
+	return fmt.Sprintf("[%d, %d]", *t.Start, *t.End)
 }
 
 // KVFacts returns the statistics of a key-value history that a page

@@ -68,14 +68,27 @@ func TestFromKV(t *testing.T) {
 		level         level.Level
 		anomaly       string
 		edges         []string // From Kind Key To, at least
+		groups        []string // the titles of the groups of edges, in order
+		times         bool     // the transactions say when they ran
 	}{
-		{"write skew", writeSkew, level.SER, "WriteSkew", []string{"alice RW y bob", "bob RW x alice"}},
-		{"aborted read", three, level.RC, "AbortedRead", []string{"abort WR z dirty"}},
+		{"write skew", writeSkew, level.SER, "WriteSkew", []string{"alice RW y bob", "bob RW x alice"}, []string{"the cycle"}, false},
+		{"aborted read", three, level.RC, "AbortedRead", []string{"abort WR z dirty"}, []string{"dependencies"}, false},
+		{"cases of writers", `
+{"session": "alice", "id": "T1", "ops": [["w","status","paid"],["w","invoice",1]]}
+{"session": "bob", "id": "T2", "ops": [["w","status","paid"],["w","receipt",1]]}
+{"session": "carol", "id": "T3", "ops": [["r","invoice",null],["r","receipt",null],["r","status","paid"]]}`,
+			level.RA, "FracturedRead", []string{"T2 WR status T3", "T1 WR status T3"},
+			[]string{`case 1: with T3 reading status="paid" from T2, FracturedRead`, `case 2: with T3 reading status="paid" from T1, FracturedRead`}, false},
+		{"sources apart from the cycle, in real time", `
+{"session": 0, "id": "setup", "ops": [["w", "a", 1], ["w", "b", 1]], "start": 0, "end": 10}
+{"session": 1, "id": "alice", "ops": [["r", "a", 1], ["r", "b", 1], ["w", "a", 2]], "start": 20, "end": 30}
+{"session": 2, "id": "bob", "ops": [["r", "a", 1], ["r", "b", 1], ["w", "b", 2]], "start": 20, "end": 30}`,
+			level.SER, "WriteSkew", []string{"alice RW b bob", "setup WR a bob"}, []string{"the cycle", "where the values read came from"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			_, rep := checked(t, historytest.JSONL(t, c.history), c.level)
 			a := report.FromKV(rep)
-			if a.Level != c.level.String() || a.Name != c.anomaly || a.Class == "" || a.Description == "" || a.Summary == "" || !a.Minimal {
+			if a.Level != c.level.String() || a.Name != c.anomaly || a.Class == "" || a.Description == "" || a.Summary == "" || a.Minimal != (len(a.Shown) == 0) {
 				t.Errorf("level %q, name %q, class %q, description %q, summary %q, minimal %v", a.Level, a.Name, a.Class, a.Description, a.Summary, a.Minimal)
 			}
 			if a.Graph == nil || !strings.Contains(a.Graph.Title, c.anomaly) {
@@ -108,11 +121,16 @@ func TestFromKV(t *testing.T) {
 					t.Errorf("%s: operations %v, but the picture's %v", tx.Name, tx.Ops, nodes[tx.Name].Lines)
 				}
 			}
-			var edges []string
+			var edges, groups []string
 			for _, e := range a.Edges {
-				edges = append(edges, e.From+" "+e.Kind+" "+e.Key+" "+e.To)
+				if !slices.Contains(edges, e.From+" "+e.Kind+" "+e.Key+" "+e.To) {
+					edges = append(edges, e.From+" "+e.Kind+" "+e.Key+" "+e.To)
+				}
 				if e.Reason == "" {
 					t.Errorf("%s -%s-> %s has no reason", e.From, e.Kind, e.To)
+				}
+				if len(groups) == 0 || groups[len(groups)-1] != e.Group {
+					groups = append(groups, e.Group)
 				}
 			}
 			for _, e := range c.edges {
@@ -120,8 +138,16 @@ func TestFromKV(t *testing.T) {
 					t.Errorf("edges %q, want %q among them", edges, e)
 				}
 			}
-			if len(a.Edges) != len(a.Graph.Edges) {
-				t.Errorf("%d edges listed, %d drawn", len(a.Edges), len(a.Graph.Edges))
+			if len(edges) != len(a.Graph.Edges) {
+				t.Errorf("%d edges listed, %d drawn", len(edges), len(a.Graph.Edges))
+			}
+			if !slices.Equal(groups, c.groups) {
+				t.Errorf("groups of edges %q, want %q", groups, c.groups)
+			}
+			for _, tx := range a.Txns {
+				if (tx.Times != "") != c.times {
+					t.Errorf("%s: times %q, want them shown: %v", tx.Name, tx.Times, c.times)
+				}
 			}
 		})
 	}

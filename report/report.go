@@ -108,6 +108,7 @@ type Txn struct {
 	Position      int    // in its session, from 1
 	Status        string // committed, aborted, ..., or ok (a register operation that returned); any but committed and ok is shown as a warning
 	Where         string // file:line, or the Jepsen :index
+	Times         string // when it ran ("[20, 30]"), where the history says
 	Ops           []draw.Line
 	OmittedOps    int
 }
@@ -118,6 +119,10 @@ type Edge struct {
 	Reason              string
 	Because             string // why the order of writes it rests on holds
 	Assumed             bool
+	// Group, when set, titles the group of dependencies it is listed in
+	// ("the cycle", "where the values read came from", "case 1: ...");
+	// the page starts a group where it changes.
+	Group string
 }
 
 // Run is what `isocheck run` did.

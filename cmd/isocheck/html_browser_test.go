@@ -41,7 +41,7 @@ var pageSelectors = []string{
 	".verdict", "table.levels",
 	"section.anomaly", ".anomaly-name", "table.txns tr.txn", "table.edges tr.edge",
 	"svg", "text.title", "g.node", "text.edge-label", "g.op", "svg text",
-	"g.edge", "g.edge g.head", "g.node g.line",
+	"g.edge", "g.edge g.head", "g.node g.line", "table td.reason", "thead th",
 }
 
 // minTextSize is the smallest size, in CSS pixels, a picture's text may
@@ -204,6 +204,20 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 		t.Fatal(err)
 	}
 	checkPictures(t, narrow)
+	// On a phone a table's rows are cards: the reasons as wide as the
+	// page, not a squeezed column, and no heading broken inside a word.
+	for _, b := range narrow.Select("table td.reason") {
+		if b.Visible && b.Width < 0.6*narrowWidth {
+			t.Errorf("at %dpx wide, %s is %.0fpx wide: squeezed into a column", narrowWidth, b, b.Width)
+		}
+	}
+	for _, b := range append(wide.Select("thead th"), narrow.Select("thead th")...) {
+		// One line of text, with the cell's padding, is under three
+		// times the font's size high.
+		if b.Visible && b.Height > 3*b.FontSize && !strings.Contains(b.Text, " ") {
+			t.Errorf("the heading %s is broken inside its word", b)
+		}
+	}
 	if narrow.ScrollWidth > narrowWidth+1 {
 		t.Errorf("at %dpx wide the page is %vpx wide: the reader must scroll the whole page sideways "+
 			"(wide pictures and tables should scroll inside their own boxes)", narrowWidth, narrow.ScrollWidth)
@@ -390,6 +404,9 @@ func checkPictures(t *testing.T, p *browser.Page) {
 	for _, b := range p.Select("svg text") {
 		if b.Visible && b.FontSize < minTextSize-0.01 {
 			t.Errorf("picture %d: %s drawn at %.1fpx, under %dpx (at %vpx wide)", b.SVG, b, b.FontSize, minTextSize, p.ViewportWidth)
+		}
+		if svg, ok := svgs[b.SVG]; ok && b.Visible && !browser.Within(b, svg) {
+			t.Errorf("picture %d: the text %s runs out of the picture (%s)", b.SVG, b, svg)
 		}
 	}
 	checkArrowEnds(t, p)
