@@ -108,6 +108,9 @@ type Timeline struct {
 	Title   string
 	Caption []string
 	Lanes   []TimelineLane
+	// Unit names the unit of the times ("ns"), for the axis's title;
+	// empty when unknown.
+	Unit string
 	// Notes are lines drawn below the timeline.
 	Notes []string
 }
@@ -120,15 +123,16 @@ type TimelineLane struct {
 
 // Interval is one operation: called at Start, returned at End (in any
 // unit, the same for the whole Timeline). Open marks one that never
-// returned (drawn to the right edge, faded); Mark one the explanation
-// names (drawn red and bold); Point, when not nil, the time at which the
-// operation takes effect in a linearization (a tick on the bar).
+// returned (drawn to the right edge, faded); Mark the one the
+// explanation is about (drawn red and bold), Related those it names
+// (drawn amber); Point, when not nil, the time at which the operation
+// takes effect in a linearization (a tick on the bar).
 type Interval struct {
-	Start, End int64
-	Label      string
-	Why        string
-	Open, Mark bool
-	Point      *int64
+	Start, End          int64
+	Label               string
+	Why                 string
+	Open, Mark, Related bool
+	Point               *int64
 }
 
 // Chart is one or more quantities over time, as a small line plot.

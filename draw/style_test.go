@@ -1,7 +1,10 @@
 package draw
 
 import (
+	"fmt"
 	"math"
+	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -50,6 +53,40 @@ func TestTimelineRowsKeepLabelsApart(t *testing.T) {
 			for j, b := range ops[i+1:] {
 				if a.row == b.row && a.x1 < b.extent && b.x1 < a.extent {
 					t.Fatalf("seed %d: ops %d and %d overlap on row %d", seed, i, i+1+j, a.row)
+				}
+			}
+		}
+	}
+}
+
+// TestTimelineLabelsFitTheirBars checks the warped axis: on random
+// timelines, every operation that lasts has its label inside its bar,
+// and the axis keeps the order of the times.
+func TestTimelineLabelsFitTheirBars(t *testing.T) {
+	f := newFonts()
+	for seed := range 300 {
+		rng := rand.New(rand.NewPCG(uint64(seed), 37))
+		tl := &Timeline{}
+		for p := range 1 + rng.IntN(4) {
+			lane := TimelineLane{Name: fmt.Sprint("process ", p)}
+			for range rng.IntN(12) {
+				start := rng.Int64N(1_000_000)
+				iv := Interval{Start: start, End: start + 1 + rng.Int64N(200_000), Label: strings.Repeat("w", 1+rng.IntN(30)), Open: rng.IntN(8) == 0}
+				lane.Ops = append(lane.Ops, iv)
+			}
+			tl.Lanes = append(tl.Lanes, lane)
+		}
+		sc := newTimeScale(f, tl)
+		for k := 1; k < len(sc.xs); k++ {
+			if sc.xs[k] <= sc.xs[k-1] {
+				t.Fatalf("seed %d: time %d at %v, not after time %d at %v", seed, sc.times[k], sc.xs[k], sc.times[k-1], sc.xs[k-1])
+			}
+		}
+		for _, ln := range tl.Lanes {
+			ops, _ := placeOps(f, ln.Ops, sc.x, sc.width)
+			for _, op := range ops {
+				if op.x1+op.labelW*slack+tlLabelPad > op.x2+0.5 {
+					t.Errorf("seed %d: %q (%d to %d, open %v) in a bar from %.1f to %.1f, %.1f short", seed, op.label, op.iv.Start, op.iv.End, op.iv.Open, op.x1, op.x2, op.x1+op.labelW*slack+tlLabelPad-op.x2)
 				}
 			}
 		}

@@ -32,15 +32,15 @@ const (
 func (r Result) Timeline(ops []Op) *draw.Timeline {
 	tl := &draw.Timeline{Title: r.timelineTitle()}
 	v := r.Violation
-	marked := map[int]bool{}
+	marked := map[int]bool{} // true: the violation's operation; false: one its reason names
 	if v != nil && v.Op >= 0 && v.Op < len(ops) {
 		tl.Caption = []string{v.Reason}
-		marked[v.Op] = true
 		for _, j := range v.Related {
 			if j >= 0 && j < len(ops) {
-				marked[j] = true
+				marked[j] = false
 			}
 		}
+		marked[v.Op] = true
 	} else if r.Verdict == verdict.Unknown && r.Reason != "" {
 		tl.Caption = []string{r.Reason}
 	}
@@ -81,7 +81,7 @@ func (r Result) timelineTitle() string {
 }
 
 // window returns the indices of the operations of key that overlap the
-// span of the marked operations, the opsBefore operations of key that
+// span of the marked operations (the violation's and those it names), the opsBefore operations of key that
 // returned last before it, and the marked ones, in increasing order.
 func window(ops []Op, key string, marked map[int]bool) []int {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
@@ -143,7 +143,8 @@ func lanes(ops []Op, shown []int, marked map[int]bool, v *Violation) []draw.Time
 	byProcess := map[int][]draw.Interval{}
 	for _, i := range shown {
 		o := &ops[i]
-		iv := draw.Interval{Start: o.Call, End: ret(o), Label: o.label(len(keys) > 1), Why: o.String(), Mark: marked[i]}
+		mark, named := marked[i]
+		iv := draw.Interval{Start: o.Call, End: ret(o), Label: o.label(len(keys) > 1), Why: o.String(), Mark: mark, Related: named && !mark}
 		if o.Call == format.NoCall {
 			iv.Start = min(first, iv.End)
 		}

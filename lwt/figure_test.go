@@ -42,6 +42,9 @@ func TestTimelineExample(t *testing.T) {
 			if iv.Mark {
 				s += " marked"
 			}
+			if iv.Related {
+				s += " named by the reason"
+			}
 			got = append(got, s)
 			if iv.Mark && iv.Label == "read → 1" && iv.Why != res.Violation.Reason {
 				t.Errorf("the stale read's reason is %q, want %q", iv.Why, res.Violation.Reason)
@@ -51,7 +54,7 @@ func TestTimelineExample(t *testing.T) {
 	want := []string{
 		"process 0: write 1 [1,2]",
 		"process 0: read → 1 [5,6] marked",
-		"process 1: cas(1→2) ok [3,4] marked",
+		"process 1: cas(1→2) ok [3,4] named by the reason",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("timeline:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

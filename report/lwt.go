@@ -38,9 +38,10 @@ func FromLWT(r lwt.Result, ops []lwt.Op) Anomaly {
 	return a
 }
 
-// opRow is operation i of ops as a row of a counterexample: named by its
-// index, placed by its process and its rank among that process's
-// operations by call.
+// opRow is operation i of ops as a row of a counterexample: named by the
+// line it was read from (or, without one, its place among ops, from 1),
+// placed by its process and its rank among that process's operations by
+// call.
 func opRow(ops []lwt.Op, i int, violating bool) Txn {
 	o := ops[i]
 	pos := 1
@@ -49,7 +50,11 @@ func opRow(ops []lwt.Op, i int, violating bool) Txn {
 			pos++
 		}
 	}
-	row := Txn{Name: fmt.Sprintf("op %d", i), Session: fmt.Sprintf("process %d", o.Process), Position: pos,
+	name := fmt.Sprintf("op %d", i+1)
+	if o.Line > 0 {
+		name = fmt.Sprintf("line %d", o.Line)
+	}
+	row := Txn{Name: name, Session: fmt.Sprintf("process %d", o.Process), Position: pos,
 		Status: o.Outcome.String(), Ops: []draw.Line{{{Text: o.String(), Mark: violating}}}}
 	if o.Process < 0 {
 		row.Session = "process unknown"

@@ -42,8 +42,8 @@ func TestFromLWT(t *testing.T) {
 		got = append(got, strings.Join([]string{txn.Name, txn.Session, txn.Status, txn.Where, line}, " | "))
 	}
 	want := []string{
-		"op 2 | process 0 | ok | line 5 | read 1 ok by process 0 at [5,6] (line 5)",
-		"op 1 | process 1 | ok | line 3 | cas(1,2) ok by process 1 at [3,4] (line 3)",
+		"line 5 | process 0 | ok | line 5 | read 1 ok by process 0 at [5,6] (line 5)",
+		"line 3 | process 1 | ok | line 3 | cas(1,2) ok by process 1 at [3,4] (line 3)",
 	}
 	if strings.Join(got, "\n") != strings.Join(want, "\n") {
 		t.Errorf("operations:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))

@@ -27,24 +27,36 @@ import (
 // operation, which may have taken effect at any time after it began.
 type LWTOps struct {
 	ops   []lwt.Op
-	procs map[string]int // session names, numbered
+	procs map[string]int // session names that are not numbers, numbered
+	lines int            // transactions added: the line of the last in the history
 	err   error
 }
 
 // Add adds the transaction's operation. A transaction that is not one
 // operation on one register makes Ops return an error.
+//
+// Transactions are added in the order the history records them, one a
+// line: each operation's Line is its transaction's, and its process is
+// its session's number, so that a report names both as the history
+// file does.
 func (c *LWTOps) Add(rec *format.TxnRecord) {
+	c.lines++
 	if c.err != nil || rec.Status == history.Aborted {
 		return
 	}
-	op := lwt.Op{Call: rec.Start, Return: rec.End}
-	if c.procs == nil {
-		c.procs = make(map[string]int)
-	}
-	p, ok := c.procs[rec.Session]
-	if !ok {
-		p = len(c.procs)
-		c.procs[rec.Session] = p
+	op := lwt.Op{Call: rec.Start, Return: rec.End, Line: c.lines}
+	p, err := strconv.Atoi(rec.Session)
+	if err != nil || p < 0 {
+		// Not a number: numbered after every number a session could
+		// have, in the order first seen.
+		if c.procs == nil {
+			c.procs = make(map[string]int)
+		}
+		var ok bool
+		if p, ok = c.procs[rec.Session]; !ok {
+			p = 1<<30 + len(c.procs)
+			c.procs[rec.Session] = p
+		}
 	}
 	op.Process = p
 	ops := rec.Ops

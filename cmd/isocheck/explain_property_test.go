@@ -137,7 +137,7 @@ func TestExplanationsTrue(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					row := fmt.Sprintf(`<td>%v</td><td class="word">violated</td><td><a href="#anomaly-1">%s</a>`, l, rep.Anomaly.Name)
+					row := fmt.Sprintf(`<td class="level">%v</td><td class="word">violated</td><td class="why" data-label="anomaly or reason"><a href="#anomaly-1">%s</a>`, l, rep.Anomaly.Name)
 					if !strings.Contains(string(html), row) {
 						t.Errorf("seed %d, check --level %v --html: the page's levels table does not name %s", seed, l, rep.Anomaly.Name)
 					}

@@ -196,7 +196,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	if checkLWT {
-		verdict = checkLWTRun(&lwtOps, rf.html, mode, stdout, stderr)
+		verdict = checkLWTRun(&lwtOps, path, rf.html, mode, stdout, stderr)
 	} else {
 		args := []string{"--level", check}
 		if rf.html != "" {
@@ -218,9 +218,10 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	return exitNoVerdict
 }
 
-// checkLWTRun checks the registers of a run of the lwt workload for
-// linearizability and prints the verdict as the lwt command does.
-func checkLWTRun(c *runner.LWTOps, html string, mode checkMode, stdout, stderr io.Writer) int {
+// checkLWTRun checks the registers of a run of the lwt workload, recorded
+// to path, for linearizability and prints the verdict as the lwt command
+// does.
+func checkLWTRun(c *runner.LWTOps, path, html string, mode checkMode, stdout, stderr io.Writer) int {
 	ops, err := c.Ops()
 	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
@@ -236,7 +237,16 @@ func checkLWTRun(c *runner.LWTOps, html string, mode checkMode, stdout, stderr i
 	fmt.Fprintf(stdout, "linearizability: %s (%d operations on %d registers)\n", textsafe.Escape(res.String()), res.Ops, res.Keys)
 	writeLWTViolation(stdout, res, ops)
 	if html != "" {
-		page := lwtPage("the run's registers", mode.command, res, ops, nil, nil)
+		title := path
+		if title == "" || title == "-" {
+			title = "the run's registers"
+		}
+		page := lwtPage(title, mode.command, res, ops, nil, nil)
+		for i := range page.Anomalies {
+			if tl := page.Anomalies[i].Timeline; tl != nil {
+				tl.Unit = "ns since the run began"
+			}
+		}
 		if mode.run != nil {
 			page.Run = mode.run(nil)
 		}
