@@ -1,6 +1,7 @@
 package report
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/verdict"
@@ -33,10 +34,16 @@ func bannerOf(p *Page, c *cleaner) banner {
 			return banner{Class: "violated", Text: heading(c.short(l.Name), c.short(l.Anomaly), "")}
 		}
 	}
-	for _, l := range p.Levels {
-		if l.Verdict != verdict.Unknown {
-			continue
-		}
+	// Of the levels without a verdict, the one that stopped the run says
+	// why; those not checked because of it say less.
+	unknown := slices.IndexFunc(p.Levels, func(l Level) bool {
+		return l.Verdict == verdict.Unknown && !strings.HasPrefix(l.Reason, "not checked")
+	})
+	if unknown < 0 {
+		unknown = slices.IndexFunc(p.Levels, func(l Level) bool { return l.Verdict == verdict.Unknown })
+	}
+	if unknown >= 0 {
+		l := p.Levels[unknown]
 		text := "no verdict"
 		if len(p.Levels) > 1 {
 			text += " for " + c.short(l.Name)

@@ -156,6 +156,11 @@ func TestPageVerdict(t *testing.T) {
 		{"violation before no verdict", &Page{Levels: []Level{
 			{Name: "SSER", Verdict: verdict.Unknown, Reason: "timed out"}, {Name: "SER", Verdict: verdict.Violated},
 		}}, "violated", "SER violated"},
+		{"the level that stopped the run, not those it left unchecked", &Page{Levels: []Level{
+			{Name: "SSER", Verdict: verdict.Unknown, Reason: "not checked: the run stopped while checking PC"},
+			{Name: "PC", Verdict: verdict.Unknown, Reason: "timed out in stage prune"},
+			{Name: "CC", Verdict: verdict.Satisfied},
+		}}, "unknown", "no verdict for PC: timed out in stage prune"},
 		{"no verdict for the strongest", &Page{Levels: []Level{
 			{Name: "SSER", Verdict: verdict.Unknown, Reason: "out of memory"}, {Name: "SER", Verdict: verdict.Satisfied},
 		}}, "unknown", "no verdict for SSER: out of memory"},

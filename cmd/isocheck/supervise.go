@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 )
 
 // The Go runtime exits with status 2 when it crashes (a panic, or a fatal
@@ -132,6 +133,7 @@ func supervise(cmd *exec.Cmd, stderr io.Writer) int {
 	signals := make(chan os.Signal, 4)
 	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer signal.Stop(signals)
+	started := time.Now()
 	err = cmd.Start()
 	statusW.Close()
 	crashW.Close()
@@ -160,6 +162,15 @@ func supervise(cmd *exec.Cmd, stderr io.Writer) int {
 	code, msg := childOutcome(status, err, string(crashText))
 	if msg != "" {
 		fmt.Fprintf(stderr, "isocheck: %s\n", msg)
+	}
+	if len(status) != 1 && len(cmd.Args) > 1 {
+		// The child never reported: it could not write the page it was
+		// asked for either.
+		cause := msg
+		if cause == "" {
+			cause = fmt.Sprintf("no verdict: stopped (exit status %d)", code)
+		}
+		crashPage(cmd.Args[1:], started, cause, stderr)
 	}
 	return code
 }

@@ -118,6 +118,49 @@ func TestSupervisedExitStatus(t *testing.T) {
 	}
 }
 
+// TestCrashPage: a check the system kills (SIGKILL, which the child
+// cannot catch) still leaves the page --html asked for, saying on its
+// first screen that there is no verdict and why.
+func TestCrashPage(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("the supervisor's pipes are tested on Linux")
+	}
+	page := filepath.Join(t.TempDir(), "report.html")
+	cmd := exec.Command(os.Args[0], "explain", "--level", "si", "--html", page, "history.jsonl")
+	cmd.Env = append(os.Environ(), testChildEnv+"=killed")
+	var stderr strings.Builder
+	if got := supervise(cmd, &stderr); got != exitNoVerdict {
+		t.Fatalf("exit status %d, want %d; stderr: %s", got, exitNoVerdict, stderr.String())
+	}
+	b, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatalf("no page: %v; stderr: %s", err, stderr.String())
+	}
+	html := string(b)
+	banner := `<p class="verdict unknown" role="status">no verdict: resource limit: the checker was killed (SIGKILL)`
+	if !strings.Contains(html, banner) || !strings.Contains(html, "isocheck explain --level si --html") {
+		t.Errorf("the page does not say first that the check was killed, and how it was run:\n%s", html)
+	}
+}
+
+func TestFlagValue(t *testing.T) {
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"check", "--html", "a.html", "h"}, "a.html"},
+		{[]string{"check", "-html=b.html", "h"}, "b.html"},
+		{[]string{"check", "--html", "a", "--html", "c"}, "c"},
+		{[]string{"check", "--", "--html", "a"}, ""},
+		{[]string{"check", "--html"}, ""},
+		{[]string{"check", "--htmlx", "a"}, ""},
+	} {
+		if got := flagValue(c.args, "html"); got != c.want {
+			t.Errorf("flagValue(%q) = %q, want %q", c.args, got, c.want)
+		}
+	}
+}
+
 func TestChildOutcome(t *testing.T) {
 	if code, msg := childOutcome([]byte{1}, errors.New("exit status 1"), ""); code != 1 || msg != "" {
 		t.Errorf("a reported status: %d %q", code, msg)
