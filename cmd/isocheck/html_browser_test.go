@@ -84,7 +84,7 @@ func TestHTMLInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	for _, c := range exampleCases(t) {
+	for _, c := range append(exampleCases(t), commandCases(t)...) {
 		t.Run(c.name, func(t *testing.T) {
 			checkPageInBrowser(t, c, chromium, shots)
 		})
@@ -120,6 +120,25 @@ func exampleCases(t *testing.T) []htmlCase {
 		cases = append(cases, c)
 	}
 	return cases
+}
+
+// commandCases are the pages of the other commands a user reads them
+// from: a run of the list-append workload and one of registers, on a
+// simulated database that loses updates; an exploration of an
+// application; and a violation in a generated history of 2,000
+// transactions.
+func commandCases(t *testing.T) []htmlCase {
+	dir := t.TempDir()
+	generated := filepath.Join(dir, "generated.jsonl")
+	if code, _, stderr := runCmd("generate", "--store", "si-no-fcw", "--sessions", "20", "--txns", "100", generated); code != 0 {
+		t.Fatalf("generate: exit %d: %s", code, stderr)
+	}
+	return []htmlCase{
+		{name: "run-append", args: []string{"run", "--db", "sim://si?fault=lost-update", "--workload", "append", "--sessions", "4", "--txns", "30", "--check", "ser", "-o", filepath.Join(dir, "append.jsonl")}, mustViolate: true},
+		{name: "run-lwt", args: []string{"run", "--db", "sim://si?fault=lost-update", "--workload", "lwt", "--sessions", "4", "--txns", "40", "--check", "lwt", "-o", filepath.Join(dir, "lwt.jsonl")}, mustViolate: true},
+		{name: "explore", args: []string{"explore", "--app", "shopping-cart", "--level", "cc"}, mustViolate: true},
+		{name: "generated", args: []string{"explain", "--level", "all", generated}, mustViolate: true},
+	}
 }
 
 // corpusCases are the corpus sample (in -short, only its first two),
