@@ -67,6 +67,10 @@ type Node struct {
 	// put in columns by increasing Order (ties share a column when they
 	// are on different lanes). Use a start time, or the input's order.
 	Order int64
+	// Context marks a node shown for context, such as the source of a
+	// value read, beside those the picture is about (a cycle's): it is
+	// drawn faded.
+	Context bool
 }
 
 // Line is one line of text in a node: spans, some marked (drawn bold on
@@ -94,6 +98,9 @@ type Edge struct {
 	Dashed bool
 	// Why justifies the edge in a sentence: the arrow's tooltip.
 	Why string
+	// Context marks an edge shown for context, such as where a value read
+	// came from, beside those the picture is about: it is drawn faded.
+	Context bool
 	// FromLine and ToLine, when not 0, are the lines (from 1) of the From
 	// and To nodes that the dependency concerns, such as the write and
 	// the read of a WR edge: the arrow leaves and enters its boxes beside

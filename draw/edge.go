@@ -8,6 +8,13 @@ import "strconv"
 // arrowhead and its label.
 func drawRoute(r *route) item {
 	st := styleOf(r.e.Kind)
+	labelColor := st.color
+	if r.e.Kind == WW || r.e.Kind == RW {
+		labelColor = darker(st.color)
+	}
+	if r.e.Context {
+		st.color, labelColor = lighter(st.color), lighter(labelColor)
+	}
 	tip, d, head := r.arrowHead()
 	segs := []seg{{Op: 'M', P: r.curve[0].P0}}
 	for i, c := range r.curve {
@@ -40,10 +47,7 @@ func drawRoute(r *route) item {
 	lr := r.labelRect
 	bg := &rectShape{X: lr.X, Y: lr.Y, W: lr.W, H: lr.H, Radius: 3, paint: paint{Fill: "#ffffff", FillOpacity: 0.9}}
 	ls := edgeLabelStyle
-	ls.Color = st.color
-	if r.e.Kind == WW || r.e.Kind == RW {
-		ls.Color = darker(st.color)
-	}
+	ls.Color = labelColor
 	label := text(lr.X+lr.W/2, lr.Y+lr.H/2+ls.Size*0.36, ls, "middle", r.label)
 	label.Text.Spans[0].Fit = r.labelW
 	label.Text.Class = "edge-label"

@@ -134,10 +134,11 @@ type legendEntry struct {
 func kindsUsed(edges []Edge, routes []*route) []legendEntry {
 	seen := map[string]bool{}
 	var others []string
-	dashed := false
+	dashed, context := false, false
 	for _, r := range routes {
 		k := r.e.Kind
 		dashed = dashed || r.e.Dashed
+		context = context || r.e.Context
 		if !seen[k] {
 			seen[k] = true
 			switch k {
@@ -156,6 +157,9 @@ func kindsUsed(edges []Edge, routes []*route) []legendEntry {
 	}
 	if dashed {
 		out = append(out, legendEntry{"#555555", 1.7, []float64{7, 4}, "dashed: holds only under the order of writes, or the writer read, assumed"})
+	}
+	if context {
+		out = append(out, legendEntry{lighter("#555555"), 1.7, nil, "faded: shown beside the cycle, for context (where the values read came from)"})
 	}
 	return out
 }

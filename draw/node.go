@@ -32,6 +32,7 @@ const (
 // box is a node measured: its cleaned text and its size, placed later.
 type box struct {
 	id, title, sub, status string
+	context                bool
 	lines                  [][]Span
 	lane, col              int
 	order                  int64
@@ -42,12 +43,13 @@ type box struct {
 // measureNode cleans n's text and sizes its box.
 func measureNode(f *fonts, n Node, lane int) *box {
 	b := &box{
-		id:     n.ID,
-		title:  clean(n.Title, maxLabel),
-		sub:    clean(n.Sub, maxLine),
-		status: clean(n.Status, maxLabel),
-		lane:   lane,
-		order:  n.Order,
+		id:      n.ID,
+		title:   clean(n.Title, maxLabel),
+		sub:     clean(n.Sub, maxLine),
+		status:  clean(n.Status, maxLabel),
+		lane:    lane,
+		order:   n.Order,
+		context: n.Context,
 	}
 	for i, l := range n.Lines {
 		if i == maxNodeRows {
@@ -122,17 +124,22 @@ func drawNode(f *fonts, b *box) item {
 	if b.status != "" {
 		border = paint{Fill: "#fff7ed", Stroke: statusColor, StrokeWidth: 2}
 	}
+	titleStyle, lineStyle := nodeTitleStyle, nodeLineStyle
+	if b.context {
+		border.Stroke, border.Dash = "#9ca3af", []float64{5, 3}
+		titleStyle.Color, lineStyle.Color = "#6b7280", "#6b7280"
+	}
 	items := []item{{Rect: &rectShape{X: r.X, Y: r.Y, W: r.W, H: r.H, Radius: nodeRadius, paint: border}}}
 	cx := r.X + r.W/2
 	y := r.Y + nodePad + 12
-	items = append(items, fitted(f, cx, y, nodeTitleStyle, "middle", b.title))
+	items = append(items, fitted(f, cx, y, titleStyle, "middle", b.title))
 	if b.sub != "" {
 		y += 13
 		items = append(items, fitted(f, cx, y, nodeSubStyle, "middle", b.sub))
 	}
 	for i, l := range b.lines {
 		y += 15
-		items = append(items, item{Group: &group{Class: "line", Attrs: []string{"data-line", strconv.Itoa(i + 1)}, Items: drawLine(f, r.X+nodePad, y, l)}})
+		items = append(items, item{Group: &group{Class: "line", Attrs: []string{"data-line", strconv.Itoa(i + 1)}, Items: drawLine(f, r.X+nodePad, y, lineStyle, l)}})
 	}
 	if b.status != "" {
 		y += 15
@@ -143,12 +150,12 @@ func drawNode(f *fonts, b *box) item {
 
 // drawLine paints one line of operations, its marked spans bold on a
 // highlight.
-func drawLine(f *fonts, x, y float64, l []Span) []item {
+func drawLine(f *fonts, x, y float64, lineStyle style, l []Span) []item {
 	var items []item
-	t := &textShape{X: x, Y: y, Anchor: "start", style: nodeLineStyle}
+	t := &textShape{X: x, Y: y, Anchor: "start", style: lineStyle}
 	dx := 0.0
 	for _, sp := range l {
-		st := nodeLineStyle
+		st := lineStyle
 		st.Bold = sp.Mark
 		w := f.width(st, sp.Text)
 		if sp.Mark && sp.Text != "" {

@@ -55,3 +55,15 @@ func darker(c string) string {
 	}
 	return string(out)
 }
+
+// lighter is c half way to white: what a picture fades its context to.
+func lighter(c string) string {
+	n := parseColor(c)
+	const hex = "0123456789abcdef"
+	out := []byte{'#'}
+	for _, v := range []uint8{n.R, n.G, n.B} {
+		v = uint8((int(v) + 255) / 2)
+		out = append(out, hex[v>>4], hex[v&15])
+	}
+	return string(out)
+}

@@ -59,6 +59,23 @@ func (r *Report) Graph() *draw.Graph {
 	g.Lanes = a.lanes(marks, steps)
 	orders := writeOrders(a)
 	cases := a.caseSteps()
+	cycles := a.cycleSteps()
+	inCycle := a.inCycle()
+	if len(inCycle) > 0 {
+		// The cycle first: what the picture shows beside it (where the
+		// values read came from) is faded.
+		ends := map[string]bool{}
+		for _, s := range steps {
+			if inCycle[stepKey(s)] {
+				ends[s.From], ends[s.To] = true, true
+			}
+		}
+		for l := range g.Lanes {
+			for n := range g.Lanes[l].Nodes {
+				g.Lanes[l].Nodes[n].Context = !ends[g.Lanes[l].Nodes[n].ID]
+			}
+		}
+	}
 	for i, s := range steps {
 		label := s.Kind
 		if s.Key != "" {
@@ -66,6 +83,9 @@ func (r *Report) Graph() *draw.Graph {
 		}
 		if o := orders[stepKey(s)]; len(o) > 0 && s.Assumed {
 			label += " (" + strings.TrimPrefix(orderNames(o), "if ") + ")"
+		}
+		if cs := cycles[stepKey(s)]; len(cs) > 0 {
+			label += " (" + numbered("cycle", cs) + ")"
 		}
 		dashed := s.Assumed
 		if cs := cases[stepKey(s)]; len(cs) > 0 {
@@ -77,7 +97,7 @@ func (r *Report) Graph() *draw.Graph {
 			why += "; " + s.Because
 		}
 		e := draw.Edge{From: s.From, To: s.To, Kind: s.Kind, Label: label, Dashed: dashed, Why: why,
-			FromLine: ops[i][0] + 1, ToLine: ops[i][1] + 1}
+			FromLine: ops[i][0] + 1, ToLine: ops[i][1] + 1, Context: len(inCycle) > 0 && !inCycle[stepKey(s)]}
 		if s.From == "init" {
 			e.FromLine = initLine(g.Lanes, s.Key)
 		}
@@ -362,15 +382,62 @@ func initLine(lanes []draw.Lane, key ID) int {
 }
 
 // caseNames names cases: "case 1", "cases 1, 2".
-func caseNames(cs []int) string {
-	if len(cs) == 1 {
-		return fmt.Sprintf("case %d", cs[0])
+func caseNames(cs []int) string { return numbered("case", cs) }
+
+// numbered names things by number: "cycle 1", "cycles 1, 2".
+func numbered(what string, ns []int) string {
+	if len(ns) == 1 {
+		return fmt.Sprintf("%s %d", what, ns[0])
 	}
-	names := make([]string, len(cs))
-	for i, c := range cs {
-		names[i] = strconv.Itoa(c)
+	names := make([]string, len(ns))
+	for i, n := range ns {
+		names[i] = strconv.Itoa(n)
 	}
-	return "cases " + strings.Join(names, ", ")
+	return what + "s " + strings.Join(names, ", ")
+}
+
+// inCycle returns, by stepKey, the steps of the anomaly's cycles and of
+// its cases' cycles: what its picture is about.
+func (a *Anomaly) inCycle() map[string]bool {
+	in := map[string]bool{}
+	for _, c := range a.Cycles {
+		for _, s := range c {
+			in[stepKey(s)] = true
+		}
+	}
+	for _, c := range a.Cases {
+		for _, cy := range c.Cycles {
+			for _, s := range cy {
+				in[stepKey(s)] = true
+			}
+		}
+	}
+	return in
+}
+
+// cycleSteps returns, by stepKey, the cycles (from 1) that hold each
+// step not in all of them, when the anomaly has several cycles, one of
+// which every order of the writes closes: the picture numbers them as
+// the text does. The two cycles of a pair of orders are named by their
+// orders instead (see writeOrders).
+func (a *Anomaly) cycleSteps() map[string][]int {
+	if len(a.Cycles) < 2 || len(a.Cases) > 0 || a.Constraint != nil && len(a.Cycles) == 2 {
+		return nil
+	}
+	in := map[string][]int{}
+	for i, c := range a.Cycles {
+		for _, s := range c {
+			if k := stepKey(s); !slices.Contains(in[k], i+1) {
+				in[k] = append(in[k], i+1)
+			}
+		}
+	}
+	for k, cs := range in {
+		if len(cs) == len(a.Cycles) {
+			delete(in, k)
+		}
+	}
+	return in
 }
 
 // writeOrders returns the orders of the writes each assumed step holds

@@ -414,3 +414,48 @@ func TestFigureInitialState(t *testing.T) {
 		t.Errorf("edges %+v, want init -WR x-> T1", g.Edges)
 	}
 }
+
+// TestFigureCycleFirst: in a picture of several cycles one of which every
+// order of the writes closes, the dependencies not in every cycle are
+// named by their cycles' numbers, as the text numbers them, and what is
+// shown beside the cycles (where a value read came from) is faded.
+func TestFigureCycleFirst(t *testing.T) {
+	step := func(from, to, kind string) interpret.Step {
+		return interpret.Step{From: from, To: to, Kind: kind, Key: "x", Reason: from + " " + kind + " " + to}
+	}
+	txn := func(name string) interpret.TxnInfo {
+		return interpret.TxnInfo{Name: name, Session: interpret.ID(name), Position: 1, Status: "committed"}
+	}
+	a := &interpret.Anomaly{
+		Name: "G2", Class: "G2", Summary: "two cycles",
+		Txns: []interpret.TxnInfo{txn("T0"), txn("T1"), txn("T2"), txn("T3")},
+		Cycles: [][]interpret.Step{
+			{step("T1", "T2", "RW"), step("T2", "T1", "WW")},
+			{step("T1", "T2", "RW"), step("T2", "T3", "WW"), step("T3", "T1", "WW")},
+		},
+		Edges: []interpret.Step{step("T0", "T1", "WR")},
+	}
+	g := (&interpret.Report{Level: "SER", Anomaly: a}).Graph()
+	labels := map[string]string{}
+	context := map[string]bool{}
+	for _, e := range g.Edges {
+		labels[e.From+"-"+e.To] = e.Label
+		context[e.From+"-"+e.To] = e.Context
+	}
+	want := map[string]string{"T1-T2": "RW x", "T2-T1": "WW x (cycle 1)", "T2-T3": "WW x (cycle 2)", "T3-T1": "WW x (cycle 2)", "T0-T1": "WR x"}
+	for k, l := range want {
+		if labels[k] != l {
+			t.Errorf("edge %s labelled %q, want %q", k, labels[k], l)
+		}
+		if context[k] != (k == "T0-T1") {
+			t.Errorf("edge %s faded: %v, want it faded only if outside every cycle", k, context[k])
+		}
+	}
+	for _, l := range g.Lanes {
+		for _, n := range l.Nodes {
+			if n.Context != (n.ID == "T0") {
+				t.Errorf("node %s faded: %v, want only T0, in no cycle, faded", n.ID, n.Context)
+			}
+		}
+	}
+}
