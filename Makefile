@@ -10,11 +10,13 @@
 #	                 bench-scale, bench-explore and bench-go for more)
 #	make fuzz        a short pass over every fuzz target
 #	make sql-demo    TPC-C on embedded SQLite, recorded and checked
+#	make screenshots the report pages, as Chromium shows them, into
+#	                 docs/screenshots
 #
 # CI (.ci/run) runs vet, gofmt, lint, test, test-long and test-race.
 GO ?= go
 
-.PHONY: all build test test-long lint test-race bench bench-full bench-scale bench-explore bench-go fuzz sql-demo
+.PHONY: all build test test-long lint test-race bench bench-full bench-scale bench-explore bench-go fuzz sql-demo screenshots
 
 all: build test
 
@@ -143,3 +145,12 @@ fuzz:
 			$(GO) test $$pkg -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) || exit 1; \
 		done; \
 	done
+
+# The first screen of every page the browser test looks at (the shipped
+# examples, a run, an lwt run, an exploration, a generated history and a
+# sample of the corpus), at a desktop's width and at a phone's, as
+# docs/screenshots holds them: look at them after changing a picture or
+# the page. Needs Chromium; about a minute.
+screenshots:
+	rm -f docs/screenshots/*.jpg
+	ISOCHECK_SCREENSHOTS=$(CURDIR)/docs/screenshots ISOCHECK_BROWSER_REQUIRED=1 $(GO) test ./cmd/isocheck -run 'TestHTMLInBrowser' -count=1

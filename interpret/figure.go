@@ -332,7 +332,7 @@ func (a *Anomaly) node(i int, order int64, marks opMarks) draw.Node {
 	n := draw.Node{ID: t.Name, Title: t.Name, Order: order}
 	n.Sub = "#" + strconv.Itoa(t.Position)
 	if t.Where != "" {
-		n.Sub += " · " + place(t.Where)
+		n.Sub += " · " + Place(t.Where)
 	}
 	if t.OmittedOps > 0 {
 		n.Sub += fmt.Sprintf(" · +%d more ops", t.OmittedOps)
@@ -471,10 +471,10 @@ func (a *Anomaly) orderNotes(orders map[string][]int) []string {
 	return notes
 }
 
-// place is a transaction's place in the input, short enough for its box:
-// "line 3" of "file:3", "byte 1637" of "file@1637"; the table beside the
-// picture has the whole of Where.
-func place(where string) string {
+// Place is a transaction's place in the input (TxnInfo.Where) made short
+// enough for a picture's box or a list: "line 3" of "file:3", "byte 1637"
+// of "file@1637", the file's base name otherwise.
+func Place(where string) string {
 	if i := strings.LastIndexByte(where, '@'); i >= 0 && isDigits(where[i+1:]) {
 		return "byte " + where[i+1:]
 	}

@@ -63,7 +63,7 @@ func FoundKinds(found []interpret.Found) []Kind {
 	for _, f := range found {
 		k := Kind{Name: textsafe.Escape(f.Name), Class: textsafe.Escape(f.Class), Level: textsafe.Escape(f.Weakest), Count: f.Count, More: f.More}
 		for _, t := range f.Example {
-			k.Example = append(k.Example, textsafe.Escape(t.Name)+" ("+textsafe.Escape(t.Where)+")")
+			k.Example = append(k.Example, textsafe.Escape(t.Name)+" ("+textsafe.Escape(interpret.Place(t.Where))+")")
 		}
 		out = append(out, k)
 	}

@@ -59,7 +59,7 @@ type Kind struct {
 	Count int
 	More  bool
 	// Example lists the transactions of one example, each with its
-	// place in the input: "T3 (h.edn:4)".
+	// place in the input, short: "T3 (line 4)".
 	Example []string
 }
 

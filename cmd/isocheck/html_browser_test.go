@@ -44,6 +44,15 @@ var pageSelectors = []string{
 	"g.edge", "g.edge g.head", "g.node g.line", "table td.reason", "thead th",
 }
 
+// The screenshots ($ISOCHECK_SCREENSHOTS) are of the first screen a
+// reader sees, shotHeight pixels high, as JPEGs of quality shotQuality:
+// docs/screenshots holds them, and a whole page as PNG would be ten times
+// the size.
+const (
+	shotHeight  = 1200
+	shotQuality = 60
+)
+
 // minTextSize is the smallest size, in CSS pixels, a picture's text may
 // be drawn at, at any width of the page.
 const minTextSize = 11
@@ -193,10 +202,12 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	wide, err := browser.Inspect(ctx, page, browser.Options{
-		Chromium:   chromium,
-		Selectors:  pageSelectors,
-		Group:      "section.anomaly",
-		Screenshot: shots != "",
+		Chromium:       chromium,
+		Height:         shotHeight,
+		Selectors:      pageSelectors,
+		Group:          "section.anomaly",
+		Screenshot:     shots != "",
+		ScreenshotJPEG: shotQuality,
 	})
 	if browser.Unavailable(err) {
 		browserUnavailable(t, err)
@@ -213,11 +224,13 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 		return
 	}
 	narrow, err := browser.Inspect(ctx, page, browser.Options{
-		Chromium:   chromium,
-		Width:      narrowWidth,
-		Selectors:  pageSelectors,
-		Group:      "section.anomaly",
-		Screenshot: shots != "",
+		Chromium:       chromium,
+		Width:          narrowWidth,
+		Height:         shotHeight,
+		Selectors:      pageSelectors,
+		Group:          "section.anomaly",
+		Screenshot:     shots != "",
+		ScreenshotJPEG: shotQuality,
 	})
 	if err != nil {
 		t.Fatal(err)
@@ -245,9 +258,9 @@ func checkPageInBrowser(t *testing.T, c htmlCase, chromium, shots string) {
 		name := strings.NewReplacer("/", "_", ".", "_").Replace(strings.TrimPrefix(t.Name(), "TestHTMLInBrowser/"))
 		for _, s := range []struct {
 			suffix string
-			png    []byte
+			image  []byte
 		}{{"", wide.Screenshot}, {fmt.Sprintf("-%d", narrowWidth), narrow.Screenshot}} {
-			if err := os.WriteFile(filepath.Join(shots, name+s.suffix+".png"), s.png, 0o644); err != nil {
+			if err := os.WriteFile(filepath.Join(shots, name+s.suffix+".jpg"), s.image, 0o644); err != nil {
 				t.Error(err)
 			}
 		}

@@ -23,8 +23,11 @@ type Options struct {
 	// Group, when set, is a selector of the parts of the page (such as
 	// "section.anomaly"): each Box says which of them it is in.
 	Group string
-	// Screenshot asks for a PNG of the whole page.
-	Screenshot bool
+	// Screenshot asks for a PNG of the whole page; with ScreenshotJPEG
+	// above 0, a JPEG of that quality (1 to 99) of the viewport only (the
+	// first screen a reader sees), which is much smaller.
+	Screenshot     bool
+	ScreenshotJPEG int
 	// TempDir is where the browser's throwaway profile is made (and removed
 	// afterwards); the system's temporary directory when empty.
 	TempDir string
@@ -50,8 +53,8 @@ type Page struct {
 	// element's scrollable area): a ScrollWidth above ViewportWidth means
 	// the reader must scroll the whole page sideways.
 	ViewportWidth, ScrollWidth, ScrollHeight float64
-	// Screenshot is a PNG of the whole page, when Options.Screenshot asked
-	// for it.
+	// Screenshot is a PNG of the whole page (or a JPEG of its first
+	// screen), when Options.Screenshot asked for it.
 	Screenshot []byte
 }
 

@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/cdproto/cdp"
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/network"
+	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 )
@@ -188,7 +189,11 @@ func Inspect(ctx context.Context, path string, opts Options) (*Page, error) {
 		p.Boxes = append(p.Boxes, Box(b))
 	}
 	if opts.Screenshot {
-		if p.Screenshot, err = chromedp.Run(tabCtx, chromedp.FullScreenshot(100)); err != nil {
+		shot := chromedp.FullScreenshot(100)
+		if q := opts.ScreenshotJPEG; q > 0 {
+			shot = firstScreenJPEG(min(q, 99))
+		}
+		if p.Screenshot, err = chromedp.Run(tabCtx, shot); err != nil {
 			return nil, fmt.Errorf("inspecting %s: taking a screenshot: %w", path, err)
 		}
 	}
@@ -292,4 +297,16 @@ func argsText(args []*runtime.RemoteObject) string {
 		}
 	}
 	return strings.Join(parts, " ")
+}
+
+// firstScreenJPEG takes a JPEG of the viewport at the given quality.
+func firstScreenJPEG(quality int) chromedp.Action[[]byte] {
+	return func(ctx context.Context, t *chromedp.Target) ([]byte, error) {
+		q := int64(quality)
+		r, err := cdp.Call(ctx, t, page.CaptureScreenshot, page.CaptureScreenshotParams{Format: page.CaptureScreenshotFormatJpeg, Quality: &q})
+		if err != nil {
+			return nil, err
+		}
+		return r.Data, nil
+	}
 }

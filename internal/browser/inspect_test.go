@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"image/jpeg"
 	"image/png"
 	"math"
 	"net/http"
@@ -139,6 +140,18 @@ body { margin: 0 }
 	}
 	if b := img.Bounds(); b.Dx() != 800 || b.Dy() < 2020 {
 		t.Errorf("screenshot is %dx%d, want 800 wide and the whole page (at least 2020) high", b.Dx(), b.Dy())
+	}
+}
+
+func TestInspectFirstScreenJPEG(t *testing.T) {
+	path := writePage(t, `<!doctype html><div style="height: 3000px; background: #fdd">tall</div>`)
+	p := inspect(t, path, Options{Chromium: chromium(t), Width: 420, Height: 700, Screenshot: true, ScreenshotJPEG: 70})
+	img, err := jpeg.Decode(bytes.NewReader(p.Screenshot))
+	if err != nil {
+		t.Fatalf("screenshot: %v", err)
+	}
+	if b := img.Bounds(); b.Dx() != 420 || b.Dy() != 700 {
+		t.Errorf("screenshot is %dx%d, want the first screen, 420x700", b.Dx(), b.Dy())
 	}
 }
 
