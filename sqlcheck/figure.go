@@ -57,13 +57,21 @@ func (r *Result) Graph() *draw.Graph {
 			g.Lanes = append(g.Lanes, lane)
 		}
 	}
+	lines := map[string][]draw.Line{}
+	for _, l := range g.Lanes {
+		for _, n := range l.Nodes {
+			lines[n.ID] = n.Lines
+		}
+	}
 	for _, d := range f.deps {
 		why := d.Why
 		if len(d.Because) > 0 {
 			why += "; because " + strings.Join(d.Because, "; ")
 		}
-		g.Edges = append(g.Edges, draw.Edge{From: nodeID(d.From), To: nodeID(d.To), Kind: d.Kind,
-			Label: d.Label(), Dashed: d.Assumed, Why: why})
+		from, to := nodeID(d.From), nodeID(d.To)
+		g.Edges = append(g.Edges, draw.Edge{From: from, To: to, Kind: d.Kind,
+			Label: d.Label(), Dashed: d.Assumed, Why: why,
+			FromLine: rowLine(lines[from], d.Key, false), ToLine: rowLine(lines[to], d.Key, true)})
 	}
 	g.Notes = f.notes
 	return g
@@ -169,4 +177,29 @@ func (f *figure) initialLines() []draw.Line {
 		lines = append(lines, draw.Line{{Text: f.versionText(v, false), Mark: f.marked[version{sqlhistory.Init, -1, v}]}})
 	}
 	return lines
+}
+
+// rowLine is the line (from 1) of a box's lines that a dependency on key
+// ("doctors/alice") concerns: one with a version of the row marked, a
+// SELECT when read (the dependency's reading end), a write otherwise,
+// where the box has both; 0 when none marks the row.
+func rowLine(lines []draw.Line, key string, read bool) int {
+	_, row, ok := strings.Cut(key, "/")
+	if !ok {
+		return 0
+	}
+	found := 0
+	for i, l := range lines {
+		if !slices.ContainsFunc(l, func(s draw.Span) bool { return s.Mark && strings.HasPrefix(s.Text, row+"@") }) {
+			continue
+		}
+		isRead := len(l) > 0 && strings.HasPrefix(l[0].Text, "SELECT")
+		if isRead == read {
+			return i + 1
+		}
+		if found == 0 {
+			found = i + 1
+		}
+	}
+	return found
 }

@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -209,14 +210,17 @@ func checkNodes(t *testing.T, g *draw.Graph) map[string]placed {
 func checkEdges(t *testing.T, g *draw.Graph) {
 	t.Helper()
 	ids := map[string]bool{}
+	lines := map[string][]draw.Line{}
 	for _, l := range g.Lanes {
 		for _, n := range l.Nodes {
 			ids[n.ID] = true
+			lines[n.ID] = n.Lines
 		}
 	}
 	if len(g.Edges) == 0 {
 		t.Error("no edges")
 	}
+	attached := 0
 	for _, e := range g.Edges {
 		if !ids[e.From] || !ids[e.To] {
 			t.Errorf("edge %s → %s (%s) joins a node that is not drawn", e.From, e.To, e.Label)
@@ -224,6 +228,26 @@ func checkEdges(t *testing.T, g *draw.Graph) {
 		if e.Label == "" || e.Why == "" || e.Kind == "" {
 			t.Errorf("edge %s → %s: kind %q, label %q, why %q", e.From, e.To, e.Kind, e.Label, e.Why)
 		}
+		// An arrow attached to a statement is attached to one that
+		// marks a version of the row it is about.
+		_, key, _ := strings.Cut(e.Label, " ")
+		_, row, _ := strings.Cut(key, "/")
+		for _, end := range []struct {
+			node string
+			line int
+		}{{e.From, e.FromLine}, {e.To, e.ToLine}} {
+			if end.line == 0 {
+				continue
+			}
+			attached++
+			ls := lines[end.node]
+			if end.line > len(ls) || !slices.ContainsFunc(ls[end.line-1], func(s draw.Span) bool { return s.Mark && strings.HasPrefix(s.Text, row+"@") }) {
+				t.Errorf("edge %s → %s (%s): attached to line %d of %s, which marks no version of %s", e.From, e.To, e.Label, end.line, end.node, row)
+			}
+		}
+	}
+	if attached == 0 && slices.ContainsFunc(g.Edges, func(e draw.Edge) bool { return strings.Contains(e.Label, "/") }) {
+		t.Error("no arrow about a row is attached to a statement")
 	}
 }
 
