@@ -105,8 +105,12 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if !res.Complete {
 		stopped = stopCause(j, *first)
 	}
+	var how *cameAbout
+	if res.First != nil {
+		how = howItCameAbout(context.Background(), res.First, res.Level)
+	}
 	if *htmlFile != "" {
-		writePage(*htmlFile, stdout, explorePage(commandLine("explore", args), newExploreReport(a.Name, *sessions, *txns, *seed, res), res, stopped), stderr)
+		writePage(*htmlFile, stdout, explorePage(commandLine("explore", args), newExploreReport(a.Name, *sessions, *txns, *seed, res), res, how, stopped), stderr)
 	}
 	if *asJSON {
 		rep := newExploreReport(a.Name, *sessions, *txns, *seed, res)
@@ -147,7 +151,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "isocheck explore: %v\n", err)
 		}
 		fmt.Fprintln(stdout)
-		explainHistory(context.Background(), res.First, res.Level, stdout)
+		how.writeText(stdout)
 		return exitViolated
 	}
 	if !res.Complete {
@@ -227,10 +231,18 @@ func baseName(l level.Level) string {
 	return l.String()
 }
 
-// explainHistory says how a history that breaks an assertion came about:
-// the weakest level stronger than the one explored that forbids it, and
-// isocheck's explanation of the anomaly; or that every level allows it.
-func explainHistory(ctx context.Context, h *explore.History, explored level.Level, w io.Writer) {
+// cameAbout is how a history that breaks an assertion came about: the
+// level explored allows it, and Forbids, the weakest stronger level that
+// does not, breaks it as Report explains; Report is nil when every level
+// up to SER allows the history.
+type cameAbout struct {
+	Explored, Forbids level.Level
+	Report            *interpret.Report
+}
+
+// howItCameAbout checks h, a history explored at the level explored, at
+// each stronger level in turn, and explains the first that it breaks.
+func howItCameAbout(ctx context.Context, h *explore.History, explored level.Level) *cameAbout {
 	kv := h.KV()
 	for _, l := range []level.Level{level.RA, level.CC, level.PC, level.SI, level.SER} {
 		if !stronger(l, explored) {
@@ -240,7 +252,6 @@ func explainHistory(ctx context.Context, h *explore.History, explored level.Leve
 		if err != nil || res.Verdict != verdict.Violated {
 			continue
 		}
-		fmt.Fprintf(w, "How it came about: the database kept %v, which allows this history; %v would not:\n", explored, l)
 		// Every weaker level was checked above and is kept, the one
 		// explored included: the anomaly is named by l's rule.
 		res.WeakerChecked = true
@@ -248,10 +259,27 @@ func explainHistory(ctx context.Context, h *explore.History, explored level.Leve
 		if err != nil {
 			rep = interpret.Explain(res)
 		}
-		rep.WriteText(w)
+		return &cameAbout{Explored: explored, Forbids: l, Report: rep}
+	}
+	return &cameAbout{Explored: explored}
+}
+
+// intro is the sentence that introduces the explanation.
+func (c *cameAbout) intro() string {
+	if c.Report == nil {
+		return "Every level up to SER allows this history: the program breaks its assertion even when its transactions run one at a time."
+	}
+	return fmt.Sprintf("How it came about: the database kept %v, which allows this history; %v would not", c.Explored, c.Forbids)
+}
+
+// writeText writes the explanation as the text report ends with it.
+func (c *cameAbout) writeText(w io.Writer) {
+	if c.Report == nil {
+		fmt.Fprintln(w, c.intro())
 		return
 	}
-	fmt.Fprintf(w, "Every level up to SER allows this history: the program breaks its assertion even when its transactions run one at a time.\n")
+	fmt.Fprintf(w, "%s:\n", c.intro())
+	c.Report.WriteText(w)
 }
 
 // stronger reports whether level a is stronger than b.

@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/explore"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
@@ -136,8 +137,10 @@ func lwtPage(path, command string, res lwt.Result, ops []lwt.Op, info *format.In
 
 // explorePage is the page of an exploration: whether some history of the
 // program breaks an assertion at the level, and the first that does,
-// drawn, with the assertions it breaks.
-func explorePage(command string, r exploreReport, res *explore.Result, stopped string) *report.Page {
+// drawn, with the assertions it breaks, then how it came about (how, when
+// not nil): the anomaly by which a stronger level would have forbidden
+// it, with its own counterexample.
+func explorePage(command string, r exploreReport, res *explore.Result, how *cameAbout, stopped string) *report.Page {
 	title := fmt.Sprintf("%s at %s", r.App, r.Level)
 	page := &report.Page{Title: title, Command: command}
 	row := report.Level{Name: r.Level, Verdict: res.Verdict, Reason: res.Reason}
@@ -152,6 +155,13 @@ func explorePage(command string, r exploreReport, res *explore.Result, stopped s
 		} else {
 			page.Anomalies = []report.Anomaly{a}
 		}
+	}
+	if how != nil && how.Report != nil && how.Report.Anomaly != nil {
+		a := report.FromKV(how.Report)
+		a.Summary = textsafe.Escape(how.intro()) + ". " + a.Summary
+		page.Anomalies = append(page.Anomalies, a)
+	} else if how != nil && res.First != nil {
+		page.Notes = append(page.Notes, how.intro())
 	}
 	page.Levels = []report.Level{row}
 	histories := fmt.Sprint(r.Histories)

@@ -205,7 +205,10 @@ func TestHTMLEveryVertical(t *testing.T) {
 		{"SQL", []string{"explain", "../../examples/sql-phantom-ser.jsonl"}, exitViolated, []string{"WriteSkew"}, []string{"SELECT"}},
 		{"SQL satisfied", []string{"explain", "../../examples/sql-mixed-ok.jsonl"}, exitSatisfied, nil, []string{"satisfied"}},
 		{"lwt", []string{"lwt", "../../examples/cas-stale-read.edn"}, exitViolated, []string{"NotLinearizable"}, []string{"process 0", "process 1"}},
-		{"explore", []string{"explore", "--app", "courseware", "--level", "rc", "--sessions", "2", "--txns", "2"}, exitViolated, []string{"broken assertion"}, []string{"courseware"}},
+		{"explore", []string{"explore", "--app", "courseware", "--level", "rc", "--sessions", "2", "--txns", "2"}, exitViolated, []string{"broken assertion", "SessionGuaranteeViolation"}, []string{"courseware"}},
+		// How it came about: the anomaly SI forbids it by, with its own
+		// counterexample, as the text ends with it.
+		{"explore, how it came about", []string{"explore", "--app", "shopping-cart", "--level", "cc"}, exitViolated, []string{"broken assertion", "LostUpdate"}, []string{"How it came about: the database kept CC, which allows this history; SI would not"}},
 		{"run", []string{"run", "--sessions", "3", "--txns", "20", "--check", "ser", "-o", filepath.Join(dir, "run.jsonl")}, exitSatisfied, nil, []string{"sqlite", "p50", "committed"}},
 	}
 	for i, c := range cases {
