@@ -31,11 +31,11 @@ const (
 // pageView is a Page as the template shows it: every string cleaned, every
 // list cut to its limit, every figure drawn.
 type pageView struct {
-	Style          template.CSS
-	Title, Command string
-	Banner         banner
-	Levels         []levelRow
-	LevelsMore     int
+	Style                template.CSS
+	Title, Command, Made string
+	Banner               banner
+	Levels               []levelRow
+	LevelsMore           int
 	// Found lists every kind of anomaly found, in the levels section.
 	Found     []kindRow
 	FoundMore int
@@ -122,6 +122,7 @@ func (p *Page) view(style string) pageView {
 		Style:   template.CSS(style),
 		Title:   c.short(p.Title),
 		Command: c.prose(p.Command),
+		Made:    c.prose(p.Made),
 		Banner:  bannerOf(p, c),
 	}
 	v.Levels, v.LevelsMore = levelRows(p.Levels, c)

@@ -36,6 +36,9 @@ type Page struct {
 	Run *Run
 	// Notes are what else the reader should know (dropped events, ...).
 	Notes []string
+	// Made, when set, says what made the page and when ("isocheck v1.2
+	// (abc123), 2026-12-05 05:46 UTC, after 1.2s"), for its footer.
+	Made string
 }
 
 // Level is one row of the level table.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/explore"
@@ -26,6 +27,9 @@ const htmlUsage = "write the report as one self-contained HTML page to FILE (the
 // writePage writes page to path (--html). A failure is reported on stderr
 // but does not change the exit status: the verdict stands.
 func writePage(path string, stdout io.Writer, page *report.Page, stderr io.Writer) {
+	if page.Made == "" {
+		page.Made = madeBy(time.Now())
+	}
 	if err := writeFile(path, stdout, page.WriteHTML); err != nil {
 		fmt.Fprintf(stderr, "isocheck: --html: %v\n", err)
 	}
@@ -197,4 +201,14 @@ func reportLevels(reports []sqlJSON) []report.Level {
 		rows[i] = report.Level{Name: r.Level, Reason: r.Reason}
 	}
 	return rows
+}
+
+// processStart is when the process began: a page's footer says how long
+// the command had run when it wrote the page.
+var processStart = time.Now()
+
+// madeBy says what made a page written at now: the build, the time, and
+// how long the command had run.
+func madeBy(now time.Time) string {
+	return fmt.Sprintf("%s, %s, after %v", version(), now.UTC().Format("2006-01-02 15:04 UTC"), now.Sub(processStart).Round(time.Millisecond))
 }
