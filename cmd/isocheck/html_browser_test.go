@@ -133,13 +133,19 @@ func exampleCases(t *testing.T) []htmlCase {
 
 // commandCases are the pages of the other commands a user reads them
 // from: a run of the list-append workload and one of registers, on a
-// simulated database that loses updates (when one is lost); an exploration of an
-// application; and a violation in a generated history of 2,000
-// transactions.
+// simulated database that loses updates (when one is lost); an
+// exploration of an application; and a violation in a generated history
+// of 2,000 transactions (200,000 for the screenshots).
 func commandCases(t *testing.T) []htmlCase {
 	dir := t.TempDir()
 	generated := filepath.Join(dir, "generated.jsonl")
-	if code, _, stderr := runCmd("generate", "--store", "si-no-fcw", "--sessions", "20", "--txns", "100", generated); code != 0 {
+	name, sessions, txns := "generated", "20", "100"
+	if os.Getenv("ISOCHECK_SCREENSHOTS") != "" {
+		// The screenshots show the page of a large violation: 200,000
+		// transactions (seconds to generate and check).
+		name, sessions, txns = "generated-200k", "100", "2000"
+	}
+	if code, _, stderr := runCmd("generate", "--store", "si-no-fcw", "--sessions", sessions, "--txns", txns, generated); code != 0 {
 		t.Fatalf("generate: exit %d: %s", code, stderr)
 	}
 	return []htmlCase{
@@ -149,7 +155,7 @@ func commandCases(t *testing.T) []htmlCase {
 		{name: "run-append", args: []string{"run", "--db", "sim://si?fault=lost-update", "--workload", "append", "--sessions", "6", "--txns", "60", "--check", "ser", "-o", filepath.Join(dir, "append.jsonl")}},
 		{name: "run-lwt", args: []string{"run", "--db", "sim://si?fault=lost-update", "--workload", "lwt", "--sessions", "6", "--txns", "60", "--check", "lwt", "-o", filepath.Join(dir, "lwt.jsonl")}},
 		{name: "explore", args: []string{"explore", "--app", "shopping-cart", "--level", "cc"}, mustViolate: true},
-		{name: "generated", args: []string{"explain", "--level", "all", generated}, mustViolate: true},
+		{name: name, args: []string{"explain", "--level", "all", generated}, mustViolate: true},
 	}
 }
 
