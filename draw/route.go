@@ -50,7 +50,7 @@ type route struct {
 // has no line to name).
 func (r *route) sided() bool { return r.fromLine > 0 || r.toLine > 0 }
 
-// enters says on which side r enters its target: false for the left,
+// entersRight says on which side r enters its target: false for the left,
 // true for the right, when it comes back from a later column or runs
 // from a box above or below in the same column.
 func (r *route) entersRight() bool {

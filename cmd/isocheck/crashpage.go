@@ -35,7 +35,10 @@ func crashPage(args []string, started time.Time, cause string, stderr io.Writer)
 	switch {
 	case name == "lwt":
 		checked = report.Linearizability
-	case checked == "":
+	case name == "run":
+		checked = flagValue(args, "check")
+	}
+	if checked == "" {
 		checked = "the level checked"
 	}
 	title := name
@@ -50,7 +53,11 @@ func crashPage(args []string, started time.Time, cause string, stderr io.Writer)
 			"The process checking the history ended before it could write this page; isocheck's supervising process wrote it instead. What the check had found by then is lost.",
 		},
 	}
-	writePage(path, io.Discard, page, stderr)
+	page.Made = madeBy(time.Now())
+	if err := writeFile(path, nil, page.WriteHTML); err != nil {
+		fmt.Fprintf(stderr, "isocheck: --html: %v\n", err)
+		return
+	}
 	fmt.Fprintf(stderr, "isocheck: wrote %s, which says there is no verdict and why\n", path)
 }
 
