@@ -113,8 +113,45 @@ func FromExplore(res *explore.Result) (Anomaly, error) {
 		g.Lanes = append([]draw.Lane{{Name: "initial state", Nodes: []draw.Node{init}}}, g.Lanes...)
 	}
 	g.Edges = drawnEdges(a.Edges)
+	attachReads(g)
 	a.Graph = g
 	return a, nil
+}
+
+// attachReads attaches each WR arrow of g to the operations it is about,
+// those of its first key: the last write of the key in its source (the
+// key's line in the initial state's box) and the first read of it in its
+// target.
+func attachReads(g *draw.Graph) {
+	lines := map[string][]draw.Line{}
+	for _, l := range g.Lanes {
+		for _, n := range l.Nodes {
+			lines[n.ID] = n.Lines
+		}
+	}
+	find := func(ls []draw.Line, prefix string, last bool) int {
+		found := 0
+		for i, l := range ls {
+			if len(l) > 0 && strings.HasPrefix(l[0].Text, prefix) {
+				found = i + 1
+				if !last {
+					break
+				}
+			}
+		}
+		return found
+	}
+	for i := range g.Edges {
+		e := &g.Edges[i]
+		if e.Kind != draw.WR {
+			continue
+		}
+		key, _, _ := strings.Cut(strings.TrimPrefix(e.Label, draw.WR+" "), ", ")
+		if e.FromLine = find(lines[e.From], "w("+key+",", true); e.FromLine == 0 {
+			e.FromLine = find(lines[e.From], key+" = ", false)
+		}
+		e.ToLine = find(lines[e.To], "r("+key+")=", false)
+	}
 }
 
 // drawnEdges returns the arrows of edges: one for the edges of a kind

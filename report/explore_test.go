@@ -71,6 +71,19 @@ func TestFromExplore(t *testing.T) {
 				t.Errorf("edge %s -%s-> %s: %s is no node", e.From, e.Kind, e.To, end)
 			}
 		}
+		// A read's arrow leaves the write of its key and enters the read.
+		if e.Kind == draw.WR {
+			key, _, _ := strings.Cut(strings.TrimPrefix(e.Label, "WR "), ", ")
+			for _, end := range []struct {
+				node, want string
+				line       int
+			}{{e.From, key, e.FromLine}, {e.To, "r(" + key + ")", e.ToLine}} {
+				ls := nodes[end.node].Lines
+				if end.line < 1 || end.line > len(ls) || !strings.Contains(ls[end.line-1][0].Text, end.want) {
+					t.Errorf("edge %s -%s-> %s: attached to line %d of %s, not to its operation on %s", e.From, e.Label, e.To, end.line, end.node, key)
+				}
+			}
+		}
 	}
 	for _, e := range a.Edges {
 		edges[e.From+" "+e.Kind+" "+e.Key+" "+e.To] = true
