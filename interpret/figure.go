@@ -148,12 +148,22 @@ func (a *Anomaly) Dependencies() []Step {
 // each step that not every case's does: the picture dashes those and
 // names their cases, which the notes spell out.
 func (a *Anomaly) caseSteps() map[string][]int {
-	if len(a.Cases) == 0 {
+	groups := make([][][]Step, len(a.Cases))
+	for i, c := range a.Cases {
+		groups[i] = c.Cycles
+	}
+	return partialSteps(groups)
+}
+
+// partialSteps returns, by stepKey, the groups of cycles (numbered from
+// 1) that hold each step not every group holds.
+func partialSteps(groups [][][]Step) map[string][]int {
+	if len(groups) == 0 {
 		return nil
 	}
 	in := map[string][]int{}
-	for i, c := range a.Cases {
-		for _, cy := range c.Cycles {
+	for i, g := range groups {
+		for _, cy := range g {
 			for _, s := range cy {
 				if k := stepKey(s); !slices.Contains(in[k], i+1) {
 					in[k] = append(in[k], i+1)
@@ -161,8 +171,8 @@ func (a *Anomaly) caseSteps() map[string][]int {
 			}
 		}
 	}
-	for k, cs := range in {
-		if len(cs) == len(a.Cases) {
+	for k, gs := range in {
+		if len(gs) == len(groups) {
 			delete(in, k)
 		}
 	}
@@ -424,20 +434,11 @@ func (a *Anomaly) cycleSteps() map[string][]int {
 	if len(a.Cycles) < 2 || len(a.Cases) > 0 || a.Constraint != nil && len(a.Cycles) == 2 {
 		return nil
 	}
-	in := map[string][]int{}
+	groups := make([][][]Step, len(a.Cycles))
 	for i, c := range a.Cycles {
-		for _, s := range c {
-			if k := stepKey(s); !slices.Contains(in[k], i+1) {
-				in[k] = append(in[k], i+1)
-			}
-		}
+		groups[i] = [][]Step{c}
 	}
-	for k, cs := range in {
-		if len(cs) == len(a.Cycles) {
-			delete(in, k)
-		}
-	}
-	return in
+	return partialSteps(groups)
 }
 
 // writeOrders returns the orders of the writes each assumed step holds
