@@ -79,40 +79,29 @@ func scaleViolating(n int) histgen.LargeConfig {
 		Dist: workload.Zipf, Seed: 1, Store: histgen.SnapshotNoFCW}
 }
 
+// runScale runs the scale experiment: the uniform histories the database
+// got right, then the violating ones it got wrong.
 func runScale(ctx context.Context, e *env) ([]Row, error) {
-	rows, err := runScaleUniform(ctx, e)
+	rows, err := runScaleCase(ctx, e, "uniform", scaleSizes(e.cfg.Scale), scaleWorkload, scaleLevels)
 	if err != nil {
 		return rows, err
 	}
-	for _, n := range violatingSizes(e.cfg.Scale) {
-		g := large(scaleViolating(n))
-		path, err := e.historyFile(g, format.JSONL)
-		if err != nil {
-			return rows, err
-		}
-		for _, l := range violatingLevels {
-			got, err := e.measure(ctx, Row{Experiment: "scale", Case: "si-no-fcw", X: strconv.Itoa(n), Txns: n}, CheckOptions{Level: l}, path, nil)
-			rows = append(rows, got...)
-			if err != nil {
-				return rows, err
-			}
-		}
-		e.forget(g)
-	}
-	return rows, nil
+	more, err := runScaleCase(ctx, e, "si-no-fcw", violatingSizes(e.cfg.Scale), scaleViolating, violatingLevels)
+	return append(rows, more...), err
 }
 
-// runScaleUniform runs the scale experiment's uniform histories.
-func runScaleUniform(ctx context.Context, e *env) ([]Row, error) {
+// runScaleCase checks, at each of levels, the history of each size that
+// workload generates, as rows of the case named name.
+func runScaleCase(ctx context.Context, e *env, name string, sizes []int, workload func(int) histgen.LargeConfig, levels []string) ([]Row, error) {
 	var rows []Row
-	for _, n := range scaleSizes(e.cfg.Scale) {
-		g := large(scaleWorkload(n))
+	for _, n := range sizes {
+		g := large(workload(n))
 		path, err := e.historyFile(g, format.JSONL)
 		if err != nil {
 			return rows, err
 		}
-		for _, l := range scaleLevels {
-			got, err := e.measure(ctx, Row{Experiment: "scale", Case: "uniform", X: strconv.Itoa(n), Txns: n}, CheckOptions{Level: l}, path, nil)
+		for _, l := range levels {
+			got, err := e.measure(ctx, Row{Experiment: "scale", Case: name, X: strconv.Itoa(n), Txns: n}, CheckOptions{Level: l}, path, nil)
 			rows = append(rows, got...)
 			if err != nil {
 				return rows, err
