@@ -115,7 +115,7 @@ type Result struct {
 // Check decides whether h satisfies l. Input errors (such as a value
 // written twice to one key) are returned as *polygraph.InputError. When ctx
 // ends first, the Result has no verdict (verdict.Unknown), the Reason says
-// why (see verdict.Stop: "timed out", "cancelled", or the message of the
+// why (see progress.Outcome: "timed out", "cancelled", or the message of the
 // cause of a context cancelled for a resource limit), and Stats count the
 // work done so far.
 // Every stage reports to the progress.Tracker of ctx, if any.
@@ -317,10 +317,10 @@ func checkPolygraph(ctx context.Context, r *polygraph.Resolution, opts polygraph
 
 // noVerdict turns err into a Result without a verdict when it says the
 // check was stopped from outside (progress.Stopped) or the solver gave up,
-// with the reason verdict.Stop gives, and returns other errors as they
+// with the reason progress.Outcome gives, and returns other errors as they
 // are.
 func noVerdict(ctx context.Context, res *Result, err error) (*Result, error) {
-	o, ok := verdict.Stop(ctx, err, errors.Is(err, solver.ErrGaveUp))
+	o, ok := progress.Outcome(ctx, err, errors.Is(err, solver.ErrGaveUp))
 	if !ok {
 		return nil, err
 	}

@@ -10,7 +10,6 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -68,34 +67,34 @@ func TestLists(t *testing.T) {
 		name    string
 		lines   []string
 		violate []level.Level // the levels the history violates
-		anomaly polygraph.AnomalyKind
+		anomaly verdict.Anomaly
 	}{
 		{name: "appends read in order", lines: []string{
 			"p c: a x 1", "q c: r x 1, a x 2", "p c: r x 1 2"}},
 		{name: "incompatible orders", lines: []string{
 			"p c: a x 1", "q c: a x 2", "p c: r x 1 2", "q c: r x 2 1"},
-			violate: ser, anomaly: polygraph.IncompatibleOrder},
+			violate: ser, anomaly: verdict.IncompatibleOrder},
 		{name: "duplicate elements", lines: []string{
 			"p c: a x 1", "q c: r x 1 1"},
-			violate: ser, anomaly: polygraph.DuplicateElements},
+			violate: ser, anomaly: verdict.DuplicateElements},
 		{name: "element nobody appended", lines: []string{
 			"p c: a x 1", "q c: r x 7 1"},
-			violate: ser, anomaly: polygraph.ThinAirRead},
+			violate: ser, anomaly: verdict.ThinAirRead},
 		{name: "element of an aborted append", lines: []string{
 			"p a: a x 1", "q c: a x 2", "r c: r x 1 2"},
-			violate: ser, anomaly: polygraph.AbortedRead},
+			violate: ser, anomaly: verdict.AbortedRead},
 		{name: "intermediate list", lines: []string{
 			"p c: a x 1, a x 2", "q c: r x 1"},
-			violate: ser, anomaly: polygraph.IntermediateRead},
+			violate: ser, anomaly: verdict.IntermediateRead},
 		{name: "appends of two transactions interleaved", lines: []string{
 			"p c: a x 1, a x 3", "q c: a x 2", "r c: r x 1 2 3"},
-			violate: ser, anomaly: polygraph.SplitAppends},
+			violate: ser, anomaly: verdict.SplitAppends},
 		{name: "a transaction's appends swapped", lines: []string{
 			"p c: a x 1, a x 2", "q c: r x 2 1"},
-			violate: ser, anomaly: polygraph.SplitAppends},
+			violate: ser, anomaly: verdict.SplitAppends},
 		{name: "read after own append misses it", lines: []string{
 			"p c: a x 1", "q c: a x 2, r x 1"},
-			violate: ser, anomaly: polygraph.NotMyOwnWrite},
+			violate: ser, anomaly: verdict.NotMyOwnWrite},
 		{name: "read after own append shows the order", lines: []string{
 			"p c: a x 1", "q c: a x 2, r x 1 2", "r c: r x 1 2"}},
 		{name: "unknown append read is committed", lines: []string{
@@ -109,7 +108,7 @@ func TestLists(t *testing.T) {
 			// overwrote a version it never saw. The list shows which.
 			name: "lost update shown by the list", lines: []string{
 				"p c: a x 1", "q c: r x 1, a x 2", "r c: r x 1, a x 3", "p c: r x 1 2 3"},
-			violate: []level.Level{level.SSER, level.SER, level.SI}, anomaly: polygraph.LostUpdate,
+			violate: []level.Level{level.SSER, level.SER, level.SI}, anomaly: verdict.LostUpdate,
 		},
 		{
 			// The order [1 2] puts T2 first; T1 read T2's version before

@@ -6,7 +6,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
@@ -48,7 +47,7 @@ func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, op
 	// the levels below that one are left to check.
 	top := res.Level
 	if len(res.Anomalies) > 0 {
-		if w := anomaly.Weakest(res.Anomalies[0].Kind.String()); w != 0 && res.Level.Implies(w) {
+		if w := res.Anomalies[0].Kind.Weakest(); w != 0 && res.Level.Implies(w) {
 			top = w
 		}
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/explore"
 	"github.com/isocheck/isocheck/explore/apps"
@@ -53,7 +52,7 @@ func TestFailuresExplainedAtTheirLevel(t *testing.T) {
 						t.Fatalf("%s, %v: %v", a.Name, l, err)
 					}
 					for _, rep := range []*interpret.Report{interpret.Explain(res), full} {
-						if name := rep.Anomaly.Name; !anomaly.Forbids(l, name) {
+						if name := rep.Anomaly.Name; !verdict.Forbids(l, name) {
 							t.Errorf("%s kept %v: %v would not, says the report, by %s, which %v allows\n%s", a.Name, kept, l, name, l, h)
 						}
 					}

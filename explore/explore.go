@@ -71,7 +71,7 @@ type Result struct {
 	// Outcome is Violated when a history breaks an assertion (Failed > 0),
 	// Satisfied when every history was enumerated and none does, and no
 	// verdict otherwise, with the reason the exploration stopped (see
-	// verdict.Stop): "timed out", "cancelled", or the resource limit.
+	// progress.Outcome): "timed out", "cancelled", or the resource limit.
 	verdict.Outcome
 	Algorithm   Algorithm
 	Level, Base level.Level
@@ -124,7 +124,7 @@ func outcome(ctx context.Context, res *Result) verdict.Outcome {
 	case res.Complete:
 		return verdict.Outcome{Verdict: verdict.Satisfied}
 	}
-	o, _ := verdict.Stop(ctx, context.Cause(ctx), true)
+	o, _ := progress.Outcome(ctx, context.Cause(ctx), true)
 	return o
 }
 

@@ -1,88 +1,37 @@
 package histgen
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/verdict"
 )
 
-// Fault is an anomaly inside one transaction, the kind no simulated store
-// produces. Injected into a committed transaction, every fault but
-// NonRepeatableRead makes the history violate every level from read
-// committed up; NonRepeatableRead violates read atomic and above. Every
-// fault applies to list histories too, where it changes whole lists (see
-// each); DuplicateElements, IncompatibleOrder and SplitAppends apply to
-// list histories only.
-type Fault int
-
-const (
-	// ThinAirRead reads a value nobody wrote.
-	ThinAirRead Fault = iota
-	// AbortedRead reads the write of an aborted transaction.
-	AbortedRead
-	// FutureRead reads the transaction's own later write.
-	FutureRead
-	// NotMyOwnWrite reads, after writing a key, a value other than its
-	// own write.
-	NotMyOwnWrite
-	// NotMyLastWrite reads, after writing a key twice, its first write.
-	NotMyLastWrite
-	// IntermediateRead reads a write of another transaction that that
-	// transaction overwrote.
-	IntermediateRead
-	// NonRepeatableRead reads a key twice, without writing it in between,
-	// and gets two different values.
-	NonRepeatableRead
-	// DuplicateElements reads a list holding an element twice (lists only).
-	DuplicateElements
-	// IncompatibleOrder reads a list that another committed transaction's
-	// read of the key contradicts, neither a prefix of the other, or two
-	// such lists (lists only).
-	IncompatibleOrder
-	// SplitAppends reads a list in which another transaction's appends to
-	// the key are not one run: split by another element, or missing their
-	// first (lists only).
-	SplitAppends
-
-	numFaults
-)
-
-// ListsOnly reports whether f applies to list histories only.
-func (f Fault) ListsOnly() bool { return f >= DuplicateElements && f < numFaults }
-
-var faultNames = [...]string{
-	ThinAirRead:       "ThinAirRead",
-	AbortedRead:       "AbortedRead",
-	FutureRead:        "FutureRead",
-	NotMyOwnWrite:     "NotMyOwnWrite",
-	NotMyLastWrite:    "NotMyLastWrite",
-	IntermediateRead:  "IntermediateRead",
-	NonRepeatableRead: "NonRepeatableRead",
-	DuplicateElements: "DuplicateElements",
-	IncompatibleOrder: "IncompatibleOrder",
-	SplitAppends:      "SplitAppends",
+// faults are the anomalies inside one transaction that Inject makes, the
+// kind no simulated store produces. Injected into a committed transaction,
+// every one but NonRepeatableRead makes the history violate every level
+// from read committed up; NonRepeatableRead violates read atomic and
+// above. Every fault applies to list histories too, where it changes
+// whole lists (see injectList); DuplicateElements, IncompatibleOrder and
+// SplitAppends apply to list histories only. Each fault's meaning is its
+// anomaly's (see package verdict).
+var faults = []verdict.Anomaly{
+	verdict.ThinAirRead, verdict.AbortedRead, verdict.FutureRead, verdict.NotMyOwnWrite,
+	verdict.NotMyLastWrite, verdict.IntermediateRead, verdict.NonRepeatableRead,
+	verdict.DuplicateElements, verdict.IncompatibleOrder, verdict.SplitAppends,
 }
 
-func (f Fault) String() string {
-	if f >= 0 && f < numFaults {
-		return faultNames[f]
-	}
-	return fmt.Sprintf("Fault(%d)", int(f))
-}
+// Faults returns the anomalies Inject makes.
+func Faults() []verdict.Anomaly { return slices.Clone(faults) }
 
-// Faults returns all faults.
-func Faults() []Fault {
-	fs := make([]Fault, numFaults)
-	for i := range fs {
-		fs[i] = Fault(i)
-	}
-	return fs
+// ListsOnly reports whether Inject makes fault f in list histories only.
+func ListsOnly(f verdict.Anomaly) bool {
+	return f == verdict.DuplicateElements || f == verdict.IncompatibleOrder || f == verdict.SplitAppends
 }
 
 // Inject returns a copy of h in which a committed transaction, chosen at
-// random, shows fault f. It changes reads where it can and otherwise adds
+// random, shows fault f, one of Faults. It changes reads where it can and otherwise adds
 // operations to that transaction (new writes get values no transaction
 // writes to their key); AbortedRead may mark another transaction aborted
 // and IntermediateRead may add writes to another transaction. It reports
@@ -90,7 +39,7 @@ func Faults() []Fault {
 // transaction the fault needs, or f is for lists and h is not a list
 // history. h must have at least one key and unique values per key. In a
 // list history the faults change lists (see injectList).
-func Inject(rng *rand.Rand, h *history.History, f Fault) (*history.History, bool) {
+func Inject(rng *rand.Rand, h *history.History, f verdict.Anomaly) (*history.History, bool) {
 	in := newInjector(h)
 	var committed []int
 	for t := range h.Txns {
@@ -106,7 +55,7 @@ func Inject(rng *rand.Rand, h *history.History, f Fault) (*history.History, bool
 		if !in.injectList(rng, r, f) {
 			return h, false
 		}
-	} else if f.ListsOnly() || !in.inject(rng, r, f) {
+	} else if ListsOnly(f) || !in.inject(rng, r, f) {
 		return h, false
 	}
 	return in.build(), true
@@ -277,7 +226,7 @@ func (in *injector) others(r int, ok func(t int) bool) []int {
 	return ts
 }
 
-func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
+func (in *injector) inject(rng *rand.Rand, r int, f verdict.Anomaly) bool {
 	rd := func(k history.Key, v history.Value) history.Op {
 		return history.Op{Kind: history.Read, Key: k, Value: v}
 	}
@@ -285,7 +234,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 		return history.Op{Kind: history.Write, Key: k, Value: v}
 	}
 	switch f {
-	case ThinAirRead:
+	case verdict.ThinAirRead:
 		if ext := in.externalReads(r); len(ext) > 0 {
 			i := ext[rng.IntN(len(ext))]
 			in.ops[r][i].Value = in.fresh(in.ops[r][i].Key)
@@ -294,7 +243,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 			in.insert(r, 0, rd(k, in.fresh(k)))
 		}
 
-	case AbortedRead:
+	case verdict.AbortedRead:
 		hasWrite := func(t int) bool { return len(finalWrites(in.ops[t])) > 0 }
 		ws := in.others(r, func(t int) bool { return invisible(in.status[t]) && hasWrite(t) })
 		if len(ws) == 0 {
@@ -309,7 +258,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 		pick := fw[rng.IntN(len(fw))]
 		in.readAs(rng, r, pick.Key, pick.Value)
 
-	case FutureRead:
+	case verdict.FutureRead:
 		var k history.Key
 		if ext := in.externalReads(r); len(ext) > 0 {
 			k = in.ops[r][ext[rng.IntN(len(ext))]].Key
@@ -320,7 +269,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 		in.readAs(rng, r, k, v)
 		in.appendOps(r, wr(k, v))
 
-	case NotMyOwnWrite:
+	case verdict.NotMyOwnWrite:
 		if idx, _ := in.internalReads(r); len(idx) > 0 {
 			i := idx[rng.IntN(len(idx))]
 			k := in.ops[r][i].Key
@@ -330,7 +279,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 			in.appendOps(r, wr(k, in.fresh(k)), rd(k, pickValue(rng, in.h.Init, in.finals(k, r))))
 		}
 
-	case NotMyLastWrite:
+	case verdict.NotMyLastWrite:
 		idx, n := in.internalReads(r)
 		var twice []int
 		for j, i := range idx {
@@ -355,7 +304,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 			in.appendOps(r, wr(k, a), wr(k, b), rd(k, a))
 		}
 
-	case IntermediateRead:
+	case verdict.IntermediateRead:
 		type iw struct {
 			t int
 			k history.Key
@@ -402,7 +351,7 @@ func (in *injector) inject(rng *rand.Rand, r int, f Fault) bool {
 		c := cands[rng.IntN(len(cands))]
 		in.readAs(rng, r, c.k, c.v)
 
-	case NonRepeatableRead:
+	case verdict.NonRepeatableRead:
 		ext := in.externalReads(r)
 		if len(ext) > 0 {
 			i := ext[rng.IntN(len(ext))]

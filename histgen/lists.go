@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // block is a transaction's appends to a key, in program order.
@@ -198,14 +199,14 @@ func concat(ls ...[]history.Value) []history.Value {
 // NonRepeatableRead reads a key again, right after, and gets another
 // list; DuplicateElements, IncompatibleOrder and SplitAppends are as
 // their names say.
-func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
+func (in *injector) injectList(rng *rand.Rand, r int, f verdict.Anomaly) bool {
 	wr := func(k history.Key, v history.Value) history.Op {
 		return history.Op{Kind: history.Write, Key: k, Value: v}
 	}
 	rd := func(k history.Key) history.Op { return history.Op{Kind: history.Read, Key: k} }
 	randomKey := func() history.Key { return history.Key(rng.IntN(in.h.NumKeys())) }
 	switch f {
-	case ThinAirRead:
+	case verdict.ThinAirRead:
 		k := randomKey()
 		if ext := in.externalReads(r); len(ext) > 0 {
 			k = in.ops[r][ext[rng.IntN(len(ext))]].Key
@@ -215,7 +216,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 			return slices.Insert(l, rng.IntN(len(l)+1), v)
 		})
 
-	case AbortedRead:
+	case verdict.AbortedRead:
 		hasWrite := func(t int) bool { return len(finalWrites(in.ops[t])) > 0 }
 		ws := in.others(r, func(t int) bool { return invisible(in.status[t]) && hasWrite(t) })
 		if len(ws) == 0 {
@@ -233,7 +234,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 			return append(l, b...)
 		})
 
-	case FutureRead:
+	case verdict.FutureRead:
 		k := in.unwrittenKey(rng, r)
 		if ext := in.externalReads(r); len(ext) > 0 {
 			k = in.ops[r][ext[rng.IntN(len(ext))]].Key
@@ -242,7 +243,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		in.readListWith(rng, r, k, func(l []history.Value) []history.Value { return append(l, v) })
 		in.appendOps(r, wr(k, v))
 
-	case NotMyOwnWrite:
+	case verdict.NotMyOwnWrite:
 		if idx, _ := in.internalReads(r); len(idx) > 0 {
 			i := idx[rng.IntN(len(idx))]
 			own := in.ownAppends(r, i, in.ops[r][i].Key)
@@ -257,7 +258,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 			in.lists[r][len(in.ops[r])-1] = slices.Clone(l)
 		}
 
-	case NotMyLastWrite:
+	case verdict.NotMyLastWrite:
 		idx, n := in.internalReads(r)
 		var twice []int
 		for j, i := range idx {
@@ -277,7 +278,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 			in.lists[r][len(in.ops[r])-1] = []history.Value{a}
 		}
 
-	case IntermediateRead, SplitAppends:
+	case verdict.IntermediateRead, verdict.SplitAppends:
 		ws := in.others(r, func(t int) bool { return !invisible(in.status[t]) })
 		if len(ws) == 0 {
 			return false
@@ -314,7 +315,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		}
 		b := in.ownAppends(w, len(in.ops[w]), k)
 		l := b[:len(b)-1] // IntermediateRead: all but the last
-		if f == SplitAppends {
+		if f == verdict.SplitAppends {
 			l = b[1:] // the first missing
 			var elems []history.Value
 			for _, ob := range in.blocks(k, w) {
@@ -328,7 +329,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		}
 		in.readListWith(rng, r, k, func([]history.Value) []history.Value { return slices.Clone(l) })
 
-	case NonRepeatableRead:
+	case verdict.NonRepeatableRead:
 		ext := in.externalReads(r)
 		var i int
 		var k history.Key
@@ -361,7 +362,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		in.insert(r, i+1, rd(k))
 		in.lists[r][i+1] = second
 
-	case DuplicateElements:
+	case verdict.DuplicateElements:
 		var nonEmpty []int
 		for _, i := range in.externalReads(r) {
 			if len(in.lists[r][i]) > 0 {
@@ -382,7 +383,7 @@ func (in *injector) injectList(rng *rand.Rand, r int, f Fault) bool {
 		b := bs[rng.IntN(len(bs))].vals
 		in.readListWith(rng, r, k, func([]history.Value) []history.Value { return concat(b, b[len(b)-1:]) })
 
-	case IncompatibleOrder:
+	case verdict.IncompatibleOrder:
 		// A list another committed transaction read, with its last two
 		// runs swapped.
 		type src struct {

@@ -7,6 +7,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // listConfig is the list mode of Small with aborts, unknown statuses and
@@ -86,7 +87,7 @@ func TestListFaults(t *testing.T) {
 				Stores: []histgen.Store{histgen.Serializable, histgen.SnapshotIsolation},
 			}
 			l := levels[0]
-			if f == histgen.NonRepeatableRead {
+			if f == verdict.NonRepeatableRead {
 				l = levels[1]
 			}
 			injected := 0
@@ -115,8 +116,8 @@ func TestListFaults(t *testing.T) {
 	}
 	// The list-only faults need a list history.
 	h := histgen.Small(newRand(1), histgen.SmallConfig{})
-	for _, f := range []histgen.Fault{histgen.DuplicateElements, histgen.IncompatibleOrder, histgen.SplitAppends} {
-		if _, ok := histgen.Inject(newRand(1), h, f); ok || !f.ListsOnly() {
+	for _, f := range []verdict.Anomaly{verdict.DuplicateElements, verdict.IncompatibleOrder, verdict.SplitAppends} {
+		if _, ok := histgen.Inject(newRand(1), h, f); ok || !histgen.ListsOnly(f) {
 			t.Errorf("%s injected into a register history", f)
 		}
 	}

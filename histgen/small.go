@@ -199,9 +199,9 @@ func Small(rng *rand.Rand, cfg SmallConfig) *history.History {
 	}
 	if cfg.FaultProb > 0 && rng.Float64() < cfg.FaultProb {
 		// Try the faults from a random one on; some need what h lacks.
-		first := rng.IntN(int(numFaults))
-		for i := range int(numFaults) {
-			if h2, ok := Inject(rng, h, Fault((first+i)%int(numFaults))); ok {
+		first := rng.IntN(len(faults))
+		for i := range len(faults) {
+			if h2, ok := Inject(rng, h, faults[(first+i)%len(faults)]); ok {
 				h = h2
 				break
 			}

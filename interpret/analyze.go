@@ -264,12 +264,12 @@ func (a *analysis) inferredCount(c []polygraph.Edge) int {
 }
 
 // name returns the name the report of a gives the violation.
-func (a *analysis) name() string {
+func (a *analysis) name() verdict.Anomaly {
 	d := newDescriber(a.p, nil, false, nil)
 	d.level, d.weakerKept = a.l, a.weakerKept
 	switch {
 	case len(a.anomalies) > 0:
-		return a.anomalies[0].Kind.String()
+		return a.anomalies[0].Kind
 	case a.cycle != nil:
 		return nameCycles(d, [][]polygraph.Edge{a.cycle})
 	case a.conflict != nil:

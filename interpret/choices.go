@@ -7,15 +7,16 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/internal/textsafe"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // ChoiceInfo is a read whose value several transactions wrote, so that
 // it may have read from any of them.
 type ChoiceInfo struct {
 	// Reader names the reading transaction.
-	Reader string `json:"reader"`
-	Key    ID     `json:"key"`
-	Value  Value  `json:"value"`
+	Reader string     `json:"reader"`
+	Key    verdict.ID `json:"key"`
+	Value  Value      `json:"value"`
 	// Writers name the transactions it may have read from ("init" for
 	// the initial state), in input order.
 	Writers []string `json:"writers"`
@@ -26,17 +27,17 @@ type ChoiceInfo struct {
 type CaseInfo struct {
 	Picks []PickInfo `json:"picks"`
 	// Name, Summary and Cycles explain the violation, as in Anomaly.
-	Name    string   `json:"name"`
-	Summary string   `json:"summary"`
-	Cycles  [][]Step `json:"cycles,omitempty"`
+	Name    verdict.Anomaly `json:"name"`
+	Summary string          `json:"summary"`
+	Cycles  [][]Step        `json:"cycles,omitempty"`
 }
 
 // PickInfo says that Reader's read of Key=Value read from Writer.
 type PickInfo struct {
-	Reader string `json:"reader"`
-	Key    ID     `json:"key"`
-	Value  Value  `json:"value"`
-	Writer string `json:"writer"`
+	Reader string     `json:"reader"`
+	Key    verdict.ID `json:"key"`
+	Value  Value      `json:"value"`
+	Writer string     `json:"writer"`
 }
 
 // String writes the pick as the text reports do: T7 reading x=1 from T2.
@@ -95,7 +96,7 @@ func explainCases(d *describer, an *Anomaly, res *check.Result, txns map[int32]b
 		return d.name(t)
 	}
 	for _, c := range res.Choices {
-		ci := ChoiceInfo{Reader: name(c.Reader), Key: ID(h.FormatKey(c.Key)), Value: valueOf(h, c.Value)}
+		ci := ChoiceInfo{Reader: name(c.Reader), Key: verdict.ID(h.FormatKey(c.Key)), Value: valueOf(h, c.Value)}
 		for _, w := range c.Writers {
 			ci.Writers = append(ci.Writers, name(w))
 		}
@@ -105,7 +106,7 @@ func explainCases(d *describer, an *Anomaly, res *check.Result, txns map[int32]b
 		var ci CaseInfo
 		for _, p := range c.Picks {
 			op := h.Ops[p.Op]
-			ci.Picks = append(ci.Picks, PickInfo{Reader: name(readerOf(h, p.Op)), Key: ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value), Writer: name(p.Writer)})
+			ci.Picks = append(ci.Picks, PickInfo{Reader: name(readerOf(h, p.Op)), Key: verdict.ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value), Writer: name(p.Writer)})
 		}
 		sub := Explain(c.Result).Anomaly
 		ci.Name, ci.Summary, ci.Cycles = sub.Name, sub.Summary, sub.Cycles
@@ -136,7 +137,7 @@ func (a *Anomaly) writeCases(b *strings.Builder, st styler, indent string) {
 		for i, p := range c.Picks {
 			picks[i] = p.String()
 		}
-		fmt.Fprintf(b, "%swith %s: %s\n", indent, strings.Join(picks, " and "), st.with(bold, c.Name))
+		fmt.Fprintf(b, "%swith %s: %s\n", indent, strings.Join(picks, " and "), st.with(bold, c.Name.String()))
 		fmt.Fprintf(b, "%s  %s\n", indent, wrap(c.Summary, 74, indent+"  "))
 		for i, cy := range c.Cycles {
 			if len(c.Cycles) > 1 {
@@ -176,7 +177,6 @@ func escapeCases(choices []ChoiceInfo, cases []CaseInfo) ([]ChoiceInfo, []CaseIn
 			}
 			c.Cycles = cycles
 			c.Summary = textsafe.Escape(c.Summary)
-			c.Name = textsafe.Escape(c.Name)
 		}
 	}
 	return choices, cases

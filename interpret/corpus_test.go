@@ -66,7 +66,7 @@ func TestCorpusCounterexamples(t *testing.T) {
 				t.Fatal(err)
 			}
 			a := rep.Anomaly
-			if want, ok := wantName[name]; ok && a.Name != want {
+			if want, ok := wantName[name]; ok && a.Name.String() != want {
 				t.Errorf("anomaly %s, want %s", a.Name, want)
 			}
 			if !a.Minimal || a.Counterexample == nil {

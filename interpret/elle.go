@@ -4,6 +4,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Elle's names (jepsen-io/elle; Kingsbury and Alvaro, "Elle: Inferring
@@ -225,21 +226,21 @@ func ElleAnomalyType(h *history.History, a polygraph.Anomaly) string {
 
 func elleAnomalyType(h *history.History, a polygraph.Anomaly, w *writerIndex) string {
 	switch a.Kind {
-	case polygraph.ThinAirRead, polygraph.AbortedRead:
+	case verdict.ThinAirRead, verdict.AbortedRead:
 		return "G1a"
-	case polygraph.IntermediateRead:
+	case verdict.IntermediateRead:
 		return "G1b"
-	case polygraph.FutureRead:
+	case verdict.FutureRead:
 		return "future-read"
-	case polygraph.NotMyOwnWrite, polygraph.NotMyLastWrite, polygraph.NonRepeatableRead:
+	case verdict.NotMyOwnWrite, verdict.NotMyLastWrite, verdict.NonRepeatableRead:
 		return "internal"
-	case polygraph.LostUpdate:
+	case verdict.LostUpdate:
 		return "lost-update"
-	case polygraph.IncompatibleOrder:
+	case verdict.IncompatibleOrder:
 		return "incompatible-order"
-	case polygraph.DuplicateElements:
+	case verdict.DuplicateElements:
 		return "duplicate-elements"
-	case polygraph.SplitAppends:
+	case verdict.SplitAppends:
 		if splitCycle(h, a, w) != nil {
 			return "G0"
 		}

@@ -5,16 +5,17 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/internal/edn"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestElleMapMarshalEDN checks the EDN form of a result map: Elle's
 // keywords, sets, and names and values as integers, keywords or strings,
 // strings escaped so that they read back as they were.
 func TestElleMapMarshalEDN(t *testing.T) {
-	key := ID(":x")
+	key := verdict.ID(":x")
 	op := ElleOp{
 		Name: "T\"1\"", Index: 3, Source: "h.edn:4", Process: "18446744073709551615", Type: "info",
-		Value: [][]any{{"append", ID(":x"), IntValue(5)}, {"r", ID("a\nb"), ListValue([]Value{IntValue(1), StringValue(":ok")})}},
+		Value: [][]any{{"append", verdict.ID(":x"), IntValue(5)}, {"r", verdict.ID("a\nb"), ListValue([]Value{IntValue(1), StringValue(":ok")})}},
 	}
 	m := &ElleMap{
 		Valid:        "unknown",

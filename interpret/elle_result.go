@@ -71,13 +71,13 @@ type ElleCase struct {
 	Type string `json:"type,omitempty"`
 	// Cycle lists the cycle's transactions, the first again at the end:
 	// Steps[i] leads from Cycle[i] to Cycle[i+1].
-	Cycle []ElleOp   `json:"cycle,omitempty"`
-	Steps []ElleStep `json:"steps,omitempty"`
-	Op    *ElleOp    `json:"op,omitempty"`
-	Mop   []any      `json:"mop,omitempty"`
-	Key   *ID        `json:"key,omitempty"`
-	Value Value      `json:"value,omitzero"`
-	Txns  []ElleOp   `json:"txns,omitempty"`
+	Cycle []ElleOp    `json:"cycle,omitempty"`
+	Steps []ElleStep  `json:"steps,omitempty"`
+	Op    *ElleOp     `json:"op,omitempty"`
+	Mop   []any       `json:"mop,omitempty"`
+	Key   *verdict.ID `json:"key,omitempty"`
+	Value Value       `json:"value,omitzero"`
+	Txns  []ElleOp    `json:"txns,omitempty"`
 	// Writer is the transaction that wrote Element.
 	Writer  *ElleOp `json:"writer,omitempty"`
 	Element Value   `json:"element,omitzero"`
@@ -116,7 +116,7 @@ type ElleOp struct {
 	Source string `json:"source"`
 	// Process is the transaction's session (for a history checked
 	// without session order, the session it had).
-	Process ID `json:"process"`
+	Process verdict.ID `json:"process"`
 	// Type is ok (committed), fail (aborted) or info (unknown).
 	Type string `json:"type"`
 	// Value lists the transaction's micro-operations: ["r", key, value],
@@ -134,7 +134,7 @@ type ElleStep struct {
 	// (the earlier first), for rw the value read and the value that
 	// overwrote it. For a list, the values are elements: the last
 	// element read, or the appended ones.
-	Key    ID
+	Key    verdict.ID
 	Value  Value
 	Value2 Value
 }
@@ -550,13 +550,13 @@ func elleTxns(res *check.Result, txns map[int32]bool, w *writerIndex) {
 	for _, a := range res.Anomalies {
 		add(a.Txn)
 		add(a.Writer)
-		if a.Kind == polygraph.LostUpdate {
+		if a.Kind == verdict.LostUpdate {
 			add(a.OtherTxn)
 		}
-		if a.Kind == polygraph.IncompatibleOrder && a.OtherOp >= 0 {
+		if a.Kind == verdict.IncompatibleOrder && a.OtherOp >= 0 {
 			add(txnOfOp(h, a.OtherOp))
 		}
-		if a.Kind == polygraph.SplitAppends {
+		if a.Kind == verdict.SplitAppends {
 			for _, s := range splitCycle(h, a, w) {
 				add(s.From)
 			}
@@ -637,7 +637,7 @@ func (b *elleBuilder) op(t int32) ElleOp {
 	if isInt(tx.ID) {
 		index, _ = strconv.ParseInt(tx.ID, 10, 64)
 	}
-	o := ElleOp{Name: name, Index: index, Source: h.Where(int(t)), Process: ID(process), Type: elleStatus(tx.Status)}
+	o := ElleOp{Name: name, Index: index, Source: h.Where(int(t)), Process: verdict.ID(process), Type: elleStatus(tx.Status)}
 	for i := tx.OpStart; i < tx.OpEnd; i++ {
 		o.Value = append(o.Value, b.mop(i))
 	}
@@ -703,7 +703,7 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 	h := b.h
 	t := elleAnomalyType(h, a, &b.writers)
 	var c ElleCase
-	key := ID(h.FormatKey(a.Key))
+	key := verdict.ID(h.FormatKey(a.Key))
 	reader := func() {
 		c.Op = b.ptr(a.Txn)
 		if a.Op >= 0 && int(a.Op) < len(h.Ops) {
@@ -711,17 +711,17 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 		}
 	}
 	switch a.Kind {
-	case polygraph.ThinAirRead, polygraph.AbortedRead, polygraph.IntermediateRead:
+	case verdict.ThinAirRead, verdict.AbortedRead, verdict.IntermediateRead:
 		reader()
 		c.Writer = b.ptr(a.Writer)
 		c.Element = valueOf(h, a.Value)
-	case polygraph.FutureRead:
+	case verdict.FutureRead:
 		reader()
 		c.Element = valueOf(h, a.Value)
-	case polygraph.NotMyOwnWrite, polygraph.NotMyLastWrite, polygraph.NonRepeatableRead:
+	case verdict.NotMyOwnWrite, verdict.NotMyLastWrite, verdict.NonRepeatableRead:
 		reader()
 		c.Expected = b.expected(a.Txn, a.Op)
-	case polygraph.LostUpdate:
+	case verdict.LostUpdate:
 		c.Key = &key
 		c.Value = d.written(a.Writer, a.Key)
 		for _, x := range []int32{a.OtherTxn, a.Txn} {
@@ -729,7 +729,7 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 				c.Txns = append(c.Txns, *p)
 			}
 		}
-	case polygraph.IncompatibleOrder:
+	case verdict.IncompatibleOrder:
 		c.Key = &key
 		one := listOf(h, h.ListOf(a.Op))
 		var other Value
@@ -746,7 +746,7 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 			one, other = other, one
 		}
 		c.Values = []Value{one, other}
-	case polygraph.DuplicateElements:
+	case verdict.DuplicateElements:
 		reader()
 		count := map[history.Value]int{}
 		for _, v := range h.ListOf(a.Op) {
@@ -758,7 +758,7 @@ func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCa
 				c.Duplicates[h.FormatValue(v)] = n
 			}
 		}
-	case polygraph.SplitAppends:
+	case verdict.SplitAppends:
 		if steps := splitCycle(h, a, &b.writers); steps != nil {
 			c.Type = "G0"
 			for _, s := range steps {
@@ -1020,7 +1020,7 @@ func ednMop(m []any) []any {
 			} else {
 				out[i] = ednName(x)
 			}
-		case ID:
+		case verdict.ID:
 			out[i] = ednName(string(x))
 		case Value:
 			if x.IsZero() {

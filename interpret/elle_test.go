@@ -149,7 +149,7 @@ func TestElleResult(t *testing.T) {
 			listTxn{id: "T3", session: "3", ops: []any{rl("x", read...)}},
 		)
 	}
-	splitAnomaly := polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0}
+	splitAnomaly := polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0}
 	for _, c := range []struct {
 		name    string
 		results func(t *testing.T) []*check.Result
@@ -268,7 +268,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{rl("x", 1, 5)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: polygraph.ThinAirRead, Txn: 1, Op: 1, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 5}}, nil)}
+				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.ThinAirRead, Txn: 1, Op: 1, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 5}}, nil)}
 			},
 			types: []string{"G1a"},
 			json:  []string{`"mop":["r","x",[1,5]],"element":5}`},
@@ -297,7 +297,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 3), rl("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{ap("x", 1)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: polygraph.NotMyOwnWrite, Txn: 0, Op: 1, Writer: 1, OtherTxn: -1, OtherOp: 0, Key: 0, Value: 1}}, nil)}
+				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.NotMyOwnWrite, Txn: 0, Op: 1, Writer: 1, OtherTxn: -1, OtherOp: 0, Key: 0, Value: 1}}, nil)}
 			},
 			types: []string{"internal"},
 			json:  []string{`"mop":["r","x",[1]],"expected":["...",3]}`, `"value":[["append","x",3],["r","x",[1]]]`},
@@ -327,7 +327,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T3", session: "3", ops: []any{rl("x", 1, 2)}},
 					listTxn{id: "T4", session: "4", ops: []any{rl("x", 2)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: polygraph.IncompatibleOrder, Txn: 3, Op: 3, Writer: -1, OtherTxn: -1, OtherOp: 2, Key: 0}}, nil)}
+				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 3, Writer: -1, OtherTxn: -1, OtherOp: 2, Key: 0}}, nil)}
 			},
 			types: []string{"incompatible-order"},
 			json:  []string{`"incompatible-order":[{"key":"x","values":[[2],[1,2]]}]`},
@@ -339,7 +339,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{rl("x", 1, 1)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: polygraph.DuplicateElements, Txn: 1, Op: 1, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1}}, nil)}
+				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.DuplicateElements, Txn: 1, Op: 1, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1}}, nil)}
 			},
 			types: []string{"duplicate-elements"},
 			json:  []string{`"mop":["r","x",[1,1]],"duplicates":{"1":2}`},
@@ -567,7 +567,7 @@ func TestElleRow(t *testing.T) {
 func TestExplainNoCycle(t *testing.T) {
 	h := listHistory(listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}})
 	rep := interpret.Explain(violation(h, level.SER, nil, []polygraph.Edge{}))
-	if a := rep.Anomaly; a.Name != "G2" || !strings.Contains(a.Summary, "no cycle to show") || len(a.Cycles) != 0 || a.ElleType != "" {
+	if a := rep.Anomaly; a.Name.String() != "G2" || !strings.Contains(a.Summary, "no cycle to show") || len(a.Cycles) != 0 || a.ElleType != "" {
 		t.Errorf("%+v", a)
 	}
 	if got := rep.ElleRow(true); got != "strong-session-serializable\tfalse" {

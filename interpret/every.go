@@ -9,7 +9,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
@@ -31,9 +30,8 @@ const MaxShrink = 1000
 // Found is one kind of anomaly a violation shows, as Report.Anomalies
 // lists them: its name, how many were found, and one minimal example.
 type Found struct {
-	// Name is the anomaly's name (see package anomaly), one the level
-	// checked forbids.
-	Name string `json:"name"`
+	// Name is the anomaly, one the level checked forbids.
+	Name verdict.Anomaly `json:"name"`
 	// Class is Adya's phenomenon, when there is one.
 	Class string `json:"class,omitempty"`
 	// Count is how many anomalies of this name were found: non-cycle
@@ -43,14 +41,14 @@ type Found struct {
 	More  bool `json:"more,omitempty"`
 	// Example lists the transactions of one counterexample of this
 	// anomaly alone: a sub-history of these transactions violates the
-	// weakest level that forbids the anomaly (anomaly.Weakest), and so
+	// weakest level that forbids the anomaly (verdict.Weakest), and so
 	// the level checked, and no transaction can be left out of it. Only the main
 	// anomaly of a history of more than MaxShrink transactions may have
 	// none, when the check's evidence does not violate the level
 	// without the rest of the history (see Minimal).
 	Example []ExampleTxn `json:"example,omitempty"`
 	// Weakest is the weakest level that forbids the anomaly
-	// (anomaly.Weakest), which its example violates, as are all the
+	// (verdict.Weakest), which its example violates, as are all the
 	// stronger ones: set in the list of every level (EveryLevel).
 	Weakest string `json:"weakest_level,omitempty"`
 
@@ -71,7 +69,7 @@ type ExampleTxn struct {
 }
 
 // Every lists every kind of anomaly that the violation res shows and its
-// level forbids (anomaly.Forbids), each with how many were found and a
+// level forbids (verdict.Forbids), each with how many were found and a
 // minimal example, the report's main anomaly (rep.Anomaly) first. It
 // reuses the check's evidence: the anomalies found without cycles, and
 // the cycles of the dependencies known, searched by shape as Elle does:
@@ -81,7 +79,7 @@ type ExampleTxn struct {
 // by name, each counted only when its transactions violate that name's
 // weakest level on their own. Each example is cut from the history and
 // checked alone at the weakest level that forbids its anomaly
-// (anomaly.Weakest), which the level checked implies, then shrunk to a
+// (verdict.Weakest), which the level checked implies, then shrunk to a
 // minimal one (a few checks of a handful of transactions). Where the
 // check kept no such evidence (a solver's core) it lists the non-cycle
 // anomalies and the main one.
@@ -107,9 +105,9 @@ type EveryOptions struct {
 // shrunk): a non-cycle anomaly, or a cycle of the dependencies known.
 type Instance struct {
 	// Level is the level checked, Name and Class the anomaly's names.
-	Level string `json:"level"`
-	Name  string `json:"name"`
-	Class string `json:"class,omitempty"`
+	Level string          `json:"level"`
+	Name  verdict.Anomaly `json:"name"`
+	Class string          `json:"class,omitempty"`
 	// Txns are the transactions it involves, in input order.
 	Txns []ExampleTxn `json:"transactions"`
 	// Cycle, for a cycle, lists its dependencies in order, the last
@@ -227,8 +225,8 @@ func (e *everySearch) sub() *shrink.Subject {
 // anomaly only when seed's transactions (and the writers of what they
 // read) violate the weakest level forbidding name on their own. inst
 // describes it for the Instance callback.
-func (e *everySearch) add(name string, seed map[int32]bool, cycle, verify bool, inst func(*Instance), set func(*Found)) {
-	if !anomaly.Forbids(e.l, name) {
+func (e *everySearch) add(name verdict.Anomaly, seed map[int32]bool, cycle, verify bool, inst func(*Instance), set func(*Found)) {
+	if !verdict.Forbids(e.l, name) {
 		return
 	}
 	i := slices.IndexFunc(e.found, func(f Found) bool { return f.Name == name })
@@ -240,7 +238,7 @@ func (e *everySearch) add(name string, seed map[int32]bool, cycle, verify bool, 
 		return
 	}
 	if i < 0 {
-		e.found = append(e.found, Found{Name: name, Class: anomaly.Class(name)})
+		e.found = append(e.found, Found{Name: name, Class: name.Class()})
 		i = len(e.found) - 1
 	}
 	f := &e.found[i]
@@ -255,11 +253,11 @@ func (e *everySearch) add(name string, seed map[int32]bool, cycle, verify bool, 
 	if f.Example != nil || f.Count > 3 {
 		return // three tries at an example are enough
 	}
-	ex := e.example(seed, name, anomaly.Weakest(name), cycle, true)
+	ex := e.example(seed, name, name.Weakest(), cycle, true)
 	if ex == nil && cycle {
 		// No cut of these transactions keeps a cycle of this shape
 		// among the dependencies it shows: take one with any cycle.
-		ex = e.example(seed, name, anomaly.Weakest(name), cycle, false)
+		ex = e.example(seed, name, name.Weakest(), cycle, false)
 	}
 	if ex != nil {
 		f.Example = ex
@@ -280,7 +278,7 @@ func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Ano
 		seen[a] = true
 		seed := map[int32]bool{}
 		anomalyTxns(p, a, seed)
-		e.add(a.Kind.String(), seed, false, false, nil, func(f *Found) { f.p, f.anomaly = p, &a })
+		e.add(a.Kind, seed, false, false, nil, func(f *Found) { f.p, f.anomaly = p, &a })
 	}
 }
 
@@ -330,8 +328,8 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge, 
 // are not enough, of them and the writers of what they read, whose
 // sub-history violates the weakest level that forbids name; nil when
 // neither does.
-func (e *everySearch) violating(seed map[int32]bool, name string) *shrink.Selection {
-	at := anomaly.Weakest(name)
+func (e *everySearch) violating(seed map[int32]bool, name verdict.Anomaly) *shrink.Selection {
+	at := name.Weakest()
 	ok := func(sub *history.History) bool {
 		res, err := check.Check(e.ctx, sub, at)
 		return err == nil && res.Verdict == verdict.Violated
@@ -375,7 +373,7 @@ func (e *everySearch) selections(seed map[int32]bool) (shrink.Selection, *shrink
 // anomaly of the kind (a cycle, or a non-cycle anomaly named name; any
 // violation when name is ""), shrinks it to a minimal one, and returns
 // its transactions; nil when it does not violate the level.
-func (e *everySearch) example(seed map[int32]bool, name string, at level.Level, cycle, shaped bool) []ExampleTxn {
+func (e *everySearch) example(seed map[int32]bool, name verdict.Anomaly, at level.Level, cycle, shaped bool) []ExampleTxn {
 	if e.ctx.Err() != nil {
 		return nil
 	}
@@ -385,7 +383,7 @@ func (e *everySearch) example(seed map[int32]bool, name string, at level.Level, 
 			return false
 		}
 		switch {
-		case name == "":
+		case name == 0:
 			return true
 		case cycle:
 			// With shaped, the example must show a cycle of this
@@ -393,7 +391,7 @@ func (e *everySearch) example(seed map[int32]bool, name string, at level.Level, 
 			// FoundReports).
 			return len(res.Anomalies) == 0 && (!shaped || e.shows(res, sub, name))
 		}
-		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind.String() == name })
+		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind == name })
 	}
 	sel, grown := e.selections(seed)
 	if !ok(e.sub().Sub(sel)) {
@@ -408,7 +406,7 @@ func (e *everySearch) example(seed map[int32]bool, name string, at level.Level, 
 // shows reports whether res, a violation of sub, shows a cycle named
 // name: among its own dependencies at SER, SI and SSER, among those sub
 // shows (directDependencies) at the weak levels.
-func (e *everySearch) shows(res *check.Result, sub *history.History, name string) bool {
+func (e *everySearch) shows(res *check.Result, sub *history.History, name verdict.Anomaly) bool {
 	if strongLevel(res.Level) {
 		return namedCycle(e.ctx, res, name) != nil
 	}
@@ -439,23 +437,23 @@ func (e *everySearch) exampleTxns(txns []int32) []ExampleTxn {
 // anomaly of rep first (with an example cut from the report's
 // transactions when the search found none of its name). A main anomaly
 // whose name the level allows is listed by the level's generic name
-// (anomaly.Generic).
+// (verdict.Generic).
 func (e *everySearch) withMain(rep *Report) []Found {
-	main := ""
+	var main verdict.Anomaly
 	if rep != nil && rep.Anomaly != nil {
 		main = rep.Anomaly.Name
 	}
-	if main != "" && !anomaly.Forbids(e.l, main) {
+	if main != 0 && !verdict.Forbids(e.l, main) {
 		// A name the level allows would say the level was broken by
 		// what it allows: the level's generic name says what broke it.
-		main = anomaly.Generic(e.l)
+		main = verdict.Generic(e.l)
 	}
 	counted := 0 // how many of the main anomaly's name the search found
 	if i := slices.IndexFunc(e.found, func(f Found) bool { return f.Name == main }); i >= 0 {
 		counted = e.found[i].Count
 	}
 	out := slices.DeleteFunc(e.found, func(f Found) bool { return f.Example == nil })
-	if main == "" {
+	if main == 0 {
 		return out
 	}
 	if i := slices.IndexFunc(out, func(f Found) bool { return f.Name == main }); i >= 0 {
@@ -469,14 +467,14 @@ func (e *everySearch) withMain(rep *Report) []Found {
 	// the history as Minimal does, in histories of at most MaxShrink
 	// transactions. A larger one's has none: shrinking it is explain's
 	// work, too slow for every check.
-	f := Found{Name: main, Class: anomaly.Class(main), Count: max(1, counted), More: counted >= MaxCount}
+	f := Found{Name: main, Class: main.Class(), Count: max(1, counted), More: counted >= MaxCount}
 	seed := map[int32]bool{}
 	for _, t := range rep.Anomaly.Txns {
 		if t.Index >= 0 && t.Index < len(e.evidence.Txns) {
 			seed[int32(t.Index)] = true
 		}
 	}
-	at := anomaly.Weakest(main)
+	at := main.Weakest()
 	f.Example = e.mainExample(seed, at)
 	if f.Example == nil && at != e.l {
 		// The report names an anomaly a weaker level forbids, but no
@@ -490,7 +488,7 @@ func (e *everySearch) withMain(rep *Report) []Found {
 				f := out[i]
 				return append([]Found{f}, slices.Delete(out, i, i+1)...)
 			}
-			f = Found{Name: name, Class: anomaly.Class(name), Count: 1, Example: ex}
+			f = Found{Name: name, Class: name.Class(), Count: 1, Example: ex}
 		}
 	}
 	return append([]Found{f}, out...)
@@ -501,7 +499,7 @@ func (e *everySearch) withMain(rep *Report) []Found {
 // the history as Minimal does, in histories of at most MaxShrink
 // transactions; nil if none.
 func (e *everySearch) mainExample(seed map[int32]bool, at level.Level) []ExampleTxn {
-	if ex := e.example(seed, "", at, true, false); ex != nil {
+	if ex := e.example(seed, 0, at, true, false); ex != nil {
 		return ex
 	}
 	if len(e.h.Txns) <= MaxShrink {
@@ -535,11 +533,11 @@ func (e *everySearch) weakestViolated(ex []ExampleTxn, from level.Level) level.L
 
 // exactName is the name of a violation of l that no weaker level
 // forbids: l's generic name, or for SSER a real-time violation.
-func exactName(l level.Level) string {
+func exactName(l level.Level) verdict.Anomaly {
 	if l == level.SSER {
-		return anomaly.RealTimeViolation
+		return verdict.RealTimeViolation
 	}
-	return anomaly.Generic(l)
+	return verdict.Generic(l)
 }
 
 // WriteAnomalies writes the report's list of anomalies as text, one line
@@ -554,8 +552,8 @@ func (r *Report) WriteAnomalies(w io.Writer) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "every anomaly %s forbids that the history shows (one example each):\n", textsafe.Escape(r.Level))
 	for _, f := range escapeFound(r.Anomalies) {
-		b.WriteString("  " + f.Name)
-		if f.Class != "" && f.Class != f.Name {
+		b.WriteString("  " + f.Name.String())
+		if f.Class != "" && f.Class != f.Name.String() {
 			b.WriteString(" (" + f.Class + ")")
 		}
 		writeCount(&b, f)
@@ -577,7 +575,7 @@ func EveryLevel(lists ...[]Found) []Found {
 		for _, f := range list {
 			i := slices.IndexFunc(out, func(g Found) bool { return g.Name == f.Name })
 			if i < 0 {
-				f.Weakest = anomaly.Weakest(f.Name).String()
+				f.Weakest = f.Name.Weakest().String()
 				out = append(out, f)
 				continue
 			}
@@ -592,7 +590,7 @@ func EveryLevel(lists ...[]Found) []Found {
 	}
 	out = slices.DeleteFunc(out, func(f Found) bool { return f.Example == nil })
 	slices.SortStableFunc(out, func(a, b Found) int {
-		wa, wb := anomaly.Weakest(a.Name), anomaly.Weakest(b.Name)
+		wa, wb := a.Name.Weakest(), b.Name.Weakest()
 		switch {
 		case wa == wb:
 			return 0
@@ -617,8 +615,8 @@ func WriteEveryLevel(w io.Writer, found []Found) error {
 	var b strings.Builder
 	b.WriteString("every anomaly the history shows (one example each, which breaks the\nweakest level that forbids it and every stronger one):\n")
 	for _, f := range escapeFound(found) {
-		b.WriteString("  " + f.Name)
-		if f.Class != "" && f.Class != f.Name {
+		b.WriteString("  " + f.Name.String())
+		if f.Class != "" && f.Class != f.Name.String() {
 			b.WriteString(" (" + f.Class + ")")
 		}
 		fmt.Fprintf(&b, ", from %s up", f.Weakest)
@@ -657,7 +655,6 @@ func escapeFound(found []Found) []Found {
 	}
 	out := make([]Found, len(found))
 	for i, f := range found {
-		f.Name = textsafe.Escape(f.Name)
 		f.Class = textsafe.Escape(f.Class)
 		f.Weakest = textsafe.Escape(f.Weakest)
 		f.Example = make([]ExampleTxn, len(found[i].Example))

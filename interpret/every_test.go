@@ -8,7 +8,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
@@ -85,38 +84,38 @@ func TestEvery(t *testing.T) {
 	// want is, per level, the anomalies listed: name, count and the
 	// names of the example's transactions.
 	type want struct {
-		name    string
+		name    verdict.Anomaly
 		count   int
 		example string
 	}
-	lu := want{anomaly.LostUpdate, 1, "inc-1 inc-2"}
+	lu := want{verdict.LostUpdate, 1, "inc-1 inc-2"}
 	for _, c := range []struct {
 		name string
 		h    *history.History
 		want map[level.Level][]want
 	}{
 		{"aborted read, lost update, write skew", three, map[level.Level][]want{
-			level.SSER: {{anomaly.AbortedRead, 1, "abort dirty"}, lu, {anomaly.WriteSkew, 1, "alice bob"}},
-			level.SER:  {{anomaly.AbortedRead, 1, "abort dirty"}, lu, {anomaly.WriteSkew, 1, "alice bob"}},
-			level.SI:   {{anomaly.AbortedRead, 1, "abort dirty"}, lu},
-			level.PC:   {{anomaly.AbortedRead, 1, "abort dirty"}},
-			level.RC:   {{anomaly.AbortedRead, 1, "abort dirty"}},
+			level.SSER: {{verdict.AbortedRead, 1, "abort dirty"}, lu, {verdict.WriteSkew, 1, "alice bob"}},
+			level.SER:  {{verdict.AbortedRead, 1, "abort dirty"}, lu, {verdict.WriteSkew, 1, "alice bob"}},
+			level.SI:   {{verdict.AbortedRead, 1, "abort dirty"}, lu},
+			level.PC:   {{verdict.AbortedRead, 1, "abort dirty"}},
+			level.RC:   {{verdict.AbortedRead, 1, "abort dirty"}},
 		}},
 		{"write skew", writeSkew, map[level.Level][]want{
-			level.SSER: {{anomaly.WriteSkew, 1, "alice bob"}},
-			level.SER:  {{anomaly.WriteSkew, 1, "alice bob"}},
+			level.SSER: {{verdict.WriteSkew, 1, "alice bob"}},
+			level.SER:  {{verdict.WriteSkew, 1, "alice bob"}},
 			level.SI:   nil,
 		}},
 		{"lost update", lostUpdate, map[level.Level][]want{
 			// Three transactions read n's initial value and wrote it:
 			// inc-2 and inc-3 each lost inc-1's update.
-			level.SER: {{anomaly.LostUpdate, 2, "inc-1 inc-2"}},
-			level.SI:  {{anomaly.LostUpdate, 2, "inc-1 inc-2"}},
+			level.SER: {{verdict.LostUpdate, 2, "inc-1 inc-2"}},
+			level.SI:  {{verdict.LostUpdate, 2, "inc-1 inc-2"}},
 			level.PC:  nil,
 		}},
 		{"two of each", many, map[level.Level][]want{
-			level.SER: {{anomaly.LostUpdate, 2, "a b"}, {anomaly.WriteSkew, 2, "e f"}},
-			level.SI:  {{anomaly.LostUpdate, 2, "a b"}},
+			level.SER: {{verdict.LostUpdate, 2, "a b"}, {verdict.WriteSkew, 2, "e f"}},
+			level.SI:  {{verdict.LostUpdate, 2, "a b"}},
 		}},
 	} {
 		for l, ws := range c.want {
@@ -129,7 +128,7 @@ func TestEvery(t *testing.T) {
 						names = append(names, x.Name)
 					}
 					got = append(got, want{f.Name, f.Count, strings.Join(names, " ")})
-					if !anomaly.Forbids(l, f.Name) {
+					if !verdict.Forbids(l, f.Name) {
 						t.Errorf("%s is listed, which %v allows", f.Name, l)
 					}
 					if why, ok := exampleViolates(t, c.h, l, f); !ok {
@@ -238,13 +237,13 @@ func TestEveryProperty(t *testing.T) {
 				continue
 			}
 			main := rep.Anomaly.Name
-			if !anomaly.Forbids(l, main) {
-				main = anomaly.Generic(l)
+			if !verdict.Forbids(l, main) {
+				main = verdict.Generic(l)
 			}
 			// A main anomaly named after a weaker level that its
 			// transactions do not violate is listed by the name of a
 			// stronger one.
-			relabeled := len(found) > 0 && found[0].Name != main && !anomaly.Weakest(main).Implies(anomaly.Weakest(found[0].Name))
+			relabeled := len(found) > 0 && found[0].Name != main && !main.Weakest().Implies(found[0].Name.Weakest())
 			if len(found) == 0 || found[0].Name != main && !relabeled {
 				t.Fatalf("seed %d, %v: the list does not begin with the main anomaly %s: %v", seed, l, rep.Anomaly.Name, found)
 			}
@@ -253,8 +252,8 @@ func TestEveryProperty(t *testing.T) {
 				several++
 			}
 			for _, f := range found {
-				names[f.Name]++
-				if !anomaly.Forbids(l, f.Name) {
+				names[f.Name.String()]++
+				if !verdict.Forbids(l, f.Name) {
 					t.Errorf("seed %d, %v: %s is listed, which the level allows", seed, l, f.Name)
 				}
 				if f.Count < 1 || f.Count > interpret.MaxCount {
@@ -263,8 +262,8 @@ func TestEveryProperty(t *testing.T) {
 				if f.Example == nil {
 					t.Fatalf("seed %d, %v: %s has no example, in a history of fewer than %d transactions", seed, l, f.Name, interpret.MaxShrink)
 				}
-				if why, ok := exampleViolates(t, h, anomaly.Weakest(f.Name), f); !ok {
-					t.Fatalf("seed %d, %v: the example of %s does not violate %v, the weakest level that forbids it, alone (%s)\n%s", seed, l, f.Name, anomaly.Weakest(f.Name), why, histgen.Describe(h))
+				if why, ok := exampleViolates(t, h, f.Name.Weakest(), f); !ok {
+					t.Fatalf("seed %d, %v: the example of %s does not violate %v, the weakest level that forbids it, alone (%s)\n%s", seed, l, f.Name, f.Name.Weakest(), why, histgen.Describe(h))
 				}
 			}
 		}

@@ -4,9 +4,9 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestEveryWeakCycles checks that Every lists the cycles of every shape
@@ -22,23 +22,23 @@ func TestEveryWeakCycles(t *testing.T) {
 {"session": 4, "id": "v", "ops": [["w", "u", 1]]}
 {"session": 5, "id": "c", "ops": [["r", "u", 1], ["w", "v", 1]]}
 {"session": 6, "id": "d", "ops": [["r", "v", 1], ["r", "u", null]]}`)
-	ra := []string{anomaly.FracturedRead, anomaly.SessionGuaranteeViolation}
+	ra := []verdict.Anomaly{verdict.FracturedRead, verdict.SessionGuaranteeViolation}
 	for _, tc := range []struct {
 		l    level.Level
-		want []string
+		want []verdict.Anomaly
 	}{
-		{level.RC, []string{anomaly.NonMonotonicRead}},
+		{level.RC, []verdict.Anomaly{verdict.NonMonotonicRead}},
 		{level.RA, ra},
-		{level.CC, append(slices.Clone(ra), anomaly.CausalityViolation)},
-		{level.PC, append(slices.Clone(ra), anomaly.CausalityViolation)},
+		{level.CC, append(slices.Clone(ra), verdict.CausalityViolation)},
+		{level.PC, append(slices.Clone(ra), verdict.CausalityViolation)},
 	} {
 		t.Run(tc.l.String(), func(t *testing.T) {
 			_, _, found := every(t, h, tc.l)
-			var got []string
+			var got []verdict.Anomaly
 			for _, f := range found {
 				got = append(got, f.Name)
-				if why, ok := exampleViolates(t, h, anomaly.Weakest(f.Name), f); !ok {
-					t.Errorf("%s: the example %v does not violate %v: %s", f.Name, f.Example, anomaly.Weakest(f.Name), why)
+				if why, ok := exampleViolates(t, h, f.Name.Weakest(), f); !ok {
+					t.Errorf("%s: the example %v does not violate %v: %s", f.Name, f.Example, f.Name.Weakest(), why)
 				}
 			}
 			slices.Sort(got)

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/draw"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // initLane names the lane of the initial state in a picture.
@@ -243,7 +244,7 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 // writerIn returns the index of the transaction of the anomaly, other
 // than the one named reader, that wrote (or appended) v to key; -1 when
 // none did.
-func (a *Anomaly) writerIn(reader string, key ID, v Value) int {
+func (a *Anomaly) writerIn(reader string, key verdict.ID, v Value) int {
 	for ti, t := range a.Txns {
 		if t.Name == reader {
 			continue
@@ -281,7 +282,7 @@ func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
 		byStart = byStart && t.Start != nil
 	}
 	var lanes []draw.Lane
-	lane := map[ID]int{}
+	lane := map[verdict.ID]int{}
 	first := int64(0)
 	ends := map[string]bool{}
 	for _, s := range steps {
@@ -378,7 +379,7 @@ func (a *Anomaly) initNode(steps []Step, order int64) draw.Node {
 
 // initLine is the line (from 1) of the initial state's node in lanes
 // that shows key, or 0.
-func initLine(lanes []draw.Lane, key ID) int {
+func initLine(lanes []draw.Lane, key verdict.ID) int {
 	if len(lanes) == 0 || len(lanes[0].Nodes) == 0 || lanes[0].Nodes[0].ID != "init" {
 		return 0
 	}
@@ -490,7 +491,7 @@ func Place(where string) string {
 func (r *Report) pictureTitle() string {
 	a := r.Anomaly
 	title := fmt.Sprintf("%s violated: %s", r.Level, a.Name)
-	if a.Class != "" && a.Class != a.Name {
+	if a.Class != "" && a.Class != a.Name.String() {
 		title += " (" + a.Class + ")"
 	}
 	if r.ImpliedBy != "" {

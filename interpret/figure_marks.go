@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/draw"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // opMarks records which operations of an anomaly's transactions a
@@ -87,7 +88,7 @@ func (m opMarks) step(s Step) (from, to int) {
 // such an operation it marks the transaction's first read (last write) of
 // key, the operation the dependency stands for. It returns the index of
 // the operation it marked, or -1.
-func (m opMarks) markValue(txn string, key ID, v Value, read bool) int {
+func (m opMarks) markValue(txn string, key verdict.ID, v Value, read bool) int {
 	t := m.txn(txn)
 	if t == nil {
 		return -1

@@ -127,7 +127,7 @@ func checkGraph(t *testing.T, rep *interpret.Report, g *draw.Graph) {
 	if g == nil {
 		t.Fatal("no graph of a violation")
 	}
-	if want := rep.Level + " violated: " + textsafe.Escape(a.Name); !strings.HasPrefix(g.Title, want) {
+	if want := rep.Level + " violated: " + textsafe.Escape(a.Name.String()); !strings.HasPrefix(g.Title, want) {
 		t.Errorf("title %q, want it to start with %q", g.Title, want)
 	}
 	nodes := map[string]draw.Node{}
@@ -338,7 +338,7 @@ func TestFigureNonCycle(t *testing.T) {
 			if !slices.Equal(got, c.marked) {
 				t.Errorf("marked %q, want %q", got, c.marked)
 			}
-			if !strings.Contains(g.Title, rep.Anomaly.Name) {
+			if !strings.Contains(g.Title, rep.Anomaly.Name.String()) {
 				t.Errorf("title %q does not name %s", g.Title, rep.Anomaly.Name)
 			}
 		})
@@ -386,7 +386,7 @@ func TestFigureSatisfied(t *testing.T) {
 func TestFigureInitialState(t *testing.T) {
 	f := false
 	rep := &interpret.Report{Level: "SER", Satisfied: &f, Anomaly: &interpret.Anomaly{
-		Name: "G-single", Summary: "T1 read x's initial value, which T2 overwrote",
+		Name: verdict.GSingle, Summary: "T1 read x's initial value, which T2 overwrote",
 		Txns: []interpret.TxnInfo{
 			{Name: "T1", Session: "1", Position: 1, Status: "committed", Where: "h.jsonl:1", Index: 0,
 				Ops: []interpret.Op{{Kind: "r", Key: "x", Value: interpret.NullValue()}, {Kind: "w", Key: "y", Value: interpret.IntValue(1)}}},
@@ -424,10 +424,10 @@ func TestFigureCycleFirst(t *testing.T) {
 		return interpret.Step{From: from, To: to, Kind: kind, Key: "x", Reason: from + " " + kind + " " + to}
 	}
 	txn := func(name string) interpret.TxnInfo {
-		return interpret.TxnInfo{Name: name, Session: interpret.ID(name), Position: 1, Status: "committed"}
+		return interpret.TxnInfo{Name: name, Session: verdict.ID(name), Position: 1, Status: "committed"}
 	}
 	a := &interpret.Anomaly{
-		Name: "G2", Class: "G2", Summary: "two cycles",
+		Name: verdict.G2, Class: "G2", Summary: "two cycles",
 		Txns: []interpret.TxnInfo{txn("T0"), txn("T1"), txn("T2"), txn("T3")},
 		Cycles: [][]interpret.Step{
 			{step("T1", "T2", "RW"), step("T2", "T1", "WW")},

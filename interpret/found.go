@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
@@ -132,10 +131,10 @@ func foundReport(ctx context.Context, subject *shrink.Subject, l level.Level, f 
 		inHistory(&an.Txns[i], h, sel)
 	}
 	an.HistoryTxns = len(h.Txns)
-	if !anomaly.Forbids(l, an.Name) {
-		an.Name = anomaly.Generic(l)
-		an.Class = anomaly.Class(an.Name)
-		an.Description = anomaly.Describe(an.Name)
+	if !verdict.Forbids(l, an.Name) {
+		an.Name = verdict.Generic(l)
+		an.Class = an.Name.Class()
+		an.Description = an.Name.Describe()
 	}
 	if an.Name != f.Name {
 		an.Notes = append(an.Notes, fmt.Sprintf("the history's list of anomalies gives this example for %s; checked on its own, it shows %s", f.Name, an.Name))
@@ -164,7 +163,7 @@ func inHistory(t *TxnInfo, h *history.History, sel shrink.Selection) {
 	i := int(sel.Txns[t.Index])
 	tx := &h.Txns[i]
 	t.Index = i
-	t.ID = ID(tx.ID)
+	t.ID = verdict.ID(tx.ID)
 	t.Position = slices.Index(h.Sessions[tx.Session], int32(i)) + 1
 	t.OmittedOps = len(h.OpsOf(i)) - len(t.Ops)
 }
@@ -173,7 +172,7 @@ func inHistory(t *TxnInfo, h *history.History, sel shrink.Selection) {
 // shows (check.Dependencies) that violates res's level on its own and
 // that Name calls name at that level, or nil. The edges are between the
 // nodes of the polygraph Dependencies returns, which is res.Polygraph's.
-func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph.Edge {
+func namedCycle(ctx context.Context, res *check.Result, name verdict.Anomaly) []polygraph.Edge {
 	p, known, err := check.Dependencies(ctx, res)
 	if err != nil || p == nil || p != res.Polygraph {
 		return nil
@@ -196,7 +195,7 @@ func namedCycle(ctx context.Context, res *check.Result, name string) []polygraph
 // is no violation of l, though Name calls it by l's generic name: a
 // report that drew it alone would show what l allows.
 func forbidden(cycle []polygraph.Edge, l level.Level) bool {
-	return slices.ContainsFunc(shapeNames(cycle), func(n string) bool { return anomaly.Forbids(l, n) })
+	return slices.ContainsFunc(shapeNames(cycle), func(n verdict.Anomaly) bool { return verdict.Forbids(l, n) })
 }
 
 // cycleReport is the report of res explained by cycle, a cycle of

@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
@@ -82,7 +81,7 @@ func TestFoundReports(t *testing.T) {
 				if !a.Minimal {
 					t.Errorf("%s: not minimal", f.Name)
 				}
-				if !anomaly.Forbids(c.level, a.Name) {
+				if !verdict.Forbids(c.level, a.Name) {
 					t.Errorf("%s: the report names %s, which %v allows", f.Name, a.Name, c.level)
 				}
 				if i == 0 {

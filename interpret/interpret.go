@@ -25,7 +25,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/polygraph"
@@ -84,7 +83,7 @@ type Report struct {
 type Anomaly struct {
 	// Name names the violation: a non-cycle anomaly (ThinAirRead, ...)
 	// or the shape of the cycle (LostUpdate, WriteSkew, LongFork, ...).
-	Name string `json:"name"`
+	Name verdict.Anomaly `json:"name"`
 	// Class is Adya's phenomenon (G0, G1a, G1b, G1c, G-single, G2-item,
 	// G2) when there is one.
 	Class string `json:"class,omitempty"`
@@ -150,7 +149,7 @@ type Step struct {
 	// the version From read) or RT (From ended before To started).
 	Kind string `json:"kind"`
 	// Key is the key of a WR, WW or RW dependency.
-	Key ID `json:"key,omitempty"`
+	Key verdict.ID `json:"key,omitempty"`
 	// FromValue and ToValue are the values of From's and To's
 	// operations on Key: for WR the value written and read (both), for
 	// WW From's and To's writes, for RW the value From read and the
@@ -176,7 +175,7 @@ type Step struct {
 
 // ConstraintInfo is a pair of writes of one key that no order explains.
 type ConstraintInfo struct {
-	Key ID `json:"key"`
+	Key verdict.ID `json:"key"`
 	// A and B name the transactions whose writes of Key are ordered:
 	// Cycles[0] shows A's before B's, Cycles[1] B's before A's.
 	A string `json:"a"`
@@ -188,9 +187,9 @@ type TxnInfo struct {
 	// Name is the transaction's name in the report (see Report).
 	Name string `json:"name"`
 	// ID is the input's id of the transaction, if it has one.
-	ID ID `json:"id,omitempty"`
+	ID verdict.ID `json:"id,omitempty"`
 	// Session is the input's name of the transaction's session.
-	Session ID `json:"session"`
+	Session verdict.ID `json:"session"`
 	// Position is the transaction's place in its session, from 1.
 	Position int `json:"session_position"`
 	// Status is committed, aborted or unknown.
@@ -264,7 +263,7 @@ func explain(res *check.Result) *Report {
 	switch {
 	case len(res.Anomalies) > 0:
 		a := res.Anomalies[0]
-		an.Name = a.Kind.String()
+		an.Name = a.Kind
 		an.ElleType = ElleAnomalyType(p.History, a)
 		an.Summary = d.anomaly(a)
 		anomalyTxns(p, a, txns)
@@ -273,7 +272,7 @@ func explain(res *check.Result) *Report {
 		}
 	case len(res.Cycle) == 0 && res.Conflict == nil && len(res.Core) == 0:
 		// Evidence without a cycle (no edge to show).
-		an.Name = anomaly.Generic(res.Level)
+		an.Name = verdict.Generic(res.Level)
 		an.Summary = "the checker proved that no order of the transactions satisfies the level, but kept no cycle to show: the minimal counterexample, which isocheck explain shows, has one"
 	case res.Cycle != nil:
 		an.Name = d.nameOf(d.fold(res.Cycle, true))
@@ -310,7 +309,7 @@ func verdictReport(res *check.Result) (rep *Report, ok bool) {
 
 func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]bool) {
 	ts := []int32{a.Txn, a.Writer}
-	if a.Kind == polygraph.LostUpdate {
+	if a.Kind == verdict.LostUpdate {
 		ts = append(ts, a.OtherTxn)
 	}
 	for _, t := range ts {
@@ -319,7 +318,7 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 		}
 	}
 	switch a.Kind {
-	case polygraph.NonRepeatableRead:
+	case verdict.NonRepeatableRead:
 		// The writers of the two values read: without them, neither read
 		// would be of anything.
 		h := p.History
@@ -331,13 +330,13 @@ func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]boo
 				txns[w] = true
 			}
 		}
-	case polygraph.IncompatibleOrder:
+	case verdict.IncompatibleOrder:
 		if a.OtherOp >= 0 {
 			if t := txnOfOp(p.History, a.OtherOp); p.IsTxn(t) {
 				txns[t] = true
 			}
 		}
-	case polygraph.SplitAppends:
+	case verdict.SplitAppends:
 		// The transactions whose appends sit among the writer's.
 		for _, s := range splitCycle(p.History, a, nil) {
 			txns[s.From] = true
@@ -363,7 +362,7 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 	_, an.ElleType = leastSevere(d.h, d.level, [][]polygraph.Edge{c.EitherCycle, c.OrCycle})
 	an.Cycles = [][]Step{d.cycle(c.EitherCycle, txns), d.cycle(c.OrCycle, txns)}
 	x := d.keyName(c.Constraint.Key)
-	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(c.Constraint.Key)), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
+	an.Constraint = &ConstraintInfo{Key: verdict.ID(d.h.FormatKey(c.Constraint.Key)), A: d.name(c.Constraint.A), B: d.name(c.Constraint.B)}
 	a, b := d.name(c.Constraint.A), d.name(c.Constraint.B)
 	an.Summary = fmt.Sprintf("the writes of %s by %s and %s can be ordered neither way: %s's first closes the cycle %s, and %s's first closes %s",
 		x, a, b, a, d.path(c.EitherCycle), b, d.path(c.OrCycle))
@@ -391,13 +390,13 @@ func conflict(d *describer, an *Anomaly, c *check.Conflict, txns map[int32]bool)
 // nameCycles names a violation of d.level shown by cycles, one at least
 // of which every order of the writes closes: the most specific of their
 // names (see Name), or the level's generic name when there are none.
-func nameCycles(d *describer, cycles [][]polygraph.Edge) string {
-	name := ""
+func nameCycles(d *describer, cycles [][]polygraph.Edge) verdict.Anomaly {
+	var name verdict.Anomaly
 	for _, c := range cycles {
 		name = moreSpecific(name, d.nameOf(d.fold(c, true)))
 	}
-	if name == "" {
-		name = anomaly.Generic(d.level)
+	if name == 0 {
+		name = verdict.Generic(d.level)
 	}
 	return name
 }
@@ -431,8 +430,8 @@ func core(d *describer, an *Anomaly, cycles [][]polygraph.Edge, txns map[int32]b
 // original history's (nil: the same); sel is the counterexample's
 // selection, if any.
 func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, orig *history.History, sel *shrink.Selection) {
-	an.Class = anomaly.Class(an.Name)
-	an.Description = anomaly.Describe(an.Name)
+	an.Class = an.Name.Class()
+	an.Description = an.Name.Describe()
 	seen := map[string]bool{}
 	for _, s := range an.Edges {
 		seen[stepKey(s)] = true
@@ -586,9 +585,9 @@ func named(d *describer, ids []int32, name string) int32 {
 	return -1
 }
 
-func keysNamed(h *history.History, name ID) []history.Key {
+func keysNamed(h *history.History, name verdict.ID) []history.Key {
 	for k, n := range h.KeyNames {
-		if ID(n) == name {
+		if verdict.ID(n) == name {
 			return []history.Key{history.Key(k)}
 		}
 	}
@@ -601,7 +600,7 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 	tx := &h.Txns[t]
 	info := TxnInfo{
 		Name:    name,
-		Session: ID(h.SessionName(int(tx.Session))),
+		Session: verdict.ID(h.SessionName(int(tx.Session))),
 		Status:  tx.Status.String(),
 		Where:   h.Where(t),
 		Index:   t,
@@ -629,7 +628,7 @@ func txnInfo(h *history.History, t int, name string, orig *history.History, sel 
 		info.Index = idx
 		info.OmittedOps = len(orig.OpsOf(idx)) - len(info.Ops)
 	}
-	info.ID = ID(src.Txns[idx].ID)
+	info.ID = verdict.ID(src.Txns[idx].ID)
 	info.Position = slices.Index(src.Sessions[src.Txns[idx].Session], int32(idx)) + 1
 	return info
 }
@@ -821,15 +820,15 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 		// The anomaly check names, where the counterexample shows it.
 		x := a.anomalies[0]
 		for _, y := range a.anomalies {
-			if y.Kind.String() == target {
+			if y.Kind == target {
 				x = y
 				break
 			}
 		}
-		an.Name = x.Kind.String()
+		an.Name = x.Kind
 		an.ElleType = ElleAnomalyType(m, x)
 		an.Summary = d.anomaly(x)
-		if x.Kind == polygraph.LostUpdate {
+		if x.Kind == verdict.LostUpdate {
 			lostUpdate(d, an, x)
 		}
 	case a.cycle != nil:
@@ -864,7 +863,7 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 	k := x.Key
 	ab := []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: k}, {From: b, To: a, Kind: polygraph.RW, Key: k}}
 	ba := []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: k}, {From: a, To: b, Kind: polygraph.RW, Key: k}}
-	an.Constraint = &ConstraintInfo{Key: ID(d.h.FormatKey(k)), A: d.name(a), B: d.name(b)}
+	an.Constraint = &ConstraintInfo{Key: verdict.ID(d.h.FormatKey(k)), A: d.name(a), B: d.name(b)}
 	an.Cycles = [][]Step{d.cycle(ab, nil), d.cycle(ba, nil)}
 	kx := d.keyName(k)
 	// The WW edges are hypotheses. The RW edges are forced: each reader
@@ -892,14 +891,14 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 // cycleSummary says in a sentence what a named cycle shows.
 //
 // steps are c's steps as the report shows them.
-func cycleSummary(d *describer, name string, c []polygraph.Edge, steps []Step) string {
+func cycleSummary(d *describer, name verdict.Anomaly, c []polygraph.Edge, steps []Step) string {
 	p := d.path(c)
 	switch name {
-	case anomaly.WriteSkew:
+	case verdict.WriteSkew:
 		return fmt.Sprintf("%s and %s each read a key the other overwrote, so neither can come first: %s", d.name(c[0].From), d.name(c[0].To), p)
-	case anomaly.LostUpdate:
+	case verdict.LostUpdate:
 		return fmt.Sprintf("%s and %s updated %s from the same version: %s", d.name(c[0].From), d.name(c[0].To), d.keyName(c[0].Key), p)
-	case anomaly.G1c:
+	case verdict.G1c:
 		if len(c) == 2 && c[0].Kind != c[1].Kind {
 			so, wr := c[0], c[1]
 			if so.Kind == polygraph.WR {

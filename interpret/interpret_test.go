@@ -204,7 +204,7 @@ func TestNamedAnomalies(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			rep, _ := minimal(t, historytest.JSONL(t, tt.history), tt.level)
 			a := rep.Anomaly
-			if a.Name != tt.want {
+			if a.Name.String() != tt.want {
 				t.Errorf("name %q, want %q", a.Name, tt.want)
 			}
 			if tt.class != "" && a.Class != tt.class {
@@ -262,7 +262,7 @@ func TestInferredEdge(t *testing.T) {
 {"session": 4, "id": "R2", "ops": [["r", "x", 1], ["r", "y", 2]]}`)
 	rep, _ := minimal(t, h, level.SI)
 	a := rep.Anomaly
-	if a.Name != "LongFork" || len(a.Txns) != 6 || rep.ImpliedBy != "PC" {
+	if a.Name.String() != "LongFork" || len(a.Txns) != 6 || rep.ImpliedBy != "PC" {
 		t.Errorf("name %q (as %q) with %d transactions, want LongFork as PC with 6", a.Name, rep.ImpliedBy, len(a.Txns))
 	}
 	var rw *interpret.Step
@@ -315,7 +315,7 @@ func TestConflict(t *testing.T) {
 {"session": 0, "id": "T3", "ops": [["r", 0, null], ["w", 1, 2]]}`)
 	rep, _ := minimal(t, h, level.SER)
 	a := rep.Anomaly
-	if a.Name != "WriteSkew" || a.Constraint == nil || len(a.Cycles) != 2 || rep.ImpliedBy != "" {
+	if a.Name.String() != "WriteSkew" || a.Constraint == nil || len(a.Cycles) != 2 || rep.ImpliedBy != "" {
 		t.Fatalf("name %q (as %q), constraint %+v, %d cycles; want WriteSkew at SER itself with a constraint and 2 cycles", a.Name, rep.ImpliedBy, a.Constraint, len(a.Cycles))
 	}
 	if c := a.Constraint; c.Key != "1" || c.A != "T0" || c.B != "T3" {
@@ -432,7 +432,7 @@ func TestExplainQuick(t *testing.T) {
 			t.Fatal(err)
 		}
 		rep := interpret.Explain(res)
-		if rep.Anomaly == nil || len(rep.Anomaly.Cycles) == 0 || (c.name != "" && rep.Anomaly.Name != c.name) {
+		if rep.Anomaly == nil || len(rep.Anomaly.Cycles) == 0 || (c.name != "" && rep.Anomaly.Name.String() != c.name) {
 			t.Errorf("%v: report %+v, want %s", c.level, rep.Anomaly, c.name)
 			continue
 		}

@@ -186,21 +186,6 @@ func TestJSONValues(t *testing.T) {
 			t.Errorf("%#v: text %s, want %s", c.v, c.v.String(), c.text)
 		}
 	}
-	for _, c := range []struct {
-		id   interpret.ID
-		json string
-	}{
-		{"7", `7`}, {"-7", `-7`}, {"07", `"07"`}, {"x", `"x"`}, {"", `""`}, {"99999999999999999999", `"99999999999999999999"`},
-	} {
-		b, err := json.Marshal(c.id)
-		if err != nil || string(b) != c.json {
-			t.Errorf("%q: JSON %s, %v; want %s", c.id, b, err, c.json)
-		}
-		var back interpret.ID
-		if err := json.Unmarshal(b, &back); err != nil || back != c.id {
-			t.Errorf("%s: decoded %q, %v; want %q", b, back, err, c.id)
-		}
-	}
 	// A step of session order has no values at all.
 	b, _ := json.Marshal(interpret.Step{From: "T1", To: "T2", Kind: "SO"})
 	if strings.Contains(string(b), "value") {

@@ -3,6 +3,7 @@ package interpret
 import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Histories of lists (history.History.Lists, Elle's list-append): a
@@ -14,7 +15,7 @@ import (
 // opOf returns operation i of h as a report shows it.
 func opOf(h *history.History, i int32) Op {
 	op := h.Ops[i]
-	o := Op{Kind: op.Kind.String(), Key: ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value)}
+	o := Op{Kind: op.Kind.String(), Key: verdict.ID(h.FormatKey(op.Key)), Value: valueOf(h, op.Value)}
 	if h.Lists {
 		if op.Kind == history.Write {
 			o.Kind = "append"

@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestListReports checks that reports on a history of lists show appends
@@ -83,19 +84,19 @@ func TestListAnomalies(t *testing.T) {
 		elle    string
 		txns    []string
 	}{
-		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
+		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
 			"T3 read x=[1 3 2]: T2's append of 3 came between T1's appends of 1 and 2", "G0", []string{"T1", "T2", "T3"}},
-		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 6, Op: 7, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 6, Op: 7, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
 			"T7 read x=[1 3]: T2's append of 3 came after T1's append of 1, before its append of 2, which the list lacks", "G0", []string{"T1", "T2", "T7"}},
-		{polygraph.Anomaly{Kind: polygraph.SplitAppends, Txn: 3, Op: 4, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 3, Op: 4, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
 			"T4 read x=[3 1], which holds only [1] of T1's appends to x, [1 2]", "G1b", []string{"T1", "T4"}},
-		{polygraph.Anomaly{Kind: polygraph.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
+		{polygraph.Anomaly{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
 			"T4 read x=[3 1] and T3 read x=[1 3 2]: neither list is a prefix of the other, so no order of the appends explains both", "incompatible-order", []string{"T3", "T4"}},
-		{polygraph.Anomaly{Kind: polygraph.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},
+		{polygraph.Anomaly{Kind: verdict.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},
 			"T6 read y=[9 9 8], whose element 9 was appended by T5, which aborted", "G1a", []string{"T5", "T6"}},
-		{polygraph.Anomaly{Kind: polygraph.ThinAirRead, Txn: 5, Op: 6, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 8},
+		{polygraph.Anomaly{Kind: verdict.ThinAirRead, Txn: 5, Op: 6, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 8},
 			"T6 read y=[9 9 8], whose element 8 no transaction appended", "G1a", []string{"T6"}},
-		{polygraph.Anomaly{Kind: polygraph.DuplicateElements, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 9},
+		{polygraph.Anomaly{Kind: verdict.DuplicateElements, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 9},
 			"T6 read y=[9 9 8], which holds 9 more than once", "duplicate-elements", []string{"T5", "T6"}},
 	} {
 		rep := interpret.Explain(violation(h, level.SER, []polygraph.Anomaly{c.a}, nil))

@@ -7,6 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Shrunk reports whether Txns is a counterexample shrunk from the history
@@ -74,7 +75,7 @@ func notMinimal(an *Anomaly, h *history.History, m shrink.Minimality, l string) 
 	for _, r := range m.Removable {
 		reads := make([]string, len(r.Reads))
 		for i, op := range r.Reads {
-			reads[i] = fmt.Sprintf("%s's read of %s", name(reader(op)), keyWord(ID(h.FormatKey(h.Ops[op].Key))))
+			reads[i] = fmt.Sprintf("%s's read of %s", name(reader(op)), keyWord(verdict.ID(h.FormatKey(h.Ops[op].Key))))
 		}
 		k := strings.Join(reads, " and ")
 		if _, ok := groups[k]; !ok {

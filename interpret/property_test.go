@@ -50,7 +50,7 @@ func TestCounterexampleMinimal(t *testing.T) {
 				t.Fatalf("seed %d, %v: %v\n%s", seed, l, err, histgen.Describe(h))
 			}
 			explained[l]++
-			names[rep.Anomaly.Name]++
+			names[rep.Anomaly.Name.String()]++
 			if !rep.Anomaly.Minimal {
 				// A weaker level's violation (ImpliedBy), minimal for
 				// that level: it need not be for l, and says so.

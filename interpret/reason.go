@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // describer puts the edges of a polygraph into words.
@@ -152,7 +153,7 @@ func isDigits(s string) bool {
 
 // keyName is a key's name in sentences: "key 7" for numeric keys.
 func (d *describer) keyName(k history.Key) string {
-	return keyWord(ID(d.h.FormatKey(k)))
+	return keyWord(verdict.ID(d.h.FormatKey(k)))
 }
 
 func (d *describer) isTime(u int32) bool { return !d.p.IsTxn(u) && u != d.p.T0 }
@@ -222,7 +223,7 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 	from, to := d.name(e.From), d.name(e.To)
 	var x string
 	if e.Key != polygraph.NoKey {
-		s.Key = ID(h.FormatKey(e.Key))
+		s.Key = verdict.ID(h.FormatKey(e.Key))
 		x = d.keyName(e.Key)
 	}
 	switch e.Kind {
@@ -385,15 +386,15 @@ func (d *describer) because(s *Step, e polygraph.Edge, writer int32) {
 		s.Because = fmt.Sprintf("%s did not read %s, and the writes of %s from the initial value up to %s's each read the one before: %s's write among them would lose an update (%s -WW %s-> %s -RW %s-> %s)",
 			to, x, x, w, to, to, x, h, x, to)
 		s.BecauseCycle = []Step{
-			{From: d.name(e.To), To: d.name(head), Kind: "WW", Key: ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("if %s's %s=%s came before %s's %s=%s", to, x, d.written(e.To, e.Key), h, x, d.written(head, e.Key))},
-			{From: d.name(head), To: d.name(e.To), Kind: "RW", Key: ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("%s read the initial %s, which %s would then have overwritten", h, x, to)},
+			{From: d.name(e.To), To: d.name(head), Kind: "WW", Key: verdict.ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("if %s's %s=%s came before %s's %s=%s", to, x, d.written(e.To, e.Key), h, x, d.written(head, e.Key))},
+			{From: d.name(head), To: d.name(e.To), Kind: "RW", Key: verdict.ID(d.h.FormatKey(e.Key)), Reason: fmt.Sprintf("%s read the initial %s, which %s would then have overwritten", h, x, to)},
 		}
 	}
 }
 
 // nameOf names a cycle at d.level: by the rule that broke, when the
 // weaker levels are known kept, else by its shape.
-func (d *describer) nameOf(c []polygraph.Edge) string {
+func (d *describer) nameOf(c []polygraph.Edge) verdict.Anomaly {
 	if d.weakerKept {
 		return Name(c, d.level)
 	}
@@ -672,28 +673,28 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 		}
 	}
 	switch a.Kind {
-	case polygraph.ThinAirRead:
+	case verdict.ThinAirRead:
 		return fmt.Sprintf("%s read %s, a value no transaction wrote", reader, kv)
-	case polygraph.AbortedRead:
+	case verdict.AbortedRead:
 		did := "aborted"
 		if h.Txns[a.Writer].Status == history.RolledBack {
 			did = "was rolled back"
 		}
 		return fmt.Sprintf("%s read %s, written by %s, which %s", reader, kv, writer(), did)
-	case polygraph.FutureRead:
+	case verdict.FutureRead:
 		return fmt.Sprintf("%s read %s before writing that value itself", reader, kv)
-	case polygraph.NotMyOwnWrite:
+	case verdict.NotMyOwnWrite:
 		if d.p.IsTxn(a.Writer) {
 			return fmt.Sprintf("%s wrote %s and then read %s, written by %s", reader, d.keyName(a.Key), kv, writer())
 		}
 		return fmt.Sprintf("%s wrote %s and then read %s, which it did not write", reader, d.keyName(a.Key), kv)
-	case polygraph.NotMyLastWrite:
+	case verdict.NotMyLastWrite:
 		return fmt.Sprintf("%s read %s, its own earlier write, after overwriting it", reader, kv)
-	case polygraph.IntermediateRead:
+	case verdict.IntermediateRead:
 		return fmt.Sprintf("%s read %s, which %s overwrote before committing", reader, kv, writer())
-	case polygraph.NonRepeatableRead:
+	case verdict.NonRepeatableRead:
 		return fmt.Sprintf("%s read %s twice and got different values (the second %s)", reader, d.keyName(a.Key), kv)
-	case polygraph.LostUpdate:
+	case verdict.LostUpdate:
 		x := d.keyName(a.Key)
 		first, second := d.name(a.OtherTxn), reader
 		return fmt.Sprintf("%s and %s both read %s=%s from %s and both wrote %s (%s and %s): whichever wrote second overwrote an update it never saw, so one update is lost",
@@ -711,15 +712,15 @@ func (d *describer) statedAnomaly(a polygraph.Anomaly) string {
 	order := fmt.Sprintf("the version order the history states for %s", d.keyName(a.Key))
 	v := valueOf(h, a.Value)
 	switch a.Kind {
-	case polygraph.ThinAirRead:
+	case verdict.ThinAirRead:
 		return fmt.Sprintf("%s lists %s, which no transaction wrote", order, v)
-	case polygraph.AbortedRead:
+	case verdict.AbortedRead:
 		return fmt.Sprintf("%s lists %s, written by %s, which %s", order, v, d.name(a.Writer), h.Txns[a.Writer].Status)
-	case polygraph.IntermediateRead:
+	case verdict.IntermediateRead:
 		return fmt.Sprintf("%s ends at %s, which %s overwrote before committing: a state of %s no transaction committed", order, v, d.name(a.Writer), d.keyName(a.Key))
-	case polygraph.DuplicateElements:
+	case verdict.DuplicateElements:
 		return fmt.Sprintf("%s lists %s twice", order, v)
-	case polygraph.SplitAppends:
+	case verdict.SplitAppends:
 		return fmt.Sprintf("%s shows %s's writes of %s other than together and in program order (at %s)", order, d.name(a.Writer), d.keyName(a.Key), v)
 	}
 	return fmt.Sprintf("%s: %v", order, a.Kind)
@@ -744,21 +745,21 @@ func (d *describer) listAnomaly(a polygraph.Anomaly, l Value) string {
 		writer = d.name(a.Writer)
 	}
 	switch a.Kind {
-	case polygraph.ThinAirRead:
+	case verdict.ThinAirRead:
 		return fmt.Sprintf("%s read %s, whose element %s no transaction appended", reader, xl, elem)
-	case polygraph.AbortedRead:
+	case verdict.AbortedRead:
 		return fmt.Sprintf("%s read %s, whose element %s was appended by %s, which %s", reader, xl, elem, writer, h.Txns[a.Writer].Status)
-	case polygraph.IntermediateRead:
+	case verdict.IntermediateRead:
 		return fmt.Sprintf("%s read %s, ending in %s's append of %s, which %s followed with another append to %s before committing", reader, xl, writer, elem, writer, x)
-	case polygraph.FutureRead:
+	case verdict.FutureRead:
 		return fmt.Sprintf("%s read %s, which holds %s, an element it appends only later", reader, xl, elem)
-	case polygraph.NotMyOwnWrite:
+	case verdict.NotMyOwnWrite:
 		return fmt.Sprintf("%s appended to %s and then read %s, which does not end with its own append", reader, x, xl)
-	case polygraph.NonRepeatableRead:
+	case verdict.NonRepeatableRead:
 		return fmt.Sprintf("%s read %s twice and got different lists (the second %s)", reader, x, l)
-	case polygraph.DuplicateElements:
+	case verdict.DuplicateElements:
 		return fmt.Sprintf("%s read %s, which holds %s more than once", reader, xl, elem)
-	case polygraph.IncompatibleOrder:
+	case verdict.IncompatibleOrder:
 		if other, ok := d.listAt(a.OtherOp); ok {
 			return fmt.Sprintf("%s read %s and %s read %s=%s: neither list is a prefix of the other, so no order of the appends explains both",
 				reader, xl, d.name(txnOfOp(h, a.OtherOp)), x, other)
@@ -768,7 +769,7 @@ func (d *describer) listAnomaly(a polygraph.Anomaly, l Value) string {
 				return fmt.Sprintf("%s read %s, which is not a prefix of the order of the appends the history states, %s", reader, xl, listOf(h, o.Values))
 			}
 		}
-	case polygraph.SplitAppends:
+	case verdict.SplitAppends:
 		var own []Value
 		for _, op := range h.OpsOf(int(a.Writer)) {
 			if op.Kind == history.Write && op.Key == a.Key {

@@ -5,9 +5,9 @@ import (
 	"io"
 	"strings"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // ANSI styles for terminals.
@@ -68,7 +68,7 @@ func (r *Report) writeText(w io.Writer, color, full bool) error {
 	}
 	if r.Undecided != "" && r.Anomaly != nil {
 		fmt.Fprintf(&b, "note: %s got no verdict in this run: the history may break it too", r.Undecided)
-		if l, err := level.Parse(r.Undecided); err == nil && anomaly.Forbids(l, r.Anomaly.Name) {
+		if l, err := level.Parse(r.Undecided); err == nil && verdict.Forbids(l, r.Anomaly.Name) {
 			fmt.Fprintf(&b, ", and the anomaly named may be one it forbids")
 		}
 		b.WriteString("\n")
@@ -80,8 +80,8 @@ func (r *Report) writeText(w io.Writer, color, full bool) error {
 // title is the first line of a report of a at level, and, for a
 // violation implied by the weaker level impliedBy's, a second that says so.
 func (a *Anomaly) title(level, impliedBy string, st styler) string {
-	t := fmt.Sprintf("%s: %s: %s", level, st.with(bold+red, "VIOLATED"), st.with(bold, a.Name))
-	if a.Class != "" && a.Class != a.Name {
+	t := fmt.Sprintf("%s: %s: %s", level, st.with(bold+red, "VIOLATED"), st.with(bold, a.Name.String()))
+	if a.Class != "" && a.Class != a.Name.String() {
 		t += " (" + a.Class + ")"
 	}
 	if impliedBy != "" {
@@ -275,7 +275,6 @@ func (r *Report) escaped() *Report {
 	e.Undecided = textsafe.Escape(r.Undecided)
 	if a := r.Anomaly; a != nil {
 		c := *a
-		c.Name = textsafe.Escape(a.Name)
 		c.Class = textsafe.Escape(a.Class)
 		c.ElleType = textsafe.Escape(a.ElleType)
 		c.Description = textsafe.Escape(a.Description)
@@ -342,10 +341,10 @@ func escapeSteps(steps []Step) []Step {
 	return out
 }
 
-func escapeID(id ID) ID { return ID(textsafe.Escape(string(id))) }
+func escapeID(id verdict.ID) verdict.ID { return verdict.ID(textsafe.Escape(string(id))) }
 
 // keyWord is a key's name in prose: "key 7" for numeric keys.
-func keyWord(k ID) string {
+func keyWord(k verdict.ID) string {
 	if isDigits(string(k)) {
 		return "key " + string(k)
 	}

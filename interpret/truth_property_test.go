@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
@@ -80,8 +79,8 @@ func TestReportsTrueAtLevel(t *testing.T) {
 			}
 			for _, rep := range []*interpret.Report{quick, checked, full} {
 				an := rep.Anomaly
-				names[an.Name]++
-				if !anomaly.Forbids(l, an.Name) {
+				names[an.Name.String()]++
+				if !verdict.Forbids(l, an.Name) {
 					fail(rep, "%v allows %s, the anomaly named", l, an.Name)
 				}
 				if w := forbiddenKept(an.Name, l, kept); w != 0 {
@@ -148,9 +147,9 @@ func keptLevels(t *testing.T, h *history.History) map[level.Level]bool {
 // forbiddenKept returns a level weaker than l that the history keeps
 // (kept) and that forbids the anomaly name, or 0: a report at l that
 // names it would blame l for what a weaker level, kept, rules out.
-func forbiddenKept(name string, l level.Level, kept map[level.Level]bool) level.Level {
+func forbiddenKept(name verdict.Anomaly, l level.Level, kept map[level.Level]bool) level.Level {
 	for _, w := range level.All() {
-		if w != l && l.Implies(w) && kept[w] && anomaly.Forbids(w, name) {
+		if w != l && l.Implies(w) && kept[w] && verdict.Forbids(w, name) {
 			return w
 		}
 	}

@@ -9,39 +9,8 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/edn"
+	"github.com/isocheck/isocheck/verdict"
 )
-
-// An ID is a name the input gave a session, a key or a transaction. In
-// JSON it is a number when it is the canonical decimal form of an integer
-// (inputs with integer sessions, keys or ids are read that way; the
-// history does not tell 5 from "5") and a string otherwise.
-type ID string
-
-// MarshalJSON writes id as a JSON number or string.
-func (id ID) MarshalJSON() ([]byte, error) {
-	if isInt(string(id)) {
-		return []byte(id), nil
-	}
-	return json.Marshal(string(id))
-}
-
-// UnmarshalJSON reads a JSON number or string.
-func (id *ID) UnmarshalJSON(b []byte) error {
-	b = bytes.TrimSpace(b)
-	if len(b) > 0 && b[0] == '"' {
-		var s string
-		if err := json.Unmarshal(b, &s); err != nil {
-			return err
-		}
-		*id = ID(s)
-		return nil
-	}
-	if !isInt(string(b)) {
-		return fmt.Errorf("interpret: id %s is neither an integer nor a string", b)
-	}
-	*id = ID(b)
-	return nil
-}
 
 // isInt reports whether s is the canonical decimal form of an int64.
 func isInt(s string) bool {
@@ -249,8 +218,8 @@ type Op struct {
 	// Kind is "r" (read) or "w" (write); in a history of lists
 	// (history.History.Lists), "r" (a read of the whole list) or
 	// "append", Elle's name.
-	Kind string `json:"kind"`
-	Key  ID     `json:"key"`
+	Kind string     `json:"kind"`
+	Key  verdict.ID `json:"key"`
 	// Value is the value read or written; a read that saw no write
 	// (in formats that say so) read null. A read of a list holds the
 	// whole list, an array in JSON.

@@ -307,7 +307,7 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	}
 	res.Keys = len(keys)
 	stop := func(err error) (Result, error) {
-		res.Outcome, _ = verdict.Stop(ctx, err, true)
+		res.Outcome, _ = progress.Outcome(ctx, err, true)
 		// err says where the check was, as well as why it stopped.
 		res.Reason = err.Error()
 		return res, err

@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Choice is a read whose value several transactions wrote to its key, so
@@ -104,7 +105,7 @@ func newRepeats(h *history.History) *repeats {
 type source struct {
 	writer int32
 	many   bool
-	kind   AnomalyKind
+	kind   verdict.Anomaly
 	bad    writeRef
 }
 
@@ -131,26 +132,26 @@ func (r *Resolution) sourceOf(t, i int32, ws []writeRef, cands []int32) (source,
 // bad give the anomaly to report: the reader's own later write
 // (FutureRead), else a write that took no effect (AbortedRead), else one
 // its transaction overwrote (IntermediateRead), else none (ThinAirRead).
-func (r *Resolution) candidates(t, i int32, ws []writeRef, cands []int32) ([]writeRef, []int32, AnomalyKind, writeRef) {
+func (r *Resolution) candidates(t, i int32, ws []writeRef, cands []int32) ([]writeRef, []int32, verdict.Anomaly, writeRef) {
 	h := r.History
 	op := h.Ops[i]
 	if op.Value == h.Init {
 		cands = append(cands, int32(len(h.Txns)))
 	}
 	ws = r.writes.all(op.Key, op.Value, ws[:0])
-	kind, bad := ThinAirRead, writeRef{-1, -1}
-	rank := func(k AnomalyKind) int {
+	kind, bad := verdict.ThinAirRead, writeRef{-1, -1}
+	rank := func(k verdict.Anomaly) int {
 		switch k {
-		case FutureRead:
+		case verdict.FutureRead:
 			return 3
-		case AbortedRead:
+		case verdict.AbortedRead:
 			return 2
-		case IntermediateRead:
+		case verdict.IntermediateRead:
 			return 1
 		}
 		return 0
 	}
-	note := func(k AnomalyKind, w writeRef) {
+	note := func(k verdict.Anomaly, w writeRef) {
 		if rank(k) > rank(kind) {
 			kind, bad = k, w
 		}
@@ -158,11 +159,11 @@ func (r *Resolution) candidates(t, i int32, ws []writeRef, cands []int32) ([]wri
 	for _, w := range ws {
 		switch st := h.Txns[w.txn].Status; {
 		case w.txn == t:
-			note(FutureRead, w)
+			note(verdict.FutureRead, w)
 		case st != history.Committed && st != history.Unknown:
-			note(AbortedRead, w)
+			note(verdict.AbortedRead, w)
 		case !r.finalWrite[w.op]:
-			note(IntermediateRead, w)
+			note(verdict.IntermediateRead, w)
 		default:
 			cands = append(cands, w.txn)
 		}

@@ -18,6 +18,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // KeyOrder is the known beginning of a key's version order: the
@@ -84,7 +85,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 		// is reported by resolveReads, and a longer list may hide it).
 		if n := len(o.Values); n > 0 {
 			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && p.Installs(w.txn) && !p.finalWrite[w.op] {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
 			}
 		}
 	}
@@ -109,7 +110,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 			b := &best[k]
 			n := min(len(values), len(b.values))
 			if !samePrefix(values[:n], b.values[:n]) {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: IncompatibleOrder, Txn: int32(t), Op: lr.Op, Writer: b.txn, OtherOp: b.op, Key: k, Value: lr.Values[len(lr.Values)-1]})
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.IncompatibleOrder, Txn: int32(t), Op: lr.Op, Writer: b.txn, OtherOp: b.op, Key: k, Value: lr.Values[len(lr.Values)-1]})
 				continue
 			}
 			if len(values) > len(b.values) || !b.set {
@@ -122,7 +123,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 	}
 	bad := make(map[history.Key]bool)
 	for _, a := range p.Anomalies {
-		if a.Kind == IncompatibleOrder {
+		if a.Kind == verdict.IncompatibleOrder {
 			bad[a.Key] = true
 		}
 	}
@@ -162,7 +163,7 @@ func samePrefix(a, b []history.Value) bool {
 // list), every value must be its writer's last write of k.
 func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen []bool, runOf []int32) []int32 {
 	h := p.History
-	anomaly := func(kind AnomalyKind, w writeRef, v history.Value) {
+	anomaly := func(kind verdict.Anomaly, w writeRef, v history.Value) {
 		p.Anomalies = append(p.Anomalies, Anomaly{Kind: kind, Txn: b.txn, Op: b.op, Writer: w.txn, OtherOp: w.op, Key: k, Value: v})
 	}
 	var writers []int32
@@ -173,16 +174,16 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		switch {
 		case !ok:
 			if i < last || b.whole { // a read's last element is resolveReads' to report
-				anomaly(ThinAirRead, writeRef{-1, -1}, v)
+				anomaly(verdict.ThinAirRead, writeRef{-1, -1}, v)
 			}
 			return nil
 		case !p.Installs(w.txn):
 			if i < last || b.whole {
-				anomaly(AbortedRead, w, v)
+				anomaly(verdict.AbortedRead, w, v)
 			}
 			return nil
 		case seen[w.op]:
-			anomaly(DuplicateElements, w, v)
+			anomaly(verdict.DuplicateElements, w, v)
 			return nil
 		}
 		seen[w.op] = true
@@ -190,7 +191,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 			// A register's versions are its writers' last writes.
 			if !p.finalWrite[w.op] {
 				if i < last { // orderKeys reports the last
-					anomaly(IntermediateRead, w, v)
+					anomaly(verdict.IntermediateRead, w, v)
 				}
 				return nil
 			}
@@ -200,7 +201,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		if w.txn == cur {
 			// The next append of the run: cur's next write of k.
 			if w.op < prevOp || p.writesKeyIn(k, prevOp+1, w.op) {
-				anomaly(SplitAppends, w, v)
+				anomaly(verdict.SplitAppends, w, v)
 				return nil
 			}
 			prevOp = w.op
@@ -210,11 +211,11 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		// transaction's last append of k, and this one start with its
 		// transaction's first, which no earlier run may have had.
 		if cur >= 0 && !p.finalWrite[prevOp] {
-			anomaly(SplitAppends, writeRef{cur, prevOp}, b.values[i-1])
+			anomaly(verdict.SplitAppends, writeRef{cur, prevOp}, b.values[i-1])
 			return nil
 		}
 		if runOf[w.txn] == int32(k)+1 || p.writesKeyIn(k, h.Txns[w.txn].OpStart, w.op) {
-			anomaly(SplitAppends, w, v)
+			anomaly(verdict.SplitAppends, w, v)
 			return nil
 		}
 		runOf[w.txn] = int32(k) + 1
@@ -261,7 +262,7 @@ func (p *Resolution) withoutOwnAppends(t int, lr history.ListRead) (values []his
 				}
 			}
 		}
-		p.Anomalies = append(p.Anomalies, Anomaly{Kind: SplitAppends, Txn: int32(t), Op: lr.Op, Writer: int32(t), OtherOp: -1, Key: k, Value: v})
+		p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.SplitAppends, Txn: int32(t), Op: lr.Op, Writer: int32(t), OtherOp: -1, Key: k, Value: v})
 		return nil, false, false
 	}
 	return lr.Values[:n], len(own) > 0, true

@@ -31,6 +31,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // EdgeKind is the kind of a dependency.
@@ -556,7 +557,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 				continue // the version order shows the read-modify-write
 			}
 			if next[r.Writer] >= 0 {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: LostUpdate, Txn: r.Reader, Op: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
 				continue
 			}
 			if hasPrev[r.Reader] == s {

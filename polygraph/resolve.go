@@ -10,6 +10,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Resolution is a history whose reads are resolved: which transactions
@@ -492,7 +493,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 		}
 	}
 	reads := make([]ExternalRead, 0, n)
-	anomaly := func(kind AnomalyKind, t int, op int32, w writeRef) {
+	anomaly := func(kind verdict.Anomaly, t int, op int32, w writeRef) {
 		v := h.Ops[op]
 		r.anomalies = append(r.anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
 	}
@@ -555,18 +556,18 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				}
 				switch {
 				case ok && int(w.txn) == t && w.op > i:
-					anomaly(FutureRead, t, i, w)
+					anomaly(verdict.FutureRead, t, i, w)
 				case ok && int(w.txn) == t:
-					anomaly(NotMyLastWrite, t, i, w)
+					anomaly(verdict.NotMyLastWrite, t, i, w)
 				default:
-					anomaly(NotMyOwnWrite, t, i, w)
+					anomaly(verdict.NotMyOwnWrite, t, i, w)
 				}
 				continue
 			}
 			repeat := st.readOp >= 0
 			if repeat && op.Value != st.lastRead {
 				st.lastRead = op.Value
-				r.anomalies = append(r.anomalies, Anomaly{Kind: NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
+				r.anomalies = append(r.anomalies, Anomaly{Kind: verdict.NonRepeatableRead, Txn: int32(t), Op: i, Writer: -1, OtherOp: st.readOp, Key: op.Key, Value: op.Value})
 			}
 			writer := int32(len(h.Txns))
 			if p.repeats != nil {
@@ -584,16 +585,16 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				w, ok := writes.get(op.Key, op.Value)
 				switch {
 				case !ok:
-					anomaly(ThinAirRead, t, i, writeRef{-1, -1})
+					anomaly(verdict.ThinAirRead, t, i, writeRef{-1, -1})
 					continue
 				case int(w.txn) == t:
-					anomaly(FutureRead, t, i, w)
+					anomaly(verdict.FutureRead, t, i, w)
 					continue
 				case !p.Installs(w.txn):
-					anomaly(AbortedRead, t, i, w)
+					anomaly(verdict.AbortedRead, t, i, w)
 					continue
 				case !final[w.op]:
-					anomaly(IntermediateRead, t, i, w)
+					anomaly(verdict.IntermediateRead, t, i, w)
 					continue
 				}
 				writer = w.txn

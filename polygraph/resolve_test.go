@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 type txn struct {
@@ -41,16 +42,16 @@ func TestResolveAnomalies(t *testing.T) {
 	cases := []struct {
 		name string
 		txns []txn
-		want []AnomalyKind
+		want []verdict.Anomaly
 	}{
 		{"clean", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, 1), r(y, null)}}}, nil},
-		{"thin air", []txn{{"a", history.Committed, []history.Op{r(x, 7)}}}, []AnomalyKind{ThinAirRead}},
-		{"aborted read", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, 1)}}}, []AnomalyKind{AbortedRead}},
-		{"future read", []txn{{"a", history.Committed, []history.Op{r(x, 1), w(x, 1)}}}, []AnomalyKind{FutureRead}},
-		{"not my own write", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 2), r(x, 1)}}}, []AnomalyKind{NotMyOwnWrite}},
-		{"not my last write", []txn{{"a", history.Committed, []history.Op{w(x, 1), w(x, 2), r(x, 1)}}}, []AnomalyKind{NotMyLastWrite}},
-		{"intermediate read", []txn{{"a", history.Committed, []history.Op{w(x, 1), w(x, 2)}}, {"b", history.Committed, []history.Op{r(x, 1)}}}, []AnomalyKind{IntermediateRead}},
-		{"non-repeatable read", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, null), r(x, 1)}}}, []AnomalyKind{NonRepeatableRead}},
+		{"thin air", []txn{{"a", history.Committed, []history.Op{r(x, 7)}}}, []verdict.Anomaly{verdict.ThinAirRead}},
+		{"aborted read", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, 1)}}}, []verdict.Anomaly{verdict.AbortedRead}},
+		{"future read", []txn{{"a", history.Committed, []history.Op{r(x, 1), w(x, 1)}}}, []verdict.Anomaly{verdict.FutureRead}},
+		{"not my own write", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 2), r(x, 1)}}}, []verdict.Anomaly{verdict.NotMyOwnWrite}},
+		{"not my last write", []txn{{"a", history.Committed, []history.Op{w(x, 1), w(x, 2), r(x, 1)}}}, []verdict.Anomaly{verdict.NotMyLastWrite}},
+		{"intermediate read", []txn{{"a", history.Committed, []history.Op{w(x, 1), w(x, 2)}}, {"b", history.Committed, []history.Op{r(x, 1)}}}, []verdict.Anomaly{verdict.IntermediateRead}},
+		{"non-repeatable read", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, null), r(x, 1)}}}, []verdict.Anomaly{verdict.NonRepeatableRead}},
 		{"unknown writer read commits it", []txn{{"a", history.Unknown, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{r(x, 1)}}}, nil},
 		{"unknown reader of thin air is left out", []txn{{"a", history.Unknown, []history.Op{r(x, 7)}}}, nil},
 		{"aborted reader is not checked", []txn{{"a", history.Aborted, []history.Op{r(x, 7)}}}, nil},
@@ -61,7 +62,7 @@ func TestResolveAnomalies(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var got []AnomalyKind
+			var got []verdict.Anomaly
 			for _, a := range res.Anomalies {
 				got = append(got, a.Kind)
 			}
@@ -105,7 +106,7 @@ func TestLostUpdateIsFoundWhileBuilding(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(p.Anomalies) != 1 || p.Anomalies[0].Kind != LostUpdate {
+	if len(p.Anomalies) != 1 || p.Anomalies[0].Kind != verdict.LostUpdate {
 		t.Fatalf("anomalies %+v, want one LostUpdate", p.Anomalies)
 	}
 }
@@ -118,15 +119,15 @@ func TestResolveRepeatedValues(t *testing.T) {
 		txns    []txn
 		reads   int       // external reads resolved to one writer
 		choices [][]int32 // candidates of each choice
-		anomaly AnomalyKind
+		anomaly verdict.Anomaly
 	}{
 		{"two writers", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, [][]int32{{0, 1}}, 0},
 		{"aborted writer is no candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 1, nil, 0},
 		{"intermediate write is no candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Committed, []history.Op{w(x, 1), w(x, 2)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 1, nil, 0},
 		{"initial value written again", []txn{{"a", history.Committed, []history.Op{w(x, history.Null)}}, {"c", history.Committed, []history.Op{r(x, history.Null)}}}, 0, [][]int32{{2, 0}}, 0},
 		{"unknown writer is a candidate", []txn{{"a", history.Committed, []history.Op{w(x, 1)}}, {"b", history.Unknown, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, [][]int32{{0, 1}}, 0},
-		{"own later write only", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1), w(x, 1)}}}, 0, nil, FutureRead},
-		{"only aborted writers", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"b", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, nil, AbortedRead},
+		{"own later write only", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1), w(x, 1)}}}, 0, nil, verdict.FutureRead},
+		{"only aborted writers", []txn{{"a", history.Aborted, []history.Op{w(x, 1)}}, {"b", history.Aborted, []history.Op{w(x, 1)}}, {"c", history.Committed, []history.Op{r(x, 1)}}}, 0, nil, verdict.AbortedRead},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -141,7 +142,7 @@ func TestResolveRepeatedValues(t *testing.T) {
 			if fmt.Sprint(got) != fmt.Sprint(c.choices) || len(res.Reads) != c.reads {
 				t.Errorf("choices %v and %d reads, want %v and %d", got, len(res.Reads), c.choices, c.reads)
 			}
-			var kind AnomalyKind
+			var kind verdict.Anomaly
 			if len(res.Anomalies) > 0 {
 				kind = res.Anomalies[0].Kind
 			}

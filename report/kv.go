@@ -46,8 +46,8 @@ func KVPage(title string, levels []*interpret.Report, found []*interpret.Report)
 		a := FromKV(r)
 		if f, ok := listed(levels, r.Level, i); ok {
 			a.Count, a.More = f.Count, f.More
-			if f.Name != a.Name {
-				a.ListedAs = textsafe.Escape(f.Name)
+			if f.Name.String() != a.Name {
+				a.ListedAs = textsafe.Escape(f.Name.String())
 			}
 		}
 		p.Anomalies = append(p.Anomalies, a)
@@ -61,7 +61,7 @@ func KVPage(title string, levels []*interpret.Report, found []*interpret.Report)
 func FoundKinds(found []interpret.Found) []Kind {
 	var out []Kind
 	for _, f := range found {
-		k := Kind{Name: textsafe.Escape(f.Name), Class: textsafe.Escape(f.Class), Level: textsafe.Escape(f.Weakest), Count: f.Count, More: f.More}
+		k := Kind{Name: textsafe.Escape(f.Name.String()), Class: textsafe.Escape(f.Class), Level: textsafe.Escape(f.Weakest), Count: f.Count, More: f.More}
 		for _, t := range f.Example {
 			k.Example = append(k.Example, textsafe.Escape(t.Name)+" ("+textsafe.Escape(interpret.Place(t.Where))+")")
 		}
@@ -94,7 +94,7 @@ func LevelRow(rep *interpret.Report) Level {
 	default:
 		l.Verdict = verdict.Violated
 		if rep.Anomaly != nil {
-			l.Anomaly = textsafe.Escape(rep.Anomaly.Name)
+			l.Anomaly = textsafe.Escape(rep.Anomaly.Name.String())
 		}
 		if rep.ImpliedBy != "" {
 			l.Reason = fmt.Sprintf("as %s, the weakest level the history breaks", textsafe.Escape(rep.ImpliedBy))
@@ -116,7 +116,7 @@ func FromKV(rep *interpret.Report) Anomaly {
 	if a == nil {
 		return out
 	}
-	out.Name = textsafe.Escape(a.Name)
+	out.Name = textsafe.Escape(a.Name.String())
 	out.ImpliedBy = textsafe.Escape(rep.ImpliedBy)
 	out.Class = textsafe.Escape(a.Class)
 	out.Description = textsafe.Escape(a.Description)

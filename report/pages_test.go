@@ -3,7 +3,6 @@ package report
 import (
 	"time"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -24,17 +23,17 @@ func violatedPage() *Page {
 		Title:   "write-skew.jsonl",
 		Command: "isocheck check --level SSER,SER,SI --html report.html write-skew.jsonl",
 		Levels: []Level{
-			{Name: "SSER", Verdict: verdict.Violated, Anomaly: anomaly.RealTimeViolation},
-			{Name: "SER", Verdict: verdict.Violated, Anomaly: anomaly.WriteSkew},
+			{Name: "SSER", Verdict: verdict.Violated, Anomaly: verdict.RealTimeViolation.String()},
+			{Name: "SER", Verdict: verdict.Violated, Anomaly: verdict.WriteSkew.String()},
 			{Name: "SI", Verdict: verdict.Satisfied},
 		},
 		Strongest: "SI",
 		Anomalies: []Anomaly{
 			{
 				Level:       "SER",
-				Name:        anomaly.WriteSkew,
-				Class:       anomaly.Class(anomaly.WriteSkew),
-				Description: anomaly.Describe(anomaly.WriteSkew),
+				Name:        verdict.WriteSkew.String(),
+				Class:       verdict.WriteSkew.Class(),
+				Description: verdict.WriteSkew.Describe(),
 				Summary:     "T1 read x=0 and wrote y=1; T2 read y=0 and wrote x=1: each missed the other's write.",
 				Count:       3,
 				Minimal:     true,
@@ -55,8 +54,8 @@ func violatedPage() *Page {
 			},
 			{
 				Level:       "SSER",
-				Name:        anomaly.RealTimeViolation,
-				Description: anomaly.Describe(anomaly.RealTimeViolation),
+				Name:        verdict.RealTimeViolation.String(),
+				Description: verdict.RealTimeViolation.Describe(),
 				Count:       100,
 				More:        true,
 				Timeline:    &draw.Timeline{Lanes: []draw.TimelineLane{{Name: "p1", Ops: []draw.Interval{{Start: 0, End: 5, Label: "w(x, 1)"}}}}},

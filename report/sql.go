@@ -26,7 +26,7 @@ func FromSQL(r *sqlcheck.Result) Anomaly {
 	if rep == nil {
 		return Anomaly{}
 	}
-	a := Anomaly{Level: rep.Level, Name: rep.Name, Class: rep.Class, Description: rep.Description,
+	a := Anomaly{Level: rep.Level, Name: rep.Name.String(), Class: rep.Class, Description: rep.Description,
 		Summary: rep.Summary, Minimal: rep.Minimal, Graph: r.Graph()}
 	h := r.History
 	for _, t := range r.Shown() {

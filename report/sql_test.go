@@ -5,13 +5,13 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/report"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 func checkSQL(t *testing.T, path string) *sqlcheck.Result {
@@ -34,24 +34,24 @@ func checkSQL(t *testing.T, path string) *sqlcheck.Result {
 func TestFromSQL(t *testing.T) {
 	for _, tc := range []struct {
 		path    string
-		name    string
+		name    verdict.Anomaly
 		txns    []string // name@where
 		assumed int      // dependencies that hold only under a choice
 	}{
-		{"../examples/sql-phantom-ser.jsonl", anomaly.WriteSkew,
+		{"../examples/sql-phantom-ser.jsonl", verdict.WriteSkew,
 			[]string{"alice-leaves@sql-phantom-ser.jsonl:2", "bob-leaves@sql-phantom-ser.jsonl:3"}, 4},
-		{"../sqlcheck/testdata/figure/phantom.jsonl", anomaly.GSingle,
+		{"../sqlcheck/testdata/figure/phantom.jsonl", verdict.GSingle,
 			[]string{"T2@phantom.jsonl:2", "T1@phantom.jsonl:3"}, 1},
-		{"../sqlcheck/testdata/figure/aborted-read.jsonl", anomaly.AbortedRead,
+		{"../sqlcheck/testdata/figure/aborted-read.jsonl", verdict.AbortedRead,
 			[]string{"withdraw@aborted-read.jsonl:2", "audit@aborted-read.jsonl:3"}, 0},
 	} {
 		res := checkSQL(t, tc.path)
 		a := report.FromSQL(res)
 		rep := sqlcheck.Explain(res).Anomaly
-		if a.Name != tc.name || a.Name != rep.Name || a.Level != rep.Level || a.Summary != rep.Summary || a.Class != rep.Class {
+		if a.Name != tc.name.String() || a.Name != rep.Name.String() || a.Level != rep.Level || a.Summary != rep.Summary || a.Class != rep.Class {
 			t.Errorf("%s: %s %s (%s) %q, want %s as Explain has it: %+v", tc.path, a.Level, a.Name, a.Class, a.Summary, tc.name, rep)
 		}
-		if l, err := level.Parse(a.Level); err != nil || !anomaly.Forbids(l, a.Name) {
+		if l, err := level.Parse(a.Level); err != nil || !verdict.Forbids(l, tc.name) {
 			t.Errorf("%s: level %q does not forbid %s (%v)", tc.path, a.Level, a.Name, err)
 		}
 		if a.Graph == nil || a.Description == "" {
@@ -160,8 +160,8 @@ func TestFromSQLOmitsStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := report.FromSQL(res)
-	if a.Name != anomaly.AbortedRead || len(a.Txns) != 2 {
-		t.Fatalf("%s with %d transactions, want %s with 2", a.Name, len(a.Txns), anomaly.AbortedRead)
+	if a.Name != verdict.AbortedRead.String() || len(a.Txns) != 2 {
+		t.Fatalf("%s with %d transactions, want %s with 2", a.Name, len(a.Txns), verdict.AbortedRead)
 	}
 	r := a.Txns[1]
 	if r.Name != "reader" || len(r.Ops) != 1 || r.OmittedOps != 24 {

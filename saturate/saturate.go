@@ -34,6 +34,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Result is the outcome of a check.
@@ -140,7 +141,7 @@ func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt 
 	for _, a := range r.Anomalies {
 		// Reading a key twice and getting a newer value is allowed at RC;
 		// whether the values went backwards is for the axiom to decide.
-		if a.Kind == polygraph.NonRepeatableRead && l == level.RC {
+		if a.Kind == verdict.NonRepeatableRead && l == level.RC {
 			continue
 		}
 		res.Anomalies = append(res.Anomalies, a)

@@ -31,7 +31,7 @@ func (r *Result) WriteDOT(w io.Writer) error {
 	title := "SQL history"
 	if a := rep.Anomaly; a != nil {
 		title = fmt.Sprintf("%s: VIOLATED: %s", a.Level, a.Name)
-		if a.Class != "" && a.Class != a.Name {
+		if a.Class != "" && a.Class != a.Name.String() {
 			title += " (" + a.Class + ")"
 		}
 		title = dotEscape(title) + `\n` + wrap(dotEscape(a.Summary), 90)

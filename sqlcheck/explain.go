@@ -6,8 +6,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/isocheck/isocheck/anomaly"
-	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"
@@ -42,8 +40,8 @@ type Report struct {
 type AnomalyReport struct {
 	// Name names the violation (WriteSkew, AbortedRead, Phantom, ...);
 	// Class is Adya's phenomenon, when there is one.
-	Name  string `json:"name"`
-	Class string `json:"class,omitempty"`
+	Name  verdict.Anomaly `json:"name"`
+	Class string          `json:"class,omitempty"`
 	// Description says what the anomaly means in general; Summary what
 	// happened in this history.
 	Description string `json:"description"`
@@ -75,9 +73,9 @@ type TxnReport struct {
 	Name string `json:"name"`
 	// Session is the input's name of the session: a JSON number when it
 	// is an integer.
-	Session interpret.ID `json:"session"`
-	Level   string       `json:"level"`
-	Status  string       `json:"status"`
+	Session verdict.ID `json:"session"`
+	Level   string     `json:"level"`
+	Status  string     `json:"status"`
 	// Line is the transaction's line in the input, if known.
 	Line       int      `json:"line,omitempty"`
 	Statements []string `json:"statements"`
@@ -129,7 +127,7 @@ func Explain(res *Result) *Report {
 	switch {
 	case len(res.Anomalies) > 0:
 		first := res.Anomalies[0]
-		a.Name = anomalyName(h, first)
+		a.Name = first.Kind
 		l = h.Txns[first.Txn].Level
 		a.Summary = x.anomaly(first)
 		for _, an := range res.Anomalies {
@@ -163,19 +161,19 @@ func Explain(res *Result) *Report {
 		a.Summary = "every way of ordering these transactions breaks some transaction's level, though no single cycle shows it"
 		a.Because = append(a.Because, "no commit order of these transactions satisfies the axioms of their levels (the search of Bouajjani, Enea and Román-Calvo, \"On the Complexity of Checking Mixed Isolation Levels for SQL Transactions\", CAV 2025, §5, tried every one)")
 	}
-	if a.Name == "" {
+	if a.Name == 0 {
 		l = brokenLevel(h, edges, weakest)
-		a.Name = anomaly.Generic(l)
+		a.Name = verdict.Generic(l)
 		if edges != nil {
 			a.Name = cycleName(h, edges, l)
 		}
 	}
-	if !anomaly.Forbids(l, a.Name) {
-		a.Name = anomaly.Generic(l)
+	if !verdict.Forbids(l, a.Name) {
+		a.Name = verdict.Generic(l)
 	}
 	a.Level = l.String()
-	a.Class = anomaly.Class(a.Name)
-	a.Description = anomaly.Describe(a.Name)
+	a.Class = a.Name.Class()
+	a.Description = a.Name.Describe()
 	rep.Anomaly = a
 	return rep
 }
@@ -215,7 +213,7 @@ func (a *AnomalyReport) write(b *strings.Builder, checked string) {
 		lvl = a.Level
 	}
 	fmt.Fprintf(b, "%s: VIOLATED: %s", lvl, a.Name)
-	if a.Class != "" && a.Class != a.Name {
+	if a.Class != "" && a.Class != a.Name.String() {
 		fmt.Fprintf(b, " (%s)", a.Class)
 	}
 	fmt.Fprintf(b, "\n  %s\n  %s\n\n", a.Summary, a.Description)
@@ -244,15 +242,12 @@ func (a *AnomalyReport) write(b *strings.Builder, checked string) {
 
 // anomalyDescriptions say what happened, per violation that holds under
 // every level, in the words of one read.
-var anomalyDescriptions = map[AnomalyKind]string{
-	ThinAirRead:       "a read returned a row version no transaction wrote",
-	AbortedRead:       "a read returned a row version written by a transaction that did not commit",
-	IntermediateRead:  "a read returned a row version its writer replaced before committing",
-	FutureRead:        "a read returned a row version its own transaction wrote only later",
-	InternalRead:      "a read did not return the version its own transaction had just written",
-	MissingOwnWrite:   "a read did not return a row its own transaction had written, although its predicate selects it",
-	PredicateMismatch: "a read returned a row version its WHERE clause rejects",
-	MissedRow:         "a read did not return a row although its WHERE clause selects every version of it the read could have seen",
+var anomalyDescriptions = map[verdict.Anomaly]string{
+	verdict.ThinAirRead:       "a read returned a row version no transaction wrote",
+	verdict.AbortedRead:       "a read returned a row version written by a transaction that did not commit",
+	verdict.IntermediateRead:  "a read returned a row version its writer replaced before committing",
+	verdict.FutureRead:        "a read returned a row version its own transaction wrote only later",
+	verdict.PredicateMismatch: "a read returned a row version its WHERE clause rejects",
 }
 
 type explainer struct{ h *sqlhistory.History }
@@ -261,7 +256,7 @@ func (x explainer) name(t int) string { return x.h.TxnName(t) }
 
 func (x explainer) txn(i int) TxnReport {
 	t := &x.h.Txns[i]
-	r := TxnReport{Name: x.name(i), Session: interpret.ID(x.h.SessionName(t.Session)), Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
+	r := TxnReport{Name: x.name(i), Session: verdict.ID(x.h.SessionName(t.Session)), Level: t.Level.String(), Status: t.Status.String(), Line: t.Line}
 	for ei := range t.Events {
 		r.Statements = append(r.Statements, x.statement(i, ei))
 	}
@@ -430,17 +425,17 @@ var visibility = map[level.Level]string{
 }
 
 func (x explainer) anomaly(a Anomaly) string {
-	switch a.Kind {
-	case MissedRow:
+	switch {
+	case a.Kind == verdict.Phantom:
 		var ws []string
 		for _, w := range a.Writers {
 			ws = append(ws, x.name(w))
 		}
 		return fmt.Sprintf("%s did not return %s, but every version of it the read could have seen (written by %s) satisfies its predicate",
 			x.read(a.Txn, a.Event), x.h.Keys[a.Key], strings.Join(ws, ", "))
-	case MissingOwnWrite:
+	case a.NotReturned:
 		return fmt.Sprintf("%s did not return %s, its own transaction's %s, which its predicate selects", x.read(a.Txn, a.Event), x.h.Keys[a.Key], x.version(a.Key, a.Version))
-	case InternalRead, IntermediateRead:
+	case a.Kind == verdict.NotMyOwnWrite, a.Kind == verdict.NotMyLastWrite, a.Kind == verdict.IntermediateRead:
 		return fmt.Sprintf("%s returned %s, not %s", x.read(a.Txn, a.Event), x.version(a.Key, a.Version), x.version(a.Key, a.Expected))
 	}
 	return fmt.Sprintf("%s returned %s: %s", x.read(a.Txn, a.Event), x.version(a.Key, a.Version), anomalyDescriptions[a.Kind])

@@ -29,7 +29,7 @@ func (r *Result) Graph() *draw.Graph {
 	g := &draw.Graph{Title: "SQL history"}
 	if a := Explain(r).Anomaly; a != nil {
 		g.Title = fmt.Sprintf("%s violated: %s", a.Level, a.Name)
-		if a.Class != "" && a.Class != a.Name {
+		if a.Class != "" && a.Class != a.Name.String() {
 			g.Title += " (" + a.Class + ")"
 		}
 		g.Caption = []string{a.Summary}

@@ -349,14 +349,14 @@ func (f *figure) dependencies(core []int) {
 // anomaly marks the read of a and what it should have read.
 func (f *figure) anomaly(a Anomaly) {
 	f.focus[a.Txn] = true
-	switch a.Kind {
-	case MissedRow, MissingOwnWrite:
+	switch {
+	case a.NotReturned:
 		f.missed[missedRow{a.Txn, a.Event, a.Key}] = true
 		f.markWrite(a.Version)
 	default:
 		f.marked[version{a.Txn, a.Event, a.Version}] = true
 		f.markWrite(a.Version)
-		if a.Kind == InternalRead || a.Kind == IntermediateRead {
+		if a.Kind == verdict.NotMyOwnWrite || a.Kind == verdict.NotMyLastWrite || a.Kind == verdict.IntermediateRead {
 			f.markWrite(a.Expected)
 		}
 	}

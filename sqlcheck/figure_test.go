@@ -68,7 +68,7 @@ func TestFigure(t *testing.T) {
 				return
 			}
 			rep := sqlcheck.Explain(res).Anomaly
-			if !strings.Contains(g.Title, " violated: "+rep.Name) || !strings.HasPrefix(g.Title, rep.Level+" ") {
+			if !strings.Contains(g.Title, " violated: "+rep.Name.String()) || !strings.HasPrefix(g.Title, rep.Level+" ") {
 				t.Errorf("title %q does not name %s at %s", g.Title, rep.Name, rep.Level)
 			}
 			if len(g.Caption) == 0 || g.Caption[0] != rep.Summary {
@@ -336,7 +336,7 @@ func TestFigureRandom(t *testing.T) {
 			default:
 				shapes["no order"]++
 			}
-			if name := sqlcheck.Explain(res).Anomaly.Name; !strings.Contains(g.Title, name) {
+			if name := sqlcheck.Explain(res).Anomaly.Name; !strings.Contains(g.Title, name.String()) {
 				t.Errorf("seed %d: title %q does not name %s", seed, g.Title, name)
 			}
 			nodes := checkNodes(t, g)

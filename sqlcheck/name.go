@@ -3,34 +3,10 @@ package sqlcheck
 import (
 	"slices"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
-
-// kindNames names the violations that hold under every level.
-var kindNames = map[AnomalyKind]string{
-	ThinAirRead:       anomaly.ThinAirRead,
-	AbortedRead:       anomaly.AbortedRead,
-	IntermediateRead:  anomaly.IntermediateRead,
-	FutureRead:        anomaly.FutureRead,
-	MissingOwnWrite:   anomaly.NotMyOwnWrite,
-	PredicateMismatch: anomaly.PredicateMismatch,
-	MissedRow:         anomaly.Phantom,
-}
-
-// anomalyName names a violation found without a cycle: an internal read
-// of an earlier version of the transaction's own is NotMyLastWrite, of
-// another's NotMyOwnWrite.
-func anomalyName(h *sqlhistory.History, a Anomaly) string {
-	if a.Kind != InternalRead {
-		return kindNames[a.Kind]
-	}
-	if a.Version >= 0 && h.Versions[a.Version].Writer == a.Txn {
-		return anomaly.NotMyLastWrite
-	}
-	return anomaly.NotMyOwnWrite
-}
 
 // brokenLevel is the level whose axiom the edges break: the weakest level
 // of a reader whose visibility constraint is among them, else the weakest
@@ -65,8 +41,8 @@ func brokenLevel(h *sqlhistory.History, edges []Edge, fallback level.Level) leve
 // write it had to see; with two between two transactions, LostUpdate
 // (one key, or both updated the same version of a row) or WriteSkew; G2
 // with more. A name l does not forbid
-// gives way to l's generic one (anomaly.Generic).
-func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
+// gives way to l's generic one (verdict.Generic).
+func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) verdict.Anomaly {
 	var vis []Edge
 	txns := map[int]bool{}
 	for _, e := range edges {
@@ -79,23 +55,23 @@ func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) string {
 			vis = append(vis, e)
 		}
 	}
-	name := anomaly.G2
+	name := verdict.G2
 	switch {
 	case len(vis) == 0:
-		name = anomaly.G1c
+		name = verdict.G1c
 	case len(vis) == 1:
-		name = anomaly.GSingle
-		if !anomaly.Forbids(l, name) {
+		name = verdict.GSingle
+		if !verdict.Forbids(l, name) {
 			name = singleName(h, vis[0], l)
 		}
 	case len(vis) == 2 && len(txns) == 2 && vis[0].Reader != vis[1].Reader:
-		name = anomaly.WriteSkew
+		name = verdict.WriteSkew
 		if vis[0].Key == vis[1].Key || bothReplaced(h, vis[0].Reader, vis[1].Reader) {
-			name = anomaly.LostUpdate
+			name = verdict.LostUpdate
 		}
 	}
-	if !anomaly.Forbids(l, name) {
-		name = anomaly.Generic(l)
+	if !verdict.Forbids(l, name) {
+		name = verdict.Generic(l)
 	}
 	return name
 }
@@ -128,17 +104,17 @@ func bothReplaced(h *sqlhistory.History, a, b int) bool {
 // level weaker than SI: at RA, a second read of a key that returned
 // another version than the first (NonRepeatableRead), or a missed write
 // of the reader's own session (SessionGuaranteeViolation).
-func singleName(h *sqlhistory.History, e Edge, l level.Level) string {
+func singleName(h *sqlhistory.History, e Edge, l level.Level) verdict.Anomaly {
 	if l != level.RA {
-		return anomaly.Generic(l)
+		return verdict.Generic(l)
 	}
 	if e.From >= 0 && e.Reader >= 0 && slices.Contains(readsFrom(h, e.Reader, e.From), e.Key) {
-		return anomaly.NonRepeatableRead
+		return verdict.NonRepeatableRead
 	}
 	if e.From >= 0 && e.Reader >= 0 && h.Txns[e.From].Session == h.Txns[e.Reader].Session {
-		return anomaly.SessionGuaranteeViolation
+		return verdict.SessionGuaranteeViolation
 	}
-	return anomaly.FracturedRead
+	return verdict.FracturedRead
 }
 
 // readsFrom returns the keys of the rows transaction reader read from

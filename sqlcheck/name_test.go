@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlcheck"
@@ -47,9 +46,9 @@ func rereads(t *testing.T, l level.Level) *sqlhistory.History {
 // level forbids, for the level of the reader, and drawn with the writer
 // of each read.
 func TestNamesAreForbidden(t *testing.T) {
-	want := map[level.Level]string{
-		level.SER: anomaly.GSingle, level.SI: anomaly.GSingle, level.PC: anomaly.PrefixViolation,
-		level.CC: anomaly.CausalityViolation, level.RA: anomaly.NonRepeatableRead, level.RC: anomaly.NonMonotonicRead,
+	want := map[level.Level]verdict.Anomaly{
+		level.SER: verdict.GSingle, level.SI: verdict.GSingle, level.PC: verdict.PrefixViolation,
+		level.CC: verdict.CausalityViolation, level.RA: verdict.NonRepeatableRead, level.RC: verdict.NonMonotonicRead,
 	}
 	for _, l := range sqlhistory.Levels() {
 		res, err := sqlcheck.Check(context.Background(), rereads(t, l), sqlcheck.Options{})
@@ -61,7 +60,7 @@ func TestNamesAreForbidden(t *testing.T) {
 			continue
 		}
 		a := sqlcheck.Explain(res).Anomaly
-		if a.Level != l.String() || a.Name != want[l] || !anomaly.Forbids(l, a.Name) {
+		if a.Level != l.String() || a.Name != want[l] || !verdict.Forbids(l, a.Name) {
 			t.Errorf("%v: %s at %s, want %s, which %v forbids", l, a.Name, a.Level, want[l], l)
 		}
 		var dot strings.Builder
@@ -133,7 +132,7 @@ func TestLostUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if a := sqlcheck.Explain(res).Anomaly; a == nil || a.Name != anomaly.LostUpdate || a.Level != "SER" {
+	if a := sqlcheck.Explain(res).Anomaly; a == nil || a.Name != verdict.LostUpdate || a.Level != "SER" {
 		t.Errorf("%v, %+v; want a LostUpdate at SER", res.Verdict, a)
 	}
 }

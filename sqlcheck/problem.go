@@ -6,6 +6,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // readInst is a read of one key with a known writer: the read event ev of
@@ -200,7 +201,7 @@ func (p *problem) readsOf(t int) {
 				}
 				if mine, ok := own[x]; ok {
 					if p.satisfies(e, mine) {
-						p.anomaly(Anomaly{Kind: MissingOwnWrite, Txn: ti, Event: ei, Key: x, Version: mine})
+						p.anomaly(Anomaly{Kind: verdict.NotMyOwnWrite, NotReturned: true, Txn: ti, Event: ei, Key: x, Version: mine})
 					}
 					continue
 				}
@@ -221,7 +222,7 @@ func (p *problem) readsOf(t int) {
 					// a conflict (Bouajjani et al. (CAV 2025), Algorithm
 					// 3's 1-sets).
 				case len(u.unsat) == 0:
-					p.anomaly(Anomaly{Kind: MissedRow, Txn: ti, Event: ei, Key: x, Writers: p.txnsOf(u.sat)})
+					p.anomaly(Anomaly{Kind: verdict.Phantom, NotReturned: true, Txn: ti, Event: ei, Key: x, Writers: p.txnsOf(u.sat)})
 				default:
 					p.unknown = append(p.unknown, u)
 				}
@@ -241,7 +242,12 @@ func (p *problem) listedRead(t, ei int, e *sqlhistory.Event, v sqlhistory.Versio
 	a := Anomaly{Txn: ti, Event: ei, Key: ver.Key, Version: v}
 	if mine, ok := own[ver.Key]; ok {
 		if v != mine || !p.satisfies(e, v) {
-			a.Kind, a.Expected = InternalRead, mine
+			// An earlier version of its own is NotMyLastWrite, another's
+			// NotMyOwnWrite.
+			a.Kind, a.Expected = verdict.NotMyOwnWrite, mine
+			if ver.Writer == a.Txn {
+				a.Kind = verdict.NotMyLastWrite
+			}
 			p.anomaly(a)
 		}
 		return
@@ -249,21 +255,21 @@ func (p *problem) listedRead(t, ei int, e *sqlhistory.Event, v sqlhistory.Versio
 	w := -1
 	switch {
 	case ver.Writer == sqlhistory.Unwritten:
-		a.Kind = ThinAirRead
+		a.Kind = verdict.ThinAirRead
 	case ver.Writer == sqlhistory.Init:
 		w = 0
 	case ver.Writer == ti:
-		a.Kind = FutureRead
+		a.Kind = verdict.FutureRead
 	case p.nodeOf[ver.Writer] < 0 || h.Txns[ver.Writer].Status == sqlhistory.RolledBack:
-		a.Kind = AbortedRead
+		a.Kind = verdict.AbortedRead
 	default:
 		w = p.nodeOf[ver.Writer]
 		if p.writes[w][ver.Key] != v {
-			a.Kind, a.Expected = IntermediateRead, p.writes[w][ver.Key]
+			a.Kind, a.Expected = verdict.IntermediateRead, p.writes[w][ver.Key]
 		}
 	}
 	if a.Kind == 0 && !p.satisfies(e, v) {
-		a.Kind = PredicateMismatch
+		a.Kind = verdict.PredicateMismatch
 	}
 	if a.Kind != 0 {
 		p.anomaly(a)

@@ -137,61 +137,26 @@ type Stats struct {
 	Elapsed       time.Duration
 }
 
-// AnomalyKind names a violation that holds under every level.
-type AnomalyKind uint8
-
-const (
-	_ AnomalyKind = iota
-	// ThinAirRead: a read returned a version nobody wrote.
-	ThinAirRead
-	// AbortedRead: a read returned a version of a transaction that did
-	// not commit (Adya's G1a).
-	AbortedRead
-	// IntermediateRead: a read returned a version its writer overwrote
-	// itself (G1b).
-	IntermediateRead
-	// FutureRead: a read returned a version its own transaction writes
-	// later.
-	FutureRead
-	// InternalRead: a read of a row the transaction wrote before did not
-	// return its own last version.
-	InternalRead
-	// MissingOwnWrite: a read did not return a row the transaction wrote
-	// before, although its predicate selects it.
-	MissingOwnWrite
-	// PredicateMismatch: a read returned a version its predicate rejects.
-	PredicateMismatch
-	// MissedRow: a read did not return a row although its predicate
-	// selects every version of it the read could have seen.
-	MissedRow
-)
-
-var anomalyNames = map[AnomalyKind]string{
-	ThinAirRead: "thin-air read", AbortedRead: "aborted read (G1a)", IntermediateRead: "intermediate read (G1b)",
-	FutureRead: "future read", InternalRead: "internal inconsistency", MissingOwnWrite: "missing own write",
-	PredicateMismatch: "predicate mismatch", MissedRow: "missed row (phantom)",
-}
-
-func (k AnomalyKind) String() string {
-	if s, ok := anomalyNames[k]; ok {
-		return s
-	}
-	return fmt.Sprintf("AnomalyKind(%d)", uint8(k))
-}
-
 // Anomaly is a violation found without a cycle.
 type Anomaly struct {
-	Kind AnomalyKind
+	// Kind is the anomaly: ThinAirRead, AbortedRead, IntermediateRead,
+	// FutureRead, NotMyOwnWrite, NotMyLastWrite, PredicateMismatch or
+	// Phantom.
+	Kind verdict.Anomaly
+	// NotReturned says the read did not return the row (a Phantom, or a
+	// NotMyOwnWrite of a row the transaction wrote and its predicate
+	// selects); otherwise it returned Version.
+	NotReturned bool
 	// Txn and Event locate the read.
 	Txn, Event int
 	Key        sqlhistory.KeyID
-	// Version is the version read (for MissedRow and MissingOwnWrite, the
-	// transaction's own, if any).
+	// Version is the version read (when NotReturned, the transaction's
+	// own, if any).
 	Version sqlhistory.VersionID
-	// Expected is the version it should have read (InternalRead,
-	// IntermediateRead).
+	// Expected is the version it should have read (NotMyOwnWrite or
+	// NotMyLastWrite when the row was returned, IntermediateRead).
 	Expected sqlhistory.VersionID
-	// Writers are, for MissedRow, the writers of the versions the read
+	// Writers are, for a Phantom, the writers of the versions the read
 	// could have seen (all selected by its predicate).
 	Writers []int
 }
@@ -285,7 +250,7 @@ type Either struct {
 
 // Check decides whether h is consistent: whether it satisfies every
 // transaction's isolation level. When ctx ends first, the Result has no
-// verdict (verdict.Unknown) and the Reason (see verdict.Stop), unless a
+// verdict (verdict.Unknown) and the Reason (see progress.Outcome), unless a
 // violation was found already: then
 // it stands, with the evidence shrunk as far as it got. Every stage
 // reports to the progress.Tracker of ctx, if any: "build SQL problem"
@@ -422,9 +387,9 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 }
 
 // stopped is the outcome of a check that stopped with err: its context
-// ended, or the solver gave up (see verdict.Stop).
+// ended, or the solver gave up (see progress.Outcome).
 func stopped(ctx context.Context, err error) verdict.Outcome {
-	o, _ := verdict.Stop(ctx, err, true)
+	o, _ := progress.Outcome(ctx, err, true)
 	return o
 }
 

@@ -2,7 +2,7 @@ package sqlcheck_test
 
 import (
 	"context"
-	"github.com/isocheck/isocheck/anomaly"
+	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -10,7 +10,6 @@ import (
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlcheck"
-	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestReportsNameForbiddenAnomalies: on random SQL histories, every
@@ -34,15 +33,15 @@ func TestReportsNameForbiddenAnomalies(t *testing.T) {
 		}
 		a := sqlcheck.Explain(res).Anomaly
 		l, err := level.Parse(a.Level)
-		if err != nil || !anomaly.Forbids(l, a.Name) || a.Description == "" {
+		if err != nil || !verdict.Forbids(l, a.Name) || a.Description == "" {
 			t.Fatalf("seed %d: %s at %q (%v), which that level does not forbid or describe", seed, a.Name, a.Level, err)
 		}
-		names[a.Name]++
+		names[a.Name.String()]++
 		var dot strings.Builder
 		if err := res.WriteDOT(&dot); err != nil {
 			t.Fatal(err)
 		}
-		if g := dot.String(); strings.Contains(g, "-> init") || !strings.Contains(g, "VIOLATED: "+a.Name) {
+		if g := dot.String(); strings.Contains(g, "-> init") || !strings.Contains(g, "VIOLATED: "+a.Name.String()) {
 			t.Fatalf("seed %d: an edge into init, or no title:\n%s", seed, g)
 		}
 	}

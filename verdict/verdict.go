@@ -1,20 +1,19 @@
 // Package verdict is the vocabulary every isocheck vertical answers in:
 // the check of a history (package check), of a SQL history (sqlcheck), of
 // a compare-and-set register (lwt) and of every history of a program
-// (explore). Each returns an Outcome: satisfied, violated, or no verdict
-// with the reason and the stage where the run stopped.
+// (explore). It depends on nothing but the levels (package level).
+//
+//   - Outcome: satisfied, violated, or no verdict with the reason and the
+//     stage where the run stopped (progress.Outcome says why a stopped
+//     run has none).
+//   - Anomaly: the one table of the anomalies a violation shows, with
+//     Adya's class and the levels that forbid each.
+//   - ID: the name an input gave a session, a key or a transaction, as
+//     every report refers to it.
 //
 // The zero Verdict is Unknown, so that a result nobody filled in never
 // reads as a pass.
 package verdict
-
-import (
-	"context"
-	"errors"
-	"time"
-
-	"github.com/isocheck/isocheck/progress"
-)
 
 // Verdict is the answer to "does it keep the level?".
 type Verdict int8
@@ -87,49 +86,4 @@ func (o Outcome) Summary() Summary {
 		s.Satisfied = &ok
 	}
 	return s
-}
-
-// Stop says why a run that ended with err gave no verdict. It reports
-// false when err is not a stop (progress.Stopped) and giveUp does not
-// hold: such an error is a failure of its own, to be returned as it is.
-// giveUp says that err is a stage giving up (such as the solver's
-// ErrGaveUp).
-//
-// The Reason is, in this order: the message of the resource limit (see
-// progress.ErrResourceLimit) that ended ctx or that err wraps;
-// "cancelled" when ctx was cancelled; "timed out" when ctx's deadline
-// passed (even if ctx has not yet noticed) or err says a deadline passed;
-// the cause ctx ended with, if any other; and, when ctx runs on, err's own
-// message. Stopped is set when ctx ended or its deadline passed, and
-// Stage is the stage the progress.Tracker of ctx, if any, reached.
-func Stop(ctx context.Context, err error, giveUp bool) (Outcome, bool) {
-	if !progress.Stopped(err) && !giveUp {
-		return Outcome{}, false
-	}
-	cause := context.Cause(ctx)
-	dl, ok := ctx.Deadline()
-	expired := ok && !time.Now().Before(dl)
-	o := Outcome{Verdict: Unknown, Stopped: cause != nil || expired}
-	switch {
-	case errors.Is(cause, progress.ErrResourceLimit):
-		o.Reason = cause.Error()
-	case errors.Is(err, progress.ErrResourceLimit):
-		o.Reason = err.Error()
-	case errors.Is(cause, context.Canceled):
-		o.Reason = "cancelled"
-	case errors.Is(cause, context.DeadlineExceeded), expired, errors.Is(err, context.DeadlineExceeded):
-		o.Reason = "timed out"
-	case cause != nil:
-		o.Reason = cause.Error()
-	case errors.Is(err, context.Canceled):
-		o.Reason = "cancelled"
-	case err != nil:
-		o.Reason = err.Error()
-	default:
-		o.Reason = "stopped"
-	}
-	if t := progress.TrackerOf(ctx); t != nil {
-		o.Stage = t.Snapshot().Stage
-	}
-	return o, true
 }

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
@@ -159,8 +158,8 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		for i, f := range extra {
 			a := &page.Anomalies[len(page.Anomalies)-len(extra)+i]
 			a.Count, a.More, a.ListedAs = f.Count, f.More, ""
-			if a.Name != f.Name {
-				a.ListedAs = textsafe.Escape(f.Name)
+			if a.Name != f.Name.String() {
+				a.ListedAs = textsafe.Escape(f.Name.String())
 			}
 		}
 		for i := range page.Levels {
@@ -212,7 +211,7 @@ func (cf *checkFlags) runAll(j *job, h *history.History, info *format.Info, pars
 		case res.KeptBy != 0:
 			detail = "as " + res.KeptBy.String() + " is kept (its own check: " + res.Reason + ")"
 		case reports[i].Anomaly != nil:
-			detail = reports[i].Anomaly.Name
+			detail = reports[i].Anomaly.Name.String()
 			if cf.elle && reports[i].Anomaly.ElleType != "" {
 				detail += " (" + reports[i].Anomaly.ElleType + ")"
 			}
@@ -419,7 +418,7 @@ func writeLevelStats(w io.Writer, reports []levelReport) {
 // forbids it, with those anomalies in the same order; and notes, with
 // one more when the run's limits cut the examples short.
 func strongerExamples(ex *explaining, h *history.History, every []interpret.Found, found []*interpret.Report, notes []string) ([]*interpret.Report, []interpret.Found, []string) {
-	shown := map[string]bool{}
+	shown := map[verdict.Anomaly]bool{}
 	for _, r := range found {
 		if r != nil && r.Anomaly != nil {
 			shown[r.Anomaly.Name] = true
@@ -440,7 +439,7 @@ func strongerExamples(ex *explaining, h *history.History, every []interpret.Foun
 			ex.missing("the page shows the anomalies of the stronger levels without their counterexamples")
 			break
 		}
-		r, err := interpret.ExampleReport(ex.ctx, h, anomaly.Weakest(f.Name), f)
+		r, err := interpret.ExampleReport(ex.ctx, h, f.Name.Weakest(), f)
 		if err != nil {
 			if progress.Stopped(err) || ex.ctx.Err() != nil {
 				ex.missing("the page shows the anomalies of the stronger levels without their counterexamples")

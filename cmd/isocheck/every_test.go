@@ -13,7 +13,6 @@ import (
 
 	"golang.org/x/net/html"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/internal/reference"
@@ -21,6 +20,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // threeAnomalies is a Jepsen list-append history with an aborted read
@@ -40,8 +40,8 @@ type allJSON struct {
 }
 
 // foundNames returns the names of found, in order.
-func foundNames(found []interpret.Found) []string {
-	var out []string
+func foundNames(found []interpret.Found) []verdict.Anomaly {
+	var out []verdict.Anomaly
 	for _, f := range found {
 		out = append(out, f.Name)
 	}
@@ -53,7 +53,7 @@ func foundNames(found []interpret.Found) []string {
 // in every output: the text (a golden file), the JSON (the list and each
 // broken level's own), Elle's map and the page.
 func TestEveryLevelOutputs(t *testing.T) {
-	want := []string{anomaly.AbortedRead, anomaly.LostUpdate, anomaly.WriteSkew}
+	want := []verdict.Anomaly{verdict.AbortedRead, verdict.LostUpdate, verdict.WriteSkew}
 
 	t.Run("text", func(t *testing.T) {
 		code, out, errs := runCmd("check", "--level", "all", threeAnomalies)
@@ -76,12 +76,12 @@ func TestEveryLevelOutputs(t *testing.T) {
 			t.Errorf("anomalies %v, want %v", n, want)
 		}
 		for _, f := range got.Anomalies {
-			if w := anomaly.Weakest(f.Name).String(); f.Weakest != w || f.Count != 1 || len(f.Example) == 0 {
+			if w := f.Name.Weakest().String(); f.Weakest != w || f.Count != 1 || len(f.Example) == 0 {
 				t.Errorf("%s: weakest level %q, count %d, example %v; want %s, 1, an example", f.Name, f.Weakest, f.Count, f.Example, w)
 			}
 		}
 		// Each level lists what it forbids.
-		levels := map[string][]string{
+		levels := map[string][]verdict.Anomaly{
 			"SSER": want, "SER": want, "SI": want[:2],
 			"PC": want[:1], "CC": want[:1], "RA": want[:1], "RC": want[:1],
 		}
@@ -113,8 +113,8 @@ func TestEveryLevelOutputs(t *testing.T) {
 			t.Fatalf("the page lists %q, want %v", items, want)
 		}
 		for i, name := range want {
-			from := "from " + anomaly.Weakest(name).String() + " up"
-			if !strings.HasPrefix(items[i], name) || !strings.Contains(items[i], from) {
+			from := "from " + name.Weakest().String() + " up"
+			if !strings.HasPrefix(items[i], name.String()) || !strings.Contains(items[i], from) {
 				t.Errorf("the page's item %d is %q, want %s, %s", i, items[i], name, from)
 			}
 		}
@@ -126,7 +126,7 @@ func TestEveryLevelOutputs(t *testing.T) {
 		}
 		for i, name := range want {
 			section := fmt.Sprintf(`<section class="anomaly" id="anomaly-%d" data-name="%s">`, i+1, name)
-			heading := fmt.Sprintf(`<span class="anomaly-level">%v</span> violated: <span class="anomaly-name">%s</span>`, anomaly.Weakest(name), name)
+			heading := fmt.Sprintf(`<span class="anomaly-level">%v</span> violated: <span class="anomaly-name">%s</span>`, name.Weakest(), name)
 			link := fmt.Sprintf(`<a href="#anomaly-%d">%s</a>`, i+1, name)
 			for _, s := range []string{section, heading, link} {
 				if !strings.Contains(string(page), s) {
@@ -227,7 +227,7 @@ func TestAnomaliesFile(t *testing.T) {
 				if len(in.Txns) == 0 || !slices.Contains(tc.levels, in.Level) {
 					t.Errorf("line %s: no transactions, or a level not checked", sc.Bytes())
 				}
-				count[in.Level+"/"+in.Name]++
+				count[in.Level+"/"+in.Name.String()]++
 			}
 			for _, w := range tc.want {
 				if count[w] != 1 {
@@ -293,7 +293,7 @@ func TestEveryLevelTrue(t *testing.T) {
 		}
 		checkList := func(where string, found []interpret.Found) {
 			for _, f := range found {
-				w := anomaly.Weakest(f.Name)
+				w := f.Name.Weakest()
 				var txns []int
 				for _, x := range f.Example {
 					txns = append(txns, x.Index)
@@ -322,16 +322,16 @@ func TestEveryLevelTrue(t *testing.T) {
 			}
 			checkList(l.Level, l.Anomalies)
 			main := l.Anomaly.Name
-			if !anomaly.Forbids(lvl, main) {
-				main = anomaly.Generic(lvl)
+			if !verdict.Forbids(lvl, main) {
+				main = verdict.Generic(lvl)
 			}
-			if !violates(txns, anomaly.Weakest(main)) {
+			if !violates(txns, main.Weakest()) {
 				// The report names an anomaly that a weaker level
 				// forbids, which its counterexample does not violate:
 				// the list gives it the name of a stronger level.
 				misnamed++
-				if len(l.Anomalies) == 0 || anomaly.Weakest(main).Implies(anomaly.Weakest(l.Anomalies[0].Name)) {
-					fail("%s broken by %s, whose counterexample does not violate %v, lists %v first", l.Level, main, anomaly.Weakest(main), foundNames(l.Anomalies))
+				if len(l.Anomalies) == 0 || main.Weakest().Implies(l.Anomalies[0].Name.Weakest()) {
+					fail("%s broken by %s, whose counterexample does not violate %v, lists %v first", l.Level, main, main.Weakest(), foundNames(l.Anomalies))
 				}
 				continue
 			}

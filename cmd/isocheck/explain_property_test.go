@@ -11,7 +11,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
@@ -19,6 +18,7 @@ import (
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // explanationRuns is the number of random histories of
@@ -33,8 +33,8 @@ type explained struct {
 	Satisfied *bool  `json:"satisfied"`
 	ImpliedBy string `json:"implied_by"`
 	Anomaly   *struct {
-		Name    string `json:"name"`
-		Minimal bool   `json:"minimal"`
+		Name    verdict.Anomaly `json:"name"`
+		Minimal bool            `json:"minimal"`
 		Txns    []struct {
 			Index int `json:"index"`
 		} `json:"transactions"`
@@ -44,8 +44,8 @@ type explained struct {
 
 // foundJSON is one anomaly of a report's list of every anomaly found.
 type foundJSON struct {
-	Name         string `json:"name"`
-	WeakestLevel string `json:"weakest_level"`
+	Name         verdict.Anomaly `json:"name"`
+	WeakestLevel string          `json:"weakest_level"`
 	Example      []struct {
 		Index int `json:"index"`
 	} `json:"example"`
@@ -117,7 +117,7 @@ func TestExplanationsTrue(t *testing.T) {
 				where := fmt.Sprintf("seed %d, %s --level %v", seed, cmd, l)
 				if v.report(where, l, &rep) {
 					reports++
-					names[rep.Anomaly.Name]++
+					names[rep.Anomaly.Name.String()]++
 				}
 			}
 			_, out, _ := runCmd("check", "--allow-empty", "--level", l.String(), path)
@@ -192,11 +192,11 @@ func (v *verifier) report(where string, l level.Level, rep *explained) bool {
 		v.fail(where, "violated without an anomaly")
 	}
 	name := rep.Anomaly.Name
-	if !anomaly.Forbids(l, name) {
+	if !verdict.Forbids(l, name) {
 		v.fail(where, "%v allows %s, the anomaly named", l, name)
 	}
 	for _, w := range level.All() {
-		if w != l && l.Implies(w) && v.kept[w] && anomaly.Forbids(w, name) {
+		if w != l && l.Implies(w) && v.kept[w] && verdict.Forbids(w, name) {
 			v.fail(where, "%s, the anomaly named, is forbidden at %v, which the history keeps", name, w)
 		}
 	}
@@ -230,10 +230,10 @@ func (v *verifier) all(where, path string) {
 	if err := json.Unmarshal([]byte(out), &all); err != nil {
 		v.fail(where, "%v\n%s%s", err, out, stderr)
 	}
-	listed := map[string]bool{}
+	listed := map[verdict.Anomaly]bool{}
 	for _, f := range all.Anomalies {
 		listed[f.Name] = true
-		w := anomaly.Weakest(f.Name)
+		w := f.Name.Weakest()
 		if w == 0 || f.WeakestLevel != w.String() {
 			v.fail(where, "%s is listed as forbidden from %q, the vocabulary says %v", f.Name, f.WeakestLevel, w)
 		}
@@ -299,7 +299,7 @@ func TestNamedByWeakestBroken(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if rep.ImpliedBy != "RA" || rep.Anomaly == nil || rep.Anomaly.Name != "FracturedRead" {
+	if rep.ImpliedBy != "RA" || rep.Anomaly == nil || rep.Anomaly.Name != verdict.FracturedRead {
 		t.Errorf("JSON: implied by %q, anomaly %+v; want FracturedRead as RA", rep.ImpliedBy, rep.Anomaly)
 	}
 	_, out, _ = runCmd("check", "--level", "pc", "--elle", "--edn", path)

@@ -88,7 +88,7 @@ func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, 
 	for i, res := range results {
 		row := report.Level{Name: reports[i].Level, Verdict: res.Verdict, Reason: reports[i].Reason}
 		if a := reports[i].Anomaly; a != nil {
-			row.Anomaly = a.Name
+			row.Anomaly = a.Name.String()
 		}
 		page.Levels = append(page.Levels, row)
 		if res.Verdict == verdict.Violated {

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // run --check names each broken level's anomaly in the table, and
@@ -46,7 +46,7 @@ func TestRunCheckNamesWhatTheLevelForbids(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if !anomaly.Forbids(l, m[2]) {
+					if a, ok := verdict.ParseAnomaly(m[2]); !ok || !verdict.Forbids(l, a) {
 						t.Errorf("%s %s: %q names %s, which %v allows\n%s", dsn, workload, line, m[2], l, stdout)
 					}
 				}

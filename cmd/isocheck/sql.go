@@ -211,7 +211,7 @@ func (cf *checkFlags) writeSQLAll(stdout io.Writer, status int, levels []level.L
 		detail := ""
 		switch {
 		case rep.Anomaly != nil:
-			detail = rep.Anomaly.Name
+			detail = rep.Anomaly.Name.String()
 			weakest = i
 		case results[i].Verdict == verdict.Unknown:
 			detail = rep.Reason

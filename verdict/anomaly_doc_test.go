@@ -1,12 +1,12 @@
-package anomaly_test
+package verdict_test
 
 import (
 	"os"
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/anomaly"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // forbiddenTable is the Markdown table of docs/checking.md's "Anomalies"
@@ -24,10 +24,10 @@ func forbiddenTable() string {
 		b.WriteString(":-:|")
 	}
 	b.WriteString("\n")
-	for _, n := range anomaly.Names() {
-		b.WriteString("| " + n + " |")
+	for _, n := range verdict.Anomalies() {
+		b.WriteString("| " + n.String() + " |")
 		for i := len(levels) - 1; i >= 0; i-- {
-			if anomaly.Forbids(levels[i], n) {
+			if verdict.Forbids(levels[i], n) {
 				b.WriteString(" ✗ |")
 			} else {
 				b.WriteString("   |")

@@ -1,4 +1,4 @@
-package anomaly
+package verdict
 
 import (
 	"testing"
@@ -9,27 +9,30 @@ import (
 // Every name is listed once, described, and forbidden by its weakest
 // level and every stronger one, never by a weaker one.
 func TestForbiddenSetsFollowTheLevels(t *testing.T) {
-	names := Names()
-	if len(names) != len(table) {
-		t.Fatalf("Names lists %d names, the table has %d", len(names), len(table))
+	names := Anomalies()
+	if len(names) != int(numAnomalies)-1 {
+		t.Fatalf("Anomalies lists %d anomalies, the table has %d", len(names), numAnomalies-1)
 	}
-	seen := map[string]bool{}
+	seen := map[Anomaly]bool{}
 	for _, n := range names {
 		if seen[n] {
 			t.Errorf("%s listed twice", n)
 		}
 		seen[n] = true
-		if Describe(n) == "" {
+		if back, ok := ParseAnomaly(n.String()); !ok || back != n {
+			t.Errorf("%s does not parse back to itself", n)
+		}
+		if n.Describe() == "" {
 			t.Errorf("%s has no description", n)
 		}
 		for _, l := range level.All() {
-			if got, want := Forbids(l, n), l.Implies(Weakest(n)); got != want {
+			if got, want := Forbids(l, n), l.Implies(n.Weakest()); got != want {
 				t.Errorf("Forbids(%v, %s) = %v, want %v", l, n, got, want)
 			}
 		}
 	}
-	if Forbids(level.SER, "NoSuchThing") || Known("NoSuchThing") {
-		t.Error("an unknown name is forbidden")
+	if _, ok := ParseAnomaly("NoSuchThing"); ok || Forbids(level.SER, 0) {
+		t.Error("an unknown name is known, or the zero Anomaly forbidden")
 	}
 }
 
@@ -39,7 +42,7 @@ func TestForbiddenSetsFollowTheLevels(t *testing.T) {
 func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 	tests := []struct {
 		l    level.Level
-		name string
+		name Anomaly
 		// allowedBy is a weaker level that allows the name, or 0.
 		allowedBy level.Level
 	}{
@@ -61,8 +64,8 @@ func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 		if tt.allowedBy != 0 && Forbids(tt.allowedBy, tt.name) {
 			t.Errorf("%v forbids %s, the generic name of the stronger %v", tt.allowedBy, tt.name, tt.l)
 		}
-		if Weakest(tt.name) != tt.l {
-			t.Errorf("the weakest level that forbids %s, the generic name of %v, is %v", tt.name, tt.l, Weakest(tt.name))
+		if tt.name.Weakest() != tt.l {
+			t.Errorf("the weakest level that forbids %s, the generic name of %v, is %v", tt.name, tt.l, tt.name.Weakest())
 		}
 	}
 }
@@ -71,7 +74,7 @@ func TestGenericNamesAreTheLevelsOwn(t *testing.T) {
 func TestForbids(t *testing.T) {
 	tests := []struct {
 		l    level.Level
-		name string
+		name Anomaly
 		want bool
 	}{
 		{level.RA, LostUpdate, false},
