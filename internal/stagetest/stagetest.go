@@ -41,10 +41,12 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 
+	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/prune"
 )
 
 // Run runs every transcript file of the package's testdata folder with f,
@@ -290,4 +292,68 @@ func (n Namer) Anomalies(b *strings.Builder, indent string, as []polygraph.Anoma
 	for _, a := range as {
 		fmt.Fprintf(b, "%s%s\n", indent, n.Anomaly(a))
 	}
+}
+
+// Encoded is a polygraph built (by Build), pruned and encoded as the
+// checker does it, for the transcripts of the encoding and the solver.
+type Encoded struct {
+	P *polygraph.Polygraph
+	// Known counts the polygraph's known edges before pruning.
+	Known int
+	Prune *prune.Result
+	// Enc is the problem for the solver: nil when the check ends before
+	// it (Stop says why).
+	Enc *encode.Encoding
+	// Stop, when Enc is nil, says why nothing was encoded: the anomalies,
+	// or the violation pruning proved, or that pruning decided every
+	// constraint.
+	Stop string
+}
+
+// Encode builds the polygraph of h for the command (see Build), prunes it
+// and encodes what is left, with the choices of writers of a history
+// whose values repeat (encode.Encoding.AddChoices, with no preferred
+// writer: the hint takes none). It stops where the checker does: on
+// anomalies, on a violation pruning proved, and when no constraint and no
+// choice is left. The argument noprune has pruning only check that the
+// known edges are acyclic (prune.Options.NoDecide, the checker's NoPrune),
+// so that every constraint goes to the solver.
+func Encode(t testing.TB, td *datadriven.TestData, h *history.History) *Encoded {
+	t.Helper()
+	ctx := context.Background()
+	p := Build(t, td, h)
+	n := NewNamer(p)
+	e := &Encoded{P: p, Known: len(p.Known)}
+	var b strings.Builder
+	if len(p.Anomalies) > 0 {
+		b.WriteString("anomalies, nothing to encode:\n")
+		n.Anomalies(&b, "  ", p.Anomalies)
+		e.Stop = b.String()
+		return e
+	}
+	pr, err := prune.PruneWith(ctx, p, prune.Options{NoDecide: td.HasArg("noprune")})
+	if err != nil {
+		td.Fatalf(t, "prune: %v", err)
+	}
+	e.Prune = pr
+	switch v := pr.Violation; {
+	case v != nil && v.Constraint < 0:
+		fmt.Fprintf(&b, "pruning found a cycle of known edges, nothing to encode:\n  %s\n", n.Cycle(v.Cycle))
+	case v != nil:
+		fmt.Fprintf(&b, "pruning found both sides of c%d close a cycle, nothing to encode:\n  either: %s\n  or: %s\n",
+			v.Constraint, n.Cycle(v.EitherCycle), n.Cycle(v.OrCycle))
+	case len(pr.Remaining) == 0 && len(p.ChoiceEdges) == 0:
+		b.WriteString("no constraint or choice left after pruning: satisfied without the solver\n")
+	}
+	if b.Len() > 0 {
+		e.Stop = b.String()
+		return e
+	}
+	enc, err := encode.EncodeGraph(ctx, p, pr.Known, pr.Remaining, pr.Graph, pr.Order)
+	if err != nil {
+		td.Fatalf(t, "encode: %v", err)
+	}
+	enc.AddChoices(p, pr.Resolved, nil)
+	e.Enc = enc
+	return e
 }
