@@ -8,6 +8,7 @@ require (
 	github.com/anishathalye/porcupine v1.3.1
 	github.com/chromedp/cdproto v0.159.0
 	github.com/chromedp/chromedp v0.23.0
+	github.com/cockroachdb/datadriven v1.0.3
 	github.com/go-sql-driver/mysql v1.10.1
 	github.com/jackc/pgx/v5 v5.12.0
 	github.com/schollz/progressbar/v3 v3.18.0
@@ -18,6 +19,8 @@ require (
 	modernc.org/sqlite v1.62.0
 	olympos.io/encoding/edn v0.0.0-20201019073823-d3554ca0b0a3
 )
+
+require github.com/pmezard/go-difflib v1.0.1-0.20181226105442-5d4384ee4fb2 // indirect
 
 require (
 	codeberg.org/go-fonts/liberation v0.5.0 // indirect
