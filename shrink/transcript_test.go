@@ -116,7 +116,7 @@ func evidence(res *check.Result) ([]int32, []history.Key) {
 		a := res.Anomalies[0]
 		addTxn(a.Txn)
 		addTxn(a.Writer)
-		if a.Kind == polygraph.LostUpdate {
+		if a.Kind == verdict.LostUpdate {
 			addTxn(a.OtherTxn)
 		}
 		keys[a.Key] = true

@@ -47,6 +47,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Run runs every transcript file of the package's testdata folder with f,
@@ -265,7 +266,7 @@ func (n Namer) TxnOp(op int32) string {
 // update (which sets Txn, Writer, OtherTxn and Key only) as the two
 // transactions that overwrote the same version.
 func (n Namer) Anomaly(a polygraph.Anomaly) string {
-	if a.Kind == polygraph.LostUpdate {
+	if a.Kind == verdict.LostUpdate {
 		return fmt.Sprintf("%s: %s and %s both overwrote %s's version of %s",
 			a.Kind, n.Node(a.OtherTxn), n.Node(a.Txn), n.Node(a.Writer), n.H.FormatKey(a.Key))
 	}
