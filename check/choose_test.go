@@ -94,7 +94,7 @@ func checkCycleReads(t *testing.T, h *history.History, picks []polygraph.Pick, c
 		picked[p.Op] = p.Writer
 	}
 	for _, e := range cycle {
-		if e.Kind != polygraph.WR || e.To < 0 || int(e.To) >= len(h.Txns) {
+		if e.Kind != verdict.WR || e.To < 0 || int(e.To) >= len(h.Txns) {
 			continue
 		}
 		all, agree := true, false

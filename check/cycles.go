@@ -79,7 +79,7 @@ type cycleSearch struct {
 // kinds is a set of edge kinds.
 type kinds uint8
 
-func kindsOf(ks ...polygraph.EdgeKind) kinds {
+func kindsOf(ks ...verdict.EdgeKind) kinds {
 	var s kinds
 	for _, k := range ks {
 		s |= 1 << k
@@ -87,16 +87,16 @@ func kindsOf(ks ...polygraph.EdgeKind) kinds {
 	return s
 }
 
-func (s kinds) has(k polygraph.EdgeKind) bool { return s&(1<<k) != 0 }
+func (s kinds) has(k verdict.EdgeKind) bool { return s&(1<<k) != 0 }
 
 // cycleSearches lists the searches in order.
 func cycleSearches() []cycleSearch {
-	ww, wr, rw := polygraph.WW, polygraph.WR, polygraph.RW
+	ww, wr, rw := verdict.WW, verdict.WR, verdict.RW
 	var out []cycleSearch
-	for _, extra := range [][]polygraph.EdgeKind{nil, {polygraph.SO}, {polygraph.SO, polygraph.RT}} {
-		data := append([]polygraph.EdgeKind{ww, wr}, extra...)
+	for _, extra := range [][]verdict.EdgeKind{nil, {verdict.SO}, {verdict.SO, verdict.RT}} {
+		data := append([]verdict.EdgeKind{ww, wr}, extra...)
 		out = append(out,
-			cycleSearch{closing: kindsOf(append([]polygraph.EdgeKind{ww}, extra...)...), path: kindsOf(append([]polygraph.EdgeKind{ww}, extra...)...)},
+			cycleSearch{closing: kindsOf(append([]verdict.EdgeKind{ww}, extra...)...), path: kindsOf(append([]verdict.EdgeKind{ww}, extra...)...)},
 			cycleSearch{closing: kindsOf(data...), path: kindsOf(data...)},
 			cycleSearch{closing: kindsOf(rw), path: kindsOf(data...)},
 			cycleSearch{closing: kindsOf(rw), path: kindsOf(append(data, rw)...)},

@@ -11,34 +11,35 @@ import (
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 func TestCycles(t *testing.T) {
-	e := func(from, to int32, k polygraph.EdgeKind) polygraph.Edge {
+	e := func(from, to int32, k verdict.EdgeKind) polygraph.Edge {
 		key := polygraph.NoKey
-		if k != polygraph.SO && k != polygraph.RT {
+		if k != verdict.SO && k != verdict.RT {
 			key = 0
 		}
 		return polygraph.Edge{From: from, To: to, Kind: k, Key: key}
 	}
-	ww, wr, rw, so := polygraph.WW, polygraph.WR, polygraph.RW, polygraph.SO
+	ww, wr, rw, so := verdict.WW, verdict.WR, verdict.RW, verdict.SO
 	for _, c := range []struct {
 		name  string
 		edges []polygraph.Edge
 		limit int
 		// want is the kinds of each cycle found, in order.
-		want [][]polygraph.EdgeKind
+		want [][]verdict.EdgeKind
 	}{
 		{"none", []polygraph.Edge{e(0, 1, ww), e(1, 2, wr), e(0, 2, rw)}, 10, nil},
-		{"G0", []polygraph.Edge{e(0, 1, ww), e(1, 0, ww)}, 10, [][]polygraph.EdgeKind{{ww, ww}}},
-		{"G1c", []polygraph.Edge{e(0, 1, ww), e(1, 0, wr)}, 10, [][]polygraph.EdgeKind{{ww, wr}}},
+		{"G0", []polygraph.Edge{e(0, 1, ww), e(1, 0, ww)}, 10, [][]verdict.EdgeKind{{ww, ww}}},
+		{"G1c", []polygraph.Edge{e(0, 1, ww), e(1, 0, wr)}, 10, [][]verdict.EdgeKind{{ww, wr}}},
 		{"G-single and G2-item", []polygraph.Edge{e(0, 1, rw), e(1, 0, wr), e(1, 2, rw), e(2, 1, rw)}, 10,
-			[][]polygraph.EdgeKind{{rw, wr}, {rw, rw}}},
+			[][]verdict.EdgeKind{{rw, wr}, {rw, rw}}},
 		{"the shortest path back", []polygraph.Edge{e(0, 1, rw), e(1, 2, ww), e(2, 3, ww), e(3, 0, ww), e(1, 0, wr)}, 10,
-			[][]polygraph.EdgeKind{{rw, wr}}},
-		{"session order", []polygraph.Edge{e(0, 1, so), e(1, 0, wr)}, 10, [][]polygraph.EdgeKind{{so, wr}}},
+			[][]verdict.EdgeKind{{rw, wr}}},
+		{"session order", []polygraph.Edge{e(0, 1, so), e(1, 0, wr)}, 10, [][]verdict.EdgeKind{{so, wr}}},
 		{"a limit of one per search", []polygraph.Edge{e(0, 1, ww), e(1, 0, ww), e(2, 3, ww), e(3, 2, ww)}, 1,
-			[][]polygraph.EdgeKind{{ww, ww}, {ww, ww}}},
+			[][]verdict.EdgeKind{{ww, ww}, {ww, ww}}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			got := Cycles(4, c.edges, c.limit)
@@ -51,7 +52,7 @@ func TestCycles(t *testing.T) {
 						t.Errorf("cycle %v is not closed", cycle)
 					}
 				}
-				var kinds []polygraph.EdgeKind
+				var kinds []verdict.EdgeKind
 				for _, edge := range cycle {
 					kinds = append(kinds, edge.Kind)
 				}
@@ -99,7 +100,7 @@ func TestDependenciesAfterAnomalies(t *testing.T) {
 		}
 		var skew []polygraph.Edge
 		for _, c := range Cycles(p.NumNodes, known, 10) {
-			if len(c) == 2 && c[0].Kind == polygraph.RW && c[1].Kind == polygraph.RW {
+			if len(c) == 2 && c[0].Kind == verdict.RW && c[1].Kind == verdict.RW {
 				skew = c
 			}
 		}
@@ -115,7 +116,7 @@ func TestDependenciesAfterAnomalies(t *testing.T) {
 // algorithm, below), on random graphs.
 func TestCyclesAsOneGraphPerSearch(t *testing.T) {
 	rng := rand.New(rand.NewPCG(7, 11))
-	kinds := []polygraph.EdgeKind{polygraph.SO, polygraph.WW, polygraph.WR, polygraph.RW, polygraph.RT}
+	kinds := []verdict.EdgeKind{verdict.SO, verdict.WW, verdict.WR, verdict.RW, verdict.RT}
 	for i := range 300 {
 		n := 2 + rng.IntN(12)
 		edges := make([]polygraph.Edge, rng.IntN(4*n))
@@ -133,7 +134,7 @@ func TestCyclesAsOneGraphPerSearch(t *testing.T) {
 // TestCyclesStopped: on a context that has ended, CyclesContext returns
 // at once with its error.
 func TestCyclesStopped(t *testing.T) {
-	edges := []polygraph.Edge{{From: 0, To: 1, Kind: polygraph.WW}, {From: 1, To: 0, Kind: polygraph.WW}}
+	edges := []polygraph.Edge{{From: 0, To: 1, Kind: verdict.WW}, {From: 1, To: 0, Kind: verdict.WW}}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if got, err := CyclesContext(ctx, 2, edges, 10); err == nil || len(got) != 0 {

@@ -17,7 +17,7 @@ import (
 // edgeID identifies a typed edge.
 type edgeID struct {
 	from, to int32
-	kind     polygraph.EdgeKind
+	kind     verdict.EdgeKind
 	key      history.Key
 }
 
@@ -130,7 +130,7 @@ func analyze(ctx context.Context, h *history.History, l level.Level) (*analysis,
 	}
 	for _, c := range append(slices.Clone(a.core), a.cycle) {
 		for _, e := range c {
-			if !direct[idOf(e)] && (e.Kind == polygraph.WW || e.Kind == polygraph.RW) {
+			if !direct[idOf(e)] && (e.Kind == verdict.WW || e.Kind == verdict.RW) {
 				a.why[idOf(e)] = &inference{Solver: true}
 			}
 		}
@@ -163,7 +163,7 @@ func fromChecker(ctx context.Context, h *history.History, l level.Level) (*analy
 	}
 	mark := func(c []polygraph.Edge) {
 		for _, e := range c {
-			if e.Kind == polygraph.WW || e.Kind == polygraph.RW {
+			if e.Kind == verdict.WW || e.Kind == verdict.RW {
 				a.why[idOf(e)] = inf
 			}
 		}

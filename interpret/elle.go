@@ -103,14 +103,14 @@ const (
 // Anomaly.ElleType and ElleResult leave it out; ElleCycleType counts every
 // edge it is given.
 func ElleCycleType(cycle []polygraph.Edge) string {
-	kinds := make([]polygraph.EdgeKind, len(cycle))
+	kinds := make([]verdict.EdgeKind, len(cycle))
 	for i, e := range cycle {
 		kinds[i] = e.Kind
 	}
 	return elleCycleKinds(kinds)
 }
 
-func elleCycleKinds(kinds []polygraph.EdgeKind) string {
+func elleCycleKinds(kinds []verdict.EdgeKind) string {
 	if len(kinds) == 0 {
 		return "" // no cycle to name
 	}
@@ -118,18 +118,18 @@ func elleCycleKinds(kinds []polygraph.EdgeKind) string {
 	adjacent := false
 	for i, k := range kinds {
 		switch k {
-		case polygraph.WW:
+		case verdict.WW:
 			ww++
-		case polygraph.WR:
+		case verdict.WR:
 			wr++
-		case polygraph.RW:
+		case verdict.RW:
 			rw++
-			if kinds[(i+1)%len(kinds)] == polygraph.RW && len(kinds) > 1 {
+			if kinds[(i+1)%len(kinds)] == verdict.RW && len(kinds) > 1 {
 				adjacent = true
 			}
-		case polygraph.SO:
+		case verdict.SO:
 			so++
-		case polygraph.RT:
+		case verdict.RT:
 			rt++
 		}
 	}

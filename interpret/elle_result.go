@@ -189,9 +189,9 @@ func (s *ElleStep) UnmarshalJSON(data []byte) error {
 	return nil
 }
 
-var elleStepTypes = map[polygraph.EdgeKind]string{
-	polygraph.WR: "wr", polygraph.WW: "ww", polygraph.RW: "rw",
-	polygraph.SO: "process", polygraph.RT: "realtime",
+var elleStepTypes = map[verdict.EdgeKind]string{
+	verdict.WR: "wr", verdict.WW: "ww", verdict.RW: "rw",
+	verdict.SO: "process", verdict.RT: "realtime",
 }
 
 // ElleResult returns Elle's result map of the checks of history h at one
@@ -580,7 +580,7 @@ func elleTxns(res *check.Result, txns map[int32]bool, w *writerIndex) {
 
 // elleType is ElleCycleType of a cycle of a violation's evidence.
 func elleType(cycle []polygraph.Edge) string {
-	kinds := make([]polygraph.EdgeKind, len(cycle))
+	kinds := make([]verdict.EdgeKind, len(cycle))
 	for i, e := range cycle {
 		kinds[i] = e.Kind
 	}
@@ -686,7 +686,7 @@ func elleCycle(d *describer, edges []polygraph.Edge, op func(int32) ElleOp) Elle
 		if e.Key != polygraph.NoKey {
 			st.Key = s.Key
 			st.Value = s.FromValue
-			if e.Kind != polygraph.WR {
+			if e.Kind != verdict.WR {
 				st.Value2 = s.ToValue
 			}
 		}

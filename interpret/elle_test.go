@@ -21,36 +21,36 @@ import (
 // cycle explainer (elle.txn/cycle-explainer).
 func TestElleCycleType(t *testing.T) {
 	const (
-		so = polygraph.SO
-		wr = polygraph.WR
-		ww = polygraph.WW
-		rw = polygraph.RW
-		rt = polygraph.RT
+		so = verdict.SO
+		wr = verdict.WR
+		ww = verdict.WW
+		rw = verdict.RW
+		rt = verdict.RT
 	)
 	for _, c := range []struct {
-		kinds []polygraph.EdgeKind
+		kinds []verdict.EdgeKind
 		want  string
 	}{
-		{[]polygraph.EdgeKind{ww, ww}, "G0"},
-		{[]polygraph.EdgeKind{ww, wr}, "G1c"},
-		{[]polygraph.EdgeKind{wr, wr, wr}, "G1c"},
-		{[]polygraph.EdgeKind{wr, rw}, "G-single"},
-		{[]polygraph.EdgeKind{ww, rw}, "G-single"},
-		{[]polygraph.EdgeKind{rw, rw}, "G2-item"},
+		{[]verdict.EdgeKind{ww, ww}, "G0"},
+		{[]verdict.EdgeKind{ww, wr}, "G1c"},
+		{[]verdict.EdgeKind{wr, wr, wr}, "G1c"},
+		{[]verdict.EdgeKind{wr, rw}, "G-single"},
+		{[]verdict.EdgeKind{ww, rw}, "G-single"},
+		{[]verdict.EdgeKind{rw, rw}, "G2-item"},
 		// The last edge is adjacent to the first.
-		{[]polygraph.EdgeKind{rw, wr, rw}, "G2-item"},
-		{[]polygraph.EdgeKind{wr, rw, wr, rw}, "G-nonadjacent"},
-		{[]polygraph.EdgeKind{so, ww}, "G0-process"},
-		{[]polygraph.EdgeKind{so, wr}, "G1c-process"},
-		{[]polygraph.EdgeKind{so, rw}, "G-single-process"},
-		{[]polygraph.EdgeKind{rw, so, rw, so}, "G-nonadjacent-process"},
-		{[]polygraph.EdgeKind{rw, rw, so}, "G2-item-process"},
-		{[]polygraph.EdgeKind{rt, rw}, "G-single-realtime"},
+		{[]verdict.EdgeKind{rw, wr, rw}, "G2-item"},
+		{[]verdict.EdgeKind{wr, rw, wr, rw}, "G-nonadjacent"},
+		{[]verdict.EdgeKind{so, ww}, "G0-process"},
+		{[]verdict.EdgeKind{so, wr}, "G1c-process"},
+		{[]verdict.EdgeKind{so, rw}, "G-single-process"},
+		{[]verdict.EdgeKind{rw, so, rw, so}, "G-nonadjacent-process"},
+		{[]verdict.EdgeKind{rw, rw, so}, "G2-item-process"},
+		{[]verdict.EdgeKind{rt, rw}, "G-single-realtime"},
 		// Real time wins over session order.
-		{[]polygraph.EdgeKind{rt, so, wr}, "G1c-realtime"},
+		{[]verdict.EdgeKind{rt, so, wr}, "G1c-realtime"},
 		// A path through a time node is two RT edges.
-		{[]polygraph.EdgeKind{rt, rt, rw}, "G-single-realtime"},
-		{[]polygraph.EdgeKind{so, rt}, "G0-realtime"},
+		{[]verdict.EdgeKind{rt, rt, rw}, "G-single-realtime"},
+		{[]verdict.EdgeKind{so, rt}, "G0-realtime"},
 	} {
 		cycle := make([]polygraph.Edge, len(c.kinds))
 		for i, k := range c.kinds {
@@ -166,7 +166,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T2", session: "2", ops: []any{ap("x", 3), ap("y", 1)}},
 				)
 				return []*check.Result{violation(h, level.SER, nil, []polygraph.Edge{
-					{From: 0, To: 1, Kind: polygraph.WW, Key: 0}, {From: 1, To: 0, Kind: polygraph.WW, Key: 1}})}
+					{From: 0, To: 1, Kind: verdict.WW, Key: 0}, {From: 1, To: 0, Kind: verdict.WW, Key: 1}})}
 			},
 			types: []string{"G0"},
 			not:   []string{"strong-session-serializable"},

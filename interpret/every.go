@@ -314,7 +314,7 @@ func (e *everySearch) cycles(p *polygraph.Polygraph, cycles [][]polygraph.Edge, 
 			}
 			for _, edge := range folded {
 				step := InstanceStep{From: names[edge.From], To: names[edge.To], Kind: edge.Kind.String()}
-				if edge.Kind == polygraph.WR || edge.Kind == polygraph.WW || edge.Kind == polygraph.RW {
+				if edge.Kind == verdict.WR || edge.Kind == verdict.WW || edge.Kind == verdict.RW {
 					step.Key = e.h.FormatKey(edge.Key)
 				}
 				in.Cycle = append(in.Cycle, step)

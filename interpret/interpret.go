@@ -460,7 +460,7 @@ func finish(an *Anomaly, d *describer, h *history.History, txns map[int32]bool, 
 			for _, k := range keysNamed(d.h, s.Key) {
 				if _, w, ok := d.overwrittenRead(reader, k, overwriter); ok && d.p.IsTxn(w) {
 					txns[w] = true
-					add(d.step(polygraph.Edge{From: w, To: reader, Kind: polygraph.WR, Key: k}, false))
+					add(d.step(polygraph.Edge{From: w, To: reader, Kind: verdict.WR, Key: k}, false))
 				}
 			}
 		}
@@ -516,7 +516,7 @@ func (d *describer) confirmation(w int32, among []int32) []polygraph.Edge {
 				if t, ok := d.writerOf(r, op.Key, op.Value); op.Kind != history.Read || !ok || t != u {
 					continue
 				}
-				via[r] = polygraph.Edge{From: u, To: r, Kind: polygraph.WR, Key: op.Key}
+				via[r] = polygraph.Edge{From: u, To: r, Kind: verdict.WR, Key: op.Key}
 				if d.h.Txns[r].Status == history.Committed {
 					var path []polygraph.Edge
 					for x := r; x != w; x = via[x].From {
@@ -543,7 +543,7 @@ func withReadWriters(d *describer, txns []int32, cycles [][]polygraph.Edge) []in
 	}
 	for _, c := range cycles {
 		for _, e := range c {
-			if e.Kind != polygraph.RW || !d.p.IsTxn(e.From) {
+			if e.Kind != verdict.RW || !d.p.IsTxn(e.From) {
 				continue
 			}
 			if _, w, ok := d.overwrittenRead(e.From, e.Key, e.To); ok && d.p.IsTxn(w) {
@@ -861,8 +861,8 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 	a, b := x.OtherTxn, x.Txn
 	k := x.Key
-	ab := []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: k}, {From: b, To: a, Kind: polygraph.RW, Key: k}}
-	ba := []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: k}, {From: a, To: b, Kind: polygraph.RW, Key: k}}
+	ab := []polygraph.Edge{{From: a, To: b, Kind: verdict.WW, Key: k}, {From: b, To: a, Kind: verdict.RW, Key: k}}
+	ba := []polygraph.Edge{{From: b, To: a, Kind: verdict.WW, Key: k}, {From: a, To: b, Kind: verdict.RW, Key: k}}
 	an.Constraint = &ConstraintInfo{Key: verdict.ID(d.h.FormatKey(k)), A: d.name(a), B: d.name(b)}
 	an.Cycles = [][]Step{d.cycle(ab, nil), d.cycle(ba, nil)}
 	kx := d.keyName(k)
@@ -881,8 +881,8 @@ func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
 			}
 		}
 	}
-	w := polygraph.Edge{From: x.Writer, To: a, Kind: polygraph.WR, Key: k}
-	w2 := polygraph.Edge{From: x.Writer, To: b, Kind: polygraph.WR, Key: k}
+	w := polygraph.Edge{From: x.Writer, To: a, Kind: verdict.WR, Key: k}
+	w2 := polygraph.Edge{From: x.Writer, To: b, Kind: verdict.WR, Key: k}
 	if d.p.IsTxn(x.Writer) {
 		an.Edges = append(an.Edges, d.step(w, false), d.step(w2, false))
 	}
@@ -901,10 +901,10 @@ func cycleSummary(d *describer, name verdict.Anomaly, c []polygraph.Edge, steps 
 	case verdict.G1c:
 		if len(c) == 2 && c[0].Kind != c[1].Kind {
 			so, wr := c[0], c[1]
-			if so.Kind == polygraph.WR {
+			if so.Kind == verdict.WR {
 				so, wr = wr, so
 			}
-			if so.Kind == polygraph.SO && wr.Kind == polygraph.WR {
+			if so.Kind == verdict.SO && wr.Kind == verdict.WR {
 				return fmt.Sprintf("%s read %s's write of %s, which its session ran after it: %s", d.name(so.From), d.name(so.To), d.keyName(wr.Key), p)
 			}
 		}

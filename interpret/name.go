@@ -78,15 +78,15 @@ func shapeNames(cycle []polygraph.Edge) []verdict.Anomaly {
 	for i, e := range cycle {
 		nodes[e.From] = true
 		switch e.Kind {
-		case polygraph.WW:
+		case verdict.WW:
 			ww++
-		case polygraph.WR:
+		case verdict.WR:
 			wr++
-		case polygraph.RW:
+		case verdict.RW:
 			rw++
 			rwKeys[e.Key] = true
 			rwAt = i
-		case polygraph.RT:
+		case verdict.RT:
 			rt++
 		}
 	}
@@ -106,7 +106,7 @@ func shapeNames(cycle []polygraph.Edge) []verdict.Anomaly {
 		return []verdict.Anomaly{verdict.G1c}
 	case rw == 1:
 		// The path from the anti-dependency's target back to its source.
-		var back []polygraph.EdgeKind
+		var back []verdict.EdgeKind
 		for i := 1; i < len(cycle); i++ {
 			back = append(back, cycle[(rwAt+i)%len(cycle)].Kind)
 		}
@@ -135,7 +135,7 @@ func shapeNames(cycle []polygraph.Edge) []verdict.Anomaly {
 // Biswas and Enea, "On the Complexity of Checking Transactional
 // Consistency", OOPSLA 2019, Section 2.2). The monotonic-reads guarantee
 // (W -WR-> X -SO-> R) is such a longer path.
-func oneRWNames(cycle []polygraph.Edge, back []polygraph.EdgeKind, nodes, ww int) []verdict.Anomaly {
+func oneRWNames(cycle []polygraph.Edge, back []verdict.EdgeKind, nodes, ww int) []verdict.Anomaly {
 	if ww > 0 {
 		if nodes == 2 && len(cycle) == 2 && cycle[0].Key == cycle[1].Key {
 			return []verdict.Anomaly{verdict.LostUpdate, verdict.GSingle}
@@ -146,10 +146,10 @@ func oneRWNames(cycle []polygraph.Edge, back []polygraph.EdgeKind, nodes, ww int
 	wrs := 0
 	for _, k := range back {
 		switch k {
-		case polygraph.WR:
+		case verdict.WR:
 			allSO = false
 			wrs++
-		case polygraph.SO:
+		case verdict.SO:
 		default:
 			allSO = false
 		}
@@ -165,7 +165,7 @@ func oneRWNames(cycle []polygraph.Edge, back []polygraph.EdgeKind, nodes, ww int
 
 func adjacentRW(cycle []polygraph.Edge) bool {
 	for i, e := range cycle {
-		if e.Kind == polygraph.RW && cycle[(i+1)%len(cycle)].Kind == polygraph.RW {
+		if e.Kind == verdict.RW && cycle[(i+1)%len(cycle)].Kind == verdict.RW {
 			return true
 		}
 	}

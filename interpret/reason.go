@@ -227,13 +227,13 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 		x = d.keyName(e.Key)
 	}
 	switch e.Kind {
-	case polygraph.SO:
+	case verdict.SO:
 		if e.From == p.T0 {
 			s.Reason = fmt.Sprintf("the initial state precedes %s", to)
 		} else {
 			s.Reason = fmt.Sprintf("%s precedes %s in session %s", from, to, h.SessionName(int(h.Txns[e.From].Session)))
 		}
-	case polygraph.WR:
+	case verdict.WR:
 		s.FromValue = d.written(e.From, e.Key)
 		s.ToValue = s.FromValue
 		if e.From == p.T0 {
@@ -241,7 +241,7 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 		} else {
 			s.Reason = fmt.Sprintf("%s read %s=%s written by %s", to, x, s.FromValue, from)
 		}
-	case polygraph.WW:
+	case verdict.WW:
 		s.FromValue, s.ToValue = d.written(e.From, e.Key), d.written(e.To, e.Key)
 		switch src, ok := d.readFrom[txnKey{e.To, e.Key}]; {
 		case e.From == p.T0:
@@ -254,7 +254,7 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 				d.because(&s, e, e.From)
 			}
 		}
-	case polygraph.RW:
+	case verdict.RW:
 		var src int32
 		var ok bool
 		s.FromValue, src, ok = d.overwrittenRead(e.From, e.Key, e.To)
@@ -270,7 +270,7 @@ func (d *describer) step(e polygraph.Edge, withWhy bool) Step {
 		if withWhy && ok {
 			d.because(&s, e, src)
 		}
-	case polygraph.RT:
+	case verdict.RT:
 		s.Reason = fmt.Sprintf("%s ended (at %d) before %s started (at %d)", from, h.Txns[e.From].End, to, h.Txns[e.To].Start)
 	}
 	if d.lists != nil {
@@ -287,7 +287,7 @@ func (d *describer) listReason(e polygraph.Edge, s Step) string {
 	from, to := d.name(e.From), d.name(e.To)
 	x := d.keyName(e.Key)
 	switch e.Kind {
-	case polygraph.WR:
+	case verdict.WR:
 		l, ok := d.lists.firstRead(e.To, e.Key)
 		switch {
 		case !ok:
@@ -296,12 +296,12 @@ func (d *describer) listReason(e polygraph.Edge, s Step) string {
 		default:
 			return fmt.Sprintf("%s read %s=%s, ending in %s's append of %s", to, x, l, from, s.FromValue)
 		}
-	case polygraph.WW:
+	case verdict.WW:
 		if e.From == d.p.T0 {
 			return fmt.Sprintf("%s appended %s to the initial %s", to, s.ToValue, x)
 		}
 		return fmt.Sprintf("%s appended %s to %s after %s's append of %s", to, s.ToValue, x, from, s.FromValue)
-	case polygraph.RW:
+	case verdict.RW:
 		if l, ok := d.lists.firstRead(e.From, e.Key); ok {
 			return fmt.Sprintf("%s read %s=%s, without %s's append of %s", from, x, l, to, s.ToValue)
 		}
@@ -324,9 +324,9 @@ func (d *describer) listAt(op int32) (Value, bool) {
 // started from, or an anti-dependency from a read of such a version.
 func (d *describer) direct(e polygraph.Edge) bool {
 	switch e.Kind {
-	case polygraph.WW:
+	case verdict.WW:
 		return e.From == d.p.T0 || d.follows(e.To, e.From, e.Key)
-	case polygraph.RW:
+	case verdict.RW:
 		src, ok := d.readFrom[txnKey{e.From, e.Key}]
 		return ok && (src == d.p.T0 || d.follows(e.To, src, e.Key))
 	}
@@ -436,7 +436,7 @@ func (d *describer) cycleClaim(c []polygraph.Edge, steps []Step) string {
 func (d *describer) derived(c []polygraph.Edge) int {
 	ids := make(map[edgeID]bool, len(c))
 	for _, e := range c {
-		if (e.Kind == polygraph.WW || e.Kind == polygraph.RW) && e.From != d.p.T0 {
+		if (e.Kind == verdict.WW || e.Kind == verdict.RW) && e.From != d.p.T0 {
 			ids[idOf(e)] = true
 		}
 	}
@@ -474,7 +474,7 @@ func derivedFrom(l level.Level) string {
 func (d *describer) levelRule(e polygraph.Edge, writer int32) string {
 	x := d.keyName(e.Key)
 	w, to := d.name(writer), d.name(e.To)
-	if e.Kind == polygraph.RW {
+	if e.Kind == verdict.RW {
 		r := d.name(e.From)
 		switch d.level {
 		case level.RC:

@@ -3,6 +3,7 @@ package polygraph
 import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // ChoiceEdges are the dependencies a Choice brings with each of its
@@ -149,10 +150,10 @@ func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyCha
 		ce := ChoiceEdges{Choice: c, Options: make([]ChoiceOption, len(c.Writers)), Writers: writers[c.Key]}
 		kc := byKey[c.Key]
 		for j, w := range c.Writers {
-			o := ChoiceOption{Writer: w, Edges: []Edge{{w, c.Reader, WR, c.Key}}}
+			o := ChoiceOption{Writer: w, Edges: []Edge{{w, c.Reader, verdict.WR, c.Key}}}
 			if u, ok := next[wk{w, c.Key}]; ok {
 				if u != c.Reader {
-					o.Edges = append(o.Edges, Edge{c.Reader, u, RW, c.Key})
+					o.Edges = append(o.Edges, Edge{c.Reader, u, verdict.RW, c.Key})
 				}
 				ce.Options[j] = o
 				continue
@@ -168,9 +169,9 @@ func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyCha
 				case head == c.Reader:
 					// The reader's own writes follow what it read.
 				case l.Constraint < 0:
-					o.Edges = append(o.Edges, Edge{c.Reader, head, RW, c.Key})
+					o.Edges = append(o.Edges, Edge{c.Reader, head, verdict.RW, c.Key})
 				default:
-					o.After = append(o.After, GuardedEdge{Edge: Edge{c.Reader, head, RW, c.Key}, Constraint: l.Constraint, Either: l.Either})
+					o.After = append(o.After, GuardedEdge{Edge: Edge{c.Reader, head, verdict.RW, c.Key}, Constraint: l.Constraint, Either: l.Either})
 				}
 			}
 			ce.Options[j] = o

@@ -5,6 +5,7 @@ import (
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // A Lowering maps the typed edges of a polygraph to the plain directed
@@ -50,7 +51,7 @@ func (lw Lowering) Lower(e Edge, out []digraph.Edge) []digraph.Edge {
 	if !lw.doubled {
 		return append(out, digraph.Edge{From: e.From, To: e.To})
 	}
-	if e.Kind == RW {
+	if e.Kind == verdict.RW {
 		return append(out, digraph.Edge{From: e.From, To: e.To + lw.n})
 	}
 	return append(out, digraph.Edge{From: e.From, To: e.To}, digraph.Edge{From: e.From + lw.n, To: e.To})
@@ -126,7 +127,7 @@ func (lw Lowering) raise(nodes []int32, closed bool, candidates []Edge) []Edge {
 		want[lw.raiseStep(nodes[i], nodes[(i+1)%len(nodes)])] = -1
 	}
 	for i, e := range candidates {
-		s := step{e.From, e.To, lw.doubled && e.Kind == RW}
+		s := step{e.From, e.To, lw.doubled && e.Kind == verdict.RW}
 		if j, ok := want[s]; ok && j < 0 {
 			want[s] = i
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // orderChainsIn orders the write chains of each key with as few constraints
@@ -193,11 +194,11 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 // sideCloses reports whether putting chain a before chain b closes a cycle
 // with the known edges the clocks were computed from.
 func sideCloses(lw Lowering, clocks *digraph.Clocks, key history.Key, a, b *chain) bool {
-	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, WW, key}); bad {
+	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, verdict.WW, key}); bad {
 		return true
 	}
 	for _, r := range a.readers {
-		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, RW, key}); bad {
+		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, verdict.RW, key}); bad {
 			return true
 		}
 	}

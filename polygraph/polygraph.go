@@ -34,48 +34,13 @@ import (
 	"github.com/isocheck/isocheck/verdict"
 )
 
-// EdgeKind is the kind of a dependency.
-type EdgeKind uint8
-
-const (
-	// SO is session order: From precedes To in the same session (or From is
-	// the initial transaction).
-	SO EdgeKind = iota
-	// WR is write-read: To read Key from From.
-	WR
-	// WW is write-write: From's write of Key precedes To's in version order.
-	WW
-	// RW is read-write (anti-dependency): From read a version of Key that To
-	// overwrote.
-	RW
-	// RT is real time: From ended before To started (one of them may be a
-	// time node, see Polygraph.TimeOf).
-	RT
-)
-
-func (k EdgeKind) String() string {
-	switch k {
-	case SO:
-		return "SO"
-	case WR:
-		return "WR"
-	case WW:
-		return "WW"
-	case RW:
-		return "RW"
-	case RT:
-		return "RT"
-	}
-	return fmt.Sprintf("EdgeKind(%d)", uint8(k))
-}
-
 // NoKey is the Key of edges that concern no key (SO, RT).
 const NoKey history.Key = -1
 
 // Edge is a dependency between two nodes.
 type Edge struct {
 	From, To int32
-	Kind     EdgeKind
+	Kind     verdict.EdgeKind
 	Key      history.Key
 }
 
@@ -391,7 +356,7 @@ func (p *Polygraph) addSessionOrder() {
 			if !p.Included[t] {
 				continue
 			}
-			p.Known = append(p.Known, Edge{prev, t, SO, NoKey})
+			p.Known = append(p.Known, Edge{prev, t, verdict.SO, NoKey})
 			prev = t
 			chain = append(chain, t)
 		}
@@ -525,7 +490,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		}
 		if len(writers) == 0 {
 			for _, r := range rs {
-				p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})
+				p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
 			}
 			continue
 		}
@@ -547,7 +512,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		readNext = readNext[:0]
 		for i, r := range rs {
 			readNext = append(readNext, -1)
-			p.Known = append(p.Known, Edge{r.Writer, r.Reader, WR, key})
+			p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
 			if !r.RMW {
 				readNext[i] = readHead[r.Writer]
 				readHead[r.Writer] = int32(i)
@@ -583,9 +548,9 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 			u := head
 			for next[u] >= 0 {
 				v := next[u]
-				p.Known = append(p.Known, Edge{u, v, WW, key})
+				p.Known = append(p.Known, Edge{u, v, verdict.WW, key})
 				for i := readHead[u]; i >= 0; i = readNext[i] {
-					p.Known = append(p.Known, Edge{rs[i].Reader, v, RW, key})
+					p.Known = append(p.Known, Edge{rs[i].Reader, v, verdict.RW, key})
 				}
 				u = v
 			}
@@ -613,9 +578,9 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 // last write is overwritten by b's first, and so everyone who read a's
 // last version read before b.
 func before(edges []Edge, key history.Key, a, b *chain) []Edge {
-	edges = append(edges, Edge{a.tail, b.head, WW, key})
+	edges = append(edges, Edge{a.tail, b.head, verdict.WW, key})
 	for _, r := range a.readers {
-		edges = append(edges, Edge{r, b.head, RW, key})
+		edges = append(edges, Edge{r, b.head, verdict.RW, key})
 	}
 	return edges
 }
@@ -851,7 +816,7 @@ func (p *Polygraph) addRealTime(m *progress.Meter) error {
 	for i := range ends {
 		chain[i] = first + int32(i)
 		if i > 0 {
-			p.Known = append(p.Known, Edge{first + int32(i-1), first + int32(i), RT, NoKey})
+			p.Known = append(p.Known, Edge{first + int32(i-1), first + int32(i), verdict.RT, NoKey})
 		}
 	}
 	p.Chains = append(p.Chains, chain)
@@ -864,11 +829,11 @@ func (p *Polygraph) addRealTime(m *progress.Meter) error {
 			continue
 		}
 		e, _ := slices.BinarySearch(ends, tx.End)
-		p.Known = append(p.Known, Edge{int32(t), first + int32(e), RT, NoKey})
+		p.Known = append(p.Known, Edge{int32(t), first + int32(e), verdict.RT, NoKey})
 		// The latest end strictly before the start.
 		s, _ := slices.BinarySearch(ends, tx.Start)
 		if s > 0 {
-			p.Known = append(p.Known, Edge{first + int32(s-1), int32(t), RT, NoKey})
+			p.Known = append(p.Known, Edge{first + int32(s-1), int32(t), verdict.RT, NoKey})
 		}
 	}
 	return nil

@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // witnessOrder looks for one order of the writes of every key under which
@@ -114,7 +115,7 @@ func dependencyChunks(known []Edge) iter.Seq[[]digraph.Edge] {
 	return func(yield func([]digraph.Edge) bool) {
 		buf := make([]digraph.Edge, 0, loweringChunk)
 		for _, e := range known {
-			if e.Kind == RW {
+			if e.Kind == verdict.RW {
 				continue
 			}
 			if buf = append(buf, digraph.Edge{From: e.From, To: e.To}); len(buf) == loweringChunk {

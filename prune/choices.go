@@ -4,6 +4,7 @@ import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // pruneChoices drops the writers of p.ChoiceEdges that a read cannot have
@@ -50,7 +51,7 @@ func pruneChoices(m *progress.Meter, p *polygraph.Polygraph, lw polygraph.Loweri
 				}
 			}
 			for _, w2 := range ce.Writers {
-				if w2 != o.Writer && w2 != r && clocks.Reaches(o.Writer, w2) && closes(polygraph.Edge{From: r, To: w2, Kind: polygraph.RW, Key: key}) {
+				if w2 != o.Writer && w2 != r && clocks.Reaches(o.Writer, w2) && closes(polygraph.Edge{From: r, To: w2, Kind: verdict.RW, Key: key}) {
 					return false
 				}
 			}

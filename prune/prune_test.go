@@ -7,6 +7,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 func op(kind history.OpKind, k history.Key, v history.Value) history.Op {
@@ -49,7 +50,7 @@ func TestSessionOrderDecides(t *testing.T) {
 	if res.Violation != nil || len(res.Remaining) != 0 || len(res.Resolved) != 1 {
 		t.Fatalf("violation %v, remaining %v, resolved %v; want one constraint decided", res.Violation, res.Remaining, res.Resolved)
 	}
-	if r := res.Resolved[0]; !r.Either || r.Blocked.Kind != polygraph.WW {
+	if r := res.Resolved[0]; !r.Either || r.Blocked.Kind != verdict.WW {
 		t.Errorf("resolution %+v: want the Either side (first writer first), blocked by the WW edge of the other", r)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // cycle finds a cycle of so ∪ wr ∪ forced, which must have one, by
@@ -20,12 +21,12 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (edgeCount int, 
 	edges := s.base()
 	base := len(edges)
 	for _, e := range s.versions {
-		edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: e.key})
+		edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: verdict.WW, Key: e.key})
 	}
 	known := len(edges)
 	for _, f := range forced {
 		for _, e := range f {
-			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: polygraph.WW, Key: e.key})
+			edges = append(edges, polygraph.Edge{From: e.from, To: e.to, Kind: verdict.WW, Key: e.key})
 		}
 	}
 	plain := make([]digraph.Edge, len(edges))
@@ -42,7 +43,7 @@ func (s *saturator) cycle(l level.Level, forced [][]forcedEdge) (edgeCount int, 
 	}
 	var forcedInCycle []polygraph.Edge
 	for _, e := range cycle {
-		if e.Kind == polygraph.WW && !versions[e] {
+		if e.Kind == verdict.WW && !versions[e] {
 			forcedInCycle = append(forcedInCycle, e)
 		}
 	}
@@ -90,12 +91,12 @@ func (w *witnesses) of(forced polygraph.Edge) (rd polygraph.ExternalRead, observ
 		t3 := rd.Reader
 		for _, beta := range s.readsOf(t3) {
 			if beta.Writer == t2 && (l != level.RC || beta.Op < rd.Op) {
-				return rd, []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.WR, Key: beta.Key}}
+				return rd, []polygraph.Edge{{From: t2, To: t3, Kind: verdict.WR, Key: beta.Key}}
 			}
 		}
 		switch {
 		case l != level.RC && s.h.Txns[t2].Session == s.h.Txns[t3].Session && s.pos[t2] < s.pos[t3]:
-			return rd, []polygraph.Edge{{From: t2, To: t3, Kind: polygraph.SO, Key: polygraph.NoKey}}
+			return rd, []polygraph.Edge{{From: t2, To: t3, Kind: verdict.SO, Key: polygraph.NoKey}}
 		case l == level.CC:
 			if w.searcher == nil {
 				w.searcher = digraph.NewSearcher(digraph.New(s.n+1, w.plain))
@@ -125,7 +126,7 @@ func (w *witnesses) readCycle(forced polygraph.Edge) []polygraph.Edge {
 	if observed == nil {
 		return nil
 	}
-	return append(observed, polygraph.Edge{From: rd.Reader, To: forced.From, Kind: polygraph.RW, Key: forced.Key})
+	return append(observed, polygraph.Edge{From: rd.Reader, To: forced.From, Kind: verdict.RW, Key: forced.Key})
 }
 
 // conflict restates a cycle of two forced edges, a → b and b → a, as the
@@ -143,11 +144,11 @@ func (w *witnesses) conflict(ab, ba polygraph.Edge) *Conflict {
 	}
 	return &Conflict{
 		Constraint: polygraph.Constraint{Key: ab.Key, A: a, B: b,
-			Either: []polygraph.Edge{{From: a, To: b, Kind: polygraph.WW, Key: ab.Key}},
-			Or:     []polygraph.Edge{{From: b, To: a, Kind: polygraph.WW, Key: ab.Key}}},
+			Either: []polygraph.Edge{{From: a, To: b, Kind: verdict.WW, Key: ab.Key}},
+			Or:     []polygraph.Edge{{From: b, To: a, Kind: verdict.WW, Key: ab.Key}}},
 		// a first breaks b → a: its reader observed b and read a's older version.
-		EitherCycle: append(obsB, polygraph.Edge{From: rdBA.Reader, To: b, Kind: polygraph.RW, Key: ba.Key}),
-		OrCycle:     append(obsA, polygraph.Edge{From: rdAB.Reader, To: a, Kind: polygraph.RW, Key: ab.Key}),
+		EitherCycle: append(obsB, polygraph.Edge{From: rdBA.Reader, To: b, Kind: verdict.RW, Key: ba.Key}),
+		OrCycle:     append(obsA, polygraph.Edge{From: rdAB.Reader, To: a, Kind: verdict.RW, Key: ab.Key}),
 	}
 }
 
@@ -165,7 +166,7 @@ func (w *witnesses) alternatives(forced []polygraph.Edge) [][]polygraph.Edge {
 		if observed == nil {
 			return nil
 		}
-		core = append(core, append(observed, polygraph.Edge{From: rd.Reader, To: f.From, Kind: polygraph.RW, Key: f.Key}))
+		core = append(core, append(observed, polygraph.Edge{From: rd.Reader, To: f.From, Kind: verdict.RW, Key: f.Key}))
 	}
 	return core
 }

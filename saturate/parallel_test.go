@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -136,25 +137,25 @@ func holds(r *polygraph.Resolution, e polygraph.Edge) bool {
 		return false
 	}
 	switch e.Kind {
-	case polygraph.SO:
+	case verdict.SO:
 		if e.From == t0 {
 			return true
 		}
 		a, b := h.Txns[e.From], h.Txns[e.To]
 		return a.Session == b.Session && slices.Index(h.Sessions[a.Session], e.From) < slices.Index(h.Sessions[a.Session], e.To)
-	case polygraph.WR:
+	case verdict.WR:
 		for _, rd := range r.Reads {
 			if rd.Writer == e.From && rd.Reader == e.To && rd.Key == e.Key {
 				return true
 			}
 		}
-	case polygraph.RW:
+	case verdict.RW:
 		for _, rd := range r.Reads {
 			if rd.Reader == e.From && rd.Key == e.Key && rd.Writer != e.To && writes(e.To) {
 				return true
 			}
 		}
-	case polygraph.WW:
+	case verdict.WW:
 		return writes(e.From) && writes(e.To)
 	}
 	return false

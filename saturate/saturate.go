@@ -401,13 +401,13 @@ func (s *saturator) base() []polygraph.Edge {
 		prev := s.t0
 		for _, t := range sess {
 			if s.r.Included[t] {
-				edges = append(edges, polygraph.Edge{From: prev, To: t, Kind: polygraph.SO, Key: polygraph.NoKey})
+				edges = append(edges, polygraph.Edge{From: prev, To: t, Kind: verdict.SO, Key: polygraph.NoKey})
 				prev = t
 			}
 		}
 	}
 	for _, rd := range s.r.Reads {
-		edges = append(edges, polygraph.Edge{From: rd.Writer, To: rd.Reader, Kind: polygraph.WR, Key: rd.Key})
+		edges = append(edges, polygraph.Edge{From: rd.Writer, To: rd.Reader, Kind: verdict.WR, Key: rd.Key})
 	}
 	return edges
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // legend says what each kind of edge of a picture means, in the order
@@ -129,30 +130,30 @@ func (d *dotWriter) either(e *Either) {
 func (d *dotWriter) chain(edges []Edge, attrs string) {
 	for _, e := range edges {
 		key := ""
-		if e.Kind != SessionOrder && e.Kind != Supposed {
+		if e.Kind != verdict.SO && e.Kind != verdict.Supposed {
 			key = " " + d.h.Keys[e.Key].String()
 		}
 		dashed := ""
-		if e.Chosen || e.Kind == Supposed {
+		if e.Chosen || e.Kind == verdict.Supposed {
 			dashed = ", style=dashed"
 		}
 		switch {
-		case e.Kind == SessionOrder && (e.From == sqlhistory.Init || e.To == sqlhistory.Init):
+		case e.Kind == verdict.SO && (e.From == sqlhistory.Init || e.To == sqlhistory.Init):
 			// The initial state precedes every transaction: not drawn.
-		case e.Kind == Visible && e.To == sqlhistory.Init:
+		case e.Kind == verdict.Visible && e.To == sqlhistory.Init:
 			d.add(e.From, e.Reader, "missed"+key, attrs+dashed)
 			if !e.Chosen {
 				d.add(e.To, e.Reader, "wr"+key, ", style=dotted")
 			}
-		case e.Kind == Visible:
+		case e.Kind == verdict.Visible:
 			d.add(e.From, e.To, "vis"+key, attrs+dashed)
 			if !e.Chosen {
 				d.add(e.To, e.Reader, "wr"+key, ", style=dotted")
 			}
 		default:
-			d.add(e.From, e.To, e.Kind.String()+key, attrs+dashed)
+			d.add(e.From, e.To, strings.ToLower(e.Kind.String())+key, attrs+dashed)
 		}
-		if e.Kind == Visible && e.From >= 0 && e.Reader >= 0 {
+		if e.Kind == verdict.Visible && e.From >= 0 && e.Reader >= 0 {
 			// Why the writer is visible: what the reader read from it.
 			for _, k := range readsFrom(d.h, e.Reader, e.From) {
 				d.add(e.From, e.Reader, "wr "+d.h.Keys[k].String(), ", style=dotted")

@@ -359,14 +359,14 @@ func (x explainer) either(ei *Either, indent string) []string {
 func (x explainer) edges(chain []Edge, indent string) []string {
 	var out []string
 	for _, e := range chain {
-		if e.Kind == SessionOrder && e.From == sqlhistory.Init {
+		if e.Kind == verdict.SO && e.From == sqlhistory.Init {
 			continue // the initial state precedes every transaction
 		}
 		out = append(out, indent+x.edge(e))
 		for _, v := range e.Via {
 			out = append(out, indent+"    because "+x.edge(v))
 		}
-		if e.Kind == Visible && len(e.Via) == 0 && e.From >= 0 && e.Reader >= 0 {
+		if e.Kind == verdict.Visible && len(e.Via) == 0 && e.From >= 0 && e.Reader >= 0 {
 			if keys := readsFrom(x.h, e.Reader, e.From); len(keys) > 0 {
 				var ks []string
 				for _, k := range keys {
@@ -381,20 +381,20 @@ func (x explainer) edges(chain []Edge, indent string) []string {
 
 func (x explainer) edge(e Edge) string {
 	switch e.Kind {
-	case Supposed:
+	case verdict.Supposed:
 		return fmt.Sprintf("%s → %s (supposed)", x.name(e.From), x.name(e.To))
-	case SessionOrder:
+	case verdict.SO:
 		if e.From == sqlhistory.Init {
 			return fmt.Sprintf("init → %s: the initial state precedes every transaction", x.name(e.To))
 		}
 		return fmt.Sprintf("%s → %s: same session, %s first", x.name(e.From), x.name(e.To), x.name(e.From))
-	case ReadFrom:
+	case verdict.WR:
 		if e.Chosen {
 			return fmt.Sprintf("%s → %s: %s did not return %s, so it saw a version its predicate rejects; the one left is %s's %s",
 				x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), x.h.Keys[e.Key], x.name(e.From), x.version(e.Key, e.Version))
 		}
 		return fmt.Sprintf("%s → %s: %s read %s", x.name(e.From), x.name(e.To), x.read(e.Reader, e.Event), x.version(e.Key, e.Version))
-	case Visible:
+	case verdict.Visible:
 		lvl := x.h.Txns[e.Reader].Level
 		visible := fmt.Sprintf("%s, which also writes %s, is visible to that statement under %s (%s)", x.name(e.From), x.h.Keys[e.Key], lvl, visibility[lvl])
 		if e.To == sqlhistory.Init {

@@ -223,14 +223,14 @@ func (f *figure) chain(edges []Edge) []Dependency {
 	var top []Dependency
 	for _, e := range edges {
 		key := ""
-		if e.Kind != SessionOrder && e.Kind != Supposed {
+		if e.Kind != verdict.SO && e.Kind != verdict.Supposed {
 			key = f.h.Keys[e.Key].String()
 		}
 		f.mark(e)
 		switch {
-		case e.Kind == SessionOrder && (e.From == sqlhistory.Init || e.To == sqlhistory.Init):
+		case e.Kind == verdict.SO && (e.From == sqlhistory.Init || e.To == sqlhistory.Init):
 			// The initial state precedes every transaction: not drawn.
-		case e.Kind == Visible:
+		case e.Kind == verdict.Visible:
 			kind, to := KindVisible, e.To
 			if e.To == sqlhistory.Init {
 				kind, to = KindMissed, e.Reader
@@ -241,11 +241,11 @@ func (f *figure) chain(edges []Edge) []Dependency {
 				f.readFrom(e.To, e.Reader, e.Event, e.Key, e.Version, true)
 			}
 		default:
-			kind := map[EdgeKind]string{SessionOrder: draw.SO, ReadFrom: draw.WR, Supposed: KindSupposed}[e.Kind]
+			kind := map[verdict.EdgeKind]string{verdict.SO: draw.SO, verdict.WR: draw.WR, verdict.Supposed: KindSupposed}[e.Kind]
 			top = append(top, f.add(Dependency{From: e.From, To: e.To, Kind: kind, Key: key, Why: f.x.edge(e),
-				Assumed: e.Chosen || e.Kind == Supposed || supposes(e.Via)}))
+				Assumed: e.Chosen || e.Kind == verdict.Supposed || supposes(e.Via)}))
 		}
-		if e.Kind == Visible && e.From >= 0 && e.Reader >= 0 {
+		if e.Kind == verdict.Visible && e.From >= 0 && e.Reader >= 0 {
 			// Why the writer is visible: what the reader read from it.
 			f.readsFrom(e.Reader, e.From)
 		}
@@ -257,7 +257,7 @@ func (f *figure) chain(edges []Edge) []Dependency {
 // supposes reports whether a chain rests on a supposed order.
 func supposes(chain []Edge) bool {
 	for _, e := range chain {
-		if e.Kind == Supposed || supposes(e.Via) {
+		if e.Kind == verdict.Supposed || supposes(e.Via) {
 			return true
 		}
 	}
@@ -276,7 +276,7 @@ func (f *figure) because(e Edge) []string {
 // readFrom adds that event ev of transaction reader read version v of
 // key from writer, and marks the version when mark is set.
 func (f *figure) readFrom(writer, reader, ev int, key sqlhistory.KeyID, v sqlhistory.VersionID, mark bool) {
-	e := Edge{From: writer, To: reader, Kind: ReadFrom, Key: key, Reader: reader, Event: ev, Version: v}
+	e := Edge{From: writer, To: reader, Kind: verdict.WR, Key: key, Reader: reader, Event: ev, Version: v}
 	if mark {
 		f.mark(e)
 	}
@@ -324,7 +324,7 @@ func (f *figure) dependencies(core []int) {
 				continue
 			}
 			if prev >= 0 {
-				e := Edge{From: prev, To: t, Kind: SessionOrder}
+				e := Edge{From: prev, To: t, Kind: verdict.SO}
 				f.add(Dependency{From: prev, To: t, Kind: draw.SO, Why: f.x.edge(e)})
 			}
 			prev = t
@@ -365,7 +365,7 @@ func (f *figure) anomaly(a Anomaly) {
 // mark marks the rows edge e rests on: the version its read returned, or
 // the row it did not return, and the writes of that row by its writers.
 func (f *figure) mark(e Edge) {
-	if e.Reader < 0 || e.Event < 0 || (e.Kind != ReadFrom && e.Kind != Visible) {
+	if e.Reader < 0 || e.Event < 0 || (e.Kind != verdict.WR && e.Kind != verdict.Visible) {
 		return
 	}
 	if e.Chosen || e.Version < 0 {
@@ -374,7 +374,7 @@ func (f *figure) mark(e Edge) {
 		f.marked[version{e.Reader, e.Event, e.Version}] = true
 	}
 	f.markWrite(e.Version)
-	if e.Kind == Visible && e.From >= 0 {
+	if e.Kind == verdict.Visible && e.From >= 0 {
 		for ev, w := range f.h.Txns[e.From].Events {
 			for _, v := range w.Writes {
 				if f.h.Versions[v].Key == e.Key {

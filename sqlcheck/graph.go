@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // bitset is a set of nodes. The partial commit order is kept as its
@@ -270,7 +271,7 @@ func (p *problem) saturate(s *state, steps *int) []Edge {
 				if !p.visible(s, t2, ri) {
 					continue
 				}
-				why := Edge{from: t2, to: t1, Kind: Visible, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
+				why := Edge{from: t2, to: t1, Kind: verdict.Visible, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
 				if !s.addOrder(t2, t1, why) {
 					return p.justify(s, append(s.path(t1, t2), why))
 				}
@@ -287,7 +288,7 @@ func (p *problem) saturate(s *state, steps *int) []Edge {
 func (p *problem) justify(s *state, cycle []Edge) []Edge {
 	for i := range cycle {
 		e := &cycle[i]
-		if e.Kind != Visible || e.Via != nil {
+		if e.Kind != verdict.Visible || e.Via != nil {
 			continue
 		}
 		t2, t := e.from, e.reader
@@ -306,7 +307,7 @@ func (p *problem) justify(s *state, cycle []Edge) []Edge {
 func (p *problem) prefixVia(s *state, t2, t int) []Edge {
 	for _, e := range s.edges {
 		for _, d := range e {
-			if d.to != t || (d.Kind != SessionOrder && d.Kind != ReadFrom) {
+			if d.to != t || (d.Kind != verdict.SO && d.Kind != verdict.WR) {
 				continue
 			}
 			if d.from == t2 {

@@ -19,7 +19,7 @@ func brokenLevel(h *sqlhistory.History, edges []Edge, fallback level.Level) leve
 		}
 	}
 	for _, e := range edges {
-		if e.Kind == Visible && e.Reader >= 0 {
+		if e.Kind == verdict.Visible && e.Reader >= 0 {
 			weaker(h.Txns[e.Reader].Level)
 		}
 	}
@@ -51,7 +51,7 @@ func cycleName(h *sqlhistory.History, edges []Edge, l level.Level) verdict.Anoma
 				txns[t] = true
 			}
 		}
-		if e.Kind == Visible {
+		if e.Kind == verdict.Visible {
 			vis = append(vis, e)
 		}
 	}

@@ -305,7 +305,7 @@ func (p *problem) initialState() (*state, []Edge) {
 			if t < 0 {
 				continue
 			}
-			s.addOrder(prev, t, Edge{from: prev, to: t, Kind: SessionOrder})
+			s.addOrder(prev, t, Edge{from: prev, to: t, Kind: verdict.SO})
 			p.soPrev[t].each(func(u int) { s.addSoWr(u, t, -1) })
 			prev = t
 		}
@@ -326,7 +326,7 @@ func (p *problem) initialState() (*state, []Edge) {
 func (p *problem) addRead(s *state, ri readInst) []Edge {
 	s.reads = append(s.reads, ri)
 	s.addSoWr(ri.w, ri.t, ri.ev)
-	why := Edge{from: ri.w, to: ri.t, Kind: ReadFrom, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
+	why := Edge{from: ri.w, to: ri.t, Kind: verdict.WR, Key: ri.key, readEv: ri.ev, reader: ri.t, Version: ri.version, Chosen: ri.chosen}
 	if !s.addOrder(ri.w, ri.t, why) {
 		return p.justify(s, append(s.path(ri.t, ri.w), why))
 	}

@@ -586,7 +586,7 @@ func (p *problem) either(st *state) *Either {
 	}
 	try := func(a, b int) []Edge {
 		next := st.clone()
-		why := Edge{from: a, to: b, Kind: Supposed}
+		why := Edge{from: a, to: b, Kind: verdict.Supposed}
 		next.addOrder(a, b, why)
 		c := p.saturate(next, &steps)
 		if c == nil {
@@ -595,7 +595,7 @@ func (p *problem) either(st *state) *Either {
 		// Start with the supposed edge: as the cycle's first edge if it
 		// is one, else as the premise that made the cycle's edges hold.
 		for i, e := range c {
-			if e.Kind == Supposed {
+			if e.Kind == verdict.Supposed {
 				return p.export(append(c[i:], c[:i]...))
 			}
 		}

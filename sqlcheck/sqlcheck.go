@@ -161,44 +161,15 @@ type Anomaly struct {
 	Writers []int
 }
 
-// EdgeKind says why one transaction commits before another.
-type EdgeKind uint8
-
-const (
-	_ EdgeKind = iota
-	// SessionOrder: the same session ran From first.
-	SessionOrder
-	// ReadFrom: To read Key from From.
-	ReadFrom
-	// Visible: transaction Reader read Key from To, and From, which also
-	// writes Key, is visible to that read under Reader's level, so From
-	// commits first (the level's axiom).
-	Visible
-	// Supposed: one side of a choice the explanation makes, From
-	// committing before To (see Result.Either).
-	Supposed
-)
-
-func (k EdgeKind) String() string {
-	switch k {
-	case SessionOrder:
-		return "so"
-	case ReadFrom:
-		return "wr"
-	case Visible:
-		return "vis"
-	case Supposed:
-		return "if"
-	}
-	return fmt.Sprintf("EdgeKind(%d)", uint8(k))
-}
-
 // Edge is a commit-order constraint From → To with its reason.
 type Edge struct {
 	// From and To are transaction indices, sqlhistory.Init for init.
 	From, To int
-	Kind     EdgeKind
-	Key      sqlhistory.KeyID
+	// Kind is SO (session order), WR (To read Key from From), Visible
+	// (the reader's level makes From visible to a read of To's write) or
+	// Supposed (one side of a choice, see Result.Either).
+	Kind verdict.EdgeKind
+	Key  sqlhistory.KeyID
 	// Reader and Event locate the read the edge comes from (ReadFrom,
 	// Visible).
 	Reader, Event int
@@ -402,7 +373,7 @@ func (p *problem) export(cycle []Edge) []Edge {
 	for i, e := range cycle {
 		e.From, e.To = p.nodes[e.from], p.nodes[e.to]
 		e.Reader, e.Event = -1, -1
-		if e.Kind != SessionOrder && e.Kind != Supposed {
+		if e.Kind != verdict.SO && e.Kind != verdict.Supposed {
 			e.Reader, e.Event = p.nodes[e.reader], e.readEv
 		}
 		e.Via = p.export(e.Via)

@@ -8,6 +8,9 @@
 //     run has none).
 //   - Anomaly: the one table of the anomalies a violation shows, with
 //     Adya's class and the levels that forbid each.
+//   - EdgeKind: why one transaction comes before another in a
+//     dependency a report shows (SO, WR, WW, RW, RT, and the SQL axioms'
+//     Visible and Supposed).
 //   - ID: the name an input gave a session, a key or a transaction, as
 //     every report refers to it.
 //

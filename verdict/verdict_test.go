@@ -2,6 +2,7 @@ package verdict
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
 )
 
@@ -43,5 +44,21 @@ func TestSummaryJSON(t *testing.T) {
 		if err != nil || string(b) != c.want {
 			t.Errorf("%+v: %s, %v; want %s", c.o, b, err, c.want)
 		}
+	}
+}
+
+// Every edge kind has a short name of its own, the one text, JSON and
+// pictures print.
+func TestEdgeKindNames(t *testing.T) {
+	seen := map[string]EdgeKind{}
+	for k := SO; k <= Supposed; k++ {
+		name := k.String()
+		if prev, dup := seen[name]; dup || name == "" || strings.HasPrefix(name, "EdgeKind(") {
+			t.Errorf("%d is named %q (as %d is)", k, name, prev)
+		}
+		seen[name] = k
+	}
+	if got := (Supposed + 1).String(); got != "EdgeKind(7)" {
+		t.Errorf("an unknown kind is named %q", got)
 	}
 }
