@@ -29,7 +29,7 @@ func TestFailuresExplainedAtTheirLevel(t *testing.T) {
 	for _, a := range apps.All() {
 		for _, kept := range []level.Level{level.RC, level.RA, level.CC} {
 			var failed []*explore.History
-			cfg := explore.Config{Level: kept, OnHistory: func(h *explore.History) error {
+			cfg := explore.Options{Level: kept, OnHistory: func(h *explore.History) error {
 				if h.Failed() && len(failed) < perRun {
 					failed = append(failed, h)
 				}

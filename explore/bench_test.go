@@ -34,7 +34,7 @@ func BenchmarkExplore(b *testing.B) {
 			var res *Result
 			for b.Loop() {
 				var err error
-				res, err = Explore(context.Background(), p, Config{Level: l})
+				res, err = Explore(context.Background(), p, Options{Level: l})
 				if err != nil {
 					b.Fatal(err)
 				}

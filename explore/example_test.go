@@ -32,7 +32,7 @@ func Example() {
 		}},
 	}
 	for _, l := range []level.Level{level.SER, level.SI} {
-		res, err := explore.Explore(context.Background(), p, explore.Config{Level: l})
+		res, err := explore.Explore(context.Background(), p, explore.Options{Level: l})
 		if err != nil {
 			fmt.Println(err)
 			return

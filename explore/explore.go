@@ -38,8 +38,8 @@ func (a Algorithm) String() string {
 // the filter at the end applies the level.
 const AnyHistory = anyHistory
 
-// Config says how to explore.
-type Config struct {
+// Options say how to explore.
+type Options struct {
 	// Level is the isolation level the database keeps: RC, RA, CC, PC, SI
 	// or SER.
 	Level level.Level
@@ -94,20 +94,20 @@ type Result struct {
 	Elapsed  time.Duration
 }
 
-// Explore enumerates the histories of p under cfg.Level and checks the
+// Explore enumerates the histories of p under opts.Level and checks the
 // program's assertions on each. It returns early, with Result.Complete
 // false, when ctx ends; an error means the program or the configuration is
 // wrong (a body that panics or is not deterministic, a level it cannot
 // explore). It runs as the stage "explore" of the progress.Tracker of ctx,
 // if any, counting end states.
-func Explore(ctx context.Context, p *Program, cfg Config) (*Result, error) {
+func Explore(ctx context.Context, p *Program, opts Options) (*Result, error) {
 	m := progress.Start(ctx, "explore", 0, "end states")
 	var res *Result
 	var err error
-	if cfg.Workers > 1 && cfg.Algorithm == ExploreCE {
-		res, err = exploreParallel(ctx, p, cfg, cfg.Workers, m)
+	if opts.Workers > 1 && opts.Algorithm == ExploreCE {
+		res, err = exploreParallel(ctx, p, opts, opts.Workers, m)
 	} else {
-		res, err = exploreSerial(ctx, p, cfg, m)
+		res, err = exploreSerial(ctx, p, opts, m)
 	}
 	if res != nil && err == nil {
 		res.Outcome = outcome(ctx, res)
@@ -130,15 +130,15 @@ func outcome(ctx context.Context, res *Result) verdict.Outcome {
 
 // exploreSerial runs the exploration on one goroutine, counting end
 // states on m.
-func exploreSerial(ctx context.Context, p *Program, cfg Config, m *progress.Meter) (*Result, error) {
-	e, err := newEngine(ctx, p, cfg)
+func exploreSerial(ctx context.Context, p *Program, opts Options, m *progress.Meter) (*Result, error) {
+	e, err := newEngine(ctx, p, opts)
 	if err != nil {
 		return nil, err
 	}
 	e.meter = m
 	start := time.Now()
 	res := &e.res
-	if cfg.Algorithm == DFS {
+	if opts.Algorithm == DFS {
 		err = e.dfs(&state{recs: make([]*txnRec, len(e.txns))})
 	} else {
 		err = e.explore(&state{recs: make([]*txnRec, len(e.txns))})
@@ -169,7 +169,7 @@ type progTxn struct {
 
 type engine struct {
 	ctx      context.Context
-	cfg      Config
+	opts     Options
 	prog     *Program
 	txns     []progTxn
 	sessions []string
@@ -193,26 +193,26 @@ type engine struct {
 	atSplit   int
 }
 
-func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
-	switch cfg.Level {
+func newEngine(ctx context.Context, p *Program, opts Options) (*engine, error) {
+	switch opts.Level {
 	case level.RC, level.RA, level.CC, level.PC, level.SI, level.SER:
 	default:
-		return nil, fmt.Errorf("explore: cannot explore under %v: choose RC, RA, CC, PC, SI or SER", cfg.Level)
+		return nil, fmt.Errorf("explore: cannot explore under %v: choose RC, RA, CC, PC, SI or SER", opts.Level)
 	}
-	if cfg.Base == 0 {
-		cfg.Base = cfg.Level
-		if !causallyExtensible(cfg.Level) {
-			cfg.Base = level.CC
+	if opts.Base == 0 {
+		opts.Base = opts.Level
+		if !causallyExtensible(opts.Level) {
+			opts.Base = level.CC
 		}
 	}
-	if !causallyExtensible(cfg.Base) && cfg.Base != anyHistory {
-		return nil, fmt.Errorf("explore: cannot explore under %v: the base level must be RC, RA or CC (explore-ce needs a causally extensible level: Bouajjani, Enea and Román-Calvo, \"Dynamic Partial Order Reduction for Checking Correctness against Transaction Isolation Levels\", PLDI 2023, §5)", cfg.Base)
+	if !causallyExtensible(opts.Base) && opts.Base != anyHistory {
+		return nil, fmt.Errorf("explore: cannot explore under %v: the base level must be RC, RA or CC (explore-ce needs a causally extensible level: Bouajjani, Enea and Román-Calvo, \"Dynamic Partial Order Reduction for Checking Correctness against Transaction Isolation Levels\", PLDI 2023, §5)", opts.Base)
 	}
-	if cfg.Base != anyHistory && weaker(cfg.Level, cfg.Base) {
-		return nil, fmt.Errorf("explore: the base level %v is stronger than %v", cfg.Base, cfg.Level)
+	if opts.Base != anyHistory && weaker(opts.Level, opts.Base) {
+		return nil, fmt.Errorf("explore: the base level %v is stronger than %v", opts.Base, opts.Level)
 	}
-	e := &engine{ctx: ctx, cfg: cfg, prog: p, keys: map[string]int32{}}
-	e.res.Algorithm, e.res.Level, e.res.Base = cfg.Algorithm, cfg.Level, cfg.Base
+	e := &engine{ctx: ctx, opts: opts, prog: p, keys: map[string]int32{}}
+	e.res.Algorithm, e.res.Level, e.res.Base = opts.Algorithm, opts.Level, opts.Base
 	seen := map[string]bool{}
 	for i, s := range p.Sessions {
 		name := s.Name
@@ -253,12 +253,12 @@ func newEngine(ctx context.Context, p *Program, cfg Config) (*engine, error) {
 	if p.Final != nil {
 		final = len(e.txns) - 1
 	}
-	e.base = newChecker(cfg.Base, soPred, final)
-	if causallyExtensible(cfg.Level) && cfg.Level != cfg.Base {
-		e.final = newChecker(cfg.Level, soPred, final)
+	e.base = newChecker(opts.Base, soPred, final)
+	if causallyExtensible(opts.Level) && opts.Level != opts.Base {
+		e.final = newChecker(opts.Level, soPred, final)
 	}
-	if !causallyExtensible(cfg.Level) {
-		e.serial = newSerialChecker(cfg.Level, soPred)
+	if !causallyExtensible(opts.Level) {
+		e.serial = newSerialChecker(opts.Level, soPred)
 	}
 	return e, nil
 }
@@ -305,12 +305,12 @@ func (e *engine) complete(s *state) error {
 			e.firstPath = append([]int32(nil), e.path...)
 		}
 	}
-	if e.cfg.OnHistory != nil {
-		if err := e.cfg.OnHistory(e.history(s)); err != nil {
+	if e.opts.OnHistory != nil {
+		if err := e.opts.OnHistory(e.history(s)); err != nil {
 			return err
 		}
 	}
-	if e.cfg.StopAtFailure && e.res.First != nil {
+	if e.opts.StopAtFailure && e.res.First != nil {
 		return errStop
 	}
 	return nil

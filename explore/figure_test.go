@@ -17,7 +17,7 @@ import (
 // format, which reads back with every transaction.
 func TestFigureWriteBroken(t *testing.T) {
 	app, _ := apps.Lookup("courseware")
-	res, err := explore.Explore(context.Background(), app.Program(2, 1, 1), explore.Config{Level: level.RC, StopAtFailure: true})
+	res, err := explore.Explore(context.Background(), app.Program(2, 1, 1), explore.Options{Level: level.RC, StopAtFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -28,7 +28,7 @@ func sessionsOf(ss [][]Txn) (out []Session) {
 func explored(t *testing.T, p *Program, l level.Level) map[string]*History {
 	t.Helper()
 	got := map[string]*History{}
-	res, err := Explore(context.Background(), p, Config{Level: l, OnHistory: func(h *History) error {
+	res, err := Explore(context.Background(), p, Options{Level: l, OnHistory: func(h *History) error {
 		k := h.Key()
 		if got[k] != nil {
 			t.Errorf("%v: history found twice:\n%s", l, k)

@@ -73,7 +73,7 @@ func TestAppsCheckAgreesWithExplore(t *testing.T) {
 func historiesUnder(t *testing.T, p *explore.Program, l level.Level) []*explore.History {
 	t.Helper()
 	var hs []*explore.History
-	res, err := explore.Explore(context.Background(), p, explore.Config{Level: l, OnHistory: func(h *explore.History) error {
+	res, err := explore.Explore(context.Background(), p, explore.Options{Level: l, OnHistory: func(h *explore.History) error {
 		hs = append(hs, h)
 		return nil
 	}})

@@ -46,18 +46,18 @@ func TestOutcome(t *testing.T) {
 	for _, c := range []struct {
 		name    string
 		ctx     context.Context
-		cfg     Config
+		cfg     Options
 		verdict verdict.Verdict
 		reason  string
 	}{
-		{"SER", context.Background(), Config{Level: level.SER}, verdict.Satisfied, ""},
-		{"SI", context.Background(), Config{Level: level.SI}, verdict.Violated, ""},
-		{"SI, first failure", context.Background(), Config{Level: level.SI, StopAtFailure: true}, verdict.Violated, ""},
-		{"SI, 2 workers", context.Background(), Config{Level: level.SI, Workers: 2}, verdict.Violated, ""},
-		{"SI, DFS", context.Background(), Config{Level: level.SI, Algorithm: DFS}, verdict.Violated, ""},
-		{"timed out", ended(context.DeadlineExceeded), Config{Level: level.SER}, verdict.Unknown, "timed out"},
-		{"cancelled", ended(nil), Config{Level: level.SER}, verdict.Unknown, "cancelled"},
-		{"resource limit", ended(limit), Config{Level: level.SER, Workers: 2}, verdict.Unknown, limit.Error()},
+		{"SER", context.Background(), Options{Level: level.SER}, verdict.Satisfied, ""},
+		{"SI", context.Background(), Options{Level: level.SI}, verdict.Violated, ""},
+		{"SI, first failure", context.Background(), Options{Level: level.SI, StopAtFailure: true}, verdict.Violated, ""},
+		{"SI, 2 workers", context.Background(), Options{Level: level.SI, Workers: 2}, verdict.Violated, ""},
+		{"SI, DFS", context.Background(), Options{Level: level.SI, Algorithm: DFS}, verdict.Violated, ""},
+		{"timed out", ended(context.DeadlineExceeded), Options{Level: level.SER}, verdict.Unknown, "timed out"},
+		{"cancelled", ended(nil), Options{Level: level.SER}, verdict.Unknown, "cancelled"},
+		{"resource limit", ended(limit), Options{Level: level.SER, Workers: 2}, verdict.Unknown, limit.Error()},
 	} {
 		p := writeSkew()
 		if c.verdict == verdict.Unknown {

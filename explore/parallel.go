@@ -47,12 +47,12 @@ func (e *engine) counts() bool {
 
 // exploreParallel runs explore-ce on workers goroutines, counting end
 // states on m.
-func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int, m *progress.Meter) (*Result, error) {
+func exploreParallel(ctx context.Context, p *Program, opts Options, workers int, m *progress.Meter) (*Result, error) {
 	start := time.Now()
 	newRoot := func() *state { return &state{recs: make([]*txnRec, p.NumTxns())} }
 	// The split: the first depth with 32 nodes a worker, found by
 	// walking the tree down to it.
-	probe, err := newEngine(ctx, p, cfg)
+	probe, err := newEngine(ctx, p, opts)
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int, m
 			if probe.bodyErr != nil {
 				return nil, probe.bodyErr
 			}
-			return &Result{Algorithm: cfg.Algorithm, Level: probe.res.Level, Base: probe.res.Base, Elapsed: time.Since(start)}, nil
+			return &Result{Algorithm: opts.Algorithm, Level: probe.res.Level, Base: probe.res.Base, Elapsed: time.Since(start)}, nil
 		}
 		if probe.atSplit >= 32*workers || probe.atSplit == 0 {
 			split = d
@@ -78,12 +78,12 @@ func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int, m
 	errs := make([]error, workers)
 	var wg sync.WaitGroup
 	for w := range workers {
-		c := cfg
-		if cfg.OnHistory != nil {
+		c := opts
+		if opts.OnHistory != nil {
 			c.OnHistory = func(h *History) error {
 				mu.Lock()
 				defer mu.Unlock()
-				return cfg.OnHistory(h)
+				return opts.OnHistory(h)
 			}
 		}
 		e, err := newEngine(ctx, p, c)
@@ -100,7 +100,7 @@ func exploreParallel(ctx context.Context, p *Program, cfg Config, workers int, m
 		})
 	}
 	wg.Wait()
-	res := &Result{Algorithm: cfg.Algorithm, Level: engines[0].res.Level, Base: engines[0].res.Base, Complete: true}
+	res := &Result{Algorithm: opts.Algorithm, Level: engines[0].res.Level, Base: engines[0].res.Base, Complete: true}
 	var firstPath []int32
 	for w, e := range engines {
 		res.EndStates += e.res.EndStates

@@ -46,7 +46,7 @@ func runWorkers(t *testing.T, p *Program, l level.Level, workers int) (*Result, 
 	t.Helper()
 	var mu sync.Mutex
 	keys := map[string]int{}
-	res, err := Explore(context.Background(), p, Config{Level: l, Workers: workers, OnHistory: func(h *History) error {
+	res, err := Explore(context.Background(), p, Options{Level: l, Workers: workers, OnHistory: func(h *History) error {
 		mu.Lock()
 		defer mu.Unlock()
 		keys[h.Key()]++

@@ -28,7 +28,7 @@ type found struct {
 	res    *explore.Result
 }
 
-func exploreAll(ctx context.Context, p *exploretest.Program, cfg explore.Config) (*found, error) {
+func exploreAll(ctx context.Context, p *exploretest.Program, cfg explore.Options) (*found, error) {
 	f := &found{count: map[string]int{}, failed: map[string]bool{}}
 	cfg.OnHistory = func(h *explore.History) error {
 		k := h.Key()
@@ -90,7 +90,7 @@ func compare(p *exploretest.Program, l level.Level, dfs bool, st *stats) string 
 			add("%s missed a history of the reference (incomplete):\n%s", name, k)
 		}
 	}
-	ce, err := exploreAll(context.Background(), p, explore.Config{Level: l})
+	ce, err := exploreAll(context.Background(), p, explore.Options{Level: l})
 	if err != nil {
 		return "explore-ce: " + err.Error()
 	}
@@ -106,7 +106,7 @@ func compare(p *exploretest.Program, l level.Level, dfs bool, st *stats) string 
 		// it gets a time budget, and what it found by then must be
 		// among the reference's histories.
 		ctx, cancel := context.WithTimeout(context.Background(), dfsBudget)
-		d, err := exploreAll(ctx, p, explore.Config{Level: l, Algorithm: explore.DFS})
+		d, err := exploreAll(ctx, p, explore.Options{Level: l, Algorithm: explore.DFS})
 		cancel()
 		if err != nil {
 			return "dfs: " + err.Error()

@@ -83,11 +83,11 @@ func TestSerialCheckerAgreesWithCheck(t *testing.T) {
 	}
 	for i := 0; i < programs; i++ {
 		p := randomRMW(rng, 2+rng.IntN(2), 1+rng.IntN(2), 2+rng.IntN(2))
-		e, err := newEngine(context.Background(), p, Config{Level: level.CC})
+		e, err := newEngine(context.Background(), p, Options{Level: level.CC})
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = Explore(context.Background(), p, Config{Level: level.CC, OnHistory: func(h *History) error {
+		_, err = Explore(context.Background(), p, Options{Level: level.CC, OnHistory: func(h *History) error {
 			histories++
 			s := stateOf(t, e, h)
 			kv := h.KV()

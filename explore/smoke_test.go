@@ -7,7 +7,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 )
 
-func collect(t *testing.T, p *Program, cfg Config) (map[string]int, *Result) {
+func collect(t *testing.T, p *Program, cfg Options) (map[string]int, *Result) {
 	t.Helper()
 	got := map[string]int{}
 	cfg.OnHistory = func(h *History) error { got[h.Key()]++; return nil }
@@ -25,8 +25,8 @@ func TestSmoke(t *testing.T) {
 		{Txns: []Txn{rd("x")}}, {Txns: []Txn{rd("x")}}, {Txns: []Txn{wr("x", 2)}}, {Txns: []Txn{wr("x", 4)}},
 	}}
 	for _, l := range []level.Level{level.RC, level.RA, level.CC, level.SI, level.SER} {
-		ce, res := collect(t, p, Config{Level: l})
-		dfs, _ := collect(t, p, Config{Level: l, Algorithm: DFS})
+		ce, res := collect(t, p, Options{Level: l})
+		dfs, _ := collect(t, p, Options{Level: l, Algorithm: DFS})
 		for k, n := range ce {
 			if n != 1 {
 				t.Errorf("%v: explore-ce found %d times:\n%s", l, n, k)

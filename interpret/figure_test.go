@@ -385,7 +385,7 @@ func TestFigureSatisfied(t *testing.T) {
 // puts it on a lane of its own on top, with the value read marked.
 func TestFigureInitialState(t *testing.T) {
 	f := false
-	rep := &interpret.Report{Level: "SER", Satisfied: &f, Anomaly: &interpret.Anomaly{
+	rep := &interpret.Report{Level: "SER", Summary: verdict.Summary{Satisfied: &f, Verdict: "violated"}, Anomaly: &interpret.Anomaly{
 		Name: verdict.GSingle, Summary: "T1 read x's initial value, which T2 overwrote",
 		Txns: []interpret.TxnInfo{
 			{Name: "T1", Session: "1", Position: 1, Status: "committed", Where: "h.jsonl:1", Index: 0,

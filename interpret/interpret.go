@@ -51,11 +51,10 @@ import (
 type Report struct {
 	// Level is the isolation level checked, by its short name (SER).
 	Level string `json:"level"`
-	// Satisfied is the verdict: true or false, or nil (JSON null) when
-	// there is none.
-	Satisfied *bool `json:"satisfied"`
-	// Reason says why there is no verdict (such as a timeout).
-	Reason string `json:"reason,omitempty"`
+	// Summary is the verdict, as every vertical's report gives it:
+	// Satisfied true or false, or nil (JSON null) when there is none, and
+	// then the Reason (such as a timeout).
+	verdict.Summary
 	// ImpliedBy, when set, is the weaker level the history breaks
 	// already, the weakest it breaks (see check.Options.WeakestBroken):
 	// Anomaly is the explanation of that level's violation, which breaks
@@ -291,18 +290,10 @@ func explain(res *check.Result) *Report {
 
 // verdictReport fills in the verdict; ok says there is a violation to explain.
 func verdictReport(res *check.Result) (rep *Report, ok bool) {
-	rep = &Report{Level: res.Level.String()}
-	switch res.Verdict {
-	case verdict.Satisfied:
-		t := true
-		rep.Satisfied = &t
-		return rep, false
-	case verdict.Unknown:
-		rep.Reason = res.Reason
+	rep = &Report{Level: res.Level.String(), Summary: res.Outcome.Summary()}
+	if res.Verdict != verdict.Violated {
 		return rep, false
 	}
-	f := false
-	rep.Satisfied = &f
 	rep.Anomaly = &Anomaly{}
 	return rep, true
 }

@@ -271,6 +271,7 @@ func (r *Report) escaped() *Report {
 	e := *r
 	e.Level = textsafe.Escape(r.Level)
 	e.Reason = textsafe.Escape(r.Reason)
+	e.Verdict = textsafe.Escape(r.Verdict)
 	e.ImpliedBy = textsafe.Escape(r.ImpliedBy)
 	e.Undecided = textsafe.Escape(r.Undecided)
 	if a := r.Anomaly; a != nil {

@@ -23,8 +23,8 @@ type Anomaly struct {
 	// the initial transaction for a LostUpdate on the initial value is
 	// T0).
 	Writer int32
-	// OtherOp is the related operation: the write read (ThinAirRead: -1),
-	// or the earlier read (NonRepeatableRead).
+	// OtherOp is the related operation: the write read, or the earlier
+	// read (NonRepeatableRead); -1 for none (ThinAirRead, LostUpdate).
 	OtherOp int32
 	// OtherTxn is, for LostUpdate, the first transaction that overwrote
 	// Writer's version.

@@ -522,7 +522,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 				continue // the version order shows the read-modify-write
 			}
 			if next[r.Writer] >= 0 {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
+				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, OtherOp: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
 				continue
 			}
 			if hasPrev[r.Reader] == s {

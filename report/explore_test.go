@@ -28,7 +28,7 @@ func TestFromExplore(t *testing.T) {
 	if !ok {
 		t.Fatal("no courseware")
 	}
-	res, err := explore.Explore(context.Background(), app.Program(2, 2, 1), explore.Config{Level: level.RC, StopAtFailure: true})
+	res, err := explore.Explore(context.Background(), app.Program(2, 2, 1), explore.Options{Level: level.RC, StopAtFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -168,7 +168,7 @@ func TestLevelRow(t *testing.T) {
 			t.Errorf("%v: %+v, want %+v", c.level, got, c.want)
 		}
 	}
-	no := &interpret.Report{Level: "SER", Reason: "timed out"}
+	no := &interpret.Report{Level: "SER", Summary: verdict.Outcome{Reason: "timed out"}.Summary()}
 	if got, want := report.LevelRow(no), (report.Level{Name: "SER", Verdict: verdict.Unknown, Reason: "timed out"}); got != want {
 		t.Errorf("no verdict: %+v, want %+v", got, want)
 	}

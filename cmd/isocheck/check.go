@@ -337,11 +337,10 @@ func (cf *checkFlags) printStopped(j *job, stdout, stderr io.Writer, lvl level.L
 		st := stats{ParseMS: ms(parseTime)}
 		st.stopped(j)
 		return encodeJSON(stdout, stderr, exitNoVerdict, struct {
-			Level     string `json:"level"`
-			Satisfied *bool  `json:"satisfied"`
-			Reason    string `json:"reason"`
-			Stats     stats  `json:"stats"`
-		}{name, nil, reason, st})
+			Level string `json:"level"`
+			verdict.Summary
+			Stats stats `json:"stats"`
+		}{name, verdict.Outcome{Reason: reason}.Summary(), st})
 	}
 	fmt.Fprintf(stdout, "%s: no verdict: %s\n", name, reason)
 	return exitNoVerdict

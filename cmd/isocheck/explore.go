@@ -39,7 +39,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	all := fs.String("all", "", "write every history found to this directory, one native JSONL file each")
 	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it; default: GOMAXPROCS, the CPUs the process may use)")
-	asJSON := fs.Bool("json", false, "print the counts, time and memory as one JSON object (app, sessions, txns, seed, level, base, algorithm, histories, end_states, blocked, failed, failures, complete, elapsed_ms, peak_rss_bytes)")
+	asJSON := fs.Bool("json", false, "print the verdict, counts, time and memory as one JSON object (satisfied, verdict, reason, app, sessions, txns, seed, level, base, algorithm, histories, end_states, blocked, failed, failures, complete, elapsed_ms, peak_rss_bytes)")
 	htmlFile := fs.String("html", "", htmlUsage)
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
@@ -56,7 +56,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	if *sessions < 1 || *txns < 1 {
 		return usageError(stderr, "explore", "--sessions and --txns must be at least 1")
 	}
-	cfg := explore.Config{StopAtFailure: *first, Workers: *workers}
+	cfg := explore.Options{StopAtFailure: *first, Workers: *workers}
 	if cfg.Level, err = level.Parse(*lvl); err != nil {
 		return usageError(stderr, "explore", "--level: %v", err)
 	}
@@ -191,8 +191,11 @@ func stopCause(j *job, first bool) string {
 	return "stopped early"
 }
 
-// exploreReport is what `explore --json` prints.
+// exploreReport is what `explore --json` prints: the verdict, as every
+// vertical's JSON report gives it (satisfied: every history keeps the
+// program's assertions), then the counts.
 type exploreReport struct {
+	verdict.Summary
 	App       string   `json:"app"`
 	Sessions  int      `json:"sessions"`
 	Txns      int      `json:"txns"`
@@ -213,7 +216,8 @@ type exploreReport struct {
 
 func newExploreReport(app string, sessions, txns int, seed int64, res *explore.Result) exploreReport {
 	r := exploreReport{
-		App: app, Sessions: sessions, Txns: txns, Seed: seed,
+		Summary: res.Outcome.Summary(),
+		App:     app, Sessions: sessions, Txns: txns, Seed: seed,
 		Level: res.Level.String(), Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
 		Histories: res.Histories, EndStates: res.EndStates, Blocked: res.Blocked, Failed: res.Failed,
 		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakResidentMemory(),

@@ -14,7 +14,7 @@ var levels = []level.Level{level.RC, level.RA, level.CC, level.SI, level.SER}
 
 func explore1(t *testing.T, p *explore.Program, l level.Level) *explore.Result {
 	t.Helper()
-	res, err := explore.Explore(context.Background(), p, explore.Config{Level: l})
+	res, err := explore.Explore(context.Background(), p, explore.Options{Level: l})
 	if err != nil {
 		t.Fatalf("%v: %v", l, err)
 	}
@@ -80,7 +80,7 @@ func TestCoursewareRC(t *testing.T) {
 	if ser.Failed != 0 {
 		t.Errorf("SER: %d histories break an assertion, first:\n%s", ser.Failed, ser.First)
 	}
-	res, err := explore.Explore(context.Background(), p, explore.Config{Level: level.RC, StopAtFailure: true})
+	res, err := explore.Explore(context.Background(), p, explore.Options{Level: level.RC, StopAtFailure: true})
 	if err != nil {
 		t.Fatal(err)
 	}

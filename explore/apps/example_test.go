@@ -15,7 +15,7 @@ func Example() {
 	app, _ := apps.Lookup("courseware")
 	p := app.Program(2, 2, 1)
 	for _, l := range []level.Level{level.RC, level.SER} {
-		res, err := explore.Explore(context.Background(), p, explore.Config{Level: l})
+		res, err := explore.Explore(context.Background(), p, explore.Options{Level: l})
 		if err != nil {
 			fmt.Println(err)
 			return
