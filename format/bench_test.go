@@ -6,47 +6,10 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"strconv"
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
 )
-
-// benchHistory builds a native history of txns transactions of ops
-// operations each over 16 sessions and 10,000 keys, half of them named by
-// strings.
-func benchHistory(txns, ops int) *history.History {
-	b := history.NewBuilder(history.Null, "bench")
-	buf := make([]history.Op, ops)
-	next := history.Value(1)
-	for t := 0; t < txns; t++ {
-		for i := range buf {
-			k := (t*7919 + i*104729) % 10000
-			var key history.Key
-			if k%2 == 0 {
-				key = b.IntKey(int64(k))
-			} else {
-				key = b.Key("key" + strconv.Itoa(k))
-			}
-			if i%2 == 0 {
-				buf[i] = history.Op{Kind: history.Read, Key: key, Value: next - history.Value(k) - 1}
-				if k%5 == 0 {
-					buf[i].Value = history.Null
-				}
-			} else {
-				buf[i] = history.Op{Kind: history.Write, Key: key, Value: next}
-				next++
-			}
-		}
-		b.AddTxn(history.Txn{
-			ID:      "t" + strconv.Itoa(t),
-			Session: b.IntSession(int64(t % 16)),
-			Start:   int64(t * 10),
-			End:     int64(t*10 + 5),
-		}, buf)
-	}
-	return b.History()
-}
 
 func BenchmarkReadJSONL(b *testing.B) {
 	var buf bytes.Buffer

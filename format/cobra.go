@@ -49,22 +49,22 @@ const (
 
 // readCobra reads a Cobra log directory, or a single log file as a
 // one-session history. The logs of a directory must be regular files.
-func readCobra(ctx context.Context, path string) (*history.History, *Info, error) {
+func readCobra(ctx context.Context, path string) (*history.History, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, stopError(path, 0, context.Cause(ctx))
+		return nil, stopError(path, 0, context.Cause(ctx))
 	}
 	st, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	var files []string
 	if st.IsDir() {
 		logs, err := cobraLogs(path)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if len(logs) == 0 {
-			return nil, nil, fileError(path, "no Cobra T*.log files in the directory")
+			return nil, fileError(path, "no Cobra T*.log files in the directory")
 		}
 		for _, l := range logs {
 			files = append(files, filepath.Join(path, l))
@@ -79,10 +79,10 @@ func readCobra(ctx context.Context, path string) (*history.History, *Info, error
 	for _, name := range files {
 		fst, err := os.Stat(name)
 		if err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if err := checkLog(name, fst.Mode(), inDir); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 		if fst.Mode().IsRegular() {
 			total += fst.Size()
@@ -102,16 +102,27 @@ func readCobra(ctx context.Context, path string) (*history.History, *Info, error
 	var br *bufio.Reader
 	for _, name := range files {
 		if err := readLogFile(cr, m, &br, name, inDir, total); err != nil {
-			return nil, nil, err
+			return nil, err
 		}
 	}
 	if err := cr.finish(); err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, stopError(path, total, err)
+		return nil, stopError(path, total, err)
 	}
-	return b.History(), &Info{Format: Cobra}, nil
+	return b.History(), nil
+}
+
+// readCobraLog reads a single Cobra log, detected in br, as a
+// one-session history.
+func readCobraLog(br *bufio.Reader, name string) (*history.History, error) {
+	b := newCobraBuilder()
+	cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
+	if err := cr.readLog(br, name, b.AddFile(name), b.Session(cobraSession(name))); err != nil {
+		return nil, err
+	}
+	return b.History(), nil
 }
 
 // readLogFile reads the log file name, with *br (reset to it, or made

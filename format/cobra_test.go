@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"math"
@@ -9,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/isocheck/isocheck/history"
 )
 
 func TestReadCobra(t *testing.T) {
@@ -124,16 +121,6 @@ func TestCobraLogOrder(t *testing.T) {
 	if !slices.Equal(logs, want) {
 		t.Errorf("got %q, want %q", logs, want)
 	}
-}
-
-// readCobraBytes reads one Cobra log as a one-session history.
-func readCobraBytes(data []byte) (*history.History, error) {
-	b := newCobraBuilder()
-	r := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
-	if err := r.readLog(bufio.NewReader(bytes.NewReader(data)), "T1.log", b.AddFile("T1.log"), b.Session("T1")); err != nil {
-		return nil, err
-	}
-	return b.History(), nil
 }
 
 // TestCobraValues checks that operations get the values of the file, that

@@ -11,40 +11,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/isocheck/isocheck/progress"
 )
-
-// endless repeats line forever.
-type endless struct {
-	line []byte
-	off  int
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c := copy(p[n:], e.line[e.off:])
-		n += c
-		e.off = (e.off + c) % len(e.line)
-	}
-	return n, nil
-}
-
-// checkStopped checks that err reports a stop from outside, not bad input.
-func checkStopped(t *testing.T, err error) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error, want a stop")
-	}
-	if !progress.Stopped(err) {
-		t.Fatalf("progress.Stopped(%v) is false", err)
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		t.Fatalf("a stop is reported as an input error: %v", err)
-	}
-}
 
 // TestReadContextStops reads endless inputs of every format: each must stop
 // soon after the deadline.

@@ -161,49 +161,17 @@ const (
 	dbcopEventLen = 18
 )
 
-// skipBlank reports whether the binary input in br is empty or blank (see
-// "Empty inputs" in the package documentation). It consumes the input only
-// when it is, or when it starts with more blank bytes than a what (such as
-// "a dbcop file") can: then it is an error.
-func skipBlank(br *bufio.Reader, name, what string) (bool, error) {
-	head, err := br.Peek(br.Size())
-	if err != nil && err != io.EOF {
-		return false, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
-	}
-	if !isBlankInput(head) {
-		return false, nil
-	}
-	if len(head) < br.Size() {
-		return true, nil
-	}
-	// Blank bytes at the start of a dbcop input must end before the
-	// length of the header's info string (at offset 40), which would
-	// otherwise be above 2^59; a Cobra log starts with an 'S'.
-	for off := int64(0); ; off++ {
-		c, err := br.ReadByte()
-		if err == io.EOF {
-			return true, nil
-		}
-		if err != nil {
-			return false, &Error{File: name, Offset: off, Msg: "read error: " + err.Error(), Err: err}
-		}
-		if !isSpace(c) && !(off < 3 && c == "\xEF\xBB\xBF"[off]) {
-			return false, offsetError(name, off, "not %s: it starts with %d blank bytes", what, off)
-		}
-	}
-}
-
-func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *Info, error) {
+func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *DBCopHeader, map[int]int, error) {
 	if blank, err := skipBlank(br, name, "a dbcop file"); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	} else if blank {
 		b := history.NewBuilder(0, name)
 		b.SetPosIsOffset(true)
-		return b.History(), &Info{Format: DBCop}, nil
+		return b.History(), nil, nil, nil
 	}
 	r := &binReader{br: br, name: name, size: size}
 	hdr := &DBCopHeader{}
-	info := &Info{Format: DBCop, FailedEvents: make(map[int]int), DBCop: hdr}
+	failedEvents := make(map[int]int)
 	for _, f := range []struct {
 		p    *uint64
 		what string
@@ -216,7 +184,7 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 	} {
 		v, err := r.u64(at(f.what))
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		*f.p = v
 	}
@@ -230,7 +198,7 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 	} {
 		v, err := r.string(f.what)
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		*f.p = v
 	}
@@ -239,14 +207,14 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 	b.SetPosIsOffset(true)
 	nSessions, err := r.u64(at("the number of sessions"))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	limit := uint64(maxDBCopSessions)
 	if r.size >= 0 {
 		limit = math.MaxInt32 // and the input's size
 	}
 	if err := r.checkCount(nSessions, 8, limit, r.off-8, at("the number of sessions")); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if r.size >= 0 {
 		// Room for the transactions and events the header announces, as
@@ -282,20 +250,20 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 		sname := strconv.FormatUint(s, 10)
 		nTxns, err := r.u64(place{"the number of transactions", int64(s), -1})
 		if err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		if err := r.checkCount(nTxns, 9, math.MaxInt32-uint64(b.NumTxns()), r.off-8, place{"the number of transactions", int64(s), -1}); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		for t := uint64(0); t < nTxns; t++ {
 			pos := r.off
 			where := func(what string) place { return place{what, int64(s), int64(t)} }
 			nEvents, err := r.u64(where("the number of events"))
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			if err := r.checkCount(nEvents, dbcopEventLen, maxLineLen/dbcopEventLen, pos, where("the number of events")); err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			ops = ops[:0]
 			failed := 0
@@ -337,17 +305,17 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 				if n == 0 {
 					ev, err := r.next(dbcopEventLen, where("an event"))
 					if err != nil {
-						return nil, nil, err
+						return nil, nil, nil, err
 					}
 					if err := event(ev, r.off-dbcopEventLen); err != nil {
-						return nil, nil, err
+						return nil, nil, nil, err
 					}
 					e++
 					continue
 				}
 				for j := range n {
 					if err := event(evs[j*dbcopEventLen:(j+1)*dbcopEventLen], r.off+int64(j*dbcopEventLen)); err != nil {
-						return nil, nil, err
+						return nil, nil, nil, err
 					}
 				}
 				r.br.Discard(n * dbcopEventLen)
@@ -368,7 +336,7 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 			}
 			committed, err := r.boolean(where("the success flag"))
 			if err != nil {
-				return nil, nil, err
+				return nil, nil, nil, err
 			}
 			status := history.Committed
 			if !committed {
@@ -384,17 +352,17 @@ func readDBCop(m *progress.Meter, br *bufio.Reader, name string, size int64) (*h
 				Pos:     pos,
 			}, ops)
 			if failed > 0 {
-				info.FailedEvents[i] = failed
+				failedEvents[i] = failed
 			}
 		}
 	}
 	if b, _ := r.br.Peek(1); len(b) > 0 {
-		return nil, nil, offsetError(name, r.off, "unexpected data after the end of the history")
+		return nil, nil, nil, offsetError(name, r.off, "unexpected data after the end of the history")
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
-	return b.History(), info, nil
+	return b.History(), hdr, failedEvents, nil
 }
 
 // looksLikeDBCop reports whether head starts like a dbcop file: four sane

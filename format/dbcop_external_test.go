@@ -12,8 +12,6 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
-
-	"github.com/isocheck/isocheck/history"
 )
 
 // dbcopFile is a dbcop file as the dbcop tool's History type holds it.
@@ -152,36 +150,6 @@ func (d *strictDecoder) time(what string) time.Time {
 		d.fail(what, fmt.Errorf("not an RFC 3339 time: %w", err))
 	}
 	return t
-}
-
-// dbcopWriteCases are histories to write in dbcop format: an example, one
-// read from a dbcop file, an empty one, and one whose keys and values are
-// named and whose transactions are aborted or empty.
-func dbcopWriteCases(t *testing.T) map[string]*history.History {
-	t.Helper()
-	ws, err := ReadFile(filepath.Join("..", "examples", "write-skew.jsonl"), JSONL)
-	if err != nil {
-		t.Fatal(err)
-	}
-	small, err := Read(bytes.NewReader(smallDBCop()), "d.bincode", DBCop)
-	if err != nil {
-		t.Fatal(err)
-	}
-	b := history.NewBuilder(history.Null)
-	s := b.Session("alice")
-	b.AddTxn(history.Txn{ID: "w", Session: s, Status: history.Committed}, []history.Op{
-		{Kind: history.Write, Key: b.Key("k\"ey"), Value: b.StringValue("a\nb")},
-	})
-	b.AddTxn(history.Txn{ID: "a", Session: s, Status: history.Aborted}, nil)
-	b.AddTxn(history.Txn{ID: "r", Session: b.Session("bob"), Status: history.Committed}, []history.Op{
-		{Kind: history.Read, Key: b.Key("k\"ey"), Value: b.StringValue("a\nb")},
-	})
-	return map[string]*history.History{
-		"write-skew": ws,
-		"small":      small,
-		"empty":      history.NewBuilder(0).History(),
-		"named":      b.History(),
-	}
 }
 
 // TestWriteDBCopStrict checks that what Write writes in dbcop format

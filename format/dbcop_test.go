@@ -3,7 +3,6 @@ package format
 import (
 	"bytes"
 	"io"
-	"math"
 	"math/rand/v2"
 	"reflect"
 	"strings"
@@ -11,18 +10,6 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 )
-
-// smallDBCop is a dbcop history with a failed event, an empty aborted
-// transaction and a value above MaxInt64.
-func smallDBCop() []byte {
-	e := new(bin).header(2, 3, 2, 3).u64(2)
-	e.u64(2)                                                                                  // session 0: 2 transactions
-	e.u64(3).event(true, 1, 5, true).event(false, 2, 0, true).event(false, 1, 7, false).u8(1) // at 88
-	e.u64(0).u8(0)                                                                            // at 151
-	e.u64(1)                                                                                  // session 1: 1 transaction
-	e.u64(2).event(false, 1, 5, true).event(true, 3, math.MaxUint64, true).u8(0)              // at 168
-	return e.b
-}
 
 func TestReadDBCop(t *testing.T) {
 	h, info, err := ReadInfo(bytes.NewReader(smallDBCop()), "d.bincode", DBCop)
@@ -142,35 +129,6 @@ func TestWriteDBCop(t *testing.T) {
 			t.Fatalf("round trip changed the history:\n%s\nto\n%s", dump(h, false), dump(h2, false))
 		}
 	}
-}
-
-// sameButIDs reports whether a and b have the same contents apart from
-// transaction ids and positions, in session order.
-func sameButIDs(a, b *history.History) bool {
-	if len(a.Sessions) != len(b.Sessions) || a.Init != b.Init {
-		return false
-	}
-	for s := range a.Sessions {
-		if len(a.Sessions[s]) != len(b.Sessions[s]) {
-			return false
-		}
-		for i := range a.Sessions[s] {
-			ta, tb := int(a.Sessions[s][i]), int(b.Sessions[s][i])
-			if a.Txns[ta].Status != b.Txns[tb].Status {
-				return false
-			}
-			oa, ob := a.OpsOf(ta), b.OpsOf(tb)
-			if len(oa) != len(ob) {
-				return false
-			}
-			for j := range oa {
-				if oa[j].Kind != ob[j].Kind || oa[j].Value != ob[j].Value || a.FormatKey(oa[j].Key) != b.FormatKey(ob[j].Key) {
-					return false
-				}
-			}
-		}
-	}
-	return true
 }
 
 func TestWriteDBCopErrors(t *testing.T) {

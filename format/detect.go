@@ -249,17 +249,6 @@ func sniffEvent(s []byte) bool {
 	return typ && !ops
 }
 
-// isBlankInput reports whether s holds only blanks, after an optional
-// UTF-8 byte order mark.
-func isBlankInput(s []byte) bool {
-	if len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
-		s = s[3:]
-	}
-	return isBlank(s)
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
 // sniffSQL reports whether s, which starts with '{', starts a line of a SQL
 // history: whether the object has a field "events" or "init", among those
 // before the end of s or of its first line.

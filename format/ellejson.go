@@ -142,20 +142,20 @@ func jsonKind(c byte) string {
 // readElleJSON reads elle-cli's JSON form of a Jepsen history: a stream of
 // event objects (one a line), or one array of them. Each value is cut from
 // the stream, checked by encoding/json, and read by a small parser.
-func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *Info, error) {
+func readElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, jepsenStats, error) {
 	r := newJepsenReader(name)
 	if size > 0 {
 		r.b.Grow(int(size/400), int(size/100))
 		r.grow(size / 400)
 	}
 	if err := r.readElleJSON(m, br); err != nil {
-		return nil, nil, err
+		return nil, jepsenStats{}, err
 	}
 	h, err := r.finish()
 	if err != nil {
-		return nil, nil, err
+		return nil, jepsenStats{}, err
 	}
-	return h, r.info(ElleJSON), nil
+	return h, r.stats(), nil
 }
 
 // readElleJSON reads the events of an elle-cli JSON history into r.

@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -69,57 +67,6 @@ func ParseFormat(s string) (Format, error) {
 		return SQL, nil
 	}
 	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn, elle-json or sql)", s)
-}
-
-// Error is an error in the content of an input.
-type Error struct {
-	// File is the name of the input.
-	File string
-	// Line is the 1-based line of the error in text formats, 0 otherwise.
-	Line int
-	// Offset is the byte offset of the error when Line is 0, or -1 when the
-	// error concerns the input as a whole.
-	Offset int64
-	// Msg describes the problem.
-	Msg string
-	// Err is the underlying error, if any (for example an I/O error).
-	Err error
-}
-
-// Error renders the error as "file:line: msg", "file: byte offset N: msg"
-// or "file: msg", with the control characters that the name or the message
-// quote from the input escaped (see textsafe.Escape): the error may be
-// printed to a terminal.
-func (e *Error) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	var s string
-	switch {
-	case e.Line > 0:
-		s = file + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
-	case e.Offset >= 0:
-		s = file + ": byte offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
-	default:
-		s = file + ": " + e.Msg
-	}
-	return textsafe.Escape(s)
-}
-
-// Unwrap returns e.Err.
-func (e *Error) Unwrap() error { return e.Err }
-
-func lineError(file string, line int, format string, args ...any) *Error {
-	return &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-func offsetError(file string, off int64, format string, args ...any) *Error {
-	return &Error{File: file, Offset: off, Msg: fmt.Sprintf(format, args...)}
-}
-
-func fileError(file string, format string, args ...any) *Error {
-	return &Error{File: file, Offset: -1, Msg: fmt.Sprintf(format, args...)}
 }
 
 // Info describes how a history was read.
@@ -194,7 +141,7 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	switch f {
 	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
-		return readCobra(ctx, path)
+		return readCobraInfo(ctx, path)
 	case SQL:
 		return nil, nil, errSQL(path, false)
 	default:
@@ -205,7 +152,7 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	}
 	if f == Auto {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			return readCobra(ctx, path)
+			return readCobraInfo(ctx, path)
 		}
 	}
 	file, size, err := openInput(path, f)
@@ -224,6 +171,15 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 		debug.FreeOSMemory()
 	}
 	return h, info, err
+}
+
+// readCobraInfo reads the Cobra log directory or file at path.
+func readCobraInfo(ctx context.Context, path string) (*history.History, *Info, error) {
+	h, err := readCobra(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, &Info{Format: Cobra}, nil
 }
 
 // releaseOps is the size of history, in operations, from which reading
@@ -282,78 +238,6 @@ func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*hist
 	return readStream(ctx, r, name, f, inputSize(r))
 }
 
-// readBufSize is the size of the read buffer for large or unknown inputs;
-// smaller inputs get a buffer their size, but at least minReadBufSize.
-const (
-	readBufSize    = 1 << 20
-	minReadBufSize = 4 << 10
-)
-
-// inputSize returns the size of r when it is known, or -1.
-func inputSize(r io.Reader) int64 {
-	switch r := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		return int64(r.Len())
-	case *os.File:
-		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
-			return st.Size()
-		}
-	}
-	return -1
-}
-
-// bufSize returns the size of the read buffer for an input of size bytes
-// (-1 if unknown).
-func bufSize(size int64) int {
-	n := int64(readBufSize)
-	if size >= 0 {
-		n = size + 1
-	}
-	return int(min(max(n, minReadBufSize), readBufSize))
-}
-
-// stopReader reads through a progress meter, so that reading fails with
-// the meter's reason once its context has ended, and counts the bytes read.
-type stopReader struct {
-	m *progress.Meter
-	r io.Reader
-	n int64
-}
-
-func newStopReader(m *progress.Meter, r io.Reader) *stopReader {
-	return &stopReader{m: m, r: progress.Reader(m, r)}
-}
-
-func (s *stopReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.n += int64(n)
-	if err != nil && err != io.EOF {
-		// A read interrupted by the deadline set when ctx ended fails
-		// with os.ErrDeadlineExceeded: report the context's reason.
-		if stop := s.m.Err(); stop != nil {
-			err = stop
-		}
-	}
-	return n, err
-}
-
-// stopError is the error of a read stopped from outside after n bytes.
-func stopError(name string, n int64, cause error) error {
-	return fmt.Errorf("read %s: stopped after %d bytes: %w", name, n, cause)
-}
-
-// stopped returns err, or a stop error if the reading was stopped from
-// outside.
-func stopped(name string, sr *stopReader, err error) error {
-	if cause := sr.m.Err(); cause != nil {
-		return stopError(name, sr.n, cause)
-	}
-	if progress.Stopped(err) {
-		return stopError(name, sr.n, err)
-	}
-	return err
-}
-
 // readStream reads a history in format f (not Cobra) from r, an input of
 // size bytes (-1 if unknown).
 func readStream(ctx context.Context, r io.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
@@ -400,20 +284,34 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 		}
 		return h, &Info{Format: f}, nil
 	case DBCop:
-		return readDBCop(m, br, name, size)
-	case EDN:
-		return readEDN(m, br, name, size)
-	case ElleJSON:
-		return readElleJSON(m, br, name, size)
-	case Cobra: // a single log, detected
-		b := newCobraBuilder()
-		cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
-		if err := cr.readLog(br, name, b.AddFile(name), b.Session(cobraSession(name))); err != nil {
+		h, hdr, failed, err := readDBCop(m, br, name, size)
+		if err != nil {
 			return nil, nil, err
 		}
-		return b.History(), &Info{Format: Cobra}, nil
+		return h, &Info{Format: DBCop, FailedEvents: failed, DBCop: hdr}, nil
+	case EDN, ElleJSON:
+		read := readEDN
+		if f == ElleJSON {
+			read = readElleJSON
+		}
+		h, s, err := read(m, br, name, size)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, jepsenInfo(f, s), nil
+	case Cobra: // a single log, detected
+		h, err := readCobraLog(br, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, &Info{Format: Cobra}, nil
 	}
 	return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
+}
+
+// jepsenInfo describes a Jepsen history read in format f.
+func jepsenInfo(f Format, s jepsenStats) *Info {
+	return &Info{Format: f, SkippedOps: s.SkippedOps, NoProcess: s.NoProcess, NoInvoke: s.NoInvoke, OtherOps: s.OtherOps}
 }
 
 // emptyHistory returns a history of no transaction read from name.

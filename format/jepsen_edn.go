@@ -37,20 +37,20 @@ func (r *jepsenReader) ednEvent(x any, line int) error {
 
 // readEDN reads a Jepsen EDN history: event maps at top level, or in one
 // vector or list.
-func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, *Info, error) {
+func readEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, jepsenStats, error) {
 	r := newJepsenReader(name)
 	if size > 0 {
 		r.b.Grow(int(size/300), int(size/80))
 	}
 	r.grow(size / 300)
 	if err := r.readEDN(m, br); err != nil {
-		return nil, nil, err
+		return nil, jepsenStats{}, err
 	}
 	h, err := r.finish()
 	if err != nil {
-		return nil, nil, err
+		return nil, jepsenStats{}, err
 	}
-	return h, r.info(EDN), nil
+	return h, r.stats(), nil
 }
 
 // readEDN reads the events of a Jepsen EDN history into r.

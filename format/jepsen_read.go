@@ -483,13 +483,20 @@ func firstEvent(inv, comp *jepsenEvent) *jepsenEvent {
 	return comp
 }
 
-// info describes what was read.
-func (r *jepsenReader) info(f Format) *Info {
-	info := &Info{Format: f, SkippedOps: r.skipped, NoProcess: r.noProcess, NoInvoke: r.noInvoke}
+// jepsenStats counts what a Jepsen reader skipped or inferred; the
+// fields are those of the same name of Info.
+type jepsenStats struct {
+	SkippedOps, NoProcess, NoInvoke int
+	OtherOps                        map[string]int
+}
+
+// stats describes what was read.
+func (r *jepsenReader) stats() jepsenStats {
+	s := jepsenStats{SkippedOps: r.skipped, NoProcess: r.noProcess, NoInvoke: r.noInvoke}
 	if len(r.other) > 0 {
-		info.OtherOps = maps.Clone(r.other)
+		s.OtherOps = maps.Clone(r.other)
 	}
-	return info
+	return s
 }
 
 // clockError is the error of a clock that runs backwards.

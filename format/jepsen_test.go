@@ -81,38 +81,6 @@ session 3: 4
 `
 )
 
-// jdump is dump with, after each read of a list history, the list it
-// returned.
-func jdump(h *history.History, withPos bool) string {
-	if !h.Lists {
-		return dump(h, withPos)
-	}
-	lines := strings.Split(dump(h, withPos), "\n")
-	first := 1 + len(h.Sessions) // the line of transaction 0
-	for t := range h.Txns {
-		tx := &h.Txns[t]
-		head, _, _ := strings.Cut(lines[first+t], ": ")
-		var sb strings.Builder
-		sb.WriteString(head)
-		sb.WriteString(":")
-		for i, op := range h.OpsOf(t) {
-			fmt.Fprintf(&sb, " %v(%s,%s)", op.Kind, h.FormatKey(op.Key), h.FormatValue(op.Value))
-			if op.Kind == history.Read {
-				sb.WriteString("[")
-				for j, v := range h.ListOf(tx.OpStart + int32(i)) {
-					if j > 0 {
-						sb.WriteString(" ")
-					}
-					sb.WriteString(h.FormatValue(v))
-				}
-				sb.WriteString("]")
-			}
-		}
-		lines[first+t] = sb.String()
-	}
-	return strings.Join(lines, "\n")
-}
-
 func TestReadEDN(t *testing.T) {
 	h, info, err := ReadInfo(strings.NewReader(ednRegister), "h.edn", EDN)
 	if err != nil {

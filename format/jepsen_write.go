@@ -180,37 +180,6 @@ func txnOrder(h *history.History) []int32 {
 	return out
 }
 
-// integerNames gives each of n names an integer: its own when it is a
-// canonical decimal int64 not taken, else the smallest non-negative one no
-// name has.
-func integerNames(names []string, n int) []int64 {
-	out := make([]int64, n)
-	used := make(map[int64]bool, n)
-	var others []int
-	for i := range n {
-		name := ""
-		if i < len(names) {
-			name = names[i]
-		}
-		v, err := strconv.ParseInt(name, 10, 64)
-		if err == nil && strconv.FormatInt(v, 10) == name && !used[v] {
-			out[i] = v
-			used[v] = true
-		} else {
-			others = append(others, i)
-		}
-	}
-	next := int64(0)
-	for _, i := range others {
-		for used[next] {
-			next++
-		}
-		out[i] = next
-		used[next] = true
-	}
-	return out
-}
-
 // event appends the invocation (or the completion, if comp) of
 // transaction t.
 func (jw *jepsenWriter) event(b []byte, t int, comp, withTime bool, id int64) []byte {

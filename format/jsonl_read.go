@@ -2,7 +2,6 @@ package format
 
 import (
 	"fmt"
-	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -26,14 +25,6 @@ import (
 //
 // The reader below is a hand-written scanner for exactly this shape: it is
 // several times faster than encoding/json and allocates only for new names.
-
-// maxNativeInt bounds the integer values of the native format: |v| must be
-// below it, so that integers never collide with interned strings
-// (history.StringBase) or history.Null.
-const maxNativeInt = 1 << 62
-
-// maxOps is the most operations a history can hold (Txn.OpStart is an int32).
-const maxOps = math.MaxInt32
 
 type jsonlReader struct {
 	b    *history.Builder

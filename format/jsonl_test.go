@@ -1,7 +1,6 @@
 package format
 
 import (
-	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -189,45 +188,6 @@ func TestReadJSONLErrors(t *testing.T) {
 	}
 }
 
-func TestLongLines(t *testing.T) {
-	line := `{"session":0,"ops":[` + strings.Repeat(`["w","k",1],`, 100) + `["r","k",1]]}` + "\n"
-	for _, max := range []int{len(line) - 1, len(line), len(line) + 1, 10 * len(line)} {
-		for _, size := range []int{16, 100, 4096} {
-			for _, final := range []string{"", "\n"} {
-				in := "\n" + line + line[:len(line)-1] + final
-				r := &jsonlReader{b: history.NewBuilder(history.Null, "x"), name: "x",
-					keys: map[string]history.Key{}, vals: map[string]history.Value{}, sess: map[string]int32{}}
-				lr := newLineReader(bufio.NewReaderSize(strings.NewReader(in), size), "x")
-				lr.max = max
-				n := 0
-				var err error
-				for {
-					var l []byte
-					l, err = lr.next()
-					if err != nil {
-						break
-					}
-					if !isBlank(l) {
-						if err = r.parseLine(l, lr.line); err != nil {
-							break
-						}
-						n++
-					}
-				}
-				if max < len(line)-1 {
-					if e, ok := err.(*Error); !ok || e.Line != 2 || !strings.Contains(e.Msg, "line longer than") {
-						t.Errorf("max %d size %d: got %v, want a long line error on line 2", max, size, err)
-					}
-					continue
-				}
-				if err != io.EOF || n != 2 {
-					t.Errorf("max %d size %d: got %d transactions and %v", max, size, n, err)
-				}
-			}
-		}
-	}
-}
-
 func TestWriteJSONL(t *testing.T) {
 	b := history.NewBuilder(history.Null, "gen")
 	s0, s1 := b.Session("west"), b.IntSession(3)
@@ -252,50 +212,6 @@ func TestWriteJSONL(t *testing.T) {
 	if a, b := dump(h, false), dump(h2, false); a != b {
 		t.Errorf("round trip changed the history:\n%s\nto\n%s", a, b)
 	}
-}
-
-// randomHistory builds a random native history.
-func randomHistory(rng *rand.Rand, txns, ops int) *history.History {
-	b := history.NewBuilder(history.Null, "random")
-	var buf []history.Op
-	for i := 0; i < txns; i++ {
-		var s int32
-		if rng.IntN(2) == 0 {
-			s = b.IntSession(int64(rng.IntN(5)))
-		} else {
-			s = b.Session("s" + strconv.Itoa(rng.IntN(5)))
-		}
-		buf = buf[:0]
-		for j := rng.IntN(ops + 1); j > 0; j-- {
-			var op history.Op
-			if rng.IntN(2) == 0 {
-				op.Key = b.IntKey(rng.Int64N(100) - 50)
-			} else {
-				op.Key = b.Key("k\"\\é" + strconv.Itoa(rng.IntN(100)))
-			}
-			switch rng.IntN(4) {
-			case 0:
-				op.Value = history.Value(rng.Int64N(1<<62) - 1<<61)
-			case 1:
-				op.Value = b.StringValue("v\n" + strconv.Itoa(rng.IntN(1000)))
-			case 2:
-				op.Value = history.Null
-			default:
-				op.Value = history.Value(rng.IntN(10))
-			}
-			if op.Value != history.Null && rng.IntN(2) == 0 {
-				op.Kind = history.Write
-			}
-			buf = append(buf, op)
-		}
-		tx := history.Txn{ID: "t" + strconv.Itoa(i), Session: s, Status: history.Status(rng.IntN(3)), Start: history.NoTime, End: history.NoTime}
-		if rng.IntN(2) == 0 {
-			tx.Start = rng.Int64N(1000) - 500
-			tx.End = tx.Start + rng.Int64N(100)
-		}
-		b.AddTxn(tx, buf)
-	}
-	return b.History()
 }
 
 func TestJSONLRoundTrip(t *testing.T) {
@@ -369,28 +285,6 @@ func TestWriteJSONLErrors(t *testing.T) {
 	if err := Write(io.Discard, b.History(), JSONL); err == nil || !strings.Contains(err.Error(), "UTF-8") {
 		t.Errorf("bad key: got %v", err)
 	}
-}
-
-// dumpLists renders what dump leaves out of a history of lists: the lists
-// read and the stated version orders.
-func dumpLists(h *history.History) string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "lists %v\n", h.Lists)
-	for _, lr := range h.ListReads {
-		fmt.Fprintf(&b, "op %d reads", lr.Op)
-		for _, v := range lr.Values {
-			fmt.Fprintf(&b, " %s", h.FormatValue(v))
-		}
-		b.WriteByte('\n')
-	}
-	for _, o := range h.Orders {
-		fmt.Fprintf(&b, "order %s:", h.FormatKey(o.Key))
-		for _, v := range o.Values {
-			fmt.Fprintf(&b, " %s", h.FormatValue(v))
-		}
-		b.WriteByte('\n')
-	}
-	return b.String()
 }
 
 func TestReadJSONLLists(t *testing.T) {

@@ -139,7 +139,7 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 // histories, seconds each, under make test-long.
 func TestRoundTripVerdictsCorpus(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
-	paths = keyValueExamples(paths)
+	paths = format.KeyValueExamples(paths)
 	dir := corpus.Dir(t)
 	paths = append(paths, filepath.Join(dir, "polysi", "galera.txt"), filepath.Join(dir, "polysi", "yugabyte.txt"))
 	if !testing.Short() {
@@ -207,7 +207,7 @@ func TestRoundTripVerdictsGenerated(t *testing.T) {
 // are strings, to text and dbcop.
 func TestConvertExamples(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
-	paths = keyValueExamples(paths)
+	paths = format.KeyValueExamples(paths)
 	if err != nil || len(paths) == 0 {
 		t.Skip("no examples")
 	}

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"log"
 	"os"
-	"slices"
 	"strings"
 
 	"github.com/isocheck/isocheck/format"
@@ -52,13 +51,4 @@ func ExampleReadSQL() {
 	// {"session":0,"id":"t1","level":"SER","events":[{"select":"kv","where":"k = 1 OR v > 3","rows":[{"key":1,"id":"init-1"}]},{"update":"kv","where":"v < 3","rows":[{"key":1,"read":"init-1","id":"t1-b","row":{"k":1,"v":3}}]}]}
 	// {"session":1,"id":"T1","level":"RC","events":[{"delete":"kv","rows":[{"key":1,"read":"t1-b","id":"gone"}]}]}
 	// bad.jsonl:1: column 69: events[0].rows[0]: an update's row needs "read", the version it matched
-}
-
-// keyValueExamples drops the SQL histories (examples/sql-*.jsonl) from
-// paths, leaving the key-value ones.
-func keyValueExamples(paths []string) []string {
-	return slices.DeleteFunc(paths, func(p string) bool {
-		f, err := format.Detect(p)
-		return err == nil && f == format.SQL
-	})
 }

@@ -531,7 +531,7 @@ func (r *sqlReader) value(what string) (predicate.Value, error) {
 		return predicate.String(string(s)), err
 	case c == '-' || c >= '0' && c <= '9':
 		start := p.i
-		text, err := p.sqlNumber()
+		text, err := sqlNumber(p)
 		if err != nil {
 			return predicate.Value{}, err
 		}
@@ -551,8 +551,8 @@ func (r *sqlReader) value(what string) (predicate.Value, error) {
 	return predicate.Value{}, p.errorf("%s must be a string, a number, a boolean or null, got %s", cut(what), p.describe())
 }
 
-// sqlNumber scans a JSON number and returns its text.
-func (p *scanner) sqlNumber() ([]byte, error) {
+// sqlNumber scans a JSON number with p and returns its text.
+func sqlNumber(p *scanner) ([]byte, error) {
 	start := p.i
 	digits := func() int {
 		n := 0
@@ -599,7 +599,7 @@ func (r *sqlReader) parseKey(what string) (string, error) {
 		s, err := p.str()
 		return string(s), err
 	case c == '-' || c >= '0' && c <= '9':
-		s, err := p.sqlNumber()
+		s, err := sqlNumber(p)
 		return string(s), err
 	case c == '[':
 		var b []byte
@@ -615,7 +615,7 @@ func (r *sqlReader) parseKey(what string) (string, error) {
 				b = appendJSONString(b, string(s))
 				return err
 			case c == '-' || c >= '0' && c <= '9':
-				s, err := p.sqlNumber()
+				s, err := sqlNumber(p)
 				b = append(b, s...)
 				return err
 			}

@@ -492,13 +492,3 @@ func appendTextOp(line []byte, kind history.OpKind, key, value uint64, session, 
 	line = strconv.AppendInt(line, id, 10)
 	return append(line, ")\n"...)
 }
-
-// canonicalNonNeg parses s if it is the canonical decimal form of a
-// non-negative int64.
-func canonicalNonNeg(s string) (int64, bool) {
-	n, err := strconv.ParseInt(s, 10, 64)
-	if err != nil || n < 0 || strconv.FormatInt(n, 10) != s {
-		return 0, false
-	}
-	return n, true
-}
