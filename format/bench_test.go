@@ -1,4 +1,4 @@
-package format
+package format_test
 
 import (
 	"bytes"
@@ -8,12 +8,14 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/history"
 )
 
 func BenchmarkReadJSONL(b *testing.B) {
 	var buf bytes.Buffer
-	if err := Write(&buf, benchHistory(100_000, 15), JSONL); err != nil {
+	if err := format.Write(&buf, formattest.BenchHistory(100_000, 15), format.JSONL); err != nil {
 		b.Fatal(err)
 	}
 	data := buf.Bytes()
@@ -21,16 +23,16 @@ func BenchmarkReadJSONL(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Read(bytes.NewReader(data), "bench.jsonl", JSONL); err != nil {
+		if _, err := format.Read(bytes.NewReader(data), "bench.jsonl", format.JSONL); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkWriteJSONL(b *testing.B) {
-	h := benchHistory(100_000, 15)
+	h := formattest.BenchHistory(100_000, 15)
 	var buf bytes.Buffer
-	if err := Write(&buf, h, JSONL); err != nil {
+	if err := format.Write(&buf, h, format.JSONL); err != nil {
 		b.Fatal(err)
 	}
 	b.SetBytes(int64(buf.Len()))
@@ -38,14 +40,14 @@ func BenchmarkWriteJSONL(b *testing.B) {
 	b.ResetTimer()
 	for b.Loop() {
 		buf.Reset()
-		if err := Write(&buf, h, JSONL); err != nil {
+		if err := format.Write(&buf, h, format.JSONL); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkReadDBCop(b *testing.B) {
-	data, err := os.ReadFile(corpus(b, "polysi", "20_100_15_10000_0.5_zipf__hist-00000.bincode"))
+	data, err := os.ReadFile(formattest.Corpus(b, "polysi", "20_100_15_10000_0.5_zipf__hist-00000.bincode"))
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -53,14 +55,14 @@ func BenchmarkReadDBCop(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := Read(bytes.NewReader(data), "bench.bincode", DBCop); err != nil {
+		if _, err := format.Read(bytes.NewReader(data), "bench.bincode", format.DBCop); err != nil {
 			b.Fatal(err)
 		}
 	}
 }
 
 func BenchmarkReadCobra(b *testing.B) {
-	dir := corpus(b, "polysi", "cobra-tpcc")
+	dir := formattest.Corpus(b, "polysi", "cobra-tpcc")
 	logs, err := filepath.Glob(filepath.Join(dir, "T*.log"))
 	if err != nil {
 		b.Fatal(err)
@@ -77,7 +79,7 @@ func BenchmarkReadCobra(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for b.Loop() {
-		if _, err := ReadFile(dir, Cobra); err != nil {
+		if _, err := format.ReadFile(dir, format.Cobra); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -121,9 +123,9 @@ func BenchmarkReadUniform(b *testing.B) {
 	}
 	for _, n := range sizes {
 		h := uniformHistory(n)
-		for _, f := range []Format{JSONL, DBCop, Text} {
+		for _, f := range []format.Format{format.JSONL, format.DBCop, format.Text} {
 			var buf bytes.Buffer
-			if err := Write(&buf, h, f); err != nil {
+			if err := format.Write(&buf, h, f); err != nil {
 				b.Fatal(err)
 			}
 			data := buf.Bytes()
@@ -132,7 +134,7 @@ func BenchmarkReadUniform(b *testing.B) {
 				b.ReportAllocs()
 				n, cpu := 0, -cpuTime()
 				for b.Loop() {
-					if _, err := Read(bytes.NewReader(data), "bench", f); err != nil {
+					if _, err := format.Read(bytes.NewReader(data), "bench", f); err != nil {
 						b.Fatal(err)
 					}
 					n++

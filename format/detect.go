@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,7 +20,7 @@ import (
 // (a pipe) is read once.
 
 // sniffLen is how many bytes Detect looks at.
-const sniffLen = 64 << 10
+const SniffLen = 64 << 10
 
 // Detect guesses the format of the file or directory at path from its
 // content:
@@ -54,12 +57,12 @@ func Detect(path string) (Format, error) {
 // detectFile is Detect of the file or directory at path, of FileInfo st.
 func detectFile(path string, st os.FileInfo) (Format, error) {
 	if st.IsDir() {
-		logs, err := cobraLogs(path)
+		logs, err := cobra.Logs(path)
 		if err != nil {
 			return "", err
 		}
 		if len(logs) == 0 {
-			return "", fileError(path, "cannot detect the format: directory holds no Cobra T*.log files")
+			return "", scan.FileError(path, "cannot detect the format: directory holds no Cobra T*.log files")
 		}
 		return Cobra, nil
 	}
@@ -68,7 +71,7 @@ func detectFile(path string, st os.FileInfo) (Format, error) {
 		return "", err
 	}
 	defer file.Close()
-	f, _, err := detectStream(bufio.NewReaderSize(file, sniffLen), path)
+	f, _, err := detectStream(bufio.NewReaderSize(file, SniffLen), path)
 	return f, err
 }
 
@@ -78,7 +81,7 @@ func detectFile(path string, st os.FileInfo) (Format, error) {
 // only past blank lines), and recognises a Cobra log only when name ends
 // in ".log".
 func DetectBytes(name string, data []byte) (Format, error) {
-	f, _, err := detectStream(bufio.NewReaderSize(bytes.NewReader(data), sniffLen), name)
+	f, _, err := detectStream(bufio.NewReaderSize(bytes.NewReader(data), SniffLen), name)
 	return f, err
 }
 
@@ -105,37 +108,37 @@ func Resolve(path string, f Format) (Format, error) {
 // detectStream detects the format of the input in br from its first bytes.
 // When they are all blank, it reads on to the first line that is not and
 // returns the line reader positioned on it.
-func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
-	n := min(sniffLen, br.Size())
+func detectStream(br *bufio.Reader, name string) (Format, *scan.LineReader, error) {
+	n := min(SniffLen, br.Size())
 	head, err := br.Peek(n)
 	if err != nil && err != io.EOF {
-		return "", nil, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
+		return "", nil, &scan.Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
 	}
-	if !isBlankInput(head) {
-		f, err := sniff(name, head, isLogName(name))
+	if !scan.IsBlankInput(head) {
+		f, err := Sniff(name, head, isLogName(name))
 		return f, nil, err
 	}
 	if len(head) < n {
 		return Empty, nil, nil // all of the input is blank
 	}
 	// A long run of blank lines: only text formats start that way.
-	lr := newLineReader(br, name)
-	line, err := lr.nextContent()
+	lr := scan.NewLineReader(br, name)
+	line, err := lr.NextContent()
 	if err == io.EOF {
 		return Empty, nil, nil
 	}
 	if err != nil {
 		return "", nil, err
 	}
-	lr.unread()
-	f, err := sniff(name, line, false)
+	lr.Unread()
+	f, err := Sniff(name, line, false)
 	if err != nil {
-		e := err.(*Error)
-		e.Line = lr.line
+		e := err.(*scan.Error)
+		e.Line = lr.Line
 		return "", nil, e
 	}
 	if f != JSONL && f != Text && f != SQL {
-		return "", nil, lineError(name, lr.line, "cannot detect the format: a %s input cannot start with blank lines", f)
+		return "", nil, scan.LineError(name, lr.Line, "cannot detect the format: a %s input cannot start with blank lines", f)
 	}
 	return f, lr, nil
 }
@@ -144,11 +147,11 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 
 // sniff guesses the format of an input from its first bytes. A Cobra log
 // is recognised only if isLog.
-func sniff(name string, head []byte, isLog bool) (Format, error) {
-	if looksLikeDBCop(head) {
+func Sniff(name string, head []byte, isLog bool) (Format, error) {
+	if dbcop.LooksLike(head) {
 		return DBCop, nil
 	}
-	if isLog && looksLikeCobra(head) {
+	if isLog && cobra.LooksLike(head) {
 		return Cobra, nil
 	}
 	s := head
@@ -156,7 +159,7 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 		s = s[3:]
 	}
 	i := 0
-	for i < len(s) && isSpace(s[i]) {
+	for i < len(s) && scan.IsSpace(s[i]) {
 		i++
 	}
 	if i < len(s) {
@@ -186,14 +189,14 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 			}
 		}
 	}
-	return "", fileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object, nor r(...)/w(...), nor a Jepsen EDN history; give the format explicitly")
+	return "", scan.FileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object, nor r(...)/w(...), nor a Jepsen EDN history; give the format explicitly")
 }
 
 // sniffJepsen tells a Jepsen history, EDN or ElleJSON, from the start of
 // an input s, past blanks.
 func sniffJepsen(s []byte) (Format, bool) {
 	skip := func(s []byte) []byte {
-		for len(s) > 0 && (isSpace(s[0]) || s[0] == ',') {
+		for len(s) > 0 && (scan.IsSpace(s[0]) || s[0] == ',') {
 			s = s[1:]
 		}
 		return s
@@ -256,23 +259,23 @@ func sniffSQL(s []byte) bool {
 	if i := slices.Index(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	p := &scanner{s: s}
-	p.eat('{')
+	p := &scan.Scanner{S: s}
+	p.Eat('{')
 	for {
-		p.ws()
-		name, err := p.str()
+		p.Ws()
+		name, err := p.Str()
 		if err != nil {
 			return false
 		}
 		if string(name) == "events" || string(name) == "init" {
 			return true
 		}
-		p.ws()
-		if !p.eat(':') || !p.skipValue() {
+		p.Ws()
+		if !p.Eat(':') || !p.SkipValue() {
 			return false
 		}
-		p.ws()
-		if !p.eat(',') {
+		p.Ws()
+		if !p.Eat(',') {
 			return false
 		}
 	}

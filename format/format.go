@@ -10,6 +10,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/scan"
+	"github.com/isocheck/isocheck/format/jepsen"
+	"github.com/isocheck/isocheck/format/jsonl"
+	"github.com/isocheck/isocheck/format/sqljsonl"
+	"github.com/isocheck/isocheck/format/text"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 )
@@ -69,6 +76,13 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn, elle-json or sql)", s)
 }
 
+// Error is an error in the content of an input, which every reader
+// returns for a problem of the input: it gives the file and the line (text
+// formats), the byte offset (binary formats) or neither (the input as a
+// whole) of the problem. Its Error method renders it as "file:line: msg",
+// "file: byte offset N: msg" or "file: msg".
+type Error = scan.Error
+
 // Info describes how a history was read.
 type Info struct {
 	// Format is the format the history was read in: the one asked for, or
@@ -80,7 +94,7 @@ type Info struct {
 	// failed events are absent. It is nil for other formats.
 	FailedEvents map[int]int
 	// DBCop is the header of a DBCop file, nil for other formats.
-	DBCop *DBCopHeader
+	DBCop *dbcop.Header
 	// SkippedOps counts the events of a Jepsen history (EDN, ElleJSON)
 	// that were skipped because their process is not a client (:nemesis,
 	// or any :process that is not an integer). It is 0 for other formats.
@@ -100,18 +114,6 @@ type Info struct {
 	// for ReadRegisterOps. It is nil when there are none. Names longer
 	// than a message can hold are cut short.
 	OtherOps map[string]int
-}
-
-// DBCopHeader is the header of a dbcop bincode file. The counts are the
-// parameters the history was generated with.
-type DBCopHeader struct {
-	ID           uint64
-	Nodes        uint64 // number of sessions
-	Variables    uint64 // number of variables (keys)
-	Transactions uint64 // transactions per session
-	Events       uint64 // events per transaction
-	Info         string // the database, e.g. "CockroachDB"
-	Start, End   string // timestamps of the recording
 }
 
 // ReadFile reads the history in the file or (for Cobra) directory at path.
@@ -143,12 +145,12 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	case Cobra:
 		return readCobraInfo(ctx, path)
 	case SQL:
-		return nil, nil, errSQL(path, false)
+		return nil, nil, sqljsonl.NotKeyValueError(path, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", path, f)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, stopError(path, 0, context.Cause(ctx))
+		return nil, nil, scan.StopError(path, 0, context.Cause(ctx))
 	}
 	if f == Auto {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
@@ -175,7 +177,7 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 
 // readCobraInfo reads the Cobra log directory or file at path.
 func readCobraInfo(ctx context.Context, path string) (*history.History, *Info, error) {
-	h, err := readCobra(ctx, path)
+	h, err := cobra.Read(ctx, path)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -194,7 +196,7 @@ func openInput(path string, f Format) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	if st.IsDir() {
-		return nil, 0, fileError(path, "is a directory, not a %s file", f)
+		return nil, 0, scan.FileError(path, "is a directory, not a %s file", f)
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -231,30 +233,30 @@ func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*hist
 	case Cobra:
 		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
 	case SQL:
-		return nil, nil, errSQL(name, false)
+		return nil, nil, sqljsonl.NotKeyValueError(name, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
 	}
-	return readStream(ctx, r, name, f, inputSize(r))
+	return readStream(ctx, r, name, f, scan.InputSize(r))
 }
 
 // readStream reads a history in format f (not Cobra) from r, an input of
 // size bytes (-1 if unknown).
 func readStream(ctx context.Context, r io.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
 	m := progress.Start(ctx, "parse", max(size, 0), "bytes")
-	sr := newStopReader(m, r)
-	h, info, err := readBuffered(m, bufio.NewReaderSize(sr, bufSize(size)), name, f, size)
+	sr := scan.NewStopReader(m, r)
+	h, info, err := readBuffered(m, bufio.NewReaderSize(sr, scan.BufSize(size)), name, f, size)
 	if err != nil {
-		return nil, nil, stopped(name, sr, err)
+		return nil, nil, scan.Stopped(name, sr, err)
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, stopError(name, sr.n, err)
+		return nil, nil, scan.StopError(name, sr.N, err)
 	}
 	return h, info, nil
 }
 
 func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
-	var lr *lineReader
+	var lr *scan.LineReader
 	if f == Auto {
 		var err error
 		if f, lr, err = detectStream(br, name); err != nil {
@@ -263,36 +265,36 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 	}
 	switch f {
 	case Empty:
-		return emptyHistory(name), &Info{Format: Empty}, nil
+		return EmptyHistory(name), &Info{Format: Empty}, nil
 	case SQL:
-		return nil, nil, errSQL(name, true)
+		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case JSONL, Text:
 		if lr == nil {
-			lr = newLineReader(br, name)
+			lr = scan.NewLineReader(br, name)
 		}
 		var (
 			h   *history.History
 			err error
 		)
 		if f == JSONL {
-			h, err = readJSONL(m, lr, size)
+			h, err = jsonl.Read(m, lr, size)
 		} else {
-			h, err = readText(m, lr, size)
+			h, err = text.Read(m, lr, size)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		return h, &Info{Format: f}, nil
 	case DBCop:
-		h, hdr, failed, err := readDBCop(m, br, name, size)
+		h, hdr, failed, err := dbcop.Read(m, br, name, size)
 		if err != nil {
 			return nil, nil, err
 		}
 		return h, &Info{Format: DBCop, FailedEvents: failed, DBCop: hdr}, nil
 	case EDN, ElleJSON:
-		read := readEDN
+		read := jepsen.ReadEDN
 		if f == ElleJSON {
-			read = readElleJSON
+			read = jepsen.ReadElleJSON
 		}
 		h, s, err := read(m, br, name, size)
 		if err != nil {
@@ -300,7 +302,7 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 		}
 		return h, jepsenInfo(f, s), nil
 	case Cobra: // a single log, detected
-		h, err := readCobraLog(br, name)
+		h, err := cobra.ReadLog(br, name)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -310,12 +312,12 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 }
 
 // jepsenInfo describes a Jepsen history read in format f.
-func jepsenInfo(f Format, s jepsenStats) *Info {
+func jepsenInfo(f Format, s jepsen.Stats) *Info {
 	return &Info{Format: f, SkippedOps: s.SkippedOps, NoProcess: s.NoProcess, NoInvoke: s.NoInvoke, OtherOps: s.OtherOps}
 }
 
 // emptyHistory returns a history of no transaction read from name.
-func emptyHistory(name string) *history.History {
+func EmptyHistory(name string) *history.History {
 	return history.NewBuilder(history.Null, name).History()
 }
 
@@ -372,15 +374,15 @@ func Write(w io.Writer, h *history.History, f Format) error {
 	var err error
 	switch f {
 	case JSONL:
-		err = writeJSONL(bw, h)
+		err = jsonl.Write(bw, h)
 	case Text:
-		err = writeText(bw, h)
+		err = text.Write(bw, h)
 	case DBCop:
-		err = writeDBCop(bw, h)
+		err = dbcop.Write(bw, h)
 	case EDN:
-		err = writeEDN(bw, h)
+		err = jepsen.WriteEDN(bw, h)
 	case ElleJSON:
-		err = writeElleJSON(bw, h)
+		err = jepsen.WriteElleJSON(bw, h)
 	case SQL:
 		return fmt.Errorf("cannot write a key-value history in the sql format, which records SQL queries and the rows they returned: write jsonl, text, dbcop, edn or elle-json")
 	default:

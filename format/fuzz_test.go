@@ -1,7 +1,10 @@
-package format
+package format_test
 
 import (
 	"bytes"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"testing"
 )
 
@@ -10,32 +13,32 @@ import (
 func FuzzAuto(f *testing.F) {
 	f.Add([]byte(`{"session":0,"ops":[["w","x",1]]}`))
 	f.Add([]byte("w(1,1,0,0)\n"))
-	f.Add(smallDBCop())
+	f.Add(formattest.SmallDBCop())
 	f.Add([]byte(" \n\r\n"))
 	f.Add([]byte("\xEF\xBB\xBF\n{\"session\":1,\"ops\":[]}"))
-	f.Add(new(cobraLog).S(1).C(1).b)
+	f.Add(new(formattest.CobraLog).S(1).C(1).B)
 	f.Fuzz(func(t *testing.T, data []byte) {
-		h, info, err := ReadInfo(bytes.NewReader(data), "T1.log", Auto)
+		h, info, err := format.ReadInfo(bytes.NewReader(data), "T1.log", format.Auto)
 		if err != nil {
-			checkError(t, err)
+			formattest.CheckError(t, err)
 			return
 		}
-		checkConsistent(t, h)
-		if isBlankInput(data) != (info.Format == Empty) {
-			t.Fatalf("format %s of a blank input? %v", info.Format, isBlankInput(data))
+		formattest.CheckConsistent(t, h)
+		if scan.IsBlankInput(data) != (info.Format == format.Empty) {
+			t.Fatalf("format %s of a blank input? %v", info.Format, scan.IsBlankInput(data))
 		}
-		if info.Format == Empty {
+		if info.Format == format.Empty {
 			if len(h.Txns) != 0 {
 				t.Fatalf("%d transactions in an empty input", len(h.Txns))
 			}
 			return
 		}
 		// The format detected reads the input alike.
-		h2, err := Read(bytes.NewReader(data), "T1.log", info.Format)
-		if info.Format == Cobra {
-			h2, err = readCobraBytes(data)
+		h2, err := format.Read(bytes.NewReader(data), "T1.log", info.Format)
+		if info.Format == format.Cobra {
+			h2, err = formattest.ReadCobraBytes(data)
 		}
-		if err != nil || !sameHistory(h, h2) {
+		if err != nil || !formattest.SameHistory(h, h2) {
 			t.Fatalf("read as %s: %v", info.Format, err)
 		}
 	})

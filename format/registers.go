@@ -8,7 +8,12 @@ import (
 	"os"
 	"time"
 
+	"github.com/isocheck/isocheck/format/internal/scan"
+	"github.com/isocheck/isocheck/format/jepsen"
+	"github.com/isocheck/isocheck/format/jsonl"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 )
 
 // ReadRegisterOps reads the register operations of a history in format f
@@ -37,24 +42,24 @@ import (
 // effect. Sessions are processes, and start
 // and end the times, which every transaction must have (an unknown one
 // needs no end).
-func ReadRegisterOps(ctx context.Context, r io.Reader, name string, f Format) ([]RegisterOp, *Info, error) {
+func ReadRegisterOps(ctx context.Context, r io.Reader, name string, f Format) ([]register.Op, *Info, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
-	return readRegisterStream(ctx, r, name, f, inputSize(r))
+	return readRegisterStream(ctx, r, name, f, scan.InputSize(r))
 }
 
 // ReadRegisterOpsFile is ReadRegisterOps on the file at path, read as
 // ReadFileContext reads it.
-func ReadRegisterOpsFile(ctx context.Context, path string, f Format) ([]RegisterOp, *Info, error) {
+func ReadRegisterOpsFile(ctx context.Context, path string, f Format) ([]register.Op, *Info, error) {
 	if ctx == nil {
 		ctx = context.Background()
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, stopError(path, 0, context.Cause(ctx))
+		return nil, nil, scan.StopError(path, 0, context.Cause(ctx))
 	}
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, nil, fileError(path, "is a directory, which holds no register operations (they are read from Jepsen EDN, elle-cli JSON and native JSONL files)")
+		return nil, nil, scan.FileError(path, "is a directory, which holds no register operations (they are read from Jepsen EDN, elle-cli JSON and native JSONL files)")
 	}
 	file, size, err := openInput(path, f)
 	if err != nil {
@@ -65,24 +70,24 @@ func ReadRegisterOpsFile(ctx context.Context, path string, f Format) ([]Register
 	return readRegisterStream(ctx, file, path, f, size)
 }
 
-func readRegisterStream(ctx context.Context, r io.Reader, name string, f Format, size int64) ([]RegisterOp, *Info, error) {
+func readRegisterStream(ctx context.Context, r io.Reader, name string, f Format, size int64) ([]register.Op, *Info, error) {
 	if err := ctx.Err(); err != nil {
-		return nil, nil, stopError(name, 0, context.Cause(ctx))
+		return nil, nil, scan.StopError(name, 0, context.Cause(ctx))
 	}
 	m := progress.Start(ctx, "parse", max(size, 0), "bytes")
-	sr := newStopReader(m, r)
-	ops, info, err := readRegisters(m, bufio.NewReaderSize(sr, bufSize(size)), name, f, size)
+	sr := scan.NewStopReader(m, r)
+	ops, info, err := readRegisters(m, bufio.NewReaderSize(sr, scan.BufSize(size)), name, f, size)
 	if err != nil {
-		return nil, nil, stopped(name, sr, err)
+		return nil, nil, scan.Stopped(name, sr, err)
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, stopError(name, sr.n, err)
+		return nil, nil, scan.StopError(name, sr.N, err)
 	}
 	return ops, info, nil
 }
 
-func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) ([]RegisterOp, *Info, error) {
-	var lr *lineReader
+func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) ([]register.Op, *Info, error) {
+	var lr *scan.LineReader
 	if f == Auto || f == JSONL {
 		// JSONL may hold transactions or Jepsen events (isocheck lwt's
 		// own JSON lines): tell them apart.
@@ -99,28 +104,28 @@ func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, s
 	case Empty:
 		return nil, &Info{Format: Empty}, nil
 	case EDN, ElleJSON:
-		ops, s, err := readJepsenRegisters(m, br, name, f == ElleJSON)
+		ops, s, err := jepsen.ReadRegisters(m, br, name, f == ElleJSON)
 		if err != nil {
 			return nil, nil, err
 		}
 		return ops, jepsenInfo(f, s), nil
 	case JSONL:
 		if lr == nil {
-			lr = newLineReader(br, name)
+			lr = scan.NewLineReader(br, name)
 		}
-		h, err := readJSONL(m, lr, size)
+		h, err := jsonl.Read(m, lr, size)
 		if err != nil {
 			return nil, nil, err
 		}
-		ops, err := registersOf(h, name)
+		ops, err := jsonl.RegisterOps(h, name)
 		if err != nil {
 			return nil, nil, err
 		}
 		return ops, &Info{Format: JSONL}, nil
 	case SQL:
-		return nil, nil, errSQL(name, true)
+		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case Text, DBCop, Cobra:
-		return nil, nil, fileError(name, "a %s history holds no register operations: they are read from Jepsen EDN, elle-cli JSON and native JSONL", f)
+		return nil, nil, scan.FileError(name, "a %s history holds no register operations: they are read from Jepsen EDN, elle-cli JSON and native JSONL", f)
 	}
 	return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
 }

@@ -103,24 +103,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 )
 
 // Nil is the value of a register nobody has written (Jepsen's nil).
-const Nil int64 = format.RegisterNil
+const Nil int64 = register.Nil
 
 // Never is the return time of operations that never completed; the checker
 // treats the Return of every Info operation as Never.
-const Never int64 = format.NoReturn
+const Never int64 = register.NoReturn
 
 // Op is one operation on one register.
 type Op struct {
 	// Process is the client that ran the operation, -1 when unknown.
 	Process int
-	Kind    format.RegisterKind
+	Kind    register.Kind
 	// Key names the register; "" for histories of a single register.
 	Key string
 	// Value is the value read (Read; Nil for nil) or written (Write).
@@ -130,7 +130,7 @@ type Op struct {
 	// Call and Return are the invocation and completion times on one
 	// clock; Return is ignored for Info operations.
 	Call, Return int64
-	Outcome      format.Outcome
+	Outcome      register.Outcome
 	// Line is where the invocation was read (0 when not read from a file);
 	// RetLine where its completion was (0: none).
 	Line, RetLine int
@@ -140,14 +140,14 @@ type Op struct {
 func (o Op) String() string {
 	var b strings.Builder
 	switch o.Kind {
-	case format.RegisterRead:
+	case register.Read:
 		b.WriteString("read")
-		if o.Outcome == format.OutcomeOK {
+		if o.Outcome == register.OK {
 			b.WriteString(" " + FormatValue(o.Value))
 		}
-	case format.RegisterWrite:
+	case register.Write:
 		b.WriteString("write " + FormatValue(o.Value))
-	case format.RegisterCAS:
+	case register.CAS:
 		b.WriteString("cas(" + FormatValue(o.Old) + "," + FormatValue(o.New) + ")")
 	default:
 		b.WriteString(o.Kind.String())
@@ -164,7 +164,7 @@ func (o Op) String() string {
 	} else {
 		fmt.Fprintf(&b, " at [%d,", o.Call)
 	}
-	if o.Outcome == format.OutcomeInfo {
+	if o.Outcome == register.Info {
 		b.WriteString("never]")
 	} else {
 		fmt.Fprintf(&b, "%d]", o.Return)
@@ -287,7 +287,7 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	var keys [][]int32
 	for i := range ops {
 		o := &ops[i]
-		if o.Outcome != format.OutcomeInfo && o.Return < o.Call {
+		if o.Outcome != register.Info && o.Return < o.Call {
 			res.Verdict = verdict.Violated
 			res.Violation = &Violation{Key: o.Key, Op: i,
 				Reason: fmt.Sprintf("%s returned before it was called", o)}
@@ -376,11 +376,11 @@ func (e stopError) Unwrap() error { return e.err }
 // writes and Info reads say nothing.
 func participates(o *Op) bool {
 	switch o.Kind {
-	case format.RegisterRead:
-		return o.Outcome == format.OutcomeOK
-	case format.RegisterWrite:
-		return o.Outcome != format.OutcomeFail
-	case format.RegisterCAS:
+	case register.Read:
+		return o.Outcome == register.OK
+	case register.Write:
+		return o.Outcome != register.Fail
+	case register.CAS:
 		return true
 	}
 	return false
@@ -388,7 +388,7 @@ func participates(o *Op) bool {
 
 // ret is o's return time, Never for Info operations.
 func ret(o *Op) int64 {
-	if o.Outcome == format.OutcomeInfo {
+	if o.Outcome == register.Info {
 		return Never
 	}
 	return o.Return
@@ -397,9 +397,9 @@ func ret(o *Op) int64 {
 // writes reports whether o writes a value when it takes effect, and which.
 func writes(o *Op) (int64, bool) {
 	switch {
-	case o.Kind == format.RegisterWrite && o.Outcome != format.OutcomeFail:
+	case o.Kind == register.Write && o.Outcome != register.Fail:
 		return o.Value, true
-	case o.Kind == format.RegisterCAS && o.Outcome != format.OutcomeFail:
+	case o.Kind == register.CAS && o.Outcome != register.Fail:
 		return o.New, true
 	}
 	return 0, false

@@ -7,6 +7,7 @@ import (
 	"io"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/register"
 )
 
 // Reading histories.
@@ -120,10 +121,10 @@ func formatOf(opts ReadOptions) format.Format {
 // process get Process -1; those without an invocation Call math.MinInt64
 // (format.NoCall): they may have been invoked any time before they
 // returned.
-func FromRegisterOps(rops []format.RegisterOp, fail FailMeaning) []Op {
+func FromRegisterOps(rops []register.Op, fail FailMeaning) []Op {
 	ops := make([]Op, 0, len(rops))
 	for _, r := range rops {
-		if r.Outcome == format.OutcomeFail && fail == FailAbsent {
+		if r.Outcome == register.Fail && fail == FailAbsent {
 			continue
 		}
 		o := Op{Process: int(r.Process), Kind: r.Kind, Key: r.Key, Value: r.Value, Old: r.Old, New: r.New,
@@ -131,7 +132,7 @@ func FromRegisterOps(rops []format.RegisterOp, fail FailMeaning) []Op {
 		if r.Process < 0 || int64(int(r.Process)) != r.Process {
 			o.Process = -1
 		}
-		if o.Outcome == format.OutcomeInfo {
+		if o.Outcome == register.Info {
 			o.Return = Never
 		}
 		ops = append(ops, o)

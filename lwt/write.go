@@ -9,8 +9,8 @@ import (
 	"slices"
 	"strconv"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
+	"github.com/isocheck/isocheck/register"
 )
 
 // timeline returns the invocations and completions of ops in time order;
@@ -19,7 +19,7 @@ func timeline(ops []Op) []timelineEvent {
 	evs := make([]timelineEvent, 0, 2*len(ops))
 	for i := range ops {
 		evs = append(evs, timelineEvent{ops[i].Call, false, i})
-		if ops[i].Outcome != format.OutcomeInfo {
+		if ops[i].Outcome != register.Info {
 			evs = append(evs, timelineEvent{ops[i].Return, true, i})
 		}
 	}
@@ -37,14 +37,14 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 		o := &ops[e.op]
 		typ, value := "invoke", ""
 		switch o.Kind {
-		case format.RegisterRead:
+		case register.Read:
 			value = "null"
 			if e.ret {
 				value = jsonValue(o.Value)
 			}
-		case format.RegisterWrite:
+		case register.Write:
 			value = jsonValue(o.Value)
-		case format.RegisterCAS:
+		case register.CAS:
 			value = "[" + jsonValue(o.Old) + "," + jsonValue(o.New) + "]"
 		}
 		if e.ret {
@@ -69,14 +69,14 @@ func WriteEDN(w io.Writer, ops []Op) error {
 		o := &ops[e.op]
 		var value string
 		switch o.Kind {
-		case format.RegisterRead:
+		case register.Read:
 			value = "nil"
 			if e.ret {
 				value = ednValue(o.Value)
 			}
-		case format.RegisterWrite:
+		case register.Write:
 			value = ednValue(o.Value)
-		case format.RegisterCAS:
+		case register.CAS:
 			value = "[" + ednValue(o.Old) + " " + ednValue(o.New) + "]"
 		}
 		if o.Key != "" {

@@ -1,0 +1,103 @@
+package register
+
+import (
+	"fmt"
+	"math"
+)
+
+// Register operations: the reads, writes and compare-and-sets of Jepsen's
+// register tests (knossos's cas-register, etcd's, elle-cli's), read from
+// the same events as transactions (see jepsen_read.go):
+//
+//	{:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
+//	{"type": "ok", "f": "read", "value": 3, "process": 1, "time": 12}
+//
+// and from native JSONL histories whose transactions each read, write, or
+// read then write one key (what isocheck run --workload lwt records).
+
+// RegisterKind is what a register operation does.
+type Kind uint8
+
+const (
+	// RegisterRead returns the register's value (:f :read).
+	Read Kind = iota
+	// RegisterWrite sets it (:f :write).
+	Write
+	// RegisterCAS sets it to New if it holds Old (:f :cas).
+	CAS
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Read:
+		return "read"
+	case Write:
+		return "write"
+	case CAS:
+		return "cas"
+	}
+	return fmt.Sprintf("RegisterKind(%d)", uint8(k))
+}
+
+// Outcome is how an operation completed, as Jepsen says it.
+type Outcome uint8
+
+const (
+	// OutcomeOK (:ok): the operation took effect.
+	OK Outcome = iota
+	// OutcomeFail (:fail): the operation did not take effect. (Porcupine's
+	// etcd tests read a failed compare-and-set as one that compared and
+	// found another value; what to make of it is the checker's choice.)
+	Fail
+	// OutcomeInfo (:info, or no completion): it may or may not have taken
+	// effect.
+	Info
+)
+
+func (o Outcome) String() string {
+	switch o {
+	case OK:
+		return "ok"
+	case Fail:
+		return "fail"
+	case Info:
+		return "info"
+	}
+	return fmt.Sprintf("Outcome(%d)", uint8(o))
+}
+
+// RegisterNil is the value nil (a register nobody wrote) in a RegisterOp.
+const Nil int64 = math.MinInt64
+
+const (
+	// NoCall is the Call of an operation that has no invocation in the
+	// history: it may have been invoked any time before it returned.
+	NoCall int64 = math.MinInt64
+	// NoReturn is the Return of an operation that did not complete :ok or
+	// :fail.
+	NoReturn int64 = math.MaxInt64
+)
+
+// RegisterOp is one operation on a register.
+type Op struct {
+	// Process is the operation's :process, or -1 when its events have
+	// none.
+	Process int64
+	Kind    Kind
+	// Key names the register: from Jepsen's "independent" form
+	// ([key value], for :cas [key [old new]]), or a "key" field; "" for
+	// histories of a single register. Integers are their decimal form,
+	// keywords their name without the colon.
+	Key string
+	// Value is the value read (an :ok read) or written; Old and New are a
+	// compare-and-set's. RegisterNil stands for nil.
+	Value, Old, New int64
+	Outcome         Outcome
+	// Call and Return are the times of the invocation and the completion
+	// on one clock (see ReadRegisterOps): NoCall without an invocation,
+	// NoReturn unless the outcome is OutcomeOK or OutcomeFail.
+	Call, Return int64
+	// Line and RetLine are the lines of the invocation and the
+	// completion (0: none).
+	Line, RetLine int
+}
