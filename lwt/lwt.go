@@ -21,7 +21,7 @@
 // A register starts at Nil (CheckInit takes another initial value). Read
 // returns the current value; Write sets it; CAS(old,new) sets it to new if it
 // holds old and otherwise fails without effect. An operation's outcome
-// (format.Outcome) is Ok (it took effect and returned what is recorded),
+// (register.Outcome) is Ok (it took effect and returned what is recorded),
 // Fail (it did not take effect: a failed CAS saw a value other than old; a
 // failed write or read is ignored) or Info (unknown: a write or CAS may or
 // may not have taken effect at any point after its call; an Info read is
@@ -65,19 +65,21 @@
 // and no Info operation was set aside; otherwise the key is re-checked by
 // the exact search, as are keys without unique values.
 //
-// # Reading histories, failed operations and real time
+// # Histories, failed operations and real time
 //
-// ReadFile and the other readers take operations from package format
-// (format.ReadRegisterOps): the :read, :write and :cas operations of
-// Jepsen histories in EDN, in elle-cli's JSON or as JSON lines, and the
-// transactions of native JSONL histories that each read, write, or read
-// then write one key (as isocheck run --workload lwt records them).
+// The operations are those of the register model (package register).
+// Package format reads them from files (format.ReadRegisterOps): the
+// :read, :write and :cas operations of Jepsen histories in EDN, in
+// elle-cli's JSON or as JSON lines, and the transactions of native JSONL
+// histories that each read, write, or read then write one key (as
+// isocheck run --workload lwt records them). FromRegisterOps makes them
+// the operations Check takes.
 //
 // Jepsen and Knossos define a failed operation (:fail) as one that did not
-// happen: by default (FailAbsent) the readers leave failed operations out.
-// Porcupine's etcd model reads a failed CAS as one that compared and found
-// another value; FailCompared keeps failed operations, with outcome
-// format.OutcomeFail.
+// happen: by default (FailAbsent) FromRegisterOps leaves failed operations
+// out. Porcupine's etcd model reads a failed CAS as one that compared and
+// found another value; FailCompared keeps failed operations, with outcome
+// register.Fail.
 //
 // An operation's interval runs from its invocation to its completion, on
 // the clock format.ReadRegisterOps chooses (:time, else :index, else the

@@ -1,3 +1,17 @@
+// Package register is the model of compare-and-set registers: the reads,
+// writes and compare-and-sets of Jepsen's register tests (knossos's
+// cas-register, etcd's, elle-cli's), how each completed, and when. Its one
+// job is to name these operations; package format reads them from
+// histories, and package lwt checks them for linearizability.
+//
+// A Jepsen history gives them as events, one an invocation and one a
+// completion:
+//
+//	{:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
+//	{"type": "ok", "f": "read", "value": 3, "process": 1, "time": 12}
+//
+// and so do native JSONL histories whose transactions each read, write, or
+// read then write one key (what isocheck run --workload lwt records).
 package register
 
 import (
@@ -5,28 +19,20 @@ import (
 	"math"
 )
 
-// Register operations: the reads, writes and compare-and-sets of Jepsen's
-// register tests (knossos's cas-register, etcd's, elle-cli's), read from
-// the same events as transactions (see jepsen_read.go):
-//
-//	{:type :invoke, :f :cas, :value [3 4], :time 9, :process 2}
-//	{"type": "ok", "f": "read", "value": 3, "process": 1, "time": 12}
-//
-// and from native JSONL histories whose transactions each read, write, or
-// read then write one key (what isocheck run --workload lwt records).
-
-// RegisterKind is what a register operation does.
+// Kind is what a register operation does.
 type Kind uint8
 
 const (
-	// RegisterRead returns the register's value (:f :read).
+	// Read returns the register's value (:f :read).
 	Read Kind = iota
-	// RegisterWrite sets it (:f :write).
+	// Write sets it (:f :write).
 	Write
-	// RegisterCAS sets it to New if it holds Old (:f :cas).
+	// CAS sets it to New if it holds Old (:f :cas).
 	CAS
 )
 
+// String returns the name of the operation's :f: "read", "write" or
+// "cas".
 func (k Kind) String() string {
 	switch k {
 	case Read:
@@ -43,17 +49,18 @@ func (k Kind) String() string {
 type Outcome uint8
 
 const (
-	// OutcomeOK (:ok): the operation took effect.
+	// OK (:ok): the operation took effect.
 	OK Outcome = iota
-	// OutcomeFail (:fail): the operation did not take effect. (Porcupine's
+	// Fail (:fail): the operation did not take effect. (Porcupine's
 	// etcd tests read a failed compare-and-set as one that compared and
 	// found another value; what to make of it is the checker's choice.)
 	Fail
-	// OutcomeInfo (:info, or no completion): it may or may not have taken
+	// Info (:info, or no completion): it may or may not have taken
 	// effect.
 	Info
 )
 
+// String returns the name of the outcome's :type: "ok", "fail" or "info".
 func (o Outcome) String() string {
 	switch o {
 	case OK:
@@ -66,7 +73,7 @@ func (o Outcome) String() string {
 	return fmt.Sprintf("Outcome(%d)", uint8(o))
 }
 
-// RegisterNil is the value nil (a register nobody wrote) in a RegisterOp.
+// Nil is the value nil (a register nobody wrote) in an Op.
 const Nil int64 = math.MinInt64
 
 const (
@@ -78,7 +85,7 @@ const (
 	NoReturn int64 = math.MaxInt64
 )
 
-// RegisterOp is one operation on a register.
+// Op is one operation on a register.
 type Op struct {
 	// Process is the operation's :process, or -1 when its events have
 	// none.
@@ -90,12 +97,12 @@ type Op struct {
 	// keywords their name without the colon.
 	Key string
 	// Value is the value read (an :ok read) or written; Old and New are a
-	// compare-and-set's. RegisterNil stands for nil.
+	// compare-and-set's. Nil stands for nil.
 	Value, Old, New int64
 	Outcome         Outcome
 	// Call and Return are the times of the invocation and the completion
-	// on one clock (see ReadRegisterOps): NoCall without an invocation,
-	// NoReturn unless the outcome is OutcomeOK or OutcomeFail.
+	// on one clock (the reader's, such as format.ReadRegisterOps): NoCall without an invocation,
+	// NoReturn unless the outcome is OK or Fail.
 	Call, Return int64
 	// Line and RetLine are the lines of the invocation and the
 	// completion (0: none).

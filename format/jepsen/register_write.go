@@ -1,4 +1,4 @@
-package lwt
+package jepsen
 
 import (
 	"bufio"
@@ -13,25 +13,37 @@ import (
 	"github.com/isocheck/isocheck/register"
 )
 
-// timeline returns the invocations and completions of ops in time order;
-// Info operations have no completion.
-func timeline(ops []Op) []timelineEvent {
-	evs := make([]timelineEvent, 0, 2*len(ops))
+// Writing register operations, as Jepsen's register tests record them: for
+// each operation its invocation and, unless it is of outcome register.Info,
+// its completion (an Info operation is left pending, which the readers take
+// as :info), in time order.
+
+// registerEvent is an operation's invocation, or its completion (ret).
+type registerEvent struct {
+	t   int64
+	ret bool
+	op  int
+}
+
+// registerTimeline returns the invocations and completions of ops in time
+// order; Info operations have no completion.
+func registerTimeline(ops []register.Op) []registerEvent {
+	evs := make([]registerEvent, 0, 2*len(ops))
 	for i := range ops {
-		evs = append(evs, timelineEvent{ops[i].Call, false, i})
+		evs = append(evs, registerEvent{ops[i].Call, false, i})
 		if ops[i].Outcome != register.Info {
-			evs = append(evs, timelineEvent{ops[i].Return, true, i})
+			evs = append(evs, registerEvent{ops[i].Return, true, i})
 		}
 	}
-	sortEvents(evs, func(e timelineEvent) (int64, bool) { return e.t, e.ret })
+	sortEvents(evs, func(e registerEvent) (int64, bool) { return e.t, e.ret })
 	return evs
 }
 
-// WriteJSONL writes ops as native JSONL events in time order: each
-// operation's invocation and, unless it is Info, its completion (an Info
-// operation is left pending, which readers take as :info).
-func WriteJSONL(w io.Writer, ops []Op) error {
-	evs := timeline(ops)
+// WriteRegisterJSON writes ops as Jepsen events, one JSON object a line,
+// in time order: each operation's invocation and, unless it is Info, its
+// completion. Keyed operations carry a "key" field.
+func WriteRegisterJSON(w io.Writer, ops []register.Op) error {
+	evs := registerTimeline(ops)
 	bw := bufio.NewWriter(w)
 	for _, e := range evs {
 		o := &ops[e.op]
@@ -40,12 +52,12 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 		case register.Read:
 			value = "null"
 			if e.ret {
-				value = jsonValue(o.Value)
+				value = registerJSONValue(o.Value)
 			}
 		case register.Write:
-			value = jsonValue(o.Value)
+			value = registerJSONValue(o.Value)
 		case register.CAS:
-			value = "[" + jsonValue(o.Old) + "," + jsonValue(o.New) + "]"
+			value = "[" + registerJSONValue(o.Old) + "," + registerJSONValue(o.New) + "]"
 		}
 		if e.ret {
 			typ = o.Outcome.String()
@@ -60,10 +72,10 @@ func WriteJSONL(w io.Writer, ops []Op) error {
 	return bw.Flush()
 }
 
-// WriteEDN writes ops as a Jepsen history, one event map per line, in time
-// order; keyed operations use the independent [key value] form.
-func WriteEDN(w io.Writer, ops []Op) error {
-	evs := timeline(ops)
+// WriteRegisterEDN writes ops as a Jepsen history, one event map per line,
+// in time order; keyed operations use the independent [key value] form.
+func WriteRegisterEDN(w io.Writer, ops []register.Op) error {
+	evs := registerTimeline(ops)
 	bw := bufio.NewWriter(w)
 	for _, e := range evs {
 		o := &ops[e.op]
@@ -72,12 +84,12 @@ func WriteEDN(w io.Writer, ops []Op) error {
 		case register.Read:
 			value = "nil"
 			if e.ret {
-				value = ednValue(o.Value)
+				value = registerEDNValue(o.Value)
 			}
 		case register.Write:
-			value = ednValue(o.Value)
+			value = registerEDNValue(o.Value)
 		case register.CAS:
-			value = "[" + ednValue(o.Old) + " " + ednValue(o.New) + "]"
+			value = "[" + registerEDNValue(o.Old) + " " + registerEDNValue(o.New) + "]"
 		}
 		if o.Key != "" {
 			value = "[" + string(edn.AppendString(nil, o.Key)) + " " + value + "]"
@@ -91,15 +103,15 @@ func WriteEDN(w io.Writer, ops []Op) error {
 	return bw.Flush()
 }
 
-func jsonValue(v int64) string {
-	if v == Nil {
+func registerJSONValue(v int64) string {
+	if v == register.Nil {
 		return "null"
 	}
 	return strconv.FormatInt(v, 10)
 }
 
-func ednValue(v int64) string {
-	if v == Nil {
+func registerEDNValue(v int64) string {
+	if v == register.Nil {
 		return "nil"
 	}
 	return strconv.FormatInt(v, 10)
