@@ -20,7 +20,7 @@ import (
 // (a pipe) is read once.
 
 // sniffLen is how many bytes Detect looks at.
-const SniffLen = 64 << 10
+const sniffLen = 64 << 10
 
 // Detect guesses the format of the file or directory at path from its
 // content:
@@ -71,7 +71,7 @@ func detectFile(path string, st os.FileInfo) (Format, error) {
 		return "", err
 	}
 	defer file.Close()
-	f, _, err := detectStream(bufio.NewReaderSize(file, SniffLen), path)
+	f, _, err := detectStream(bufio.NewReaderSize(file, sniffLen), path)
 	return f, err
 }
 
@@ -81,13 +81,13 @@ func detectFile(path string, st os.FileInfo) (Format, error) {
 // only past blank lines), and recognises a Cobra log only when name ends
 // in ".log".
 func DetectBytes(name string, data []byte) (Format, error) {
-	f, _, err := detectStream(bufio.NewReaderSize(bytes.NewReader(data), SniffLen), name)
+	f, _, err := detectStream(bufio.NewReaderSize(bytes.NewReader(data), sniffLen), name)
 	return f, err
 }
 
 // Resolve returns the format to read the input at path in when f is asked
 // for: f itself unless it is Auto, and for Auto the format Detect finds in
-// a regular file or a directory (SQL for a SQL history, which ReadSQLFile
+// a regular file or a directory (SQL for a SQL history, which sqljsonl.ReadFile
 // reads, and not ReadFile). An input of another kind (a pipe, a device)
 // can be read only once: Resolve leaves it to the reader, which detects
 // its format as it reads, and returns Auto.
@@ -109,13 +109,13 @@ func Resolve(path string, f Format) (Format, error) {
 // When they are all blank, it reads on to the first line that is not and
 // returns the line reader positioned on it.
 func detectStream(br *bufio.Reader, name string) (Format, *scan.LineReader, error) {
-	n := min(SniffLen, br.Size())
+	n := min(sniffLen, br.Size())
 	head, err := br.Peek(n)
 	if err != nil && err != io.EOF {
 		return "", nil, &scan.Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
 	}
 	if !scan.IsBlankInput(head) {
-		f, err := Sniff(name, head, isLogName(name))
+		f, err := sniff(name, head, isLogName(name))
 		return f, nil, err
 	}
 	if len(head) < n {
@@ -131,7 +131,7 @@ func detectStream(br *bufio.Reader, name string) (Format, *scan.LineReader, erro
 		return "", nil, err
 	}
 	lr.Unread()
-	f, err := Sniff(name, line, false)
+	f, err := sniff(name, line, false)
 	if err != nil {
 		e := err.(*scan.Error)
 		e.Line = lr.Line
@@ -147,7 +147,7 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 
 // sniff guesses the format of an input from its first bytes. A Cobra log
 // is recognised only if isLog.
-func Sniff(name string, head []byte, isLog bool) (Format, error) {
+func sniff(name string, head []byte, isLog bool) (Format, error) {
 	if dbcop.LooksLike(head) {
 		return DBCop, nil
 	}

@@ -42,7 +42,7 @@ const (
 	ElleJSON Format = "elle-json"
 	// SQL is a SQL history (specified in docs/formats.md), which is not
 	// a key-value history: read it with
-	// ReadSQL or ReadSQLFile. ReadFile and Read refuse it, saying so.
+	// sqljsonl.Read or sqljsonl.ReadFile. ReadFile and Read refuse it, saying so.
 	SQL Format = "sql"
 	// Empty is the Info.Format of an input read with Auto that is empty or
 	// blank (see "Empty inputs" in the package documentation): there was
@@ -265,7 +265,7 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 	}
 	switch f {
 	case Empty:
-		return EmptyHistory(name), &Info{Format: Empty}, nil
+		return emptyHistory(name), &Info{Format: Empty}, nil
 	case SQL:
 		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case JSONL, Text:
@@ -317,7 +317,7 @@ func jepsenInfo(f Format, s jepsen.Stats) *Info {
 }
 
 // emptyHistory returns a history of no transaction read from name.
-func EmptyHistory(name string) *history.History {
+func emptyHistory(name string) *history.History {
 	return history.NewBuilder(history.Null, name).History()
 }
 

@@ -36,9 +36,9 @@ import (
 // In a native JSONL history of transactions, each transaction must read
 // one key ([r k v]: a read), write it ([w k v]: a write), or read then
 // write it ([r k a] [w k b]: a compare-and-set of a to b that took
-// effect); committed ones are OutcomeOK, unknown ones OutcomeInfo, aborted
+// effect); committed ones are register.OK, unknown ones register.Info, aborted
 // ones did not happen and are left out. A rolled-back one keeps its read,
-// which the database served, as an OutcomeOK read; its write never took
+// which the database served, as a register.OK read; its write never took
 // effect. Sessions are processes, and start
 // and end the times, which every transaction must have (an unknown one
 // needs no end).

@@ -44,11 +44,11 @@ import (
 // reads of the initial state of one key must agree on val.
 
 const (
-	CobraInit = 0xbebeebee
-	CobraNull = 0xdeadbeef
+	cobraInit = 0xbebeebee
+	cobraNull = 0xdeadbeef
 )
 
-// readCobra reads a Cobra log directory, or a single log file as a
+// Read reads a Cobra log directory, or a single log file as a
 // one-session history. The logs of a directory must be regular files.
 func Read(ctx context.Context, path string) (*history.History, error) {
 	if err := ctx.Err(); err != nil {
@@ -115,7 +115,7 @@ func Read(ctx context.Context, path string) (*history.History, error) {
 	return b.History(), nil
 }
 
-// readCobraLog reads a single Cobra log, detected in br, as a
+// ReadLog reads a single Cobra log, detected in br, as a
 // one-session history.
 func ReadLog(br *bufio.Reader, name string) (*history.History, error) {
 	b := newCobraBuilder()
@@ -214,7 +214,7 @@ func cobraSession(path string) string {
 	return strings.TrimSuffix(filepath.Base(path), ".log")
 }
 
-// cobraLogs returns the names of the T*.log files in dir, sorted by the
+// Logs returns the names of the T*.log files in dir, sorted by the
 // number after the T (names without a number come last, by name).
 func Logs(dir string) ([]string, error) {
 	entries, err := os.ReadDir(dir)
@@ -385,7 +385,7 @@ func (r *cobraReader) readLogTxns(br *bufio.Reader, name string, file, sess int3
 		case 'W':
 			wid := f[0]
 			switch wid {
-			case 0, CobraInit, CobraNull, 1 << 63:
+			case 0, cobraInit, cobraNull, 1 << 63:
 				return scan.OffsetError(name, off, "write id %s is reserved (it would be ambiguous)", hexID(wid))
 			}
 			if err := r.addOp(name, off, history.Write, f[1], f[2], wid); err != nil {
@@ -405,7 +405,7 @@ func (r *cobraReader) readLogTxns(br *bufio.Reader, name string, file, sess int3
 		case 'R':
 			wtxn, wid := f[0], f[1]
 			switch {
-			case wid == CobraInit || wid == CobraNull || wtxn == CobraInit || wtxn == CobraNull:
+			case wid == cobraInit || wid == cobraNull || wtxn == cobraInit || wtxn == cobraNull:
 				if wtxn != wid {
 					return scan.OffsetError(name, off, "read of write %s of transaction %s: INIT (0xbebeebee) and NULL (0xdeadbeef) must be in both ids", hexID(wid), hexID(wtxn))
 				}
@@ -477,7 +477,7 @@ func (r *cobraReader) finish() error {
 		op := r.ops[rd.op]
 		val, wid := r.vals[rd.op], r.wids[rd.op]
 		name := r.files[rd.file]
-		if wid == CobraInit {
+		if wid == cobraInit {
 			if first, ok := initVal[op.Key]; !ok {
 				initVal[op.Key] = ri
 			} else if fr := r.reads[first]; r.vals[fr.op] != val {
@@ -485,7 +485,7 @@ func (r *cobraReader) finish() error {
 			}
 			continue
 		}
-		if wid == CobraNull || r.shared[wid] {
+		if wid == cobraNull || r.shared[wid] {
 			continue
 		}
 		w, ok := r.writes[wid]
@@ -523,7 +523,7 @@ func (r *cobraReader) finish() error {
 		switch wid := r.wids[rd.op]; {
 		case src[ri] >= 0:
 			op.Value = r.ops[src[ri]].Value
-		case wid == CobraInit || wid == CobraNull:
+		case wid == cobraInit || wid == cobraNull:
 			op.Value = 0
 		case len(useIDs) > 0 && useIDs[op.Key]:
 			op.Value = scan.UintValue(r.b, wid)
@@ -539,7 +539,7 @@ func (r *cobraReader) finish() error {
 	return nil
 }
 
-// looksLikeCobra reports whether head starts with a Cobra 'S' record
+// LooksLike reports whether head starts with a Cobra 'S' record
 // followed by another record or the end of the input.
 func LooksLike(head []byte) bool {
 	if len(head) < 9 || head[0] != 'S' {

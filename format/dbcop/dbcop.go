@@ -153,7 +153,7 @@ func (r *binReader) string(what string) (string, error) {
 	return string(r.str), nil
 }
 
-// DBCopHeader is the header of a dbcop bincode file. The counts are the
+// Header is the header of a dbcop bincode file. The counts are the
 // parameters the history was generated with.
 type Header struct {
 	ID           uint64
@@ -378,7 +378,7 @@ func Read(m *progress.Meter, br *bufio.Reader, name string, size int64) (*histor
 	return b.History(), hdr, failedEvents, nil
 }
 
-// looksLikeDBCop reports whether head starts like a dbcop file: four sane
+// LooksLike reports whether head starts like a dbcop file: four sane
 // header counts and three short UTF-8 strings.
 func LooksLike(head []byte) bool {
 	if len(head) < 48 {
@@ -404,7 +404,7 @@ func LooksLike(head []byte) bool {
 	return true
 }
 
-// dbcopNoTime is the start and end of the recording that writeDBCop puts
+// dbcopNoTime is the start and end of the recording that Write puts
 // in the header. A history does not hold them (its times, if any, are not
 // wall-clock times, and the format drops them), so both are the Unix epoch:
 // a time no recording has, not a claim about when one ran. The dbcop tool
@@ -412,9 +412,9 @@ func LooksLike(head []byte) bool {
 // string chrono writes and parses (RFC 3339), so readers that decode the
 // header as dbcop does (AWDIT's) reject a file whose times are not such
 // strings, the empty string included.
-const DbcopNoTime = "1970-01-01T00:00:00+00:00"
+const dbcopNoTime = "1970-01-01T00:00:00+00:00"
 
-// writeDBCop writes h in dbcop's bincode format.
+// Write writes h in dbcop's bincode format.
 func Write(w *bufio.Writer, h *history.History) error {
 	if h.Lists {
 		return fmt.Errorf("the dbcop format cannot hold a history of lists")
@@ -445,8 +445,8 @@ func Write(w *bufio.Writer, h *history.History) error {
 	u64(uint64(maxTxns))
 	u64(uint64(maxEvents))
 	str("isocheck")
-	str(DbcopNoTime)
-	str(DbcopNoTime)
+	str(dbcopNoTime)
+	str(dbcopNoTime)
 	u64(uint64(len(h.Sessions)))
 	for _, sess := range h.Sessions {
 		u64(uint64(len(sess)))

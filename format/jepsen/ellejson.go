@@ -18,7 +18,7 @@ import (
 //
 //	{"type": "ok", "f": "txn", "value": [["append", 3, 2], ["r", 3, [1, 2]]], "process": 0, "time": 9, "index": 8}
 //
-// Each object is cut from the stream (at most maxLineLen bytes), checked
+// Each object is cut from the stream (at most scan.MaxLineLen bytes), checked
 // with encoding/json's json.Valid, and read by a small parser into the
 // events of jepsen.go; strings stand for keywords ("r", "append", "ok"),
 // and keys and values that are strings are strings. Fields other than
@@ -140,7 +140,7 @@ func jsonKind(c byte) string {
 	return "a number"
 }
 
-// readElleJSON reads elle-cli's JSON form of a Jepsen history: a stream of
+// ReadElleJSON reads elle-cli's JSON form of a Jepsen history: a stream of
 // event objects (one a line), or one array of them. Each value is cut from
 // the stream, checked by encoding/json, and read by a small parser.
 func ReadElleJSON(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, Stats, error) {
@@ -440,12 +440,12 @@ func skipJSONSpace(b []byte) []byte {
 	return b
 }
 
-// writeElleJSON writes h in elle-cli's JSON form (see writeJepsen).
+// WriteElleJSON writes h in elle-cli's JSON form (see writeJepsen).
 func WriteElleJSON(w *bufio.Writer, h *history.History) error {
 	return writeJepsen(w, h, true)
 }
 
-// writeEDN writes h as a Jepsen EDN history (see writeJepsen).
+// WriteEDN writes h as a Jepsen EDN history (see writeJepsen).
 func WriteEDN(w *bufio.Writer, h *history.History) error {
 	return writeJepsen(w, h, false)
 }

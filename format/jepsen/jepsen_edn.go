@@ -36,7 +36,7 @@ func (r *jepsenReader) ednEvent(x any, line int) error {
 	return e.done(r)
 }
 
-// readEDN reads a Jepsen EDN history: event maps at top level, or in one
+// ReadEDN reads a Jepsen EDN history: event maps at top level, or in one
 // vector or list.
 func ReadEDN(m *progress.Meter, br *bufio.Reader, name string, size int64) (*history.History, Stats, error) {
 	r := newJepsenReader(name)

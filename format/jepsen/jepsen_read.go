@@ -484,7 +484,7 @@ func firstEvent(inv, comp *jepsenEvent) *jepsenEvent {
 	return comp
 }
 
-// jepsenStats counts what a Jepsen reader skipped or inferred; the
+// Stats counts what a Jepsen reader skipped or inferred; the
 // fields are those of the same name of Info.
 type Stats struct {
 	SkippedOps, NoProcess, NoInvoke int
@@ -559,7 +559,7 @@ func (e *eventFields) field(r *jepsenReader, key string, v any) error {
 		case int64:
 			ev.process = p
 		case json.Number:
-			n, big, ok := JSONInt(p)
+			n, big, ok := jsonInt(p)
 			if !ok || big != "" {
 				e.skip = true
 			}
@@ -615,7 +615,7 @@ func intOf(x any) (int64, bool) {
 	case int64:
 		return x, true
 	case json.Number:
-		n, big, ok := JSONInt(x)
+		n, big, ok := jsonInt(x)
 		return n, ok && big == ""
 	}
 	return 0, false

@@ -14,7 +14,7 @@ import (
 	"github.com/isocheck/isocheck/register"
 )
 
-// readJepsenRegisters reads the register operations of a Jepsen history
+// ReadRegisters reads the register operations of a Jepsen history
 // in EDN, or in elle-cli's JSON if asJSON (see ReadRegisterOps).
 func ReadRegisters(m *progress.Meter, br *bufio.Reader, name string, asJSON bool) ([]register.Op, Stats, error) {
 	r := newJepsenReader(name)
@@ -253,7 +253,7 @@ func registerValue(x any) (int64, error) {
 		}
 		return x, nil
 	case json.Number:
-		if n, big, ok := JSONInt(x); ok && big == "" {
+		if n, big, ok := jsonInt(x); ok && big == "" {
 			return registerValue(n)
 		}
 	}
@@ -275,7 +275,7 @@ func registerKey(x any) (string, error) {
 	case edn.BigInt:
 		return string(x), nil
 	case json.Number:
-		if n, big, ok := JSONInt(x); ok {
+		if n, big, ok := jsonInt(x); ok {
 			if big != "" {
 				return big, nil
 			}

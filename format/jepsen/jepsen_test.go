@@ -217,42 +217,6 @@ func TestReadJepsenErrors(t *testing.T) {
 	}
 }
 
-func TestDetectJepsen(t *testing.T) {
-	tests := map[string]format.Format{
-		"{:type :invoke}":                             format.EDN,
-		"  \n[{:type :invoke}]":                       format.EDN,
-		"; comment\n{:type :invoke}":                  format.EDN,
-		"#jepsen.history.Op{:type :invoke}":           format.EDN,
-		"#_ 1 {:type :invoke}":                        format.EDN,
-		"[]":                                          format.EDN,
-		"({:type :ok})":                               format.EDN,
-		`{"type": "invoke", "process": 0}`:            format.ElleJSON,
-		`{"index": 0, "type": "invoke"}`:              format.ElleJSON,
-		"[\n  {\"process\": 0}]":                      format.ElleJSON,
-		`{"session": 0, "ops": []}`:                   format.JSONL,
-		`{"ops": [], "session": 0, "type": "x"}`:      format.JSONL,
-		`{}`:                                          format.JSONL,
-		"w(1,1,1,1)":                                  format.Text,
-		`{ "process" : 1, "type": "ok", "value": []}`: format.ElleJSON,
-	}
-	for src, want := range tests {
-		got, err := format.Sniff("h", []byte(src), false)
-		if err != nil || got != want {
-			t.Errorf("%q: %v %v, want %v", src, got, err, want)
-		}
-	}
-	for _, s := range []string{"edn", "jepsen", "EDN"} {
-		if f, err := format.ParseFormat(s); err != nil || f != format.EDN {
-			t.Errorf("ParseFormat(%q) = %v %v", s, f, err)
-		}
-	}
-	for _, s := range []string{"elle-json", "ellejson"} {
-		if f, err := format.ParseFormat(s); err != nil || f != format.ElleJSON {
-			t.Errorf("ParseFormat(%q) = %v %v", s, f, err)
-		}
-	}
-}
-
 // jepsenRoundTrip writes h in f and reads it back.
 func jepsenRoundTrip(t testing.TB, h *history.History, f format.Format) *history.History {
 	t.Helper()

@@ -193,7 +193,7 @@ func (r *jepsenReader) key(x any) (history.Key, error) {
 	case edn.BigInt:
 		return r.b.Key(string(x)), nil
 	case json.Number:
-		if n, big, ok := JSONInt(x); ok {
+		if n, big, ok := jsonInt(x); ok {
 			if big != "" {
 				return r.b.Key(big), nil
 			}
@@ -225,7 +225,7 @@ func (r *jepsenReader) value(x any) (history.Value, error) {
 	case edn.BigInt:
 		return r.b.StringValue(string(x)), nil
 	case json.Number:
-		if n, big, ok := JSONInt(x); ok {
+		if n, big, ok := jsonInt(x); ok {
 			if big != "" {
 				return r.b.StringValue(big), nil
 			}
@@ -237,7 +237,7 @@ func (r *jepsenReader) value(x any) (history.Value, error) {
 
 // jsonInt reads an integer of JSON: n, or big, the canonical decimal text
 // of an integer beyond int64.
-func JSONInt(x json.Number) (n int64, bigText string, ok bool) {
+func jsonInt(x json.Number) (n int64, bigText string, ok bool) {
 	if n, err := strconv.ParseInt(string(x), 10, 64); err == nil {
 		return n, "", true
 	}

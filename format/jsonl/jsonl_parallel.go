@@ -29,7 +29,7 @@ import (
 // parallelConfig says when and how the JSONL reader reads in parallel;
 // the tests make it small to exercise chunk boundaries and the fallbacks
 // on small inputs.
-type ParallelConfig struct {
+type parallelConfig struct {
 	// minSize is the size from which an input is read in parallel.
 	MinSize int64
 	// chunk is the size of a chunk.
@@ -39,7 +39,7 @@ type ParallelConfig struct {
 }
 
 // defaultParallel is the configuration Read uses.
-var defaultParallel = ParallelConfig{MinSize: 4 << 20, Chunk: 1 << 20}
+var defaultParallel = parallelConfig{MinSize: 4 << 20, Chunk: 1 << 20}
 
 // fastTxn is a line as a worker scanned it. Strings are offsets and
 // lengths into the chunk.
@@ -96,8 +96,8 @@ type chunkResult struct {
 }
 
 // readJSONLParallel reads the lines of lr in parallel into r. It is called
-// only on a fresh lineReader.
-func (r *jsonlReader) readParallel(lr *scan.LineReader, cfg ParallelConfig) error {
+// only on a fresh scan.LineReader.
+func (r *jsonlReader) readParallel(lr *scan.LineReader, cfg parallelConfig) error {
 	workers := cfg.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

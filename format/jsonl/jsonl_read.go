@@ -72,14 +72,14 @@ type jsonlOrder struct {
 	values []history.Value
 }
 
-// readJSONL reads a JSONL history; size, when not -1, is the input's size
+// Read reads a JSONL history; size, when not -1, is the input's size
 // in bytes, from which it estimates how much to allocate.
 func Read(m *progress.Meter, lr *scan.LineReader, size int64) (*history.History, error) {
-	return ReadJSONLWith(m, lr, size, defaultParallel)
+	return readJSONLWith(m, lr, size, defaultParallel)
 }
 
-// readJSONLWith is readJSONL reading in parallel as cfg says.
-func ReadJSONLWith(m *progress.Meter, lr *scan.LineReader, size int64, cfg ParallelConfig) (*history.History, error) {
+// readJSONLWith is Read reading in parallel as cfg says.
+func readJSONLWith(m *progress.Meter, lr *scan.LineReader, size int64, cfg parallelConfig) (*history.History, error) {
 	r := &jsonlReader{
 		b:    history.NewBuilder(history.Null, lr.Name),
 		name: lr.Name,

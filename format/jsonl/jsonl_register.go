@@ -6,8 +6,8 @@ import (
 	"github.com/isocheck/isocheck/register"
 )
 
-// registersOf reads the register operations of a native history of
-// transactions (see ReadRegisterOps).
+// RegisterOps reads the register operations of a native history of
+// transactions (see format.ReadRegisterOps).
 func RegisterOps(h *history.History, name string) ([]register.Op, error) {
 	if h.Lists {
 		return nil, scan.FileError(name, "a history of lists holds no register operations")

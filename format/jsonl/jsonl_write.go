@@ -13,7 +13,7 @@ import (
 
 // Writing native JSONL histories.
 
-// writeJSONL writes h in the native format.
+// Write writes h in the native format.
 func Write(w *bufio.Writer, h *history.History) error {
 	sessions := make([][]byte, len(h.Sessions))
 	for s := range sessions {

@@ -31,11 +31,11 @@ import (
 // fields are errors.
 
 // Limits of a SQL history against hostile input, besides the length of a
-// line (maxLineLen). Nesting needs no limit of its own: arrays and
+// line (scan.MaxLineLen). Nesting needs no limit of its own: arrays and
 // objects are read only where the format has them, so that nothing is
 // nested deeper than a line's events, their rows and a row's content.
 const (
-	// maxSQLRows caps the rows of one event or init line.
+	// MaxRows caps the rows of one event or init line.
 	MaxRows = 1 << 20
 	// maxSQLEvents caps the events of one transaction.
 	maxSQLEvents = 1 << 20
@@ -44,7 +44,7 @@ const (
 	maxSQLTotalRows = math.MaxInt32
 )
 
-// ReadSQL reads a SQL history (specified in docs/formats.md) from r; name
+// Read reads a SQL history (specified in docs/formats.md) from r; name
 // is the input's name for messages and History.File. Its errors caused by
 // the content of the input are *Error, with the line; those the
 // sqlhistory.Builder finds also wrap its *sqlhistory.InputError.
@@ -52,7 +52,7 @@ func Read(r io.Reader, name string) (*sqlhistory.History, error) {
 	return ReadContext(context.Background(), r, name)
 }
 
-// ReadSQLContext is ReadSQL, but stops soon after ctx ends, with an error
+// ReadContext is Read, but stops soon after ctx ends, with an error
 // wrapping its reason (context.Cause; see progress.Stopped), and reports
 // to the progress.Tracker of ctx, if any, as the stage "parse" counting
 // bytes, as ReadContext does.
@@ -91,13 +91,13 @@ func readSQL(br *bufio.Reader, name string) (*sqlhistory.History, error) {
 	return h, nil
 }
 
-// ReadSQLFile reads the SQL history in the file at path, as ReadSQL does.
+// ReadFile reads the SQL history in the file at path, as Read does.
 func ReadFile(path string) (*sqlhistory.History, error) {
 	return ReadFileContext(context.Background(), path)
 }
 
-// ReadSQLFileContext is ReadSQLFile, but stops soon after ctx ends, as
-// ReadSQLContext does.
+// ReadFileContext is ReadFile, but stops soon after ctx ends, as
+// ReadContext does.
 func ReadFileContext(ctx context.Context, path string) (*sqlhistory.History, error) {
 	st, err := os.Stat(path)
 	if err != nil {
@@ -744,7 +744,7 @@ func (r *sqlReader) array(what string, elem func(i int) error) error {
 	}
 }
 
-// errSQL is the error of reading a SQL history as a key-value one: detected
+// NotKeyValueError is the error of reading a SQL history as a key-value one: detected
 // is whether its format was detected, rather than asked for.
 func NotKeyValueError(name string, detected bool) error {
 	const msg = "a SQL history (format sql) is not a key-value history: only isocheck check and explain read one"

@@ -84,12 +84,8 @@ func roundTripSQL(t testing.TB, h *sqlhistory.History) []byte {
 	return out.Bytes()
 }
 
-const sqlSample = `{"init": [{"table": "kv", "key": 1, "id": "init-1", "row": {"k": 1, "v": 0}}]}
-
-{"session": 0, "id": "t1", "level": "SER", "status": "committed", "events": [{"select": "kv", "where": "k = 1 OR v > 3", "rows": [{"key": 1, "id": "init-1"}]}, {"insert": "kv", "rows": [{"key": 2, "id": "t1-a", "row": {"k": 2, "v": 5}}]}, {"update": "kv", "where": "v < 3", "rows": [{"key": 1, "read": "init-1", "id": "t1-b", "row": {"k": 1, "v": 3}}]}, {"delete": "kv", "where": "v = 5", "rows": [{"key": 2, "read": "t1-a"}], "text": "DELETE FROM kv WHERE v = 5"}]}
-{"session": "1", "level": "read-committed", "status": "unknown", "events": [{"select": "kv", "where": "v IS NULL", "rows": [{"key": "1", "id": "t1-b", "row": {"v": 3}}, {"key": [1, "a"], "id": "ghost", "row": {"s": "it's", "f": 1.0, "b": true, "n": null}}]}]}
-{"session": 1, "level": "si", "status": "aborted", "events": []}
-`
+// sqlSample is a SQL history of every kind of event.
+const sqlSample = formattest.SQLSample
 
 func TestReadSQL(t *testing.T) {
 	h, err := sqljsonl.Read(strings.NewReader(sqlSample), "sample.jsonl")
@@ -324,54 +320,6 @@ func TestReadSQLLimits(t *testing.T) {
 	}
 	if _, err := sqljsonl.ReadFile(t.TempDir()); err == nil || !strings.Contains(err.Error(), "is a directory") {
 		t.Errorf("directory: %v", err)
-	}
-}
-
-// TestSQLFormat checks that the key-value readers recognize SQL histories
-// and refuse them, and ParseFormat and Write.
-func TestSQLFormat(t *testing.T) {
-	if f, err := format.ParseFormat(" SQL "); f != format.SQL || err != nil {
-		t.Errorf("ParseFormat: %v, %v", f, err)
-	}
-	dir := t.TempDir()
-	tests := []struct {
-		in   string
-		want format.Format
-	}{
-		{sqlSample, format.SQL},
-		{sqlSample[strings.Index(sqlSample, "\n\n")+2:], format.SQL},
-		{`{"session": "a", "id": {"x": [1, "}"]}, "level": "SER", "events": []}`, format.SQL},
-		{"\n\n" + `{ "init" : [] }`, format.SQL},
-		{`{"session": 0, "ops": [["w", "events", 1]]}`, format.JSONL},
-		{`{"session": 0, "ops": [["w", "x", 1]], "events": 1}`, format.SQL}, // an error, but SQL's
-		{`{"session": "events", "ops": []}`, format.JSONL},
-	}
-	for i, tt := range tests {
-		path := filepath.Join(dir, strconv.Itoa(i)+".jsonl")
-		if err := os.WriteFile(path, []byte(tt.in), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		if f, err := format.Detect(path); f != tt.want || err != nil {
-			t.Errorf("Detect(%q) = %v, %v; want %v", tt.in, f, err, tt.want)
-		}
-		if tt.want != format.SQL {
-			continue
-		}
-		_, err := format.ReadFile(path, format.Auto)
-		if e := formattest.CheckError(t, err); e.File != path || !strings.Contains(e.Msg, "a SQL history (format sql) is not a key-value history: only isocheck check and explain read one") {
-			t.Errorf("ReadFile(Auto): %v", err)
-		}
-		for _, err := range []error{
-			func() error { _, err := format.ReadFile(path, format.SQL); return err }(),
-			func() error { _, err := format.Read(strings.NewReader(tt.in), path, format.SQL); return err }(),
-		} {
-			if err == nil || !strings.Contains(err.Error(), "only isocheck check and explain read one") {
-				t.Errorf("reading as SQL: %v", err)
-			}
-		}
-	}
-	if err := format.Write(io.Discard, format.EmptyHistory("x"), format.SQL); err == nil || !strings.Contains(err.Error(), "cannot write a key-value history in the sql format") {
-		t.Errorf("Write(SQL): %v", err)
 	}
 }
 

@@ -16,12 +16,12 @@ import (
 
 // Writing SQL histories.
 
-// sqlInitPerLine is how many initial rows WriteSQL puts on a line.
+// sqlInitPerLine is how many initial rows Write puts on a line.
 const sqlInitPerLine = 100
 
-// WriteSQL writes h as a SQL history (specified in docs/formats.md): lines
+// Write writes h as a SQL history (specified in docs/formats.md): lines
 // of initial rows, then one line per transaction in index order, with
-// sessions named by their index. ReadSQL reads back h, but for
+// sessions named by their index. Read reads back h, but for
 // History.File and Txn.Line, and for the transactions without a name,
 // which it names T and their index. A select's row gives its content only
 // where the version is one nobody wrote, and first read there.
@@ -262,8 +262,8 @@ func appendSQLString(b []byte, s string) ([]byte, error) {
 	return scan.AppendJSONString(b, s), nil
 }
 
-// appendSQLKey appends a primary key in canonical text as ReadSQL reads
-// it back: a number or an array as itself, when it is what ReadSQL makes
+// appendSQLKey appends a primary key in canonical text as Read reads
+// it back: a number or an array as itself, when it is what Read makes
 // of it, and anything else as a string.
 func appendSQLKey(b []byte, key string) ([]byte, error) {
 	if len(key) > 0 && (key[0] == '-' || key[0] >= '0' && key[0] <= '9' || key[0] == '[') {

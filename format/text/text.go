@@ -69,7 +69,7 @@ func (t *textTxn) isInit(ops []textOp) bool {
 	return true
 }
 
-// readText reads a text history; size, when not -1, is the input's size in
+// Read reads a text history; size, when not -1, is the input's size in
 // bytes, from which it estimates how much to allocate.
 func Read(m *progress.Meter, lr *scan.LineReader, size int64) (*history.History, error) {
 	name := lr.Name
@@ -370,7 +370,7 @@ func scanNumber(s []byte, i int) int {
 	return i
 }
 
-// writeText writes h in PolySI's text format. Aborted transactions are
+// Write writes h in PolySI's text format. Aborted transactions are
 // written with the transaction id -1 (adjacent ones of a session read back
 // as one). When the first transaction written only writes 0, which a
 // reader takes for IsoVista's initial state, an initial transaction that

@@ -39,7 +39,7 @@ func repoRoot() string {
 	}
 }
 
-// corpus returns the path of a corpus file or skips the test.
+// Corpus returns the path of a corpus file or skips the test.
 func Corpus(t testing.TB, elem ...string) string {
 	t.Helper()
 	if _, err := os.Stat(CorpusDir); err != nil {
@@ -48,7 +48,7 @@ func Corpus(t testing.TB, elem ...string) string {
 	return filepath.Join(append([]string{CorpusDir}, elem...)...)
 }
 
-// dump renders h canonically, with positions if withPos.
+// Dump renders h canonically, with positions if withPos.
 func Dump(h *history.History, withPos bool) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "init %s\n", h.FormatValue(h.Init))
@@ -84,7 +84,7 @@ func TimeString(t int64) string {
 	return fmt.Sprint(t)
 }
 
-// checkConsistent checks the invariants every reader must establish.
+// CheckConsistent checks the invariants every reader must establish.
 func CheckConsistent(t testing.TB, h *history.History) {
 	t.Helper()
 	if len(h.Sessions) != len(h.SessionNames) {
@@ -125,7 +125,7 @@ func CheckConsistent(t testing.TB, h *history.History) {
 	}
 }
 
-// checkError checks that err is an *Error.
+// CheckError checks that err is an *Error.
 func CheckError(t testing.TB, err error) *scan.Error {
 	t.Helper()
 	var e *scan.Error
@@ -135,7 +135,7 @@ func CheckError(t testing.TB, err error) *scan.Error {
 	return e
 }
 
-// bin builds dbcop bincode inputs.
+// Bin builds dbcop bincode inputs.
 type Bin struct{ B []byte }
 
 func (e *Bin) U64(vs ...uint64) *Bin {
@@ -149,12 +149,12 @@ func (e *Bin) U8(vs ...byte) *Bin { e.B = append(e.B, vs...); return e }
 
 func (e *Bin) Str(s string) *Bin { e.U64(uint64(len(s))); e.B = append(e.B, s...); return e }
 
-// header appends a dbcop header with the given counts.
+// Header appends a dbcop header with the given counts.
 func (e *Bin) Header(nodes, vars, txns, events uint64) *Bin {
 	return e.U64(0, nodes, vars, txns, events).Str("Test").Str("t0").Str("t1")
 }
 
-// event appends one event.
+// Event appends one event.
 func (e *Bin) Event(write bool, v, val uint64, ok bool) *Bin {
 	return e.U8(b2u(write)).U64(v, val).U8(b2u(ok))
 }
@@ -166,7 +166,7 @@ func b2u(b bool) byte {
 	return 0
 }
 
-// cobraLog builds Cobra log files.
+// CobraLog builds Cobra log files.
 type CobraLog struct{ B []byte }
 
 func (c *CobraLog) rec(tag byte, vs ...uint64) *CobraLog {
@@ -182,7 +182,7 @@ func (c *CobraLog) C(id uint64) *CobraLog                { return c.rec('C', id)
 func (c *CobraLog) W(wid, key, val uint64) *CobraLog     { return c.rec('W', wid, key, val) }
 func (c *CobraLog) R(wt, wid, key, val uint64) *CobraLog { return c.rec('R', wt, wid, key, val) }
 
-// writeDir writes files into a new temporary directory.
+// WriteDir writes files into a new temporary directory.
 func WriteDir(t testing.TB, files map[string][]byte) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -194,7 +194,7 @@ func WriteDir(t testing.TB, files map[string][]byte) string {
 	return dir
 }
 
-// roundTrip writes h in format f and reads it back.
+// RoundTrip writes h in format f and reads it back.
 func RoundTrip(t testing.TB, h *history.History, f format.Format) *history.History {
 	t.Helper()
 	var buf bytes.Buffer
@@ -208,7 +208,7 @@ func RoundTrip(t testing.TB, h *history.History, f format.Format) *history.Histo
 	return h2
 }
 
-// sameHistory reports whether a and b have the same contents, apart from
+// SameHistory reports whether a and b have the same contents, apart from
 // positions: what dump(a, false) == dump(b, false) checks, but faster.
 func SameHistory(a, b *history.History) bool {
 	if a.Init != b.Init || len(a.Txns) != len(b.Txns) || len(a.Ops) != len(b.Ops) || !slices.Equal(a.SessionNames, b.SessionNames) {

@@ -21,7 +21,7 @@ import (
 	"github.com/isocheck/isocheck/progress"
 )
 
-// addCorpusSeed adds the first max bytes of a corpus file as a seed, if the
+// AddCorpusSeed adds the first max bytes of a corpus file as a seed, if the
 // corpus is present.
 func AddCorpusSeed(f *testing.F, max int, elem ...string) {
 	data, err := os.ReadFile(filepath.Join(append([]string{CorpusDir}, elem...)...))
@@ -34,7 +34,7 @@ func AddCorpusSeed(f *testing.F, max int, elem ...string) {
 	f.Add(data)
 }
 
-// benchHistory builds a native history of txns transactions of ops
+// BenchHistory builds a native history of txns transactions of ops
 // operations each over 16 sessions and 10,000 keys, half of them named by
 // strings.
 func BenchHistory(txns, ops int) *history.History {
@@ -70,7 +70,7 @@ func BenchHistory(txns, ops int) *history.History {
 	return b.History()
 }
 
-// smallDBCop is a dbcop history with a failed event, an empty aborted
+// SmallDBCop is a dbcop history with a failed event, an empty aborted
 // transaction and a value above MaxInt64.
 func SmallDBCop() []byte {
 	e := new(Bin).Header(2, 3, 2, 3).U64(2)
@@ -82,7 +82,7 @@ func SmallDBCop() []byte {
 	return e.B
 }
 
-// sameButIDs reports whether a and b have the same contents apart from
+// SameButIDs reports whether a and b have the same contents apart from
 // transaction ids and positions, in session order.
 func SameButIDs(a, b *history.History) bool {
 	if len(a.Sessions) != len(b.Sessions) || a.Init != b.Init {
@@ -111,7 +111,7 @@ func SameButIDs(a, b *history.History) bool {
 	return true
 }
 
-// endless repeats line forever.
+// Endless repeats line forever.
 type Endless struct {
 	Line []byte
 	off  int
@@ -127,7 +127,7 @@ func (e *Endless) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// checkStopped checks that err reports a stop from outside, not bad input.
+// CheckStopped checks that err reports a stop from outside, not bad input.
 func CheckStopped(t *testing.T, err error) {
 	t.Helper()
 	if err == nil {
@@ -142,7 +142,7 @@ func CheckStopped(t *testing.T, err error) {
 	}
 }
 
-// jdump is dump with, after each read of a list history, the list it
+// Jdump is dump with, after each read of a list history, the list it
 // returned.
 func Jdump(h *history.History, withPos bool) string {
 	if !h.Lists {
@@ -183,7 +183,7 @@ func KeyValueExamples(paths []string) []string {
 	})
 }
 
-// dbcopWriteCases are histories to write in dbcop format: an example, one
+// DbcopWriteCases are histories to write in dbcop format: an example, one
 // read from a dbcop file, an empty one, and one whose keys and values are
 // named and whose transactions are aborted or empty.
 func DbcopWriteCases(t *testing.T) map[string]*history.History {
@@ -213,7 +213,7 @@ func DbcopWriteCases(t *testing.T) map[string]*history.History {
 	}
 }
 
-// randomHistory builds a random native history.
+// RandomHistory builds a random native history.
 func RandomHistory(rng *rand.Rand, txns, ops int) *history.History {
 	b := history.NewBuilder(history.Null, "random")
 	var buf []history.Op
@@ -257,7 +257,7 @@ func RandomHistory(rng *rand.Rand, txns, ops int) *history.History {
 	return b.History()
 }
 
-// dumpLists renders what dump leaves out of a history of lists: the lists
+// DumpLists renders what dump leaves out of a history of lists: the lists
 // read and the stated version orders.
 func DumpLists(h *history.History) string {
 	var b strings.Builder
@@ -279,7 +279,15 @@ func DumpLists(h *history.History) string {
 	return b.String()
 }
 
-// readCobraBytes reads one Cobra log as a one-session history.
+// ReadCobraBytes reads one Cobra log as a one-session history.
 func ReadCobraBytes(data []byte) (*history.History, error) {
 	return cobra.ReadLog(bufio.NewReader(bytes.NewReader(data)), "T1.log")
 }
+
+// SQLSample is a SQL history of every kind of event.
+const SQLSample = `{"init": [{"table": "kv", "key": 1, "id": "init-1", "row": {"k": 1, "v": 0}}]}
+
+{"session": 0, "id": "t1", "level": "SER", "status": "committed", "events": [{"select": "kv", "where": "k = 1 OR v > 3", "rows": [{"key": 1, "id": "init-1"}]}, {"insert": "kv", "rows": [{"key": 2, "id": "t1-a", "row": {"k": 2, "v": 5}}]}, {"update": "kv", "where": "v < 3", "rows": [{"key": 1, "read": "init-1", "id": "t1-b", "row": {"k": 1, "v": 3}}]}, {"delete": "kv", "where": "v = 5", "rows": [{"key": 2, "read": "t1-a"}], "text": "DELETE FROM kv WHERE v = 5"}]}
+{"session": "1", "level": "read-committed", "status": "unknown", "events": [{"select": "kv", "where": "v IS NULL", "rows": [{"key": "1", "id": "t1-b", "row": {"v": 3}}, {"key": [1, "a"], "id": "ghost", "row": {"s": "it's", "f": 1.0, "b": true, "n": null}}]}]}
+{"session": 1, "level": "si", "status": "aborted", "events": []}
+`

@@ -10,13 +10,13 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 )
 
-// maxLineLen caps the length of one line of a text format, and of one
+// MaxLineLen caps the length of one line of a text format, and of one
 // record of a binary format: a longer one is an error, so that no input,
 // however hostile (such as /dev/zero), makes a reader hold more than about
 // this much beyond the history it builds.
 const MaxLineLen = 64 << 20
 
-// lineReader reads the lines of a text input without copying them, except
+// LineReader reads the lines of a text input without copying them, except
 // lines longer than its buffer.
 type LineReader struct {
 	Br      *bufio.Reader
@@ -39,7 +39,7 @@ func (lr *LineReader) tooLong() error {
 	return LineError(lr.Name, lr.Line+1, "line longer than %d bytes (it starts at byte offset %d)", lr.Max, lr.NextOff)
 }
 
-// next returns the next line without its '\n', valid until the next call,
+// Next returns the next line without its '\n', valid until the next call,
 // or io.EOF after the last line.
 func (lr *LineReader) Next() ([]byte, error) {
 	lr.long = lr.long[:0]
@@ -87,7 +87,7 @@ func appendLong(long, s []byte, limit int) []byte {
 	return append(long, s...)
 }
 
-// nextContent returns the next line that is not blank, without a byte
+// NextContent returns the next line that is not blank, without a byte
 // order mark on the first line.
 func (lr *LineReader) NextContent() ([]byte, error) {
 	if lr.Pending {
@@ -109,11 +109,11 @@ func (lr *LineReader) NextContent() ([]byte, error) {
 	}
 }
 
-// unread makes the next call of nextContent return the line the last one
+// Unread makes the next call of nextContent return the line the last one
 // returned.
 func (lr *LineReader) Unread() { lr.Pending = true }
 
-// isBlank reports whether s holds only spaces, tabs, carriage returns and
+// IsBlank reports whether s holds only spaces, tabs, carriage returns and
 // newlines.
 func IsBlank(s []byte) bool {
 	for _, c := range s {
@@ -127,7 +127,7 @@ func IsBlank(s []byte) bool {
 // maxQuote is how many bytes of a token or snippet an error message quotes.
 const maxQuote = 40
 
-// snippet quotes s for an error message: whole if it is short, else its
+// Snippet quotes s for an error message: whole if it is short, else its
 // first bytes followed by "…" and its length.
 func Snippet(s []byte) string {
 	if len(s) <= maxQuote {
@@ -140,7 +140,7 @@ func Snippet(s []byte) string {
 	return strconv.Quote(string(s[:cut])) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// quote is snippet for a string.
+// Quote is snippet for a string.
 func Quote(s string) string {
 	if len(s) <= maxQuote {
 		return strconv.Quote(s)
@@ -152,7 +152,7 @@ func Quote(s string) string {
 	return strconv.Quote(s[:cut]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// cut is snippet without the quotes, for text that needs none (numbers,
+// Cut is snippet without the quotes, for text that needs none (numbers,
 // values and keys already formatted).
 func Cut(s string) string {
 	if len(s) <= maxQuote {
@@ -165,7 +165,7 @@ func Cut(s string) string {
 	return textsafe.Escape(s[:n]) + "… (" + strconv.Itoa(len(s)) + " bytes)"
 }
 
-// nameArena makes strings (transaction ids, names) out of chunks of
+// NameArena makes strings (transaction ids, names) out of chunks of
 // memory shared by many of them, rather than allocating each: the readers
 // make one per transaction, and allocating them one by one costs a tenth
 // of reading a dbcop or text history (measured), and the garbage
@@ -177,7 +177,7 @@ type NameArena struct {
 // arenaChunk is the size of a nameArena's chunks.
 const arenaChunk = 32 << 10
 
-// bytes returns b as a string.
+// Bytes returns b as a string.
 func (a *NameArena) Bytes(b []byte) string {
 	if len(b) == 0 {
 		return ""
@@ -194,7 +194,7 @@ func (a *NameArena) Bytes(b []byte) string {
 	return unsafe.String(&a.buf[start], len(b))
 }
 
-// int returns the decimal form of n.
+// Int returns the decimal form of n.
 func (a *NameArena) Int(n int64) string {
 	if cap(a.buf)-len(a.buf) < 20 {
 		a.buf = make([]byte, 0, arenaChunk)

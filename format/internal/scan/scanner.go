@@ -14,7 +14,7 @@ import (
 // their column as a *syntaxError, which atLine turns into an *Error that
 // gives the file, the line and the column.
 
-// scanLines calls parse on each line of lr that is not blank, with its
+// ScanLines calls parse on each line of lr that is not blank, with its
 // line number, until the input ends (it returns nil) or parse or the line
 // reader fails (it returns their error).
 func ScanLines(lr *LineReader, parse func(line []byte, lineNo int) error) error {
@@ -32,7 +32,7 @@ func ScanLines(lr *LineReader, parse func(line []byte, lineNo int) error) error 
 	}
 }
 
-// atLine returns err, the error of scanning line lineNo of the input
+// AtLine returns err, the error of scanning line lineNo of the input
 // name: a *syntaxError becomes an *Error "name:line: column c: msg";
 // other errors are returned as they are.
 func AtLine(name string, lineNo int, err error) error {
@@ -42,7 +42,7 @@ func AtLine(name string, lineNo int, err error) error {
 	return err
 }
 
-// syntaxError is an error at a column of the line being scanned.
+// SyntaxError is an error at a column of the line being scanned.
 type SyntaxError struct {
 	Col int
 	Msg string
@@ -50,14 +50,14 @@ type SyntaxError struct {
 
 func (e *SyntaxError) Error() string { return fmt.Sprintf("column %d: %s", e.Col, e.Msg) }
 
-// scanner scans JSON tokens in one line.
+// Scanner scans JSON tokens in one line.
 type Scanner struct {
 	S   []byte
 	I   int
 	Buf []byte // decoded strings with escapes
 }
 
-// tokKind is the kind of a JSON value.
+// TokKind is the kind of a JSON value.
 type TokKind uint8
 
 const (
@@ -117,7 +117,7 @@ func (p *Scanner) Errorf(format string, args ...any) error {
 	return &SyntaxError{p.I + 1, fmt.Sprintf(format, args...)}
 }
 
-// describe describes the text at the scanner's position for a message.
+// Describe describes the text at the scanner's position for a message.
 func (p *Scanner) Describe() string {
 	if p.I >= len(p.S) {
 		return "end of line"
@@ -125,7 +125,7 @@ func (p *Scanner) Describe() string {
 	return Snippet(p.S[p.I:])
 }
 
-// scalar scans a JSON value. For strings it returns the decoded bytes, valid
+// Scalar scans a JSON value. For strings it returns the decoded bytes, valid
 // until the next call; for integers the number, or for integers beyond
 // int64 (tokBigInt, up to 2^64-1) their text. Arrays, objects and booleans are reported
 // by kind and not consumed.
@@ -171,10 +171,10 @@ func (p *Scanner) Literal(lit string) bool {
 	return false
 }
 
-// errBigInt is the error of integer for an integer from 2^63 to 2^64-1.
+// ErrBigInt is the error of integer for an integer from 2^63 to 2^64-1.
 var ErrBigInt = errors.New("integer above 2^63-1")
 
-// integer scans a JSON number that must be an integer from -2^63 to
+// Integer scans a JSON number that must be an integer from -2^63 to
 // 2^64-1. Above 2^63-1 it returns errBigInt, having scanned the number.
 func (p *Scanner) Integer() (int64, error) {
 	start := p.I
@@ -227,7 +227,7 @@ func (p *Scanner) Integer() (int64, error) {
 	return int64(u), nil
 }
 
-// numberText returns the number starting at start, with any fraction and
+// NumberText returns the number starting at start, with any fraction and
 // exponent, cut for a message.
 func (p *Scanner) NumberText(start int) string {
 	j := start
@@ -237,7 +237,7 @@ func (p *Scanner) NumberText(start int) string {
 	return Cut(string(p.S[start:j]))
 }
 
-// str scans a JSON string and returns its decoded bytes, which are valid
+// Str scans a JSON string and returns its decoded bytes, which are valid
 // until the next call.
 func (p *Scanner) Str() ([]byte, error) {
 	start := p.I
@@ -362,7 +362,7 @@ func (p *Scanner) hex4() (rune, bool) {
 	return r, true
 }
 
-// skipValue skips a JSON value, loosely checked, and reports whether it
+// SkipValue skips a JSON value, loosely checked, and reports whether it
 // was whole.
 func (p *Scanner) SkipValue() bool {
 	depth := 0

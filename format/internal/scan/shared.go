@@ -70,7 +70,7 @@ const (
 	minReadBufSize = 4 << 10
 )
 
-// inputSize returns the size of r when it is known, or -1.
+// InputSize returns the size of r when it is known, or -1.
 func InputSize(r io.Reader) int64 {
 	switch r := r.(type) {
 	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
@@ -83,7 +83,7 @@ func InputSize(r io.Reader) int64 {
 	return -1
 }
 
-// bufSize returns the size of the read buffer for an input of size bytes
+// BufSize returns the size of the read buffer for an input of size bytes
 // (-1 if unknown).
 func BufSize(size int64) int {
 	n := int64(readBufSize)
@@ -118,12 +118,12 @@ func (s *stopReader) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// stopError is the error of a read stopped from outside after n bytes.
+// StopError is the error of a read stopped from outside after n bytes.
 func StopError(name string, n int64, cause error) error {
 	return fmt.Errorf("read %s: stopped after %d bytes: %w", name, n, cause)
 }
 
-// stopped returns err, or a stop error if the reading was stopped from
+// Stopped returns err, or a stop error if the reading was stopped from
 // outside.
 func Stopped(name string, sr *stopReader, err error) error {
 	if cause := sr.m.Err(); cause != nil {
@@ -135,7 +135,7 @@ func Stopped(name string, sr *stopReader, err error) error {
 	return err
 }
 
-// isBlankInput reports whether s holds only blanks, after an optional
+// IsBlankInput reports whether s holds only blanks, after an optional
 // UTF-8 byte order mark.
 func IsBlankInput(s []byte) bool {
 	if len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
@@ -146,7 +146,7 @@ func IsBlankInput(s []byte) bool {
 
 func IsSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
 
-// skipBlank reports whether the binary input in br is empty or blank (see
+// SkipBlank reports whether the binary input in br is empty or blank (see
 // "Empty inputs" in the package documentation). It consumes the input only
 // when it is, or when it starts with more blank bytes than a what (such as
 // "a dbcop file") can: then it is an error.
@@ -178,15 +178,15 @@ func SkipBlank(br *bufio.Reader, name, what string) (bool, error) {
 	}
 }
 
-// maxNativeInt bounds the integer values of the native format: |v| must be
+// MaxNativeInt bounds the integer values of the native format: |v| must be
 // below it, so that integers never collide with interned strings
 // (history.StringBase) or history.Null.
 const MaxNativeInt = 1 << 62
 
-// maxOps is the most operations a history can hold (Txn.OpStart is an int32).
+// MaxOps is the most operations a history can hold (Txn.OpStart is an int32).
 const MaxOps = math.MaxInt32
 
-// appendJSONString appends s, valid UTF-8, as a JSON string.
+// AppendJSONString appends s, valid UTF-8, as a JSON string.
 func AppendJSONString(b []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	b = append(b, '"')
@@ -215,7 +215,7 @@ func AppendJSONString(b []byte, s string) []byte {
 	return append(b, '"')
 }
 
-// integerNames gives each of n names an integer: its own when it is a
+// IntegerNames gives each of n names an integer: its own when it is a
 // canonical decimal int64 not taken, else the smallest non-negative one no
 // name has.
 func IntegerNames(names []string, n int) []int64 {
@@ -246,7 +246,7 @@ func IntegerNames(names []string, n int) []int64 {
 	return out
 }
 
-// canonicalNonNeg parses s if it is the canonical decimal form of a
+// CanonicalNonNeg parses s if it is the canonical decimal form of a
 // non-negative int64.
 func CanonicalNonNeg(s string) (int64, bool) {
 	n, err := strconv.ParseInt(s, 10, 64)

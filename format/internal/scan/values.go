@@ -11,7 +11,7 @@ import (
 // The integers of the text and binary formats are 64-bit, signed (text) or
 // unsigned (dbcop, Cobra), or either (JSONL). The
 // integer values of a History lie strictly between -2^62 and 2^62 (see
-// maxNativeInt). Readers and writers map them as follows, so that every
+// MaxNativeInt). Readers and writers map them as follows, so that every
 // integer round-trips through every format that can hold it:
 //
 //   - A value u of a binary format is the integer int64(u) when that is a
@@ -27,7 +27,7 @@ import (
 //   - A key u is the integer key u when u fits an int64, and otherwise the
 //     named key u in decimal; either way its name is u in decimal.
 
-// bigIntName reports whether name is the canonical decimal form of an
+// BigIntName reports whether name is the canonical decimal form of an
 // integer v that JSONL reads as a named value: 2^62 <= |v|, from -2^63 to
 // 2^64-1.
 func BigIntName(name string) bool {
@@ -47,7 +47,7 @@ func BigIntName(name string) bool {
 	return len(digits) == len(name) || u <= 1<<63
 }
 
-// uintValue returns the value of the 64-bit integer u.
+// UintValue returns the value of the 64-bit integer u.
 func UintValue(b *history.Builder, u uint64) history.Value {
 	if v := int64(u); v < MaxNativeInt && v > -MaxNativeInt {
 		return history.Value(v)
@@ -55,7 +55,7 @@ func UintValue(b *history.Builder, u uint64) history.Value {
 	return b.StringValue(strconv.FormatUint(u, 10))
 }
 
-// uintKey returns the key of the 64-bit integer u.
+// UintKey returns the key of the 64-bit integer u.
 func UintKey(b *history.Builder, u uint64) history.Key {
 	if u <= math.MaxInt64 {
 		return b.IntKey(int64(u))
@@ -63,7 +63,7 @@ func UintKey(b *history.Builder, u uint64) history.Key {
 	return b.Key(strconv.FormatUint(u, 10))
 }
 
-// valueBits returns the 64-bit integer of value v, the inverse of uintValue,
+// ValueBits returns the 64-bit integer of value v, the inverse of uintValue,
 // or false if v is null or a string that is not one.
 func ValueBits(h *history.History, v history.Value) (uint64, bool) {
 	if v == history.Null {
@@ -93,7 +93,7 @@ func keyBits(name string) (uint64, bool) {
 	return u, true
 }
 
-// integerKeys returns the integer of each key of h in a format whose keys
+// IntegerKeys returns the integer of each key of h in a format whose keys
 // are the integers from 0 to limit: a key named by one of them (in canonical
 // decimal form) is that integer; the others, in order, are the smallest
 // integers no key is named by.
@@ -120,7 +120,7 @@ func IntegerKeys(h *history.History, limit uint64) []uint64 {
 	return keys
 }
 
-// intValues maps the values of a history to the integers from 0 to limit of
+// IntValues maps the values of a history to the integers from 0 to limit of
 // a format whose initial value is 0 (text, dbcop). The rule, per key:
 //
 //   - the history's initial value (null for JSONL) is 0;
@@ -191,7 +191,7 @@ func NewIntValues(h *history.History, limit uint64) *IntValues {
 	return iv
 }
 
-// bits returns the integer of op's value.
+// Bits returns the integer of op's value.
 func (iv *IntValues) Bits(op history.Op) uint64 {
 	if op.Value == iv.h.Init {
 		return 0
