@@ -2,7 +2,7 @@ package bench
 
 import (
 	"fmt"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/register"
 	"testing"
 	"time"
 
@@ -91,15 +91,15 @@ var casRegister = porcupine.Model{
 	Step: func(state, input, output any) (bool, any) {
 		st, in, out := state.(int64), input.(*lwt.Op), output.(*lwt.Op)
 		switch in.Kind {
-		case format.RegisterRead:
+		case register.Read:
 			return out.Value == st, st
-		case format.RegisterWrite:
+		case register.Write:
 			return true, in.Value
 		}
 		switch out.Outcome {
-		case format.OutcomeOK:
+		case register.OK:
 			return st == in.Old, in.New
-		case format.OutcomeFail:
+		case register.Fail:
 			return st != in.Old, st
 		}
 		if st == in.Old {
@@ -115,11 +115,11 @@ func toPorcupine(ops []lwt.Op) []porcupine.Operation {
 	var h []porcupine.Operation
 	for i := range ops {
 		o := &ops[i]
-		if (o.Kind == format.RegisterRead && o.Outcome != format.OutcomeOK) || (o.Kind == format.RegisterWrite && o.Outcome == format.OutcomeFail) {
+		if (o.Kind == register.Read && o.Outcome != register.OK) || (o.Kind == register.Write && o.Outcome == register.Fail) {
 			continue
 		}
 		r := o.Return
-		if o.Outcome == format.OutcomeInfo {
+		if o.Outcome == register.Info {
 			r = lwt.Never
 		}
 		h = append(h, porcupine.Operation{ClientId: o.Process, Input: o, Call: o.Call, Output: o, Return: r})

@@ -7,7 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -67,7 +67,7 @@ func BenchmarkRun(b *testing.B) {
 						if err != nil {
 							b.Fatal(err)
 						}
-						opts.Recorder = format.NewRecorder(f)
+						opts.Recorder = jsonl.NewRecorder(f)
 						defer f.Close()
 					}
 					sum, err := run.Run(ctx, d, plan, opts)

@@ -1,5 +1,5 @@
 //go:build !unix
 
-package format
+package format_test
 
 func cpuTime() int64 { return 0 }

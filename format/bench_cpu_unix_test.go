@@ -1,6 +1,6 @@
 //go:build unix
 
-package format
+package format_test
 
 import "syscall"
 

@@ -1,9 +1,11 @@
-package format
+package format_test
 
 import (
 	"bytes"
 	"context"
 	"errors"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"io"
 	"os"
 	"path/filepath"
@@ -11,60 +13,27 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/isocheck/isocheck/progress"
 )
-
-// endless repeats line forever.
-type endless struct {
-	line []byte
-	off  int
-}
-
-func (e *endless) Read(p []byte) (int, error) {
-	n := 0
-	for n < len(p) {
-		c := copy(p[n:], e.line[e.off:])
-		n += c
-		e.off = (e.off + c) % len(e.line)
-	}
-	return n, nil
-}
-
-// checkStopped checks that err reports a stop from outside, not bad input.
-func checkStopped(t *testing.T, err error) {
-	t.Helper()
-	if err == nil {
-		t.Fatal("no error, want a stop")
-	}
-	if !progress.Stopped(err) {
-		t.Fatalf("progress.Stopped(%v) is false", err)
-	}
-	var e *Error
-	if errors.As(err, &e) {
-		t.Fatalf("a stop is reported as an input error: %v", err)
-	}
-}
 
 // TestReadContextStops reads endless inputs of every format: each must stop
 // soon after the deadline.
 func TestReadContextStops(t *testing.T) {
-	dbcopPrefix := new(bin).header(1, 1, 1, 1).u64(1, 1<<30).b
+	dbcopPrefix := new(formattest.Bin).Header(1, 1, 1, 1).U64(1, 1<<30).B
 	tests := []struct {
-		f    Format
+		f    format.Format
 		line string
 	}{
-		{JSONL, `{"session":1,"ops":[["w","x",1],["r","y",null]]}` + "\n"},
-		{Text, "w(1,1,1,1)\n"},
-		{Auto, "w(1,1,1,1)\n"},
-		{Auto, "\n"},
-		{JSONL, "\n"},
-		{DBCop, string(new(bin).u64(1).event(true, 1, 1, true).u8(1).b)},
+		{format.JSONL, `{"session":1,"ops":[["w","x",1],["r","y",null]]}` + "\n"},
+		{format.Text, "w(1,1,1,1)\n"},
+		{format.Auto, "w(1,1,1,1)\n"},
+		{format.Auto, "\n"},
+		{format.JSONL, "\n"},
+		{format.DBCop, string(new(formattest.Bin).U64(1).Event(true, 1, 1, true).U8(1).B)},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.f), func(t *testing.T) {
-			var r io.Reader = &endless{line: []byte(tt.line)}
-			if tt.f == DBCop {
+			var r io.Reader = &formattest.Endless{Line: []byte(tt.line)}
+			if tt.f == format.DBCop {
 				r = io.MultiReader(bytes.NewReader(dbcopPrefix), r)
 			}
 			ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
@@ -72,7 +41,7 @@ func TestReadContextStops(t *testing.T) {
 			start := time.Now()
 			done := make(chan error, 1)
 			go func() {
-				_, _, err := ReadContext(ctx, r, "endless", tt.f)
+				_, _, err := format.ReadContext(ctx, r, "endless", tt.f)
 				done <- err
 			}()
 			var err error
@@ -85,7 +54,7 @@ func TestReadContextStops(t *testing.T) {
 			case <-time.After(time.Minute):
 				t.Fatalf("still reading %v after the start", time.Since(start))
 			}
-			checkStopped(t, err)
+			formattest.CheckStopped(t, err)
 			if !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "endless") {
 				t.Errorf("error %v", err)
 			}
@@ -115,11 +84,11 @@ func TestReadContextStopsAfterReading(t *testing.T) {
 		text.WriteString("w(1," + itoa(i) + ",1," + itoa(i) + ")\n")
 		jsonl.WriteString(`{"session":1,"ops":[["w",1,` + itoa(i) + "]]}\n")
 	}
-	inputs := map[Format][]byte{Text: text.Bytes(), JSONL: jsonl.Bytes(), DBCop: smallDBCop()}
+	inputs := map[format.Format][]byte{format.Text: text.Bytes(), format.JSONL: jsonl.Bytes(), format.DBCop: formattest.SmallDBCop()}
 	for f, in := range inputs {
 		ctx, cancel := context.WithCancel(context.Background())
-		_, _, err := ReadContext(ctx, &cancelAtEOF{bytes.NewReader(in), cancel}, "in", f)
-		t.Run(string(f), func(t *testing.T) { checkStopped(t, err) })
+		_, _, err := format.ReadContext(ctx, &cancelAtEOF{bytes.NewReader(in), cancel}, "in", f)
+		t.Run(string(f), func(t *testing.T) { formattest.CheckStopped(t, err) })
 		cancel()
 	}
 }
@@ -134,26 +103,26 @@ func appendInt(b []byte, i int) []byte {
 }
 
 func TestReadFileContextCancelled(t *testing.T) {
-	dir := writeDir(t, map[string][]byte{"h.jsonl": []byte(`{"session":1,"ops":[]}`), "T1.log": nil})
+	dir := formattest.WriteDir(t, map[string][]byte{"h.jsonl": []byte(`{"session":1,"ops":[]}`), "T1.log": nil})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	for _, tt := range []struct {
 		path string
-		f    Format
+		f    format.Format
 	}{
-		{filepath.Join(dir, "h.jsonl"), Auto},
-		{filepath.Join(dir, "h.jsonl"), JSONL},
-		{dir, Auto},
-		{dir, Cobra},
+		{filepath.Join(dir, "h.jsonl"), format.Auto},
+		{filepath.Join(dir, "h.jsonl"), format.JSONL},
+		{dir, format.Auto},
+		{dir, format.Cobra},
 	} {
-		_, _, err := ReadFileContext(ctx, tt.path, tt.f)
-		checkStopped(t, err)
+		_, _, err := format.ReadFileContext(ctx, tt.path, tt.f)
+		formattest.CheckStopped(t, err)
 		if !errors.Is(err, context.Canceled) {
 			t.Errorf("%s, %s: %v", tt.path, tt.f, err)
 		}
 	}
-	_, _, err := ReadContext(ctx, strings.NewReader(""), "x", Auto)
-	checkStopped(t, err)
+	_, _, err := format.ReadContext(ctx, strings.NewReader(""), "x", format.Auto)
+	formattest.CheckStopped(t, err)
 }
 
 // TestReadFileContextPipe reads a FIFO whose writer writes nothing: the read
@@ -171,16 +140,16 @@ func TestReadFileContextPipe(t *testing.T) {
 	if _, err := w.WriteString(`{"session":1,"ops":[]}` + "\n"); err != nil {
 		t.Fatal(err)
 	}
-	for _, f := range []Format{JSONL, Auto} {
+	for _, f := range []format.Format{format.JSONL, format.Auto} {
 		ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 		start := time.Now()
-		_, _, err := ReadFileContext(ctx, fifo, f)
+		_, _, err := format.ReadFileContext(ctx, fifo, f)
 		cancel()
 		// Only the deadline ends the read; the bound is for a hang.
 		if d := time.Since(start); d > time.Minute {
 			t.Errorf("%s: returned after %v", f, d)
 		}
-		checkStopped(t, err)
+		formattest.CheckStopped(t, err)
 	}
 }
 
@@ -194,10 +163,10 @@ func TestReadFileContextBig(t *testing.T) {
 	for _, after := range []time.Duration{100 * time.Millisecond, time.Second} {
 		ctx, cancel := context.WithTimeout(context.Background(), after)
 		start := time.Now()
-		_, _, err := ReadFileContext(ctx, path, Auto)
+		_, _, err := format.ReadFileContext(ctx, path, format.Auto)
 		d := time.Since(start)
 		cancel()
-		checkStopped(t, err)
+		formattest.CheckStopped(t, err)
 		t.Logf("deadline %v: returned after %v (%v late): %v", after, d, d-after, err)
 		if d-after > 100*time.Millisecond {
 			t.Errorf("deadline %v: returned %v late", after, d-after)

@@ -4,6 +4,9 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"io"
 	"os"
 	"path/filepath"
@@ -54,12 +57,12 @@ func Detect(path string) (Format, error) {
 // detectFile is Detect of the file or directory at path, of FileInfo st.
 func detectFile(path string, st os.FileInfo) (Format, error) {
 	if st.IsDir() {
-		logs, err := cobraLogs(path)
+		logs, err := cobra.Logs(path)
 		if err != nil {
 			return "", err
 		}
 		if len(logs) == 0 {
-			return "", fileError(path, "cannot detect the format: directory holds no Cobra T*.log files")
+			return "", scan.FileError(path, "cannot detect the format: directory holds no Cobra T*.log files")
 		}
 		return Cobra, nil
 	}
@@ -84,7 +87,7 @@ func DetectBytes(name string, data []byte) (Format, error) {
 
 // Resolve returns the format to read the input at path in when f is asked
 // for: f itself unless it is Auto, and for Auto the format Detect finds in
-// a regular file or a directory (SQL for a SQL history, which ReadSQLFile
+// a regular file or a directory (SQL for a SQL history, which sqljsonl.ReadFile
 // reads, and not ReadFile). An input of another kind (a pipe, a device)
 // can be read only once: Resolve leaves it to the reader, which detects
 // its format as it reads, and returns Auto.
@@ -105,13 +108,13 @@ func Resolve(path string, f Format) (Format, error) {
 // detectStream detects the format of the input in br from its first bytes.
 // When they are all blank, it reads on to the first line that is not and
 // returns the line reader positioned on it.
-func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
+func detectStream(br *bufio.Reader, name string) (Format, *scan.LineReader, error) {
 	n := min(sniffLen, br.Size())
 	head, err := br.Peek(n)
 	if err != nil && err != io.EOF {
-		return "", nil, &Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
+		return "", nil, &scan.Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
 	}
-	if !isBlankInput(head) {
+	if !scan.IsBlankInput(head) {
 		f, err := sniff(name, head, isLogName(name))
 		return f, nil, err
 	}
@@ -119,23 +122,23 @@ func detectStream(br *bufio.Reader, name string) (Format, *lineReader, error) {
 		return Empty, nil, nil // all of the input is blank
 	}
 	// A long run of blank lines: only text formats start that way.
-	lr := newLineReader(br, name)
-	line, err := lr.nextContent()
+	lr := scan.NewLineReader(br, name)
+	line, err := lr.NextContent()
 	if err == io.EOF {
 		return Empty, nil, nil
 	}
 	if err != nil {
 		return "", nil, err
 	}
-	lr.unread()
+	lr.Unread()
 	f, err := sniff(name, line, false)
 	if err != nil {
-		e := err.(*Error)
-		e.Line = lr.line
+		e := err.(*scan.Error)
+		e.Line = lr.Line
 		return "", nil, e
 	}
 	if f != JSONL && f != Text && f != SQL {
-		return "", nil, lineError(name, lr.line, "cannot detect the format: a %s input cannot start with blank lines", f)
+		return "", nil, scan.LineError(name, lr.Line, "cannot detect the format: a %s input cannot start with blank lines", f)
 	}
 	return f, lr, nil
 }
@@ -145,10 +148,10 @@ func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name),
 // sniff guesses the format of an input from its first bytes. A Cobra log
 // is recognised only if isLog.
 func sniff(name string, head []byte, isLog bool) (Format, error) {
-	if looksLikeDBCop(head) {
+	if dbcop.LooksLike(head) {
 		return DBCop, nil
 	}
-	if isLog && looksLikeCobra(head) {
+	if isLog && cobra.LooksLike(head) {
 		return Cobra, nil
 	}
 	s := head
@@ -156,7 +159,7 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 		s = s[3:]
 	}
 	i := 0
-	for i < len(s) && isSpace(s[i]) {
+	for i < len(s) && scan.IsSpace(s[i]) {
 		i++
 	}
 	if i < len(s) {
@@ -186,14 +189,14 @@ func sniff(name string, head []byte, isLog bool) (Format, error) {
 			}
 		}
 	}
-	return "", fileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object, nor r(...)/w(...), nor a Jepsen EDN history; give the format explicitly")
+	return "", scan.FileError(name, "cannot detect the format: not a dbcop bincode file, and the first line is neither a JSON object, nor r(...)/w(...), nor a Jepsen EDN history; give the format explicitly")
 }
 
 // sniffJepsen tells a Jepsen history, EDN or ElleJSON, from the start of
 // an input s, past blanks.
 func sniffJepsen(s []byte) (Format, bool) {
 	skip := func(s []byte) []byte {
-		for len(s) > 0 && (isSpace(s[0]) || s[0] == ',') {
+		for len(s) > 0 && (scan.IsSpace(s[0]) || s[0] == ',') {
 			s = s[1:]
 		}
 		return s
@@ -249,17 +252,6 @@ func sniffEvent(s []byte) bool {
 	return typ && !ops
 }
 
-// isBlankInput reports whether s holds only blanks, after an optional
-// UTF-8 byte order mark.
-func isBlankInput(s []byte) bool {
-	if len(s) >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
-		s = s[3:]
-	}
-	return isBlank(s)
-}
-
-func isSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\r' || c == '\n' }
-
 // sniffSQL reports whether s, which starts with '{', starts a line of a SQL
 // history: whether the object has a field "events" or "init", among those
 // before the end of s or of its first line.
@@ -267,23 +259,23 @@ func sniffSQL(s []byte) bool {
 	if i := slices.Index(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
-	p := &scanner{s: s}
-	p.eat('{')
+	p := &scan.Scanner{S: s}
+	p.Eat('{')
 	for {
-		p.ws()
-		name, err := p.str()
+		p.Ws()
+		name, err := p.Str()
 		if err != nil {
 			return false
 		}
 		if string(name) == "events" || string(name) == "init" {
 			return true
 		}
-		p.ws()
-		if !p.eat(':') || !p.skipValue() {
+		p.Ws()
+		if !p.Eat(':') || !p.SkipValue() {
 			return false
 		}
-		p.ws()
-		if !p.eat(',') {
+		p.Ws()
+		if !p.Eat(',') {
 			return false
 		}
 	}

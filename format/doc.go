@@ -1,19 +1,23 @@
-// Package format reads and writes histories in the formats isocheck
-// understands, and detects which format an input is in.
+// Package format is the front of isocheck's history formats: it names
+// them, detects which one an input is in, and reads or writes a history in
+// any of them by calling the package of that format.
 //
-// The formats are specified in docs/formats.md. They are:
+// The formats are specified in docs/formats.md. Each has a package of its
+// own under format/:
 //
-//   - [JSONL]: isocheck's native format, one JSON transaction a line.
-//   - [Text]: the text format of PolySI, one r(...) or w(...) operation a
-//     line.
-//   - [DBCop]: the binary (bincode) format of the dbcop tool.
-//   - [Cobra]: a directory of the Cobra checker's logs, one T<n>.log per
-//     session.
-//   - [EDN]: the history.edn of Jepsen and its checker Elle, one event a
-//     line or all in one vector.
-//   - [ElleJSON]: elle-cli's JSON form of Jepsen histories.
-//   - [SQL]: histories of SQL transactions (package sqlhistory), one JSON
+//   - [JSONL] (format/jsonl): isocheck's native format, one JSON
 //     transaction a line.
+//   - [Text] (format/text): the text format of PolySI, one r(...) or w(...)
+//     operation a line.
+//   - [DBCop] (format/dbcop): the binary (bincode) format of the dbcop
+//     tool.
+//   - [Cobra] (format/cobra): a directory of the Cobra checker's logs, one
+//     T<n>.log per session.
+//   - [EDN] and [ElleJSON] (format/jepsen): the history.edn of Jepsen and
+//     its checker Elle, one event a line or all in one vector, and
+//     elle-cli's JSON form of it.
+//   - [SQL] (format/sqljsonl): histories of SQL transactions (package
+//     sqlhistory), one JSON transaction a line.
 //
 // # Entry points
 //
@@ -26,15 +30,16 @@
 //
 // [Detect] says which format a file or directory holds, [DetectBytes]
 // which format bytes are in, and [Resolve] which format to read a
-// command's input in. A SQL history is not a key-value history: [ReadSQL],
-// [ReadSQLFile] and their Context forms read it, [WriteSQL] writes it,
-// and ReadFile and Read refuse it, saying so.
+// command's input in. A SQL history is not a key-value history: package
+// format/sqljsonl reads and writes it, and ReadFile and Read refuse it,
+// saying so.
 //
 // [ReadRegisterOps] and [ReadRegisterOpsFile] read the register operations
-// (reads, writes and compare-and-sets) of a Jepsen history, or of a JSONL
-// history of one-key transactions, for the linearizability checker
-// (package lwt). A [Recorder] writes transactions to a JSONL history one
-// line at a time, as a run records them.
+// (register.Op: reads, writes and compare-and-sets) of a Jepsen history,
+// or of a JSONL history of one-key transactions, for the linearizability
+// checker (package lwt). A jsonl.Recorder (package format/jsonl) writes
+// transactions to a JSONL history one line at a time, as a run records
+// them.
 //
 // The Context forms report their progress in bytes on a progress.Meter of
 // the context and stop soon after it ends, with an error that satisfies

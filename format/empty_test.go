@@ -1,7 +1,9 @@
-package format
+package format_test
 
 import (
 	"bytes"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"io"
 	"os"
 	"path/filepath"
@@ -20,19 +22,19 @@ func TestReadEmpty(t *testing.T) {
 		"mark and blanks": "\xEF\xBB\xBF \n\r\n",
 		"long blank":      strings.Repeat(" \n", 100<<10),
 	}
-	formats := []Format{Auto, JSONL, Text, DBCop}
+	formats := []format.Format{format.Auto, format.JSONL, format.Text, format.DBCop}
 	for name, in := range inputs {
 		for _, f := range formats {
 			want := f
-			if f == Auto {
-				want = Empty
+			if f == format.Auto {
+				want = format.Empty
 			}
-			h, info, err := ReadInfo(strings.NewReader(in), "e", f)
+			h, info, err := format.ReadInfo(strings.NewReader(in), "e", f)
 			if err != nil {
 				t.Errorf("%s, %s: %v", name, f, err)
 				continue
 			}
-			checkConsistent(t, h)
+			formattest.CheckConsistent(t, h)
 			if len(h.Txns) != 0 || info.Format != want {
 				t.Errorf("%s, %s: %d transactions, format %s; want 0 and %s", name, f, len(h.Txns), info.Format, want)
 			}
@@ -42,21 +44,21 @@ func TestReadEmpty(t *testing.T) {
 				if err := os.WriteFile(path, []byte(in), 0o644); err != nil {
 					t.Fatal(err)
 				}
-				fs := []Format{f}
+				fs := []format.Format{f}
 				if file == "T1.log" {
-					fs = append(fs, Cobra)
+					fs = append(fs, format.Cobra)
 				}
 				for _, f := range fs {
-					h, info, err := ReadFileInfo(path, f)
+					h, info, err := format.ReadFileInfo(path, f)
 					if err != nil {
 						t.Errorf("%s, %s, file %s: %v", name, f, file, err)
 						continue
 					}
-					if want := f; len(h.Txns) != 0 || info.Format != want && !(f == Auto && info.Format == Empty) {
+					if want := f; len(h.Txns) != 0 || info.Format != want && !(f == format.Auto && info.Format == format.Empty) {
 						t.Errorf("%s, %s, file %s: %d transactions, format %s", name, f, file, len(h.Txns), info.Format)
 					}
 				}
-				if got, err := Detect(path); err != nil || got != Empty {
+				if got, err := format.Detect(path); err != nil || got != format.Empty {
 					t.Errorf("%s: Detect = %s, %v; want empty", name, got, err)
 				}
 			}
@@ -65,25 +67,25 @@ func TestReadEmpty(t *testing.T) {
 	// A blank prefix longer than the detection window is followed by a
 	// history in a text format, or an error in the others.
 	long := strings.Repeat("\n", 100<<10)
-	h, info, err := ReadInfo(strings.NewReader(long+`{"session":1,"ops":[["w",1,1]]}`), "e", Auto)
-	if err != nil || info.Format != JSONL || len(h.Txns) != 1 || h.Txns[0].Pos != 100<<10+1 {
+	h, info, err := format.ReadInfo(strings.NewReader(long+`{"session":1,"ops":[["w",1,1]]}`), "e", format.Auto)
+	if err != nil || info.Format != format.JSONL || len(h.Txns) != 1 || h.Txns[0].Pos != 100<<10+1 {
 		t.Errorf("blank lines, then JSONL: %v, %+v, %v", info, h, err)
 	}
-	h, info, err = ReadInfo(strings.NewReader(long+"w(1,1,1,1)\n"), "e", Auto)
-	if err != nil || info.Format != Text || len(h.Txns) != 1 {
+	h, info, err = format.ReadInfo(strings.NewReader(long+"w(1,1,1,1)\n"), "e", format.Auto)
+	if err != nil || info.Format != format.Text || len(h.Txns) != 1 {
 		t.Errorf("blank lines, then text: %v, %v", info, err)
 	}
-	_, err = Read(strings.NewReader(long+"hello"), "e", Auto)
-	if e := checkError(t, err); e.Line != 100<<10+1 || !strings.Contains(e.Msg, "cannot detect the format") {
+	_, err = format.Read(strings.NewReader(long+"hello"), "e", format.Auto)
+	if e := formattest.CheckError(t, err); e.Line != 100<<10+1 || !strings.Contains(e.Msg, "cannot detect the format") {
 		t.Errorf("blank lines, then junk: %v", err)
 	}
-	_, err = Read(io.MultiReader(strings.NewReader(strings.Repeat("\n", 2<<20)+"x")), "e", DBCop)
-	if e := checkError(t, err); e.Offset != 2<<20 || !strings.Contains(e.Msg, "not a dbcop file: it starts with 2097152 blank bytes") {
+	_, err = format.Read(io.MultiReader(strings.NewReader(strings.Repeat("\n", 2<<20)+"x")), "e", format.DBCop)
+	if e := formattest.CheckError(t, err); e.Offset != 2<<20 || !strings.Contains(e.Msg, "not a dbcop file: it starts with 2097152 blank bytes") {
 		t.Errorf("blank lines, then a byte, as dbcop: %v", err)
 	}
 	// A dbcop file may start with a blank byte.
-	d := new(bin).u64(' ').u64(1, 1, 1, 1).str("").str("").str("").u64(0).b
-	if h, err := Read(bytes.NewReader(d), "d", Auto); err != nil || len(h.Txns) != 0 {
+	d := new(formattest.Bin).U64(' ').U64(1, 1, 1, 1).Str("").Str("").Str("").U64(0).B
+	if h, err := format.Read(bytes.NewReader(d), "d", format.Auto); err != nil || len(h.Txns) != 0 {
 		t.Errorf("dbcop file with id ' ': %v", err)
 	}
 }
@@ -94,22 +96,22 @@ func TestReadEmptyCobra(t *testing.T) {
 		{"T1.log": nil},
 		{"T1.log": nil, "T2.log": []byte("\n"), "other.txt": []byte("x")},
 	} {
-		dir := writeDir(t, logs)
-		for _, f := range []Format{Auto, Cobra} {
-			h, info, err := ReadFileInfo(dir, f)
+		dir := formattest.WriteDir(t, logs)
+		for _, f := range []format.Format{format.Auto, format.Cobra} {
+			h, info, err := format.ReadFileInfo(dir, f)
 			if err != nil {
 				t.Errorf("%v, %s: %v", logs, f, err)
 				continue
 			}
-			checkConsistent(t, h)
-			if len(h.Txns) != 0 || info.Format != Cobra {
+			formattest.CheckConsistent(t, h)
+			if len(h.Txns) != 0 || info.Format != format.Cobra {
 				t.Errorf("%v, %s: %d transactions, format %s", logs, f, len(h.Txns), info.Format)
 			}
 		}
 	}
-	dir := writeDir(t, map[string][]byte{"other.txt": nil})
-	for _, f := range []Format{Auto, Cobra} {
-		if _, err := ReadFile(dir, f); err == nil || !strings.Contains(err.Error(), "T*.log") {
+	dir := formattest.WriteDir(t, map[string][]byte{"other.txt": nil})
+	for _, f := range []format.Format{format.Auto, format.Cobra} {
+		if _, err := format.ReadFile(dir, f); err == nil || !strings.Contains(err.Error(), "T*.log") {
 			t.Errorf("directory without logs, %s: %v", f, err)
 		}
 	}

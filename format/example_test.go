@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -39,7 +40,7 @@ func ExampleRead_error() {
 	in := "w(0,1,1,1)\nw(0,2,1)\n"
 	_, err := format.Read(strings.NewReader(in), "galera.txt", format.Text)
 	fmt.Println(err)
-	var e *format.Error
+	var e *scan.Error
 	if errors.As(err, &e) {
 		fmt.Println("line", e.Line)
 	}
@@ -93,7 +94,7 @@ func ExampleReadContext() {
 	defer cancel()
 	_, _, err := format.ReadContext(ctx, r, "endless.jsonl", format.JSONL)
 	r.Close()
-	var e *format.Error
+	var e *scan.Error
 	fmt.Println(progress.Stopped(err), errors.Is(err, context.DeadlineExceeded), errors.As(err, &e))
 	// Output:
 	// true true false

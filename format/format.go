@@ -7,12 +7,17 @@ import (
 	"io"
 	"os"
 	"runtime/debug"
-	"strconv"
 	"strings"
 	"time"
 
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/scan"
+	"github.com/isocheck/isocheck/format/jepsen"
+	"github.com/isocheck/isocheck/format/jsonl"
+	"github.com/isocheck/isocheck/format/sqljsonl"
+	"github.com/isocheck/isocheck/format/text"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/progress"
 )
 
@@ -37,7 +42,7 @@ const (
 	ElleJSON Format = "elle-json"
 	// SQL is a SQL history (specified in docs/formats.md), which is not
 	// a key-value history: read it with
-	// ReadSQL or ReadSQLFile. ReadFile and Read refuse it, saying so.
+	// sqljsonl.Read or sqljsonl.ReadFile. ReadFile and Read refuse it, saying so.
 	SQL Format = "sql"
 	// Empty is the Info.Format of an input read with Auto that is empty or
 	// blank (see "Empty inputs" in the package documentation): there was
@@ -71,56 +76,12 @@ func ParseFormat(s string) (Format, error) {
 	return "", fmt.Errorf("unknown history format %q (want auto, jsonl, text, dbcop, cobra, edn, elle-json or sql)", s)
 }
 
-// Error is an error in the content of an input.
-type Error struct {
-	// File is the name of the input.
-	File string
-	// Line is the 1-based line of the error in text formats, 0 otherwise.
-	Line int
-	// Offset is the byte offset of the error when Line is 0, or -1 when the
-	// error concerns the input as a whole.
-	Offset int64
-	// Msg describes the problem.
-	Msg string
-	// Err is the underlying error, if any (for example an I/O error).
-	Err error
-}
-
-// Error renders the error as "file:line: msg", "file: byte offset N: msg"
-// or "file: msg", with the control characters that the name or the message
-// quote from the input escaped (see textsafe.Escape): the error may be
-// printed to a terminal.
-func (e *Error) Error() string {
-	file := e.File
-	if file == "" {
-		file = "<input>"
-	}
-	var s string
-	switch {
-	case e.Line > 0:
-		s = file + ":" + strconv.Itoa(e.Line) + ": " + e.Msg
-	case e.Offset >= 0:
-		s = file + ": byte offset " + strconv.FormatInt(e.Offset, 10) + ": " + e.Msg
-	default:
-		s = file + ": " + e.Msg
-	}
-	return textsafe.Escape(s)
-}
-
-// Unwrap returns e.Err.
-func (e *Error) Unwrap() error { return e.Err }
-
-func lineError(file string, line int, format string, args ...any) *Error {
-	return &Error{File: file, Line: line, Msg: fmt.Sprintf(format, args...)}
-}
-
-func offsetError(file string, off int64, format string, args ...any) *Error {
-	return &Error{File: file, Offset: off, Msg: fmt.Sprintf(format, args...)}
-}
-
-func fileError(file string, format string, args ...any) *Error {
-	return &Error{File: file, Offset: -1, Msg: fmt.Sprintf(format, args...)}
-}
+// Error is an error in the content of an input, which every reader
+// returns for a problem of the input: it gives the file and the line (text
+// formats), the byte offset (binary formats) or neither (the input as a
+// whole) of the problem. Its Error method renders it as "file:line: msg",
+// "file: byte offset N: msg" or "file: msg".
+type Error = scan.Error
 
 // Info describes how a history was read.
 type Info struct {
@@ -133,7 +94,7 @@ type Info struct {
 	// failed events are absent. It is nil for other formats.
 	FailedEvents map[int]int
 	// DBCop is the header of a DBCop file, nil for other formats.
-	DBCop *DBCopHeader
+	DBCop *dbcop.Header
 	// SkippedOps counts the events of a Jepsen history (EDN, ElleJSON)
 	// that were skipped because their process is not a client (:nemesis,
 	// or any :process that is not an integer). It is 0 for other formats.
@@ -153,18 +114,6 @@ type Info struct {
 	// for ReadRegisterOps. It is nil when there are none. Names longer
 	// than a message can hold are cut short.
 	OtherOps map[string]int
-}
-
-// DBCopHeader is the header of a dbcop bincode file. The counts are the
-// parameters the history was generated with.
-type DBCopHeader struct {
-	ID           uint64
-	Nodes        uint64 // number of sessions
-	Variables    uint64 // number of variables (keys)
-	Transactions uint64 // transactions per session
-	Events       uint64 // events per transaction
-	Info         string // the database, e.g. "CockroachDB"
-	Start, End   string // timestamps of the recording
 }
 
 // ReadFile reads the history in the file or (for Cobra) directory at path.
@@ -194,18 +143,18 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	switch f {
 	case Auto, JSONL, Text, DBCop, EDN, ElleJSON:
 	case Cobra:
-		return readCobra(ctx, path)
+		return readCobraInfo(ctx, path)
 	case SQL:
-		return nil, nil, errSQL(path, false)
+		return nil, nil, sqljsonl.NotKeyValueError(path, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", path, f)
 	}
 	if err := ctx.Err(); err != nil {
-		return nil, nil, stopError(path, 0, context.Cause(ctx))
+		return nil, nil, scan.StopError(path, 0, context.Cause(ctx))
 	}
 	if f == Auto {
 		if st, err := os.Stat(path); err == nil && st.IsDir() {
-			return readCobra(ctx, path)
+			return readCobraInfo(ctx, path)
 		}
 	}
 	file, size, err := openInput(path, f)
@@ -226,6 +175,15 @@ func ReadFileContext(ctx context.Context, path string, f Format) (*history.Histo
 	return h, info, err
 }
 
+// readCobraInfo reads the Cobra log directory or file at path.
+func readCobraInfo(ctx context.Context, path string) (*history.History, *Info, error) {
+	h, err := cobra.Read(ctx, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	return h, &Info{Format: Cobra}, nil
+}
+
 // releaseOps is the size of history, in operations, from which reading
 // hands its memory back to the operating system when done.
 const releaseOps = 1 << 22
@@ -238,7 +196,7 @@ func openInput(path string, f Format) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	if st.IsDir() {
-		return nil, 0, fileError(path, "is a directory, not a %s file", f)
+		return nil, 0, scan.FileError(path, "is a directory, not a %s file", f)
 	}
 	file, err := os.Open(path)
 	if err != nil {
@@ -275,102 +233,30 @@ func ReadContext(ctx context.Context, r io.Reader, name string, f Format) (*hist
 	case Cobra:
 		return nil, nil, fmt.Errorf("read %s: Cobra histories are directories: use ReadFile", name)
 	case SQL:
-		return nil, nil, errSQL(name, false)
+		return nil, nil, sqljsonl.NotKeyValueError(name, false)
 	default:
 		return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
 	}
-	return readStream(ctx, r, name, f, inputSize(r))
-}
-
-// readBufSize is the size of the read buffer for large or unknown inputs;
-// smaller inputs get a buffer their size, but at least minReadBufSize.
-const (
-	readBufSize    = 1 << 20
-	minReadBufSize = 4 << 10
-)
-
-// inputSize returns the size of r when it is known, or -1.
-func inputSize(r io.Reader) int64 {
-	switch r := r.(type) {
-	case interface{ Len() int }: // bytes.Reader, strings.Reader, bytes.Buffer
-		return int64(r.Len())
-	case *os.File:
-		if st, err := r.Stat(); err == nil && st.Mode().IsRegular() {
-			return st.Size()
-		}
-	}
-	return -1
-}
-
-// bufSize returns the size of the read buffer for an input of size bytes
-// (-1 if unknown).
-func bufSize(size int64) int {
-	n := int64(readBufSize)
-	if size >= 0 {
-		n = size + 1
-	}
-	return int(min(max(n, minReadBufSize), readBufSize))
-}
-
-// stopReader reads through a progress meter, so that reading fails with
-// the meter's reason once its context has ended, and counts the bytes read.
-type stopReader struct {
-	m *progress.Meter
-	r io.Reader
-	n int64
-}
-
-func newStopReader(m *progress.Meter, r io.Reader) *stopReader {
-	return &stopReader{m: m, r: progress.Reader(m, r)}
-}
-
-func (s *stopReader) Read(p []byte) (int, error) {
-	n, err := s.r.Read(p)
-	s.n += int64(n)
-	if err != nil && err != io.EOF {
-		// A read interrupted by the deadline set when ctx ended fails
-		// with os.ErrDeadlineExceeded: report the context's reason.
-		if stop := s.m.Err(); stop != nil {
-			err = stop
-		}
-	}
-	return n, err
-}
-
-// stopError is the error of a read stopped from outside after n bytes.
-func stopError(name string, n int64, cause error) error {
-	return fmt.Errorf("read %s: stopped after %d bytes: %w", name, n, cause)
-}
-
-// stopped returns err, or a stop error if the reading was stopped from
-// outside.
-func stopped(name string, sr *stopReader, err error) error {
-	if cause := sr.m.Err(); cause != nil {
-		return stopError(name, sr.n, cause)
-	}
-	if progress.Stopped(err) {
-		return stopError(name, sr.n, err)
-	}
-	return err
+	return readStream(ctx, r, name, f, scan.InputSize(r))
 }
 
 // readStream reads a history in format f (not Cobra) from r, an input of
 // size bytes (-1 if unknown).
 func readStream(ctx context.Context, r io.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
 	m := progress.Start(ctx, "parse", max(size, 0), "bytes")
-	sr := newStopReader(m, r)
-	h, info, err := readBuffered(m, bufio.NewReaderSize(sr, bufSize(size)), name, f, size)
+	sr := scan.NewStopReader(m, r)
+	h, info, err := readBuffered(m, bufio.NewReaderSize(sr, scan.BufSize(size)), name, f, size)
 	if err != nil {
-		return nil, nil, stopped(name, sr, err)
+		return nil, nil, scan.Stopped(name, sr, err)
 	}
 	if err := m.Err(); err != nil {
-		return nil, nil, stopError(name, sr.n, err)
+		return nil, nil, scan.StopError(name, sr.N, err)
 	}
 	return h, info, nil
 }
 
 func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
-	var lr *lineReader
+	var lr *scan.LineReader
 	if f == Auto {
 		var err error
 		if f, lr, err = detectStream(br, name); err != nil {
@@ -381,39 +267,53 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 	case Empty:
 		return emptyHistory(name), &Info{Format: Empty}, nil
 	case SQL:
-		return nil, nil, errSQL(name, true)
+		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case JSONL, Text:
 		if lr == nil {
-			lr = newLineReader(br, name)
+			lr = scan.NewLineReader(br, name)
 		}
 		var (
 			h   *history.History
 			err error
 		)
 		if f == JSONL {
-			h, err = readJSONL(m, lr, size)
+			h, err = jsonl.Read(m, lr, size)
 		} else {
-			h, err = readText(m, lr, size)
+			h, err = text.Read(m, lr, size)
 		}
 		if err != nil {
 			return nil, nil, err
 		}
 		return h, &Info{Format: f}, nil
 	case DBCop:
-		return readDBCop(m, br, name, size)
-	case EDN:
-		return readEDN(m, br, name, size)
-	case ElleJSON:
-		return readElleJSON(m, br, name, size)
-	case Cobra: // a single log, detected
-		b := newCobraBuilder()
-		cr := &cobraReader{b: b, ids: make(map[uint64]cobraPlace)}
-		if err := cr.readLog(br, name, b.AddFile(name), b.Session(cobraSession(name))); err != nil {
+		h, hdr, failed, err := dbcop.Read(m, br, name, size)
+		if err != nil {
 			return nil, nil, err
 		}
-		return b.History(), &Info{Format: Cobra}, nil
+		return h, &Info{Format: DBCop, FailedEvents: failed, DBCop: hdr}, nil
+	case EDN, ElleJSON:
+		read := jepsen.ReadEDN
+		if f == ElleJSON {
+			read = jepsen.ReadElleJSON
+		}
+		h, s, err := read(m, br, name, size)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, jepsenInfo(f, s), nil
+	case Cobra: // a single log, detected
+		h, err := cobra.ReadLog(br, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return h, &Info{Format: Cobra}, nil
 	}
 	return nil, nil, fmt.Errorf("read %s: unknown format %q", name, f)
+}
+
+// jepsenInfo describes a Jepsen history read in format f.
+func jepsenInfo(f Format, s jepsen.Stats) *Info {
+	return &Info{Format: f, SkippedOps: s.SkippedOps, NoProcess: s.NoProcess, NoInvoke: s.NoInvoke, OtherOps: s.OtherOps}
 }
 
 // emptyHistory returns a history of no transaction read from name.
@@ -474,15 +374,15 @@ func Write(w io.Writer, h *history.History, f Format) error {
 	var err error
 	switch f {
 	case JSONL:
-		err = writeJSONL(bw, h)
+		err = jsonl.Write(bw, h)
 	case Text:
-		err = writeText(bw, h)
+		err = text.Write(bw, h)
 	case DBCop:
-		err = writeDBCop(bw, h)
+		err = dbcop.Write(bw, h)
 	case EDN:
-		err = writeEDN(bw, h)
+		err = jepsen.WriteEDN(bw, h)
 	case ElleJSON:
-		err = writeElleJSON(bw, h)
+		err = jepsen.WriteElleJSON(bw, h)
 	case SQL:
 		return fmt.Errorf("cannot write a key-value history in the sql format, which records SQL queries and the rows they returned: write jsonl, text, dbcop, edn or elle-json")
 	default:

@@ -1,4 +1,4 @@
-package format
+package format_test
 
 import (
 	"bytes"
@@ -7,40 +7,42 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/history"
 )
 
 func TestParseFormat(t *testing.T) {
 	tests := []struct {
 		in   string
-		want Format
+		want format.Format
 	}{
-		{"auto", Auto}, {"", Auto}, {"JSONL", JSONL}, {"json", JSONL}, {"text", Text}, {"txt", Text},
-		{"polysi", Text}, {"dbcop", DBCop}, {"bincode", DBCop}, {" Cobra ", Cobra},
+		{"auto", format.Auto}, {"", format.Auto}, {"JSONL", format.JSONL}, {"json", format.JSONL}, {"text", format.Text}, {"txt", format.Text},
+		{"polysi", format.Text}, {"dbcop", format.DBCop}, {"bincode", format.DBCop}, {" Cobra ", format.Cobra},
 	}
 	for _, tt := range tests {
-		if got, err := ParseFormat(tt.in); err != nil || got != tt.want {
+		if got, err := format.ParseFormat(tt.in); err != nil || got != tt.want {
 			t.Errorf("ParseFormat(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 		}
 	}
-	if _, err := ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), `unknown history format "yaml"`) {
+	if _, err := format.ParseFormat("yaml"); err == nil || !strings.Contains(err.Error(), `unknown history format "yaml"`) {
 		t.Errorf("ParseFormat(yaml): %v", err)
 	}
 }
 
 func TestErrorString(t *testing.T) {
 	tests := []struct {
-		e    *Error
+		e    *format.Error
 		want string
 	}{
-		{&Error{File: "galera.txt", Line: 12, Msg: "bad"}, "galera.txt:12: bad"},
-		{&Error{File: "h.bincode", Offset: 0, Msg: "bad"}, "h.bincode: byte offset 0: bad"},
-		{&Error{File: "h.bincode", Offset: 96, Msg: "bad"}, "h.bincode: byte offset 96: bad"},
-		{&Error{File: "dir", Offset: -1, Msg: "bad"}, "dir: bad"},
-		{&Error{Line: 3, Msg: "bad"}, "<input>:3: bad"},
+		{&format.Error{File: "galera.txt", Line: 12, Msg: "bad"}, "galera.txt:12: bad"},
+		{&format.Error{File: "h.bincode", Offset: 0, Msg: "bad"}, "h.bincode: byte offset 0: bad"},
+		{&format.Error{File: "h.bincode", Offset: 96, Msg: "bad"}, "h.bincode: byte offset 96: bad"},
+		{&format.Error{File: "dir", Offset: -1, Msg: "bad"}, "dir: bad"},
+		{&format.Error{Line: 3, Msg: "bad"}, "<input>:3: bad"},
 		// What the name or the message quote of the input is escaped.
-		{&Error{File: "h\x1b]0;x\a.edn", Line: 1, Msg: "not \x1bc\x00"}, `h\x1b]0;x\a.edn:1: not \x1bc\x00`},
-		{&Error{File: "h", Offset: 2, Msg: "not \u202e"}, `h: byte offset 2: not \u202e`},
+		{&format.Error{File: "h\x1b]0;x\a.edn", Line: 1, Msg: "not \x1bc\x00"}, `h\x1b]0;x\a.edn:1: not \x1bc\x00`},
+		{&format.Error{File: "h", Offset: 2, Msg: "not \u202e"}, `h: byte offset 2: not \u202e`},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {
@@ -52,17 +54,17 @@ func TestErrorString(t *testing.T) {
 func TestDetect(t *testing.T) {
 	tests := []struct {
 		path string
-		want Format
+		want format.Format
 	}{
-		{corpus(t, "polysi", "galera.txt"), Text},
-		{corpus(t, "polysi", "yugabyte.txt"), Text},
-		{corpus(t, "polysi", "dgraph.bincode"), DBCop},
-		{corpus(t, "polysi", "20_100_15_10000_0.5_zipf__hist-00000.bincode"), DBCop},
-		{corpus(t, "dbcop-oopsla19", "galera_all_writes", "3_30_20_180__hist-00000.bincode"), DBCop},
-		{corpus(t, "polysi", "cobra-tpcc"), Cobra},
-		{corpus(t, "polysi", "cobra-rubis", "T10.log"), Cobra},
+		{formattest.Corpus(t, "polysi", "galera.txt"), format.Text},
+		{formattest.Corpus(t, "polysi", "yugabyte.txt"), format.Text},
+		{formattest.Corpus(t, "polysi", "dgraph.bincode"), format.DBCop},
+		{formattest.Corpus(t, "polysi", "20_100_15_10000_0.5_zipf__hist-00000.bincode"), format.DBCop},
+		{formattest.Corpus(t, "dbcop-oopsla19", "galera_all_writes", "3_30_20_180__hist-00000.bincode"), format.DBCop},
+		{formattest.Corpus(t, "polysi", "cobra-tpcc"), format.Cobra},
+		{formattest.Corpus(t, "polysi", "cobra-rubis", "T10.log"), format.Cobra},
 	}
-	dir := writeDir(t, map[string][]byte{
+	dir := formattest.WriteDir(t, map[string][]byte{
 		"h.jsonl":    []byte("\n  {\"session\":0,\"ops\":[]}\n"),
 		"h.txt":      []byte("\r\n w (1,2,3,4)\n"),
 		"empty":      nil,
@@ -70,65 +72,65 @@ func TestDetect(t *testing.T) {
 		"junk":       []byte("hello"),
 		"S.bin":      []byte("S\x00\x00\x00\x00\x00\x00\x00\x01C"),
 		"short.log":  []byte("S\x00\x00\x00"),
-		"tiny.dbcop": new(bin).header(0, 0, 0, 0).u64(0).b,
+		"tiny.dbcop": new(formattest.Bin).Header(0, 0, 0, 0).U64(0).B,
 	})
 	tests = append(tests, []struct {
 		path string
-		want Format
+		want format.Format
 	}{
-		{filepath.Join(dir, "h.jsonl"), JSONL},
-		{filepath.Join(dir, "h.txt"), Text},
-		{filepath.Join(dir, "tiny.dbcop"), DBCop},
-		{filepath.Join(dir, "empty"), Empty},
-		{filepath.Join(dir, "blank"), Empty},
+		{filepath.Join(dir, "h.jsonl"), format.JSONL},
+		{filepath.Join(dir, "h.txt"), format.Text},
+		{filepath.Join(dir, "tiny.dbcop"), format.DBCop},
+		{filepath.Join(dir, "empty"), format.Empty},
+		{filepath.Join(dir, "blank"), format.Empty},
 	}...)
 	for _, tt := range tests {
-		if got, err := Detect(tt.path); err != nil || got != tt.want {
+		if got, err := format.Detect(tt.path); err != nil || got != tt.want {
 			t.Errorf("Detect(%s) = %q, %v; want %q", tt.path, got, err, tt.want)
 		}
 	}
 	for _, name := range []string{"junk", "S.bin", "short.log", "."} {
 		path := filepath.Join(dir, name)
-		f, err := Detect(path)
+		f, err := format.Detect(path)
 		if err == nil {
 			t.Errorf("Detect(%s) = %q, want an error", name, f)
 			continue
 		}
-		if e := checkError(t, err); e.File != path {
+		if e := formattest.CheckError(t, err); e.File != path {
 			t.Errorf("Detect(%s): error names %q", name, e.File)
 		}
 	}
-	if _, err := Detect(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+	if _, err := format.Detect(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
 		t.Errorf("Detect(missing): %v", err)
 	}
 }
 
 func TestReadAuto(t *testing.T) {
-	inputs := map[Format][]byte{
-		JSONL: []byte(`{"session":0,"ops":[["w","x",1]]}`),
-		Text:  []byte("w(1,1,0,0)\n"),
-		DBCop: smallDBCop(),
+	inputs := map[format.Format][]byte{
+		format.JSONL: []byte(`{"session":0,"ops":[["w","x",1]]}`),
+		format.Text:  []byte("w(1,1,0,0)\n"),
+		format.DBCop: formattest.SmallDBCop(),
 	}
 	for f, in := range inputs {
-		_, info, err := ReadInfo(bytes.NewReader(in), "in", Auto)
+		_, info, err := format.ReadInfo(bytes.NewReader(in), "in", format.Auto)
 		if err != nil || info.Format != f {
 			t.Errorf("%s: format %v, error %v", f, info, err)
 		}
 	}
-	_, err := Read(strings.NewReader("hello"), "in", Auto)
-	if e := checkError(t, err); !strings.Contains(e.Msg, "cannot detect the format") {
+	_, err := format.Read(strings.NewReader("hello"), "in", format.Auto)
+	if e := formattest.CheckError(t, err); !strings.Contains(e.Msg, "cannot detect the format") {
 		t.Errorf("got %v", err)
 	}
-	if _, err := Read(strings.NewReader(""), "in", "xml"); err == nil {
+	if _, err := format.Read(strings.NewReader(""), "in", "xml"); err == nil {
 		t.Errorf("unknown format accepted")
 	}
-	if err := Write(&bytes.Buffer{}, &history.History{}, Cobra); err == nil {
+	if err := format.Write(&bytes.Buffer{}, &history.History{}, format.Cobra); err == nil {
 		t.Errorf("Write(Cobra) succeeded")
 	}
 }
 
 func TestCorpusPolySI(t *testing.T) {
-	dir := corpus(t, "polysi")
+	dir := formattest.Corpus(t, "polysi")
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -144,7 +146,7 @@ func TestCorpusPolySI(t *testing.T) {
 		path := filepath.Join(dir, name)
 		switch {
 		case e.IsDir():
-			h, info := readCorpus(t, path, Cobra)
+			h, info := readCorpus(t, path, format.Cobra)
 			committed := 0
 			for _, tx := range h.Txns {
 				if tx.Status == history.Committed {
@@ -157,9 +159,9 @@ func TestCorpusPolySI(t *testing.T) {
 			}
 			_ = info
 		case strings.HasSuffix(name, ".bincode"):
-			readCorpus(t, path, DBCop)
+			readCorpus(t, path, format.DBCop)
 		case strings.HasSuffix(name, ".txt"):
-			h, _ := readCorpus(t, path, Text)
+			h, _ := readCorpus(t, path, format.Text)
 			if len(h.Txns) == 0 || len(h.Sessions) < 2 {
 				t.Errorf("%s: %d transactions in %d sessions", name, len(h.Txns), len(h.Sessions))
 			}
@@ -174,7 +176,7 @@ func TestCorpusPolySI(t *testing.T) {
 }
 
 func TestCorpusDBCop(t *testing.T) {
-	root := corpus(t, "dbcop-oopsla19")
+	root := formattest.Corpus(t, "dbcop-oopsla19")
 	files, err := filepath.Glob(filepath.Join(root, "*", "*.bincode"))
 	if err != nil {
 		t.Fatal(err)
@@ -184,7 +186,7 @@ func TestCorpusDBCop(t *testing.T) {
 	}
 	failed := 0
 	for _, path := range files {
-		_, info := readCorpus(t, path, DBCop)
+		_, info := readCorpus(t, path, format.DBCop)
 		failed += len(info.FailedEvents)
 	}
 	if failed == 0 {
@@ -194,13 +196,13 @@ func TestCorpusDBCop(t *testing.T) {
 
 // readCorpus reads a corpus history, detecting its format, and checks it
 // against its header if it is a dbcop file.
-func readCorpus(t *testing.T, path string, want Format) (*history.History, *Info) {
+func readCorpus(t *testing.T, path string, want format.Format) (*history.History, *format.Info) {
 	t.Helper()
-	h, info, err := ReadFileInfo(path, Auto)
+	h, info, err := format.ReadFileInfo(path, format.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkConsistent(t, h)
+	formattest.CheckConsistent(t, h)
 	if info.Format != want {
 		t.Errorf("%s: format %s, want %s", path, info.Format, want)
 	}
@@ -230,11 +232,11 @@ func readCorpus(t *testing.T, path string, want Format) (*history.History, *Info
 			t.Errorf("%s: no database name", path)
 		}
 		// Writing and reading back preserves the history.
-		if h2 := roundTrip(t, h, DBCop); !sameButIDs(h, h2) {
+		if h2 := formattest.RoundTrip(t, h, format.DBCop); !formattest.SameButIDs(h, h2) {
 			t.Errorf("%s: dbcop round trip changed the history", path)
 		}
 	}
-	if h2 := roundTrip(t, h, JSONL); len(h2.Txns) != len(h.Txns) || len(h2.Ops) != len(h.Ops) {
+	if h2 := formattest.RoundTrip(t, h, format.JSONL); len(h2.Txns) != len(h.Txns) || len(h2.Ops) != len(h.Ops) {
 		t.Errorf("%s: JSONL round trip changed the history", path)
 	}
 	return h, info

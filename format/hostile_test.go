@@ -1,8 +1,11 @@
-package format
+package format_test
 
 import (
 	"context"
 	"errors"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"io"
 	"os"
 	"path/filepath"
@@ -17,11 +20,11 @@ import (
 // than limit, a bound that turns a read that never ends into a failure
 // (far above the time it takes on a loaded machine); it returns the
 // error.
-func readWithin(t *testing.T, limit time.Duration, path string, f Format) error {
+func readWithin(t *testing.T, limit time.Duration, path string, f format.Format) error {
 	t.Helper()
 	done := make(chan error, 1)
 	go func() {
-		_, _, err := ReadFileContext(context.Background(), path, f)
+		_, _, err := format.ReadFileContext(context.Background(), path, f)
 		done <- err
 	}()
 	select {
@@ -41,14 +44,14 @@ func TestReadDevZero(t *testing.T) {
 		t.Skip("no /dev/zero")
 	}
 	tests := []struct {
-		f   Format
+		f   format.Format
 		msg string
 	}{
-		{JSONL, "line longer than 67108864 bytes (it starts at byte offset 0)"},
-		{Text, "line longer than 67108864 bytes (it starts at byte offset 0)"},
-		{DBCop, "byte offset 72: unexpected data after the end of the history"},
-		{Auto, "byte offset 72: unexpected data after the end of the history"},
-		{Cobra, "byte offset 0: unknown record type '\\x00'"},
+		{format.JSONL, "line longer than 67108864 bytes (it starts at byte offset 0)"},
+		{format.Text, "line longer than 67108864 bytes (it starts at byte offset 0)"},
+		{format.DBCop, "byte offset 72: unexpected data after the end of the history"},
+		{format.Auto, "byte offset 72: unexpected data after the end of the history"},
+		{format.Cobra, "byte offset 0: unknown record type '\\x00'"},
 	}
 	for _, tt := range tests {
 		t.Run(string(tt.f), func(t *testing.T) {
@@ -59,7 +62,7 @@ func TestReadDevZero(t *testing.T) {
 			if err == nil {
 				t.Fatal("no error")
 			}
-			checkError(t, err)
+			formattest.CheckError(t, err)
 			if !strings.Contains(err.Error(), "/dev/zero") || !strings.Contains(err.Error(), tt.msg) {
 				t.Errorf("error %q, want one naming /dev/zero and saying %q", err, tt.msg)
 			}
@@ -72,10 +75,10 @@ func TestReadDevZero(t *testing.T) {
 
 // TestReadLongLine checks the limit on one line of a text format.
 func TestReadLongLine(t *testing.T) {
-	for _, f := range []Format{JSONL, Text, Auto} {
-		r := io.MultiReader(strings.NewReader("\n\n{"), io.LimitReader(&endless{line: []byte(strings.Repeat("x", 4096))}, maxLineLen), strings.NewReader("\n"))
-		_, err := Read(r, "long", f)
-		e := checkError(t, err)
+	for _, f := range []format.Format{format.JSONL, format.Text, format.Auto} {
+		r := io.MultiReader(strings.NewReader("\n\n{"), io.LimitReader(&formattest.Endless{Line: []byte(strings.Repeat("x", 4096))}, scan.MaxLineLen), strings.NewReader("\n"))
+		_, err := format.Read(r, "long", f)
+		e := formattest.CheckError(t, err)
 		if e.Line != 3 || !strings.Contains(e.Msg, "line longer than 67108864 bytes (it starts at byte offset 2)") {
 			t.Errorf("%s: %v", f, err)
 		}
@@ -85,7 +88,7 @@ func TestReadLongLine(t *testing.T) {
 // TestCobraOddFiles checks Cobra directories with logs that are not
 // regular files: each is refused, by name, without reading it.
 func TestCobraOddFiles(t *testing.T) {
-	good := new(cobraLog).S(1).W(5, 1, 1).C(1).b
+	good := new(formattest.CobraLog).S(1).W(5, 1, 1).C(1).B
 	tests := []struct {
 		name  string
 		setup func(t *testing.T, dir string) // makes T2.log
@@ -112,14 +115,14 @@ func TestCobraOddFiles(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			dir := writeDir(t, map[string][]byte{"T1.log": good, "notes.txt": []byte("x")})
+			dir := formattest.WriteDir(t, map[string][]byte{"T1.log": good, "notes.txt": []byte("x")})
 			tt.setup(t, dir)
-			for _, f := range []Format{Auto, Cobra} {
+			for _, f := range []format.Format{format.Auto, format.Cobra} {
 				err := readWithin(t, time.Minute, dir, f)
 				if err == nil {
 					t.Fatalf("%s: no error", f)
 				}
-				e := checkError(t, err)
+				e := formattest.CheckError(t, err)
 				if want := filepath.Join(dir, "T2.log"); e.File != want || !strings.Contains(e.Msg, tt.msg) {
 					t.Errorf("%s: got %v, want %s: ...%s...", f, err, want, tt.msg)
 				}
@@ -128,11 +131,11 @@ func TestCobraOddFiles(t *testing.T) {
 	}
 
 	// A symbolic link to a regular file is a log like any other.
-	dir := writeDir(t, map[string][]byte{"T1.log": good, "data": new(cobraLog).S(2).C(2).b})
+	dir := formattest.WriteDir(t, map[string][]byte{"T1.log": good, "data": new(formattest.CobraLog).S(2).C(2).B})
 	if err := os.Symlink(filepath.Join(dir, "data"), filepath.Join(dir, "T2.log")); err != nil {
 		t.Skip(err)
 	}
-	h, err := ReadFile(dir, Auto)
+	h, err := format.ReadFile(dir, format.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,26 +147,26 @@ func TestCobraOddFiles(t *testing.T) {
 // TestDBCopStreamLimits checks the bounds on counts and lengths of a dbcop
 // input whose size is unknown.
 func TestDBCopStreamLimits(t *testing.T) {
-	zeros := &endless{line: make([]byte, 4096)}
+	zeros := &formattest.Endless{Line: make([]byte, 4096)}
 	tests := []struct {
 		name   string
 		prefix []byte
 		off    int64
 		msg    string
 	}{
-		{"huge string", new(bin).u64(0, 1, 1, 1, 1, 1<<40).b, 40, "the length of the header's info is 1099511627776, more than the limit of 67108864"},
-		{"many sessions", new(bin).header(1, 1, 1, 1).u64(1 << 40).b, 72, "the number of sessions is 1099511627776, more than the limit of 1048576"},
-		{"many transactions", new(bin).header(1, 1, 1, 1).u64(1, 1<<40).b, 80, "the number of transactions of session 0 is 1099511627776, more than the limit of 2147483647"},
-		{"many events", new(bin).header(1, 1, 1, 1).u64(1, 1, 1<<40).b, 88, "the number of events of transaction 0 of session 0 is 1099511627776, more than the limit of 3728270"},
+		{"huge string", new(formattest.Bin).U64(0, 1, 1, 1, 1, 1<<40).B, 40, "the length of the header's info is 1099511627776, more than the limit of 67108864"},
+		{"many sessions", new(formattest.Bin).Header(1, 1, 1, 1).U64(1 << 40).B, 72, "the number of sessions is 1099511627776, more than the limit of 1048576"},
+		{"many transactions", new(formattest.Bin).Header(1, 1, 1, 1).U64(1, 1<<40).B, 80, "the number of transactions of session 0 is 1099511627776, more than the limit of 2147483647"},
+		{"many events", new(formattest.Bin).Header(1, 1, 1, 1).U64(1, 1, 1<<40).B, 88, "the number of events of transaction 0 of session 0 is 1099511627776, more than the limit of 3728270"},
 	}
 	for _, tt := range tests {
 		r := io.MultiReader(strings.NewReader(string(tt.prefix)), zeros)
-		_, err := Read(r, "s.bincode", DBCop)
+		_, err := format.Read(r, "s.bincode", format.DBCop)
 		if err == nil {
 			t.Errorf("%s: no error", tt.name)
 			continue
 		}
-		e := checkError(t, err)
+		e := formattest.CheckError(t, err)
 		if e.Offset != tt.off || !strings.Contains(e.Msg, tt.msg) {
 			t.Errorf("%s:\ngot  %v\nwant s.bincode: byte offset %d: ...%s...", tt.name, err, tt.off, tt.msg)
 		}

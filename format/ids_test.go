@@ -1,6 +1,8 @@
-package format
+package format_test
 
 import (
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -35,12 +37,12 @@ func TestDuplicateIDs(t *testing.T) {
 {"session":1,"id":"` + strings.Repeat("x", 1000) + `","ops":[]}`, 2, `duplicate transaction id "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"… (1000 bytes): the transaction at d.jsonl:1 has it too`},
 	}
 	for _, tt := range tests {
-		h, err := Read(strings.NewReader(tt.in), "d.jsonl", JSONL)
+		h, err := format.Read(strings.NewReader(tt.in), "d.jsonl", format.JSONL)
 		if tt.msg == "" {
 			if err != nil {
 				t.Errorf("%s: %v", tt.name, err)
 			} else {
-				checkConsistent(t, h)
+				formattest.CheckConsistent(t, h)
 			}
 			continue
 		}
@@ -48,7 +50,7 @@ func TestDuplicateIDs(t *testing.T) {
 			t.Errorf("%s: no error, want %q", tt.name, tt.msg)
 			continue
 		}
-		e := checkError(t, err)
+		e := formattest.CheckError(t, err)
 		if e.Line != tt.line || e.Msg != tt.msg {
 			t.Errorf("%s:\ngot  %v\nwant d.jsonl:%d: %s", tt.name, err, tt.line, tt.msg)
 		}
@@ -56,7 +58,7 @@ func TestDuplicateIDs(t *testing.T) {
 }
 
 func TestDuplicateCobraIDs(t *testing.T) {
-	c := func() *cobraLog { return new(cobraLog) }
+	c := func() *formattest.CobraLog { return new(formattest.CobraLog) }
 	tests := []struct {
 		name  string
 		logs  map[string][]byte
@@ -64,18 +66,18 @@ func TestDuplicateCobraIDs(t *testing.T) {
 		off   int64
 		other string
 	}{
-		{"one log", map[string][]byte{"T1.log": c().S(1).C(1).S(2).C(2).S(1).C(1).b}, "T1.log", 36, "T1.log: byte offset 0"},
-		{"two logs", map[string][]byte{"T1.log": c().S(1).C(1).b, "T2.log": c().S(2).C(2).S(1).b}, "T2.log", 18, "T1.log: byte offset 0"},
-		{"unfinished", map[string][]byte{"T1.log": c().S(5).C(5).b, "T2.log": c().S(6).W(9, 1, 1).b, "T3.log": c().S(6).b}, "T3.log", 0, "T2.log: byte offset 0"},
+		{"one log", map[string][]byte{"T1.log": c().S(1).C(1).S(2).C(2).S(1).C(1).B}, "T1.log", 36, "T1.log: byte offset 0"},
+		{"two logs", map[string][]byte{"T1.log": c().S(1).C(1).B, "T2.log": c().S(2).C(2).S(1).B}, "T2.log", 18, "T1.log: byte offset 0"},
+		{"unfinished", map[string][]byte{"T1.log": c().S(5).C(5).B, "T2.log": c().S(6).W(9, 1, 1).B, "T3.log": c().S(6).B}, "T3.log", 0, "T2.log: byte offset 0"},
 	}
 	for _, tt := range tests {
-		dir := writeDir(t, tt.logs)
-		_, err := ReadFile(dir, Cobra)
+		dir := formattest.WriteDir(t, tt.logs)
+		_, err := format.ReadFile(dir, format.Cobra)
 		if err == nil {
 			t.Errorf("%s: no error", tt.name)
 			continue
 		}
-		e := checkError(t, err)
+		e := formattest.CheckError(t, err)
 		want := "the transaction at " + filepath.Join(dir, tt.other) + " has it too"
 		if e.File != filepath.Join(dir, tt.file) || e.Offset != tt.off || !strings.Contains(e.Msg, "duplicate transaction id") || !strings.Contains(e.Msg, want) {
 			t.Errorf("%s: got %v, want %s: byte offset %d: ...%s", tt.name, err, tt.file, tt.off, want)

@@ -1,4 +1,4 @@
-package format
+package format_test
 
 import (
 	"bytes"
@@ -7,6 +7,10 @@ import (
 	"maps"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/register"
 )
 
 // Histories of completions alone (Elle's unit tests write them so), of
@@ -17,7 +21,7 @@ func TestReadJepsenInferred(t *testing.T) {
 	tests := []struct {
 		name, src string
 		want      string // the history, as jdump writes it
-		info      Info
+		info      format.Info
 	}{
 		{"completions only",
 			`{:type :ok, :value [[:append :x 1]], :process 0, :index 1}
@@ -29,7 +33,7 @@ session 1: 1
 0 "1" s0 committed [-,1]: w(:x,1)
 1 "3" s1 unknown: w(:x,2)
 2 "5" s0 committed [-,5]: r(:x,2)[1 2]
-`, Info{Format: EDN, NoInvoke: 3}},
+`, format.Info{Format: format.EDN, NoInvoke: 3}},
 		{"no process",
 			`{:index 0, :type :invoke, :value [[:append 1 1]]}
 {:index 1, :type :ok, :value [[:append 1 1]]}
@@ -42,7 +46,7 @@ session no-process-4: 2
 0 "1" sno-process-2 committed [0,1]: w(1,1)
 1 "2" sno-process-3 committed [-,2]: r(1,1)[1]
 2 "3" sno-process-4 unknown [3,-]: w(1,2)
-`, Info{Format: EDN, NoProcess: 4, NoInvoke: 1}},
+`, format.Info{Format: format.EDN, NoProcess: 4, NoInvoke: 1}},
 		{"other operations",
 			`{:type :invoke, :f :txn, :value [[:w :x 1]], :process 0, :time 1}
 {:type :invoke, :f :cas, :value [1 2], :process 1, :time 2}
@@ -54,28 +58,28 @@ session no-process-4: 2
 			`init null
 session 0: 0
 0 "" s0 committed [1,3]: w(:x,1)
-`, Info{Format: EDN, SkippedOps: 1, OtherOps: map[string]int{"cas": 1, "read": 1}}},
+`, format.Info{Format: format.EDN, SkippedOps: 1, OtherOps: map[string]int{"cas": 1, "read": 1}}},
 	}
 	for _, tc := range tests {
-		for _, f := range []Format{EDN, ElleJSON} {
+		for _, f := range []format.Format{format.EDN, format.ElleJSON} {
 			src := tc.src
-			if f == ElleJSON {
+			if f == format.ElleJSON {
 				var buf bytes.Buffer
 				if err := ednToJSON(&buf, src); err != nil {
 					t.Fatal(err)
 				}
 				src = buf.String()
 			}
-			h, info, err := ReadInfo(strings.NewReader(src), "h", f)
+			h, info, err := format.ReadInfo(strings.NewReader(src), "h", f)
 			if err != nil {
 				t.Errorf("%s, %s: %v", tc.name, f, err)
 				continue
 			}
 			want := tc.want
-			if f == ElleJSON {
+			if f == format.ElleJSON {
 				want = strings.ReplaceAll(want, ":x", "x") // a string, not a keyword
 			}
-			if got := jdump(h, false); got != want {
+			if got := formattest.Jdump(h, false); got != want {
 				t.Errorf("%s, %s: got\n%s\nwant\n%s", tc.name, f, got, want)
 			}
 			wantInfo := tc.info
@@ -112,13 +116,13 @@ func TestReadRegisterOps(t *testing.T) {
 {:type :ok, :f :read, :value [:x 2], :process 2, :index 5}
 {:type :fail, :f :cas, :value [:x [1 2]], :process 0, :index 6}
 {:type :invoke, :f :read, :value [:x nil], :process 0, :index 7}`
-	want := []RegisterOp{
-		{Process: 0, Kind: RegisterWrite, Key: "x", Value: 1, Call: 0, Return: 2, Line: 1, RetLine: 3},
-		{Process: 0, Kind: RegisterCAS, Key: "x", Old: 1, New: 2, Outcome: OutcomeFail, Call: 4, Return: 6, Line: 5, RetLine: 7},
-		{Process: 2, Kind: RegisterRead, Key: "x", Value: 2, Call: NoCall, Return: 5, Line: 6, RetLine: 6},
-		{Process: 0, Kind: RegisterRead, Key: "x", Outcome: OutcomeInfo, Call: 7, Return: NoReturn, Line: 8},
+	want := []register.Op{
+		{Process: 0, Kind: register.Write, Key: "x", Value: 1, Call: 0, Return: 2, Line: 1, RetLine: 3},
+		{Process: 0, Kind: register.CAS, Key: "x", Old: 1, New: 2, Outcome: register.Fail, Call: 4, Return: 6, Line: 5, RetLine: 7},
+		{Process: 2, Kind: register.Read, Key: "x", Value: 2, Call: register.NoCall, Return: 5, Line: 6, RetLine: 6},
+		{Process: 0, Kind: register.Read, Key: "x", Outcome: register.Info, Call: 7, Return: register.NoReturn, Line: 8},
 	}
-	ops, info, err := ReadRegisterOps(context.Background(), strings.NewReader(edn), "h", Auto)
+	ops, info, err := format.ReadRegisterOps(context.Background(), strings.NewReader(edn), "h", format.Auto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +134,7 @@ func TestReadRegisterOps(t *testing.T) {
 			t.Errorf("op %d: got %+v, want %+v", i, ops[i], want[i])
 		}
 	}
-	if info.Format != EDN || info.OtherOps["txn"] != 1 || info.NoInvoke != 1 {
+	if info.Format != format.EDN || info.OtherOps["txn"] != 1 || info.NoInvoke != 1 {
 		t.Errorf("info %+v", *info)
 	}
 
@@ -141,18 +145,18 @@ func TestReadRegisterOps(t *testing.T) {
 {"session":1,"id":"1/0","status":"unknown","ops":[["r",1,31],["w",1,41]],"start":30}
 {"session":1,"id":"1/1","ops":[["w",2,5]],"start":31,"end":32}
 `
-	want = []RegisterOp{
-		{Process: 2, Kind: RegisterCAS, Key: "1", Old: RegisterNil, New: 31, Call: 10, Return: 20, Line: 1, RetLine: 1},
-		{Process: 0, Kind: RegisterRead, Key: "1", Value: 31, Call: 15, Return: 25, Line: 2, RetLine: 2},
-		{Process: 1, Kind: RegisterCAS, Key: "1", Old: 31, New: 41, Outcome: OutcomeInfo, Call: 30, Return: NoReturn, Line: 4, RetLine: 4},
-		{Process: 1, Kind: RegisterWrite, Key: "2", Value: 5, Call: 31, Return: 32, Line: 5, RetLine: 5},
+	want = []register.Op{
+		{Process: 2, Kind: register.CAS, Key: "1", Old: register.Nil, New: 31, Call: 10, Return: 20, Line: 1, RetLine: 1},
+		{Process: 0, Kind: register.Read, Key: "1", Value: 31, Call: 15, Return: 25, Line: 2, RetLine: 2},
+		{Process: 1, Kind: register.CAS, Key: "1", Old: 31, New: 41, Outcome: register.Info, Call: 30, Return: register.NoReturn, Line: 4, RetLine: 4},
+		{Process: 1, Kind: register.Write, Key: "2", Value: 5, Call: 31, Return: 32, Line: 5, RetLine: 5},
 	}
-	for _, f := range []Format{Auto, JSONL} {
-		ops, info, err := ReadRegisterOps(context.Background(), strings.NewReader(native), "n", f)
+	for _, f := range []format.Format{format.Auto, format.JSONL} {
+		ops, info, err := format.ReadRegisterOps(context.Background(), strings.NewReader(native), "n", f)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(ops) != len(want) || info.Format != JSONL {
+		if len(ops) != len(want) || info.Format != format.JSONL {
 			t.Fatalf("%s: got %d operations (%s), want %d: %+v", f, len(ops), info.Format, len(want), ops)
 		}
 		for i := range want {
@@ -165,30 +169,30 @@ func TestReadRegisterOps(t *testing.T) {
 
 func TestReadRegisterOpsErrors(t *testing.T) {
 	tests := []struct {
-		f        Format
+		f        format.Format
 		src, msg string
 	}{
-		{EDN, "{:type :invoke, :f :txn, :value [], :process 0}", "h:1: no register operations (:read, :write, :cas) to check, only 1 :txn; isocheck check checks transactions (:txn)"},
-		{EDN, "{:type :invoke, :process 0}", "h:1: event without :f (want :read, :write or :cas)"},
-		{EDN, "{:type :invoke, :f :cas, :value [1], :process 0}", "h:1: :value of a cas must be [old new], not a list of 1"},
-		{EDN, "{:type :invoke, :f :write, :value [1 2 3], :process 0}", "h:1: :value of an independent write must be [key value], not a list of 3"},
-		{EDN, "{:type :invoke, :f :write, :value :a, :process 0}", "h:1: write value: want an integer or nil, not :a"},
-		{EDN, "{:type :invoke, :f :write, :value -9223372036854775808, :process 0}", "h:1: write value: -9223372036854775808 is reserved for nil"},
-		{ElleJSON, `{"type": "invoke", "f": "read", "value": [1.5, null], "process": 0}`, "h:1: a key must be an integer, string or keyword, not 1.5"},
-		{Text, "r(1,1,1,1)", "h: a text history holds no register operations"},
-		{JSONL, `{"session":0,"ops":[["append",1,1]],"start":1,"end":2}`, "h: a history of lists holds no register operations"},
-		{JSONL, `{"session":0,"ops":[["w",1,"a"]],"start":1,"end":2}`, `h:1: the value "a" is not an integer`},
+		{format.EDN, "{:type :invoke, :f :txn, :value [], :process 0}", "h:1: no register operations (:read, :write, :cas) to check, only 1 :txn; isocheck check checks transactions (:txn)"},
+		{format.EDN, "{:type :invoke, :process 0}", "h:1: event without :f (want :read, :write or :cas)"},
+		{format.EDN, "{:type :invoke, :f :cas, :value [1], :process 0}", "h:1: :value of a cas must be [old new], not a list of 1"},
+		{format.EDN, "{:type :invoke, :f :write, :value [1 2 3], :process 0}", "h:1: :value of an independent write must be [key value], not a list of 3"},
+		{format.EDN, "{:type :invoke, :f :write, :value :a, :process 0}", "h:1: write value: want an integer or nil, not :a"},
+		{format.EDN, "{:type :invoke, :f :write, :value -9223372036854775808, :process 0}", "h:1: write value: -9223372036854775808 is reserved for nil"},
+		{format.ElleJSON, `{"type": "invoke", "f": "read", "value": [1.5, null], "process": 0}`, "h:1: a key must be an integer, string or keyword, not 1.5"},
+		{format.Text, "r(1,1,1,1)", "h: a text history holds no register operations"},
+		{format.JSONL, `{"session":0,"ops":[["append",1,1]],"start":1,"end":2}`, "h: a history of lists holds no register operations"},
+		{format.JSONL, `{"session":0,"ops":[["w",1,"a"]],"start":1,"end":2}`, `h:1: the value "a" is not an integer`},
 	}
 	for _, tc := range tests {
-		_, _, err := ReadRegisterOps(context.Background(), strings.NewReader(tc.src), "h", tc.f)
-		var fe *Error
+		_, _, err := format.ReadRegisterOps(context.Background(), strings.NewReader(tc.src), "h", tc.f)
+		var fe *format.Error
 		if !errors.As(err, &fe) || !strings.Contains(err.Error(), tc.msg) {
 			t.Errorf("%s %q: got %v, want %s", tc.f, tc.src, err, tc.msg)
 		}
 	}
 	dir := t.TempDir()
-	_, _, err := ReadRegisterOpsFile(context.Background(), dir, Auto)
-	var fe *Error
+	_, _, err := format.ReadRegisterOpsFile(context.Background(), dir, format.Auto)
+	var fe *format.Error
 	if !errors.As(err, &fe) || !strings.Contains(err.Error(), "is a directory, which holds no register operations") {
 		t.Errorf("a directory: got %v", err)
 	}
@@ -202,21 +206,21 @@ func FuzzReadRegisterOps(f *testing.F) {
 	f.Add([]byte(`[{"type": "invoke", "f": "read", "value": ["k", null], "process": 0}, {"type": "ok", "f": "read", "value": ["k", 1], "process": 0}]`))
 	f.Add([]byte(`{:type :invoke, :f :txn, :value [[:r 1 nil]], :process 0} {:type :invoke, :f :read, :process :nemesis}`))
 	f.Fuzz(func(t *testing.T, data []byte) {
-		for _, format := range []Format{EDN, ElleJSON} {
-			ops, info, err := ReadRegisterOps(context.Background(), bytes.NewReader(data), "fuzz", format)
+		for _, fm := range []format.Format{format.EDN, format.ElleJSON} {
+			ops, info, err := format.ReadRegisterOps(context.Background(), bytes.NewReader(data), "fuzz", fm)
 			if err != nil {
-				if e := checkError(t, err); e.Line < 1 {
-					t.Fatalf("%s: error without a line: %v", format, err)
+				if e := formattest.CheckError(t, err); e.Line < 1 {
+					t.Fatalf("%s: error without a line: %v", fm, err)
 				}
 				continue
 			}
-			if info.Format != format {
-				t.Fatalf("read as %s, not %s", info.Format, format)
+			if info.Format != fm {
+				t.Fatalf("read as %s, not %s", info.Format, fm)
 			}
 			for i, o := range ops {
-				if o.Line < 1 || o.Outcome > OutcomeInfo || o.Kind > RegisterCAS ||
-					(o.Outcome == OutcomeInfo) != (o.Return == NoReturn) || o.Process < -1 {
-					t.Fatalf("%s: op %d: %+v", format, i, o)
+				if o.Line < 1 || o.Outcome > register.Info || o.Kind > register.CAS ||
+					(o.Outcome == register.Info) != (o.Return == register.NoReturn) || o.Process < -1 {
+					t.Fatalf("%s: op %d: %+v", fm, i, o)
 				}
 			}
 		}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/corpus"
@@ -139,7 +140,7 @@ func checkRoundTrips(t *testing.T, h *history.History) {
 // histories, seconds each, under make test-long.
 func TestRoundTripVerdictsCorpus(t *testing.T) {
 	paths, _ := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
-	paths = keyValueExamples(paths)
+	paths = formattest.KeyValueExamples(paths)
 	dir := corpus.Dir(t)
 	paths = append(paths, filepath.Join(dir, "polysi", "galera.txt"), filepath.Join(dir, "polysi", "yugabyte.txt"))
 	if !testing.Short() {
@@ -207,7 +208,7 @@ func TestRoundTripVerdictsGenerated(t *testing.T) {
 // are strings, to text and dbcop.
 func TestConvertExamples(t *testing.T) {
 	paths, err := filepath.Glob(filepath.Join("..", "examples", "*.jsonl"))
-	paths = keyValueExamples(paths)
+	paths = formattest.KeyValueExamples(paths)
 	if err != nil || len(paths) == 0 {
 		t.Skip("no examples")
 	}

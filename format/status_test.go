@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -36,7 +37,7 @@ func TestRolledBackStatus(t *testing.T) {
 	}
 
 	const sql = `{"session": 0, "level": "SER", "status": "rolled-back", "events": []}` + "\n"
-	sh, err := format.ReadSQL(strings.NewReader(sql), "in")
+	sh, err := sqljsonl.Read(strings.NewReader(sql), "in")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +45,7 @@ func TestRolledBackStatus(t *testing.T) {
 		t.Fatalf("SQL status %v, want rolled-back", got)
 	}
 	b.Reset()
-	if err := format.WriteSQL(&b, sh); err != nil {
+	if err := sqljsonl.Write(&b, sh); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(b.String(), `"status":"rolled-back"`) {

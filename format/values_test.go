@@ -1,4 +1,4 @@
-package format
+package format_test
 
 import (
 	"bytes"
@@ -7,6 +7,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/format/internal/scan"
 	"github.com/isocheck/isocheck/history"
 )
 
@@ -21,12 +24,12 @@ var edgeInts = []uint64{
 // TestDBCopIntegers reads dbcop values and keys at the edges, and checks
 // that none is null and that they survive dbcop → JSONL → dbcop.
 func TestDBCopIntegers(t *testing.T) {
-	e := new(bin).header(1, uint64(len(edgeInts)), 1, uint64(len(edgeInts))).u64(1, 1, uint64(len(edgeInts)))
+	e := new(formattest.Bin).Header(1, uint64(len(edgeInts)), 1, uint64(len(edgeInts))).U64(1, 1, uint64(len(edgeInts)))
 	for _, u := range edgeInts {
-		e.event(true, u, u, true)
+		e.Event(true, u, u, true)
 	}
-	e.u8(1)
-	h, err := Read(bytes.NewReader(e.b), "edge.bincode", DBCop)
+	e.U8(1)
+	h, err := format.Read(bytes.NewReader(e.B), "edge.bincode", format.DBCop)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +44,7 @@ func TestDBCopIntegers(t *testing.T) {
 			if op.Value == history.Null {
 				t.Errorf("%s: value %d is null", what, u)
 			}
-			if got, ok := valueBits(h, op.Value); !ok || got != u {
+			if got, ok := scan.ValueBits(h, op.Value); !ok || got != u {
 				t.Errorf("%s: value %d read as %s", what, u, h.FormatValue(op.Value))
 			}
 			if got, want := h.FormatKey(op.Key), strconv.FormatUint(u, 10); got != want {
@@ -50,10 +53,10 @@ func TestDBCopIntegers(t *testing.T) {
 		}
 	}
 	check("dbcop", h)
-	j := roundTrip(t, h, JSONL)
+	j := formattest.RoundTrip(t, h, format.JSONL)
 	check("dbcop → JSONL", j)
 	var buf bytes.Buffer
-	if err := Write(&buf, j, JSONL); err != nil {
+	if err := format.Write(&buf, j, format.JSONL); err != nil {
 		t.Fatal(err)
 	}
 	for _, want := range []string{`"18446744073709551615"`, `"9223372036854775808"`, `-1]`, `,4611686018427387904]`, `,9223372036854775808]`} {
@@ -61,8 +64,8 @@ func TestDBCopIntegers(t *testing.T) {
 			t.Errorf("JSONL lacks %s:\n%s", want, buf.String())
 		}
 	}
-	check("dbcop → JSONL → dbcop", roundTrip(t, j, DBCop))
-	check("dbcop → dbcop", roundTrip(t, h, DBCop))
+	check("dbcop → JSONL → dbcop", formattest.RoundTrip(t, j, format.DBCop))
+	check("dbcop → dbcop", formattest.RoundTrip(t, h, format.DBCop))
 }
 
 // TestTextIntegers does the same for text values and keys up to 2^63-1.
@@ -75,7 +78,7 @@ func TestTextIntegers(t *testing.T) {
 			in.WriteString("w(" + strconv.FormatUint(u, 10) + "," + strconv.FormatUint(u, 10) + ",0," + strconv.Itoa(i) + ")\n")
 		}
 	}
-	h, err := Read(strings.NewReader(in.String()), "edge.txt", Text)
+	h, err := format.Read(strings.NewReader(in.String()), "edge.txt", format.Text)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,7 +88,7 @@ func TestTextIntegers(t *testing.T) {
 			t.Fatalf("%s: %d operations", what, len(h.Ops))
 		}
 		for i, op := range h.Ops {
-			if got, ok := valueBits(h, op.Value); !ok || got != ints[i] || op.Value == history.Null {
+			if got, ok := scan.ValueBits(h, op.Value); !ok || got != ints[i] || op.Value == history.Null {
 				t.Errorf("%s: value %d read as %s", what, ints[i], h.FormatValue(op.Value))
 			}
 			if got, want := h.FormatKey(op.Key), strconv.FormatUint(ints[i], 10); got != want {
@@ -94,22 +97,22 @@ func TestTextIntegers(t *testing.T) {
 		}
 	}
 	check("text", h)
-	j := roundTrip(t, h, JSONL)
+	j := formattest.RoundTrip(t, h, format.JSONL)
 	check("text → JSONL", j)
-	check("text → JSONL → text", roundTrip(t, j, Text))
-	check("text → JSONL → dbcop", roundTrip(t, j, DBCop))
+	check("text → JSONL → text", formattest.RoundTrip(t, j, format.Text))
+	check("text → JSONL → dbcop", formattest.RoundTrip(t, j, format.DBCop))
 }
 
 // TestCobraIntegers reads Cobra values and keys above 2^62.
 func TestCobraIntegers(t *testing.T) {
-	log := new(cobraLog).S(1).W(5, math.MaxUint64, math.MaxUint64).W(6, 1<<63, 1<<62).C(1).
+	log := new(formattest.CobraLog).S(1).W(5, math.MaxUint64, math.MaxUint64).W(6, 1<<63, 1<<62).C(1).
 		S(2).R(1, 5, math.MaxUint64, math.MaxUint64).R(1, 6, 1<<63, 1<<62).C(2)
-	dir := writeDir(t, map[string][]byte{"T1.log": log.b})
-	h, err := ReadFile(dir, Cobra)
+	dir := formattest.WriteDir(t, map[string][]byte{"T1.log": log.B})
+	h, err := format.ReadFile(dir, format.Cobra)
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := dump(h, false)
+	got := formattest.Dump(h, false)
 	want := `init 0
 session T1: 0 1
 0 "0x1" sT1 committed: w(18446744073709551615,-1) w(9223372036854775808,"4611686018427387904")
@@ -126,12 +129,12 @@ func TestWriteRenames(t *testing.T) {
 	in := `{"session":0,"id":"a","ops":[["r","x",null],["w","x",0],["w","y","hello"],["w",5,-3]]}
 {"session":1,"id":"b","ops":[["r","x",0],["r","y",null],["r",5,-3],["w",2,1],["w","x",7],["w","y",1]]}
 `
-	h, err := Read(strings.NewReader(in), "h.jsonl", JSONL)
+	h, err := format.Read(strings.NewReader(in), "h.jsonl", format.JSONL)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var buf bytes.Buffer
-	if err := Write(&buf, h, Text); err != nil {
+	if err := format.Write(&buf, h, format.Text); err != nil {
 		t.Fatal(err)
 	}
 	// x: null is 0, and 0 is 1; y: null is 0, "hello" is 2 (1 is
@@ -150,10 +153,10 @@ w(1,1,1,1)
 	if buf.String() != want {
 		t.Errorf("got\n%s\nwant\n%s", buf.String(), want)
 	}
-	d := roundTrip(t, h, DBCop)
-	back := roundTrip(t, d, JSONL)
+	d := formattest.RoundTrip(t, h, format.DBCop)
+	back := formattest.RoundTrip(t, d, format.JSONL)
 	buf.Reset()
-	if err := Write(&buf, back, JSONL); err != nil {
+	if err := format.Write(&buf, back, format.JSONL); err != nil {
 		t.Fatal(err)
 	}
 	// dbcop holds -3.

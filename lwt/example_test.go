@@ -1,13 +1,16 @@
 package lwt_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
+	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/lwt"
 )
 
-// Reading a Jepsen history of a compare-and-set register and checking it:
+// Reading a Jepsen history of a compare-and-set register (with package
+// format) and checking it:
 // process 1 reads 0 after process 0's compare-and-set from 0 to 1 has
 // returned, a stale read.
 func Example() {
@@ -19,11 +22,12 @@ func Example() {
 {:type :invoke, :f :read, :value nil, :time 4, :process 1}
 {:type :ok, :f :read, :value 0, :time 5, :process 1}
 `
-	ops, err := lwt.ReadHistory(strings.NewReader(history), "history.edn")
+	rops, _, err := format.ReadRegisterOps(context.Background(), strings.NewReader(history), "history.edn", format.Auto)
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
+	ops := lwt.FromRegisterOps(rops, lwt.FailAbsent)
 	res := lwt.Check(ops)
 	fmt.Println(res.OK(), res.Verdict)
 	fmt.Println(res)

@@ -6,8 +6,8 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 )
 
 // noOp marks the initial value's writer, which has no operation.
@@ -74,26 +74,26 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		o := &ops[i]
 		v, ok := writes(o)
 		if !ok {
-			if o.Kind == format.RegisterCAS {
+			if o.Kind == register.CAS {
 				s.fails = append(s.fails, i)
 			}
 			continue
 		}
-		if v == init || (o.Kind == format.RegisterCAS && o.Old == o.New) {
+		if v == init || (o.Kind == register.CAS && o.Old == o.New) {
 			return nil, false
 		}
 		if _, dup := writerOf[v]; dup {
 			return nil, false
 		}
 		writerOf[v] = i
-		if o.Outcome == format.OutcomeInfo {
+		if o.Outcome == register.Info {
 			nInfo++
 		}
 	}
 	observed := map[int64]bool{}
 	var work []int64
 	mark := func(v int64) {
-		if w, ok := writerOf[v]; ok && ops[w].Outcome == format.OutcomeInfo && !observed[v] {
+		if w, ok := writerOf[v]; ok && ops[w].Outcome == register.Info && !observed[v] {
 			observed[v] = true
 			work = append(work, v)
 		}
@@ -103,13 +103,13 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		o := &ops[i]
-		if o.Outcome != format.OutcomeOK {
+		if o.Outcome != register.OK {
 			continue
 		}
 		switch o.Kind {
-		case format.RegisterRead:
+		case register.Read:
 			mark(o.Value)
-		case format.RegisterCAS:
+		case register.CAS:
 			mark(o.Old)
 		}
 	}
@@ -119,7 +119,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		}
 		v := work[len(work)-1]
 		work = work[:len(work)-1]
-		if w := &ops[writerOf[v]]; w.Kind == format.RegisterCAS {
+		if w := &ops[writerOf[v]]; w.Kind == register.CAS {
 			mark(w.Old)
 		}
 	}
@@ -135,7 +135,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		}
 		o := &ops[i]
 		v, ok := writes(o)
-		if !ok || (o.Outcome == format.OutcomeInfo && !observed[v]) {
+		if !ok || (o.Outcome == register.Info && !observed[v]) {
 			continue
 		}
 		s.addVersion(v, i)
@@ -147,7 +147,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		w := &ops[s.writer[k]]
-		if w.Kind != format.RegisterCAS {
+		if w.Kind != register.CAS {
 			continue
 		}
 		a, ok := s.version[w.Old]
@@ -165,7 +165,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 			return nil, false
 		}
 		o := &ops[i]
-		if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
+		if o.Kind != register.Read || o.Outcome != register.OK {
 			continue
 		}
 		k, ok := s.version[o.Value]
@@ -182,7 +182,7 @@ func fastCheckWatch(w *watch, ops []Op, idx []int32, init int64) (viol *Violatio
 		if !w.tick() {
 			return nil, false
 		}
-		if k != 0 && ops[s.writer[k]].Kind != format.RegisterWrite {
+		if k != 0 && ops[s.writer[k]].Kind != register.Write {
 			continue
 		}
 		var c []int32
@@ -371,7 +371,7 @@ func (s *chainState) chainConflict(spans []span, i, j int) *Violation {
 	if x.isInitial {
 		xo, yo := &s.ops[x.bOp], &s.ops[y.aOp]
 		what, it := "was invoked", "it"
-		if xo.Kind == format.RegisterRead {
+		if xo.Kind == register.Read {
 			what, it = "read "+FormatValue(xo.Value)+" and was invoked", "the read"
 		}
 		return &Violation{Op: int(x.bOp), Related: []int{int(y.aOp)}, Reason: fmt.Sprintf(

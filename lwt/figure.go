@@ -8,8 +8,8 @@ import (
 	"sort"
 
 	"github.com/isocheck/isocheck/draw"
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -87,7 +87,7 @@ func window(ops []Op, key string, marked map[int]bool) []int {
 	lo, hi := int64(math.MaxInt64), int64(math.MinInt64)
 	for i := range marked {
 		o := &ops[i]
-		if o.Call != format.NoCall {
+		if o.Call != register.NoCall {
 			lo, hi = min(lo, o.Call), max(hi, o.Call)
 		}
 		if r := ret(o); r != Never {
@@ -130,7 +130,7 @@ func lanes(ops []Op, shown []int, marked map[int]bool, v *Violation) []draw.Time
 	for _, i := range shown {
 		o := &ops[i]
 		keys[o.Key] = true
-		if o.Call != format.NoCall {
+		if o.Call != register.NoCall {
 			first, last = min(first, o.Call), max(last, o.Call)
 		}
 		if r := ret(o); r != Never {
@@ -145,7 +145,7 @@ func lanes(ops []Op, shown []int, marked map[int]bool, v *Violation) []draw.Time
 		o := &ops[i]
 		mark, named := marked[i]
 		iv := draw.Interval{Start: o.Call, End: ret(o), Label: o.label(len(keys) > 1), Why: o.String(), Mark: mark, Related: named && !mark}
-		if o.Call == format.NoCall {
+		if o.Call == register.NoCall {
 			iv.Start = min(first, iv.End)
 		}
 		if iv.End == Never {
@@ -180,19 +180,19 @@ func lanes(ops []Op, shown []int, marked map[int]bool, v *Violation) []draw.Time
 func (o Op) label(withKey bool) string {
 	var s string
 	switch o.Kind {
-	case format.RegisterRead:
+	case register.Read:
 		s = "read"
-		if o.Outcome == format.OutcomeOK {
+		if o.Outcome == register.OK {
 			s += " → " + FormatValue(o.Value)
 		} else {
 			s += " " + o.Outcome.String()
 		}
-	case format.RegisterWrite:
+	case register.Write:
 		s = "write " + FormatValue(o.Value)
-		if o.Outcome != format.OutcomeOK {
+		if o.Outcome != register.OK {
 			s += " " + o.Outcome.String()
 		}
-	case format.RegisterCAS:
+	case register.CAS:
 		s = "cas(" + FormatValue(o.Old) + "→" + FormatValue(o.New) + ") " + o.Outcome.String()
 	default:
 		s = o.Kind.String() + " " + o.Outcome.String()

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -118,10 +119,10 @@ func TestTimelineGenerated(t *testing.T) {
 // invoked stay within what is shown; labels say what each did.
 func TestTimelineOps(t *testing.T) {
 	ops := []lwt.Op{
-		{Process: 0, Kind: format.RegisterWrite, Value: 1, Call: 10, Return: 20},
-		{Process: 1, Kind: format.RegisterCAS, Old: 1, New: 2, Call: 15, Return: lwt.Never, Outcome: format.OutcomeInfo},
-		{Process: 2, Kind: format.RegisterRead, Value: lwt.Nil, Call: format.NoCall, Return: 30},
-		{Process: 0, Kind: format.RegisterCAS, Key: "y", Old: 5, New: 6, Call: 21, Return: 25, Outcome: format.OutcomeFail},
+		{Process: 0, Kind: register.Write, Value: 1, Call: 10, Return: 20},
+		{Process: 1, Kind: register.CAS, Old: 1, New: 2, Call: 15, Return: lwt.Never, Outcome: register.Info},
+		{Process: 2, Kind: register.Read, Value: lwt.Nil, Call: register.NoCall, Return: 30},
+		{Process: 0, Kind: register.CAS, Key: "y", Old: 5, New: 6, Call: 21, Return: 25, Outcome: register.Fail},
 	}
 	tl := lwt.Result{Outcome: verdict.Outcome{Verdict: verdict.Satisfied}}.Timeline(ops)
 	if tl.Title != "linearizable" {

@@ -5,7 +5,7 @@ import (
 	"sort"
 	"strconv"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/register"
 )
 
 // Injection is a bug Generate plants in an otherwise linearizable history.
@@ -107,14 +107,14 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		}
 		switch x := r.Float64(); {
 		case x < cfg.ReadFrac:
-			o.Kind = format.RegisterRead
+			o.Kind = register.Read
 		case x < cfg.ReadFrac+cfg.WriteFrac:
-			o.Kind = format.RegisterWrite
+			o.Kind = register.Write
 		default:
-			o.Kind = format.RegisterCAS
+			o.Kind = register.CAS
 		}
-		if o.Kind != format.RegisterRead && r.Float64() < cfg.InfoFrac {
-			o.Outcome = format.OutcomeInfo
+		if o.Kind != register.Read && r.Float64() < cfg.InfoFrac {
+			o.Outcome = register.Info
 			procs[p].id = nextID // Jepsen gives a crashed client a new process
 			nextID++
 		}
@@ -148,16 +148,16 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			h = []version{{Nil, -1}}
 		}
 		c := h[len(h)-1].value
-		effect := o.Outcome != format.OutcomeInfo || r.IntN(2) == 0
+		effect := o.Outcome != register.Info || r.IntN(2) == 0
 		switch o.Kind {
-		case format.RegisterRead:
+		case register.Read:
 			o.Value = c
-		case format.RegisterWrite:
+		case register.Write:
 			o.Value = value()
 			if effect {
 				h = append(h, version{o.Value, i})
 			}
-		case format.RegisterCAS:
+		case register.CAS:
 			o.New = value()
 			o.Old = c
 			if len(h) >= 2 && r.Float64() >= cfg.CASHit {
@@ -165,8 +165,8 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			}
 			switch {
 			case o.Old != c:
-				if o.Outcome != format.OutcomeInfo {
-					o.Outcome = format.OutcomeFail
+				if o.Outcome != register.Info {
+					o.Outcome = register.Fail
 				}
 			case effect:
 				h = append(h, version{o.New, i})
@@ -175,7 +175,7 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		hist[o.Key] = h
 	}
 	for i := range ops {
-		if ops[i].Outcome == format.OutcomeInfo {
+		if ops[i].Outcome == register.Info {
 			ops[i].Return = Never
 		}
 	}
@@ -197,33 +197,33 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		h := hist[o.Key]
 		switch cfg.Inject {
 		case StaleRead:
-			if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
+			if o.Kind != register.Read || o.Outcome != register.OK {
 				continue
 			}
 			// Go back to a version whose successor returned before the read.
 			for j := at[o.Value] - 1; j >= 0; j-- {
-				if w := h[j+1].writer; w >= 0 && ops[w].Outcome == format.OutcomeOK && ops[w].Return < o.Call {
+				if w := h[j+1].writer; w >= 0 && ops[w].Outcome == register.OK && ops[w].Return < o.Call {
 					o.Value = h[j].value
 					return ops, i
 				}
 			}
 		case LostCAS:
-			if !(o.Kind == format.RegisterCAS && o.Outcome == format.OutcomeFail) && !(o.Kind == format.RegisterRead && o.Outcome == format.OutcomeOK) {
+			if !(o.Kind == register.CAS && o.Outcome == register.Fail) && !(o.Kind == register.Read && o.Outcome == register.OK) {
 				continue
 			}
 			// Find a successful CAS of the same key and take its old value.
 			for j := len(h) - 1; j >= 1; j-- {
-				if w := h[j].writer; ops[w].Kind == format.RegisterCAS && ops[w].Outcome == format.OutcomeOK && w != i {
+				if w := h[j].writer; ops[w].Kind == register.CAS && ops[w].Outcome == register.OK && w != i {
 					fresh++
-					*o = Op{Process: o.Process, Kind: format.RegisterCAS, Key: o.Key, Old: ops[w].Old, New: fresh,
-						Call: o.Call, Return: o.Return, Outcome: format.OutcomeOK}
+					*o = Op{Process: o.Process, Kind: register.CAS, Key: o.Key, Old: ops[w].Old, New: fresh,
+						Call: o.Call, Return: o.Return, Outcome: register.OK}
 					return ops, i
 				}
 			}
 		case WrongFailedCAS:
 			// A read that ran while its value was surely current becomes a
 			// CAS from that value that failed.
-			if o.Kind != format.RegisterRead || o.Outcome != format.OutcomeOK {
+			if o.Kind != register.Read || o.Outcome != register.OK {
 				continue
 			}
 			j := at[o.Value]
@@ -231,9 +231,9 @@ func Generate(cfg GenConfig) ([]Op, int) {
 			if j+1 >= len(h) || (w >= 0 && ops[w].Return >= o.Call) {
 				continue
 			}
-			if nw := h[j+1].writer; ops[nw].Outcome == format.OutcomeOK && o.Return < ops[nw].Call {
+			if nw := h[j+1].writer; ops[nw].Outcome == register.OK && o.Return < ops[nw].Call {
 				fresh++
-				o.Kind, o.Old, o.New, o.Outcome = format.RegisterCAS, o.Value, fresh, format.OutcomeFail
+				o.Kind, o.Old, o.New, o.Outcome = register.CAS, o.Value, fresh, register.Fail
 				return ops, i
 			}
 		}
@@ -244,17 +244,17 @@ func Generate(cfg GenConfig) ([]Op, int) {
 		// replaced is reported as failed instead.
 		observed := map[int64]bool{}
 		for i := range ops {
-			if ops[i].Outcome == format.OutcomeOK && ops[i].Kind == format.RegisterRead {
+			if ops[i].Outcome == register.OK && ops[i].Kind == register.Read {
 				observed[ops[i].Value] = true
 			}
-			if ops[i].Outcome == format.OutcomeOK && ops[i].Kind == format.RegisterCAS {
+			if ops[i].Outcome == register.OK && ops[i].Kind == register.CAS {
 				observed[ops[i].Old] = true
 			}
 		}
 		for n := range ops {
 			i := (start + n) % len(ops)
-			if o := &ops[i]; o.Kind == format.RegisterCAS && o.Outcome == format.OutcomeOK && observed[o.New] {
-				o.Outcome = format.OutcomeFail
+			if o := &ops[i]; o.Kind == register.CAS && o.Outcome == register.OK && observed[o.New] {
+				o.Outcome = register.Fail
 				return ops, i
 			}
 		}

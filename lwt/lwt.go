@@ -21,7 +21,7 @@
 // A register starts at Nil (CheckInit takes another initial value). Read
 // returns the current value; Write sets it; CAS(old,new) sets it to new if it
 // holds old and otherwise fails without effect. An operation's outcome
-// (format.Outcome) is Ok (it took effect and returned what is recorded),
+// (register.Outcome) is Ok (it took effect and returned what is recorded),
 // Fail (it did not take effect: a failed CAS saw a value other than old; a
 // failed write or read is ignored) or Info (unknown: a write or CAS may or
 // may not have taken effect at any point after its call; an Info read is
@@ -65,19 +65,21 @@
 // and no Info operation was set aside; otherwise the key is re-checked by
 // the exact search, as are keys without unique values.
 //
-// # Reading histories, failed operations and real time
+// # Histories, failed operations and real time
 //
-// ReadFile and the other readers take operations from package format
-// (format.ReadRegisterOps): the :read, :write and :cas operations of
-// Jepsen histories in EDN, in elle-cli's JSON or as JSON lines, and the
-// transactions of native JSONL histories that each read, write, or read
-// then write one key (as isocheck run --workload lwt records them).
+// The operations are those of the register model (package register).
+// Package format reads them from files (format.ReadRegisterOps): the
+// :read, :write and :cas operations of Jepsen histories in EDN, in
+// elle-cli's JSON or as JSON lines, and the transactions of native JSONL
+// histories that each read, write, or read then write one key (as
+// isocheck run --workload lwt records them). FromRegisterOps makes them
+// the operations Check takes.
 //
 // Jepsen and Knossos define a failed operation (:fail) as one that did not
-// happen: by default (FailAbsent) the readers leave failed operations out.
-// Porcupine's etcd model reads a failed CAS as one that compared and found
-// another value; FailCompared keeps failed operations, with outcome
-// format.OutcomeFail.
+// happen: by default (FailAbsent) FromRegisterOps leaves failed operations
+// out. Porcupine's etcd model reads a failed CAS as one that compared and
+// found another value; FailCompared keeps failed operations, with outcome
+// register.Fail.
 //
 // An operation's interval runs from its invocation to its completion, on
 // the clock format.ReadRegisterOps chooses (:time, else :index, else the
@@ -103,24 +105,24 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 )
 
 // Nil is the value of a register nobody has written (Jepsen's nil).
-const Nil int64 = format.RegisterNil
+const Nil int64 = register.Nil
 
 // Never is the return time of operations that never completed; the checker
 // treats the Return of every Info operation as Never.
-const Never int64 = format.NoReturn
+const Never int64 = register.NoReturn
 
 // Op is one operation on one register.
 type Op struct {
 	// Process is the client that ran the operation, -1 when unknown.
 	Process int
-	Kind    format.RegisterKind
+	Kind    register.Kind
 	// Key names the register; "" for histories of a single register.
 	Key string
 	// Value is the value read (Read; Nil for nil) or written (Write).
@@ -130,7 +132,7 @@ type Op struct {
 	// Call and Return are the invocation and completion times on one
 	// clock; Return is ignored for Info operations.
 	Call, Return int64
-	Outcome      format.Outcome
+	Outcome      register.Outcome
 	// Line is where the invocation was read (0 when not read from a file);
 	// RetLine where its completion was (0: none).
 	Line, RetLine int
@@ -140,14 +142,14 @@ type Op struct {
 func (o Op) String() string {
 	var b strings.Builder
 	switch o.Kind {
-	case format.RegisterRead:
+	case register.Read:
 		b.WriteString("read")
-		if o.Outcome == format.OutcomeOK {
+		if o.Outcome == register.OK {
 			b.WriteString(" " + FormatValue(o.Value))
 		}
-	case format.RegisterWrite:
+	case register.Write:
 		b.WriteString("write " + FormatValue(o.Value))
-	case format.RegisterCAS:
+	case register.CAS:
 		b.WriteString("cas(" + FormatValue(o.Old) + "," + FormatValue(o.New) + ")")
 	default:
 		b.WriteString(o.Kind.String())
@@ -164,7 +166,7 @@ func (o Op) String() string {
 	} else {
 		fmt.Fprintf(&b, " at [%d,", o.Call)
 	}
-	if o.Outcome == format.OutcomeInfo {
+	if o.Outcome == register.Info {
 		b.WriteString("never]")
 	} else {
 		fmt.Fprintf(&b, "%d]", o.Return)
@@ -287,7 +289,7 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 	var keys [][]int32
 	for i := range ops {
 		o := &ops[i]
-		if o.Outcome != format.OutcomeInfo && o.Return < o.Call {
+		if o.Outcome != register.Info && o.Return < o.Call {
 			res.Verdict = verdict.Violated
 			res.Violation = &Violation{Key: o.Key, Op: i,
 				Reason: fmt.Sprintf("%s returned before it was called", o)}
@@ -376,11 +378,11 @@ func (e stopError) Unwrap() error { return e.err }
 // writes and Info reads say nothing.
 func participates(o *Op) bool {
 	switch o.Kind {
-	case format.RegisterRead:
-		return o.Outcome == format.OutcomeOK
-	case format.RegisterWrite:
-		return o.Outcome != format.OutcomeFail
-	case format.RegisterCAS:
+	case register.Read:
+		return o.Outcome == register.OK
+	case register.Write:
+		return o.Outcome != register.Fail
+	case register.CAS:
 		return true
 	}
 	return false
@@ -388,7 +390,7 @@ func participates(o *Op) bool {
 
 // ret is o's return time, Never for Info operations.
 func ret(o *Op) int64 {
-	if o.Outcome == format.OutcomeInfo {
+	if o.Outcome == register.Info {
 		return Never
 	}
 	return o.Return
@@ -397,9 +399,9 @@ func ret(o *Op) int64 {
 // writes reports whether o writes a value when it takes effect, and which.
 func writes(o *Op) (int64, bool) {
 	switch {
-	case o.Kind == format.RegisterWrite && o.Outcome != format.OutcomeFail:
+	case o.Kind == register.Write && o.Outcome != register.Fail:
 		return o.Value, true
-	case o.Kind == format.RegisterCAS && o.Outcome != format.OutcomeFail:
+	case o.Kind == register.CAS && o.Outcome != register.Fail:
 		return o.New, true
 	}
 	return 0, false

@@ -9,22 +9,22 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 )
 
 func rd(p int, v int64, call, ret int64) Op {
-	return Op{Process: p, Kind: format.RegisterRead, Value: v, Call: call, Return: ret}
+	return Op{Process: p, Kind: register.Read, Value: v, Call: call, Return: ret}
 }
 func wr(p int, v int64, call, ret int64) Op {
-	return Op{Process: p, Kind: format.RegisterWrite, Value: v, Call: call, Return: ret}
+	return Op{Process: p, Kind: register.Write, Value: v, Call: call, Return: ret}
 }
 func cas(p int, old, nw int64, call, ret int64) Op {
-	return Op{Process: p, Kind: format.RegisterCAS, Old: old, New: nw, Call: call, Return: ret}
+	return Op{Process: p, Kind: register.CAS, Old: old, New: nw, Call: call, Return: ret}
 }
-func fail(o Op) Op          { o.Outcome = format.OutcomeFail; return o }
-func info(o Op) Op          { o.Outcome, o.Return = format.OutcomeInfo, Never; return o }
+func fail(o Op) Op          { o.Outcome = register.Fail; return o }
+func info(o Op) Op          { o.Outcome, o.Return = register.Info, Never; return o }
 func key(k string, o Op) Op { o.Key = k; return o }
 
 func TestCheck(t *testing.T) {

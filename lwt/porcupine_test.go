@@ -8,9 +8,9 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 )
 
 // The reference: Porcupine with a register model. Failed reads and writes
@@ -20,12 +20,12 @@ import (
 
 type pInput struct {
 	key            string
-	kind           format.RegisterKind
+	kind           register.Kind
 	value, old, nw int64
 }
 
 type pOutput struct {
-	outcome format.Outcome
+	outcome register.Outcome
 	value   int64
 }
 
@@ -51,15 +51,15 @@ var registerModel = porcupine.Model{
 		st := state.(int64)
 		in, out := input.(pInput), output.(pOutput)
 		switch in.kind {
-		case format.RegisterRead:
+		case register.Read:
 			return out.value == st, st
-		case format.RegisterWrite:
+		case register.Write:
 			return true, in.value
 		default:
 			switch out.outcome {
-			case format.OutcomeOK:
+			case register.OK:
 				return st == in.old, in.nw
-			case format.OutcomeFail:
+			case register.Fail:
 				return st != in.old, st
 			}
 			if st == in.old {
@@ -118,24 +118,24 @@ func randomHistory(r *rand.Rand) []Op {
 		if keys > 1 {
 			o.Key = fmt.Sprint(r.IntN(keys))
 		}
-		o.Kind = format.RegisterKind(r.IntN(3))
+		o.Kind = register.Kind(r.IntN(3))
 		o.Value, o.Old, o.New = val(), val(), val()
-		if o.Kind == format.RegisterWrite && o.Value == Nil {
+		if o.Kind == register.Write && o.Value == Nil {
 			o.Value = 0
 		}
-		if o.Kind == format.RegisterCAS && o.New == Nil {
+		if o.Kind == register.CAS && o.New == Nil {
 			o.New = 1
 		}
 		switch x := r.IntN(10); {
 		case x < 6:
-			o.Outcome = format.OutcomeOK
+			o.Outcome = register.OK
 		case x < 8:
-			o.Outcome = format.OutcomeFail
+			o.Outcome = register.Fail
 		default:
-			o.Outcome = format.OutcomeInfo
+			o.Outcome = register.Info
 			next[p] = 1 << 40 // a crashed client invokes nothing more
 		}
-		if o.Outcome == format.OutcomeInfo {
+		if o.Outcome == register.Info {
 			o.Return = Never
 		}
 		ops = append(ops, o)
@@ -153,23 +153,23 @@ func mutate(r *rand.Rand, ops []Op) {
 	case 0:
 		o.Value++
 	case 1:
-		if o.Kind == format.RegisterCAS {
+		if o.Kind == register.CAS {
 			o.Old = o.New + 1000
 		}
 	case 2:
-		if o.Outcome == format.OutcomeOK {
-			o.Outcome = format.OutcomeFail
-		} else if o.Outcome == format.OutcomeFail {
-			o.Outcome = format.OutcomeOK
+		if o.Outcome == register.OK {
+			o.Outcome = register.Fail
+		} else if o.Outcome == register.Fail {
+			o.Outcome = register.OK
 		}
 	case 3:
-		if o.Outcome != format.OutcomeInfo {
+		if o.Outcome != register.Info {
 			o.Call, o.Return = o.Return+1, o.Return+1+(o.Return-o.Call)
 		}
 	case 4:
-		if o.Kind == format.RegisterRead && o.Outcome == format.OutcomeOK {
-			o.Kind, o.Old, o.New = format.RegisterCAS, o.Value, 100000+o.Value
-			o.Outcome = format.OutcomeFail
+		if o.Kind == register.Read && o.Outcome == register.OK {
+			o.Kind, o.Old, o.New = register.CAS, o.Value, 100000+o.Value
+			o.Outcome = register.Fail
 		}
 	}
 }
@@ -226,10 +226,10 @@ func uniqueHistory(r *rand.Rand) []Op {
 	fresh := int64(100)
 	for i := range ops {
 		switch ops[i].Kind {
-		case format.RegisterWrite:
+		case register.Write:
 			fresh++
 			ops[i].Value = fresh
-		case format.RegisterCAS:
+		case register.CAS:
 			fresh++
 			ops[i].New = fresh
 			if r.IntN(2) == 0 && i > 0 {
@@ -239,7 +239,7 @@ func uniqueHistory(r *rand.Rand) []Op {
 					ops[i].Old = v
 				}
 			}
-		case format.RegisterRead:
+		case register.Read:
 			if r.IntN(2) == 0 && i > 0 {
 				if v, ok := writes(&ops[r.IntN(i)]); ok {
 					ops[i].Value = v
@@ -277,7 +277,7 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 		}
 		bad := false
 		for i := range ops {
-			if ops[i].Outcome != format.OutcomeInfo && ops[i].Return < ops[i].Call {
+			if ops[i].Outcome != register.Info && ops[i].Return < ops[i].Call {
 				bad = true
 			}
 		}

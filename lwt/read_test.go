@@ -14,6 +14,7 @@ import (
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 )
 
 const ednSample = `; a Jepsen cas-register history
@@ -48,12 +49,12 @@ const jsonlSample = `{"process":0,"type":"invoke","f":"write","value":1,"time":0
 `
 
 var sampleOps = []Op{
-	{Process: 0, Kind: format.RegisterWrite, Value: 1, Call: 0, Return: 5},
-	{Process: 2, Kind: format.RegisterCAS, Old: 1, New: 2, Call: 9, Return: 13},
-	{Process: 1, Kind: format.RegisterRead, Value: 1, Call: 10, Return: 12},
-	{Process: 1, Kind: format.RegisterCAS, Old: 1, New: 3, Call: 14, Return: 15, Outcome: format.OutcomeFail},
-	{Process: 0, Kind: format.RegisterWrite, Value: 4, Call: 16, Return: Never, Outcome: format.OutcomeInfo},
-	{Process: 3, Kind: format.RegisterRead, Call: 18, Return: Never, Outcome: format.OutcomeInfo},
+	{Process: 0, Kind: register.Write, Value: 1, Call: 0, Return: 5},
+	{Process: 2, Kind: register.CAS, Old: 1, New: 2, Call: 9, Return: 13},
+	{Process: 1, Kind: register.Read, Value: 1, Call: 10, Return: 12},
+	{Process: 1, Kind: register.CAS, Old: 1, New: 3, Call: 14, Return: 15, Outcome: register.Fail},
+	{Process: 0, Kind: register.Write, Value: 4, Call: 16, Return: Never, Outcome: register.Info},
+	{Process: 3, Kind: register.Read, Call: 18, Return: Never, Outcome: register.Info},
 }
 
 func stripLines(ops []Op) []Op {
@@ -91,7 +92,7 @@ func readWith(t *testing.T, src, name string, opts ReadOptions) ([]Op, *format.I
 func withoutFailed(ops []Op) []Op {
 	var out []Op
 	for _, o := range ops {
-		if o.Outcome != format.OutcomeFail {
+		if o.Outcome != register.Fail {
 			out = append(out, o)
 		}
 	}
@@ -138,10 +139,10 @@ func TestReadIndependent(t *testing.T) {
 	}
 	// No :time: real time is the position of the event.
 	sameOps(t, ops, []Op{
-		{Process: 0, Kind: format.RegisterCAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 2},
-		{Process: 1, Kind: format.RegisterRead, Key: "7", Value: Nil, Call: 1, Return: 3},
-		{Process: 0, Kind: format.RegisterWrite, Key: "y", Value: 5, Call: 4, Return: 5},
-		{Process: 1, Kind: format.RegisterRead, Key: "x", Value: 1, Call: 6, Return: 7},
+		{Process: 0, Kind: register.CAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 2},
+		{Process: 1, Kind: register.Read, Key: "7", Value: Nil, Call: 1, Return: 3},
+		{Process: 0, Kind: register.Write, Key: "y", Value: 5, Call: 4, Return: 5},
+		{Process: 1, Kind: register.Read, Key: "x", Value: 1, Call: 6, Return: 7},
 	})
 	if res := Check(ops); !res.OK() || res.Keys != 3 {
 		t.Errorf("got %v with %d keys", res, res.Keys)
@@ -156,8 +157,8 @@ func TestReadIndependent(t *testing.T) {
 		t.Fatal(err)
 	}
 	sameOps(t, ops, []Op{
-		{Process: 0, Kind: format.RegisterCAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 1},
-		{Process: 1, Kind: format.RegisterRead, Key: "x", Value: 1, Call: 2, Return: 3},
+		{Process: 0, Kind: register.CAS, Key: "x", Old: Nil, New: 1, Call: 0, Return: 1},
+		{Process: 1, Kind: register.Read, Key: "x", Value: 1, Call: 2, Return: 3},
 	})
 }
 
@@ -290,8 +291,8 @@ func TestReadTimeOutOfFileOrder(t *testing.T) {
 			t.Fatalf("%s: %v", name, err)
 		}
 		sameOps(t, ops, []Op{
-			{Process: 1, Kind: format.RegisterRead, Value: 1, Call: 20, Return: 21},
-			{Process: 0, Kind: format.RegisterWrite, Value: 1, Call: 0, Return: 5},
+			{Process: 1, Kind: register.Read, Value: 1, Call: 20, Return: 21},
+			{Process: 0, Kind: register.Write, Value: 1, Call: 0, Return: 5},
 		})
 		if res := Check(ops); !res.OK() {
 			t.Errorf("%s: %v, want linearizable", name, res)
@@ -465,9 +466,9 @@ func TestReadCompletionsOnly(t *testing.T) {
 `
 	ops, info := readWith(t, src, "c.edn", ReadOptions{})
 	sameOps(t, ops, []Op{
-		{Process: 3, Kind: format.RegisterRead, Value: 1, Call: math.MinInt64, Return: 0},
-		{Process: -1, Kind: format.RegisterWrite, Value: 1, Call: math.MinInt64, Return: 1},
-		{Process: -1, Kind: format.RegisterRead, Value: 1, Call: 2, Return: 3},
+		{Process: 3, Kind: register.Read, Value: 1, Call: math.MinInt64, Return: 0},
+		{Process: -1, Kind: register.Write, Value: 1, Call: math.MinInt64, Return: 1},
+		{Process: -1, Kind: register.Read, Value: 1, Call: 2, Return: 3},
 	})
 	if info.NoInvoke != 2 || info.NoProcess != 3 {
 		t.Errorf("NoInvoke %d, NoProcess %d; want 2, 3", info.NoInvoke, info.NoProcess)
@@ -489,8 +490,8 @@ func TestReadElleJSON(t *testing.T) {
  {"type": "ok", "f": "cas", "value": [1, 2], "process": 1, "time": 4}]
 `
 	want := []Op{
-		{Process: 0, Kind: format.RegisterWrite, Value: 1, Call: 1, Return: 2},
-		{Process: 1, Kind: format.RegisterCAS, Old: 1, New: 2, Call: 3, Return: 4},
+		{Process: 0, Kind: register.Write, Value: 1, Call: 1, Return: 2},
+		{Process: 1, Kind: register.CAS, Old: 1, New: 2, Call: 3, Return: 4},
 	}
 	for _, f := range []format.Format{format.Auto, format.ElleJSON, format.JSONL} {
 		ops, info := readWith(t, src, "e.json", ReadOptions{Format: f})

@@ -8,7 +8,9 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/sim"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -27,7 +29,7 @@ func TestReadRecordedRun(t *testing.T) {
 	}
 	defer d.Close()
 	var buf bytes.Buffer
-	if _, err := run.Run(ctx, d, plan, run.Options{Recorder: format.NewRecorder(&buf)}); err != nil {
+	if _, err := run.Run(ctx, d, plan, run.Options{Recorder: jsonl.NewRecorder(&buf)}); err != nil {
 		t.Fatal(err)
 	}
 	ops, info, err := lwt.ReadHistoryContext(ctx, bytes.NewReader(buf.Bytes()), "run.jsonl", lwt.ReadOptions{})
@@ -39,7 +41,7 @@ func TestReadRecordedRun(t *testing.T) {
 	}
 	var cas int
 	for _, o := range ops {
-		if o.Kind == format.RegisterCAS {
+		if o.Kind == register.CAS {
 			cas++
 		}
 	}

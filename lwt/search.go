@@ -6,9 +6,9 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
 )
 
 // sop is an operation as the exact search sees it.
@@ -49,8 +49,8 @@ func search(m *progress.Meter, ops []Op, idx []int32, init int64, limit int64) (
 	sr.cache.init(limit)
 	for _, i := range idx {
 		o := &ops[i]
-		sr.s = append(sr.s, sop{i: i, call: o.Call, ret: ret(o), required: o.Outcome != format.OutcomeInfo})
-		if o.Outcome != format.OutcomeInfo {
+		sr.s = append(sr.s, sop{i: i, call: o.Call, ret: ret(o), required: o.Outcome != register.Info})
+		if o.Outcome != register.Info {
 			sr.left++
 		}
 	}
@@ -92,15 +92,15 @@ func (sr *searcher) flip(j int)        { sr.done[j>>6] ^= 1 << (j & 63) }
 // step applies operation o to value v.
 func step(o *Op, v int64) (bool, int64) {
 	switch o.Kind {
-	case format.RegisterRead:
+	case register.Read:
 		return o.Value == v, v
-	case format.RegisterWrite:
+	case register.Write:
 		return true, o.Value
-	case format.RegisterCAS:
+	case register.CAS:
 		switch o.Outcome {
-		case format.OutcomeOK:
+		case register.OK:
 			return v == o.Old, o.New
-		case format.OutcomeFail:
+		case register.Fail:
 			return v != o.Old, v
 		default:
 			if v == o.Old {

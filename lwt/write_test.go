@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/register"
 )
 
 // TestWriteKeysRoundTrip: keys with characters that need escaping come
@@ -15,8 +15,8 @@ import (
 func TestWriteKeysRoundTrip(t *testing.T) {
 	for _, key := range []string{"x", "a\x01b", "tab\there", `quote"and\back`, "é€", "bell\a"} {
 		ops := []Op{
-			{Process: 0, Kind: format.RegisterWrite, Key: key, Value: 1, Call: 1, Return: 2, Outcome: format.OutcomeOK},
-			{Process: 1, Kind: format.RegisterRead, Key: key, Value: 1, Call: 3, Return: 4, Outcome: format.OutcomeOK},
+			{Process: 0, Kind: register.Write, Key: key, Value: 1, Call: 1, Return: 2, Outcome: register.OK},
+			{Process: 1, Kind: register.Read, Key: key, Value: 1, Call: 3, Return: 4, Outcome: register.OK},
 		}
 		for name, write := range map[string]func(*bytes.Buffer, []Op) error{
 			"edn":   func(b *bytes.Buffer, o []Op) error { return WriteEDN(b, o) },

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/report"
@@ -16,7 +16,7 @@ import (
 
 func checkSQL(t *testing.T, path string) *sqlcheck.Result {
 	t.Helper()
-	h, err := format.ReadSQLFile(path)
+	h, err := sqljsonl.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/sim"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
@@ -34,7 +35,7 @@ func ExampleRun() {
 	defer d.Close()
 
 	var recorded bytes.Buffer
-	sum, err := run.Run(ctx, d, plan, run.Options{Recorder: format.NewRecorder(&recorded)})
+	sum, err := run.Run(ctx, d, plan, run.Options{Recorder: jsonl.NewRecorder(&recorded)})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -4,9 +4,10 @@ import (
 	"fmt"
 	"strconv"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/register"
 )
 
 // LWTOps collects the transactions of a run of the lwt workload as
@@ -39,7 +40,7 @@ type LWTOps struct {
 // line: each operation's Line is its transaction's, and its process is
 // its session's number, so that a report names both as the history
 // file does.
-func (c *LWTOps) Add(rec *format.TxnRecord) {
+func (c *LWTOps) Add(rec *jsonl.TxnRecord) {
 	c.lines++
 	if c.err != nil || rec.Status == history.Aborted {
 		return
@@ -65,25 +66,25 @@ func (c *LWTOps) Add(rec *format.TxnRecord) {
 		if rec.Status != history.Committed {
 			return // a read without an answer says nothing
 		}
-		op.Kind, op.Value = format.RegisterRead, value(ops[0])
+		op.Kind, op.Value = register.Read, value(ops[0])
 	case len(ops) == 1 && ops[0].Kind == history.Write && !ops[0].Append:
-		op.Kind, op.Value = format.RegisterWrite, ops[0].Value
+		op.Kind, op.Value = register.Write, ops[0].Value
 	case len(ops) == 2 && ops[0].Kind == history.Read && !ops[0].IsList && ops[1].Kind == history.Write && !ops[1].Append && ops[0].Key == ops[1].Key:
-		op.Kind, op.Old, op.New = format.RegisterCAS, value(ops[0]), ops[1].Value
+		op.Kind, op.Old, op.New = register.CAS, value(ops[0]), ops[1].Value
 	default:
 		c.err = fmt.Errorf("transaction %s is not one read, write or compare-and-set of a register", rec.ID)
 		return
 	}
 	op.Key = strconv.FormatInt(ops[0].Key, 10)
-	op.Outcome = format.OutcomeOK
+	op.Outcome = register.OK
 	if rec.Status != history.Committed {
-		op.Outcome, op.Return = format.OutcomeInfo, lwt.Never
+		op.Outcome, op.Return = register.Info, lwt.Never
 	}
 	c.ops = append(c.ops, op)
 }
 
 // value is what a read of a register returned, lwt.Nil for no value.
-func value(r format.OpRecord) int64 {
+func value(r jsonl.OpRecord) int64 {
 	if r.Null {
 		return lwt.Nil
 	}

@@ -5,32 +5,32 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/workload"
 )
 
 func TestLWTOpsAdd(t *testing.T) {
-	r := func(k, v int64) format.OpRecord { return format.OpRecord{Kind: history.Read, Key: k, Value: v} }
-	null := func(k int64) format.OpRecord { return format.OpRecord{Kind: history.Read, Key: k, Null: true} }
-	w := func(k, v int64) format.OpRecord { return format.OpRecord{Kind: history.Write, Key: k, Value: v} }
+	r := func(k, v int64) jsonl.OpRecord { return jsonl.OpRecord{Kind: history.Read, Key: k, Value: v} }
+	null := func(k int64) jsonl.OpRecord { return jsonl.OpRecord{Kind: history.Read, Key: k, Null: true} }
+	w := func(k, v int64) jsonl.OpRecord { return jsonl.OpRecord{Kind: history.Write, Key: k, Value: v} }
 	for _, tc := range []struct {
 		name   string
 		status history.Status
-		ops    []format.OpRecord
+		ops    []jsonl.OpRecord
 		want   string // the operation, "" for none
 	}{
-		{"read", history.Committed, []format.OpRecord{r(1, 5)}, "read 5 on \"1\" ok by process 0 at [10,20] (line 1)"},
-		{"read of nothing", history.Committed, []format.OpRecord{null(1)}, "read nil on \"1\" ok by process 0 at [10,20] (line 1)"},
-		{"cas", history.Committed, []format.OpRecord{null(2), w(2, 11)}, "cas(nil,11) on \"2\" ok by process 0 at [10,20] (line 1)"},
-		{"unknown cas", history.Unknown, []format.OpRecord{r(2, 11), w(2, 12)}, "cas(11,12) on \"2\" info by process 0 at [10,never] (line 1)"},
-		{"write", history.Committed, []format.OpRecord{w(3, 7)}, "write 7 on \"3\" ok by process 0 at [10,20] (line 1)"},
-		{"aborted", history.Aborted, []format.OpRecord{r(2, 11), w(2, 12)}, ""},
-		{"unknown read", history.Unknown, []format.OpRecord{r(2, 11)}, ""},
+		{"read", history.Committed, []jsonl.OpRecord{r(1, 5)}, "read 5 on \"1\" ok by process 0 at [10,20] (line 1)"},
+		{"read of nothing", history.Committed, []jsonl.OpRecord{null(1)}, "read nil on \"1\" ok by process 0 at [10,20] (line 1)"},
+		{"cas", history.Committed, []jsonl.OpRecord{null(2), w(2, 11)}, "cas(nil,11) on \"2\" ok by process 0 at [10,20] (line 1)"},
+		{"unknown cas", history.Unknown, []jsonl.OpRecord{r(2, 11), w(2, 12)}, "cas(11,12) on \"2\" info by process 0 at [10,never] (line 1)"},
+		{"write", history.Committed, []jsonl.OpRecord{w(3, 7)}, "write 7 on \"3\" ok by process 0 at [10,20] (line 1)"},
+		{"aborted", history.Aborted, []jsonl.OpRecord{r(2, 11), w(2, 12)}, ""},
+		{"unknown read", history.Unknown, []jsonl.OpRecord{r(2, 11)}, ""},
 	} {
 		var c LWTOps
-		c.Add(&format.TxnRecord{Session: "0", ID: "0/0", Status: tc.status, Start: 10, End: 20, Ops: tc.ops})
+		c.Add(&jsonl.TxnRecord{Session: "0", ID: "0/0", Status: tc.status, Start: 10, End: 20, Ops: tc.ops})
 		ops, err := c.Ops()
 		if err != nil {
 			t.Fatalf("%s: %v", tc.name, err)
@@ -46,15 +46,15 @@ func TestLWTOpsAdd(t *testing.T) {
 	// Lines and processes as the recorded history has them: an aborted
 	// transaction takes its line too; a session's number is its process.
 	var named LWTOps
-	named.Add(&format.TxnRecord{Session: "3", ID: "3/0", Status: history.Committed, Start: 1, End: 2, Ops: []format.OpRecord{r(1, 5)}})
-	named.Add(&format.TxnRecord{Session: "3", ID: "3/1", Status: history.Aborted, Start: 3, End: 4, Ops: []format.OpRecord{r(1, 5)}})
-	named.Add(&format.TxnRecord{Session: "7", ID: "7/0", Status: history.Committed, Start: 5, End: 6, Ops: []format.OpRecord{w(1, 6)}})
+	named.Add(&jsonl.TxnRecord{Session: "3", ID: "3/0", Status: history.Committed, Start: 1, End: 2, Ops: []jsonl.OpRecord{r(1, 5)}})
+	named.Add(&jsonl.TxnRecord{Session: "3", ID: "3/1", Status: history.Aborted, Start: 3, End: 4, Ops: []jsonl.OpRecord{r(1, 5)}})
+	named.Add(&jsonl.TxnRecord{Session: "7", ID: "7/0", Status: history.Committed, Start: 5, End: 6, Ops: []jsonl.OpRecord{w(1, 6)}})
 	ops, _ := named.Ops()
 	if len(ops) != 2 || ops[0].Line != 1 || ops[0].Process != 3 || ops[1].Line != 3 || ops[1].Process != 7 {
 		t.Errorf("operations %v, want lines 1 and 3, processes 3 and 7", ops)
 	}
 	var c LWTOps
-	c.Add(&format.TxnRecord{ID: "0/3", Status: history.Committed, Ops: []format.OpRecord{r(1, 5), w(2, 6)}})
+	c.Add(&jsonl.TxnRecord{ID: "0/3", Status: history.Committed, Ops: []jsonl.OpRecord{r(1, 5), w(2, 6)}})
 	if _, err := c.Ops(); err == nil || !strings.Contains(err.Error(), "0/3") {
 		t.Fatalf("a transaction of two registers: %v", err)
 	}

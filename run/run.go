@@ -41,7 +41,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/db"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/workload"
@@ -52,7 +52,7 @@ import (
 type Options struct {
 	// Recorder receives every transaction as it completes; nil records
 	// nothing (to measure the recorder's cost).
-	Recorder *format.Recorder
+	Recorder *jsonl.Recorder
 	// TxnTimeout bounds each transaction, commit included [10s]. A
 	// transaction past it is abandoned: aborted if its commit was not
 	// sent, unknown if it was.
@@ -68,7 +68,7 @@ type Options struct {
 	Waiting func(Waiting)
 	// Completed, if set, is called with each transaction as it is
 	// recorded, one call at a time; rec is valid only during the call.
-	Completed func(rec *format.TxnRecord)
+	Completed func(rec *jsonl.TxnRecord)
 }
 
 // DefaultReconnect is the default of Options.Reconnect: a few seconds, so
@@ -156,7 +156,7 @@ type runner struct {
 // clock.
 func (r *runner) now() int64 { return int64(time.Since(r.start)) }
 
-func (r *runner) completed(rec *format.TxnRecord) error {
+func (r *runner) completed(rec *jsonl.TxnRecord) error {
 	var err error
 	if r.opts.Recorder != nil {
 		err = r.opts.Recorder.Record(rec)
@@ -193,7 +193,7 @@ type session struct {
 	stats       stats
 	err         error     // why the session stopped early
 	stoppedAt   time.Time // when
-	rec         format.TxnRecord
+	rec         jsonl.TxnRecord
 }
 
 func (s *session) run(ctx context.Context) {
@@ -315,7 +315,7 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 	if s.incarnation > 0 {
 		name = fmt.Sprintf("%d.%d", s.id, s.incarnation)
 	}
-	*rec = format.TxnRecord{Session: name, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
+	*rec = jsonl.TxnRecord{Session: name, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
 	rec.Start = s.r.now()
 	outcome, reason := s.execute(c, plan, rec)
 	end := s.r.now()
@@ -342,7 +342,7 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 
 // execute runs the transaction's operations and commit, appending what
 // each returned to rec.
-func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *format.TxnRecord) (db.Outcome, string) {
+func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *jsonl.TxnRecord) (db.Outcome, string) {
 	tx, err := s.conn.Begin(c)
 	if err != nil {
 		return s.failedBeforeCommit(err, "begin failed")
@@ -382,39 +382,39 @@ func (s *session) drop() {
 }
 
 // do runs one operation.
-func (s *session) do(c context.Context, tx db.Txn, op workload.OpPlan, lists bool, rec *format.TxnRecord) error {
+func (s *session) do(c context.Context, tx db.Txn, op workload.OpPlan, lists bool, rec *jsonl.TxnRecord) error {
 	switch {
 	case op.Kind == workload.ReadOp && lists:
 		l, err := tx.ReadList(c, op.Key)
 		if err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, IsList: true, List: l})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Read, Key: op.Key, IsList: true, List: l})
 	case op.Kind == workload.ReadOp:
 		v, ok, err := tx.Read(c, op.Key)
 		if err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
 		s.seen[op.Key] = seenValue{v, ok}
 	case op.Kind == workload.WriteOp:
 		if err := tx.Write(c, op.Key, op.Value); err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
 		s.seen[op.Key] = seenValue{op.Value, true}
 	case op.Kind == workload.AppendOp:
 		if err := tx.Append(c, op.Key, op.Value); err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Append: true, Key: op.Key, Value: op.Value})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Write, Append: true, Key: op.Key, Value: op.Value})
 	case op.Kind == workload.CASOp:
 		want := s.seen[op.Key]
 		v, ok, err := tx.Read(c, op.Key)
 		if err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Read, Key: op.Key, Value: v, Null: !ok})
 		s.seen[op.Key] = seenValue{v, ok}
 		if (seenValue{v, ok}) != want {
 			return nil // the compare failed: the transaction only read
@@ -422,7 +422,7 @@ func (s *session) do(c context.Context, tx db.Txn, op workload.OpPlan, lists boo
 		if err := tx.Write(c, op.Key, op.Value); err != nil {
 			return err
 		}
-		rec.Ops = append(rec.Ops, format.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
+		rec.Ops = append(rec.Ops, jsonl.OpRecord{Kind: history.Write, Key: op.Key, Value: op.Value})
 		s.seen[op.Key] = seenValue{op.Value, true}
 	default:
 		return fmt.Errorf("unknown operation kind %q", op.Kind)

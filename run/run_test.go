@@ -13,6 +13,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
@@ -105,7 +106,7 @@ func TestRunRecordsOutcomes(t *testing.T) {
 	}}
 	var buf bytes.Buffer
 	tr := progress.NewTracker()
-	sum, err := Run(progress.WithTracker(context.Background(), tr), d, plan, Options{Recorder: format.NewRecorder(&buf)})
+	sum, err := Run(progress.WithTracker(context.Background(), tr), d, plan, Options{Recorder: jsonl.NewRecorder(&buf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -169,7 +170,7 @@ func TestRunCompareAndSet(t *testing.T) {
 	}}}
 	d := &faultyDB{data: map[int64]int64{}, fail: func(int) error { return nil }}
 	var buf bytes.Buffer
-	if _, err := Run(context.Background(), d, plan, Options{Recorder: format.NewRecorder(&buf)}); err != nil {
+	if _, err := Run(context.Background(), d, plan, Options{Recorder: jsonl.NewRecorder(&buf)}); err != nil {
 		t.Fatal(err)
 	}
 	h, err := format.Read(&buf, "run.jsonl", format.JSONL)
@@ -183,7 +184,7 @@ func TestRunCompareAndSet(t *testing.T) {
 	// transaction only reads.
 	d.data[0] = 99
 	buf.Reset()
-	if _, err := Run(context.Background(), d, plan, Options{Recorder: format.NewRecorder(&buf)}); err != nil {
+	if _, err := Run(context.Background(), d, plan, Options{Recorder: jsonl.NewRecorder(&buf)}); err != nil {
 		t.Fatal(err)
 	}
 	if got := buf.String(); !strings.Contains(got, `"ops":[["r",0,99]]`) {
@@ -204,7 +205,7 @@ func TestRunInterrupted(t *testing.T) {
 		return nil
 	}}
 	var buf bytes.Buffer
-	sum, err := Run(ctx, d, plan, Options{Recorder: format.NewRecorder(&buf)})
+	sum, err := Run(ctx, d, plan, Options{Recorder: jsonl.NewRecorder(&buf)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,7 +283,7 @@ func TestRunDatabaseDies(t *testing.T) {
 	var mu sync.Mutex
 	var waits []Waiting
 	sum, err := Run(context.Background(), d, plan, Options{
-		Recorder:  format.NewRecorder(&buf),
+		Recorder:  jsonl.NewRecorder(&buf),
 		Reconnect: 300 * time.Millisecond,
 		Waiting: func(w Waiting) {
 			mu.Lock()

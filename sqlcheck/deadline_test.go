@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 )
 
 // pastDeadline is a context whose deadline has passed but whose timer has
@@ -18,7 +18,7 @@ func (pastDeadline) Deadline() (time.Time, bool) { return time.Now().Add(-time.M
 // deadline passed, before the context says it ended, the reason is the
 // deadline's, not the solver's message.
 func TestSolverStopsAtTheDeadline(t *testing.T) {
-	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
+	h, err := sqljsonl.ReadFile("../examples/sql-phantom-ser.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/draw"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/verdict"
@@ -41,7 +41,7 @@ func figureInputs(t *testing.T) []string {
 
 func checkFile(t *testing.T, path string, opts sqlcheck.Options) *sqlcheck.Result {
 	t.Helper()
-	h, err := format.ReadSQLFile(path)
+	h, err := sqljsonl.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

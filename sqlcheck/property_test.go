@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/internal/testsize"
@@ -146,7 +146,7 @@ func readers(h *sqlhistory.History, i int) []int {
 // describe prints h in the SQL JSONL format.
 func describe(h *sqlhistory.History) string {
 	var b strings.Builder
-	if err := format.WriteSQL(&b, h); err != nil {
+	if err := sqljsonl.Write(&b, h); err != nil {
 		return err.Error()
 	}
 	return b.String()

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
 
@@ -57,7 +57,7 @@ func phantomHistory(t testing.TB, pairs, fillers int) *sqlhistory.History {
 	for ; k < fillers; k++ {
 		filler(k)
 	}
-	h, err := format.ReadSQL(strings.NewReader(b.String()), "phantom")
+	h, err := sqljsonl.Read(strings.NewReader(b.String()), "phantom")
 	if err != nil {
 		t.Fatalf("phantom history: %v\n%s", err, b.String())
 	}

@@ -7,7 +7,7 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/internal/historytest"
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/internal/testsize"
@@ -213,7 +213,7 @@ func readSQLFile(t testing.TB, file string) *sqlhistory.History {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	h, err := format.ReadSQL(f, file)
+	h, err := sqljsonl.Read(f, file)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -15,7 +15,7 @@ import (
 // its deadline, the message of the cause it was cancelled with (a
 // resource limit) otherwise.
 func TestCheckStops(t *testing.T) {
-	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
+	h, err := sqljsonl.ReadFile("../examples/sql-phantom-ser.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,7 +45,7 @@ func TestCheckStops(t *testing.T) {
 // explanation stop, and the violation stands with the evidence found on
 // the whole history.
 func TestShrinkStops(t *testing.T) {
-	h, err := format.ReadSQLFile("../examples/sql-phantom-ser.jsonl")
+	h, err := sqljsonl.ReadFile("../examples/sql-phantom-ser.jsonl")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/sqlrun"
 	"github.com/isocheck/isocheck/sqlrun/tpcc"
 	"github.com/isocheck/isocheck/sqlrun/twitter"
@@ -156,7 +156,7 @@ func (e *env) recordSQL(ctx context.Context, app, mix string, sessions, txns int
 	if err != nil {
 		return "", 0, fmt.Errorf("write SQL history: %w", err)
 	}
-	if err := format.WriteSQL(f, h); err != nil {
+	if err := sqljsonl.Write(f, h); err != nil {
 		f.Close()
 		return "", 0, fmt.Errorf("write SQL history %s: %w", p, err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/register"
 	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"strconv"
@@ -60,7 +61,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	})
 	j := lim.start(stderr)
 	defer j.stop()
-	rops, info, err := readWithin(j, path, func(ctx context.Context) ([]format.RegisterOp, *format.Info, error) {
+	rops, info, err := readWithin(j, path, func(ctx context.Context) ([]register.Op, *format.Info, error) {
 		return format.ReadRegisterOpsFile(ctx, path, f)
 	})
 	if err == nil && len(rops) == 0 && !in.allowEmpty {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/nemesis"
 	"github.com/isocheck/isocheck/progress"
 	runner "github.com/isocheck/isocheck/run"
@@ -56,7 +56,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
 	faults := rf.startNemesis(ctx, stdout)
 	opts := runner.Options{
-		Recorder:   format.NewRecorder(f),
+		Recorder:   jsonl.NewRecorder(f),
 		TxnTimeout: rf.txnTimeout,
 		Reconnect:  rf.reconnect,
 		Waiting:    waitingReporter(stderr, redact(rf.dsn)),

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/db/dial"
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
@@ -47,7 +47,7 @@ type runFlags struct {
 	// reconnectSet says --reconnect was given.
 	reconnectSet bool
 	// onTxn, if set, sees each transaction as it is recorded.
-	onTxn func(*format.TxnRecord)
+	onTxn func(*jsonl.TxnRecord)
 	// html is the page --html writes, with the run's section.
 	html string
 	// faulted are the faults the nemesis injected, once the run is over.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"maps"
@@ -17,7 +18,6 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
@@ -232,7 +232,7 @@ func (rf *runFlags) recordSQL(kind string, app sqlrun.App, cfg sqlrun.Config, le
 			fmt.Fprintln(stdout, "  TPC-C consistency conditions 1-4: hold")
 		}
 	}
-	err = format.WriteSQL(f, h)
+	err = sqljsonl.Write(f, h)
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -313,7 +313,7 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 	l := &limits{maxMemory: byteSize(defaultMaxMemory())}
 	j := l.start(stderr)
 	defer j.stop()
-	h, err := format.ReadSQLFileContext(j.ctx, path)
+	h, err := sqljsonl.ReadFileContext(j.ctx, path)
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlhistory"
 )
@@ -17,7 +17,7 @@ import (
 // sessions × txns transactions, txns in each session.
 func readSQLRun(t *testing.T, path string, sessions, txns int) *sqlhistory.History {
 	t.Helper()
-	h, err := format.ReadSQLFile(path)
+	h, err := sqljsonl.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
 	}

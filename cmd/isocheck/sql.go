@@ -3,6 +3,7 @@ package main
 import (
 	"flag"
 	"fmt"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/verdict"
 	"io"
@@ -63,10 +64,10 @@ func (cf *checkFlags) runSQL(fs *flag.FlagSet, j *job, path string, in *stream, 
 	start := time.Now()
 	if in != nil {
 		stop := in.deadline(j.ctx)
-		h, err = format.ReadSQLContext(j.ctx, in.r, path)
+		h, err = sqljsonl.ReadContext(j.ctx, in.r, path)
 		stop()
 	} else {
-		h, err = format.ReadSQLFileContext(j.ctx, path)
+		h, err = sqljsonl.ReadFileContext(j.ctx, path)
 	}
 	parseTime := time.Since(start)
 	if err == nil {
@@ -384,7 +385,7 @@ func sqlLevelName(l level.Level) string {
 // writeSQLFiles writes the counterexample and the pictures asked for.
 func (cf *checkFlags) writeSQLFiles(res *sqlcheck.Result, explain bool, stdout, stderr io.Writer) {
 	if cf.cexFile != "" {
-		if err := writeFile(cf.cexFile, cf.fileOut, func(w io.Writer) error { return format.WriteSQL(w, res.History) }); err != nil {
+		if err := writeFile(cf.cexFile, cf.fileOut, func(w io.Writer) error { return sqljsonl.Write(w, res.History) }); err != nil {
 			fmt.Fprintf(stderr, "isocheck: --counterexample: %v\n", err)
 		}
 	}

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"context"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/verdict"
 	"testing"
 
@@ -33,7 +34,7 @@ func runVerdict(t *testing.T, dsn string, kind workload.Kind, l level.Level, see
 	}
 	defer d.Close()
 	var buf bytes.Buffer
-	sum, err := run.Run(ctx, d, plan, run.Options{Recorder: format.NewRecorder(&buf)})
+	sum, err := run.Run(ctx, d, plan, run.Options{Recorder: jsonl.NewRecorder(&buf)})
 	if err != nil {
 		t.Fatalf("%s: run: %v", dsn, err)
 	}

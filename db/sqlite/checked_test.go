@@ -3,6 +3,7 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/verdict"
 	"path/filepath"
 	"testing"
@@ -40,7 +41,7 @@ func TestChecked(t *testing.T) {
 				t.Fatal(err)
 			}
 			var buf bytes.Buffer
-			sum, err := run.Run(ctx, d, plan, run.Options{Recorder: format.NewRecorder(&buf)})
+			sum, err := run.Run(ctx, d, plan, run.Options{Recorder: jsonl.NewRecorder(&buf)})
 			d.Close()
 			if err != nil {
 				t.Fatalf("%s: run: %v", dsn, err)

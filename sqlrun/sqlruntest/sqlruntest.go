@@ -7,6 +7,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/verdict"
 	"maps"
 	"os"
@@ -19,7 +20,6 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/postgres"
 	"github.com/isocheck/isocheck/db/sqlite"
-	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -175,10 +175,10 @@ func mixesReadCommitted(h *sqlhistory.History) bool {
 func RoundTrip(t testing.TB, h *sqlhistory.History) []byte {
 	t.Helper()
 	var out bytes.Buffer
-	if err := format.WriteSQL(&out, h); err != nil {
+	if err := sqljsonl.Write(&out, h); err != nil {
 		t.Fatalf("WriteSQL: %v", err)
 	}
-	back, err := format.ReadSQL(bytes.NewReader(out.Bytes()), "back.jsonl")
+	back, err := sqljsonl.Read(bytes.NewReader(out.Bytes()), "back.jsonl")
 	if err != nil {
 		t.Fatalf("reading back: %v", err)
 	}

@@ -1,0 +1,4 @@
+package dbcop
+
+// DbcopNoTime is the time Write gives the header, for the tests.
+const DbcopNoTime = dbcopNoTime

@@ -1,0 +1,4 @@
+package jepsen
+
+// JSONInt is jsonInt, for the tests.
+var JSONInt = jsonInt
