@@ -59,7 +59,7 @@ lint:
 # explore on one goroutine and take minutes under the race detector.
 # About 3 minutes on 2 cores, half of it building with -race.
 RACE_PKGS = ./bench/harness ./cmd/isocheck ./db/... ./digraph ./format \
-	./polygraph ./run ./saturate ./sqlrun
+	./polygraph ./resolve ./run ./saturate ./sqlrun
 test-race:
 	$(GO) test -race -count=1 -short $(RACE_PKGS)
 	$(GO) test -race -count=1 -short -run '^TestWorkersAgree$$' ./explore

@@ -8,7 +8,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -19,14 +19,14 @@ import (
 func BenchmarkWeak(b *testing.B) {
 	for _, n := range []int{100_000, 1_000_000} {
 		h := histgen.Large(generatedSI(n))
-		r, err := polygraph.Resolve(context.Background(), h)
+		r, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			b.Fatal(err)
 		}
 		// Resolving reads is the part every level shares.
 		b.Run(fmt.Sprintf("%dk/Resolve", n/1000), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := polygraph.Resolve(context.Background(), h); err != nil {
+				if _, err := resolve.Resolve(context.Background(), h); err != nil {
 					b.Fatal(err)
 				}
 			}

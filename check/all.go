@@ -9,8 +9,8 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -56,7 +56,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 	levels := level.All()
 	rep := &Report{Results: make([]*Result, len(levels))}
 	t := time.Now()
-	r, err := polygraph.Resolve(ctx, h)
+	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		stopped, err := stoppedBefore(ctx, h, levels[len(levels)-1], time.Since(t), err)
 		if err != nil {
@@ -71,8 +71,8 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		}
 		return rep, nil
 	}
-	resolve := time.Since(t)
-	bare := polygraph.Bare(r)
+	resolved := time.Since(t)
+	bare := nodesOf(r)
 	var broken, stopped *Result
 	var undecided level.Level // a weaker level without a verdict
 	for i := len(levels) - 1; i >= 0; i-- {
@@ -102,7 +102,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Repor
 		if err != nil {
 			return nil, err
 		}
-		res.Stats.Construct += resolve
+		res.Stats.Construct += resolved
 		rep.Results[i] = res
 		switch res.Verdict {
 		case verdict.Violated:

@@ -9,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -25,7 +26,7 @@ func TestChainOrderAgreesWithAllPairs(t *testing.T) {
 	for seed := range int64(testsize.N(200, 600)) {
 		store := histgen.Stores()[int(seed)%len(histgen.Stores())]
 		h := histgen.Large(histgen.LargeConfig{Sessions: 2 + int(seed%5), TxnsPerSession: 4 + int(seed%13), OpsPerTxn: 2 + int(seed%4), Keys: 2 + int(seed%7), ReadProportion: 0.5, Dist: workload.Distribution(seed % 2), Seed: seed, Store: store})
-		r, err := polygraph.Resolve(context.Background(), h)
+		r, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
 		}

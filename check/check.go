@@ -19,6 +19,7 @@ import (
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -37,7 +38,7 @@ type Stats struct {
 	PruneRounds                     int
 	SolverRounds, SolverClauses     int
 	// Choices counts the reads whose value several transactions wrote
-	// (polygraph.Resolution.Choices); ChoiceRounds the choices of their
+	// (resolve.Resolution.Choices); ChoiceRounds the choices of their
 	// writers checked.
 	Choices, ChoiceRounds int
 }
@@ -86,7 +87,7 @@ type Result struct {
 	// CC; without its constraints once the solver was called).
 	Polygraph *polygraph.Polygraph
 	// Anomalies found without cycles (thin-air reads, lost updates, ...).
-	Anomalies []polygraph.Anomaly
+	Anomalies []resolve.Anomaly
 	// Cycle is a cycle of dependencies every valid order would have.
 	Cycle []polygraph.Edge
 	// Conflict is a constraint with both sides impossible.
@@ -100,10 +101,10 @@ type Result struct {
 	// satisfied, are writers of the reads of the resolution's Choices
 	// that satisfy it (with some commit order); for PC only when a guess
 	// settled it (its solver chooses on the history split in two).
-	Picks []polygraph.Pick
+	Picks []resolve.Pick
 	// Choices, with Cases, are the reads that may have read from several
 	// writers which the cases pick writers for.
-	Choices []polygraph.Choice
+	Choices []resolve.Choice
 	// Cases, when the history's values repeat and the level is violated
 	// only for some choices of writers, cover every choice: each gives
 	// the writers of some reads and the violation they lead to. The
@@ -113,7 +114,7 @@ type Result struct {
 }
 
 // Check decides whether h satisfies l. Input errors (such as a value
-// written twice to one key) are returned as *polygraph.InputError. When ctx
+// written twice to one key) are returned as *resolve.InputError. When ctx
 // ends first, the Result has no verdict (verdict.Unknown), the Reason says
 // why (see progress.Outcome: "timed out", "cancelled", or the message of the
 // cause of a context cancelled for a resource limit), and Stats count the
@@ -137,18 +138,34 @@ func stoppedBefore(ctx context.Context, h *history.History, l level.Level, d tim
 	return noVerdict(ctx, res, err)
 }
 
+// nodesOf is the Polygraph of a Result whose check built none (RC, RA and
+// CC, and checks that end before they build one or over a history other
+// than r's, such as PC's split one): the nodes of r's history, to name
+// them, with r's anomalies and picks, and no edges or constraints.
+func nodesOf(r *resolve.Resolution) *polygraph.Polygraph {
+	n := len(r.History.Txns)
+	return &polygraph.Polygraph{
+		History:   r.History,
+		T0:        int32(n),
+		NumNodes:  n + 1,
+		Included:  r.Included,
+		Anomalies: slices.Clone(r.Anomalies),
+		Picks:     r.Picks(),
+	}
+}
+
 // CheckResolved is Check on a history whose reads Resolve has resolved:
 // checks of several levels share that work.
-func CheckResolved(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+func CheckResolved(ctx context.Context, r *resolve.Resolution, l level.Level) (*Result, error) {
 	return checkResolved(ctx, r, l, Options{})
 }
 
 // CheckResolvedWith is CheckResolved with opts.
-func CheckResolvedWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func CheckResolvedWith(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	return checkResolved(ctx, r, l, opts)
 }
 
-func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func checkResolved(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	if len(r.Choices) == 0 {
 		return checkLevel(ctx, r, l, opts)
 	}
@@ -162,7 +179,7 @@ func checkResolved(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 // Choices: case by case while a few checks may settle it (a history the
 // database got right is satisfied by the writers its times point to),
 // then in the solver, which chooses writers beside the order of writes.
-func checkLevelChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func checkLevelChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
 		return res, err
 	}
@@ -171,7 +188,7 @@ func checkLevelChoosing(ctx context.Context, r *polygraph.Resolution, l level.Le
 	if picks := knownPicks(r, pruneChoices(ctx, r, level.CC)); len(picks) > 0 {
 		narrow, err := r.Narrow(ctx, picks)
 		if err != nil {
-			return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, err)
+			return noVerdict(ctx, &Result{Level: l, Polygraph: nodesOf(r)}, err)
 		}
 		r = narrow
 	}
@@ -179,7 +196,7 @@ func checkLevelChoosing(ctx context.Context, r *polygraph.Resolution, l level.Le
 }
 
 // checkLevel checks l on r, leaving out its Choices.
-func checkLevel(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func checkLevel(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	switch l {
 	case level.SER, level.SI, level.SSER:
 		return checkCycles(ctx, r, opts.polygraph(l), opts)
@@ -194,7 +211,7 @@ func checkLevel(ctx context.Context, r *polygraph.Resolution, l level.Level, opt
 // checkCycles checks SER, SI and SSER: build the polygraph, prune, encode,
 // solve. A relaxed polygraph (polygraph.Polygraph.Relaxed) that is
 // satisfied proves nothing: the check runs again on the whole one.
-func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Options, copts Options) (*Result, error) {
+func checkCycles(ctx context.Context, r *resolve.Resolution, opts polygraph.Options, copts Options) (*Result, error) {
 	res, err := checkPolygraph(ctx, r, opts, copts)
 	if err != nil || res.Verdict != verdict.Satisfied || res.Polygraph == nil || !res.Polygraph.Relaxed {
 		return res, err
@@ -206,7 +223,7 @@ func checkCycles(ctx context.Context, r *polygraph.Resolution, opts polygraph.Op
 
 // checkPolygraph is one build of the polygraph, then prune, encode and
 // solve.
-func checkPolygraph(ctx context.Context, r *polygraph.Resolution, opts polygraph.Options, copts Options) (*Result, error) {
+func checkPolygraph(ctx context.Context, r *resolve.Resolution, opts polygraph.Options, copts Options) (*Result, error) {
 	l := opts.Level
 	res := &Result{Level: l}
 	st := &res.Stats

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -21,7 +22,7 @@ import (
 // evidence holds with those writers). The cases of a Result cover every
 // choice of writers: each takes all the picks of one case.
 type Case struct {
-	Picks  []polygraph.Pick
+	Picks  []resolve.Pick
 	Result *Result
 }
 
@@ -57,7 +58,7 @@ const maxShrinkPicks = 12
 // of one operation each reduce to (Bouajjani, Enea, Guerraoui and Hamza,
 // "On Verifying Causal Consistency", POPL 2017). So this search may take
 // many rounds where writers must be guessed jointly.
-func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func checkChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	if !opts.Cases && !solverChooses(l) && !excludedCandidates(r) {
 		if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
 			return res, err
@@ -68,7 +69,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 	}
 	cs := pruneChoices(ctx, r, l)
 	if err := ctx.Err(); err != nil {
-		return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, context.Cause(ctx))
+		return noVerdict(ctx, &Result{Level: l, Polygraph: nodesOf(r)}, context.Cause(ctx))
 	}
 	options := make([]int, len(cs))
 	prefer := make([]int, len(cs))
@@ -90,7 +91,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 	for {
 		pick, ok, err := pk.Next(ctx)
 		if err != nil {
-			res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+			res := &Result{Level: l, Polygraph: nodesOf(r)}
 			res, err := noVerdict(ctx, res, err)
 			if res != nil {
 				finish(res)
@@ -101,9 +102,9 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 			return finish(violatedByCases(cs, cases)), nil
 		}
 		rounds++
-		picks := make([]polygraph.Pick, len(cs))
+		picks := make([]resolve.Pick, len(cs))
 		for i, c := range cs {
-			picks[i] = polygraph.Pick{Op: c.Op, Writer: c.Writers[pick[i]]}
+			picks[i] = resolve.Pick{Op: c.Op, Writer: c.Writers[pick[i]]}
 		}
 		res, err := checkPicked(ctx, r, l, opts, picks)
 		checks++
@@ -134,7 +135,7 @@ func checkChoosing(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 
 // ruleOf returns the options of cs that picks take; at maps the
 // operation of each choice to its index in cs.
-func ruleOf(cs []polygraph.Choice, at map[int32]int, picks []polygraph.Pick) []solver.Option {
+func ruleOf(cs []resolve.Choice, at map[int32]int, picks []resolve.Pick) []solver.Option {
 	rule := make([]solver.Option, len(picks))
 	for j, p := range picks {
 		i := at[p.Op]
@@ -145,7 +146,7 @@ func ruleOf(cs []polygraph.Choice, at map[int32]int, picks []polygraph.Pick) []s
 
 // satisfiedAsSI checks SI on r, then l with the writers that satisfy SI:
 // the Result when that settles l (or ctx ended), else nil.
-func satisfiedAsSI(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func satisfiedAsSI(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	res, err := checkLevelChoosing(ctx, r, level.SI, opts)
 	switch {
 	case err != nil:
@@ -178,10 +179,10 @@ func satisfiedAsSI(ctx context.Context, r *polygraph.Resolution, l level.Level, 
 // read (their read atomicity). A choice left with one writer is known,
 // and its read joins the reachability of the next pass. A choice whose
 // every writer is ruled out keeps them all: the check shows why.
-func pruneChoices(ctx context.Context, r *polygraph.Resolution, l level.Level) []polygraph.Choice {
+func pruneChoices(ctx context.Context, r *resolve.Resolution, l level.Level) []resolve.Choice {
 	h := r.History
 	n := int32(len(h.Txns))
-	cs := make([]polygraph.Choice, len(r.Choices))
+	cs := make([]resolve.Choice, len(r.Choices))
 	for i, c := range r.Choices {
 		cs[i] = c
 		cs[i].Writers = slices.Clone(c.Writers)
@@ -246,7 +247,7 @@ func pruneChoices(ctx context.Context, r *polygraph.Resolution, l level.Level) [
 		// the two latest positions of such writers, so that each
 		// candidate asks one clock entry per chain rather than one
 		// question per writer of the key.
-		impossible := func(c *polygraph.Choice, w int32) bool {
+		impossible := func(c *resolve.Choice, w int32) bool {
 			if clocks.Reaches(c.Reader, w) {
 				return true
 			}
@@ -361,11 +362,11 @@ func (l *latestOnChains) latestBut(ch, u int32) int32 {
 
 // knownPicks returns the picks of the choices of cs (r's, pruned) left
 // with one writer.
-func knownPicks(r *polygraph.Resolution, cs []polygraph.Choice) []polygraph.Pick {
-	var out []polygraph.Pick
+func knownPicks(r *resolve.Resolution, cs []resolve.Choice) []resolve.Pick {
+	var out []resolve.Pick
 	for i, c := range cs {
 		if len(c.Writers) == 1 && len(r.Choices[i].Writers) > 1 {
-			out = append(out, polygraph.Pick{Op: c.Op, Writer: c.Writers[0]})
+			out = append(out, resolve.Pick{Op: c.Op, Writer: c.Writers[0]})
 		}
 	}
 	return out
@@ -382,7 +383,7 @@ func solverChooses(l level.Level) bool {
 // is left out of the check (a transaction of unknown outcome nobody is
 // known to have read from): choosing it would bring it, and its own
 // reads, in, which only the case-by-case search does.
-func excludedCandidates(r *polygraph.Resolution) bool {
+func excludedCandidates(r *resolve.Resolution) bool {
 	n := len(r.History.Txns)
 	for _, c := range r.Choices {
 		if !r.Included[c.Reader] {
@@ -398,10 +399,10 @@ func excludedCandidates(r *polygraph.Resolution) bool {
 }
 
 // checkPicked checks l on r with the writers of picks.
-func checkPicked(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick) (*Result, error) {
+func checkPicked(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, picks []resolve.Pick) (*Result, error) {
 	sub, err := r.Choose(ctx, picks)
 	if err != nil {
-		res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+		res := &Result{Level: l, Polygraph: nodesOf(r)}
 		return noVerdict(ctx, res, err)
 	}
 	return checkLevel(ctx, sub, l, opts)
@@ -409,7 +410,7 @@ func checkPicked(ctx context.Context, r *polygraph.Resolution, l level.Level, op
 
 // violatedByCases is the Result of a search whose cases cover every
 // choice: the first case's violation, with all the cases.
-func violatedByCases(cs []polygraph.Choice, cases []Case) *Result {
+func violatedByCases(cs []resolve.Choice, cases []Case) *Result {
 	res := *cases[0].Result
 	res.Cases = cases
 	picked := make(map[int32]bool)
@@ -430,7 +431,7 @@ func violatedByCases(cs []polygraph.Choice, cases []Case) *Result {
 // them needs, and the violation found with that part alone: the picks of
 // the reads its evidence names, when they suffice, shrunk one pick at a
 // time while they are few; else all of picks.
-func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options, picks []polygraph.Pick, res *Result, checks *int) ([]polygraph.Pick, *Result, error) {
+func conflict(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, picks []resolve.Pick, res *Result, checks *int) ([]resolve.Pick, *Result, error) {
 	named := namedPicks(r, picks, res)
 	part := picks
 	if len(named) < len(picks) {
@@ -464,7 +465,7 @@ func conflict(ctx context.Context, r *polygraph.Resolution, l level.Level, opts 
 
 // namedPicks returns the picks of the reads whose reader and key an edge
 // or anomaly of res's evidence names.
-func namedPicks(r *polygraph.Resolution, picks []polygraph.Pick, res *Result) []polygraph.Pick {
+func namedPicks(r *resolve.Resolution, picks []resolve.Pick, res *Result) []resolve.Pick {
 	type readOf struct {
 		txn int32
 		key history.Key
@@ -495,7 +496,7 @@ func namedPicks(r *polygraph.Resolution, picks []polygraph.Pick, res *Result) []
 		named[readOf{a.OtherTxn, a.Key}] = true
 	}
 	h := r.History
-	var out []polygraph.Pick
+	var out []resolve.Pick
 	for _, p := range picks {
 		op := h.Ops[p.Op]
 		if named[readOf{readerOf(h, p.Op), op.Key}] {
@@ -518,7 +519,7 @@ func readerOf(h *history.History, op int32) int32 {
 // order of the transactions that respects session order and the reads
 // with one writer (by start time, where recorded, else by place in the
 // history); the earliest candidate when none comes before.
-func likelyWriters(r *polygraph.Resolution, cs []polygraph.Choice) []int {
+func likelyWriters(r *resolve.Resolution, cs []resolve.Choice) []int {
 	h := r.History
 	n := len(h.Txns)
 	pos := topoPositions(r)
@@ -600,7 +601,7 @@ func latestWriters(h *history.History, edges []polygraph.ChoiceEdges, order []in
 // respects session order and the reads with one writer, ties broken by
 // start time, then place in the history; transactions on a cycle go last,
 // in history order.
-func topoPositions(r *polygraph.Resolution) []int32 {
+func topoPositions(r *resolve.Resolution) []int32 {
 	h := r.History
 	n := len(h.Txns)
 	indeg := make([]int32, n)

@@ -12,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -65,7 +66,7 @@ func TestCasesCoverEveryChoice(t *testing.T) {
 			walk = func(i int) {
 				if i == len(ops) {
 					for _, c := range res.Cases {
-						if !slices.ContainsFunc(c.Picks, func(p polygraph.Pick) bool { return pick[p.Op] != p.Writer }) {
+						if !slices.ContainsFunc(c.Picks, func(p resolve.Pick) bool { return pick[p.Op] != p.Writer }) {
 							return
 						}
 					}
@@ -87,7 +88,7 @@ func TestCasesCoverEveryChoice(t *testing.T) {
 
 // checkCycleReads fails when a WR edge of cycle contradicts picks: its
 // reader's every read of its key is picked, from other writers.
-func checkCycleReads(t *testing.T, h *history.History, picks []polygraph.Pick, cycle []polygraph.Edge) {
+func checkCycleReads(t *testing.T, h *history.History, picks []resolve.Pick, cycle []polygraph.Edge) {
 	t.Helper()
 	picked := map[int32]int32{}
 	for _, p := range picks {
@@ -158,7 +159,7 @@ func TestPicksWitness(t *testing.T) {
 	for seed := 0; seed < runs; seed++ {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x91c5))
 		h := fold(rng, histgen.Small(rng, cfg))
-		r, err := polygraph.Resolve(context.Background(), h)
+		r, err := resolve.Resolve(context.Background(), h)
 		if err != nil || len(r.Choices) == 0 {
 			continue
 		}

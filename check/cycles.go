@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -39,7 +40,7 @@ func Dependencies(ctx context.Context, res *Result) (*polygraph.Polygraph, []pol
 		// No known graph was kept (the constraints were too many).
 		return nil, nil, nil
 	}
-	r, err := polygraph.Resolve(ctx, res.Polygraph.History)
+	r, err := resolve.Resolve(ctx, res.Polygraph.History)
 	if err != nil {
 		return nil, nil, fmt.Errorf("check: resolving reads again to find cycles: %w", err)
 	}

@@ -8,7 +8,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -33,13 +33,13 @@ const maxGuessChecks = 64
 // nil otherwise (no guess within maxGuessChecks checks, or a violation
 // that names no read of a choice), for a complete search to decide: a
 // violated guess says nothing about the others.
-func checkGuessed(ctx context.Context, r *polygraph.Resolution, l level.Level, opts Options) (*Result, error) {
+func checkGuessed(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	// Guess among the writers CC's axioms leave, even for RA and RC: a
 	// database that read an overwritten version is rare, and a guess
 	// that it did is likelier wrong.
 	cs := pruneChoices(ctx, r, level.CC)
 	if err := ctx.Err(); err != nil {
-		return noVerdict(ctx, &Result{Level: l, Polygraph: polygraph.Bare(r)}, context.Cause(ctx))
+		return noVerdict(ctx, &Result{Level: l, Polygraph: nodesOf(r)}, context.Cause(ctx))
 	}
 	ranks, scores := rankWriters(r, cs), writerScores(r, cs)
 	at := make(map[int32]int, len(cs))
@@ -47,11 +47,11 @@ func checkGuessed(ctx context.Context, r *polygraph.Resolution, l level.Level, o
 		at[c.Op] = i
 	}
 	next := make([]int, len(cs)) // each choice's place in its rank
-	picks := make([]polygraph.Pick, len(cs))
+	picks := make([]resolve.Pick, len(cs))
 	snapshot := snapshotWriters(r, cs)
 	for round := 1; round <= maxGuessChecks; round++ {
 		for i, c := range cs {
-			picks[i] = polygraph.Pick{Op: c.Op, Writer: c.Writers[ranks[i][next[i]]]}
+			picks[i] = resolve.Pick{Op: c.Op, Writer: c.Writers[ranks[i][next[i]]]}
 		}
 		if round == 2 && snapshot != nil {
 			// Once: the writers of snapshots taken as transactions began.
@@ -113,7 +113,7 @@ func checkGuessed(ctx context.Context, r *polygraph.Resolution, l level.Level, o
 // times, the one that ended last before the reader ended (a database
 // commits in about the order its transactions end, and a read sees what
 // committed before it); then the others by writerScores.
-func rankWriters(r *polygraph.Resolution, cs []polygraph.Choice) [][]int {
+func rankWriters(r *resolve.Resolution, cs []resolve.Choice) [][]int {
 	h := r.History
 	n := int32(len(h.Txns))
 	first := likelyWriters(r, cs)
@@ -159,7 +159,7 @@ func rankWriters(r *polygraph.Resolution, cs []polygraph.Choice) [][]int {
 // began after the reader ended, far more. The initial state scores as
 // a writer that ended long before. Without times, the distance between
 // the writer's and the reader's places in topoPositions' order.
-func writerScores(r *polygraph.Resolution, cs []polygraph.Choice) [][]float64 {
+func writerScores(r *resolve.Resolution, cs []resolve.Choice) [][]float64 {
 	h := r.History
 	n := int32(len(h.Txns))
 	pos := topoPositions(r)
@@ -197,7 +197,7 @@ func writerScores(r *polygraph.Resolution, cs []polygraph.Choice) [][]float64 {
 // as snapshot isolation takes it), or -1 when that version is not a
 // candidate's; nil when that names no writer other than rankWriters'
 // first.
-func snapshotWriters(r *polygraph.Resolution, cs []polygraph.Choice) []int {
+func snapshotWriters(r *resolve.Resolution, cs []resolve.Choice) []int {
 	h := r.History
 	versions := make(map[history.Key][]int32)
 	for _, c := range cs {

@@ -8,8 +8,8 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -44,7 +44,7 @@ func TestGuessSettlesWhatTheStoreKept(t *testing.T) {
 	for _, k := range kept {
 		for seed := range 3 {
 			h := repeatedHistory(k.store, seed)
-			r, err := polygraph.Resolve(ctx, h)
+			r, err := resolve.Resolve(ctx, h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -7,6 +7,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/saturate"
 	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/verdict"
@@ -94,7 +95,7 @@ func (o Options) saturateLimits() saturate.Limits {
 // concern SER, SI and SSER; the other levels are checked without a solver.
 func CheckWith(ctx context.Context, h *history.History, l level.Level, opts Options) (*Result, error) {
 	t := time.Now()
-	r, err := polygraph.Resolve(ctx, h)
+	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		return stoppedBefore(ctx, h, l, time.Since(t), err)
 	}

@@ -10,13 +10,14 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/saturate"
 	"github.com/isocheck/isocheck/verdict"
 )
 
 // checkSaturated checks RC, RA and CC, which need no solver.
-func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level, lim saturate.Limits) (*Result, error) {
-	res := &Result{Level: l, Polygraph: polygraph.Bare(r)}
+func checkSaturated(ctx context.Context, r *resolve.Resolution, l level.Level, lim saturate.Limits) (*Result, error) {
+	res := &Result{Level: l, Polygraph: nodesOf(r)}
 	res.Stats.Txns = count(r.Included)
 	t := time.Now()
 	sat, err := saturate.CheckLimits(ctx, r, l, lim)
@@ -55,15 +56,15 @@ func checkSaturated(ctx context.Context, r *polygraph.Resolution, l level.Level,
 // The split is the checker's own business: the Result is over the
 // original history (see unsplit), its evidence between the original
 // transactions.
-func checkPrefix(ctx context.Context, r *polygraph.Resolution, opts Options) (*Result, error) {
+func checkPrefix(ctx context.Context, r *resolve.Resolution, opts Options) (*Result, error) {
 	if len(r.Anomalies) > 0 {
-		res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r), Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: r.Anomalies}
+		res := &Result{Level: level.PC, Polygraph: nodesOf(r), Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: r.Anomalies}
 		return res, nil
 	}
 	split, origin, err := splitReadsWrites(ctx, r)
 	if err == nil {
-		var sr *polygraph.Resolution
-		if sr, err = polygraph.Resolve(ctx, split); err == nil && r.Chosen() && len(sr.Choices) > 0 {
+		var sr *resolve.Resolution
+		if sr, err = resolve.Resolve(ctx, split); err == nil && r.Chosen() && len(sr.Choices) > 0 {
 			// Values repeat: each read of the split history reads from
 			// the half that writes what its transaction's read chose.
 			sr, err = sr.Choose(ctx, splitPicks(r, sr, origin))
@@ -76,7 +77,7 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution, opts Options) (*R
 			return res, err
 		}
 	}
-	res := &Result{Level: level.PC, Polygraph: polygraph.Bare(r)}
+	res := &Result{Level: level.PC, Polygraph: nodesOf(r)}
 	res.Stats.Txns = count(r.Included)
 	return noVerdict(ctx, res, err)
 }
@@ -85,7 +86,7 @@ func checkPrefix(ctx context.Context, r *polygraph.Resolution, opts Options) (*R
 // split of r's history (see splitReadsWrites), read from the halves that
 // write what r's reads read: the writes half of a transaction follows
 // its reads half.
-func splitPicks(r, sr *polygraph.Resolution, origin []int32) []polygraph.Pick {
+func splitPicks(r, sr *resolve.Resolution, origin []int32) []resolve.Pick {
 	type read struct {
 		txn int32
 		key history.Key
@@ -101,7 +102,7 @@ func splitPicks(r, sr *polygraph.Resolution, origin []int32) []polygraph.Pick {
 		wHalf[origin[i]] = int32(i)
 	}
 	t0 := int32(len(r.History.Txns))
-	var picks []polygraph.Pick
+	var picks []resolve.Pick
 	for _, c := range sr.Choices {
 		w, ok := writer[read{origin[c.Reader], c.Key}]
 		switch {
@@ -112,7 +113,7 @@ func splitPicks(r, sr *polygraph.Resolution, origin []int32) []polygraph.Pick {
 		default:
 			w = wHalf[w]
 		}
-		picks = append(picks, polygraph.Pick{Op: c.Op, Writer: w})
+		picks = append(picks, resolve.Pick{Op: c.Op, Writer: w})
 	}
 	return picks
 }
@@ -133,7 +134,7 @@ func count(bs []bool) int {
 // as the stage "split for PC", counting transactions, and returns the
 // reason (context.Cause) if ctx ends first. origin maps each transaction
 // of the split history to the one of r's it is a half of.
-func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *history.History, origin []int32, err error) {
+func splitReadsWrites(ctx context.Context, r *resolve.Resolution) (split *history.History, origin []int32, err error) {
 	h := r.History
 	m := progress.Start(ctx, "split for PC", int64(len(h.Txns)), "transactions")
 	b := history.NewBuilder(h.Init, h.Files...)
@@ -249,7 +250,7 @@ func splitReadsWrites(ctx context.Context, r *polygraph.Resolution) (split *hist
 // transaction, disappears; a cycle through both halves of a transaction
 // at different places keeps the transaction twice, which still reads as
 // a cycle.
-func unsplit(res *Result, r *polygraph.Resolution, origin []int32) {
+func unsplit(res *Result, r *resolve.Resolution, origin []int32) {
 	n := int32(len(origin))
 	t0 := int32(len(r.History.Txns))
 	node := func(u int32) int32 {
@@ -275,7 +276,7 @@ func unsplit(res *Result, r *polygraph.Resolution, origin []int32) {
 		return out
 	}
 	res.Level = level.PC
-	res.Polygraph = polygraph.Bare(r)
+	res.Polygraph = nodesOf(r)
 	res.Picks = nil // the split history's reads
 	res.Stats.Txns = count(r.Included)
 	res.Cycle = edges(res.Cycle)

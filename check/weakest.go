@@ -8,8 +8,8 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -31,7 +31,7 @@ const walkMinBudget = 3 * time.Second
 // named in Undecided, unless a level below it is found broken, which
 // implies it broken too; when ctx or the walk's budget ends, the walk
 // stops there, and the first level left unchecked is Undecided.
-func weakestBroken(ctx context.Context, r *polygraph.Resolution, res *Result, opts Options) (*Result, error) {
+func weakestBroken(ctx context.Context, r *resolve.Resolution, res *Result, opts Options) (*Result, error) {
 	res.WeakerChecked = true
 	// The weaker levels are checked within a budget: twice the time of
 	// the check they explain, and at least three seconds. Most are cheaper
@@ -125,7 +125,7 @@ func Weakest(ctx context.Context, h *history.History, res *Result, opts Options)
 		out.WeakerChecked = true
 		return &out, nil
 	}
-	r, err := polygraph.Resolve(ctx, h)
+	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		if progress.Stopped(err) {
 			out.WeakerChecked, out.Undecided = true, level.RC

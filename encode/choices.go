@@ -3,6 +3,7 @@ package encode
 import (
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 )
 
@@ -106,16 +107,16 @@ const maxPairwise = 16
 // Picks returns the writers a model of the problem chooses for the
 // choices of p.ChoiceEdges: the first of each choice's true variables, or
 // the one writer pruning left.
-func (enc *Encoding) Picks(p *polygraph.Polygraph, model []bool) []polygraph.Pick {
-	out := make([]polygraph.Pick, 0, len(enc.choiceVars))
+func (enc *Encoding) Picks(p *polygraph.Polygraph, model []bool) []resolve.Pick {
+	out := make([]resolve.Pick, 0, len(enc.choiceVars))
 	for i, vars := range enc.choiceVars {
 		if ce := &p.ChoiceEdges[i]; ce.Known {
-			out = append(out, polygraph.Pick{Op: ce.Choice.Op, Writer: ce.Options[0].Writer})
+			out = append(out, resolve.Pick{Op: ce.Choice.Op, Writer: ce.Options[0].Writer})
 			continue
 		}
 		for j, v := range vars {
 			if model[int(v)-1] {
-				out = append(out, polygraph.Pick{Op: p.ChoiceEdges[i].Choice.Op, Writer: p.ChoiceEdges[i].Options[j].Writer})
+				out = append(out, resolve.Pick{Op: p.ChoiceEdges[i].Choice.Op, Writer: p.ChoiceEdges[i].Options[j].Writer})
 				break
 			}
 		}

@@ -20,7 +20,7 @@ import (
 	"github.com/isocheck/isocheck/internal/corpus"
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // verdicts checks h at every level: the verdicts, or "input error".
@@ -29,7 +29,7 @@ func verdicts(t *testing.T, h *history.History) []string {
 	var out []string
 	for _, l := range level.All() {
 		res, err := check.Check(context.Background(), h, l)
-		var ie *polygraph.InputError
+		var ie *resolve.InputError
 		switch {
 		case errors.As(err, &ie):
 			out = append(out, "input error")

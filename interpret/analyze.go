@@ -12,6 +12,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // edgeID identifies a typed edge.
@@ -45,7 +46,7 @@ type inference struct {
 type analysis struct {
 	p         *polygraph.Polygraph
 	l         level.Level
-	anomalies []polygraph.Anomaly
+	anomalies []resolve.Anomaly
 	cycle     []polygraph.Edge
 	conflict  *check.Conflict
 	core      [][]polygraph.Edge

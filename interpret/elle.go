@@ -4,6 +4,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -220,11 +221,11 @@ func leastSevere(h *history.History, l level.Level, cycles [][]polygraph.Edge) (
 //     the writer's non-final appends; an out-of-order run followed by
 //     other appends Elle does not flag at all, and G1b is the nearest
 //     name).
-func ElleAnomalyType(h *history.History, a polygraph.Anomaly) string {
+func ElleAnomalyType(h *history.History, a resolve.Anomaly) string {
 	return elleAnomalyType(h, a, nil)
 }
 
-func elleAnomalyType(h *history.History, a polygraph.Anomaly, w *writerIndex) string {
+func elleAnomalyType(h *history.History, a resolve.Anomaly, w *writerIndex) string {
 	switch a.Kind {
 	case verdict.ThinAirRead, verdict.AbortedRead:
 		return "G1a"
@@ -261,7 +262,7 @@ type splitStep struct {
 // writer's appends in the list read (or after the first of them while a
 // later one is missing), or nil. The cycle starts and ends at the writer.
 // w caches the writers of keys (nil: none).
-func splitCycle(h *history.History, a polygraph.Anomaly, w *writerIndex) []splitStep {
+func splitCycle(h *history.History, a resolve.Anomaly, w *writerIndex) []splitStep {
 	if a.Op < 0 || int(a.Op) >= len(h.Ops) || a.Writer < 0 || int(a.Writer) >= len(h.Txns) {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // ElleMap is Elle's result map (elle.txn/result-map), for Jepsen checker
@@ -346,7 +347,7 @@ func elleResult(ctx context.Context, h *history.History, results []*check.Result
 	// and every level the same non-cycle anomalies): list each once.
 	type anomalyKey struct {
 		h *history.History
-		a polygraph.Anomaly
+		a resolve.Anomaly
 	}
 	seenAnomaly := map[anomalyKey]bool{}
 	seenCycle := map[string]bool{}
@@ -699,7 +700,7 @@ func elleCycle(d *describer, edges []polygraph.Edge, op func(int32) ElleOp) Elle
 }
 
 // anomaly returns the type and case of a non-cycle anomaly.
-func (b *elleBuilder) anomaly(d *describer, a polygraph.Anomaly) (string, ElleCase) {
+func (b *elleBuilder) anomaly(d *describer, a resolve.Anomaly) (string, ElleCase) {
 	h := b.h
 	t := elleAnomalyType(h, a, &b.writers)
 	var c ElleCase

@@ -14,6 +14,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -120,7 +121,7 @@ func rl(k string, v ...int) []any { return []any{"r", k, v} }
 // violation is a check.Result of h that violates l with the given
 // evidence: for the anomalies of lists, which the checker does not find
 // yet, and for cycles no register history shows.
-func violation(h *history.History, l level.Level, anomalies []polygraph.Anomaly, cycle []polygraph.Edge) *check.Result {
+func violation(h *history.History, l level.Level, anomalies []resolve.Anomaly, cycle []polygraph.Edge) *check.Result {
 	n := len(h.Txns)
 	return &check.Result{
 		Level: l, Outcome: verdict.Outcome{Verdict: verdict.Violated}, Anomalies: anomalies, Cycle: cycle,
@@ -149,7 +150,7 @@ func TestElleResult(t *testing.T) {
 			listTxn{id: "T3", session: "3", ops: []any{rl("x", read...)}},
 		)
 	}
-	splitAnomaly := polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0}
+	splitAnomaly := resolve.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0}
 	for _, c := range []struct {
 		name    string
 		results func(t *testing.T) []*check.Result
@@ -268,7 +269,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{rl("x", 1, 5)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.ThinAirRead, Txn: 1, Op: 1, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 5}}, nil)}
+				return []*check.Result{violation(h, level.SER, []resolve.Anomaly{{Kind: verdict.ThinAirRead, Txn: 1, Op: 1, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 5}}, nil)}
 			},
 			types: []string{"G1a"},
 			json:  []string{`"mop":["r","x",[1,5]],"element":5}`},
@@ -297,7 +298,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 3), rl("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{ap("x", 1)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.NotMyOwnWrite, Txn: 0, Op: 1, Writer: 1, OtherTxn: -1, OtherOp: 0, Key: 0, Value: 1}}, nil)}
+				return []*check.Result{violation(h, level.SER, []resolve.Anomaly{{Kind: verdict.NotMyOwnWrite, Txn: 0, Op: 1, Writer: 1, OtherTxn: -1, OtherOp: 0, Key: 0, Value: 1}}, nil)}
 			},
 			types: []string{"internal"},
 			json:  []string{`"mop":["r","x",[1]],"expected":["...",3]}`, `"value":[["append","x",3],["r","x",[1]]]`},
@@ -327,7 +328,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T3", session: "3", ops: []any{rl("x", 1, 2)}},
 					listTxn{id: "T4", session: "4", ops: []any{rl("x", 2)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 3, Writer: -1, OtherTxn: -1, OtherOp: 2, Key: 0}}, nil)}
+				return []*check.Result{violation(h, level.SER, []resolve.Anomaly{{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 3, Writer: -1, OtherTxn: -1, OtherOp: 2, Key: 0}}, nil)}
 			},
 			types: []string{"incompatible-order"},
 			json:  []string{`"incompatible-order":[{"key":"x","values":[[2],[1,2]]}]`},
@@ -339,7 +340,7 @@ func TestElleResult(t *testing.T) {
 					listTxn{id: "T1", session: "1", ops: []any{ap("x", 1)}},
 					listTxn{id: "T2", session: "2", ops: []any{rl("x", 1, 1)}},
 				)
-				return []*check.Result{violation(h, level.SER, []polygraph.Anomaly{{Kind: verdict.DuplicateElements, Txn: 1, Op: 1, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1}}, nil)}
+				return []*check.Result{violation(h, level.SER, []resolve.Anomaly{{Kind: verdict.DuplicateElements, Txn: 1, Op: 1, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1}}, nil)}
 			},
 			types: []string{"duplicate-elements"},
 			json:  []string{`"mop":["r","x",[1,1]],"duplicates":{"1":2}`},
@@ -349,7 +350,7 @@ func TestElleResult(t *testing.T) {
 			results: func(t *testing.T) []*check.Result {
 				a := splitAnomaly
 				a.Value = 3
-				return []*check.Result{violation(split(1, 3, 2), level.SER, []polygraph.Anomaly{a}, nil)}
+				return []*check.Result{violation(split(1, 3, 2), level.SER, []resolve.Anomaly{a}, nil)}
 			},
 			types: []string{"G0"},
 			json: []string{
@@ -362,7 +363,7 @@ func TestElleResult(t *testing.T) {
 			results: func(t *testing.T) []*check.Result {
 				a := splitAnomaly
 				a.Value = 3
-				return []*check.Result{violation(split(1, 3), level.SER, []polygraph.Anomaly{a}, nil)}
+				return []*check.Result{violation(split(1, 3), level.SER, []resolve.Anomaly{a}, nil)}
 			},
 			types: []string{"G0"},
 			json:  []string{`"steps":[{"type":"ww","key":"x","value":1,"value'":3},{"type":"ww","key":"x","value":3,"value'":2}]`},
@@ -372,7 +373,7 @@ func TestElleResult(t *testing.T) {
 			results: func(t *testing.T) []*check.Result {
 				a := splitAnomaly
 				a.Value = 2
-				return []*check.Result{violation(split(2, 1), level.SER, []polygraph.Anomaly{a}, nil)}
+				return []*check.Result{violation(split(2, 1), level.SER, []resolve.Anomaly{a}, nil)}
 			},
 			types: []string{"G1b"},
 			json:  []string{`"mop":["r","x",[2,1]],"writer":{"name":"T1"`, `"element":2`},

@@ -14,6 +14,7 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/shrink"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -55,7 +56,7 @@ type Found struct {
 	// The evidence of the example, for Elle's result map: a non-cycle
 	// anomaly or a cycle of p's nodes.
 	p       *polygraph.Polygraph
-	anomaly *polygraph.Anomaly
+	anomaly *resolve.Anomaly
 	cycle   []polygraph.Edge
 }
 
@@ -186,7 +187,7 @@ const maxDirectClockBytes = 256 << 20
 // no graph: Every counts one only when its transactions violate a level
 // on their own.
 func directDependencies(ctx context.Context, h *history.History) (*polygraph.Polygraph, []polygraph.Edge, error) {
-	r, err := polygraph.Resolve(ctx, h)
+	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -266,8 +267,8 @@ func (e *everySearch) add(name verdict.Anomaly, seed map[int32]bool, cycle, veri
 }
 
 // nonCycle adds the anomalies found without cycles.
-func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []polygraph.Anomaly) {
-	seen := map[polygraph.Anomaly]bool{}
+func (e *everySearch) nonCycle(p *polygraph.Polygraph, anomalies []resolve.Anomaly) {
+	seen := map[resolve.Anomaly]bool{}
 	for _, a := range anomalies {
 		if e.ctx.Err() != nil {
 			return
@@ -391,7 +392,7 @@ func (e *everySearch) example(seed map[int32]bool, name verdict.Anomaly, at leve
 			// FoundReports).
 			return len(res.Anomalies) == 0 && (!shaped || e.shows(res, sub, name))
 		}
-		return slices.ContainsFunc(res.Anomalies, func(a polygraph.Anomaly) bool { return a.Kind == name })
+		return slices.ContainsFunc(res.Anomalies, func(a resolve.Anomaly) bool { return a.Kind == name })
 	}
 	sel, grown := e.selections(seed)
 	if !ok(e.sub().Sub(sel)) {

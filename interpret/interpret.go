@@ -29,6 +29,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/shrink"
 )
 
@@ -298,7 +299,7 @@ func verdictReport(res *check.Result) (rep *Report, ok bool) {
 	return rep, true
 }
 
-func anomalyTxns(p *polygraph.Polygraph, a polygraph.Anomaly, txns map[int32]bool) {
+func anomalyTxns(p *polygraph.Polygraph, a resolve.Anomaly, txns map[int32]bool) {
 	ts := []int32{a.Txn, a.Writer}
 	if a.Kind == verdict.LostUpdate {
 		ts = append(ts, a.OtherTxn)
@@ -849,7 +850,7 @@ func minimal(ctx context.Context, res *check.Result) (*Report, error) {
 
 // lostUpdate shows a lost update as the two orders of its writes, each of
 // which closes a cycle (Huang et al., PVLDB 2023, Figure 4(c)).
-func lostUpdate(d *describer, an *Anomaly, x polygraph.Anomaly) {
+func lostUpdate(d *describer, an *Anomaly, x resolve.Anomaly) {
 	a, b := x.OtherTxn, x.Txn
 	k := x.Key
 	ab := []polygraph.Edge{{From: a, To: b, Kind: verdict.WW, Key: k}, {From: b, To: a, Kind: verdict.RW, Key: k}}

@@ -14,7 +14,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -79,27 +79,27 @@ func TestListAnomalies(t *testing.T) {
 		listTxn{id: "T7", session: "7", ops: []any{rl("x", 1, 3)}},
 	)
 	for _, c := range []struct {
-		a       polygraph.Anomaly
+		a       resolve.Anomaly
 		summary string
 		elle    string
 		txns    []string
 	}{
-		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
+		{resolve.Anomaly{Kind: verdict.SplitAppends, Txn: 2, Op: 3, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 3},
 			"T3 read x=[1 3 2]: T2's append of 3 came between T1's appends of 1 and 2", "G0", []string{"T1", "T2", "T3"}},
-		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 6, Op: 7, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+		{resolve.Anomaly{Kind: verdict.SplitAppends, Txn: 6, Op: 7, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
 			"T7 read x=[1 3]: T2's append of 3 came after T1's append of 1, before its append of 2, which the list lacks", "G0", []string{"T1", "T2", "T7"}},
-		{polygraph.Anomaly{Kind: verdict.SplitAppends, Txn: 3, Op: 4, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
+		{resolve.Anomaly{Kind: verdict.SplitAppends, Txn: 3, Op: 4, Writer: 0, OtherTxn: -1, OtherOp: -1, Key: 0, Value: 1},
 			"T4 read x=[3 1], which holds only [1] of T1's appends to x, [1 2]", "G1b", []string{"T1", "T4"}},
-		{polygraph.Anomaly{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
+		{resolve.Anomaly{Kind: verdict.IncompatibleOrder, Txn: 3, Op: 4, Writer: -1, OtherTxn: -1, OtherOp: 3, Key: 0},
 			"T4 read x=[3 1] and T3 read x=[1 3 2]: neither list is a prefix of the other, so no order of the appends explains both", "incompatible-order", []string{"T3", "T4"}},
-		{polygraph.Anomaly{Kind: verdict.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},
+		{resolve.Anomaly{Kind: verdict.AbortedRead, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: 5, Key: 1, Value: 9},
 			"T6 read y=[9 9 8], whose element 9 was appended by T5, which aborted", "G1a", []string{"T5", "T6"}},
-		{polygraph.Anomaly{Kind: verdict.ThinAirRead, Txn: 5, Op: 6, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 8},
+		{resolve.Anomaly{Kind: verdict.ThinAirRead, Txn: 5, Op: 6, Writer: -1, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 8},
 			"T6 read y=[9 9 8], whose element 8 no transaction appended", "G1a", []string{"T6"}},
-		{polygraph.Anomaly{Kind: verdict.DuplicateElements, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 9},
+		{resolve.Anomaly{Kind: verdict.DuplicateElements, Txn: 5, Op: 6, Writer: 4, OtherTxn: -1, OtherOp: -1, Key: 1, Value: 9},
 			"T6 read y=[9 9 8], which holds 9 more than once", "duplicate-elements", []string{"T5", "T6"}},
 	} {
-		rep := interpret.Explain(violation(h, level.SER, []polygraph.Anomaly{c.a}, nil))
+		rep := interpret.Explain(violation(h, level.SER, []resolve.Anomaly{c.a}, nil))
 		a := rep.Anomaly
 		var txns []string
 		for _, x := range a.Txns {

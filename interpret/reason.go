@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/shrink"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -654,7 +655,7 @@ func readerOf(h *history.History, op int32) int32 {
 }
 
 // anomaly describes a non-cycle anomaly in a sentence.
-func (d *describer) anomaly(a polygraph.Anomaly) string {
+func (d *describer) anomaly(a resolve.Anomaly) string {
 	h := d.h
 	reader := d.name(a.Txn)
 	kv := fmt.Sprintf("%s=%s", d.keyName(a.Key), valueOf(h, a.Value))
@@ -707,7 +708,7 @@ func (d *describer) anomaly(a polygraph.Anomaly) string {
 // statedAnomaly describes an anomaly of the version order the history
 // states (Anomaly.Txn -1): it says the database installed versions no
 // execution can have installed.
-func (d *describer) statedAnomaly(a polygraph.Anomaly) string {
+func (d *describer) statedAnomaly(a resolve.Anomaly) string {
 	h := d.h
 	order := fmt.Sprintf("the version order the history states for %s", d.keyName(a.Key))
 	v := valueOf(h, a.Value)
@@ -734,7 +735,7 @@ func (d *describer) describeNode(u int32) string {
 }
 
 // listAnomaly describes an anomaly of a read of list l, or returns "".
-func (d *describer) listAnomaly(a polygraph.Anomaly, l Value) string {
+func (d *describer) listAnomaly(a resolve.Anomaly, l Value) string {
 	h := d.h
 	reader := d.name(a.Txn)
 	x := d.keyName(a.Key)

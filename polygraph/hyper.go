@@ -3,17 +3,18 @@ package polygraph
 import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
-// ChoiceEdges are the dependencies a Choice brings with each of its
+// ChoiceEdges are the dependencies a resolve.Choice brings with each of its
 // writers: the hyper-polygraph of Chen et al. (VeriStrong), in which a
 // read's writer is one more thing to choose beside the order of writes.
 // The check takes exactly one Option per choice (the solver gives each
 // a variable): its Edges then hold, and each of its After edges holds
 // when its constraint takes the side it names.
 type ChoiceEdges struct {
-	Choice  Choice
+	Choice  resolve.Choice
 	Options []ChoiceOption
 	// Writers are the included transactions whose writes of the key took
 	// effect (shared by the choices of one key).
@@ -47,12 +48,12 @@ type GuardedEdge struct {
 
 // choiceKeys returns the keys of the choices of included readers, and
 // those choices.
-func (p *Polygraph) choiceKeys(res *Resolution) (map[history.Key]bool, []Choice) {
+func (p *Polygraph) choiceKeys(res *resolve.Resolution) (map[history.Key]bool, []resolve.Choice) {
 	if len(res.Choices) == 0 {
 		return nil, nil
 	}
 	keys := make(map[history.Key]bool)
-	var cs []Choice
+	var cs []resolve.Choice
 	for _, c := range res.Choices {
 		if res.Included[c.Reader] {
 			keys[c.Key] = true
@@ -71,7 +72,7 @@ func (p *Polygraph) choiceKeys(res *Resolution) (map[history.Key]bool, []Choice)
 // guarded edges count against Options.MaxConstraintEdges with the
 // constraints' (TooLarge). Once m reports an error (the stage's context
 // ended) it returns it, with the choices built so far.
-func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyChains, reads []ExternalRead, final []bool) error {
+func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []resolve.Choice, keys []keyChains, res *resolve.Resolution) error {
 	h := p.History
 	byKey := make(map[history.Key]*keyChains, len(keys))
 	for i := range keys {
@@ -103,7 +104,7 @@ func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyCha
 		key history.Key
 	}
 	next := make(map[wk]int32)
-	for _, rd := range reads {
+	for _, rd := range res.Reads {
 		if rd.RMW && !rd.Repeat {
 			next[wk{rd.Writer, rd.Key}] = rd.Reader
 		}
@@ -125,7 +126,7 @@ func (p *Polygraph) addChoiceEdges(m *progress.Meter, cs []Choice, keys []keyCha
 		}
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			if !final[i] {
+			if !res.IsFinalWrite(i) {
 				continue
 			}
 			if ws, ok := writers[h.Ops[i].Key]; ok {

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/testsize"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // TestOrderKeysInParts checks that ordering the writes of keys in several
@@ -30,7 +31,7 @@ func TestOrderKeysInParts(t *testing.T) {
 	}
 	built := 0
 	for i, h := range hs {
-		res, err := Resolve(context.Background(), h)
+		res, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			continue
 		}

@@ -5,13 +5,10 @@
 // for each pair of write chains of a key whose order the history does not
 // fix, an either/or constraint.
 //
-// Building the polygraph also resolves every read to the transaction it
-// read from and reports the anomalies no version order can explain (Wei,
-// Xiao, Yang, Liu, Yin, Chen and Pan, "Boosting End-to-End Database
-// Isolation Checking via Mini-Transactions" (MTC, ICDE 2025), Table I):
-// thin-air, aborted, future, intermediate and non-repeatable reads, reads
-// that miss the transaction's own write, and divergent read-modify-writes
-// (a lost update).
+// It starts from a history whose reads are resolved (package resolve:
+// who read from whom, and the anomalies a read alone shows), and adds the
+// one anomaly that needs the reads of a key together: divergent
+// read-modify-writes (a lost update).
 //
 // The polygraph is built for SER, SI and SSER, which share one fact used
 // throughout: a transaction T that reads key x from W and then writes x must
@@ -31,6 +28,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -108,14 +106,14 @@ type Polygraph struct {
 	Chains [][]int32
 	// Anomalies no version order can explain. When there are any, Known
 	// and Constraints are incomplete and must not be checked.
-	Anomalies []Anomaly
+	Anomalies []resolve.Anomaly
 	// ChoiceEdges are, for each read that may have read from several
-	// writers (Resolution.Choices), what each of them brings: the solver
+	// writers (resolve.Resolution.Choices), what each of them brings: the solver
 	// chooses one per read, beside the sides of the constraints.
 	ChoiceEdges []ChoiceEdges
 	// Picks are the writers chosen for the reads whose value several
-	// transactions wrote (Resolution.Choose), by read operation.
-	Picks []Pick
+	// transactions wrote (resolve.Resolution.Choose), by read operation.
+	Picks []resolve.Pick
 	// Witnessed says that a version order was found under which the known
 	// edges stay acyclic (a witness that the level holds): Constraints are
 	// then left empty, since no search is needed.
@@ -170,27 +168,14 @@ func (p *Polygraph) NodeName(u int32) string {
 	return fmt.Sprintf("time %d", t)
 }
 
-// Build constructs the polygraph of h: Resolve, then BuildResolved.
+// Build constructs the polygraph of h: resolve.Resolve, then
+// BuildResolved.
 func Build(ctx context.Context, h *history.History, opts Options) (*Polygraph, error) {
-	res, err := Resolve(ctx, h)
+	res, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		return nil, err
 	}
 	return BuildResolved(ctx, res, opts)
-}
-
-// Bare returns the polygraph of res without edges or constraints: its
-// nodes and names, for reports of checks that need no more.
-func Bare(res *Resolution) *Polygraph {
-	n := len(res.History.Txns)
-	return &Polygraph{
-		History:   res.History,
-		T0:        int32(n),
-		NumNodes:  n + 1,
-		Included:  res.Included,
-		Anomalies: slices.Clone(res.Anomalies),
-		Picks:     res.Picks(),
-	}
 }
 
 // BuildResolved constructs the polygraph of a resolved history. It runs
@@ -198,17 +183,25 @@ func Bare(res *Resolution) *Polygraph {
 // "order writes" (the constraints, key by key). When ctx ends first, it
 // returns the polygraph built so far, incomplete, with the reason
 // (context.Cause).
-func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygraph, error) {
-	p := Bare(res)
-	p.level = opts.Level
-	p.maxEdges = max(opts.MaxConstraintEdges, 0)
+func BuildResolved(ctx context.Context, res *resolve.Resolution, opts Options) (*Polygraph, error) {
+	n := len(res.History.Txns)
+	p := &Polygraph{
+		History:   res.History,
+		T0:        int32(n),
+		NumNodes:  n + 1,
+		Included:  res.Included,
+		Anomalies: slices.Clone(res.Anomalies),
+		Picks:     res.Picks(),
+		level:     opts.Level,
+		maxEdges:  max(opts.MaxConstraintEdges, 0),
+	}
 	if len(p.Anomalies) > 0 {
 		return p, nil
 	}
 	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
 	p.addSessionOrder()
 	choiceKeys, choices := p.choiceKeys(res)
-	keys, err := p.buildChains(m, res.Reads, res.finalWrite, res.Orders)
+	keys, err := p.buildChains(m, res)
 	if err != nil || len(p.Anomalies) > 0 {
 		return p, err
 	}
@@ -247,7 +240,7 @@ func BuildResolved(ctx context.Context, res *Resolution, opts Options) (*Polygra
 		return p, err
 	}
 	m = progress.Start(ctx, "choose writers", int64(len(choices)), "reads")
-	err = p.addChoiceEdges(m, choices, keys, res.Reads, res.finalWrite)
+	err = p.addChoiceEdges(m, choices, keys, res)
 	p.links = nil
 	return p, err
 }
@@ -385,20 +378,22 @@ type chain struct {
 	readers    []int32
 }
 
-// buildChains adds, key by key, the WR edges and the read-modify-write
-// chains with their WW and RW edges, and returns the chains. The known
-// beginning of a key's version order (orders, sorted by key) links its
-// writers like read-modify-writes do, from the initial transaction: they
-// form the key's initial chain, which precedes every other.
-func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []bool, orders []KeyOrder) ([]keyChains, error) {
+// buildChains adds, key by key, the WR edges of res's reads and the
+// read-modify-write chains with their WW and RW edges, and returns the
+// chains. The known beginning of a key's version order (res.Orders,
+// sorted by key) links its writers like read-modify-writes do, from the
+// initial transaction: they form the key's initial chain, which precedes
+// every other.
+func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]keyChains, error) {
 	h := p.History
+	all, orders := res.Reads, res.Orders
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key: counting sorts into
 	// flat arrays, so that a history of many keys costs no allocation per
 	// key.
 	var writes, writeTxn []int32 // included final writes: op, transaction
 	for t := range h.Txns {
-		if err := tick(m, t, false); err != nil {
+		if err := tick(m, t); err != nil {
 			return nil, err
 		}
 		if !p.Included[t] {
@@ -406,7 +401,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		}
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			if final[i] {
+			if res.IsFinalWrite(i) {
 				writes = append(writes, i)
 				writeTxn = append(writeTxn, int32(t))
 			}
@@ -437,7 +432,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		writers[fill[k]] = writeTxn[j]
 		fill[k]++
 	}
-	byKey := make([]ExternalRead, numReads)
+	byKey := make([]resolve.ExternalRead, numReads)
 	copy(fill, readStart[:numKeys])
 	for _, r := range all {
 		if !r.Repeat {
@@ -446,7 +441,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		}
 	}
 	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
-	readsByKey := func(k int) []ExternalRead { return byKey[readStart[k]:readStart[k+1]] }
+	readsByKey := func(k int) []resolve.ExternalRead { return byKey[readStart[k]:readStart[k+1]] }
 	// Every read makes a WR edge; the WW and RW edges of chains, far
 	// fewer in most histories, grow the array past that. (Room for as
 	// many as could be, twice the reads, was the peak of a check's
@@ -522,7 +517,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 				continue // the version order shows the read-modify-write
 			}
 			if next[r.Writer] >= 0 {
-				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, OtherOp: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
+				p.Anomalies = append(p.Anomalies, resolve.Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, OtherOp: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
 				continue
 			}
 			if hasPrev[r.Reader] == s {
@@ -572,6 +567,17 @@ func (p *Polygraph) buildChains(m *progress.Meter, all []ExternalRead, final []b
 		}
 	}
 	return out, nil
+}
+
+// tick reports m's error every progress.Every transactions: t is the
+// index of the transaction about to be visited. The transactions do not
+// count as done on m: the passes over them prepare a stage that counts
+// keys.
+func tick(m *progress.Meter, t int) error {
+	if t&(progress.Every-1) != 0 || t == 0 {
+		return nil
+	}
+	return m.Err()
 }
 
 // before appends the edges that putting chain a before chain b adds: a's
@@ -821,7 +827,7 @@ func (p *Polygraph) addRealTime(m *progress.Meter) error {
 	}
 	p.Chains = append(p.Chains, chain)
 	for t := range h.Txns {
-		if err := tick(m, t, false); err != nil {
+		if err := tick(m, t); err != nil {
 			return err
 		}
 		tx := &h.Txns[t]

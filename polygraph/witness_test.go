@@ -8,6 +8,7 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // TestWitnessSettlesGoodHistories: a history from a store that keeps its
@@ -26,7 +27,7 @@ func TestWitnessSettlesGoodHistories(t *testing.T) {
 		{histgen.SnapshotIsolation, level.SER, false},
 	} {
 		h := histgen.Large(histgen.LargeConfig{Sessions: 20, TxnsPerSession: 100, Keys: 200, ReadProportion: 0.5, Seed: 3, Store: tc.store})
-		res, err := Resolve(context.Background(), h)
+		res, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -81,7 +82,7 @@ type witnesses struct {
 // transaction t3 had observed t2, and how: an earlier read from t2 (RC),
 // that or session order (RA), or a path of both (CC). It returns nil if
 // there is none, which cannot happen.
-func (w *witnesses) of(forced polygraph.Edge) (rd polygraph.ExternalRead, observed []polygraph.Edge) {
+func (w *witnesses) of(forced polygraph.Edge) (rd resolve.ExternalRead, observed []polygraph.Edge) {
 	s, l := w.s, w.l
 	t2, t1, x := forced.From, forced.To, forced.Key
 	for _, rd := range s.r.Reads {
@@ -110,7 +111,7 @@ func (w *witnesses) of(forced polygraph.Edge) (rd polygraph.ExternalRead, observ
 			}
 		}
 	}
-	return polygraph.ExternalRead{}, nil
+	return resolve.ExternalRead{}, nil
 }
 
 // readCycle restates a cycle through a forced edge t2 → t1 on key x in

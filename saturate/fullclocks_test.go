@@ -3,8 +3,8 @@ package saturate
 import (
 	"context"
 
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 // This file keeps, as an oracle for tests, CC as Check computed it before
@@ -24,7 +24,7 @@ type fullClocks struct {
 // fullCausal checks CC on r with full clocks, the axiom on the given
 // number of goroutines, and reports whether r satisfies it and how many
 // edges the saturated graph has.
-func fullCausal(r *polygraph.Resolution, workers int) (satisfied bool, edges int, err error) {
+func fullCausal(r *resolve.Resolution, workers int) (satisfied bool, edges int, err error) {
 	s := newSaturator(r)
 	s.workers = workers
 	s.indexGroups()

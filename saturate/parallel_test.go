@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -30,7 +31,7 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x5a7))
 		h := histgen.Small(rng, cfg)
-		r, err := polygraph.Resolve(context.Background(), h)
+		r, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, histgen.Describe(h))
 		}
@@ -87,7 +88,7 @@ func TestWorkersAgree(t *testing.T) {
 	for _, store := range stores {
 		for seed := range 4 {
 			h := histgen.Large(histgen.LargeConfig{Sessions: 7, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
-			r, err := polygraph.Resolve(context.Background(), h)
+			r, err := resolve.Resolve(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -121,7 +122,7 @@ func TestWorkersAgree(t *testing.T) {
 // holds reports whether the history shows edge e: session order, a read
 // of e.From's write, an anti-dependency (a read of Key from another writer,
 // which e.To overwrote) or a forced order of two writers of Key.
-func holds(r *polygraph.Resolution, e polygraph.Edge) bool {
+func holds(r *resolve.Resolution, e polygraph.Edge) bool {
 	h := r.History
 	t0 := int32(len(h.Txns))
 	writes := func(t int32) bool {
@@ -181,7 +182,7 @@ func TestCore(t *testing.T) {
 	} {
 		b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
 	}
-	res, err := polygraph.Resolve(context.Background(), b.History())
+	res, err := resolve.Resolve(context.Background(), b.History())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -41,7 +42,7 @@ import (
 type Result struct {
 	Satisfied bool
 	// Anomalies are the reads no commit order explains.
-	Anomalies []polygraph.Anomaly
+	Anomalies []resolve.Anomaly
 	// Cycle is a cycle of commit-order edges the level forces. Forced
 	// edges have kind WW: the writer the reader had observed must precede
 	// the writer it read, on the key read.
@@ -91,12 +92,12 @@ type Limits struct {
 //
 // A check that would pass its limits returns a *LimitError, which wraps
 // progress.ErrResourceLimit.
-func Check(ctx context.Context, r *polygraph.Resolution, l level.Level) (*Result, error) {
+func Check(ctx context.Context, r *resolve.Resolution, l level.Level) (*Result, error) {
 	return check(ctx, r, l, 0)
 }
 
 // CheckLimits is Check within lim.
-func CheckLimits(ctx context.Context, r *polygraph.Resolution, l level.Level, lim Limits) (*Result, error) {
+func CheckLimits(ctx context.Context, r *resolve.Resolution, l level.Level, lim Limits) (*Result, error) {
 	opt := options{maxClock: lim.MaxClockEntries}
 	switch {
 	case lim.MaxForcedEdges < 0:
@@ -109,7 +110,7 @@ func CheckLimits(ctx context.Context, r *polygraph.Resolution, l level.Level, li
 
 // check is Check on the given number of goroutines (0: as many as
 // GOMAXPROCS, where the history is large enough to gain from them).
-func check(ctx context.Context, r *polygraph.Resolution, l level.Level, workers int) (*Result, error) {
+func check(ctx context.Context, r *resolve.Resolution, l level.Level, workers int) (*Result, error) {
 	return checkWith(ctx, r, l, options{workers: workers})
 }
 
@@ -131,7 +132,7 @@ type options struct {
 }
 
 // checkWith is Check with the given options.
-func checkWith(ctx context.Context, r *polygraph.Resolution, l level.Level, opt options) (*Result, error) {
+func checkWith(ctx context.Context, r *resolve.Resolution, l level.Level, opt options) (*Result, error) {
 	switch l {
 	case level.RC, level.RA, level.CC:
 	default:
@@ -225,7 +226,7 @@ func (s *saturator) baseEdges() int {
 
 // saturator holds the indexes the axioms need.
 type saturator struct {
-	r   *polygraph.Resolution
+	r   *resolve.Resolution
 	h   *history.History
 	n   int   // transactions; node n is the initial transaction
 	t0  int32 // = n
@@ -245,11 +246,11 @@ type saturator struct {
 	keys     []history.Key
 	keyStart []int32
 	// versions are the known WW edges of the version orders lists reveal
-	// (polygraph.KeyOrder): the commit order must contain them.
+	// (resolve.KeyOrder): the commit order must contain them.
 	versions []forcedEdge
 }
 
-func newSaturator(r *polygraph.Resolution) *saturator {
+func newSaturator(r *resolve.Resolution) *saturator {
 	h := r.History
 	n := len(h.Txns)
 	s := &saturator{r: r, h: h, n: n, t0: int32(n), pos: make([]int32, n),
@@ -413,7 +414,7 @@ func (s *saturator) base() []polygraph.Edge {
 }
 
 // readsOf returns the external reads of t, in program order.
-func (s *saturator) readsOf(t int32) []polygraph.ExternalRead {
+func (s *saturator) readsOf(t int32) []resolve.ExternalRead {
 	return s.r.Reads[s.readStart[t]:s.readStart[t+1]]
 }
 

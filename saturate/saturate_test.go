@@ -9,8 +9,8 @@ import (
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/resolve"
 )
 
 type txn struct {
@@ -71,7 +71,7 @@ func TestLevels(t *testing.T) {
 			for _, tx := range c.txns {
 				b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
 			}
-			res, err := polygraph.Resolve(context.Background(), b.History())
+			res, err := resolve.Resolve(context.Background(), b.History())
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -97,7 +97,7 @@ func TestLevels(t *testing.T) {
 // TestStopped: on a context that has ended, Check returns its cause.
 func TestStopped(t *testing.T) {
 	h := histgen.Large(histgen.LargeConfig{Sessions: 4, TxnsPerSession: 2000, OpsPerTxn: 6, Keys: 50, ReadProportion: 0.5, Seed: 1, Store: histgen.SnapshotIsolation})
-	r, err := polygraph.Resolve(context.Background(), h)
+	r, err := resolve.Resolve(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -125,7 +125,7 @@ func TestClockLimit(t *testing.T) {
 	} {
 		b.AddTxn(history.Txn{Session: b.Session(tx.session), Start: history.NoTime, End: history.NoTime}, tx.ops)
 	}
-	res, err := polygraph.Resolve(context.Background(), b.History())
+	res, err := resolve.Resolve(context.Background(), b.History())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestClockLimit(t *testing.T) {
 // limit is no limit.
 func TestForcedEdgesLimit(t *testing.T) {
 	h := histgen.Large(histgen.LargeConfig{Sessions: 8, TxnsPerSession: 200, OpsPerTxn: 6, Keys: 20, ReadProportion: 0.5, Seed: 5, Store: histgen.Causal})
-	res, err := polygraph.Resolve(context.Background(), h)
+	res, err := resolve.Resolve(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}

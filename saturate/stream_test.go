@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/internal/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -27,7 +28,7 @@ func TestStreamAgreesWithReference(t *testing.T) {
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x57e))
 		h := histgen.Small(rng, cfg)
-		r, err := polygraph.Resolve(context.Background(), h)
+		r, err := resolve.Resolve(context.Background(), h)
 		if err != nil {
 			t.Fatalf("seed %d: %v\n%s", seed, err, histgen.Describe(h))
 		}
@@ -67,7 +68,7 @@ func TestStreamAgreesWithReference(t *testing.T) {
 
 // checkEvidence fails t unless got, a violation, has evidence: cycles
 // that close and show only edges the history shows.
-func checkEvidence(t *testing.T, seed int, r *polygraph.Resolution, got *Result) {
+func checkEvidence(t *testing.T, seed int, r *resolve.Resolution, got *Result) {
 	t.Helper()
 	if len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
 		t.Fatalf("seed %d: violated without evidence", seed)
@@ -101,7 +102,7 @@ func TestStreamAgrees(t *testing.T) {
 			if seed%2 == 1 {
 				staleReads(h, rand.New(rand.NewPCG(uint64(seed), 0x01d)), 3)
 			}
-			r, err := polygraph.Resolve(context.Background(), h)
+			r, err := resolve.Resolve(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -176,7 +177,7 @@ func staleReads(h *history.History, rng *rand.Rand, n int) {
 // error, not allowed to exhaust memory.
 func TestStreamLimit(t *testing.T) {
 	h := histgen.Large(histgen.LargeConfig{Sessions: 200, TxnsPerSession: 20, OpsPerTxn: 4, Keys: 1000, ReadProportion: 0.5, Seed: 1, Store: histgen.Causal})
-	r, err := polygraph.Resolve(context.Background(), h)
+	r, err := resolve.Resolve(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -204,7 +205,7 @@ func TestStreamLimit(t *testing.T) {
 // million entries.
 func BenchmarkManySessions(b *testing.B) {
 	h := histgen.Large(histgen.LargeConfig{Sessions: 2000, TxnsPerSession: 100, OpsPerTxn: 4, Keys: 100000, ReadProportion: 0.5, Dist: workload.Zipf, Seed: 3, Store: histgen.Causal})
-	r, err := polygraph.Resolve(context.Background(), h)
+	r, err := resolve.Resolve(context.Background(), h)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -33,7 +33,7 @@ import (
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/stagetest"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/saturate"
 )
 
@@ -44,7 +44,7 @@ func TestTranscript(t *testing.T) {
 		}
 		ctx := context.Background()
 		l := stagetest.Level(t, td, level.CC)
-		r, err := polygraph.Resolve(ctx, h)
+		r, err := resolve.Resolve(ctx, h)
 		if err != nil {
 			td.Fatalf(t, "resolve: %v", err)
 		}
@@ -52,7 +52,7 @@ func TestTranscript(t *testing.T) {
 		if err != nil {
 			td.Fatalf(t, "saturate: %v", err)
 		}
-		n := stagetest.NewNamer(polygraph.Bare(r))
+		n := stagetest.Namer{H: h}
 		var b strings.Builder
 		verdict := "violated"
 		if res.Satisfied {

@@ -21,6 +21,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/workload"
 )
@@ -31,7 +32,7 @@ import (
 // and more problems, unsatisfiable ones among them, reach the solver.
 func encoded(t testing.TB, h *history.History, l level.Level, noPrune bool) *solver.Problem {
 	ctx := context.Background()
-	r, err := polygraph.Resolve(ctx, h)
+	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		return nil
 	}

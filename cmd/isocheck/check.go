@@ -16,9 +16,9 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
-	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 )
 
@@ -403,7 +403,7 @@ func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.
 // anything else, which leaves no verdict (exit 3).
 func checkFailed(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "isocheck: %v\n", err)
-	var in *polygraph.InputError
+	var in *resolve.InputError
 	if errors.As(err, &in) {
 		return exitBadInput
 	}

@@ -1,8 +1,8 @@
 // Package stagetest holds what the transcript tests of the checker's stages
-// (polygraph, prune, encode, solver, shrink, saturate) share: reading the
-// testdata files, parsing the history of a case, and printing transactions,
-// operations, edges, cycles, constraints and anomalies in one stable,
-// readable form. It is for tests only.
+// (resolve, polygraph, prune, encode, solver, shrink, saturate) share:
+// reading the testdata files, parsing the history of a case, and printing
+// transactions, operations, edges, cycles, constraints and anomalies in one
+// stable, readable form. It is for tests only.
 //
 // A transcript file (a package's testdata/*.txt) is a list of cases in the
 // format of github.com/cockroachdb/datadriven:
@@ -47,6 +47,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
+	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -265,7 +266,7 @@ func (n Namer) TxnOp(op int32) string {
 // Anomaly prints a: its kind, the read and what it read from; a lost
 // update (which sets Txn, Writer, OtherTxn and Key only) as the two
 // transactions that overwrote the same version.
-func (n Namer) Anomaly(a polygraph.Anomaly) string {
+func (n Namer) Anomaly(a resolve.Anomaly) string {
 	if a.Kind == verdict.LostUpdate {
 		return fmt.Sprintf("%s: %s and %s both overwrote %s's version of %s",
 			a.Kind, n.Node(a.OtherTxn), n.Node(a.Txn), n.Node(a.Writer), n.H.FormatKey(a.Key))
@@ -289,7 +290,7 @@ func (n Namer) Anomaly(a polygraph.Anomaly) string {
 
 // Anomalies writes each anomaly on a line of its own, indented, in the
 // order given (a stage's anomalies come in history order).
-func (n Namer) Anomalies(b *strings.Builder, indent string, as []polygraph.Anomaly) {
+func (n Namer) Anomalies(b *strings.Builder, indent string, as []resolve.Anomaly) {
 	for _, a := range as {
 		fmt.Fprintf(b, "%s%s\n", indent, n.Anomaly(a))
 	}

@@ -1,4 +1,4 @@
-package polygraph
+package resolve
 
 import (
 	"github.com/isocheck/isocheck/history"

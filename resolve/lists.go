@@ -1,4 +1,4 @@
-package polygraph
+package resolve
 
 // This file reads what lists reveal. In a list history (Elle's
 // list-append: Kingsbury and Alvaro, "Elle: Inferring Isolation Anomalies
@@ -9,7 +9,7 @@ package polygraph
 // key, if each is a prefix of the longest, fix the order of the writers
 // they show, and every other writer comes after them; a stated version
 // order (History.Orders) says the same. What they fix becomes known WW
-// edges (buildChains, and saturate for RC, RA and CC), and most list
+// edges (package polygraph, and saturate for RC, RA and CC), and most list
 // histories need no constraint at all.
 
 import (

@@ -1,4 +1,4 @@
-package polygraph
+package resolve
 
 import (
 	"math/bits"
@@ -9,7 +9,7 @@ import (
 
 // writeIndex maps (key, value) to the write of that value. It is an
 // open-addressing hash table written by hand because it is the hottest
-// structure of polygraph construction (one probe per operation): a Go map
+// structure of read resolution (one probe per operation): a Go map
 // with a struct key costs several times more per lookup here.
 //
 // It is one of the largest arrays a check allocates: a slot per write and

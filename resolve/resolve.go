@@ -1,4 +1,18 @@
-package polygraph
+// Package resolve resolves the reads of a history, which is its one job:
+// for each read, the write it read from, or the candidate writers when
+// values repeat (a Choice), and the anomalies a read alone shows, which no
+// order of transactions explains (Wei, Xiao, Yang, Liu, Yin, Chen and Pan,
+// "Boosting End-to-End Database Isolation Checking via Mini-Transactions"
+// (MTC, ICDE 2025), Table I): thin-air, aborted, future and intermediate
+// reads, reads that miss the transaction's own (or last) write,
+// non-repeatable reads, and the anomalies of list reads (incompatible
+// orders, duplicate elements, split appends). Lists and stated version
+// orders also reveal the known beginnings of version orders (KeyOrder).
+//
+// Every level's check starts from a Resolution: package polygraph builds
+// the dependencies of SER, SI and SSER from it, package saturate those of
+// RC, RA and CC.
+package resolve
 
 import (
 	"context"
@@ -109,13 +123,17 @@ func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks 
 	if r.repeats == nil {
 		r.writes = nil
 	}
-	if len(h.Ops) >= releaseEdges {
+	if len(h.Ops) >= releaseOps {
 		// The index of writes, as large as the reads, is garbage now:
 		// hand it back before the polygraph's large arrays come.
 		debug.FreeOSMemory()
 	}
 	return r, nil
 }
+
+// releaseOps is the number of operations from which Resolve hands the
+// memory of the index of writes back to the operating system.
+const releaseOps = 1 << 22
 
 // tick reports m's error every progress.Every transactions: t is the
 // index of the transaction about to be visited. With add set, the

@@ -1,4 +1,4 @@
-package polygraph
+package resolve
 
 import (
 	"context"
@@ -94,20 +94,6 @@ func TestResolveInputErrors(t *testing.T) {
 				t.Fatalf("error %v, want an InputError mentioning %q", err, c.want)
 			}
 		})
-	}
-}
-
-func TestLostUpdateIsFoundWhileBuilding(t *testing.T) {
-	h := makeHistory(
-		txn{"a", history.Committed, []history.Op{r(x, history.Null), w(x, 1)}},
-		txn{"b", history.Committed, []history.Op{r(x, history.Null), w(x, 2)}},
-	)
-	p, err := Build(context.Background(), h, Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(p.Anomalies) != 1 || p.Anomalies[0].Kind != verdict.LostUpdate {
-		t.Fatalf("anomalies %+v, want one LostUpdate", p.Anomalies)
 	}
 }
 
