@@ -101,8 +101,8 @@ type Op struct {
 	Value, Old, New int64
 	Outcome         Outcome
 	// Call and Return are the times of the invocation and the completion
-	// on one clock (the reader's, such as format.ReadRegisterOps): NoCall without an invocation,
-	// NoReturn unless the outcome is OK or Fail.
+	// on one clock (the reader's, such as format.ReadRegisterOps): NoCall
+	// without an invocation, NoReturn unless the outcome is OK or Fail.
 	Call, Return int64
 	// Line and RetLine are the lines of the invocation and the
 	// completion (0: none).
