@@ -14,8 +14,8 @@ import (
 	"github.com/isocheck/isocheck/verdict"
 )
 
-// Report is the outcome of checking every level.
-type Report struct {
+// AllLevels is the outcome of checking every level.
+type AllLevels struct {
 	// Results holds one result per level, strongest first (level.All()).
 	// A level whose violation follows from a weaker level's has that
 	// level's result, with ImpliedBy set.
@@ -47,14 +47,14 @@ type Report struct {
 // ends, the level running and every level not yet checked have no
 // verdict, with the reason (the latter NotChecked too). A level without
 // a verdict that a stronger kept level implies is kept (KeptBy).
-func CheckAll(ctx context.Context, h *history.History) (*Report, error) {
+func CheckAll(ctx context.Context, h *history.History) (*AllLevels, error) {
 	return CheckAllWith(ctx, h, Options{})
 }
 
 // CheckAllWith is CheckAll with opts.
-func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*Report, error) {
+func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*AllLevels, error) {
 	levels := level.All()
-	rep := &Report{Results: make([]*Result, len(levels))}
+	rep := &AllLevels{Results: make([]*Result, len(levels))}
 	t := time.Now()
 	r, err := resolve.Resolve(ctx, h)
 	if err != nil {

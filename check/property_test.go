@@ -48,7 +48,7 @@ func TestAgreesWithReference(t *testing.T) {
 // with cases, the case-by-case search for writers give the reference's
 // verdict on h at level level.All()[i]. It returns that verdict and the
 // checker's result.
-func agreeOnLevel(t *testing.T, seed int, h *history.History, all *check.Report, i int, cases bool) (bool, *check.Result) {
+func agreeOnLevel(t *testing.T, seed int, h *history.History, all *check.AllLevels, i int, cases bool) (bool, *check.Result) {
 	t.Helper()
 	l := level.All()[i]
 	want, err := reference.Check(h, l)

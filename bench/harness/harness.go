@@ -123,8 +123,8 @@ type Config struct {
 	Log io.Writer
 }
 
-// Report is what Run wrote.
-type Report struct {
+// Outputs are what Run measured and wrote.
+type Outputs struct {
 	Machine Machine
 	// Files are the paths written, CSV, plots and the summary.
 	Files []string
@@ -151,7 +151,7 @@ type env struct {
 
 // Run builds isocheck (unless cfg.Binary is set), runs the experiments and
 // writes their CSV files, plots and summary to cfg.Out.
-func Run(ctx context.Context, cfg Config) (*Report, error) {
+func Run(ctx context.Context, cfg Config) (*Outputs, error) {
 	names := cfg.Experiments
 	if len(names) == 0 {
 		names = ExperimentNames()
@@ -207,7 +207,7 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 	e.engines = engines
 	fmt.Fprintf(e.log, "isobench: %s scale, %d repetition(s), on %s\n", cfg.Scale, cfg.Reps, e.machine)
 
-	rep := &Report{Machine: e.machine, Rows: make(map[string][]Row)}
+	rep := &Outputs{Machine: e.machine, Rows: make(map[string][]Row)}
 	for _, n := range names {
 		x := experimentByName(n)
 		fmt.Fprintf(e.log, "== %s: %s\n", x.Name, x.Title)
@@ -246,8 +246,8 @@ func Run(ctx context.Context, cfg Config) (*Report, error) {
 // Replot reads the CSV files of a previous Run in dir and writes their
 // plots and summary again (after a change to the plots, or to draw a run
 // of another machine).
-func Replot(dir string) (*Report, error) {
-	rep := &Report{Rows: make(map[string][]Row)}
+func Replot(dir string) (*Outputs, error) {
+	rep := &Outputs{Rows: make(map[string][]Row)}
 	for _, x := range experiments {
 		p := filepath.Join(dir, x.Name+".csv")
 		f, err := os.Open(p)

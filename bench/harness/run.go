@@ -98,8 +98,8 @@ type Measurement struct {
 	Detail string
 }
 
-// Result is what a child process did.
-type Result struct {
+// ChildExit is what a child process did.
+type ChildExit struct {
 	Stdout   []byte
 	Stderr   []byte
 	ExitCode int
@@ -113,9 +113,9 @@ type Result struct {
 // timeout is positive and passes, or ctx ends, the whole group is killed
 // and TimedOut is set. The error is only for a process that could not be
 // started.
-func RunChild(ctx context.Context, timeout time.Duration, argv []string) (Result, error) {
+func RunChild(ctx context.Context, timeout time.Duration, argv []string) (ChildExit, error) {
 	if len(argv) == 0 {
-		return Result{}, errors.New("run: no command")
+		return ChildExit{}, errors.New("run: no command")
 	}
 	cmd := exec.Command(argv[0], argv[1:]...)
 	var stdout, stderr bytes.Buffer
@@ -126,7 +126,7 @@ func RunChild(ctx context.Context, timeout time.Duration, argv []string) (Result
 	load := load1()
 	start := time.Now()
 	if err := cmd.Start(); err != nil {
-		return Result{}, fmt.Errorf("run %s: %w", argv[0], err)
+		return ChildExit{}, fmt.Errorf("run %s: %w", argv[0], err)
 	}
 	done := make(chan struct{})
 	var timer <-chan time.Time
@@ -151,7 +151,7 @@ func RunChild(ctx context.Context, timeout time.Duration, argv []string) (Result
 	err := cmd.Wait()
 	wall := time.Since(start)
 	close(done)
-	res := Result{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Wall: wall, TimedOut: <-timedOut, Load1: load}
+	res := ChildExit{Stdout: stdout.Bytes(), Stderr: stderr.Bytes(), Wall: wall, TimedOut: <-timedOut, Load1: load}
 	if res.TimedOut {
 		// Children of the child may outlive it; the group dies with it.
 		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)

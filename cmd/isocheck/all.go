@@ -458,7 +458,7 @@ func strongerExamples(ex *explaining, h *history.History, every []interpret.Foun
 // level kept and the weakest broken, and the levels without a verdict,
 // so that it never claims less than is known nor more: "none found" when
 // no level was found broken but some were not decided.
-func summaryLine(all *check.Report) string {
+func summaryLine(all *check.AllLevels) string {
 	kept, broken := "none", "none"
 	if all.Strongest != 0 {
 		kept = all.Strongest.String()
