@@ -37,10 +37,10 @@ const maxShrinkPicks = 12
 // writers, after those reachability rules out: pruneChoices), the first
 // proposal each read's likeliest writer (rankWriters); the theory is the
 // level's own check of the history with the writers proposed. Each
-// violation it finds rules out the few picks its evidence needs (checked
-// by checking the history with those picks alone, which only relaxes the
-// others: a check is monotone in the reads it keeps: conflict), which
-// become a Case of the explanation.
+// violation it finds rules out the few picks its evidence needs
+// (conflict: confirmed by checking the history with those picks alone,
+// which only relaxes the others, a check being monotone in the reads it
+// keeps), which become a Case of the explanation.
 //
 // RC, RA and CC take this path; before it, they guess (checkGuessed),
 // then try SI's solver, which chooses writers beside the order of writes

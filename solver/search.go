@@ -85,18 +85,17 @@ type Found struct {
 // solver keeps the preferred options where the conflicts leave it free
 // to.
 //
-// The search owns the loop, not the theory's cost: check uses it to
-// choose, for the reads of a history whose values repeat, the writers
-// each read from, with the level's own check of the history as the
-// theory. Each theory check is polynomial for RC, RA and CC when every
-// read's writer is given (Biswas and Enea, "On the Complexity of
-// Checking Transactional Consistency", OOPSLA 2019, Section 3), while
-// choosing writers is NP-hard in general: for a register's
-// linearizability (Gibbons and Korach, "Testing Shared Memories", SIAM
-// Journal on Computing 26(4), 1997) and for causal consistency
-// (Bouajjani, Enea, Guerraoui and Hamza, "On Verifying Causal
-// Consistency", POPL 2017). So a search may take many rounds where the
-// options must be guessed jointly.
+// check uses Search to choose, for the reads of a history whose values
+// repeat, the writers each read from, with the level's own check of the
+// history as the theory. That check is polynomial for RC, RA and CC
+// when every read's writer is given (Biswas and Enea, "On the
+// Complexity of Checking Transactional Consistency", OOPSLA 2019,
+// Section 3), while choosing writers is NP-hard in general: for a
+// register's linearizability (Gibbons and Korach, "Testing Shared
+// Memories", SIAM Journal on Computing 26(4), 1997) and for causal
+// consistency (Bouajjani, Enea, Guerraoui and Hamza, "On Verifying
+// Causal Consistency", POPL 2017). So a search may take many rounds
+// where the options must be guessed jointly.
 //
 // Search checks ctx before each round and while the SAT solver runs;
 // when ctx ends first it returns ErrGaveUp wrapping the reason. An error
