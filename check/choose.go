@@ -32,15 +32,15 @@ const maxShrinkPicks = 12
 
 // checkChoosing checks a history some of whose reads may have read from
 // several writers (r.Choices), case by case: does some choice of writers,
-// with some commit order, satisfy l? It is a lazy search in the manner of
-// satisfiability modulo theories: a Picker (gini) proposes a writer for
-// every read, the level's own check of the history with those writers is
-// the theory, and each violation it finds rules out the few picks its
-// evidence needs (checked by checking the history with those picks
-// alone, which only relaxes the others: a check is monotone in the reads
-// it keeps), which becomes a Case of the explanation. The first proposal
-// is each read's likeliest writer (see rankWriters), after the writers
-// reachability rules out (pruneChoices).
+// with some commit order, satisfy l? It is solver.Search, the lazy search
+// of satisfiability modulo theories, over one option per choice (its
+// writers, after those reachability rules out: pruneChoices), the first
+// proposal each read's likeliest writer (rankWriters); the theory is the
+// level's own check of the history with the writers proposed. Each
+// violation it finds rules out the few picks its evidence needs
+// (conflict: confirmed by checking the history with those picks alone,
+// which only relaxes the others, a check being monotone in the reads it
+// keeps), which become a Case of the explanation.
 //
 // RC, RA and CC take this path; before it, they guess (checkGuessed),
 // then try SI's solver, which chooses writers beside the order of writes
@@ -77,69 +77,68 @@ func checkChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, op
 		options[i] = len(cs[i].Writers)
 		prefer[i] = rank[0]
 	}
-	pk := solver.NewPicker(options, prefer)
-	var cases []Case
-	rounds, checks := 0, 0
-	finish := func(res *Result) *Result {
-		res.Stats.Choices, res.Stats.ChoiceRounds = len(cs), rounds
-		return res
-	}
 	at := make(map[int32]int, len(cs))
 	for i, c := range cs {
 		at[c.Op] = i
 	}
-	for {
-		pick, ok, err := pk.Next(ctx)
-		if err != nil {
-			res := &Result{Level: l, Polygraph: nodesOf(r)}
-			res, err := noVerdict(ctx, res, err)
-			if res != nil {
-				finish(res)
-			}
-			return res, err
-		}
-		if !ok {
-			return finish(violatedByCases(cs, cases)), nil
-		}
-		rounds++
+	var (
+		cases []Case
+		ended bool    // the theory ended the search, with last and its error
+		last  *Result // the Result of the theory's last check
+	)
+	theory := func(ctx context.Context, pick []int) (solver.Judgement, error) {
 		picks := make([]resolve.Pick, len(cs))
 		for i, c := range cs {
 			picks[i] = resolve.Pick{Op: c.Op, Writer: c.Writers[pick[i]]}
 		}
 		res, err := checkPicked(ctx, r, l, opts, picks)
-		checks++
-		if err != nil || res.Verdict != verdict.Violated {
-			if res != nil {
-				if res.Verdict == verdict.Satisfied {
-					res.Picks = picks
+		if err == nil && res.Verdict == verdict.Violated {
+			var part []resolve.Pick
+			part, res, err = conflict(ctx, r, l, opts, picks, res)
+			if err == nil && res.Verdict == verdict.Violated {
+				if len(part) > 0 {
+					cases = append(cases, Case{Picks: part, Result: res})
+					return solver.Conflict(ruleOf(at, pick, part)...), nil
 				}
-				finish(res)
+				// Violated whatever the reads read from.
+				ended, last = true, res
+				return solver.Conflict(), nil
 			}
-			return res, err
 		}
-		part, res, err := conflict(ctx, r, l, opts, picks, res, &checks)
-		if err != nil || res.Verdict != verdict.Violated {
-			if res != nil {
-				finish(res)
-			}
-			return res, err
+		ended, last = true, res
+		if res != nil && res.Verdict == verdict.Satisfied {
+			res.Picks = picks
 		}
-		if len(part) == 0 {
-			// Violated whatever the reads read from.
-			return finish(res), nil
+		switch {
+		case err != nil:
+			return solver.Undecided(), err
+		case res.Verdict == verdict.Satisfied:
+			return solver.Consistent(), nil
 		}
-		cases = append(cases, Case{Picks: part, Result: res})
-		pk.Rule(ruleOf(cs, at, part))
+		return solver.Undecided(), nil
 	}
+	found, err := solver.Search(ctx, options, prefer, theory)
+	res := last
+	switch {
+	case ended:
+	case err != nil:
+		res, err = noVerdict(ctx, &Result{Level: l, Polygraph: nodesOf(r)}, err)
+	default: // every choice of writers ruled out
+		res = violatedByCases(cs, cases)
+	}
+	if res != nil {
+		res.Stats.Choices, res.Stats.ChoiceRounds = len(cs), found.Rounds
+	}
+	return res, err
 }
 
-// ruleOf returns the options of cs that picks take; at maps the
-// operation of each choice to its index in cs.
-func ruleOf(cs []resolve.Choice, at map[int32]int, picks []resolve.Pick) []solver.Option {
+// ruleOf returns the options of the assignment pick that picks, a part
+// of it, take; at maps the operation of each choice to its index.
+func ruleOf(at map[int32]int, pick []int, picks []resolve.Pick) []solver.Option {
 	rule := make([]solver.Option, len(picks))
 	for j, p := range picks {
 		i := at[p.Op]
-		rule[j] = solver.Option{Choice: i, Option: slices.Index(cs[i].Writers, p.Writer)}
+		rule[j] = solver.Option{Choice: i, Option: pick[i]}
 	}
 	return rule
 }
@@ -431,11 +430,10 @@ func violatedByCases(cs []resolve.Choice, cases []Case) *Result {
 // them needs, and the violation found with that part alone: the picks of
 // the reads its evidence names, when they suffice, shrunk one pick at a
 // time while they are few; else all of picks.
-func conflict(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, picks []resolve.Pick, res *Result, checks *int) ([]resolve.Pick, *Result, error) {
+func conflict(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, picks []resolve.Pick, res *Result) ([]resolve.Pick, *Result, error) {
 	named := namedPicks(r, picks, res)
 	part := picks
 	if len(named) < len(picks) {
-		*checks++
 		got, err := checkPicked(ctx, r, l, opts, named)
 		if err != nil || got.Verdict == verdict.Unknown {
 			return nil, got, err
@@ -449,7 +447,6 @@ func conflict(ctx context.Context, r *resolve.Resolution, l level.Level, opts Op
 	}
 	for i := 0; i < len(part); {
 		less := slices.Delete(slices.Clone(part), i, i+1)
-		*checks++
 		got, err := checkPicked(ctx, r, l, opts, less)
 		if err != nil || got.Verdict == verdict.Unknown {
 			return nil, got, err

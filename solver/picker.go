@@ -8,18 +8,16 @@ import (
 	"github.com/go-air/gini/z"
 )
 
-// Picker searches for one option per choice, among assignments not yet
-// ruled out: the propositional half of a lazy search whose theory is the
-// caller's (check decides, for each assignment of writers to the reads of
-// a history whose values repeat, whether it satisfies a level, and rules
-// out the part of it that does not). Each option of each choice is a
-// variable; a choice takes at least one of its options (taking two only
-// adds dependencies, so the first true one stands for the choice).
+// picker searches for one option per choice, among assignments not yet
+// ruled out: the propositional half of Search. Each option of each
+// choice is a variable; a choice takes at least one of its options
+// (taking two only adds dependencies, so the first true one stands for
+// the choice).
 //
 // A choice no rule mentions keeps its preferred option without a call to
 // gini, so the first assignment, and every choice the theory never
 // questions, are the caller's.
-type Picker struct {
+type picker struct {
 	g       *gini.Gini
 	first   []int // variable of option 0 of each choice, minus one
 	options []int
@@ -28,13 +26,10 @@ type Picker struct {
 	rules   int
 }
 
-// Option is option Option of choice Choice.
-type Option struct{ Choice, Option int }
-
-// NewPicker returns a Picker for choices with options[i] options each
+// newPicker returns a picker for choices with options[i] options each
 // (at least one), preferring option prefer[i] of choice i.
-func NewPicker(options, prefer []int) *Picker {
-	p := &Picker{g: gini.New(), first: make([]int, len(options)), options: options, prefer: prefer, touched: make([]bool, len(options))}
+func newPicker(options, prefer []int) *picker {
+	p := &picker{g: gini.New(), first: make([]int, len(options)), options: options, prefer: prefer, touched: make([]bool, len(options))}
 	v := 0
 	for i, n := range options {
 		p.first[i] = v
@@ -43,11 +38,11 @@ func NewPicker(options, prefer []int) *Picker {
 	return p
 }
 
-func (p *Picker) lit(o Option) z.Lit { return z.Var(p.first[o.Choice] + o.Option + 1).Pos() }
+func (p *picker) lit(o Option) z.Lit { return z.Var(p.first[o.Choice] + o.Option + 1).Pos() }
 
-// Rule rules out every assignment that takes all of opts together. The
+// rule rules out every assignment that takes all of opts together. The
 // empty rule rules out everything.
-func (p *Picker) Rule(opts []Option) {
+func (p *picker) rule(opts []Option) {
 	for _, o := range opts {
 		if !p.touched[o.Choice] {
 			p.touched[o.Choice] = true
@@ -64,13 +59,10 @@ func (p *Picker) Rule(opts []Option) {
 	p.rules++
 }
 
-// Rules counts the rules given.
-func (p *Picker) Rules() int { return p.rules }
-
-// Next returns an assignment no rule rules out (pick[i] is the option of
+// next returns an assignment no rule rules out (pick[i] is the option of
 // choice i), or false when there is none. It returns ErrGaveUp, wrapping
 // the reason, when ctx ends first.
-func (p *Picker) Next(ctx context.Context) ([]int, bool, error) {
+func (p *picker) next(ctx context.Context) ([]int, bool, error) {
 	pick := make([]int, len(p.options))
 	copy(pick, p.prefer)
 	if p.rules == 0 {

@@ -15,6 +15,10 @@
 // shortest such cycle, so a round forbids many at once. The first
 // assignment tried is the caller's hint, and variables no clause mentions
 // keep it, so valid histories whose hint is right need no SAT call at all.
+//
+// Search is the same loop with a theory of the caller's over one option
+// per choice: check uses it to choose the writers of reads whose values
+// repeat, with the level's own check as the theory.
 package solver
 
 import (
