@@ -203,7 +203,7 @@ func checkLevel(ctx context.Context, r *resolve.Resolution, l level.Level, opts 
 	case level.PC:
 		return checkPrefix(ctx, r, opts)
 	case level.RC, level.RA, level.CC:
-		return checkSaturated(ctx, r, l, opts.saturateLimits())
+		return checkSaturated(ctx, r, l, opts.saturateOptions())
 	}
 	return nil, fmt.Errorf("check: level %v is not supported", l)
 }
