@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"context"
 	"fmt"
 	"github.com/isocheck/isocheck/register"
 	"testing"
@@ -44,14 +45,15 @@ func BenchmarkLWT(b *testing.B) {
 			for _, inj := range lwtKinds {
 				ops := lwtHistory(b, c, inj)
 				want := inj == lwt.NoInjection
-				if res := lwt.Check(ops); res.OK() != want || res.Searched != 0 {
-					b.Fatalf("c%d %v: isocheck says %v (searched %d keys)", c, inj, res, res.Searched)
+				ctx := context.Background()
+				if res, err := lwt.Check(ctx, ops, lwt.Nil); err != nil || res.OK() != want || res.Searched != 0 {
+					b.Fatalf("c%d %v: isocheck says %v, %v", c, inj, res, err)
 				}
 				name := fmt.Sprintf("%s/c%d/%v", checker, c, inj)
 				b.Run(name, func(b *testing.B) {
 					if checker == "isocheck" {
 						for b.Loop() {
-							if lwt.Check(ops).OK() != want {
+							if res, err := lwt.Check(ctx, ops, lwt.Nil); err != nil || res.OK() != want {
 								b.Fatal("verdict changed")
 							}
 						}

@@ -113,12 +113,20 @@ type Result struct {
 	Stats Stats
 }
 
-// Check decides whether h satisfies l. Input errors (such as a value
-// written twice to one key) are returned as *resolve.InputError. When ctx
-// ends first, the Result has no verdict (verdict.Unknown), the Reason says
-// why (see progress.Outcome: "timed out", "cancelled", or the message of the
-// cause of a context cancelled for a resource limit), and Stats count the
-// work done so far.
+// Check decides whether h satisfies l, with the zero Options.
+//
+// It follows the convention of every isocheck entry point (see "Entry
+// points" in docs/development.md): the error is only for a check that
+// could not be made. Input errors (such as a value written twice to one
+// key) are returned as *resolve.InputError; other errors (a level Check
+// does not know) are failures of the caller or bugs. A stop is not an
+// error: when ctx ends first (a timeout, a cancellation, a memory limit
+// watched from outside), a limit of the check's own is reached
+// (Options.MaxClockBytes, MaxReachBytes) or the solver gives up, the
+// Result has no verdict (verdict.Unknown), the Reason says why (see
+// progress.Outcome: "timed out", "cancelled", or the message of the
+// limit), the Stage where, Stopped whether ctx ended, and Stats count
+// the work done so far.
 // Every stage reports to the progress.Tracker of ctx, if any.
 func Check(ctx context.Context, h *history.History, l level.Level) (*Result, error) {
 	return CheckWith(ctx, h, l, Options{})
@@ -203,7 +211,7 @@ func checkLevel(ctx context.Context, r *resolve.Resolution, l level.Level, opts 
 	case level.PC:
 		return checkPrefix(ctx, r, opts)
 	case level.RC, level.RA, level.CC:
-		return checkSaturated(ctx, r, l, opts.saturateLimits())
+		return checkSaturated(ctx, r, l, opts.saturateOptions())
 	}
 	return nil, fmt.Errorf("check: level %v is not supported", l)
 }

@@ -37,7 +37,7 @@ type Options struct {
 	// MaxClockBytes bounds the memory of CC's vector clocks (one entry of
 	// 4 bytes per session for each transaction whose clock a later one
 	// still needs) and, apart, of the commit-order edges its axiom forces
-	// (8 bytes each; see saturate.Limits): 0 means 1 GiB for the clocks
+	// (8 bytes each; see saturate.Options): 0 means 1 GiB for the clocks
 	// (saturate.MaxClockEntries) and 2 GiB for the edges
 	// (saturate.MaxForcedEdges), a negative value no bound. Past it, CC
 	// has no verdict, with the reason.
@@ -83,12 +83,12 @@ func (o Options) polygraph(l level.Level) polygraph.Options {
 	return polygraph.Options{Level: l, AllPairs: o.AllPairs, NoWitness: o.NoWitness, NoRelax: o.NoWitness, MaxClockBytes: o.reachBytes()}
 }
 
-// saturateLimits returns the limits of saturate that o sets.
-func (o Options) saturateLimits() saturate.Limits {
+// saturateOptions returns the options of saturate that o sets.
+func (o Options) saturateOptions() saturate.Options {
 	if o.MaxClockBytes < 0 {
-		return saturate.Limits{MaxClockEntries: -1, MaxForcedEdges: -1}
+		return saturate.Options{MaxClockEntries: -1, MaxForcedEdges: -1}
 	}
-	return saturate.Limits{MaxClockEntries: max(o.MaxClockBytes/4, 0), MaxForcedEdges: max(o.MaxClockBytes/8, 0)}
+	return saturate.Options{MaxClockEntries: max(o.MaxClockBytes/4, 0), MaxForcedEdges: max(o.MaxClockBytes/8, 0)}
 }
 
 // CheckWith is Check with opts. Options other than MaxClockBytes only

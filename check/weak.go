@@ -16,11 +16,11 @@ import (
 )
 
 // checkSaturated checks RC, RA and CC, which need no solver.
-func checkSaturated(ctx context.Context, r *resolve.Resolution, l level.Level, lim saturate.Limits) (*Result, error) {
+func checkSaturated(ctx context.Context, r *resolve.Resolution, l level.Level, sopts saturate.Options) (*Result, error) {
 	res := &Result{Level: l, Polygraph: nodesOf(r)}
 	res.Stats.Txns = count(r.Included)
 	t := time.Now()
-	sat, err := saturate.CheckLimits(ctx, r, l, lim)
+	sat, err := saturate.CheckWith(ctx, r, l, sopts)
 	res.Stats.Construct = time.Since(t)
 	if err != nil {
 		return noVerdict(ctx, res, err)

@@ -95,11 +95,21 @@ type Result struct {
 }
 
 // Explore enumerates the histories of p under opts.Level and checks the
-// program's assertions on each. It returns early, with Result.Complete
-// false, when ctx ends; an error means the program or the configuration is
-// wrong (a body that panics or is not deterministic, a level it cannot
-// explore). It runs as the stage "explore" of the progress.Tracker of ctx,
-// if any, counting end states.
+// program's assertions on each. It runs as the stage "explore" of the
+// progress.Tracker of ctx, if any, counting end states.
+//
+// It follows the convention of every isocheck entry point (see "Entry
+// points" in docs/development.md), but for its name, the verb of this
+// vertical, and for taking Options always: their zero value names no
+// level, so there is no Explore without them. The error is only for an
+// exploration that could not be made: the program or the configuration
+// is wrong (a body that panics or is not deterministic, a level it cannot
+// explore), or OnHistory returned it; there is no Result then. A stop is
+// not an error: when ctx ends (a timeout, a cancellation, a memory limit
+// watched from outside), before the first step too, Explore returns
+// early, with Result.Complete false and, unless a history broke an
+// assertion already, no verdict (verdict.Unknown), the Reason and the
+// Stage.
 func Explore(ctx context.Context, p *Program, opts Options) (*Result, error) {
 	m := progress.Start(ctx, "explore", 0, "end states")
 	var res *Result
@@ -109,10 +119,11 @@ func Explore(ctx context.Context, p *Program, opts Options) (*Result, error) {
 	} else {
 		res, err = exploreSerial(ctx, p, opts, m)
 	}
-	if res != nil && err == nil {
-		res.Outcome = outcome(ctx, res)
+	if err != nil {
+		return nil, err
 	}
-	return res, err
+	res.Outcome = outcome(ctx, res)
+	return res, nil
 }
 
 // outcome is the verdict of res, an exploration under ctx that ended
@@ -271,10 +282,11 @@ func weaker(a, b level.Level) bool {
 	return rank[a] < rank[b]
 }
 
-// tick counts a step and stops the exploration when the context ended.
+// tick counts a step and stops the exploration when the context ended:
+// it looks at the first step, and every 256 steps after.
 func (e *engine) tick() error {
 	e.steps++
-	if e.steps&255 == 0 && e.ctx.Err() != nil {
+	if e.steps&255 == 1 && e.ctx.Err() != nil {
 		return errStop
 	}
 	return nil

@@ -28,12 +28,21 @@ func Example() {
 		return
 	}
 	ops := lwt.FromRegisterOps(rops, lwt.FailAbsent)
-	res := lwt.Check(ops)
+	res, err := lwt.Check(context.Background(), ops, lwt.Nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	fmt.Println(res.OK(), res.Verdict)
 	fmt.Println(res)
 
 	// Without the stale read, the history is linearizable.
-	fmt.Println(lwt.Check(ops[:2]))
+	res, err = lwt.Check(context.Background(), ops[:2], lwt.Nil)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res)
 	// Output:
 	// false violated
 	// not linearizable: read 0 ok by process 1 at [4,5] (line 6) read 0, but 0 had already been overwritten: cas(0,1) ok by process 0 at [2,3] (line 4) replaced it and returned at 3, before the read was invoked at 4

@@ -28,7 +28,10 @@ func TestTimelineExample(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := lwt.FromRegisterOps(rops, lwt.FailAbsent)
-	res := lwt.Check(ops)
+	res, err := lwt.Check(context.Background(), ops, lwt.Nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if res.Verdict != verdict.Violated {
 		t.Fatalf("verdict %v, want violated", res.Verdict)
 	}
@@ -76,7 +79,10 @@ func TestTimelineGenerated(t *testing.T) {
 			for seed := uint64(1); seed <= 5; seed++ {
 				ops, _ := lwt.Generate(lwt.GenConfig{Processes: 5, Ops: n, Keys: 3, Seed: seed,
 					ReadFrac: 0.3, WriteFrac: 0.1, CASHit: 0.7, InfoFrac: 0.1, Inject: inj})
-				res := lwt.Check(ops)
+				res, err := lwt.Check(context.Background(), ops, lwt.Nil)
+				if err != nil {
+					t.Fatal(err)
+				}
 				if res.Verdict != verdict.Violated {
 					continue
 				}

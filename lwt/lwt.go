@@ -18,7 +18,8 @@
 //
 // # The model
 //
-// A register starts at Nil (CheckInit takes another initial value). Read
+// A register starts at the initial value Check takes: Nil for Jepsen's
+// histories, whose registers nobody wrote start empty. Read
 // returns the current value; Write sets it; CAS(old,new) sets it to new if it
 // holds old and otherwise fails without effect. An operation's outcome
 // (register.Outcome) is Ok (it took effect and returned what is recorded),
@@ -203,8 +204,8 @@ type Violation struct {
 // the history is linearizable: some order of the operations, one per
 // register, fits both real time and the register's specification;
 // verdict.Violated when no such order exists (Violation says why); and
-// verdict.Unknown when the check stopped before it decided (CheckContext:
-// its context ended, or the exact search went past its memory bound).
+// verdict.Unknown when the check stopped before it decided (its context
+// ended, or the exact search went past its memory bound).
 // Then Reason says why and where: "timed out in the exact search of key
 // "x" after 120000 states", or "resource limit: the exact search of key
 // "x" needed more than 5592405 states (~1024 MiB)".
@@ -241,21 +242,29 @@ func (r Result) String() string {
 	return fmt.Sprintf("not linearizable%s: %s", key, v.Reason)
 }
 
-// Check decides whether ops, a history of operations on registers that all
-// start at Nil, is linearizable. The order of ops does not matter.
-func Check(ops []Op) Result { return CheckInit(ops, Nil) }
-
-// CheckInit is Check with registers starting at init.
-func CheckInit(ops []Op, init int64) Result {
-	r, _ := CheckContext(context.Background(), ops, init)
-	return r
+// Check decides whether ops, a history of operations on registers that
+// all start at init (Nil: nobody wrote them), is linearizable, with the
+// zero Options. The order of ops does not matter.
+//
+// Like every isocheck entry point, it returns an error only when nothing
+// could be checked: an operation of a kind or an outcome the register
+// model does not have (an operation that returns before it is called is a
+// violation, not an error). A stop is not an error: when ctx ends
+// (a timeout, a cancellation, a memory limit watched from outside) or the
+// exact search goes past its memory bound, the Result has no verdict
+// (verdict.Unknown), its Reason says why and where the check stopped
+// ("timed out in the exact search of 120000 states"), its Stage the stage
+// of the progress.Tracker of ctx, and Stopped whether ctx ended rather
+// than the bound was reached.
+func Check(ctx context.Context, ops []Op, init int64) (*Result, error) {
+	return CheckWith(ctx, ops, init, Options{})
 }
 
 // DefaultSearchMemory is the default bound on the memory of the exact
 // search (Options.SearchMemory).
 const DefaultSearchMemory = 1 << 30
 
-// Options adjust CheckOptions.
+// Options adjust CheckWith. The zero value is what Check does.
 type Options struct {
 	// SearchMemory bounds the memory, in bytes, of the exact search's cache
 	// of explored states, for each register; past it the check stops with
@@ -263,28 +272,24 @@ type Options struct {
 	SearchMemory int64
 }
 
-// CheckContext is CheckInit that stops when ctx ends; it is CheckOptions
-// with the default options.
-func CheckContext(ctx context.Context, ops []Op, init int64) (Result, error) {
-	return CheckOptions(ctx, ops, init, Options{})
-}
-
-// CheckOptions is CheckInit that reports its progress on progress meters
-// of ctx and stops when ctx ends or the exact search goes past
-// opts.SearchMemory. Then the verdict is verdict.Unknown, Result.Reason says where
-// the check stopped and why, and the error, whose text is that reason,
-// satisfies progress.Stopped: it wraps ctx's cause (context.Cause), or
-// progress.ErrResourceLimit when the search went past its bound.
+// CheckWith is Check with opts. It reports its progress on progress
+// meters of ctx: "linearizability" (operations), then "exact search"
+// (steps) for each register the fast path could not decide.
 //
 // The fast path runs on every register before the exact search runs on
 // any, so that a violation it finds is reported even when a search would
 // not finish.
-func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Result, error) {
+func CheckWith(ctx context.Context, ops []Op, init int64, opts Options) (*Result, error) {
 	limit := opts.SearchMemory
 	if limit == 0 {
 		limit = DefaultSearchMemory
 	}
-	var res Result
+	for i := range ops {
+		if o := &ops[i]; o.Kind > register.CAS || o.Outcome > register.Info {
+			return nil, fmt.Errorf("lwt: operation %d is a %v with outcome %v: not an operation of the register model", i, o.Kind, o.Outcome)
+		}
+	}
+	res := &Result{}
 	keyIdx := map[string]int{}
 	var keys [][]int32
 	for i := range ops {
@@ -308,13 +313,13 @@ func CheckOptions(ctx context.Context, ops []Op, init int64, opts Options) (Resu
 		keys[k] = append(keys[k], int32(i))
 	}
 	res.Keys = len(keys)
-	stop := func(err error) (Result, error) {
+	stop := func(err error) (*Result, error) {
 		res.Outcome, _ = progress.Outcome(ctx, err, true)
 		// err says where the check was, as well as why it stopped.
 		res.Reason = err.Error()
-		return res, err
+		return res, nil
 	}
-	violation := func(viol *Violation, searched bool) (Result, error) {
+	violation := func(viol *Violation, searched bool) (*Result, error) {
 		viol.Key = ops[viol.Op].Key
 		viol.Searched = searched
 		res.Verdict = verdict.Violated

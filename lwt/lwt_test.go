@@ -2,7 +2,6 @@ package lwt
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"runtime"
 	"strings"
@@ -98,7 +97,7 @@ func TestCheck(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			res := Check(tc.ops)
+			res := checkOps(t, tc.ops)
 			if want := porcupineCheck(tc.ops, 0); res.OK() != (want == "Ok") {
 				t.Errorf("Porcupine disagrees: %v", want)
 			}
@@ -133,7 +132,7 @@ func TestGenerated(t *testing.T) {
 		for _, inj := range []Injection{NoInjection, StaleRead, LostCAS, WrongFailedCAS} {
 			for seed := range uint64(5) {
 				ops, at := Generate(GenConfig{Processes: c, Ops: 2000, Seed: seed, ReadFrac: 0.4, CASHit: 0.5, Inject: inj})
-				res := Check(ops)
+				res := checkOps(t, ops)
 				if res.Searched != 0 {
 					t.Errorf("c%d %v seed %d: the exact search was needed", c, inj, seed)
 				}
@@ -152,7 +151,7 @@ func TestGenerated(t *testing.T) {
 	// valid.
 	for seed := range uint64(20) {
 		ops, _ := Generate(GenConfig{Processes: 8, Ops: 2000, Seed: seed, ReadFrac: 0.3, WriteFrac: 0.1, CASHit: 0.5, InfoFrac: 0.05, Keys: 3})
-		if res := Check(ops); !res.OK() {
+		if res := checkOps(t, ops); !res.OK() {
 			t.Errorf("seed %d: valid history with writes and info rejected: %v", seed, res)
 		}
 	}
@@ -173,14 +172,14 @@ func TestSearchMemory(t *testing.T) {
 	var before, after runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&before)
-	res, err := CheckOptions(context.Background(), ops, Nil, Options{SearchMemory: limit})
+	res, err := CheckWith(context.Background(), ops, Nil, Options{SearchMemory: limit})
 	runtime.ReadMemStats(&after)
-	if res.Verdict != verdict.Unknown || !errors.Is(err, progress.ErrResourceLimit) || !progress.Stopped(err) {
-		t.Fatalf("got %v, %v; want a resource limit", res, err)
+	if err != nil || res.Verdict != verdict.Unknown || res.Stopped {
+		t.Fatalf("got %v, %v; want no verdict, for the check's own limit", res, err)
 	}
 	want := "unknown: resource limit: the exact search needed more than "
-	if s := res.String(); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, " states (~8 MiB)") || res.Reason != err.Error() {
-		t.Errorf("got %q (error %q), want %q... states (~8 MiB)", s, err, want)
+	if s := res.String(); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, " states (~8 MiB)") {
+		t.Errorf("got %q, want %q... states (~8 MiB)", s, want)
 	}
 	if res.Searched != 1 {
 		t.Errorf("searched %d keys", res.Searched)
@@ -197,18 +196,46 @@ func TestSearchMemory(t *testing.T) {
 func TestCheckStops(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 	defer cancel()
-	res, err := CheckContext(ctx, blowUp(), Nil)
-	if res.Verdict != verdict.Unknown || !errors.Is(err, context.DeadlineExceeded) ||
+	res, err := Check(ctx, blowUp(), Nil)
+	if err != nil || res.Verdict != verdict.Unknown || !res.Stopped || res.Stage != "" ||
 		!strings.HasPrefix(res.String(), "unknown: timed out in the exact search after ") || !strings.HasSuffix(res.Reason, " states") {
-		t.Errorf("got %v, %v", res, err)
+		t.Errorf("got %v (stopped %v, stage %q), %v", res, res.Stopped, res.Stage, err)
 	}
 	ctx, cancel = context.WithCancel(context.Background())
 	cancel()
 	ops, _ := Generate(GenConfig{Processes: 8, Ops: 100000, Keys: 2, Seed: 1, ReadFrac: 0.4, CASHit: 0.5})
-	res, err = CheckContext(ctx, ops, Nil)
-	if res.Verdict != verdict.Unknown || !errors.Is(err, context.Canceled) || res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
-		t.Errorf("got %v, %v", res, err)
+	tr := progress.NewTracker()
+	res, err = Check(progress.WithTracker(ctx, tr), ops, Nil)
+	if err != nil || res.Verdict != verdict.Unknown || !res.Stopped || res.Stage != "linearizability" ||
+		res.String() != "unknown: cancelled in the fast check after 0 of 100000 operations" {
+		t.Errorf("got %v (stopped %v, stage %q), %v", res, res.Stopped, res.Stage, err)
 	}
+}
+
+// TestCheckInput: an operation outside the register model is an error,
+// with no Result; one that returns before it is called is a violation.
+func TestCheckInput(t *testing.T) {
+	for _, o := range []Op{{Kind: register.CAS + 1}, {Outcome: register.Info + 1}} {
+		ops := []Op{rd(0, Nil, 0, 1), o}
+		if res, err := Check(context.Background(), ops, Nil); err == nil || res != nil {
+			t.Errorf("%v: got %v, %v; want an error", o, res, err)
+		}
+	}
+	res, err := Check(context.Background(), []Op{rd(0, Nil, 2, 1)}, Nil)
+	if err != nil || res.Verdict != verdict.Violated {
+		t.Errorf("an operation returning before its call: got %v, %v; want a violation", res, err)
+	}
+}
+
+// checkOps is Check of ops on registers that start at Nil, failing t on
+// an error.
+func checkOps(t testing.TB, ops []Op) *Result {
+	t.Helper()
+	res, err := Check(context.Background(), ops, Nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
 
 // FuzzStateCache checks the exact search's cache against a map of whole

@@ -194,7 +194,7 @@ func TestAgreesWithPorcupine(t *testing.T) {
 				kind = "mutated"
 			}
 		}
-		res := Check(ops)
+		res := checkOps(t, ops)
 		want := porcupineCheck(ops, 0)
 		if (want == porcupine.Ok) != res.OK() {
 			t.Fatalf("history %d (%s): Check says %v, Porcupine says %v\n%s\n%s", n, kind, res.Verdict, want, res, dump(ops))
@@ -304,7 +304,7 @@ func TestFastPathAgreesWithSearch(t *testing.T) {
 				}
 			}
 		}
-		if res, want := Check(ops), porcupineCheck(ops, 0); res.OK() != (want == porcupine.Ok) {
+		if res, want := checkOps(t, ops), porcupineCheck(ops, 0); res.OK() != (want == porcupine.Ok) {
 			t.Fatalf("history %d: Check says %v, Porcupine says %v\n%s", n, res, want, dump(ops))
 		}
 	}
@@ -332,7 +332,7 @@ func TestGeneratedAgreesWithPorcupine(t *testing.T) {
 					t.Fatalf("c%d %v seed %d: nowhere to plant the bug", c, inj, seed)
 				}
 				want := inj == NoInjection
-				res := Check(ops)
+				res := checkOps(t, ops)
 				if res.OK() != want || res.Searched != 0 {
 					t.Errorf("c%d %v seed %d: Check says %v (searched %d keys)", c, inj, seed, res.Verdict, res.Searched)
 				}

@@ -104,7 +104,7 @@ func TestReadSamples(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			ops, info := readWith(t, src, name, ReadOptions{Fail: FailCompared})
 			sameOps(t, ops, sampleOps)
-			if res := Check(ops); !res.OK() {
+			if res := checkOps(t, ops); !res.OK() {
 				t.Errorf("sample: %v", res)
 			}
 			if info.SkippedOps != 1 {
@@ -144,7 +144,7 @@ func TestReadIndependent(t *testing.T) {
 		{Process: 0, Kind: register.Write, Key: "y", Value: 5, Call: 4, Return: 5},
 		{Process: 1, Kind: register.Read, Key: "x", Value: 1, Call: 6, Return: 7},
 	})
-	if res := Check(ops); !res.OK() || res.Keys != 3 {
+	if res := checkOps(t, ops); !res.OK() || res.Keys != 3 {
 		t.Errorf("got %v with %d keys", res, res.Keys)
 	}
 	j := `{"process":0,"type":"invoke","f":"cas","key":"x","value":[null,1]}
@@ -197,7 +197,7 @@ func TestRoundTrip(t *testing.T) {
 	for seed := range uint64(20) {
 		inj := Injection(seed % 4)
 		ops, _ := Generate(GenConfig{Processes: 5, Ops: 300, Keys: 1 + int(seed%3), Seed: seed, ReadFrac: 0.3, WriteFrac: 0.1, CASHit: 0.5, InfoFrac: 0.05, Inject: inj})
-		want := Check(ops)
+		want := checkOps(t, ops)
 		for name, write := range map[string]func(*bytes.Buffer, []Op) error{
 			"edn":   func(b *bytes.Buffer, o []Op) error { return WriteEDN(b, o) },
 			"jsonl": func(b *bytes.Buffer, o []Op) error { return WriteJSONL(b, o) },
@@ -207,7 +207,7 @@ func TestRoundTrip(t *testing.T) {
 				t.Fatal(err)
 			}
 			back, _ := readWith(t, buf.String(), name, ReadOptions{Fail: FailCompared})
-			if got := Check(back); got.OK() != want.OK() {
+			if got := checkOps(t, back); got.OK() != want.OK() {
 				t.Errorf("%s seed %d: %v after the round trip, %v before", name, seed, got, want)
 			}
 			if len(back) != len(ops) {
@@ -242,7 +242,7 @@ func fuzzCheck(t *testing.T, ops []Op, err error) {
 		return
 	}
 	if len(ops) <= 12 {
-		res := Check(ops)
+		res := checkOps(t, ops)
 		_ = res.String()
 	}
 }
@@ -294,7 +294,7 @@ func TestReadTimeOutOfFileOrder(t *testing.T) {
 			{Process: 1, Kind: register.Read, Value: 1, Call: 20, Return: 21},
 			{Process: 0, Kind: register.Write, Value: 1, Call: 0, Return: 5},
 		})
-		if res := Check(ops); !res.OK() {
+		if res := checkOps(t, ops); !res.OK() {
 			t.Errorf("%s: %v, want linearizable", name, res)
 		}
 	}
@@ -440,7 +440,7 @@ func TestReadFailMeaning(t *testing.T) {
 		if len(ops) != tc.ops {
 			t.Errorf("%s: %d operations, want %d", tc.fail, len(ops), tc.ops)
 		}
-		if res := Check(ops); res.OK() != tc.ok {
+		if res := checkOps(t, ops); res.OK() != tc.ok {
 			t.Errorf("%s: %v", tc.fail, res)
 		}
 	}
@@ -473,7 +473,7 @@ func TestReadCompletionsOnly(t *testing.T) {
 	if info.NoInvoke != 2 || info.NoProcess != 3 {
 		t.Errorf("NoInvoke %d, NoProcess %d; want 2, 3", info.NoInvoke, info.NoProcess)
 	}
-	if res := Check(ops); !res.OK() {
+	if res := checkOps(t, ops); !res.OK() {
 		t.Errorf("%v", res)
 	}
 	if s := ops[1].String(); s != "write 1 ok at [?,1] (line 2)" {

@@ -48,7 +48,7 @@ func TestReadRecordedRun(t *testing.T) {
 	if len(ops) != 100 || cas == 0 {
 		t.Errorf("read %d operations (%d compare-and-sets), want 100 with some", len(ops), cas)
 	}
-	if res := lwt.Check(ops); !res.OK() {
-		t.Errorf("a serial store's history: %v", res)
+	if res, err := lwt.Check(ctx, ops, lwt.Nil); err != nil || !res.OK() {
+		t.Errorf("a serial store's history: %v, %v", res, err)
 	}
 }

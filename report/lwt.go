@@ -21,7 +21,7 @@ const (
 // that cannot be linearized followed by the operations the reason names,
 // each with its process and its place. It returns the zero Anomaly when
 // r found no violation.
-func FromLWT(r lwt.Result, ops []lwt.Op) Anomaly {
+func FromLWT(r *lwt.Result, ops []lwt.Op) Anomaly {
 	v := r.Violation
 	if v == nil || v.Op < 0 || v.Op >= len(ops) {
 		return Anomaly{}

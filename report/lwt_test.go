@@ -25,7 +25,10 @@ func TestFromLWT(t *testing.T) {
 		t.Fatal(err)
 	}
 	ops := lwt.FromRegisterOps(rops, lwt.FailAbsent)
-	res := lwt.Check(ops)
+	res, err := lwt.Check(context.Background(), ops, lwt.Nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	a := report.FromLWT(res, ops)
 	if a.Name != report.NotLinearizable || a.Level != report.Linearizability || a.Summary != res.Violation.Reason || a.Description == "" {
 		t.Errorf("anomaly %s at %s: %q", a.Name, a.Level, a.Summary)
@@ -56,9 +59,9 @@ func TestFromLWT(t *testing.T) {
 // TestFromLWTLinearizable: a linearizable history has no anomaly.
 func TestFromLWTLinearizable(t *testing.T) {
 	ops, _ := lwt.Generate(lwt.GenConfig{Processes: 3, Ops: 50, Seed: 1, ReadFrac: 0.4, CASHit: 0.8})
-	res := lwt.Check(ops)
-	if !res.OK() {
-		t.Fatalf("generated history: %v", res)
+	res, err := lwt.Check(context.Background(), ops, lwt.Nil)
+	if err != nil || !res.OK() {
+		t.Fatalf("generated history: %v, %v", res, err)
 	}
 	if a := report.FromLWT(res, ops); a.Name != "" || a.Timeline != nil {
 		t.Errorf("linearizable history: %+v", a)

@@ -20,7 +20,7 @@ func checkSQL(t *testing.T, path string) *sqlcheck.Result {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+	res, err := sqlcheck.Check(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestFromSQLOmitsStatements(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Shrinking would leave the reads of no rows out.
-	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{NoShrink: true})
+	res, err := sqlcheck.CheckWith(context.Background(), h, sqlcheck.Options{NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -79,7 +79,7 @@ func TestLWTOpsOfARun(t *testing.T) {
 	if len(ops) != 90 {
 		t.Fatalf("%d operations, want 90", len(ops))
 	}
-	if res := lwt.Check(ops); !res.OK() {
-		t.Fatalf("a serial store's run: %v", res)
+	if res, err := lwt.Check(context.Background(), ops, lwt.Nil); err != nil || !res.OK() {
+		t.Fatalf("a serial store's run: %v, %v", res, err)
 	}
 }

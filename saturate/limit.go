@@ -12,7 +12,7 @@ type Resource uint8
 
 const (
 	// ClockEntries are the entries of CC's vector clocks live at once
-	// (Limits.MaxClockEntries).
+	// (Options.MaxClockEntries).
 	ClockEntries Resource = iota + 1
 	// ForcedEdges are the commit-order edges CC's axiom forces
 	// (MaxForcedEdges).

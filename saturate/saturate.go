@@ -69,8 +69,9 @@ type Conflict struct {
 // CC's vector clocks live at once: 1 GiB.
 const MaxClockEntries = 1 << 28
 
-// Limits bound the memory of a check.
-type Limits struct {
+// Options bound the memory of a check. The zero value is what Check
+// does.
+type Options struct {
 	// MaxClockEntries bounds the entries (4 bytes each) of CC's vector
 	// clocks live at once: 0 means the constant MaxClockEntries, a
 	// negative value no bound. A clock has one entry per session, and a
@@ -86,24 +87,31 @@ type Limits struct {
 }
 
 // Check decides whether the resolved history r satisfies l, one of RC, RA
-// and CC. It runs as the stages "saturate RC" (or RA, CC) and "order RC"
-// (or RA, CC), each counting transactions, and returns the reason
-// (context.Cause) if ctx ends first.
+// and CC, with the zero Options. It runs as the stages "saturate RC" (or
+// RA, CC) and "order RC" (or RA, CC), each counting transactions, and
+// returns the reason (context.Cause) if ctx ends first.
 //
 // A check that would pass its limits returns a *LimitError, which wraps
 // progress.ErrResourceLimit.
+//
+// This package is a stage of package check, and answers as its other stages
+// (resolve, polygraph, prune, solver) do: a stop is an error that
+// satisfies progress.Stopped, which the vertical (check.CheckWith) turns
+// into a Result without a verdict, its Reason and its Stage, with
+// progress.Outcome. Any other error (a level other than RC, RA and CC) is
+// a failure of the caller.
 func Check(ctx context.Context, r *resolve.Resolution, l level.Level) (*Result, error) {
 	return check(ctx, r, l, 0)
 }
 
-// CheckLimits is Check within lim.
-func CheckLimits(ctx context.Context, r *resolve.Resolution, l level.Level, lim Limits) (*Result, error) {
-	opt := options{maxClock: lim.MaxClockEntries}
+// CheckWith is Check with opts.
+func CheckWith(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
+	opt := options{maxClock: opts.MaxClockEntries}
 	switch {
-	case lim.MaxForcedEdges < 0:
+	case opts.MaxForcedEdges < 0:
 		opt.maxEdges = math.MaxInt
-	case lim.MaxForcedEdges > 0:
-		opt.maxEdges = int(min(lim.MaxForcedEdges, math.MaxInt32))
+	case opts.MaxForcedEdges > 0:
+		opt.maxEdges = int(min(opts.MaxForcedEdges, math.MaxInt32))
 	}
 	return checkWith(ctx, r, l, opt)
 }
@@ -127,7 +135,7 @@ type options struct {
 	denseShare int
 	// maxEdges, unless 0, replaces MaxForcedEdges.
 	maxEdges int
-	// maxClock is Limits.MaxClockEntries.
+	// maxClock is Options.MaxClockEntries.
 	maxClock int64
 }
 

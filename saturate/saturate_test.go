@@ -133,7 +133,7 @@ func TestClockLimit(t *testing.T) {
 		limit int64
 		fails bool
 	}{{1, true}, {2, true}, {-1, false}, {0, false}, {1000, false}} {
-		sat, err := CheckLimits(context.Background(), res, level.CC, Limits{MaxClockEntries: c.limit})
+		sat, err := CheckWith(context.Background(), res, level.CC, Options{MaxClockEntries: c.limit})
 		var le *LimitError
 		switch {
 		case !c.fails && (err != nil || !sat.Satisfied):
@@ -147,7 +147,7 @@ func TestClockLimit(t *testing.T) {
 }
 
 // TestForcedEdgesLimit: a CC check whose axiom would force more edges
-// than Limits.MaxForcedEdges is refused with a *LimitError that says so
+// than Options.MaxForcedEdges is refused with a *LimitError that says so
 // (with the memory) and wraps progress.ErrResourceLimit; a negative
 // limit is no limit.
 func TestForcedEdgesLimit(t *testing.T) {
@@ -156,11 +156,11 @@ func TestForcedEdgesLimit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sat, err := CheckLimits(context.Background(), res, level.CC, Limits{MaxForcedEdges: -1})
+	sat, err := CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: -1})
 	if err != nil || !sat.Satisfied {
 		t.Fatalf("no limit: %v, %v; want satisfied", sat, err)
 	}
-	_, err = CheckLimits(context.Background(), res, level.CC, Limits{MaxForcedEdges: 2})
+	_, err = CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: 2})
 	var le *LimitError
 	if !errors.As(err, &le) || !errors.Is(err, progress.ErrResourceLimit) || le.What != ForcedEdges || !strings.Contains(err.Error(), "more than 2 commit-order edges (16 bytes)") {
 		t.Fatalf("2 edges: error %v, want a *LimitError on the forced edges", err)

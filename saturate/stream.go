@@ -42,7 +42,7 @@ import (
 // memory of forcedEdge when a read forces many, as reads of hot keys do.
 
 // MaxForcedEdges is the default bound on the edges CC's axiom may force
-// (4 bytes each, and 4 more to order them; Limits.MaxForcedEdges): a
+// (4 bytes each, and 4 more to order them; Options.MaxForcedEdges): a
 // million transactions in 2,000 sessions force some 100 million.
 const MaxForcedEdges = 1 << 28
 

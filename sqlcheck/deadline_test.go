@@ -22,7 +22,7 @@ func TestSolverStopsAtTheDeadline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := Check(pastDeadline{context.Background()}, h, Options{NoShrink: true})
+	res, err := CheckWith(pastDeadline{context.Background()}, h, Options{NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,7 +34,7 @@ func ExampleCheck() {
 			fmt.Println(err)
 			return
 		}
-		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+		res, err := sqlcheck.Check(context.Background(), h)
 		if err != nil {
 			fmt.Println(err)
 			return

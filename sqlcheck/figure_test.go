@@ -45,7 +45,7 @@ func checkFile(t *testing.T, path string, opts sqlcheck.Options) *sqlcheck.Resul
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sqlcheck.Check(context.Background(), h, opts)
+	res, err := sqlcheck.CheckWith(context.Background(), h, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -316,7 +316,7 @@ func TestFigureRandom(t *testing.T) {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0xf16))
 		h := historytest.RandomSQL(rng, cfgs[seed%len(cfgs)])
 		for _, opts := range []sqlcheck.Options{{}, {NoShrink: true, Paper: true}} {
-			res, err := sqlcheck.Check(context.Background(), h, opts)
+			res, err := sqlcheck.CheckWith(context.Background(), h, opts)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -40,7 +40,7 @@ func TestKeyValueAgrees(t *testing.T) {
 				}
 				t.Fatalf("seed %d: FromKV: %v\n%s", seed, err, histgen.Describe(h))
 			}
-			res, err := sqlcheck.Check(context.Background(), sh, sqlcheck.Options{NoShrink: true})
+			res, err := sqlcheck.CheckWith(context.Background(), sh, sqlcheck.Options{NoShrink: true})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -51,7 +51,7 @@ func TestNamesAreForbidden(t *testing.T) {
 		level.CC: verdict.CausalityViolation, level.RA: verdict.NonRepeatableRead, level.RC: verdict.NonMonotonicRead,
 	}
 	for _, l := range sqlhistory.Levels() {
-		res, err := sqlcheck.Check(context.Background(), rereads(t, l), sqlcheck.Options{})
+		res, err := sqlcheck.Check(context.Background(), rereads(t, l))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -128,7 +128,7 @@ func TestLostUpdate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+	res, err := sqlcheck.Check(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}

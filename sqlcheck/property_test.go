@@ -46,14 +46,14 @@ func TestAgreesWithReference(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: reference: %v", seed, err)
 		}
-		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+		res, err := sqlcheck.Check(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
 		}
 		if got := res.Verdict == verdict.Satisfied; got != want || res.Verdict == verdict.Unknown {
 			t.Fatalf("seed %d: sqlcheck says %v, reference says consistent=%v\n%s", seed, res.Verdict, want, describe(h))
 		}
-		paper, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{Paper: true, NoShrink: true})
+		paper, err := sqlcheck.CheckWith(context.Background(), h, sqlcheck.Options{Paper: true, NoShrink: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +68,7 @@ func TestAgreesWithReference(t *testing.T) {
 		// compare where it finishes in a moment.
 		if res.Stats.Conflicts <= 6 {
 			ctx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
-			naive, err := sqlcheck.Check(ctx, h, sqlcheck.Options{Naive: true, NoShrink: true})
+			naive, err := sqlcheck.CheckWith(ctx, h, sqlcheck.Options{Naive: true, NoShrink: true})
 			cancel()
 			if err != nil {
 				t.Fatal(err)

@@ -93,9 +93,9 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 	// and the SAT encoding's verdict stands if it needs more.
 	explainOpts := opts
 	explainOpts.Paper = true
-	final := decide(withStepBudget(quiet, explainSteps), sub, explainOpts)
+	final := decideSub(withStepBudget(quiet, explainSteps), sub, explainOpts)
 	if final.Verdict == verdict.Unknown {
-		final = decide(quiet, sub, opts)
+		final = decideSub(quiet, sub, opts)
 	}
 	if final.Verdict != verdict.Violated {
 		// The run stopped, or the checker disagrees with itself: keep the
@@ -133,7 +133,7 @@ func shrinkWithin(ctx context.Context, h *sqlhistory.History, opts Options, res 
 func (s *shrinker) minimality() (violates bool, removable []int) {
 	whole := func(keep []bool) bool {
 		sub, _ := s.sub(keep, s.forced(keep))
-		return decide(s.ctx, sub, s.opts).Verdict == verdict.Violated
+		return decideSub(s.ctx, sub, s.opts).Verdict == verdict.Violated
 	}
 	if !whole(s.keep) {
 		return false, nil
@@ -266,7 +266,7 @@ func (s *shrinker) adopt(next []bool, cut map[sqlhistory.EventRef]bool) *Result 
 		return nil
 	}
 	sub, _ := s.sub(next, cut)
-	r := decide(s.ctx, sub, s.opts)
+	r := decideSub(s.ctx, sub, s.opts)
 	violated := r.Verdict == verdict.Violated
 	if s.checked != nil && s.ctx.Err() == nil {
 		s.checked(sub, violated)
@@ -284,7 +284,7 @@ func (s *shrinker) adopt(next []bool, cut map[sqlhistory.EventRef]bool) *Result 
 // own violation names, for as long as that drops some.
 func (s *shrinker) narrow() {
 	sub, orig := s.sub(s.keep, s.cut)
-	r := decide(s.ctx, sub, s.opts)
+	r := decideSub(s.ctx, sub, s.opts)
 	if r.Verdict != verdict.Violated {
 		return
 	}
@@ -622,4 +622,15 @@ func (p *problem) either(st *state) *Either {
 		}
 	}
 	return nil
+}
+
+// decideSub is decide for shrinking, which only asks whether a history
+// cut from a violation violates too: a failure of the checker, like a
+// stop, is no verdict there, and the evidence found so far stands.
+func decideSub(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
+	res, err := decide(ctx, h, opts)
+	if err != nil {
+		return &Result{Outcome: verdict.Outcome{Reason: err.Error()}}
+	}
+	return res
 }

@@ -34,7 +34,7 @@ func TestShrinkMinimalAndDeterministic(t *testing.T) {
 		}
 		var first *sqlcheck.Result
 		for run := 0; run < 2; run++ {
-			res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+			res, err := sqlcheck.Check(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -85,7 +85,7 @@ func TestShrinkDropsReadsMinimally(t *testing.T) {
 		}
 		var first *Result
 		for run := 0; run < 2; run++ {
-			res, err := Check(context.Background(), h, Options{})
+			res, err := Check(context.Background(), h)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -190,7 +190,9 @@ func TestShrinkTPCC(t *testing.T) {
 			if first.ReadsLeftOut == 0 {
 				t.Errorf("no reads left out")
 			}
-			if r := decide(context.Background(), first.History, Options{}); r.Verdict != verdict.Violated {
+			if r, err := decide(context.Background(), first.History, Options{}); err != nil {
+				t.Error(err)
+			} else if r.Verdict != verdict.Violated {
 				t.Errorf("the counterexample is %v on its own", r.Verdict)
 			}
 			if !testsize.Long() {
@@ -227,7 +229,7 @@ func BenchmarkShrinkTPCC(b *testing.B) {
 		h := readSQLFile(b, file)
 		b.Run(file[len("testdata/"):], func(b *testing.B) {
 			for b.Loop() {
-				res, err := Check(context.Background(), h, Options{})
+				res, err := Check(context.Background(), h)
 				if err != nil || res.Verdict != verdict.Violated {
 					b.Fatalf("%v: %v", err, res.Verdict)
 				}

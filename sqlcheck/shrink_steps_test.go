@@ -13,7 +13,10 @@ import (
 func TestStepBudget(t *testing.T) {
 	h := phantomHistory(t, 4, 10)
 	opts := Options{Paper: true}
-	full := decide(context.Background(), h, opts)
+	full, err := decide(context.Background(), h, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if full.Verdict != verdict.Violated {
 		t.Fatalf("without a budget: %v, want violated", full.Verdict)
 	}
@@ -28,7 +31,10 @@ func TestStepBudget(t *testing.T) {
 		{full.Stats.Steps + 1, verdict.Violated},
 	} {
 		for run := 0; run < 2; run++ {
-			r := decide(withStepBudget(context.Background(), tc.budget), h, opts)
+			r, err := decide(withStepBudget(context.Background(), tc.budget), h, opts)
+			if err != nil {
+				t.Fatal(err)
+			}
 			if r.Verdict != tc.want {
 				t.Errorf("budget %d: %v (%s), want %v", tc.budget, r.Verdict, r.Reason, tc.want)
 			}

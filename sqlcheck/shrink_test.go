@@ -23,7 +23,7 @@ func checkUnbudgeted(t testing.TB, h *sqlhistory.History, opts Options) *Result 
 	t.Helper()
 	noShrink := opts
 	noShrink.NoShrink = true
-	res, err := Check(context.Background(), h, noShrink)
+	res, err := CheckWith(context.Background(), h, noShrink)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -70,7 +70,7 @@ func TestShrinkPhantomPairs(t *testing.T) {
 // leaves a counterexample that still violates, and says so.
 func TestShrinkSaysWhenCutShort(t *testing.T) {
 	h := phantomHistory(t, 20, 0)
-	res, err := Check(context.Background(), h, Options{NoShrink: true})
+	res, err := CheckWith(context.Background(), h, Options{NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -91,7 +91,7 @@ func TestShrinkSaysWhenCutShort(t *testing.T) {
 func BenchmarkShrinkPhantomPairs(b *testing.B) {
 	h := phantomHistory(b, 150, 0)
 	for b.Loop() {
-		res, err := Check(context.Background(), h, Options{})
+		res, err := Check(context.Background(), h)
 		if err != nil || len(res.Txns) != 2 {
 			b.Fatalf("%v: %d transactions", err, len(res.Txns))
 		}
@@ -103,7 +103,7 @@ func BenchmarkShrinkPhantomPairs(b *testing.B) {
 func BenchmarkShrinkPhantomFillers(b *testing.B) {
 	h := phantomHistory(b, 50, 200)
 	for b.Loop() {
-		res, err := Check(context.Background(), h, Options{})
+		res, err := Check(context.Background(), h)
 		if err != nil || len(res.Txns) != 2 {
 			b.Fatalf("%v: %d transactions", err, len(res.Txns))
 		}
@@ -114,7 +114,7 @@ func BenchmarkShrinkPhantomFillers(b *testing.B) {
 // shrinking stopped early says it may not be minimal.
 func TestExplainSaysWhenCutShort(t *testing.T) {
 	h := phantomHistory(t, 3, 0)
-	res, err := Check(context.Background(), h, Options{NoShrink: true})
+	res, err := CheckWith(context.Background(), h, Options{NoShrink: true})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,11 +39,13 @@ package sqlcheck
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/bits"
 	"time"
 
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -53,7 +55,7 @@ import (
 // with all of them aborted gets no verdict.
 const MaxUnknown = 10
 
-// Options tune Check.
+// Options tune CheckWith. The zero value is what Check does.
 type Options struct {
 	// Naive checks as the baseline of Bouajjani et al. (CAV 2025) §6 does:
 	// every witness of every read of a row it did not return, and every
@@ -220,15 +222,38 @@ type Either struct {
 }
 
 // Check decides whether h is consistent: whether it satisfies every
-// transaction's isolation level. When ctx ends first, the Result has no
-// verdict (verdict.Unknown) and the Reason (see progress.Outcome), unless a
-// violation was found already: then
-// it stands, with the evidence shrunk as far as it got. Every stage
-// reports to the progress.Tracker of ctx, if any: "build SQL problem"
-// (transactions), "search" (steps), "shrink" (transactions left).
-func Check(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
+// transaction's isolation level, with the zero Options.
+//
+// It follows the convention of every isocheck entry point (see "Entry
+// points" in docs/development.md): the error is only for a check that
+// could not be made. A history that is not well formed (a level a SQL
+// history does not have, a version or a transaction that is not in it;
+// a history sqlhistory.Builder built always is) is returned as a
+// *sqlhistory.InputError; any other error is a failure of the checker
+// (its solver refusing the problem it was given), a bug. A stop is not an
+// error: when ctx ends first (a timeout, a cancellation, a memory limit
+// watched from outside), the solver gives up, or the history has more
+// than MaxUnknown transactions of unknown outcome to try, the Result has
+// no verdict (verdict.Unknown), the Reason says why (see
+// progress.Outcome) and the Stage where, unless a violation was found
+// already: then it stands, with the evidence shrunk as far as it got.
+// Every stage reports to the progress.Tracker of ctx, if any: "build SQL
+// problem" (transactions), "search" (steps), "shrink" (transactions
+// left).
+func Check(ctx context.Context, h *sqlhistory.History) (*Result, error) {
+	return CheckWith(ctx, h, Options{})
+}
+
+// CheckWith is Check with opts.
+func CheckWith(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
+	if err := validate(h); err != nil {
+		return nil, err
+	}
 	start := time.Now()
-	res := decide(ctx, h, opts)
+	res, err := decide(ctx, h, opts)
+	if err != nil {
+		return nil, err
+	}
 	if res.Verdict == verdict.Violated && !opts.NoShrink {
 		shrink(ctx, h, opts, res)
 		res.Shrunk = true
@@ -252,16 +277,17 @@ func allTxns(h *sqlhistory.History, res *Result) []int {
 	return ts
 }
 
-// decide checks h without shrinking.
-func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
+// decide checks h without shrinking. Its error is a failure of the
+// checker, not a stop (see Check).
+func decide(ctx context.Context, h *sqlhistory.History, opts Options) (*Result, error) {
 	committed, optional := outcomes(h)
 	if len(optional) > MaxUnknown {
 		// Try all committed and all aborted only.
-		res := decideOne(ctx, h, committed, opts)
-		if res.Verdict == verdict.Violated {
-			return &Result{Outcome: verdict.Outcome{Reason: fmt.Sprintf("%d transactions of unknown outcome that nobody read from: more than %d to try", len(optional), MaxUnknown)}}
+		res, err := decideOne(ctx, h, committed, opts)
+		if err == nil && res.Verdict == verdict.Violated {
+			return &Result{Outcome: verdict.Outcome{Reason: fmt.Sprintf("%d transactions of unknown outcome that nobody read from: more than %d to try", len(optional), MaxUnknown)}}, nil
 		}
-		return res
+		return res, err
 	}
 	var first *Result
 	// Subsets by increasing size: the evidence kept is that of all of
@@ -275,20 +301,23 @@ func decide(ctx context.Context, h *sqlhistory.History, opts Options) *Result {
 			for i, t := range optional {
 				c[t] = mask&(1<<i) != 0
 			}
-			res := decideOne(ctx, h, c, opts)
+			res, err := decideOne(ctx, h, c, opts)
+			if err != nil {
+				return nil, err
+			}
 			if first == nil {
 				first = res
 			}
 			if res.Verdict == verdict.Satisfied {
 				res.Stats.Steps += first.Stats.Steps
-				return res
+				return res, nil
 			}
 			if res.Verdict == verdict.Unknown {
-				return res
+				return res, nil
 			}
 		}
 	}
-	return first
+	return first, nil
 }
 
 // outcomes returns which transactions are checked: those that committed,
@@ -327,22 +356,28 @@ func outcomes(h *sqlhistory.History) (committed []bool, optional []int) {
 
 // decideOne checks h with the given committed transactions. The search
 // runs as the stage "search", counting steps.
-func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) *Result {
+func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opts Options) (*Result, error) {
 	p, err := newProblem(ctx, h, committed, opts.Naive)
 	if err != nil {
-		return &Result{Outcome: stopped(ctx, err)}
+		o, err := stopped(ctx, err)
+		if err != nil {
+			return nil, err
+		}
+		return &Result{Outcome: o}, nil
 	}
 	res := &Result{Stats: Stats{Txns: len(p.nodes) - 1, Conflicts: len(p.unknown)}}
 	if len(p.anomalies) > 0 {
 		res.Verdict, res.Anomalies = verdict.Violated, p.anomalies
-		return res
+		return res, nil
 	}
 	s := &searcher{ctx: ctx, m: progress.Start(ctx, "search", 0, "steps"), p: p, naive: opts.Naive, paper: opts.Paper}
 	f := s.solve()
 	res.Stats.Steps, res.Stats.Vars, res.Stats.Clauses = s.steps, s.vars, s.clauses
 	switch {
 	case s.err != nil:
-		res.Outcome = stopped(ctx, s.err)
+		if res.Outcome, err = stopped(ctx, s.err); err != nil {
+			return nil, err
+		}
 	case f == nil:
 		res.Verdict = verdict.Satisfied
 	default:
@@ -354,14 +389,18 @@ func decideOne(ctx context.Context, h *sqlhistory.History, committed []bool, opt
 			}
 		}
 	}
-	return res
+	return res, nil
 }
 
 // stopped is the outcome of a check that stopped with err: its context
-// ended, or the solver gave up (see progress.Outcome).
-func stopped(ctx context.Context, err error) verdict.Outcome {
-	o, _ := progress.Outcome(ctx, err, true)
-	return o
+// ended, the solver gave up, or the search spent the step budget of its
+// context (see progress.Outcome). Any other err is a failure, returned.
+func stopped(ctx context.Context, err error) (verdict.Outcome, error) {
+	o, ok := progress.Outcome(ctx, err, errors.Is(err, solver.ErrGaveUp) || errors.Is(err, errStepBudget))
+	if !ok {
+		return o, fmt.Errorf("sqlcheck: %w", err)
+	}
+	return o, nil
 }
 
 // export fills the transaction indices of edges from their nodes.

@@ -72,7 +72,7 @@ func TestDoctors(t *testing.T) {
 		{level.SER, level.SER, 1, verdict.Satisfied, ""},
 	} {
 		h := doctors(t, tc.a, tc.b, tc.see)
-		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+		res, err := sqlcheck.Check(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -109,7 +109,7 @@ func TestReportJSON(t *testing.T) {
 		}
 	}
 	h := doctors(t, level.SER, level.SER, 2)
-	res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+	res, err := sqlcheck.Check(context.Background(), h)
 	if err != nil {
 		t.Fatal(err)
 	}

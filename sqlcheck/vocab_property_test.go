@@ -24,7 +24,7 @@ func TestReportsNameForbiddenAnomalies(t *testing.T) {
 		if err := sqlcheck.Validate(h); err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}
-		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{})
+		res, err := sqlcheck.Check(context.Background(), h)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -20,6 +20,7 @@ import (
 	"github.com/isocheck/isocheck/report"
 	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
+	"github.com/isocheck/isocheck/sqlhistory"
 )
 
 // checkFlags are the flags of check and explain.
@@ -399,12 +400,14 @@ func addFailedEventNotes(rep *interpret.Report, res *check.Result, info *format.
 	}
 }
 
-// checkFailed reports an error of the checker: bad input (exit 2), or
-// anything else, which leaves no verdict (exit 3).
+// checkFailed reports an error of the checker (of a key-value or a SQL
+// history): bad input (exit 2), or anything else, which leaves no verdict
+// (exit 3).
 func checkFailed(err error, stderr io.Writer) int {
 	fmt.Fprintf(stderr, "isocheck: %v\n", err)
 	var in *resolve.InputError
-	if errors.As(err, &in) {
+	var sqlIn *sqlhistory.InputError
+	if errors.As(err, &in) || errors.As(err, &sqlIn) {
 		return exitBadInput
 	}
 	return exitNoVerdict

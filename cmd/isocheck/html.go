@@ -120,7 +120,7 @@ func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, 
 // lwtPage is the page of a linearizability check of compare-and-set
 // registers: its verdict, and for a violation the operations on a
 // timeline with the one that cannot take effect.
-func lwtPage(path, command string, res lwt.Result, ops []lwt.Op, info *format.Info, notes []string) *report.Page {
+func lwtPage(path, command string, res *lwt.Result, ops []lwt.Op, info *format.Info, notes []string) *report.Page {
 	page := &report.Page{Title: path, Command: command, Notes: notes}
 	row := report.Level{Name: report.Linearizability, Verdict: res.Verdict, Reason: res.Reason}
 	if res.Violation != nil {

@@ -81,9 +81,9 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		return exitBadInput
 	}
 	ops := lwt.FromRegisterOps(rops, fail)
-	res, err := lwt.CheckOptions(j.ctx, ops, *init, opts)
+	res, err := lwt.CheckWith(j.ctx, ops, *init, opts)
 	j.stop()
-	if err != nil && !progress.Stopped(err) {
+	if err != nil {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
 	}
@@ -91,7 +91,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "%s: 0 operations (an empty history)\n", textsafe.Escape(pos[0]))
 	}
 	fmt.Fprintf(stdout, "linearizability: %s\n", textsafe.Escape(res.String()))
-	if h := j.hint(err); res.Verdict == verdict.Unknown && h != "" {
+	if h := j.hint(lwtStop(res)); res.Verdict == verdict.Unknown && h != "" {
 		fmt.Fprintf(stdout, "  %s\n", h)
 	}
 	writeLWTViolation(stdout, res, ops)
@@ -106,12 +106,22 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	if *htmlFile != "" {
 		writePage(*htmlFile, stdout, lwtPage(pos[0], commandLine("lwt", args), res, ops, info, notes), stderr)
 	}
-	return lwtStatus(res, err)
+	return verdictStatus(res.Verdict)
+}
+
+// lwtStop is the error that stopped the check that returned res, if it
+// has no verdict and its context ran on: the exact search went past its
+// memory bound (lwt.Options.SearchMemory), the only limit of its own.
+func lwtStop(res *lwt.Result) error {
+	if res.Verdict == verdict.Unknown && !res.Stopped {
+		return progress.ErrResourceLimit
+	}
+	return nil
 }
 
 // writeLWTViolation prints the operation of ops that res could not place,
 // and the operations related to it, if res found one.
-func writeLWTViolation(w io.Writer, res lwt.Result, ops []lwt.Op) {
+func writeLWTViolation(w io.Writer, res *lwt.Result, ops []lwt.Op) {
 	v := res.Violation
 	if v == nil {
 		return
@@ -123,18 +133,6 @@ func writeLWTViolation(w io.Writer, res lwt.Result, ops []lwt.Op) {
 			fmt.Fprintf(w, "  %s\n", textsafe.Escape(ops[j].String()))
 		}
 	}
-}
-
-// lwtStatus is the exit status of a linearizability check that returned
-// res and err (a stop, or nil).
-func lwtStatus(res lwt.Result, err error) int {
-	switch {
-	case res.OK():
-		return exitSatisfied
-	case res.Verdict == verdict.Unknown || err != nil:
-		return exitNoVerdict
-	}
-	return exitViolated
 }
 
 // registerFlag is a register's value as a flag: an integer, or nil

@@ -18,7 +18,6 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
-	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
@@ -229,8 +228,8 @@ func checkLWTRun(c *runner.LWTOps, path, html string, mode checkMode, stdout, st
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	res, err := lwt.CheckOptions(ctx, ops, lwt.Nil, lwt.Options{})
-	if err != nil && !progress.Stopped(err) {
+	res, err := lwt.Check(ctx, ops, lwt.Nil)
+	if err != nil {
 		fmt.Fprintf(stderr, "isocheck run: --check lwt: %v\n", err)
 		return exitNoVerdict
 	}
@@ -252,5 +251,5 @@ func checkLWTRun(c *runner.LWTOps, path, html string, mode checkMode, stdout, st
 		}
 		writePage(html, stdout, page, stderr)
 	}
-	return lwtStatus(res, err)
+	return verdictStatus(res.Verdict)
 }

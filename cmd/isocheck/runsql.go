@@ -323,7 +323,7 @@ func checkSQLRun(path string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitBadInput
 	}
-	res, err := sqlcheck.Check(j.ctx, h, sqlcheck.Options{})
+	res, err := sqlcheck.Check(j.ctx, h)
 	j.stop()
 	if err != nil {
 		return checkFailed(err, stderr)

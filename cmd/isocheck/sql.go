@@ -357,7 +357,7 @@ func withLevel(h *sqlhistory.History, l level.Level) *sqlhistory.History {
 // sqlOne checks h, whose transactions are all at l unless l is 0 (each at
 // its own level), and puts the result in words.
 func (cf *checkFlags) sqlOne(j *job, h *sqlhistory.History, l level.Level) (*sqlcheck.Result, sqlJSON, error) {
-	res, err := sqlcheck.Check(j.ctx, h, sqlcheck.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
+	res, err := sqlcheck.CheckWith(j.ctx, h, sqlcheck.Options{Naive: cf.sqlNaive, Paper: cf.sqlPaper})
 	if err != nil {
 		return nil, sqlJSON{}, err
 	}

@@ -133,7 +133,7 @@ func TestRolledBackSQLAgreesWithCheck(t *testing.T) {
 		if err != nil {
 			t.Fatalf("seed %d: reference: %v", seed, err)
 		}
-		res, err := sqlcheck.Check(context.Background(), h, sqlcheck.Options{NoShrink: true})
+		res, err := sqlcheck.CheckWith(context.Background(), h, sqlcheck.Options{NoShrink: true})
 		if err != nil {
 			t.Fatalf("seed %d: %v", seed, err)
 		}

@@ -141,7 +141,7 @@ func Satisfied(t testing.TB, h *sqlhistory.History, database string) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	res, err := sqlcheck.Check(ctx, h, sqlcheck.Options{})
+	res, err := sqlcheck.Check(ctx, h)
 	if err != nil {
 		t.Fatal(err)
 	}
