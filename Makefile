@@ -24,7 +24,7 @@ build:
 
 # The test command of the README: unit, property (against the brute-force
 # reference checker) and corpus tests. The tests that draw many cases run
-# a smaller count that still reaches every verdict (internal/testsize: a
+# a smaller count that still reaches every verdict (internal/testkit/testsize: a
 # few hundred random histories or programs against the reference rather
 # than thousands, smaller explorations and scale runs). About 2 minutes on
 # 2 cores once built; the first run compiles for about 3 minutes more.
@@ -32,7 +32,7 @@ test:
 	$(GO) test ./...
 
 # The same tests at their full counts (ISOCHECK_LONG=1, read by
-# internal/testsize): thousands of random histories and programs against
+# internal/testkit/testsize): thousands of random histories and programs against
 # the reference, more programs explored exhaustively, every fold of the
 # repeat experiment, Porcupine on the 16-client histories, the largest
 # corpus round trips, the 5 s dial timeout. About 5 minutes on 2 cores

@@ -11,7 +11,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"

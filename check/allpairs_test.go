@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/histgen"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/resolve"

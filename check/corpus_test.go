@@ -7,7 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )

@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/verdict"

@@ -7,7 +7,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"

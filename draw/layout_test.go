@@ -2,7 +2,7 @@ package draw
 
 import (
 	"fmt"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"math"
 	"math/rand/v2"
 	"strings"

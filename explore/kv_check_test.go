@@ -11,7 +11,7 @@ import (
 	"github.com/isocheck/isocheck/explore/apps"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )

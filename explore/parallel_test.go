@@ -7,7 +7,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 

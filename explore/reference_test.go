@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/explore"
-	"github.com/isocheck/isocheck/internal/exploretest"
-	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/exploretest"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 

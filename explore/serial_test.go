@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 )
 

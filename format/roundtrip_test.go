@@ -17,8 +17,8 @@ import (
 	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/corpus"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/resolve"
 )

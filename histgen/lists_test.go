@@ -6,7 +6,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
 	"github.com/isocheck/isocheck/verdict"
 )
 

@@ -4,7 +4,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
 	"github.com/isocheck/isocheck/level"
 )
 

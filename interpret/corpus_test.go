@@ -9,8 +9,8 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/corpus"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/check"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"

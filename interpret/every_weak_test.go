@@ -4,7 +4,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/verdict"
 )

@@ -12,7 +12,7 @@ import (
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"

@@ -11,7 +11,7 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )

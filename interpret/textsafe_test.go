@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 )

@@ -8,7 +8,7 @@ import (
 
 	"github.com/anishathalye/porcupine"
 
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/register"
 )

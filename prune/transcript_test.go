@@ -34,7 +34,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/stagetest"
+	"github.com/isocheck/isocheck/internal/testkit/stagetest"
 	"github.com/isocheck/isocheck/prune"
 )
 

@@ -8,7 +8,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/resolve"

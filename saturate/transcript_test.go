@@ -31,7 +31,7 @@ import (
 	"github.com/cockroachdb/datadriven"
 
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/stagetest"
+	"github.com/isocheck/isocheck/internal/testkit/stagetest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/saturate"

@@ -8,7 +8,7 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/level"
 )
 

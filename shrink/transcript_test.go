@@ -35,7 +35,7 @@ import (
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/stagetest"
+	"github.com/isocheck/isocheck/internal/testkit/stagetest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/shrink"

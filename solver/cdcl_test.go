@@ -12,7 +12,7 @@ import (
 	"github.com/go-air/gini/z"
 
 	"github.com/isocheck/isocheck/digraph"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 )
 
 // polyProblem resembles an encoded polygraph: sessions are chains of

@@ -32,7 +32,7 @@ import (
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/stagetest"
+	"github.com/isocheck/isocheck/internal/testkit/stagetest"
 	"github.com/isocheck/isocheck/solver"
 )
 

@@ -15,7 +15,7 @@ import (
 
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/format/sqljsonl"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/verdict"
 )

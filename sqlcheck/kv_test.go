@@ -8,8 +8,8 @@ import (
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"

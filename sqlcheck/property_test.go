@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/format/sqljsonl"
-	"github.com/isocheck/isocheck/internal/historytest"
-	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/verdict"

@@ -8,8 +8,8 @@ import (
 	"reflect"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/historytest"
-	"github.com/isocheck/isocheck/internal/reference"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/verdict"
 )

@@ -3,7 +3,7 @@ package harness
 import (
 	"bytes"
 	"context"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"os"
 	"os/exec"
 	"path/filepath"

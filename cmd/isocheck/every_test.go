@@ -15,8 +15,8 @@ import (
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
-	"github.com/isocheck/isocheck/internal/reference"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"

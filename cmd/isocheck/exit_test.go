@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
 )
 
 // TestExitStatus pins the command line's contract: scripts depend on the

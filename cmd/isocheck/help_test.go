@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files of testdata/help and testdata/examples")

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/isocheck/isocheck/internal/browser"
-	"github.com/isocheck/isocheck/internal/corpus"
+	"github.com/isocheck/isocheck/internal/testkit/browser"
+	"github.com/isocheck/isocheck/internal/testkit/corpus"
 )
 
 // browserCorpusSample are the corpus's violations whose pages

@@ -12,7 +12,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
-	"github.com/isocheck/isocheck/internal/testsize"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 )
 
 // server is the etcd cluster the tests run against, if any.

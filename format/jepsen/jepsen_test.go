@@ -20,7 +20,7 @@ import (
 	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/format/jepsen"
 	"github.com/isocheck/isocheck/history"
-	corpusdir "github.com/isocheck/isocheck/internal/corpus"
+	corpusdir "github.com/isocheck/isocheck/internal/testkit/corpus"
 	"github.com/isocheck/isocheck/progress"
 )
 

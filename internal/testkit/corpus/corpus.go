@@ -20,7 +20,7 @@ func Dir(tb testing.TB) string {
 	dir := os.Getenv("ISOCHECK_CORPUS")
 	if dir == "" {
 		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared", "corpus")
+		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "..", "shared", "corpus")
 	}
 	if _, err := os.Stat(dir); err != nil {
 		if os.Getenv("CI") != "" {

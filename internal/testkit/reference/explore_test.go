@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/isocheck/isocheck/internal/exploretest"
+	"github.com/isocheck/isocheck/internal/testkit/exploretest"
 	"github.com/isocheck/isocheck/level"
 )
 

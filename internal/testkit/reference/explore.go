@@ -14,7 +14,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/explore"
-	"github.com/isocheck/isocheck/internal/exploretest"
+	"github.com/isocheck/isocheck/internal/testkit/exploretest"
 	"github.com/isocheck/isocheck/level"
 )
 

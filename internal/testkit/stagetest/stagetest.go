@@ -43,7 +43,7 @@ import (
 
 	"github.com/isocheck/isocheck/encode"
 	"github.com/isocheck/isocheck/history"
-	"github.com/isocheck/isocheck/internal/historytest"
+	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/prune"
