@@ -30,13 +30,13 @@ func checkSaturated(ctx context.Context, r *resolve.Resolution, l level.Level, s
 	case len(sat.Anomalies) > 0:
 		res.Verdict = verdict.Violated
 		res.Anomalies = sat.Anomalies
-	case !sat.Satisfied && sat.Core != nil:
+	case sat.Verdict != verdict.Satisfied && sat.Core != nil:
 		res.Verdict = verdict.Violated
 		res.Core = sat.Core
-	case !sat.Satisfied && sat.Conflict != nil:
+	case sat.Verdict != verdict.Satisfied && sat.Conflict != nil:
 		res.Verdict = verdict.Violated
 		res.Conflict = &Conflict{Constraint: sat.Conflict.Constraint, EitherCycle: sat.Conflict.EitherCycle, OrCycle: sat.Conflict.OrCycle}
-	case !sat.Satisfied:
+	case sat.Verdict != verdict.Satisfied:
 		res.Verdict = verdict.Violated
 		res.Cycle = sat.Cycle
 	default:

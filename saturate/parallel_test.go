@@ -45,10 +45,10 @@ func TestWorkersAgreeWithReference(t *testing.T) {
 				if err != nil {
 					t.Fatalf("seed %d, %v, %d workers: %v", seed, l, workers, err)
 				}
-				if got.Satisfied != want {
-					t.Fatalf("seed %d, %v, %d workers: satisfied = %v, reference says %v\n%s", seed, l, workers, got.Satisfied, want, histgen.Describe(h))
+				if (got.Verdict == verdict.Satisfied) != want {
+					t.Fatalf("seed %d, %v, %d workers: satisfied = %v, reference says %v\n%s", seed, l, workers, got.Verdict, want, histgen.Describe(h))
 				}
-				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
+				if got.Verdict != verdict.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
 					t.Fatalf("seed %d, %v, %d workers: violated without evidence", seed, l, workers)
 				}
 				cycles := append([][]polygraph.Edge{got.Cycle}, got.Core...)
@@ -97,7 +97,7 @@ func TestWorkersAgree(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if !one.Satisfied {
+				if one.Verdict != verdict.Satisfied {
 					violated++
 				}
 				for _, workers := range []int{2, 3, 7} {
@@ -105,9 +105,9 @@ func TestWorkersAgree(t *testing.T) {
 					if err != nil {
 						t.Fatal(err)
 					}
-					if many.Satisfied != one.Satisfied || many.Edges != one.Edges || len(many.Anomalies) != len(one.Anomalies) {
+					if many.Verdict != one.Verdict || many.Edges != one.Edges || len(many.Anomalies) != len(one.Anomalies) {
 						t.Errorf("%v store, seed %d, %v: one goroutine gives satisfied=%v with %d edges, %d give satisfied=%v with %d edges",
-							store, seed, l, one.Satisfied, one.Edges, workers, many.Satisfied, many.Edges)
+							store, seed, l, one.Verdict, one.Edges, workers, many.Verdict, many.Edges)
 					}
 				}
 			}
@@ -191,8 +191,8 @@ func TestCore(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Satisfied || len(got.Core) != 3 {
-			t.Fatalf("%v: satisfied=%v, core %v, cycle %v", l, got.Satisfied, got.Core, got.Cycle)
+		if got.Verdict == verdict.Satisfied || len(got.Core) != 3 {
+			t.Fatalf("%v: satisfied=%v, core %v, cycle %v", l, got.Verdict, got.Core, got.Cycle)
 		}
 		for _, cycle := range got.Core {
 			for i, e := range cycle {

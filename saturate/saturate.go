@@ -40,7 +40,9 @@ import (
 
 // Result is the outcome of a check.
 type Result struct {
-	Satisfied bool
+	// Verdict is verdict.Satisfied or verdict.Violated: a stage that
+	// stops returns an error instead (see CheckWith).
+	Verdict verdict.Verdict
 	// Anomalies are the reads no commit order explains.
 	Anomalies []resolve.Anomaly
 	// Cycle is a cycle of commit-order edges the level forces. Forced
@@ -146,7 +148,7 @@ func checkWith(ctx context.Context, r *resolve.Resolution, l level.Level, opt op
 	default:
 		return nil, fmt.Errorf("saturate: level %v is not RC, RA or CC", l)
 	}
-	res := &Result{}
+	res := &Result{Verdict: verdict.Violated}
 	for _, a := range r.Anomalies {
 		// Reading a key twice and getting a newer value is allowed at RC;
 		// whether the values went backwards is for the axiom to decide.
@@ -211,7 +213,7 @@ func checkWith(ctx context.Context, r *resolve.Resolution, l level.Level, opt op
 		}
 	}
 	if acyclic {
-		res.Satisfied = true
+		res.Verdict = verdict.Satisfied
 		return res, nil
 	}
 	if runs != nil {

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/resolve"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 type txn struct {
@@ -83,10 +84,10 @@ func TestLevels(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Satisfied != lc.want {
-					t.Errorf("%v: satisfied = %v, want %v (cycle %v, anomalies %v)", lc.l, got.Satisfied, lc.want, got.Cycle, got.Anomalies)
+				if (got.Verdict == verdict.Satisfied) != lc.want {
+					t.Errorf("%v: satisfied = %v, want %v (cycle %v, anomalies %v)", lc.l, got.Verdict, lc.want, got.Cycle, got.Anomalies)
 				}
-				if !got.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
+				if got.Verdict != verdict.Satisfied && len(got.Cycle) == 0 && got.Conflict == nil && got.Core == nil && len(got.Anomalies) == 0 {
 					t.Errorf("%v: violated without evidence", lc.l)
 				}
 			}
@@ -136,7 +137,7 @@ func TestClockLimit(t *testing.T) {
 		sat, err := CheckWith(context.Background(), res, level.CC, Options{MaxClockEntries: c.limit})
 		var le *LimitError
 		switch {
-		case !c.fails && (err != nil || !sat.Satisfied):
+		case !c.fails && (err != nil || sat.Verdict != verdict.Satisfied):
 			t.Errorf("limit %d: %v, %v; want satisfied", c.limit, sat, err)
 		case c.fails && (!errors.As(err, &le) || !errors.Is(err, progress.ErrResourceLimit) || le.What != ClockEntries || le.Sessions != 3):
 			t.Errorf("limit %d: error %v, want a *LimitError on the clocks of 3 sessions", c.limit, err)
@@ -157,7 +158,7 @@ func TestForcedEdgesLimit(t *testing.T) {
 		t.Fatal(err)
 	}
 	sat, err := CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: -1})
-	if err != nil || !sat.Satisfied {
+	if err != nil || sat.Verdict != verdict.Satisfied {
 		t.Fatalf("no limit: %v, %v; want satisfied", sat, err)
 	}
 	_, err = CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: 2})

@@ -11,6 +11,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/resolve"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 
@@ -50,8 +51,8 @@ func TestStreamAgreesWithReference(t *testing.T) {
 			if err != nil {
 				t.Fatalf("seed %d, %+v: %v", seed, c, err)
 			}
-			if got.Satisfied != want {
-				t.Fatalf("seed %d, %+v: satisfied = %v, reference says %v\n%s", seed, c, got.Satisfied, want, histgen.Describe(h))
+			if (got.Verdict == verdict.Satisfied) != want {
+				t.Fatalf("seed %d, %+v: satisfied = %v, reference says %v\n%s", seed, c, got.Verdict, want, histgen.Describe(h))
 			}
 			if !want {
 				checkEvidence(t, seed, r, got)
@@ -122,9 +123,9 @@ func TestStreamAgrees(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if got.Satisfied != satisfied || got.Edges != edges {
+				if (got.Verdict == verdict.Satisfied) != satisfied || got.Edges != edges {
 					t.Errorf("%v store, seed %d: full clocks give satisfied=%v with %d edges, streamed ones (%+v) satisfied=%v with %d edges",
-						store, seed, satisfied, edges, opt, got.Satisfied, got.Edges)
+						store, seed, satisfied, edges, opt, got.Verdict, got.Edges)
 				}
 			}
 		}
@@ -215,7 +216,7 @@ func BenchmarkManySessions(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if !res.Satisfied {
+		if res.Verdict != verdict.Satisfied {
 			b.Fatal("a causal store's history violates CC")
 		}
 	}

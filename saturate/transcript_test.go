@@ -54,11 +54,7 @@ func TestTranscript(t *testing.T) {
 		}
 		n := stagetest.Namer{H: h}
 		var b strings.Builder
-		verdict := "violated"
-		if res.Satisfied {
-			verdict = "satisfied"
-		}
-		fmt.Fprintf(&b, "%s: %d edges\n", verdict, res.Edges)
+		fmt.Fprintf(&b, "%s: %d edges\n", res.Verdict, res.Edges)
 		if len(r.Choices) > 0 {
 			fmt.Fprintf(&b, "reads with several writers left out: %d\n", len(r.Choices))
 		}
