@@ -3,12 +3,13 @@ package bench
 import (
 	"context"
 	"fmt"
-	"github.com/isocheck/isocheck/register"
 	"testing"
 	"time"
 
 	"github.com/anishathalye/porcupine"
+
 	"github.com/isocheck/isocheck/lwt"
+	"github.com/isocheck/isocheck/register"
 )
 
 // Linearizability of lightweight-transaction (CAS register) histories:

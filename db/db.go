@@ -20,6 +20,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"github.com/isocheck/isocheck/history"
 )
 
 // Config says what store to open.
@@ -122,42 +124,20 @@ func (e *AbortError) Unwrap() error { return e.Err }
 // Abort wraps err as a refusal of the transaction for the given reason.
 func Abort(reason string, err error) error { return &AbortError{Reason: reason, Err: err} }
 
-// Outcome is what became of a transaction.
-type Outcome uint8
-
-const (
-	// Committed: the database acknowledged the commit.
-	Committed Outcome = iota
-	// Aborted: the database refused the transaction; its writes never
-	// took effect.
-	Aborted
-	// Unknown: no answer came (connection lost, timeout, interrupted);
-	// its writes may have taken effect.
-	Unknown
-)
-
-func (o Outcome) String() string {
-	switch o {
-	case Committed:
-		return "committed"
-	case Aborted:
-		return "aborted"
-	default:
-		return "unknown"
-	}
-}
-
 // Classify returns the outcome of a transaction whose operation or commit
-// failed with err (nil: committed), and the abort reason if it aborted.
-func Classify(err error) (Outcome, string) {
+// failed with err (nil: committed), and the abort reason if it aborted:
+// history.Committed, history.Aborted (the database refused it, with an
+// AbortError) or history.Unknown (no answer came: its writes may have
+// taken effect).
+func Classify(err error) (history.Status, string) {
 	if err == nil {
-		return Committed, ""
+		return history.Committed, ""
 	}
 	var a *AbortError
 	if errors.As(err, &a) {
-		return Aborted, a.Reason
+		return history.Aborted, a.Reason
 	}
-	return Unknown, ""
+	return history.Unknown, ""
 }
 
 // UnsupportedLevelError is returned by Open for a level the database does

@@ -2,11 +2,12 @@ package draw
 
 import (
 	"fmt"
-	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 )
 
 // randomGraph is a graph of 2 to 12 nodes on 1 to 5 lanes with random

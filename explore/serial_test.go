@@ -3,13 +3,13 @@ package explore
 import (
 	"context"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // stateOf rebuilds the state of a complete history of p.

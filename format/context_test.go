@@ -4,8 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +11,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 // TestReadContextStops reads endless inputs of every format: each must stop

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/json"
-	"github.com/isocheck/isocheck/format/cobra"
-	"github.com/isocheck/isocheck/format/dbcop"
-	"github.com/isocheck/isocheck/format/internal/scan"
 	"io"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/scan"
 )
 
 // Detecting the format of an input from its first bytes. The readers

@@ -2,13 +2,14 @@ package format_test
 
 import (
 	"bytes"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 // TestReadEmpty reads empty and blank inputs in every format: each is a

@@ -2,10 +2,11 @@ package format_test
 
 import (
 	"bytes"
+	"testing"
+
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/format/internal/formattest"
 	"github.com/isocheck/isocheck/format/internal/scan"
-	"testing"
 )
 
 // FuzzAuto feeds arbitrary input to format detection and the reader it

@@ -3,9 +3,6 @@ package format_test
 import (
 	"context"
 	"errors"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/internal/formattest"
-	"github.com/isocheck/isocheck/format/internal/scan"
 	"io"
 	"os"
 	"path/filepath"
@@ -14,6 +11,10 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/format/internal/scan"
 )
 
 // readWithin runs ReadFileContext and fails the test if it takes longer

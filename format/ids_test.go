@@ -1,11 +1,12 @@
 package format_test
 
 import (
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 // TestDuplicateIDs checks that two transactions with one id are an error

@@ -5,14 +5,13 @@ import (
 	"fmt"
 	"slices"
 
-	"github.com/isocheck/isocheck/verdict"
-
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/resolve"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // edgeID identifies a typed edge.

@@ -3,7 +3,6 @@ package interpret_test
 import (
 	"context"
 	"flag"
-	"github.com/isocheck/isocheck/verdict"
 	"path/filepath"
 	"testing"
 
@@ -14,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // dbcopEvery is 4 by default, 1 (every history) under make test-long.

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"maps"
 	"slices"
 	"strconv"
@@ -17,6 +16,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/resolve"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // ElleMap is Elle's result map (elle.txn/result-map), for Jepsen checker

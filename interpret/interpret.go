@@ -21,7 +21,6 @@ package interpret
 import (
 	"context"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"slices"
 	"strings"
 
@@ -31,6 +30,7 @@ import (
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // Report explains a check's result. Its JSON encoding is the output of

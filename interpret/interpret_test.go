@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/isocheck/isocheck/verdict"
 	"slices"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 func minimal(t *testing.T, h *history.History, l level.Level) (*interpret.Report, *check.Result) {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"flag"
-	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"testing"
 
@@ -17,6 +16,7 @@ import (
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/shrink"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // propertyRuns is 3000 under make test-long, 400 by default.

@@ -6,9 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"golang.org/x/net/html"
+
 	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/verdict"
-	"golang.org/x/net/html"
 )
 
 // writePage writes p and checks that the page is safe and self-contained.

@@ -320,11 +320,11 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 	outcome, reason := s.execute(c, plan, rec)
 	end := s.r.now()
 	switch outcome {
-	case db.Committed:
+	case history.Committed:
 		rec.Status = history.Committed
 		rec.End = end
 		s.stats.latencies = append(s.stats.latencies, time.Duration(end-rec.Start))
-	case db.Aborted:
+	case history.Aborted:
 		rec.Status = history.Aborted
 		rec.End = end
 		s.stats.aborts = append(s.stats.aborts, reason)
@@ -333,7 +333,7 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 		s.stats.unknown++
 		defer func() { s.incarnation++ }()
 	}
-	if outcome != db.Committed {
+	if outcome != history.Committed {
 		// Forget what this transaction saw: it may not have happened.
 		clear(s.seen)
 	}
@@ -342,7 +342,7 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 
 // execute runs the transaction's operations and commit, appending what
 // each returned to rec.
-func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *jsonl.TxnRecord) (db.Outcome, string) {
+func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *jsonl.TxnRecord) (history.Status, string) {
 	tx, err := s.conn.Begin(c)
 	if err != nil {
 		return s.failedBeforeCommit(err, "begin failed")
@@ -356,7 +356,7 @@ func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *jsonl.T
 	}
 	err = tx.Commit(c)
 	outcome, reason := db.Classify(err)
-	if outcome == db.Unknown {
+	if outcome == history.Unknown {
 		s.drop()
 	}
 	return outcome, reason
@@ -366,12 +366,12 @@ func (s *session) execute(c context.Context, plan workload.TxnPlan, rec *jsonl.T
 // transaction cannot have committed, so it is aborted, for the database's
 // reason if it gave one. A connection that failed without a reason is
 // dropped and opened again for the next transaction.
-func (s *session) failedBeforeCommit(err error, what string) (db.Outcome, string) {
-	if o, reason := db.Classify(err); o == db.Aborted {
+func (s *session) failedBeforeCommit(err error, what string) (history.Status, string) {
+	if o, reason := db.Classify(err); o == history.Aborted {
 		return o, reason
 	}
 	s.drop()
-	return db.Aborted, what
+	return history.Aborted, what
 }
 
 func (s *session) drop() {

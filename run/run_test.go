@@ -74,7 +74,7 @@ func (t *faultyTxn) ReadList(context.Context, int64) ([]int64, error) {
 func (t *faultyTxn) Commit(context.Context) error {
 	err := t.d.fail(t.d.commits)
 	t.d.commits++
-	if o, _ := db.Classify(err); o == db.Committed || o == db.Unknown && t.d.applyUnknown {
+	if o, _ := db.Classify(err); o == history.Committed || o == history.Unknown && t.d.applyUnknown {
 		for k, v := range t.writes {
 			t.d.data[k] = v
 		}

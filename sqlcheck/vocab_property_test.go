@@ -2,7 +2,6 @@ package sqlcheck_test
 
 import (
 	"context"
-	"github.com/isocheck/isocheck/verdict"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -10,6 +9,7 @@ import (
 	"github.com/isocheck/isocheck/internal/testkit/historytest"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlcheck"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestReportsNameForbiddenAnomalies: on random SQL histories, every

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/db"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/predicate"
 	"github.com/isocheck/isocheck/sqlhistory"
@@ -267,7 +268,7 @@ func runTxn(ctx context.Context, s *schema, sess *session, k int, txn Txn, lv le
 	spec := sqlhistory.TxnSpec{Name: name, Session: strconv.Itoa(sess.id), Level: recorded}
 	t, err := sess.conn.Begin(ctx, lv)
 	if err != nil {
-		if o, _ := db.Classify(err); o == db.Aborted {
+		if o, _ := db.Classify(err); o == history.Aborted {
 			spec.Status = sqlhistory.Aborted
 			return spec, nil
 		}
@@ -281,16 +282,16 @@ func runTxn(ctx context.Context, s *schema, sess *session, k int, txn Txn, lv le
 	}
 	if err != nil {
 		t.Rollback(context.WithoutCancel(ctx))
-		if o, _ := db.Classify(err); tx.aborted || o == db.Aborted {
+		if o, _ := db.Classify(err); tx.aborted || o == history.Aborted {
 			spec.Status = sqlhistory.Aborted
 			return spec, nil
 		}
 		return spec, fmt.Errorf("%s: %w", name, err)
 	}
 	switch o, _ := db.Classify(t.Commit(ctx)); o {
-	case db.Committed:
+	case history.Committed:
 		spec.Status = sqlhistory.Committed
-	case db.Aborted:
+	case history.Aborted:
 		spec.Status = sqlhistory.Aborted
 	default:
 		spec.Status = sqlhistory.Unknown

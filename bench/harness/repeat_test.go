@@ -3,7 +3,6 @@ package harness
 import (
 	"bytes"
 	"context"
-	"github.com/isocheck/isocheck/internal/testkit/testsize"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
 )
 
 func TestRepeatCase(t *testing.T) {

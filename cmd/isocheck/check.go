@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"slices"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/solver"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // checkFlags are the flags of check and explain.

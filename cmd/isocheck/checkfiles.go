@@ -2,10 +2,10 @@ package main
 
 import (
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
 
 	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // routeStdout decides what standard output carries. A file named "-"

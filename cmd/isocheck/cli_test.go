@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"github.com/isocheck/isocheck/verdict"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 

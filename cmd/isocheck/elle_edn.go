@@ -6,7 +6,6 @@ import (
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/history"
-
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/interpret"
 )

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/isocheck/isocheck/verdict"
 	"os"
 	"path/filepath"
 	"slices"
@@ -16,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // TestExplain runs explain and check on the shipped examples and checks

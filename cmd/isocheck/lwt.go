@@ -4,8 +4,6 @@ import (
 	"context"
 	"flag"
 	"fmt"
-	"github.com/isocheck/isocheck/register"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"strconv"
 
@@ -13,6 +11,8 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/register"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // runLWT checks a history of lightweight transactions (reads, writes and

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"github.com/isocheck/isocheck/format/sqljsonl"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"maps"
 	"os"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dial"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
@@ -26,6 +25,7 @@ import (
 	"github.com/isocheck/isocheck/sqlrun"
 	"github.com/isocheck/isocheck/sqlrun/tpcc"
 	"github.com/isocheck/isocheck/sqlrun/twitter"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // The SQL workloads of run: SQL client programs (package sqlrun) that run

@@ -3,19 +3,19 @@ package main
 import (
 	"flag"
 	"fmt"
-	"github.com/isocheck/isocheck/format/sqljsonl"
-	"github.com/isocheck/isocheck/internal/textsafe"
-	"github.com/isocheck/isocheck/verdict"
 	"io"
 	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // isSQL reports whether the history at path is a SQL history (package

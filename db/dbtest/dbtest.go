@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/db"
+	"github.com/isocheck/isocheck/history"
 )
 
 // Opener opens a fresh, empty store of the given shape; the test closes it.
@@ -168,7 +169,7 @@ func concurrent(t *testing.T, open Opener) {
 	t.Cleanup(func() { d.Close() })
 	const sessions, rounds = 4, 20
 	var mu sync.Mutex
-	outcomes := map[db.Outcome]int{}
+	outcomes := map[history.Status]int{}
 	var wg sync.WaitGroup
 	for i := range sessions {
 		s := session(t, d, i)
@@ -180,10 +181,10 @@ func concurrent(t *testing.T, open Opener) {
 				err := rmw(c, s, int64((i+1)*1000+r))
 				cancel()
 				o, reason := db.Classify(err)
-				if o == db.Aborted && reason == "" {
+				if o == history.Aborted && reason == "" {
 					t.Errorf("abort without a reason: %v", err)
 				}
-				if o == db.Unknown {
+				if o == history.Unknown {
 					t.Errorf("unknown outcome on a healthy database: %v", err)
 				}
 				mu.Lock()
@@ -193,7 +194,7 @@ func concurrent(t *testing.T, open Opener) {
 		}()
 	}
 	wg.Wait()
-	if outcomes[db.Committed] == 0 {
+	if outcomes[history.Committed] == 0 {
 		t.Errorf("no transaction committed: %v", outcomes)
 	}
 	t.Logf("outcomes: %v", outcomes)

@@ -12,6 +12,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/testkit/testsize"
 )
 
@@ -174,9 +175,9 @@ func TestConflict(t *testing.T) {
 	var committed int64
 	for i, err := range errs {
 		switch o, reason := db.Classify(err); o {
-		case db.Committed:
+		case history.Committed:
 			committed = int64(i + 1)
-		case db.Aborted:
+		case history.Aborted:
 			if reason != "conflict" {
 				t.Errorf("transaction %d aborted for %q, want conflict: %v", i, reason, err)
 			}
@@ -325,7 +326,7 @@ func TestCompacted(t *testing.T) {
 		t.Fatalf("compact: %v", err)
 	}
 	_, _, err := a.Read(ctx, 1)
-	if o, reason := db.Classify(err); o != db.Aborted || reason != "compacted" {
+	if o, reason := db.Classify(err); o != history.Aborted || reason != "compacted" {
 		t.Fatalf("read at a compacted revision: %v; want an abort for compacted", err)
 	}
 	t.Log(err)
@@ -343,7 +344,7 @@ func TestNoAnswer(t *testing.T) {
 	c, cancel := context.WithCancel(ctx)
 	cancel()
 	err := tx.Commit(c)
-	if o, _ := db.Classify(err); o != db.Unknown {
+	if o, _ := db.Classify(err); o != history.Unknown {
 		t.Fatalf("commit with a canceled context: %v; want an unknown outcome", err)
 	}
 	t.Log(err)
@@ -362,7 +363,7 @@ func TestTooManyOps(t *testing.T) {
 		tx.Write(ctx, k, k)
 	}
 	err := tx.Commit(ctx)
-	if o, reason := db.Classify(err); o != db.Aborted || reason != "refused" {
+	if o, reason := db.Classify(err); o != history.Aborted || reason != "refused" {
 		t.Fatalf("commit of 200 writes: %v; want an abort for refused", err)
 	}
 	t.Log(err)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
+	"github.com/isocheck/isocheck/history"
 )
 
 // The servers the tests run against, if any: server is a MySQL or
@@ -360,7 +361,7 @@ func TestDeadlock(t *testing.T) {
 		if err == nil {
 			continue
 		}
-		if o, reason := db.Classify(err); o != db.Aborted || reason != "deadlock" {
+		if o, reason := db.Classify(err); o != history.Aborted || reason != "deadlock" {
 			t.Errorf("write: %v (%v, %q), want an abort for a deadlock", err, o, reason)
 		}
 		aborts++
@@ -408,7 +409,7 @@ func TestRecordChanged(t *testing.T) {
 		t.Fatal(err)
 	}
 	err = ta.Write(ctx, 0, 1)
-	if o, reason := db.Classify(err); o != db.Aborted || reason != "record changed" {
+	if o, reason := db.Classify(err); o != history.Aborted || reason != "record changed" {
 		t.Errorf("write of a changed record: %v (%v, %q), want an abort for a changed record", err, o, reason)
 	}
 	ta.Rollback(ctx)
@@ -475,9 +476,9 @@ func TestGaleraLostUpdate(t *testing.T) {
 				}
 			}
 			for _, err := range []error{errA, errB} {
-				if o, reason := db.Classify(err); o == db.Unknown {
+				if o, reason := db.Classify(err); o == history.Unknown {
 					t.Errorf("unknown outcome on a healthy cluster: %v", err)
-				} else if o == db.Aborted && reason != "certification failure" {
+				} else if o == history.Aborted && reason != "certification failure" {
 					t.Errorf("abort for %q, want a deadlock or certification failure: %v", reason, err)
 				}
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
+	"github.com/isocheck/isocheck/history"
 )
 
 // The tests use tables of their own, so that other packages' tests may use
@@ -280,7 +281,7 @@ func TestLostUpdate(t *testing.T) {
 			} else {
 				o, reason := db.Classify(err)
 				var pgErr *pgconn.PgError
-				if o != db.Aborted || reason != "serialization failure" || !errors.As(err, &pgErr) || pgErr.Code != "40001" {
+				if o != history.Aborted || reason != "serialization failure" || !errors.As(err, &pgErr) || pgErr.Code != "40001" {
 					t.Fatalf("the second transaction: %v (%v, %q), want an abort with SQLSTATE 40001", err, o, reason)
 				}
 				t2.Rollback(ctx)
@@ -328,7 +329,7 @@ func TestDeadlock(t *testing.T) {
 		}
 		o, reason := db.Classify(err)
 		var pgErr *pgconn.PgError
-		if o != db.Aborted || reason != "deadlock" || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
+		if o != history.Aborted || reason != "deadlock" || !errors.As(err, &pgErr) || pgErr.Code != "40P01" {
 			t.Fatalf("write: %v (%v, %q), want an abort with SQLSTATE 40P01", err, o, reason)
 		}
 		aborts++
@@ -354,7 +355,7 @@ func TestTimeout(t *testing.T) {
 	short, cancel := context.WithTimeout(ctx, 200*time.Millisecond)
 	err := t2.Write(short, 0, 2)
 	cancel()
-	if o, _ := db.Classify(err); err == nil || o != db.Unknown {
+	if o, _ := db.Classify(err); err == nil || o != history.Unknown {
 		t.Fatalf("write past its deadline: %v (%v), want an unknown outcome", err, o)
 	}
 	t2.Rollback(ctx)
@@ -399,16 +400,16 @@ func TestAbandoned(t *testing.T) {
 func TestClassify(t *testing.T) {
 	for _, c := range []struct {
 		err    error
-		o      db.Outcome
+		o      history.Status
 		reason string
 	}{
-		{&pgconn.PgError{Code: "40001"}, db.Aborted, "serialization failure"},
-		{&pgconn.PgError{Code: "40P01"}, db.Aborted, "deadlock"},
-		{&pgconn.PgError{Code: "23505"}, db.Aborted, "duplicate key"},
-		{&pgconn.PgError{Code: "40003"}, db.Unknown, ""}, // statement_completion_unknown
-		{&pgconn.PgError{Code: "57P01"}, db.Unknown, ""}, // admin_shutdown
-		{context.DeadlineExceeded, db.Unknown, ""},
-		{errors.New("conn closed"), db.Unknown, ""},
+		{&pgconn.PgError{Code: "40001"}, history.Aborted, "serialization failure"},
+		{&pgconn.PgError{Code: "40P01"}, history.Aborted, "deadlock"},
+		{&pgconn.PgError{Code: "23505"}, history.Aborted, "duplicate key"},
+		{&pgconn.PgError{Code: "40003"}, history.Unknown, ""}, // statement_completion_unknown
+		{&pgconn.PgError{Code: "57P01"}, history.Unknown, ""}, // admin_shutdown
+		{context.DeadlineExceeded, history.Unknown, ""},
+		{errors.New("conn closed"), history.Unknown, ""},
 	} {
 		err := classify("commit", c.err)
 		if o, reason := db.Classify(err); o != c.o || reason != c.reason {

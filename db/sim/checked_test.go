@@ -3,16 +3,16 @@ package sim_test
 import (
 	"bytes"
 	"context"
-	"github.com/isocheck/isocheck/format/jsonl"
-	"github.com/isocheck/isocheck/verdict"
 	"testing"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/sim"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/run"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 

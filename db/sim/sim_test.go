@@ -12,6 +12,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
+	"github.com/isocheck/isocheck/history"
 )
 
 func TestContract(t *testing.T) {
@@ -168,7 +169,7 @@ func TestSerWaits(t *testing.T) {
 	defer cancel()
 	if _, err := ss[1].Begin(ctx); err == nil {
 		t.Fatal("a second transaction began while the first runs")
-	} else if o, _ := db.Classify(err); o != db.Unknown || !errors.Is(err, context.DeadlineExceeded) {
+	} else if o, _ := db.Classify(err); o != history.Unknown || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("begin: %v classified %v, want unknown with the context's error", err, o)
 	}
 	began := make(chan db.Txn)
@@ -213,7 +214,7 @@ func TestSnapshot(t *testing.T) {
 		t.Errorf("read of own write = %d, %v; want 2", v, ok)
 	}
 	err := b.Commit(bg())
-	if o, r := db.Classify(err); o != db.Aborted || r != "write conflict" {
+	if o, r := db.Classify(err); o != history.Aborted || r != "write conflict" {
 		t.Errorf("second committer: %v classified %v (%q), want aborted (write conflict)", err, o, r)
 	}
 	if v, ok := read(t, c, 0); !ok || v != 1 {
@@ -242,7 +243,7 @@ func TestReadCommitted(t *testing.T) {
 		t.Fatal("read an uncommitted write")
 	}
 	err := a.Write(bg(), 0, 2)
-	if o, r := db.Classify(err); o != db.Aborted || r != "write conflict" {
+	if o, r := db.Classify(err); o != history.Aborted || r != "write conflict" {
 		t.Errorf("write of a key another transaction wrote: %v classified %v (%q), want aborted (write conflict)", err, o, r)
 	}
 	a.Rollback(bg())
@@ -284,9 +285,9 @@ func increments(t *testing.T, d db.Database, n, rounds int) (commits int, final 
 			for range rounds {
 				err := increment(s)
 				switch o, _ := db.Classify(err); o {
-				case db.Committed:
+				case history.Committed:
 					c++
-				case db.Unknown:
+				case history.Unknown:
 					t.Errorf("increment: %v", err)
 				}
 			}
@@ -487,7 +488,7 @@ func TestStaleRead(t *testing.T) {
 			continue
 		}
 		err := b.Write(bg(), 1, 1)
-		if o, r := db.Classify(err); o != db.Aborted || r != "stale read" {
+		if o, r := db.Classify(err); o != history.Aborted || r != "stale read" {
 			t.Errorf("write after a stale read: %v classified %v (%q)", err, o, r)
 		}
 		b.Rollback(bg())
@@ -561,7 +562,7 @@ func TestDownAfter(t *testing.T) {
 	_, sessionErr := d.Session(ctx, 1)
 	commitErr := inFlight.Commit(ctx)
 	for what, err := range map[string]error{"begin": beginErr, "session": sessionErr, "commit": commitErr} {
-		if o, _ := db.Classify(err); err == nil || o == db.Aborted || !strings.Contains(err.Error(), "connection refused") {
+		if o, _ := db.Classify(err); err == nil || o == history.Aborted || !strings.Contains(err.Error(), "connection refused") {
 			t.Errorf("%s after the store went down: %v (%v)", what, err, o)
 		}
 	}

@@ -3,8 +3,6 @@ package sqlite_test
 import (
 	"bytes"
 	"context"
-	"github.com/isocheck/isocheck/format/jsonl"
-	"github.com/isocheck/isocheck/verdict"
 	"path/filepath"
 	"testing"
 
@@ -12,8 +10,10 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/sqlite"
 	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/run"
+	"github.com/isocheck/isocheck/verdict"
 	"github.com/isocheck/isocheck/workload"
 )
 

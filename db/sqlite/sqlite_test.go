@@ -16,6 +16,7 @@ import (
 
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/dbtest"
+	"github.com/isocheck/isocheck/history"
 )
 
 func opener(dsn func(t *testing.T) string) dbtest.Opener {
@@ -306,7 +307,7 @@ func begin(t *testing.T, s db.Session) db.Txn {
 func wantAbort(t *testing.T, what string, err error, reason string) {
 	t.Helper()
 	o, r := db.Classify(err)
-	if o != db.Aborted || r != reason {
+	if o != history.Aborted || r != reason {
 		t.Errorf("%s: %v classified %v (%q), want aborted (%q)", what, err, o, r, reason)
 	}
 }
@@ -410,7 +411,7 @@ func TestUnknown(t *testing.T) {
 	cancel()
 	if _, _, err := tx.Read(cancelled, 0); err == nil {
 		t.Error("read with a cancelled context succeeded")
-	} else if o, _ := db.Classify(err); o != db.Unknown {
+	} else if o, _ := db.Classify(err); o != history.Unknown {
 		t.Errorf("read with a cancelled context: %v classified %v, want unknown", err, o)
 	}
 	if err := tx.Write(context.Background(), 0, 1); err != nil {
@@ -418,7 +419,7 @@ func TestUnknown(t *testing.T) {
 	}
 	if err := tx.Commit(cancelled); err == nil {
 		t.Error("commit with a cancelled context succeeded")
-	} else if o, _ := db.Classify(err); o != db.Unknown {
+	} else if o, _ := db.Classify(err); o != history.Unknown {
 		t.Errorf("commit with a cancelled context: %v classified %v, want unknown", err, o)
 	}
 	tx.Rollback(context.Background())
@@ -427,7 +428,7 @@ func TestUnknown(t *testing.T) {
 	d.Close()
 	if _, err := ss[0].Begin(context.Background()); err == nil {
 		t.Error("begin on a closed database succeeded")
-	} else if o, _ := db.Classify(err); o != db.Unknown {
+	} else if o, _ := db.Classify(err); o != history.Unknown {
 		t.Errorf("begin on a closed database: %v classified %v, want unknown", err, o)
 	}
 }
@@ -534,9 +535,9 @@ func TestNoLostUpdate(t *testing.T) {
 					c := 0
 					for range rounds {
 						err := increment(ctx, s)
-						if o, _ := db.Classify(err); o == db.Committed {
+						if o, _ := db.Classify(err); o == history.Committed {
 							c++
-						} else if o == db.Unknown {
+						} else if o == history.Unknown {
 							t.Errorf("increment: unknown outcome: %v", err)
 						}
 					}

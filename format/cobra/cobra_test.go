@@ -3,14 +3,15 @@ package cobra_test
 import (
 	"bytes"
 	"fmt"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/cobra"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"math"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 func TestReadCobra(t *testing.T) {

@@ -3,15 +3,16 @@ package cobra_test
 import (
 	"bytes"
 	"errors"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/cobra"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/cobra"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 // Layout bits of FuzzCobra: files besides T1.log and T2.log.

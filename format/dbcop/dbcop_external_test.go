@@ -5,9 +5,6 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
-	"github.com/isocheck/isocheck/format"
-	"github.com/isocheck/isocheck/format/dbcop"
-	"github.com/isocheck/isocheck/format/internal/formattest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -15,6 +12,10 @@ import (
 	"testing"
 	"time"
 	"unicode/utf8"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/dbcop"
+	"github.com/isocheck/isocheck/format/internal/formattest"
 )
 
 // dbcopFile is a dbcop file as the dbcop tool's History type holds it.

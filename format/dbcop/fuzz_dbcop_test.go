@@ -2,9 +2,10 @@ package dbcop_test
 
 import (
 	"bytes"
+	"testing"
+
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/format/internal/formattest"
-	"testing"
 )
 
 func FuzzDBCop(f *testing.F) {

@@ -1,7 +1,6 @@
 package jepsen_test
 
 import (
-	"github.com/isocheck/isocheck/format"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -9,6 +8,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/isocheck/isocheck/format"
 )
 
 // BenchmarkReadEDNListAppend parses a generated Jepsen list-append history

@@ -2,11 +2,12 @@ package sqljsonl_test
 
 import (
 	"bytes"
-	"github.com/isocheck/isocheck/format/internal/formattest"
-	"github.com/isocheck/isocheck/format/sqljsonl"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 )
 
 func FuzzReadSQL(f *testing.F) {

@@ -2,9 +2,10 @@ package text_test
 
 import (
 	"bytes"
+	"testing"
+
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/format/internal/formattest"
-	"testing"
 )
 
 func FuzzText(f *testing.F) {

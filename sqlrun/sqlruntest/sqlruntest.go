@@ -7,8 +7,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/isocheck/isocheck/format/sqljsonl"
-	"github.com/isocheck/isocheck/verdict"
 	"maps"
 	"os"
 	"path/filepath"
@@ -20,10 +18,12 @@ import (
 	"github.com/isocheck/isocheck/db"
 	"github.com/isocheck/isocheck/db/postgres"
 	"github.com/isocheck/isocheck/db/sqlite"
+	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/sqlcheck"
 	"github.com/isocheck/isocheck/sqlhistory"
 	"github.com/isocheck/isocheck/sqlrun"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // PostgresEnv names the environment variable with the DSN of a PostgreSQL
