@@ -386,7 +386,7 @@ func TestFigureSatisfied(t *testing.T) {
 func TestFigureInitialState(t *testing.T) {
 	f := false
 	rep := &interpret.Report{Level: "SER", Summary: verdict.Summary{Satisfied: &f, Verdict: "violated"}, Anomaly: &interpret.Anomaly{
-		Name: verdict.GSingle, Summary: "T1 read x's initial value, which T2 overwrote",
+		Finding: verdict.Finding{Name: verdict.GSingle, Summary: "T1 read x's initial value, which T2 overwrote"},
 		Txns: []interpret.TxnInfo{
 			{Name: "T1", Session: "1", Position: 1, Status: "committed", Where: "h.jsonl:1", Index: 0,
 				Ops: []interpret.Op{{Kind: "r", Key: "x", Value: interpret.NullValue()}, {Kind: "w", Key: "y", Value: interpret.IntValue(1)}}},
@@ -427,7 +427,7 @@ func TestFigureCycleFirst(t *testing.T) {
 		return interpret.TxnInfo{Name: name, Session: verdict.ID(name), Position: 1, Status: "committed"}
 	}
 	a := &interpret.Anomaly{
-		Name: verdict.G2, Class: "G2", Summary: "two cycles",
+		Finding: verdict.Finding{Name: verdict.G2, Class: "G2", Summary: "two cycles"},
 		Txns: []interpret.TxnInfo{txn("T0"), txn("T1"), txn("T2"), txn("T3")},
 		Cycles: [][]interpret.Step{
 			{step("T1", "T2", "RW"), step("T2", "T1", "WW")},

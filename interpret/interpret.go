@@ -81,21 +81,21 @@ type Report struct {
 
 // Anomaly describes a violation.
 type Anomaly struct {
-	// Name names the violation: a non-cycle anomaly (ThinAirRead, ...)
-	// or the shape of the cycle (LostUpdate, WriteSkew, LongFork, ...).
-	Name verdict.Anomaly `json:"name"`
-	// Class is Adya's phenomenon (G0, G1a, G1b, G1c, G-single, G2-item,
-	// G2) when there is one.
-	Class string `json:"class,omitempty"`
+	// Finding names the violation (a non-cycle anomaly, ThinAirRead, ...,
+	// or the shape of the cycle, LostUpdate, WriteSkew, LongFork, ...),
+	// says what happened, and whether Txns is a minimal counterexample:
+	// its transactions, with all their operations (those not shown too),
+	// violate the level on their own, and without any one of them (and
+	// the reads left with no writer) the rest satisfy it. NotMinimal, for
+	// a counterexample shrunk from the history that is not minimal, says
+	// which of its transactions could go, and why each is kept (a writer
+	// that a read kept may have read from).
+	verdict.Finding
 	// ElleType is Elle's name of the anomaly (see ElleCycleType and
 	// ElleAnomalyType; a violation shown by several cycles takes the
 	// least severe of their names), for output in Elle's terms. It is
 	// not part of isocheck's JSON, which ElleResult's map complements.
 	ElleType string `json:"-"`
-	// Description says what the anomaly means in general.
-	Description string `json:"description,omitempty"`
-	// Summary says what happened in this history.
-	Summary string `json:"summary"`
 	// Txns lists the transactions of the counterexample in input order,
 	// with their places in the input.
 	Txns []TxnInfo `json:"transactions"`
@@ -111,18 +111,6 @@ type Anomaly struct {
 	// transactions that the explanation uses (the cycles' and the reads
 	// behind them), once each.
 	Edges []Step `json:"edges,omitempty"`
-	// Minimal says Txns is a minimal counterexample: its transactions,
-	// with all their operations (those not shown too), violate the level
-	// on their own, and without any one of them (and the reads left with
-	// no writer, see docs/checking.md, "Minimal counterexamples") the
-	// rest satisfy it.
-	Minimal bool `json:"minimal"`
-	// NotMinimal, for a counterexample shrunk from the history that is
-	// not minimal, says why: which of its transactions could go, and why
-	// each is kept (a writer that a read kept may have read from).
-	NotMinimal string `json:"not_minimal,omitempty"`
-	// HistoryTxns is the number of transactions of the whole history.
-	HistoryTxns int `json:"history_transactions,omitempty"`
 	// Notes add what helps find the cause (such as dropped failed events).
 	Notes []string `json:"notes,omitempty"`
 	// Choices, in a history whose values repeat, are the reads the

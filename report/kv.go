@@ -116,12 +116,8 @@ func FromKV(rep *interpret.Report) Anomaly {
 	if a == nil {
 		return out
 	}
-	out.Name = textsafe.Escape(a.Name.String())
+	out = fromFinding(rep.Level, a.Finding)
 	out.ImpliedBy = textsafe.Escape(rep.ImpliedBy)
-	out.Class = textsafe.Escape(a.Class)
-	out.Description = textsafe.Escape(a.Description)
-	out.Summary = textsafe.Escape(a.Summary)
-	out.Minimal = a.Minimal
 	if a.NotMinimal != "" {
 		out.Shown = "Shrunk from the history, but not minimal: " + textsafe.Escape(a.NotMinimal) + "."
 	}
@@ -194,4 +190,22 @@ func KVFacts(h *history.History) []Fact {
 		Fact{"operations", strconv.Itoa(len(h.Ops))},
 	)
 	return facts
+}
+
+// fromFinding fills in what every vertical's explanation says of its
+// violation (verdict.Finding): the anomaly, what it means, what
+// happened, and whether the counterexample is minimal, and if not why.
+func fromFinding(level string, f verdict.Finding) Anomaly {
+	a := Anomaly{
+		Level:       textsafe.Escape(level),
+		Name:        f.Name.String(),
+		Class:       textsafe.Escape(f.Class),
+		Description: textsafe.Escape(f.Description),
+		Summary:     textsafe.Escape(f.Summary),
+		Minimal:     f.Minimal,
+	}
+	if f.NotMinimal != "" {
+		a.Shown = "Not minimal: " + textsafe.Escape(f.NotMinimal) + "."
+	}
+	return a
 }

@@ -26,8 +26,8 @@ func FromSQL(r *sqlcheck.Result) Anomaly {
 	if rep == nil {
 		return Anomaly{}
 	}
-	a := Anomaly{Level: rep.Level, Name: rep.Name.String(), Class: rep.Class, Description: rep.Description,
-		Summary: rep.Summary, Minimal: rep.Minimal, Graph: r.Graph()}
+	a := fromFinding(rep.Level, rep.Finding)
+	a.Graph = r.Graph()
 	h := r.History
 	for _, t := range r.Shown() {
 		txn := &h.Txns[t]

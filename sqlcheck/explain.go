@@ -38,27 +38,18 @@ type Report struct {
 // anomaly: its name is one that
 // Level forbids.
 type AnomalyReport struct {
-	// Name names the violation (WriteSkew, AbortedRead, Phantom, ...);
-	// Class is Adya's phenomenon, when there is one.
-	Name  verdict.Anomaly `json:"name"`
-	Class string          `json:"class,omitempty"`
-	// Description says what the anomaly means in general; Summary what
-	// happened in this history.
-	Description string `json:"description"`
-	Summary     string `json:"summary"`
+	// Finding names the violation (WriteSkew, AbortedRead, Phantom, ...),
+	// says what happened, and whether Transactions is minimal: no
+	// transaction can be left out with the violation kept; when
+	// shrinking stopped first, NotMinimal says so and how large a minimal
+	// counterexample may be.
+	verdict.Finding
 	// Level is the level whose axiom broke: that of the transaction whose
 	// read missed a write it had to see.
 	Level string `json:"level"`
 	// Transactions are the counterexample's, each with its level and
 	// statements.
 	Transactions []TxnReport `json:"transactions"`
-	// Minimal says that no transaction can be left out of Transactions
-	// with the violation kept; when shrinking stopped first, NotMinimal
-	// says so and how large a minimal counterexample may be.
-	Minimal    bool   `json:"minimal"`
-	NotMinimal string `json:"not_minimal,omitempty"`
-	// HistoryTxns is the number of transactions of the whole history.
-	HistoryTxns int `json:"history_transactions,omitempty"`
 	// ReadsLeftOut counts the reads of the counterexample's transactions
 	// it leaves out: they read from transactions left out, or the
 	// violation does not need them.
