@@ -428,7 +428,7 @@ func TestFigureCycleFirst(t *testing.T) {
 	}
 	a := &interpret.Anomaly{
 		Finding: verdict.Finding{Name: verdict.G2, Class: "G2", Summary: "two cycles"},
-		Txns: []interpret.TxnInfo{txn("T0"), txn("T1"), txn("T2"), txn("T3")},
+		Txns:    []interpret.TxnInfo{txn("T0"), txn("T1"), txn("T2"), txn("T3")},
 		Cycles: [][]interpret.Step{
 			{step("T1", "T2", "RW"), step("T2", "T1", "WW")},
 			{step("T1", "T2", "RW"), step("T2", "T3", "WW"), step("T3", "T1", "WW")},
