@@ -169,8 +169,8 @@ func mixesReadCommitted(h *sqlhistory.History) bool {
 	return rc && other
 }
 
-// RoundTrip writes h with format.WriteSQL, reads it back with
-// format.ReadSQL, fails t unless it is the same history (but for its
+// RoundTrip writes h with sqljsonl.Write, reads it back with
+// sqljsonl.Read, fails t unless it is the same history (but for its
 // file and lines), and returns what was written.
 func RoundTrip(t testing.TB, h *sqlhistory.History) []byte {
 	t.Helper()
