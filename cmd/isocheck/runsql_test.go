@@ -144,14 +144,18 @@ func TestRunSQLUsage(t *testing.T) {
 // TestRunSQLPostgres: TPC-C with random levels on PostgreSQL, when
 // ISOCHECK_POSTGRES_DSN names one (scripts/postgres.sh starts one).
 //
-// With --levels random the check may find a violation: PostgreSQL protects
-// a SERIALIZABLE transaction only from other SERIALIZABLE ones (its SSI
-// does not track REPEATABLE READ transactions), so a history mixing SER and
-// SI is not always consistent with one commit order, as the definition of
-// the levels of Bouajjani, Enea and Román-Calvo, "On the Complexity of
-// Checking Mixed Isolation Levels for SQL Transactions" (CAV 2025) asks.
-// The test asks for a verdict there, and for "satisfied" with the mixes of
-// one strong level and RC.
+// With --levels random or ser+rc the check may find a violation:
+// PostgreSQL protects a SERIALIZABLE transaction only from other
+// SERIALIZABLE ones (its SSI tracks neither REPEATABLE READ nor READ
+// COMMITTED transactions' reads and writes), so a history mixing SER with
+// SI or RC is not always consistent with one commit order, as the
+// definition of the levels of Bouajjani, Enea and Román-Calvo, "On the
+// Complexity of Checking Mixed Isolation Levels for SQL Transactions" (CAV
+// 2025) asks. It is rare: a run under the race detector met one, a cycle
+// of SER Payment and NewOrder transactions through an RC Delivery's
+// writes, once in many runs. The test asks for a verdict there, and for
+// "satisfied" with SI and RC, whose snapshots and first-committer-wins
+// PostgreSQL applies whatever the other transactions' levels.
 func TestRunSQLPostgres(t *testing.T) {
 	dsn := os.Getenv("ISOCHECK_POSTGRES_DSN")
 	if dsn == "" {
@@ -164,8 +168,8 @@ func TestRunSQLPostgres(t *testing.T) {
 				"--levels", levels, "--sessions", "3", "--txns", "10", "-o", out, "--check")
 			switch {
 			case code == exitSatisfied:
-			case code == exitViolated && levels == "random":
-				t.Logf("PostgreSQL's mix of SER and SI broke a level (see the test's comment):\n%s", stdout)
+			case code == exitViolated && levels != "si+rc":
+				t.Logf("PostgreSQL's mix of SER with weaker levels broke a level (see the test's comment):\n%s", stdout)
 			default:
 				t.Fatalf("exit %d\n%s\n%s", code, stdout, stderr)
 			}
