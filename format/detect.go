@@ -106,43 +106,77 @@ func Resolve(path string, f Format) (Format, error) {
 	return detectFile(path, st)
 }
 
+// skipped counts the lines and bytes of an input that detecting its
+// format read past: the blank lines before its first line that is not.
+type skipped struct {
+	lines  int
+	offset int64
+}
+
 // detectStream detects the format of the input in br from its first bytes.
-// When they are all blank, it reads on to the first line that is not and
-// returns the line reader positioned on it.
-func detectStream(br *bufio.Reader, name string) (Format, *scan.LineReader, error) {
+// When they are all blank, it discards blank lines up to the first line
+// that is not, which stays in br, and returns how much it skipped.
+func detectStream(br *bufio.Reader, name string) (Format, skipped, error) {
+	var sk skipped
 	n := min(sniffLen, br.Size())
 	head, err := br.Peek(n)
 	if err != nil && err != io.EOF {
-		return "", nil, &scan.Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
+		return "", sk, &scan.Error{File: name, Offset: 0, Msg: "read error: " + err.Error(), Err: err}
 	}
 	if !scan.IsBlankInput(head) {
 		f, err := sniff(name, head, isLogName(name))
-		return f, nil, err
+		return f, sk, err
 	}
 	if len(head) < n {
-		return Empty, nil, nil // all of the input is blank
+		return Empty, sk, nil // all of the input is blank
 	}
-	// A long run of blank lines: only text formats start that way.
-	lr := scan.NewLineReader(br, name)
-	line, err := lr.NextContent()
-	if err == io.EOF {
-		return Empty, nil, nil
+	// A long run of blank lines: only text formats start that way. Look
+	// a buffer at a time for the first byte that is not blank, and discard
+	// the whole lines before it.
+	for {
+		p, err := br.Peek(br.Size())
+		if err != nil && err != io.EOF {
+			return "", sk, &scan.Error{File: name, Offset: sk.offset, Msg: "read error: " + err.Error(), Err: err}
+		}
+		from := 0
+		if sk.offset == 0 && bytes.HasPrefix(p, byteOrderMark) {
+			from = len(byteOrderMark)
+		}
+		i := from
+		for i < len(p) && scan.IsSpace(p[i]) {
+			i++
+		}
+		if i == len(p) {
+			if err == io.EOF {
+				return Empty, sk, nil
+			}
+			sk.lines += bytes.Count(p, newline)
+			sk.offset += int64(len(p))
+			br.Discard(len(p))
+			continue
+		}
+		start := bytes.LastIndexByte(p[:i], '\n') + 1
+		line := sk.lines + bytes.Count(p[:start], newline) + 1
+		f, err := sniff(name, p[start:], false)
+		if err != nil {
+			e := err.(*scan.Error)
+			e.Line = line
+			return "", sk, e
+		}
+		if f != JSONL && f != Text && f != SQL {
+			return "", sk, scan.LineError(name, line, "cannot detect the format: a %s input cannot start with blank lines", f)
+		}
+		sk.lines = line - 1
+		sk.offset += int64(start)
+		br.Discard(start)
+		return f, sk, nil
 	}
-	if err != nil {
-		return "", nil, err
-	}
-	lr.Unread()
-	f, err := sniff(name, line, false)
-	if err != nil {
-		e := err.(*scan.Error)
-		e.Line = lr.Line
-		return "", nil, e
-	}
-	if f != JSONL && f != Text && f != SQL {
-		return "", nil, scan.LineError(name, lr.Line, "cannot detect the format: a %s input cannot start with blank lines", f)
-	}
-	return f, lr, nil
 }
+
+var (
+	byteOrderMark = []byte{0xEF, 0xBB, 0xBF}
+	newline       = []byte{'\n'}
+)
 
 func isLogName(name string) bool { return strings.HasSuffix(filepath.Base(name), ".log") }
 

@@ -76,6 +76,19 @@ func TestReadEmpty(t *testing.T) {
 	if err != nil || info.Format != format.Text || len(h.Txns) != 1 {
 		t.Errorf("blank lines, then text: %v, %v", info, err)
 	}
+	// Blank lines of spaces and carriage returns after a byte order mark,
+	// then a bad transaction: the error names the input's line.
+	bom := "\xEF\xBB\xBF" + strings.Repeat(" \r\n", 50<<10)
+	_, err = format.Read(strings.NewReader(bom+`{"session":1,"ops":[["w",1,1]]}`+"\n"+`{"session":1,"ops":[["x",1,1]]}`+"\n"), "e", format.Auto)
+	if e := formattest.CheckError(t, err); e.Line != 50<<10+2 {
+		t.Errorf("blank lines, then a bad second transaction: %v, want line %d", err, 50<<10+2)
+	}
+	// One line of spaces longer than the detection window, then JSONL on
+	// that same first line.
+	h, info, err = format.ReadInfo(strings.NewReader(strings.Repeat(" ", 100<<10)+`{"session":1,"ops":[["w",1,1]]}`), "e", format.Auto)
+	if err != nil || info.Format != format.JSONL || len(h.Txns) != 1 || h.Txns[0].Pos != 1 {
+		t.Errorf("a long first line of spaces, then JSONL: %v, %+v, %v", info, h, err)
+	}
 	_, err = format.Read(strings.NewReader(long+"hello"), "e", format.Auto)
 	if e := formattest.CheckError(t, err); e.Line != 100<<10+1 || !strings.Contains(e.Msg, "cannot detect the format") {
 		t.Errorf("blank lines, then junk: %v", err)

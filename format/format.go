@@ -256,10 +256,10 @@ func readStream(ctx context.Context, r io.Reader, name string, f Format, size in
 }
 
 func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) (*history.History, *Info, error) {
-	var lr *scan.LineReader
+	var sk skipped
 	if f == Auto {
 		var err error
-		if f, lr, err = detectStream(br, name); err != nil {
+		if f, sk, err = detectStream(br, name); err != nil {
 			return nil, nil, err
 		}
 	}
@@ -269,18 +269,11 @@ func readBuffered(m *progress.Meter, br *bufio.Reader, name string, f Format, si
 	case SQL:
 		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case JSONL, Text:
-		if lr == nil {
-			lr = scan.NewLineReader(br, name)
+		read := jsonl.Read
+		if f == Text {
+			read = text.Read
 		}
-		var (
-			h   *history.History
-			err error
-		)
-		if f == JSONL {
-			h, err = jsonl.Read(m, lr, size)
-		} else {
-			h, err = text.Read(m, lr, size)
-		}
+		h, err := read(m, br, name, size, sk.lines, sk.offset)
 		if err != nil {
 			return nil, nil, err
 		}

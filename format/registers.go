@@ -87,17 +87,18 @@ func readRegisterStream(ctx context.Context, r io.Reader, name string, f Format,
 }
 
 func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, size int64) ([]register.Op, *Info, error) {
-	var lr *scan.LineReader
+	var sk skipped
 	if f == Auto || f == JSONL {
 		// JSONL may hold transactions or Jepsen events (isocheck lwt's
 		// own JSON lines): tell them apart.
 		asked := f
-		g, l, err := detectStream(br, name)
+		g, s, err := detectStream(br, name)
 		if err != nil {
 			return nil, nil, err
 		}
+		sk = s // the blank lines detecting skipped are gone from br
 		if asked == Auto || g == ElleJSON || g == JSONL {
-			f, lr = g, l
+			f = g
 		}
 	}
 	switch f {
@@ -110,10 +111,7 @@ func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, s
 		}
 		return ops, jepsenInfo(f, s), nil
 	case JSONL:
-		if lr == nil {
-			lr = scan.NewLineReader(br, name)
-		}
-		h, err := jsonl.Read(m, lr, size)
+		h, err := jsonl.Read(m, br, name, size, sk.lines, sk.offset)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -1,6 +1,7 @@
 package jsonl
 
 import (
+	"bufio"
 	"fmt"
 	"runtime"
 	"slices"
@@ -72,10 +73,12 @@ type jsonlOrder struct {
 	values []history.Value
 }
 
-// Read reads a JSONL history; size, when not -1, is the input's size
-// in bytes, from which it estimates how much to allocate.
-func Read(m *progress.Meter, lr *scan.LineReader, size int64) (*history.History, error) {
-	return readJSONLWith(m, lr, size, defaultParallel)
+// Read reads a JSONL history named name from br; size, when not -1, is
+// the input's size in bytes, from which it estimates how much to
+// allocate. line and offset count the lines and bytes of the input read
+// before br (0 from its start), so that errors name the input's lines.
+func Read(m *progress.Meter, br *bufio.Reader, name string, size int64, line int, offset int64) (*history.History, error) {
+	return readJSONLWith(m, scan.NewLineReaderAt(br, name, line, offset), size, defaultParallel)
 }
 
 // readJSONLWith is Read reading in parallel as cfg says.

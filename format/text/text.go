@@ -69,10 +69,12 @@ func (t *textTxn) isInit(ops []textOp) bool {
 	return true
 }
 
-// Read reads a text history; size, when not -1, is the input's size in
-// bytes, from which it estimates how much to allocate.
-func Read(m *progress.Meter, lr *scan.LineReader, size int64) (*history.History, error) {
-	name := lr.Name
+// Read reads a text history named name from br; size, when not -1, is
+// the input's size in bytes, from which it estimates how much to
+// allocate. line and offset count the lines and bytes of the input read
+// before br (0 from its start), so that errors name the input's lines.
+func Read(m *progress.Meter, br *bufio.Reader, name string, size int64, line int, offset int64) (*history.History, error) {
+	lr := scan.NewLineReaderAt(br, name, line, offset)
 	b := history.NewBuilder(0, name)
 	// The operations are collected in one slice, in input order, and
 	// grouped by transaction at the end (when a transaction's operations

@@ -34,6 +34,15 @@ func NewLineReader(br *bufio.Reader, name string) *LineReader {
 	return &LineReader{Br: br, Name: name, Max: MaxLineLen}
 }
 
+// NewLineReaderAt is NewLineReader for an input of which line lines and
+// offset bytes were read already (blank lines that detecting the format
+// skipped), so that errors name the lines and offsets of the input.
+func NewLineReaderAt(br *bufio.Reader, name string, line int, offset int64) *LineReader {
+	lr := NewLineReader(br, name)
+	lr.Line, lr.NextOff = line, offset
+	return lr
+}
+
 // tooLong is the error of a line longer than lr.max.
 func (lr *LineReader) tooLong() error {
 	return LineError(lr.Name, lr.Line+1, "line longer than %d bytes (it starts at byte offset %d)", lr.Max, lr.NextOff)
