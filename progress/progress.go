@@ -39,6 +39,8 @@ type Snapshot struct {
 	// StageElapsed is the time since the stage began, Elapsed the time
 	// since the Tracker was made.
 	StageElapsed, Elapsed time.Duration
+	// Note is what the run says beside its stage (see Tracker.SetNote).
+	Note string
 }
 
 // Tracker follows the stages of one run. It is safe for concurrent use.
@@ -52,6 +54,15 @@ type Tracker struct {
 	cur    *Meter
 	stages []Span
 	parts  []*part // open parts (see Part), innermost last
+	note   string
+}
+
+// SetNote sets what the run says beside its stages, such as the verdict
+// so far of a check that runs beside it; "" says nothing.
+func (t *Tracker) SetNote(note string) {
+	t.mu.Lock()
+	t.note = note
+	t.mu.Unlock()
 }
 
 // part is a part of a run that a resource limit may end alone.
@@ -127,9 +138,9 @@ func NewTracker() *Tracker { return &Tracker{start: time.Now()} }
 // Snapshot returns the current stage and its progress.
 func (t *Tracker) Snapshot() Snapshot {
 	t.mu.Lock()
-	m := t.cur
+	m, note := t.cur, t.note
 	t.mu.Unlock()
-	s := Snapshot{Elapsed: time.Since(t.start)}
+	s := Snapshot{Elapsed: time.Since(t.start), Note: note}
 	if m != nil {
 		s.Stage, s.Total, s.Unit = m.stage, m.total, m.unit
 		s.Done = m.done.Load()

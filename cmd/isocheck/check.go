@@ -48,6 +48,8 @@ type checkFlags struct {
 	// "On the Complexity of Checking Mixed Isolation Levels for SQL
 	// Transactions" (CAV 2025).
 	sqlNaive, sqlPaper bool
+	// followFlags are those of --follow.
+	followFlags followFlags
 }
 
 // checkMode is what runCheck is asked beyond its flags.
@@ -95,6 +97,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	addExplainTimeFlag(fs, cf.input.limits)
 	fs.StringVar(&cf.htmlFile, "html", "", htmlUsage)
 	fs.StringVar(&cf.anomaliesFile, "anomalies", "", fmt.Sprintf("write every anomaly found to FILE as JSON Lines, one line each as the check found it (not shrunk), at most %d of each name and level (schema in docs/json.md)", interpret.MaxCount))
+	cf.addFollowFlags(fs)
 	pos, help, err := parse(fs, args)
 	if err != nil {
 		return parseStatus(help)
@@ -127,10 +130,27 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	cf.ablate.MaxClockBytes = clockBytes(cf.input.limits.maxMemory)
 	cf.ablate.MaxReachBytes = cf.ablate.MaxClockBytes
 	all := strings.EqualFold(cf.level, "all")
+	if cf.followFlags.on {
+		if msg := cf.followConflict(all); msg != "" {
+			return usageError(stderr, name, "%s", msg)
+		}
+	}
 	j := cf.input.limits.start(stderr)
 	defer j.stop()
 	// A pipe is read once: its start tells which reader reads it.
-	in, err := cf.input.openStream(j, pos[0])
+	var in *stream
+	if cf.followFlags.on {
+		var found bool
+		lvl, _ := level.Parse(cf.level)
+		in, found, err = cf.follow(j, pos[0], lvl, color, stdout, stderr)
+		if err != nil && found {
+			j.stop()
+			fmt.Fprintf(stderr, "isocheck: %s: %s before the input ended: the violation above stands\n", textsafe.Escape(pos[0]), j.stopReason(err))
+			return exitViolated
+		}
+	} else {
+		in, err = cf.input.openStream(j, pos[0])
+	}
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {

@@ -70,7 +70,7 @@ func inputPath(path string) string {
 // format is known before a reader is chosen: a SQL history and a key-value
 // one have readers of their own.
 type stream struct {
-	f      *os.File
+	f      *os.File // nil for an input read already (check --follow)
 	r      *bufio.Reader
 	format format.Format // as its start says, as format.DetectBytes finds it
 }
@@ -118,13 +118,16 @@ func (in *inputFlags) openStream(j *job, path string) (*stream, error) {
 // deadline makes a read of s that blocks end when ctx does; it returns
 // the function that stops watching ctx.
 func (s *stream) deadline(ctx context.Context) func() {
+	if s.f == nil { // read from memory
+		return func() {}
+	}
 	stop := context.AfterFunc(ctx, func() { s.f.SetReadDeadline(time.Now()) })
 	return func() { stop() }
 }
 
 // Close closes s; a nil stream is nothing to close.
 func (s *stream) Close() error {
-	if s == nil {
+	if s == nil || s.f == nil {
 		return nil
 	}
 	return s.f.Close()

@@ -31,7 +31,7 @@ func showProgress(tr *progress.Tracker, w io.Writer, after time.Duration) (stop 
 		tick := time.NewTicker(100 * time.Millisecond)
 		defer tick.Stop()
 		var bar *progressbar.ProgressBar
-		var stage string
+		var stage string // and note
 		for {
 			select {
 			case <-done:
@@ -45,11 +45,12 @@ func showProgress(tr *progress.Tracker, w io.Writer, after time.Duration) (stop 
 			if s.Elapsed < after || s.Stage == "" {
 				continue
 			}
-			if bar == nil || s.Stage != stage {
+			desc := description(s)
+			if bar == nil || desc != stage {
 				if bar != nil {
 					bar.Clear()
 				}
-				stage = s.Stage
+				stage = desc
 				bar = newBar(w, s)
 			}
 			if s.Total > 0 && s.Done > s.Total {
@@ -73,7 +74,7 @@ func newBar(w io.Writer, s progress.Snapshot) *progressbar.ProgressBar {
 	}
 	opts := []progressbar.Option{
 		progressbar.OptionSetWriter(w),
-		progressbar.OptionSetDescription(s.Stage),
+		progressbar.OptionSetDescription(description(s)),
 		progressbar.OptionSetElapsedTime(true),
 		progressbar.OptionSetPredictTime(s.Total > 0),
 		progressbar.OptionSetWidth(30),
@@ -90,4 +91,13 @@ func newBar(w io.Writer, s progress.Snapshot) *progressbar.ProgressBar {
 		}
 	}
 	return progressbar.NewOptions64(max, opts...)
+}
+
+// description is what the bar of s says before it: the stage, and the
+// run's note.
+func description(s progress.Snapshot) string {
+	if s.Note == "" {
+		return s.Stage
+	}
+	return s.Stage + " · " + s.Note
 }

@@ -55,8 +55,16 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at %s\n",
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
 	faults := rf.startNemesis(ctx, stdout)
+	runCtx, cancelRun := context.WithCancel(ctx)
+	defer cancelRun()
+	var rec io.Writer = f
+	endWatch := func() {}
+	if rf.online != nil {
+		rec = io.MultiWriter(f, rf.online.c)
+		endWatch = rf.online.watch(ctx, tr, cancelRun, stderr)
+	}
 	opts := runner.Options{
-		Recorder:   jsonl.NewRecorder(f),
+		Recorder:   jsonl.NewRecorder(rec),
 		TxnTimeout: rf.txnTimeout,
 		Reconnect:  rf.reconnect,
 		Waiting:    waitingReporter(stderr, redact(rf.dsn)),
@@ -66,7 +74,8 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		// A killed node takes a while to restart: its sessions wait.
 		opts.Reconnect = rf.nemesis.Duration + nemesisReconnect
 	}
-	sum, err := runner.Run(progress.WithTracker(ctx, tr), d, plan, opts)
+	sum, err := runner.Run(progress.WithTracker(runCtx, tr), d, plan, opts)
+	endWatch()
 	if sum != nil {
 		writeEscaped(stdout, func(w io.Writer) error { sum.Write(w); return nil })
 	}
@@ -83,6 +92,10 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 			return f.path, nil, exitBadInput
 		}
 		return f.path, nil, exitNoVerdict
+	}
+	if sum.Incomplete() && rf.online != nil && rf.online.stopped {
+		fmt.Fprintf(stderr, "isocheck run: stopped at the first violation: %d of the plan's %d transactions not run\n", sum.Planned-sum.Done(), sum.Planned)
+		return f.path, sum, exitNoVerdict
 	}
 	if sum.Incomplete() {
 		fmt.Fprintf(stderr, "isocheck run: incomplete: %d of the plan's %d transactions not run (%s)\n", sum.Planned-sum.Done(), sum.Planned, sum.Why())

@@ -51,6 +51,10 @@ type runFlags struct {
 	html string
 	// faulted are the faults the nemesis injected, once the run is over.
 	faulted []nemesis.Event
+	// stopOnViolation ends the run at the first violation its check
+	// finds while it runs; online is that check.
+	stopOnViolation bool
+	online          *runChecker
 }
 
 // runRun is `isocheck run`. The key-value workloads and the SQL
@@ -100,6 +104,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.DurationVar(&rf.txnTimeout, "txn-timeout", 10*time.Second, "abandon a transaction after this long (aborted if it had not sent its commit, unknown if it had)")
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
+	fs.BoolVar(&rf.stopOnViolation, "stop-on-violation", false, "with --check LEVEL, end the run at the first violation the check finds while the run goes on (the history holds every transaction that ran), then explain it")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
 	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
@@ -171,6 +176,10 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "%v", err)
 	}
+	// One level is checked while the run goes on, too.
+	if rf.online = newRunChecker(check, rf.stopOnViolation); rf.stopOnViolation && rf.online == nil {
+		return usageError(stderr, "run", "--stop-on-violation needs --check LEVEL (one level: sser, ser, si, pc, cc, ra or rc)")
+	}
 	var lwtOps runner.LWTOps
 	if checkLWT {
 		if plan.Workload != workload.LWT {
@@ -179,7 +188,8 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 		rf.onTxn = lwtOps.Add
 	}
 	path, sum, status := rf.record(plan, stdout, stderr)
-	partial := sum != nil && sum.Incomplete() && !sum.Interrupted && status == exitNoVerdict
+	stoppedAtViolation := rf.online != nil && rf.online.stopped
+	partial := sum != nil && sum.Incomplete() && (!sum.Interrupted || stoppedAtViolation) && status == exitNoVerdict
 	if rf.html != "" && check == "" {
 		fmt.Fprintf(stderr, "isocheck run: --html %s: the page shows the check of the run: give --check LEVEL; %s not written\n", rf.html, rf.html)
 	}

@@ -1,0 +1,87 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/online"
+	"github.com/isocheck/isocheck/progress"
+)
+
+// runChecker checks a run's history at one level while it is recorded
+// (run --check LEVEL): its progress line says the verdict so far, and with
+// --stop-on-violation the run ends at the first violation.
+type runChecker struct {
+	c     *online.Checker
+	level level.Level
+	stop  bool
+	// stopped says the run was ended at a violation.
+	stopped bool
+}
+
+// newRunChecker returns the checker of a run checked at check, or nil
+// when the run is not checked at one level.
+func newRunChecker(check string, stop bool) *runChecker {
+	l, err := level.Parse(check)
+	if err != nil {
+		return nil
+	}
+	c, err := online.New(online.Options{Level: l, Format: format.JSONL, Name: "the history"})
+	if err != nil {
+		return nil
+	}
+	return &runChecker{c: c, level: l, stop: stop}
+}
+
+// watch checks what the run recorded every followEvery until the
+// returned function is called, noting the verdict so far on tr; on a
+// violation it says so on stderr and, with --stop-on-violation, calls
+// cancelRun.
+func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun func(), stderr io.Writer) (end func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	tr.SetNote(rc.level.String() + ": no violation so far")
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(followEvery)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			v, err := rc.c.Check(ctx)
+			if err != nil {
+				return
+			}
+			if v == nil {
+				if s := rc.c.Stats(); s.Repeated {
+					tr.SetNote(rc.level.String() + ": values repeat, verdict at the end")
+					return
+				}
+				continue
+			}
+			tr.SetNote(rc.level.String() + ": VIOLATED")
+			what := "the check after the run explains it"
+			if rc.stop {
+				what = "stopping the run (--stop-on-violation); the check after it explains the violation"
+				rc.stopped = true
+				cancelRun()
+			}
+			fmt.Fprintf(stderr, "isocheck run: the transactions recorded so far (lines %d-%d of the history) violate %s: %s\n", v.FromLine+1, v.Lines, rc.level, what)
+			return
+		}
+	}()
+	return func() {
+		close(done)
+		<-finished
+		tr.SetNote("")
+	}
+}

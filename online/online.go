@@ -1,0 +1,261 @@
+// Package online checks a history while it is written: a Checker takes
+// the input's bytes as they come (it is an io.Writer) and, each time
+// Check is called, checks what arrived since, so that a violation is
+// reported soon after the transaction that closes it completes, not after
+// the whole run.
+//
+// What is checked early is a part of the input: the latest lines (a
+// window, which overlaps the one before so that no transaction is
+// skipped), and, each time the input has doubled, everything read so far.
+// Each part is read with the format's own reader and checked by package
+// check at the level, without the reads whose writer the part does not
+// hold yet (it may still complete). A part that breaks the level proves
+// that the whole history does, when each value is written once per key
+// (as isocheck run and Jepsen's workloads write them): a level's axioms
+// only gain constraints from more transactions and reads. Once values are
+// seen to repeat, a read's writer may still be one of several yet to
+// come, and the checker stops reporting early: the verdict waits for the
+// end.
+//
+// The verdict on the whole input is the offline check's (package check)
+// of everything written, which Bytes returns: the same verdict and
+// explanation as checking the finished file.
+//
+// The checker keeps the input's bytes, about a hundred bytes a
+// transaction: its memory grows with the history. It does not retire
+// transactions that can no longer take part in a violation.
+package online
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"sync"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/format/jepsen"
+	"github.com/isocheck/isocheck/format/jsonl"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// DefaultWindow is how many of the latest lines an early check reads by
+// default: about 4,000 transactions of native JSONL, half as many of
+// Jepsen's EDN (an invocation and a completion each), checked in tens of
+// milliseconds.
+const DefaultWindow = 4096
+
+// Options say what a Checker checks.
+type Options struct {
+	// Level is the level checked.
+	Level level.Level
+	// Format is the input's format: format.JSONL or format.EDN, whose
+	// lines can be read apart (one transaction, or one event, a line).
+	Format format.Format
+	// Name is the input's name, for positions in reports.
+	Name string
+	// Window is how many of the latest lines an early check reads
+	// (DefaultWindow when 0). When the checks fall behind the input, a
+	// window takes every line since the last one.
+	Window int
+	// NoPrefix leaves out the checks of everything read so far, each time
+	// it has doubled: only windows are checked early.
+	NoPrefix bool
+	// Check are the checker's options (check.CheckWith); WeakestBroken is
+	// always set, so that a violation is named by the weakest level it
+	// breaks.
+	Check check.Options
+}
+
+// A Checker checks a history as it is written. Write and the other
+// methods are safe for concurrent use: one goroutine may write the input
+// while another calls Check.
+type Checker struct {
+	opts Options
+
+	mu    sync.Mutex
+	buf   []byte  // the input so far
+	lines []int64 // the offset of the start of each complete line, then of the next
+	// repeated says that values were seen to repeat: no early verdict.
+	repeated bool
+	// unreadable is the error of reading a part of the input, after which
+	// there is no early verdict: reading the whole reports it.
+	unreadable error
+	windowEnd  int // lines covered by the last window
+	prefixAt   int // lines of the last check of everything so far
+	stats      Stats
+}
+
+// Stats counts the work of a Checker.
+type Stats struct {
+	// Lines counts the complete lines read; Txns the transactions of
+	// the last part checked.
+	Lines int
+	// Windows and Prefixes count the checks of windows and of everything
+	// read so far.
+	Windows, Prefixes int
+	// Repeated says that values repeat, and Unreadable that a part of the
+	// input could not be read: then nothing more is checked early.
+	Repeated   bool
+	Unreadable error
+}
+
+// Violation is a part of the input that breaks the level.
+type Violation struct {
+	// History is the part checked (without the reads whose writer it
+	// does not hold), Result its check, with the evidence.
+	History *history.History
+	Result  *check.Result
+	// Lines is the number of lines of the input read when it was found:
+	// the part lies within them. FromLine is the part's first line
+	// (0 for everything so far).
+	Lines, FromLine int
+}
+
+// New returns a Checker.
+func New(opts Options) (*Checker, error) {
+	if opts.Format != format.JSONL && opts.Format != format.EDN {
+		return nil, fmt.Errorf("online: %s: only native JSONL and Jepsen EDN histories can be checked as they are written (one transaction, or one event, a line), not %s", opts.Name, opts.Format)
+	}
+	if opts.Window <= 0 {
+		opts.Window = DefaultWindow
+	}
+	opts.Check.WeakestBroken = true
+	return &Checker{opts: opts, lines: []int64{0}}, nil
+}
+
+// Write appends p to the input. A line is taken once its newline has
+// come.
+func (c *Checker) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	from := len(c.buf)
+	c.buf = append(c.buf, p...)
+	for i := bytes.IndexByte(c.buf[from:], '\n'); i >= 0; i = bytes.IndexByte(c.buf[from:], '\n') {
+		from += i + 1
+		c.lines = append(c.lines, int64(from))
+	}
+	return len(p), nil
+}
+
+// Bytes returns the whole input written so far, the last line with or
+// without its newline: what the offline check of the input reads.
+func (c *Checker) Bytes() []byte {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf[:len(c.buf):len(c.buf)]
+}
+
+// Stats returns the counts of the Checker's work so far.
+func (c *Checker) Stats() Stats {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	s := c.stats
+	s.Lines = len(c.lines) - 1
+	s.Repeated, s.Unreadable = c.repeated, c.unreadable
+	return s
+}
+
+// Check checks the lines that came since the last call: the latest window
+// and, when the input has doubled since it was last checked whole,
+// everything so far. It returns the first part found to break the level,
+// or nil. An error says that ctx ended (progress.Stopped is true for it).
+// After values were seen to repeat, or a part of the input could not be
+// read, Check checks nothing: Stats says why.
+func (c *Checker) Check(ctx context.Context) (*Violation, error) {
+	c.mu.Lock()
+	n := len(c.lines) - 1
+	if n == c.windowEnd || c.repeated || c.unreadable != nil {
+		c.mu.Unlock()
+		return nil, nil
+	}
+	// The window overlaps the last one by half, and takes every line
+	// since it when the checks fall behind.
+	from := max(0, min(n-c.opts.Window, c.windowEnd-c.opts.Window/2))
+	buf, lines := c.buf, c.lines[:n+1]
+	prefix := !c.opts.NoPrefix && n >= 2*max(c.prefixAt, c.opts.Window)
+	c.windowEnd = n
+	if prefix {
+		c.prefixAt = n
+	}
+	c.mu.Unlock()
+
+	parts := []int{from}
+	if prefix && from > 0 {
+		parts = append(parts, 0)
+	}
+	for _, first := range parts {
+		v, err := c.checkPart(ctx, buf, lines, first, n)
+		if v != nil || err != nil {
+			return v, err
+		}
+	}
+	return nil, nil
+}
+
+// checkPart checks lines [first, n) of buf, whose line starts are lines.
+func (c *Checker) checkPart(ctx context.Context, buf []byte, lines []int64, first, n int) (*Violation, error) {
+	h, err := c.read(ctx, buf[lines[first]:lines[n]], first, lines[first])
+	if err != nil {
+		if progress.Stopped(err) {
+			return nil, err
+		}
+		c.mu.Lock()
+		c.unreadable = err
+		c.mu.Unlock()
+		return nil, nil
+	}
+	h, repeated := settled(h)
+	c.mu.Lock()
+	if first == 0 {
+		c.stats.Prefixes++
+	} else {
+		c.stats.Windows++
+	}
+	c.repeated = c.repeated || repeated
+	c.mu.Unlock()
+	if repeated {
+		return nil, nil
+	}
+	res, err := check.CheckWith(ctx, h, c.opts.Level, c.opts.Check)
+	if err != nil {
+		return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", first+1, n, c.opts.Name, err)
+	}
+	if res.Stopped {
+		return nil, context.Cause(ctx)
+	}
+	if res.Verdict != verdict.Violated {
+		return nil, nil
+	}
+	return &Violation{History: h, Result: res, Lines: n, FromLine: first}, nil
+}
+
+// read reads part, the input's lines from line first (from 0) on, which
+// begin at byte offset.
+func (c *Checker) read(ctx context.Context, part []byte, first int, offset int64) (*history.History, error) {
+	// The part's reading is no stage of the caller's progress.
+	ctx = progress.WithTracker(ctx, nil)
+	m := progress.Start(ctx, "parse", int64(len(part)), "bytes")
+	br := bufio.NewReader(bytes.NewReader(part))
+	switch c.opts.Format {
+	case format.JSONL:
+		return jsonl.Read(m, br, c.opts.Name, int64(len(part)), first, offset)
+	default:
+		h, _, err := jepsen.ReadEDN(m, br, c.opts.Name, int64(len(part)))
+		if err != nil {
+			return nil, err
+		}
+		if !h.PosIsOffset {
+			for i := range h.Txns {
+				if h.Txns[i].Pos > 0 {
+					h.Txns[i].Pos += int64(first)
+				}
+			}
+		}
+		return h, nil
+	}
+}

@@ -1,0 +1,210 @@
+package online_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/isocheck/isocheck/check"
+	"github.com/isocheck/isocheck/format"
+	"github.com/isocheck/isocheck/histgen"
+	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/testkit/reference"
+	"github.com/isocheck/isocheck/interpret"
+	"github.com/isocheck/isocheck/internal/testkit/testsize"
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/online"
+	"github.com/isocheck/isocheck/verdict"
+)
+
+// feed writes input to c in chunks of random sizes, calling Check after
+// each until a violation is found, and returns the first violation.
+func feed(t *testing.T, c *online.Checker, rng *rand.Rand, input []byte, chunk int) *online.Violation {
+	t.Helper()
+	var first *online.Violation
+	for len(input) > 0 {
+		n := min(len(input), 1+rng.IntN(chunk))
+		c.Write(input[:n])
+		input = input[n:]
+		if first != nil {
+			continue
+		}
+		v, err := c.Check(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		first = v
+	}
+	return first
+}
+
+func write(t *testing.T, h *history.History, f format.Format) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := format.Write(&buf, h, f); err != nil {
+		t.Fatal(err)
+	}
+	return buf.Bytes()
+}
+
+// TestEarlyViolationsAreReal feeds thousands of small generated histories
+// (faults, aborted and unknown transactions, real time, lists), in random
+// chunks and with tiny windows, and checks every early violation against
+// the brute-force reference: the part reported breaks the level, and so
+// does the whole history. What the checker keeps is the input, byte for
+// byte, for the offline verdict.
+func TestEarlyViolationsAreReal(t *testing.T) {
+	n := testsize.N(300, 3000)
+	levels := level.All()
+	found := map[level.Level]int{}
+	for seed := range n {
+		rng := rand.New(rand.NewPCG(uint64(seed), 39))
+		h := histgen.Small(rng, histgen.SmallConfig{
+			Sessions: 3, MaxTxns: 8, Keys: 3, MaxOps: 4,
+			AbortProb: 0.1, UnknownProb: 0.1, FaultProb: 0.4,
+			Times: seed%2 == 0, Lists: seed%5 == 0,
+		})
+		f := format.JSONL
+		if seed%3 == 0 && !h.Lists {
+			f = format.EDN
+		}
+		input := write(t, h, f)
+		whole, err := format.Read(bytes.NewReader(input), "h", f)
+		if err != nil {
+			t.Fatalf("seed %d: %v", seed, err)
+		}
+		l := levels[seed%len(levels)]
+		c, err := online.New(online.Options{Level: l, Format: f, Name: "h", Window: 2 + rng.IntN(6)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := feed(t, c, rng, input, 200)
+		if !bytes.Equal(c.Bytes(), input) {
+			t.Fatalf("seed %d: the checker kept other bytes than its input", seed)
+		}
+		if v == nil {
+			continue
+		}
+		found[l]++
+		if ok, err := reference.Check(v.History, l); err != nil || ok {
+			t.Fatalf("seed %d, %v: the part reported (lines %d-%d) satisfies the level by the reference (err %v):\n%s", seed, l, v.FromLine+1, v.Lines, err, histgen.Describe(v.History))
+		}
+		if ok, err := reference.Check(whole, l); err != nil || ok {
+			t.Fatalf("seed %d, %v: an early violation, but the whole history satisfies the level by the reference (err %v):\n%s", seed, l, err, histgen.Describe(whole))
+		}
+	}
+	for _, l := range levels {
+		if found[l] == 0 && n >= 300 {
+			t.Errorf("no early violation of %v in %d histories: the test shows nothing", l, n)
+		}
+	}
+}
+
+// TestLostUpdateMidStream switches a lost update on in the middle of a
+// long serializable stream: it is found from a window, long before the
+// end, and the offline check of the whole agrees.
+func TestLostUpdateMidStream(t *testing.T) {
+	h := histgen.Large(histgen.LargeConfig{Sessions: 10, TxnsPerSession: 1000, OpsPerTxn: 6, Keys: 2000, ReadProportion: 0.5, Seed: 7, Store: histgen.Serializable})
+	input := write(t, h, format.JSONL)
+	lines := bytes.Split(bytes.TrimSuffix(input, []byte("\n")), []byte("\n"))
+	// Two transactions read key 0's initial value and both write it, at
+	// line 6000: a lost update.
+	mid := 6000
+	lost := []string{
+		`{"session": "lu1", "ops": [["r", "lost", null], ["w", "lost", 1]]}`,
+		`{"session": "lu2", "ops": [["r", "lost", null], ["w", "lost", 2]]}`,
+	}
+	var buf bytes.Buffer
+	for i, line := range lines {
+		if i == mid {
+			for _, l := range lost {
+				buf.WriteString(l + "\n")
+			}
+		}
+		buf.Write(line)
+		buf.WriteByte('\n')
+	}
+	input = buf.Bytes()
+	for _, l := range []level.Level{level.SER, level.SI} {
+		c, err := online.New(online.Options{Level: l, Format: format.JSONL, Name: "stream", NoPrefix: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := feed(t, c, rand.New(rand.NewPCG(1, 2)), input, 1<<16)
+		if v == nil {
+			t.Fatalf("%v: the lost update at line %d was not found before the end", l, mid+1)
+		}
+		if v.Lines > mid+2+online.DefaultWindow/2 {
+			t.Errorf("%v: found only after %d lines; the lost update completed at line %d", l, v.Lines, mid+2)
+		}
+		rep, err := interpret.Minimal(context.Background(), v.Result)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Anomaly == nil || rep.Anomaly.Name != verdict.LostUpdate || !rep.Anomaly.Minimal || len(rep.Anomaly.Txns) != 2 {
+			t.Errorf("%v: the early report is not the minimal lost update: %+v", l, rep.Anomaly)
+		}
+		whole, err := format.Read(bytes.NewReader(c.Bytes()), "stream", format.JSONL)
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := check.Check(context.Background(), whole, l)
+		if err != nil || res.Verdict != verdict.Violated {
+			t.Fatalf("%v: offline: %v, %v; want violated", l, res, err)
+		}
+	}
+}
+
+// TestRepeatedValuesWaitForTheEnd: once a value is written twice to a
+// key, a read's writer may be one still to come, and nothing is reported
+// early.
+func TestRepeatedValuesWaitForTheEnd(t *testing.T) {
+	input := []byte(`{"session": 1, "ops": [["w", "x", 1]]}
+{"session": 2, "ops": [["w", "x", 1]]}
+{"session": 3, "ops": [["r", "x", 1], ["r", "y", 5]]}
+{"session": 4, "ops": [["r", "y", 5], ["r", "x", 1]]}
+`)
+	c, err := online.New(online.Options{Level: level.SER, Format: format.JSONL, Name: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := feed(t, c, rand.New(rand.NewPCG(1, 1)), input, 20); v != nil {
+		t.Fatalf("an early violation of a history whose values repeat: %+v", v.Result)
+	}
+	if !c.Stats().Repeated {
+		t.Error("Stats.Repeated not set")
+	}
+}
+
+// TestUnreadablePartWaitsForTheEnd: a bad line stops the early checks;
+// the offline reading of what the checker kept reports it, as it does
+// for the file.
+func TestUnreadablePartWaitsForTheEnd(t *testing.T) {
+	input := []byte("{\"session\": 1, \"ops\": [[\"w\", \"x\", 1]]}\n{\"session\": 2, \"ops\": [[\"r\", \"x\"\n{\"session\": 3, \"ops\": [[\"r\", \"x\", 1]]}\n")
+	c, err := online.New(online.Options{Level: level.SER, Format: format.JSONL, Name: "h"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := feed(t, c, rand.New(rand.NewPCG(1, 1)), input, 20); v != nil {
+		t.Fatal("an early violation of an unreadable input")
+	}
+	if c.Stats().Unreadable == nil {
+		t.Fatal("Stats.Unreadable not set")
+	}
+	_, errOnline := format.Read(bytes.NewReader(c.Bytes()), "h", format.JSONL)
+	_, errOffline := format.Read(bytes.NewReader(input), "h", format.JSONL)
+	if errOnline == nil || fmt.Sprint(errOnline) != fmt.Sprint(errOffline) {
+		t.Errorf("online: %v\noffline: %v", errOnline, errOffline)
+	}
+}
+
+// TestOnlyLineFormats: formats whose transactions span lines are refused.
+func TestOnlyLineFormats(t *testing.T) {
+	for _, f := range []format.Format{format.Text, format.DBCop, format.ElleJSON, format.Cobra, format.Auto} {
+		if _, err := online.New(online.Options{Level: level.SER, Format: f, Name: "h"}); err == nil {
+			t.Errorf("%s: accepted", f)
+		}
+	}
+}
