@@ -6,7 +6,9 @@
 //
 // What is checked early is a part of the input: the latest lines (a
 // window, which overlaps the one before so that no transaction is
-// skipped), and, each time the input has doubled, everything read so far.
+// skipped), and, each time the input has doubled, everything read so far
+// (up to a million lines; on a goroutine of its own, so that windows are
+// checked meanwhile).
 // Each part is read with the format's own reader and checked by package
 // check at the level, without the reads whose writer the part does not
 // hold yet (it may still complete). A part that breaks the level proves
@@ -18,12 +20,15 @@
 // end.
 //
 // The verdict on the whole input is the offline check's (package check)
-// of everything written, which Bytes returns: the same verdict and
+// of everything written, which the caller keeps: the same verdict and
 // explanation as checking the finished file.
 //
-// The checker keeps the input's bytes, about a hundred bytes a
-// transaction: its memory grows with the history. It does not retire
-// transactions that can no longer take part in a violation.
+// The Checker keeps the lines it may still check: everything, until the
+// input passes MaxPrefix lines, then about two windows. It does not
+// retire transactions that can no longer take part in a violation, which
+// would let it give the verdict on an endless input itself: windows are
+// checked, and violations that span more lines than a window are found
+// by the check of the whole at the end.
 package online
 
 import (
@@ -49,6 +54,12 @@ import (
 // milliseconds.
 const DefaultWindow = 4096
 
+// DefaultMaxPrefix is the most lines of the input checked whole before
+// its end: about 260,000 transactions of native JSONL, checked in a
+// second or two with a few hundred megabytes; past it, the Checker holds
+// about two windows.
+const DefaultMaxPrefix = 1 << 18
+
 // Options say what a Checker checks.
 type Options struct {
 	// Level is the level checked.
@@ -65,6 +76,10 @@ type Options struct {
 	// NoPrefix leaves out the checks of everything read so far, each time
 	// it has doubled: only windows are checked early.
 	NoPrefix bool
+	// MaxPrefix is the most lines a check of everything read so far
+	// reads (DefaultMaxPrefix when 0): past it, only windows are checked
+	// until the end, whose check reads everything.
+	MaxPrefix int
 	// Check are the checker's options (check.CheckWith); WeakestBroken is
 	// always set, so that a violation is named by the weakest level it
 	// breaks.
@@ -77,9 +92,14 @@ type Options struct {
 type Checker struct {
 	opts Options
 
-	mu    sync.Mutex
-	buf   []byte  // the input so far
-	lines []int64 // the offset of the start of each complete line, then of the next
+	mu sync.Mutex
+	// buf holds the input from byte offset base on, and lines the
+	// offsets of the starts of lines first, first+1, ..., then the end
+	// of the last complete line: the lines a check may still read.
+	buf   []byte
+	base  int64
+	lines []int64
+	first int
 	// repeated says that values were seen to repeat: no early verdict.
 	repeated bool
 	// unreadable is the error of reading a part of the input, after which
@@ -88,13 +108,19 @@ type Checker struct {
 	windowEnd  int // lines covered by the last window
 	prefixAt   int // lines of the last check of everything so far
 	stats      Stats
+	// The check of everything so far runs on a goroutine of its own, so
+	// that windows go on being checked meanwhile: prefixRunning says it
+	// runs, prefixFound is what it found, for the next Check to return.
+	prefixRunning bool
+	prefixFound   *Violation
+	prefixDone    sync.WaitGroup
 }
 
 // Stats counts the work of a Checker.
 type Stats struct {
-	// Lines counts the complete lines read; Txns the transactions of
-	// the last part checked.
-	Lines int
+	// Lines counts the complete lines read, Kept the bytes of the input
+	// the Checker holds.
+	Lines, Kept int
 	// Windows and Prefixes count the checks of windows and of everything
 	// read so far.
 	Windows, Prefixes int
@@ -124,6 +150,9 @@ func New(opts Options) (*Checker, error) {
 	if opts.Window <= 0 {
 		opts.Window = DefaultWindow
 	}
+	if opts.MaxPrefix <= 0 {
+		opts.MaxPrefix = DefaultMaxPrefix
+	}
 	opts.Check.WeakestBroken = true
 	return &Checker{opts: opts, lines: []int64{0}}, nil
 }
@@ -137,17 +166,31 @@ func (c *Checker) Write(p []byte) (int, error) {
 	c.buf = append(c.buf, p...)
 	for i := bytes.IndexByte(c.buf[from:], '\n'); i >= 0; i = bytes.IndexByte(c.buf[from:], '\n') {
 		from += i + 1
-		c.lines = append(c.lines, int64(from))
+		c.lines = append(c.lines, c.base+int64(from))
 	}
 	return len(p), nil
 }
 
-// Bytes returns the whole input written so far, the last line with or
-// without its newline: what the offline check of the input reads.
-func (c *Checker) Bytes() []byte {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf[:len(c.buf):len(c.buf)]
+// numLines is the number of complete lines written; c.mu is held.
+func (c *Checker) numLines() int { return c.first + len(c.lines) - 1 }
+
+// forget lets go of the lines before keep, which no check will read again
+// (c.mu is held), once they are more than half of what is kept: the
+// Checker's memory stays within about two windows.
+func (c *Checker) forget(keep int) {
+	if keep <= c.first {
+		return
+	}
+	off := c.lines[keep-c.first] - c.base
+	if off < int64(len(c.buf))/2 {
+		return
+	}
+	// Copies, not reslices: a check may still read the old arrays, and the
+	// memory of what goes must be freed.
+	c.buf = append([]byte(nil), c.buf[off:]...)
+	c.base += off
+	c.lines = append([]int64(nil), c.lines[keep-c.first:]...)
+	c.first = keep
 }
 
 // Stats returns the counts of the Checker's work so far.
@@ -155,51 +198,76 @@ func (c *Checker) Stats() Stats {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	s := c.stats
-	s.Lines = len(c.lines) - 1
+	s.Lines, s.Kept = c.numLines(), len(c.buf)
 	s.Repeated, s.Unreadable = c.repeated, c.unreadable
 	return s
 }
 
-// Check checks the lines that came since the last call: the latest window
-// and, when the input has doubled since it was last checked whole,
-// everything so far. It returns the first part found to break the level,
-// or nil. An error says that ctx ended (progress.Stopped is true for it).
-// After values were seen to repeat, or a part of the input could not be
-// read, Check checks nothing: Stats says why.
+// Check checks the lines that came since the last call: the latest
+// window and, when the input has doubled since it was last checked whole,
+// everything so far, on a goroutine of its own. It returns the first part
+// found to break the level, or nil. An error says that ctx ended
+// (progress.Stopped is true for it). After values were seen to repeat, or
+// a part of the input could not be read, Check checks nothing: Stats says
+// why. The check of everything so far goes on after Check returns, until
+// it is done or ctx ends; Wait waits for it.
 func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 	c.mu.Lock()
-	n := len(c.lines) - 1
+	if v := c.prefixFound; v != nil {
+		c.prefixFound = nil
+		c.mu.Unlock()
+		return v, nil
+	}
+	n := c.numLines()
 	if n == c.windowEnd || c.repeated || c.unreadable != nil {
 		c.mu.Unlock()
 		return nil, nil
 	}
 	// The window overlaps the last one by half, and takes every line
 	// since it when the checks fall behind.
-	from := max(0, min(n-c.opts.Window, c.windowEnd-c.opts.Window/2))
-	buf, lines := c.buf, c.lines[:n+1]
-	prefix := !c.opts.NoPrefix && n >= 2*max(c.prefixAt, c.opts.Window)
+	from := max(c.first, min(n-c.opts.Window, c.windowEnd-c.opts.Window/2))
+	buf, base, lines, first := c.buf, c.base, c.lines, c.first
 	c.windowEnd = n
-	if prefix {
-		c.prefixAt = n
+	prefixes := !c.opts.NoPrefix && n <= c.opts.MaxPrefix
+	if prefixes && from > 0 && !c.prefixRunning && n >= 2*max(c.prefixAt, c.opts.Window) {
+		c.prefixAt, c.prefixRunning = n, true
+		c.prefixDone.Add(1)
+		go func() {
+			defer c.prefixDone.Done()
+			v, _ := c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, 0, n)
+			c.mu.Lock()
+			c.prefixRunning = false
+			if v != nil && c.prefixFound == nil {
+				c.prefixFound = v
+			}
+			c.mu.Unlock()
+		}()
+	}
+	if !prefixes && !c.prefixRunning {
+		// The next window begins at n-Window or later.
+		c.forget(n - c.opts.Window)
 	}
 	c.mu.Unlock()
-
-	parts := []int{from}
-	if prefix && from > 0 {
-		parts = append(parts, 0)
-	}
-	for _, first := range parts {
-		v, err := c.checkPart(ctx, buf, lines, first, n)
-		if v != nil || err != nil {
-			return v, err
-		}
-	}
-	return nil, nil
+	return c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, from, n)
 }
 
-// checkPart checks lines [first, n) of buf, whose line starts are lines.
-func (c *Checker) checkPart(ctx context.Context, buf []byte, lines []int64, first, n int) (*Violation, error) {
-	h, err := c.read(ctx, buf[lines[first]:lines[n]], first, lines[first])
+// Wait waits for the check of everything so far that Check started, if
+// one runs, and returns what it found.
+func (c *Checker) Wait() *Violation {
+	c.prefixDone.Wait()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	v := c.prefixFound
+	c.prefixFound = nil
+	return v
+}
+
+// checkPart checks lines [from, n) of buf, which holds the input from
+// byte offset base on; lines are the offsets of the starts of lines
+// first, first+1, ...
+func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines []int64, first, from, n int) (*Violation, error) {
+	start := lines[from-first]
+	h, err := c.read(ctx, buf[start-base:lines[n-first]-base], from, start)
 	if err != nil {
 		if progress.Stopped(err) {
 			return nil, err
@@ -211,7 +279,7 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, lines []int64, firs
 	}
 	h, repeated := settled(h)
 	c.mu.Lock()
-	if first == 0 {
+	if from == 0 {
 		c.stats.Prefixes++
 	} else {
 		c.stats.Windows++
@@ -223,7 +291,7 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, lines []int64, firs
 	}
 	res, err := check.CheckWith(ctx, h, c.opts.Level, c.opts.Check)
 	if err != nil {
-		return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", first+1, n, c.opts.Name, err)
+		return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", from+1, n, c.opts.Name, err)
 	}
 	if res.Stopped {
 		return nil, context.Cause(ctx)
@@ -231,7 +299,7 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, lines []int64, firs
 	if res.Verdict != verdict.Violated {
 		return nil, nil
 	}
-	return &Violation{History: h, Result: res, Lines: n, FromLine: first}, nil
+	return &Violation{History: h, Result: res, Lines: n, FromLine: from}, nil
 }
 
 // read reads part, the input's lines from line first (from 0) on, which

@@ -66,15 +66,23 @@ type follower struct {
 	f       *os.File
 	fmtFlag format.Format
 
-	mu   sync.Mutex
-	head []byte // what came before the format was known
-	c    *online.Checker
+	// spool keeps the input that is not a regular file, for the check of
+	// the whole (a file of ours, open but already removed).
+	spool *os.File
+
+	mu sync.Mutex
+	// size is the bytes read, lineEnd the end of the last complete line.
+	size, lineEnd int64
+	// start is the input's start, from which its format is told; head
+	// is what came before the format was known, for the checker.
+	start []byte
+	head  []byte
+	c     *online.Checker
 	// fallback is why the input is not checked as it comes (its format
 	// is not read line by line): it is checked at its end.
 	fallback string
 	done     bool
 	err      error
-	stop     bool // asked to stop reading
 }
 
 // follow reads the input at path as it is written, checks it at lvl as
@@ -106,8 +114,24 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	if err != nil {
 		return nil, false, err
 	}
-	defer f.Close()
 	fl := &follower{path: path, regular: st.Mode().IsRegular(), f: f, fmtFlag: fmtFlag}
+	if !fl.regular {
+		// A pipe is read once: what came is kept in a file of ours, for
+		// the check of the whole.
+		if fl.spool, err = os.CreateTemp("", "isocheck-follow-*"); err != nil {
+			f.Close()
+			return nil, false, fmt.Errorf("--follow: keeping the input: %w", err)
+		}
+		// Gone from the folder at once, so that nothing is left behind
+		// even if isocheck is killed: the open file is read at the end.
+		os.Remove(fl.spool.Name())
+	}
+	keep := false // the stream returned closes the files
+	defer func() {
+		if !keep {
+			fl.close()
+		}
+	}()
 	ctx, cancel := context.WithCancel(j.ctx)
 	defer cancel()
 	readDone := make(chan struct{})
@@ -121,23 +145,33 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	defer j.tracker.SetNote("")
 	tick := time.NewTicker(followEvery)
 	defer tick.Stop()
-	for ended := false; !ended; {
+	// The checks end as the input does: the check of the whole follows.
+	checkCtx, endChecks := context.WithCancel(progress.WithTracker(j.ctx, nil))
+	defer endChecks()
+	go func() {
 		select {
 		case <-readDone:
-			ended = true
+		case <-checkCtx.Done():
+		}
+		endChecks()
+	}()
+	for !found {
+		select {
 		case <-tick.C:
-		case <-j.ctx.Done():
-			ended = true
+		case <-checkCtx.Done():
+		}
+		if checkCtx.Err() != nil {
+			break
 		}
 		c := fl.checker()
-		if c == nil || found {
+		if c == nil {
 			continue
 		}
-		v, err := c.Check(progress.WithTracker(j.ctx, nil))
+		v, err := c.Check(checkCtx)
 		s := c.Stats()
 		m.Set(int64(s.Lines))
 		if err != nil {
-			break // the job's limits: reported as the check's
+			break // the input ended, or the job's limits (reported as the check's)
 		}
 		if v == nil {
 			if s.Repeated {
@@ -151,16 +185,15 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 		j.tracker.SetNote(lvl.String() + ": VIOLATED")
 		cf.printEarly(j, v, lvl, color, stdout, stderr)
 		if cf.followFlags.stop {
-			fl.mu.Lock()
-			fl.stop = true
-			fl.mu.Unlock()
 			cancel()
-			<-readDone
-			break
 		}
 	}
-	cancel()
 	<-readDone
+	endChecks()
+	if c := fl.checker(); c != nil {
+		c.Wait()
+	}
+	cancel()
 	if err := j.ctx.Err(); err != nil {
 		return nil, found, fmt.Errorf("read %s: %w", path, context.Cause(j.ctx))
 	}
@@ -172,22 +205,24 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	if fl.fallback != "" {
 		fmt.Fprintf(stderr, "isocheck: --follow: %s\n", fl.fallback)
 	}
-	data := fl.head
 	if fl.c != nil {
-		data = fl.c.Bytes()
 		if s := fl.c.Stats(); s.Repeated && !found {
 			fmt.Fprintf(stderr, "isocheck: --follow: values repeat, so no violation was reported early: the verdict below is of the whole input\n")
 		} else if s.Unreadable != nil && !found {
 			fmt.Fprintf(stderr, "isocheck: --follow: part of the input could not be read, so no violation was reported early: the check below reads it whole\n")
 		}
 	}
+	size := fl.size
 	if found && cf.followFlags.stop {
 		// The input ends at the violation: up to its last complete line.
-		if i := bytes.LastIndexByte(data, '\n'); i >= 0 {
-			data = data[:i+1]
-		}
+		size = fl.lineEnd
 	}
-	return &stream{r: bufio.NewReader(bytes.NewReader(data)), format: fl.detected(data)}, found, nil
+	whole := io.ReaderAt(fl.f)
+	if fl.spool != nil {
+		whole = fl.spool
+	}
+	keep = true
+	return &stream{r: bufio.NewReader(io.NewSectionReader(whole, 0, size)), format: fl.detected(), cleanup: fl.close}, found, nil
 }
 
 // printEarly prints an early violation: on stdout, or on stderr when
@@ -224,13 +259,21 @@ func (fl *follower) checker() *online.Checker {
 }
 
 // detected is the format the final check is told of (for a SQL history,
-// which has a reader of its own).
-func (fl *follower) detected(data []byte) format.Format {
+// which has a reader of its own); fl.mu is held.
+func (fl *follower) detected() format.Format {
 	if fl.fmtFlag != format.Auto {
 		return fl.fmtFlag
 	}
-	f, _ := format.DetectBytes(fl.path, data[:min(len(data), streamHead)])
+	f, _ := format.DetectBytes(fl.path, fl.start)
 	return f
+}
+
+// close closes the input and the copy of it.
+func (fl *follower) close() {
+	fl.f.Close()
+	if fl.spool != nil {
+		fl.spool.Close()
+	}
 }
 
 // read reads the input until it ends, or ctx does: into the checker once
@@ -265,7 +308,7 @@ func (fl *follower) read(ctx context.Context, idle time.Duration, lvl level.Leve
 		}
 		fl.mu.Lock()
 		if fl.c == nil && fl.fallback == "" {
-			fl.start(lvl, opts) // a short input: its format from what there is
+			fl.begin(lvl, opts) // a short input: its format from what there is
 			if fl.c != nil {
 				fl.c.Write(fl.head)
 				fl.head = nil
@@ -281,6 +324,18 @@ func (fl *follower) read(ctx context.Context, idle time.Duration, lvl level.Leve
 func (fl *follower) take(p []byte, lvl level.Level, opts check.Options) {
 	fl.mu.Lock()
 	defer fl.mu.Unlock()
+	if fl.spool != nil && fl.err == nil {
+		if _, err := fl.spool.Write(p); err != nil {
+			fl.err = fmt.Errorf("--follow: keeping the input: %w", err)
+		}
+	}
+	if i := bytes.LastIndexByte(p, '\n'); i >= 0 {
+		fl.lineEnd = fl.size + int64(i) + 1
+	}
+	fl.size += int64(len(p))
+	if n := min(len(p), streamHead-len(fl.start)); n > 0 {
+		fl.start = append(fl.start, p[:n]...)
+	}
 	if fl.c != nil {
 		fl.c.Write(p)
 		return
@@ -289,15 +344,15 @@ func (fl *follower) take(p []byte, lvl level.Level, opts check.Options) {
 	if fl.fallback != "" || bytes.IndexByte(fl.head, '\n') < 0 && len(fl.head) < streamHead {
 		return
 	}
-	fl.start(lvl, opts)
+	fl.begin(lvl, opts)
 	if fl.c != nil {
 		fl.c.Write(fl.head)
 		fl.head = nil
 	}
 }
 
-// start makes the checker, from the format of head; fl.mu is held.
-func (fl *follower) start(lvl level.Level, opts check.Options) {
+// begin makes the checker, from the format of head; fl.mu is held.
+func (fl *follower) begin(lvl level.Level, opts check.Options) {
 	f := fl.fmtFlag
 	if f == format.Auto {
 		var err error

@@ -73,6 +73,8 @@ type stream struct {
 	f      *os.File // nil for an input read already (check --follow)
 	r      *bufio.Reader
 	format format.Format // as its start says, as format.DetectBytes finds it
+	// cleanup, when set, is what Close does instead of closing f.
+	cleanup func()
 }
 
 // streamHead is how much of a stream openStream reads ahead: as much as
@@ -127,7 +129,11 @@ func (s *stream) deadline(ctx context.Context) func() {
 
 // Close closes s; a nil stream is nothing to close.
 func (s *stream) Close() error {
-	if s == nil || s.f == nil {
+	if s == nil {
+		return nil
+	}
+	if s.cleanup != nil {
+		s.cleanup()
 		return nil
 	}
 	return s.f.Close()

@@ -42,6 +42,8 @@ func newRunChecker(check string, stop bool) *runChecker {
 // violation it says so on stderr and, with --stop-on-violation, calls
 // cancelRun.
 func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun func(), stderr io.Writer) (end func()) {
+	// The checks end with the run: the check of the whole follows.
+	ctx, endChecks := context.WithCancel(progress.WithTracker(ctx, nil))
 	done := make(chan struct{})
 	finished := make(chan struct{})
 	tr.SetNote(rc.level.String() + ": no violation so far")
@@ -81,7 +83,9 @@ func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun
 	}()
 	return func() {
 		close(done)
+		endChecks()
 		<-finished
+		rc.c.Wait()
 		tr.SetNote("")
 	}
 }
