@@ -75,9 +75,9 @@ test-race:
 # reduced scale, one repetition (2 clients a SQL point), each check in a
 # child process with a 60 s limit (5 s for SQL histories, where the naive
 # baseline reaches it); CSV files, plots and summary.md in bench/results.
-# 3 to 4 minutes on 2 cores. The model-checking experiments are
+# 5 to 6 minutes on 2 cores. The model-checking experiments are
 # bench-explore's.
-BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,repeat,sql-sessions,sql-txns,sql-naive
+BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,repeat,online,sql-sessions,sql-txns,sql-naive
 bench:
 	$(GO) run ./cmd/isobench --scale quick --timeout 60s --sql-timeout 5s --experiments $(BENCH_EXPERIMENTS) --out bench/results
 

@@ -7,7 +7,7 @@
 // What is checked early is a part of the input: the latest lines (a
 // window, which overlaps the one before so that no transaction is
 // skipped), and, each time the input has doubled, everything read so far
-// (up to a million lines; on a goroutine of its own, so that windows are
+// (up to 65,536 lines; on a goroutine of its own, so that windows are
 // checked meanwhile).
 // Each part is read with the format's own reader and checked by package
 // check at the level, without the reads whose writer the part does not
@@ -37,6 +37,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
@@ -55,10 +56,10 @@ import (
 const DefaultWindow = 4096
 
 // DefaultMaxPrefix is the most lines of the input checked whole before
-// its end: about 260,000 transactions of native JSONL, checked in a
-// second or two with a few hundred megabytes; past it, the Checker holds
-// about two windows.
-const DefaultMaxPrefix = 1 << 18
+// its end: about 65,000 transactions of native JSONL, checked in a
+// fraction of a second with about a hundred megabytes; past it, the
+// Checker holds about two windows.
+const DefaultMaxPrefix = 1 << 16
 
 // Options say what a Checker checks.
 type Options struct {
@@ -122,8 +123,12 @@ type Stats struct {
 	// the Checker holds.
 	Lines, Kept int
 	// Windows and Prefixes count the checks of windows and of everything
-	// read so far.
-	Windows, Prefixes int
+	// read so far, WindowTime and PrefixTime the time they took, and
+	// LargestWindow is the most lines a window took (more than Window
+	// when the checks fell behind the input).
+	Windows, Prefixes      int
+	WindowTime, PrefixTime time.Duration
+	LargestWindow          int
 	// Repeated says that values repeat, and Unreadable that a part of the
 	// input could not be read: then nothing more is checked early.
 	Repeated   bool
@@ -234,7 +239,7 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 		c.prefixDone.Add(1)
 		go func() {
 			defer c.prefixDone.Done()
-			v, _ := c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, 0, n)
+			v, _ := c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, 0, n, true)
 			c.mu.Lock()
 			c.prefixRunning = false
 			if v != nil && c.prefixFound == nil {
@@ -248,7 +253,7 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 		c.forget(n - c.opts.Window)
 	}
 	c.mu.Unlock()
-	return c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, from, n)
+	return c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, from, n, false)
 }
 
 // Wait waits for the check of everything so far that Check started, if
@@ -264,9 +269,21 @@ func (c *Checker) Wait() *Violation {
 
 // checkPart checks lines [from, n) of buf, which holds the input from
 // byte offset base on; lines are the offsets of the starts of lines
-// first, first+1, ...
-func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines []int64, first, from, n int) (*Violation, error) {
+// first, first+1, ... whole says it is the check of everything so far
+// that Check runs beside the windows.
+func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines []int64, first, from, n int, whole bool) (*Violation, error) {
 	start := lines[from-first]
+	began := time.Now()
+	defer func() {
+		c.mu.Lock()
+		if whole {
+			c.stats.PrefixTime += time.Since(began)
+		} else {
+			c.stats.WindowTime += time.Since(began)
+			c.stats.LargestWindow = max(c.stats.LargestWindow, n-from)
+		}
+		c.mu.Unlock()
+	}()
 	h, err := c.read(ctx, buf[start-base:lines[n-first]-base], from, start)
 	if err != nil {
 		if progress.Stopped(err) {
@@ -279,7 +296,7 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines [
 	}
 	h, repeated := settled(h)
 	c.mu.Lock()
-	if from == 0 {
+	if whole {
 		c.stats.Prefixes++
 	} else {
 		c.stats.Windows++

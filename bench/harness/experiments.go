@@ -29,6 +29,7 @@ var experiments = []*experiment{
 	{Name: "scale", Title: "time and peak memory of each stage from 100k to 10M transactions, at SI, SER and CC; violating histories of 200k and 1M at every level", run: runScale, plot: plotScale},
 	{Name: "mini", Title: "mini-transactions against general transactions (Wei et al., ICDE 2025, Figure 9)", run: runMini, plot: plotMini},
 	{Name: "repeat", Title: "time and peak memory as values repeat per key: reads with several candidate writers", run: runRepeat, plot: plotRepeat},
+	{Name: "online", Title: "checking while the history is written: a simulated store's stream at 50,000 transactions a second into check --follow at SER, SI, CC and RC; memory and transactions over the stream's time", run: runOnline, plot: plotOnline},
 	{Name: "sql-sessions", Title: "SQL histories at their recorded levels as sessions grow (Bouajjani et al., CAV 2025, Figure 6)", run: runSQLSessions, plot: plotSQL},
 	{Name: "sql-txns", Title: "SQL histories at their recorded levels as transactions per session grow (Bouajjani et al., CAV 2025, Figure 7)", run: runSQLTxns, plot: plotSQL},
 	{Name: "sql-naive", Title: "SQL histories recorded at RC checked at SER, against the naive baseline (Bouajjani et al., CAV 2025, §6)", run: runSQLNaive, plot: plotSQLNaive},

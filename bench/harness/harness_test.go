@@ -394,7 +394,7 @@ func TestRunEndToEnd(t *testing.T) {
 }
 
 func TestExperimentNames(t *testing.T) {
-	want := []string{"fig5", "table3", "fig9", "scaling", "scale", "mini", "repeat", "sql-sessions", "sql-txns", "sql-naive", "explore-fig14", "explore-fig15"}
+	want := []string{"fig5", "table3", "fig9", "scaling", "scale", "mini", "repeat", "online", "sql-sessions", "sql-txns", "sql-naive", "explore-fig14", "explore-fig15"}
 	if got := ExperimentNames(); !slices.Equal(got, want) {
 		t.Errorf("ExperimentNames() = %q, want %q", got, want)
 	}

@@ -144,6 +144,7 @@ func Summary(rows map[string][]Row, m Machine, note string) string {
 		}
 	}
 	repeatSummary(&b, rows["repeat"])
+	onlineSummary(&b, rows["online"])
 	sqlGridSummary(&b, rows["sql-sessions"], "SQL histories (Bouajjani et al., CAV 2025, Figure 6): time to check as sessions grow, 10 transactions each")
 	sqlGridSummary(&b, rows["sql-txns"], "SQL histories (Bouajjani et al., CAV 2025, Figure 7): time to check as transactions per session grow, 3 sessions")
 	sqlNaiveSummary(&b, rows["sql-naive"], append(slices.Clone(rows["sql-sessions"]), rows["sql-txns"]...))

@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/online"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
 	"github.com/isocheck/isocheck/resolve"
@@ -48,8 +49,9 @@ type checkFlags struct {
 	// "On the Complexity of Checking Mixed Isolation Levels for SQL
 	// Transactions" (CAV 2025).
 	sqlNaive, sqlPaper bool
-	// followFlags are those of --follow.
+	// followFlags are those of --follow; followed is what it did.
 	followFlags followFlags
+	followed    *online.Stats
 }
 
 // checkMode is what runCheck is asked beyond its flags.
@@ -247,6 +249,7 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 	explainTime := time.Since(start)
 	j.stop()
 	st := newStats(res, parseTime, explainTime)
+	st.Follow = cf.followedStats()
 	st.Stages = append(stages, stageStat{Stage: "explain", MS: ms(explainTime), PeakRSS: peakResidentMemory()})
 	st.InputNotes = inputNotes(info, len(h.Txns))
 	if res.Verdict == verdict.Unknown {

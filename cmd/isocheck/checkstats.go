@@ -51,6 +51,8 @@ type stats struct {
 	// Stages are the stages of the run, reading included, in order: the
 	// time of each, and the peak memory of the process at its end.
 	Stages []stageStat `json:"stages,omitempty"`
+	// Follow is what check --follow did while the input was written.
+	Follow *followStats `json:"follow,omitempty"`
 	// InputNotes say what reading the history inferred or left out (see
 	// inputNotes).
 	InputNotes []string `json:"input_notes,omitempty"`
@@ -125,6 +127,10 @@ func (s *stats) write(w io.Writer) {
 	}
 	for _, c := range counts {
 		fmt.Fprintf(w, "  %-24s %s\n", c.name, count(int64(c.v)))
+	}
+	if f := s.Follow; f != nil {
+		fmt.Fprintf(w, "  %-24s %s lines, %s windows in %v ms (the largest %s lines), %s checks of everything so far in %v ms\n",
+			"followed", count(int64(f.Lines)), count(int64(f.Windows)), f.WindowMS, count(int64(f.LargestWindow)), count(int64(f.Prefixes)), f.PrefixMS)
 	}
 	writeStages(w, s.Stages)
 }

@@ -31,6 +31,31 @@ type followFlags struct {
 	stop bool
 }
 
+// followStats are what --follow did, for --stats and --json.
+type followStats struct {
+	// Lines counts the lines read while following.
+	Lines int `json:"lines"`
+	// Windows counts the checks of the latest lines, WindowMS their
+	// time, LargestWindow the most lines one took (more than 4,096 when
+	// the checks fell behind the input).
+	Windows       int     `json:"windows"`
+	WindowMS      float64 `json:"window_ms"`
+	LargestWindow int     `json:"largest_window"`
+	// Prefixes counts the checks of everything so far, PrefixMS their
+	// time.
+	Prefixes int     `json:"prefixes"`
+	PrefixMS float64 `json:"prefix_ms"`
+}
+
+// followedStats are the stats of what --follow did, nil without it.
+func (cf *checkFlags) followedStats() *followStats {
+	s := cf.followed
+	if s == nil {
+		return nil
+	}
+	return &followStats{Lines: s.Lines, Windows: s.Windows, WindowMS: ms(s.WindowTime), LargestWindow: s.LargestWindow, Prefixes: s.Prefixes, PrefixMS: ms(s.PrefixTime)}
+}
+
 // followEvery is how often the input is checked while it grows.
 const followEvery = 100 * time.Millisecond
 
@@ -141,7 +166,7 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	}()
 
 	m := progress.Start(j.ctx, "follow", 0, "lines")
-	j.tracker.SetNote(lvl.String() + ": no violation so far (memory grows with the input)")
+	j.tracker.SetNote(lvl.String() + ": no violation so far")
 	defer j.tracker.SetNote("")
 	tick := time.NewTicker(followEvery)
 	defer tick.Stop()
@@ -206,7 +231,9 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 		fmt.Fprintf(stderr, "isocheck: --follow: %s\n", fl.fallback)
 	}
 	if fl.c != nil {
-		if s := fl.c.Stats(); s.Repeated && !found {
+		s := fl.c.Stats()
+		cf.followed = &s
+		if s.Repeated && !found {
 			fmt.Fprintf(stderr, "isocheck: --follow: values repeat, so no violation was reported early: the verdict below is of the whole input\n")
 		} else if s.Unreadable != nil && !found {
 			fmt.Fprintf(stderr, "isocheck: --follow: part of the input could not be read, so no violation was reported early: the check below reads it whole\n")

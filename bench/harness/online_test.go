@@ -1,0 +1,66 @@
+package harness
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestRunOnline runs the online experiment at tiny scale: each level's
+// stream gets samples of the checker's memory as it is written, and a
+// verdict at its end, and the summary says how fast the windows went.
+func TestRunOnline(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds isocheck and streams four histories")
+	}
+	if _, err := exec.LookPath("go"); err != nil {
+		t.Skip("no go command to build isocheck with")
+	}
+	out := t.TempDir()
+	var log bytes.Buffer
+	res, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"online"}, Timeout: 5 * time.Minute, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, err := os.Open(filepath.Join(out, "online.csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rows, err := ReadCSV(f)
+	f.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	samples := map[string]int{}
+	for _, r := range rows {
+		switch {
+		case r.Axis == "seconds":
+			if r.MaxRSS < 1<<20 {
+				t.Errorf("%s at %s s: resident memory %d bytes", r.Level, r.X, r.MaxRSS)
+			}
+			samples[r.Level]++
+		case r.X == "end":
+			if r.Status != StatusSatisfied || r.Txns != 10_000 || r.Stats.Steps == 0 || r.Stats.Elapsed <= 0 {
+				t.Errorf("%s: %s, %d transactions, %d windows in %v; want satisfied, 10000, windows checked", r.Level, r.Status, r.Txns, r.Stats.Steps, r.Stats.Elapsed)
+			}
+		}
+	}
+	for _, s := range onlineStreams {
+		if samples[s.level] < 2 {
+			t.Errorf("%s: %d samples of the stream", s.level, samples[s.level])
+		}
+	}
+	for _, name := range []string{"online-memory.png", "online-stream.png"} {
+		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s missing or empty: %v", name, err)
+		}
+	}
+	if !strings.Contains(res.Summary, "| SER | 10000 |") {
+		t.Errorf("the summary lacks the SER stream:\n%s", res.Summary)
+	}
+}
