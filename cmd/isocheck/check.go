@@ -136,6 +136,8 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		if msg := cf.followConflict(all); msg != "" {
 			return usageError(stderr, name, "%s", msg)
 		}
+	} else if cf.followFlags.stop {
+		return usageError(stderr, name, "--stop-on-violation needs --follow")
 	}
 	j := cf.input.limits.start(stderr)
 	defer j.stop()

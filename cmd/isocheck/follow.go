@@ -106,7 +106,6 @@ type follower struct {
 	// fallback is why the input is not checked as it comes (its format
 	// is not read line by line): it is checked at its end.
 	fallback string
-	done     bool
 	err      error
 }
 
@@ -341,7 +340,6 @@ func (fl *follower) read(ctx context.Context, idle time.Duration, lvl level.Leve
 				fl.head = nil
 			}
 		}
-		fl.done = true
 		fl.mu.Unlock()
 		return
 	}
@@ -367,8 +365,11 @@ func (fl *follower) take(p []byte, lvl level.Level, opts check.Options) {
 		fl.c.Write(p)
 		return
 	}
+	if fl.fallback != "" {
+		return // the copy of the input is all the check of the whole needs
+	}
 	fl.head = append(fl.head, p...)
-	if fl.fallback != "" || bytes.IndexByte(fl.head, '\n') < 0 && len(fl.head) < streamHead {
+	if bytes.IndexByte(fl.head, '\n') < 0 && len(fl.head) < streamHead {
 		return
 	}
 	fl.begin(lvl, opts)

@@ -233,6 +233,7 @@ func TestFollowFlags(t *testing.T) {
 	for _, args := range [][]string{
 		{"check", "--follow", "--level", "all", "../../examples/write-skew.jsonl"},
 		{"check", "--follow", "--idle", "0s", "../../examples/write-skew.jsonl"},
+		{"check", "--stop-on-violation", "../../examples/write-skew.jsonl"},
 	} {
 		if code, _, errs := runCmd(args...); code != exitBadInput {
 			t.Errorf("%v: exit %d, want %d\n%s", args, code, exitBadInput, errs)
