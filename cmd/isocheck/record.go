@@ -59,15 +59,17 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	defer cancelRun()
 	var rec io.Writer = f
 	endWatch := func() {}
+	// During the run, the sessions' reports and the check's share stderr.
+	runErr := &lockedWriter{w: stderr}
 	if rf.online != nil {
 		rec = io.MultiWriter(f, rf.online.c)
-		endWatch = rf.online.watch(ctx, tr, cancelRun, stderr)
+		endWatch = rf.online.watch(ctx, tr, cancelRun, runErr)
 	}
 	opts := runner.Options{
 		Recorder:   jsonl.NewRecorder(rec),
 		TxnTimeout: rf.txnTimeout,
 		Reconnect:  rf.reconnect,
-		Waiting:    waitingReporter(stderr, redact(rf.dsn)),
+		Waiting:    waitingReporter(runErr, redact(rf.dsn)),
 		Completed:  rf.onTxn,
 	}
 	if rf.nemesis.Kind != "" && !rf.reconnectSet {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/isocheck/isocheck/format"
@@ -88,4 +89,17 @@ func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun
 		rc.c.Wait()
 		tr.SetNote("")
 	}
+}
+
+// lockedWriter writes to w one Write at a time, for writers on several
+// goroutines.
+type lockedWriter struct {
+	mu sync.Mutex
+	w  io.Writer
+}
+
+func (l *lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
 }
