@@ -248,8 +248,9 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 			c.mu.Unlock()
 		}()
 	}
-	if !prefixes && !c.prefixRunning {
-		// The next window begins at n-Window or later.
+	if !prefixes {
+		// The next window begins at n-Window or later. A check of
+		// everything so far still running reads arrays of its own.
 		c.forget(n - c.opts.Window)
 	}
 	c.mu.Unlock()
