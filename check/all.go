@@ -73,6 +73,7 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*AllLe
 	}
 	resolved := time.Since(t)
 	bare := nodesOf(r)
+	opts.stronger = &strongerChecks{}
 	var broken, stopped *Result
 	var undecided level.Level // a weaker level without a verdict
 	for i := len(levels) - 1; i >= 0; i-- {
@@ -89,8 +90,8 @@ func CheckAllWith(ctx context.Context, h *history.History, opts Options) (*AllLe
 		}
 		lctx, share, end := levelPart(ctx, i == 0)
 		res, err := checkResolved(lctx, r, l, opts)
-		limited := lctx.Err() != nil && ctx.Err() == nil
-		timedOut := errors.Is(context.Cause(lctx), context.DeadlineExceeded)
+		limited := ended(lctx) && !ended(ctx)
+		timedOut := errors.Is(context.Cause(lctx), context.DeadlineExceeded) || lctx.Err() == nil
 		if limited && res != nil && res.Verdict == verdict.Unknown {
 			// Hand its memory back before the next level, which begins
 			// under the same limit, and while the part is still open:
@@ -174,4 +175,15 @@ func levelStopReason(reason, stage string, timedOut bool, share time.Duration) s
 		reason = "stopped"
 	}
 	return reason + where + " (this level only: the others were checked)"
+}
+
+// ended reports whether ctx has ended, or its deadline passed: a check
+// stopped at its deadline may return before the context's timer has
+// ended it (progress.Outcome counts that as a timeout).
+func ended(ctx context.Context) bool {
+	if ctx.Err() != nil {
+		return true
+	}
+	dl, ok := ctx.Deadline()
+	return ok && !time.Now().Before(dl)
 }

@@ -180,16 +180,27 @@ func checkResolved(ctx context.Context, r *resolve.Resolution, l level.Level, op
 	if opts.Cases || !solverChooses(l) || excludedCandidates(r) {
 		return checkChoosing(ctx, r, l, opts)
 	}
-	return checkLevelChoosing(ctx, r, l, opts)
+	return checkLevelChoosing(ctx, r, l, opts, true)
 }
 
 // checkLevelChoosing checks SER, SI, SSER or PC on r, whose reads have
 // Choices: case by case while a few checks may settle it (a history the
 // database got right is satisfied by the writers its times point to),
-// then in the solver, which chooses writers beside the order of writes.
-func checkLevelChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
+// then, if stronger is set, as SSER (satisfiedAsStronger), then in the
+// solver, which chooses writers beside the order of writes.
+func checkLevelChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, stronger bool) (*Result, error) {
+	if stronger {
+		if res, err := satisfiedFirst(ctx, r, l, opts); err != nil || res != nil {
+			return res, err
+		}
+	}
 	if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
 		return res, err
+	}
+	if stronger {
+		if res, err := satisfiedAsStronger(ctx, r, l, opts); err != nil || res != nil {
+			return res, err
+		}
 	}
 	// Reads left with one possible writer join the known dependencies
 	// before the polygraph is built.

@@ -6,6 +6,7 @@ import (
 	"context"
 	"math"
 	"slices"
+	"sync"
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
@@ -43,10 +44,9 @@ const maxShrinkPicks = 12
 // keeps), which become a Case of the explanation.
 //
 // RC, RA and CC take this path; before it, they guess (checkGuessed),
-// then try SI's solver, which chooses writers beside the order of writes
-// (encode.AddChoices): writers that satisfy SI satisfy every weaker
-// level with it, so one problem for the solver and one check of l with
-// those writers may settle what guessing did not. With unique values, or
+// then try stronger levels (satisfiedAsStronger): SSER, which real time
+// bounds, and SI, whose solver chooses writers beside the order of
+// writes (encode.AddChoices). With unique values, or
 // one candidate for every read, the level's check runs as on any
 // history: in polynomial time for RC, RA and CC. The polynomial
 // algorithms of Biswas and Enea ("On the Complexity of Checking
@@ -60,10 +60,13 @@ const maxShrinkPicks = 12
 // many rounds where writers must be guessed jointly.
 func checkChoosing(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	if !opts.Cases && !solverChooses(l) && !excludedCandidates(r) {
+		if res, err := satisfiedFirst(ctx, r, l, opts); err != nil || res != nil {
+			return res, err
+		}
 		if res, err := checkGuessed(ctx, r, l, opts); err != nil || res != nil {
 			return res, err
 		}
-		if res, err := satisfiedAsSI(ctx, r, l, opts); err != nil || res != nil {
+		if res, err := satisfiedAsStronger(ctx, r, l, opts); err != nil || res != nil {
 			return res, err
 		}
 	}
@@ -143,28 +146,140 @@ func ruleOf(at map[int32]int, pick []int, picks []resolve.Pick) []solver.Option 
 	return rule
 }
 
-// satisfiedAsSI checks SI on r, then l with the writers that satisfy SI:
-// the Result when that settles l (or ctx ended), else nil.
-func satisfiedAsSI(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
-	res, err := checkLevelChoosing(ctx, r, level.SI, opts)
-	switch {
-	case err != nil:
-		return nil, err
-	case res.Verdict == verdict.Unknown && res.Stopped:
-		res.Level = l
-		return res, nil
-	case res.Verdict != verdict.Satisfied:
-		return nil, nil // violated, or a limit of SI's own: go on
+// satisfiedAsStronger looks for writers of r's choices that satisfy l by
+// checking stronger levels: writers that satisfy a stronger level
+// satisfy every weaker one with it, so one check of the stronger level
+// and one of l with its writers may settle what guessing did not. First
+// SSER, where every transaction checked has times: real time rules out
+// most writers of a repeated value (a read cannot see a version
+// overwritten before it began), so a history the database got right is
+// decided at SSER at about the cost of one of unique values, where
+// weaker levels, which real time does not bound, would search. Then,
+// for RC, RA and CC, SI, whose solver chooses writers beside the order
+// of writes. It returns the satisfied Result with those writers
+// (Picks), a Result without a verdict when ctx ended, and nil
+// otherwise: a stronger level broken says nothing of l.
+func satisfiedAsStronger(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
+	var tries []level.Level
+	if l != level.SSER && hasTimes(r) {
+		tries = append(tries, level.SSER)
 	}
-	got, err := checkPicked(ctx, r, l, opts, res.Picks)
+	if !solverChooses(l) {
+		tries = append(tries, level.SI)
+	}
+	for _, s := range tries {
+		if res, err := satisfiedAs(ctx, r, l, s, opts); err != nil || res != nil {
+			return res, err
+		}
+	}
+	return nil, nil
+}
+
+// satisfiedAs checks r at s, a level stronger than l, then l with the
+// writers that satisfy s: the Result when that settles l (or ctx ended),
+// else nil.
+func satisfiedAs(ctx context.Context, r *resolve.Resolution, l, s level.Level, opts Options) (*Result, error) {
+	picks, known := opts.stronger.witness(s)
+	if !known {
+		res, err := checkLevelChoosing(ctx, r, s, opts, false)
+		switch {
+		case err != nil:
+			return nil, err
+		case res.Verdict == verdict.Unknown && res.Stopped:
+			res.Level = l
+			return res, nil
+		case res.Verdict == verdict.Satisfied:
+			picks = res.Picks
+			opts.stronger.remember(s, picks)
+		case res.Verdict == verdict.Violated:
+			opts.stronger.remember(s, nil)
+		}
+	}
+	if picks == nil {
+		return nil, nil // violated, or a limit of s's own: go on
+	}
+	return satisfiedWith(ctx, r, l, opts, picks)
+}
+
+// satisfiedFirst checks l on r with the writers of a stronger level's
+// witness that an earlier check of r found (Options.stronger): the
+// satisfied Result, a Result without a verdict when ctx ended, else nil.
+func satisfiedFirst(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
+	for _, s := range level.All() {
+		if s == l {
+			break
+		}
+		if picks, _ := opts.stronger.witness(s); picks != nil {
+			return satisfiedWith(ctx, r, l, opts, picks)
+		}
+	}
+	return nil, nil
+}
+
+// satisfiedWith checks l on r with the writers of picks: the Result when
+// that settles l (or ctx ended), else nil.
+func satisfiedWith(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options, picks []resolve.Pick) (*Result, error) {
+	got, err := checkPicked(ctx, r, l, opts, picks)
+	if err == nil && got.Verdict == verdict.Unknown && !got.Stopped {
+		return nil, nil
+	}
 	if err != nil || got.Verdict != verdict.Violated {
 		if got != nil && got.Verdict == verdict.Satisfied {
-			got.Picks = res.Picks
+			got.Picks = picks
 			got.Stats.Choices, got.Stats.ChoiceRounds = len(r.Choices), 1
 		}
 		return got, err
 	}
 	return nil, nil
+}
+
+// strongerChecks remembers the checks of stronger levels that
+// satisfiedAs made on one resolution, for the checks of the other levels
+// on it (CheckAll): the writers that satisfy a level, or that it is
+// broken. A nil *strongerChecks remembers nothing.
+type strongerChecks struct {
+	mu      sync.Mutex
+	checked map[level.Level][]resolve.Pick // nil: broken
+}
+
+// witness returns the writers that satisfy s, nil if s is broken, and
+// whether s was checked.
+func (c *strongerChecks) witness(s level.Level) ([]resolve.Pick, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	picks, ok := c.checked[s]
+	return picks, ok
+}
+
+// remember records the writers that satisfy s, or nil when s is broken.
+func (c *strongerChecks) remember(s level.Level, picks []resolve.Pick) {
+	if c == nil {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.checked == nil {
+		c.checked = make(map[level.Level][]resolve.Pick)
+	}
+	c.checked[s] = picks
+}
+
+// hasTimes reports whether every transaction r checks has its times.
+func hasTimes(r *resolve.Resolution) bool {
+	h := r.History
+	some := false
+	for t := range h.Txns {
+		if r.Included[t] {
+			if !h.Txns[t].HasTime() {
+				return false
+			}
+			some = true
+		}
+	}
+	return some
 }
 
 // pruneChoices returns r's choices without the writers that reading from

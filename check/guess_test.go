@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"time"
 
 	"github.com/isocheck/isocheck/histgen"
 	"github.com/isocheck/isocheck/history"
@@ -114,5 +115,40 @@ func TestChoosingWritersHoldsItsContext(t *testing.T) {
 				t.Errorf("stopped in stage %q, want %q (stages %v)", last, stage, stages)
 			}
 		})
+	}
+}
+
+// TestStrictHistoryDecidedAsSSER checks that a history a strictly
+// serializable store kept, whose values repeat so often that neither
+// guessing nor a search settles the weaker levels (each value of a key
+// written by up to 64 transactions), is decided at every level at once:
+// real time leaves its reads few writers at SSER, and the writers that
+// satisfy SSER satisfy every weaker level. Before, SI, PC, CC and RC
+// searched for minutes and gigabytes; the deadline only catches that.
+func TestStrictHistoryDecidedAsSSER(t *testing.T) {
+	cfg := histgen.LargeConfig{Sessions: 10, TxnsPerSession: 60, OpsPerTxn: 15, Keys: 10000, ReadProportion: 0.5,
+		Dist: workload.Zipf, Seed: 1, Store: histgen.StrictSerializable}
+	h := histgen.Repeat(histgen.Large(cfg), histgen.RepeatConfig{Fraction: 1, Writers: 64, Seed: 1})
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	r, err := resolve.Resolve(ctx, h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Choices) < 1000 {
+		t.Fatalf("%d reads of repeated values: the test checks too little", len(r.Choices))
+	}
+	for _, l := range []level.Level{level.SER, level.SI, level.PC, level.CC, level.RA, level.RC} {
+		res, err := CheckResolved(ctx, r, l)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.Verdict != verdict.Satisfied {
+			t.Fatalf("%v: %v (%s, in stage %s), want satisfied", l, res.Verdict, res.Reason, res.Stage)
+		}
+		again, err := checkPicked(ctx, r, l, Options{}, res.Picks)
+		if err != nil || again.Verdict != verdict.Satisfied {
+			t.Errorf("%v: the writers found do not satisfy it: %v, %v", l, again, err)
+		}
 	}
 }

@@ -64,6 +64,11 @@ type Options struct {
 	// broke there. It costs the checks of the weaker levels, on a
 	// violation only.
 	WeakestBroken bool
+
+	// stronger, when set, shares the checks of stronger levels made to
+	// find writers that satisfy a level (satisfiedAs) among the checks of
+	// several levels on one resolution.
+	stronger *strongerChecks
 }
 
 // reachBytes is the bound on the reachability clocks of the polygraph
@@ -98,6 +103,9 @@ func CheckWith(ctx context.Context, h *history.History, l level.Level, opts Opti
 	r, err := resolve.Resolve(ctx, h)
 	if err != nil {
 		return stoppedBefore(ctx, h, l, time.Since(t), err)
+	}
+	if opts.stronger == nil {
+		opts.stronger = &strongerChecks{}
 	}
 	res, err := checkResolved(ctx, r, l, opts)
 	if res != nil {

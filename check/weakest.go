@@ -33,6 +33,7 @@ const walkMinBudget = 3 * time.Second
 // stops there, and the first level left unchecked is Undecided.
 func weakestBroken(ctx context.Context, r *resolve.Resolution, res *Result, opts Options) (*Result, error) {
 	res.WeakerChecked = true
+	opts.stronger.remember(res.Level, nil)
 	// The weaker levels are checked within a budget: twice the time of
 	// the check they explain, and at least three seconds. Most are cheaper
 	// than it (RC, RA and CC take one pass), but choosing the writers of
