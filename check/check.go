@@ -100,7 +100,8 @@ type Result struct {
 	// Picks, when the history's values repeat and the level is
 	// satisfied, are writers of the reads of the resolution's Choices
 	// that satisfy it (with some commit order); for PC only when a guess
-	// settled it (its solver chooses on the history split in two).
+	// or a stronger level's writers settled it (its solver chooses on the
+	// history split in two).
 	Picks []resolve.Pick
 	// Choices, with Cases, are the reads that may have read from several
 	// writers which the cases pick writers for.
