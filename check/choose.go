@@ -201,16 +201,17 @@ func satisfiedAs(ctx context.Context, r *resolve.Resolution, l, s level.Level, o
 	return satisfiedWith(ctx, r, l, opts, picks)
 }
 
-// satisfiedFirst checks l on r with the writers of a stronger level's
-// witness that an earlier check of r found (Options.stronger): the
-// satisfied Result, a Result without a verdict when ctx ended, else nil.
+// satisfiedFirst checks l on r with the writers of a witness of l, or of
+// a stronger level, that an earlier check of r found (Options.stronger):
+// the satisfied Result, a Result without a verdict when ctx ended, else
+// nil.
 func satisfiedFirst(ctx context.Context, r *resolve.Resolution, l level.Level, opts Options) (*Result, error) {
 	for _, s := range level.All() {
-		if s == l {
-			break
-		}
 		if picks, _ := opts.stronger.witness(s); picks != nil {
 			return satisfiedWith(ctx, r, l, opts, picks)
+		}
+		if s == l {
+			break
 		}
 	}
 	return nil, nil
