@@ -317,6 +317,37 @@ func isocheckBinary(t *testing.T) string {
 	return filepath.Join(binDir, "isocheck")
 }
 
+// tinyRun is what runTiny returns: the folder of an experiment's outputs,
+// the outputs, the rows of its CSV and the run's log.
+type tinyRun struct {
+	out     string
+	outputs *Outputs
+	rows    []Row
+	log     string
+}
+
+// runTiny runs one experiment at tiny scale with the shared binary, each
+// run bounded by timeout, and reads its CSV (EXPERIMENT.csv).
+func runTiny(t *testing.T, experiment string, timeout time.Duration) tinyRun {
+	t.Helper()
+	out := t.TempDir()
+	var log bytes.Buffer
+	res, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{experiment}, Timeout: timeout, Log: &log})
+	if err != nil {
+		t.Fatalf("%v\n%s", err, log.String())
+	}
+	f, err := os.Open(filepath.Join(out, experiment+".csv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	_, rows, err := ReadCSV(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return tinyRun{out: out, outputs: res, rows: rows, log: log.String()}
+}
+
 // TestRunEndToEnd runs the table3 experiment at tiny scale, without the
 // corpus, with a comparison, on a freshly built isocheck, and checks the
 // CSV, the plots and the summary.
@@ -610,20 +641,8 @@ func TestRunScale(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build isocheck with")
 	}
-	out := t.TempDir()
-	var log bytes.Buffer
-	if _, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"scale"}, Timeout: 5 * time.Minute, Log: &log}); err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	f, err := os.Open(filepath.Join(out, "scale.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rows, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runTiny(t, "scale", 5*time.Minute)
+	out, rows := run.out, run.rows
 	// The uniform histories' store keeps SI, and so CC; SER it may break
 	// (a write skew). The violating history's store loses updates: SI
 	// and the stronger levels broken, PC and the weaker ones kept.

@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,21 +19,8 @@ func TestRunOnline(t *testing.T) {
 	if _, err := exec.LookPath("go"); err != nil {
 		t.Skip("no go command to build isocheck with")
 	}
-	out := t.TempDir()
-	var log bytes.Buffer
-	res, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"online"}, Timeout: 5 * time.Minute, Log: &log})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	f, err := os.Open(filepath.Join(out, "online.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rows, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runTiny(t, "online", 5*time.Minute)
+	out, res, rows := run.out, run.outputs, run.rows
 	samples := map[string]int{}
 	for _, r := range rows {
 		switch {

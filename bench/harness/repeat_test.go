@@ -1,8 +1,6 @@
 package harness
 
 import (
-	"bytes"
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -162,24 +160,11 @@ func TestRunRepeat(t *testing.T) {
 		defer func(f []float64, w []int) { repeatFractions, repeatWriters = f, w }(repeatFractions, repeatWriters)
 		repeatFractions, repeatWriters = []float64{0.1, 0.5}, []int{2, 16}
 	}
-	out := t.TempDir()
-	var log bytes.Buffer
-	rep, err := Run(context.Background(), Config{Out: out, Repo: repoRoot(t), Binary: isocheckBinary(t), Scale: Tiny, Experiments: []string{"repeat"}, Timeout: 5 * time.Second, Log: &log})
-	if err != nil {
-		t.Fatalf("%v\n%s", err, log.String())
-	}
-	f, err := os.Open(filepath.Join(out, "repeat.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rows, err := ReadCSV(f)
-	f.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
+	run := runTiny(t, "repeat", 5*time.Second)
+	out, rep, rows := run.out, run.outputs, run.rows
 	levels := repeatLevels(Tiny)
 	if want := len(levels) * (1 + len(repeatFractions)*len(repeatWriters)); len(rows) != want {
-		t.Fatalf("%d rows, want %d\n%s", len(rows), want, log.String())
+		t.Fatalf("%d rows, want %d\n%s", len(rows), want, run.log)
 	}
 	for _, r := range rows {
 		fraction, writers, ok := parseRepeatCase(r.Case)
