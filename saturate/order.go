@@ -33,6 +33,10 @@ type orderer struct {
 	// forcedFrom[forcedStart[t]:forcedStart[t+1]] are the tails of the
 	// forced edges into t.
 	forcedStart, forcedFrom []int32
+	// roots, unless nil, is the order in which orderMeter tries the
+	// transactions: each comes as soon after its place there as its
+	// predecessors allow.
+	roots []int32
 
 	done     []bool
 	waiting  []bool
@@ -178,7 +182,11 @@ func (o *orderer) orderMeter(m *progress.Meter, visit func(t int32)) (bool, erro
 	}
 	o.done[s.t0] = true
 	ordered, included := 0, 0
-	for t := range int32(n) {
+	for i := range int32(n) {
+		t := i
+		if o.roots != nil {
+			t = o.roots[i]
+		}
 		if !s.r.Included[t] {
 			continue
 		}

@@ -14,9 +14,11 @@
 // The causal past is kept as per-session vector clocks, only while a
 // transaction still to come needs them (stream.go), and only the last
 // writer of x per session in it gets an edge (session order implies the
-// rest), so the pass is near-linear: O(reads × sessions) for CC. The
-// pass runs on one goroutine per share of the sessions (RC, RA) or of
-// each batch of transactions (CC); the graph is then ordered without
+// rest), so the pass is near-linear: O(reads × sessions) for CC; before
+// it, CC tries a commit order, which needs a few clock lookups per read
+// (guess.go). The pass runs on one goroutine per share of the sessions
+// (RC, RA) or of each batch of transactions (CC); the graph is then
+// ordered without
 // being built (order.go), and built in full only to report a cycle,
 // restated as the reads that forced it (evidence.go).
 package saturate
@@ -139,6 +141,9 @@ type options struct {
 	maxEdges int
 	// maxClock is Options.MaxClockEntries.
 	maxClock int64
+	// noGuess has CC force every edge without trying a commit order
+	// first (guess.go).
+	noGuess bool
 }
 
 // checkWith is Check with the given options.
@@ -173,12 +178,27 @@ func checkWith(ctx context.Context, r *resolve.Resolution, l level.Level, opt op
 	case level.RA:
 		forced, err = s.parallel(progress.Start(ctx, "saturate RA", n, "transactions"), s.readAtomic)
 	case level.CC:
-		s.indexGroups()
-		var acyclic bool
 		limit := cmp.Or(opt.maxClock, MaxClockEntries)
 		if limit < 0 {
 			limit = math.MaxInt64
 		}
+		if !opt.noGuess {
+			satisfied, ok, found, err := s.causalGuess(ctx, o, limit)
+			if err != nil {
+				return nil, err
+			}
+			if ok {
+				res.Edges = s.baseEdges() + len(found)
+				if satisfied {
+					res.Verdict = verdict.Satisfied
+					return res, nil
+				}
+				res.Edges, res.Cycle, res.Conflict, res.Core = s.cycle(l, [][]forcedEdge{found[len(s.versions):]})
+				return res, nil
+			}
+		}
+		s.indexGroups()
+		var acyclic bool
 		acyclic, runs, err = s.causalStream(progress.Start(ctx, "saturate CC", n, "transactions"), o, limit)
 		if err != nil {
 			return nil, err
@@ -450,6 +470,9 @@ type worker struct {
 	lastWriter, lastSession []int32
 	readWriter, readStamp   []int32
 	from                    []int32
+	// rank, unless nil, keeps only the edges t2 → t1 with rank[t2] >
+	// rank[t1]: those an order by rank does not have already.
+	rank []int32
 }
 
 // edgeBlock is the number of edges in a block of worker.edges.
@@ -459,7 +482,7 @@ const edgeBlock = 1 << 15
 // that had observed t2. The initial transaction precedes everything
 // already.
 func (w *worker) force(t2, t1 int32, k history.Key) {
-	if t2 == t1 || t2 == w.t0 {
+	if t2 == t1 || t2 == w.t0 || w.rank != nil && t1 != w.t0 && w.rank[t2] < w.rank[t1] {
 		return
 	}
 	last := len(w.edges) - 1
@@ -478,6 +501,12 @@ const minParallel = 1 << 14
 // about equal numbers of transactions, one per goroutine, which count the
 // transactions done on m, and returns the edges each forced.
 func (s *saturator) parallel(m *progress.Meter, axiom func(m *progress.Meter, w *worker, sessions [][]int32, first int) error) ([][]forcedEdge, error) {
+	return s.parallelRanked(m, axiom, nil)
+}
+
+// parallelRanked is parallel keeping only the edges against rank (see
+// worker.rank), unless nil.
+func (s *saturator) parallelRanked(m *progress.Meter, axiom func(m *progress.Meter, w *worker, sessions [][]int32, first int) error, rank []int32) ([][]forcedEdge, error) {
 	sessions := s.h.Sessions
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
 	if s.workers > 0 {
@@ -485,7 +514,7 @@ func (s *saturator) parallel(m *progress.Meter, axiom func(m *progress.Meter, w 
 	}
 	workers = min(workers, len(sessions))
 	if workers <= 1 {
-		w := &worker{t0: s.t0}
+		w := &worker{t0: s.t0, rank: rank}
 		err := axiom(m, w, sessions, 0)
 		return w.edges, err
 	}
@@ -506,7 +535,7 @@ func (s *saturator) parallel(m *progress.Meter, axiom func(m *progress.Meter, w 
 	errs := make([]error, len(ws))
 	var wg sync.WaitGroup
 	for i := range ws {
-		ws[i] = &worker{t0: s.t0}
+		ws[i] = &worker{t0: s.t0, rank: rank}
 		wg.Go(func() {
 			errs[i] = axiom(m, ws[i], sessions[cuts[i]:cuts[i+1]], cuts[i])
 		})

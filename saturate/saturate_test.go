@@ -3,6 +3,7 @@ package saturate
 import (
 	"context"
 	"errors"
+	"math"
 	"strings"
 	"testing"
 
@@ -148,7 +149,8 @@ func TestClockLimit(t *testing.T) {
 }
 
 // TestForcedEdgesLimit: a CC check whose axiom would force more edges
-// than Options.MaxForcedEdges is refused with a *LimitError that says so
+// than Options.MaxForcedEdges, and no order tried first satisfies, is
+// refused with a *LimitError that says so
 // (with the memory) and wraps progress.ErrResourceLimit; a negative
 // limit is no limit.
 func TestForcedEdgesLimit(t *testing.T) {
@@ -161,7 +163,21 @@ func TestForcedEdgesLimit(t *testing.T) {
 	if err != nil || sat.Verdict != verdict.Satisfied {
 		t.Fatalf("no limit: %v, %v; want satisfied", sat, err)
 	}
-	_, err = CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: 2})
+	// A commit order tried first settles it with a fraction of the edges
+	// (guess.go), within a limit the full saturation passes.
+	full, err := checkWith(context.Background(), res, level.CC, options{maxEdges: math.MaxInt, noGuess: true})
+	if err != nil || full.Verdict != verdict.Satisfied {
+		t.Fatalf("no limit, no order tried: %v, %v; want satisfied", full, err)
+	}
+	forced := full.Edges - sat.Edges
+	if forced < 100 {
+		t.Fatalf("an order tried first forces %d edges fewer than saturation: want the history to need many", forced)
+	}
+	sat, err = CheckWith(context.Background(), res, level.CC, Options{MaxForcedEdges: int64(forced)})
+	if err != nil || sat.Verdict != verdict.Satisfied {
+		t.Fatalf("%d edges, an order tried first: %v, %v; want satisfied", forced, sat, err)
+	}
+	_, err = checkWith(context.Background(), res, level.CC, options{maxEdges: 2, noGuess: true})
 	var le *LimitError
 	if !errors.As(err, &le) || !errors.Is(err, progress.ErrResourceLimit) || le.What != ForcedEdges || !strings.Contains(err.Error(), "more than 2 commit-order edges (16 bytes)") {
 		t.Fatalf("2 edges: error %v, want a *LimitError on the forced edges", err)

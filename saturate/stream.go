@@ -203,6 +203,14 @@ type stream struct {
 	// walks the clocks and these arrays side by side.
 	denseOf []int32
 	dense   []denseKey
+	// check applies the axiom to the reads of a batch on one worker, and
+	// record, unless nil, notes the batch's writes first.
+	check  func(runs *edgeRuns, rows rowView, batch []int32)
+	record func(batch []int32)
+	// plan holds the clocks of the next batch to compute, and joins the
+	// clocks they join (see clock).
+	plan  []clockOp
+	joins []clockJoin
 }
 
 // groupState is what the axiom looks at first for a group.
@@ -231,25 +239,8 @@ type denseKey struct {
 // and an error if the clocks need more than limit entries, the edges
 // pass MaxForcedEdges (or s.maxEdges) or m reports one.
 func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bool, *edgeRuns, error) {
-	st := &stream{s: s, o: o,
-		pool:     &clockPool{width: s.sessions, limit: limit},
-		refs:     make([]int32, s.n),
-		slot:     make([]int32, s.n),
-		inBatch:  make([]bool, s.n),
-		groups:   make([]groupState, len(s.groupSession)),
-		zero:     make([]int32, s.sessions),
-		maxEdges: cmp.Or(s.maxEdges, MaxForcedEdges),
-	}
-	for t := range s.n {
-		if p := o.prev[t]; p != s.t0 {
-			st.refs[p]++
-		}
-	}
-	for _, rd := range s.r.Reads {
-		if rd.Writer != s.t0 {
-			st.refs[rd.Writer]++
-		}
-	}
+	st := s.newStream(o, limit)
+	st.groups = make([]groupState, len(s.groupSession))
 	st.groupWriters, st.groupPos, st.groupTxn = s.indexGroupWriters()
 	for g, ws := range s.groupSession {
 		st.groups[g] = groupState{ws, -1, -1, -1, -1}
@@ -278,6 +269,32 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 		st.denseOf[x] = int32(len(st.dense))
 		st.dense = append(st.dense, d)
 	}
+	st.check, st.record = st.axiom, st.recordGroups
+	return st.run(m, func(visit func(u int32)) (bool, error) { return o.orderMeter(m, visit) })
+}
+
+// newStream returns a stream that computes the clocks of s's transactions
+// in a topological order of o's so ∪ wr, at most limit entries at once;
+// the caller sets what it checks.
+func (s *saturator) newStream(o *orderer, limit int64) *stream {
+	st := &stream{s: s, o: o,
+		pool:     &clockPool{width: s.sessions, limit: limit},
+		refs:     make([]int32, s.n),
+		slot:     make([]int32, s.n),
+		inBatch:  make([]bool, s.n),
+		zero:     make([]int32, s.sessions),
+		maxEdges: cmp.Or(s.maxEdges, MaxForcedEdges),
+	}
+	for t := range s.n {
+		if p := o.prev[t]; p != s.t0 {
+			st.refs[p]++
+		}
+	}
+	for _, rd := range s.r.Reads {
+		if rd.Writer != s.t0 {
+			st.refs[rd.Writer]++
+		}
+	}
 	workers := min(runtime.GOMAXPROCS(0), max(1, s.n/minParallel))
 	if s.workers > 0 {
 		workers = s.workers
@@ -285,12 +302,20 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 	for range workers {
 		st.workers = append(st.workers, &edgeRuns{})
 	}
+	return st
+}
+
+// run computes the clocks of the transactions in the order order visits
+// them (a topological order of so ∪ wr), a batch at a time, and has the
+// workers check each batch's reads while it computes the next. It
+// returns what order returns, and the edges the workers recorded.
+func (st *stream) run(m *progress.Meter, order func(visit func(u int32)) (bool, error)) (bool, *edgeRuns, error) {
 	size := streamBatch
-	if s.batch > 0 {
-		size = s.batch
+	if st.s.batch > 0 {
+		size = st.s.batch
 	}
 	var err error
-	acyclic, merr := o.orderMeter(m, func(u int32) {
+	acyclic, merr := order(func(u int32) {
 		if err != nil {
 			return
 		}
@@ -321,46 +346,111 @@ func (s *saturator) causalStream(m *progress.Meter, o *orderer, limit int64) (bo
 	return acyclic, runs, nil
 }
 
-// clock computes u's clock and adds u to the next batch.
+// clock plans u's clock and adds u to the next batch: the slot it goes
+// in, where it starts from, and the clocks joined into it. The plan is
+// carried out by fill, for the whole batch at once.
 func (st *stream) clock(u int32) error {
 	s, pool := st.s, st.pool
 	p := st.o.prev[u]
+	op := clockOp{src: noClock, own: -1}
 	if p != s.t0 && st.refs[p] == 1 && !st.inBatch[p] {
 		// u is the last to need p's clock: take it over.
 		st.refs[p] = 0
 		st.slot[u] = st.slot[p]
+		op.src = sameClock
 	} else if st.slot[u] = pool.get(); st.slot[u] < 0 {
 		return &LimitError{What: ClockEntries, Limit: pool.limit, Txns: s.n, Sessions: s.sessions, Live: pool.live}
+	} else if p != s.t0 {
+		op.src = st.slot[p]
 	}
-	row := pool.row(st.slot[u])
-	switch {
-	case p == s.t0:
-		clear(row)
-	case st.refs[p] == 0:
-		row[s.h.Txns[p].Session] = s.pos[p] + 1
-	default:
-		copy(row, pool.row(st.slot[p]))
-		row[s.h.Txns[p].Session] = s.pos[p] + 1
+	op.slot = st.slot[u]
+	if p != s.t0 {
+		op.own, op.ownPos = int32(s.h.Txns[p].Session), s.pos[p]+1
 	}
+	op.joinStart = int32(len(st.joins))
 	for _, rd := range s.readsOf(u) {
-		w := rd.Writer
-		if w == s.t0 {
-			continue
+		if w := rd.Writer; w != s.t0 {
+			st.joins = append(st.joins, clockJoin{slot: st.slot[w], session: int32(s.h.Txns[w].Session), pos: s.pos[w] + 1})
 		}
-		ws := s.h.Txns[w].Session
-		if row[ws] > s.pos[w] {
-			continue // w, and so its past, is in u's past already
-		}
-		joinClock(row, pool.row(st.slot[w]))
-		row[ws] = s.pos[w] + 1
 	}
+	op.joinEnd = int32(len(st.joins))
+	st.plan = append(st.plan, op)
 	st.inBatch[u] = true
 	st.next = append(st.next, u)
 	return nil
 }
 
-// record records the writes of batch in the groups' state.
-func (st *stream) record(batch []int32) {
+// clockOp is the plan of one clock (see clock): start from the clock in
+// src (noClock: the initial state's; sameClock: the one already in slot),
+// note the session predecessor (own, ownPos; own -1: none), and join the
+// clocks of joins[joinStart:joinEnd].
+type clockOp struct {
+	slot, src, own, ownPos, joinStart, joinEnd int32
+}
+
+// clockJoin is a clock joined into another: the writer read's, and the
+// writer's own entry.
+type clockJoin struct{ slot, session, pos int32 }
+
+const (
+	noClock   = -1
+	sameClock = -2
+)
+
+// minColumns is the number of entries a share of the columns of fill has
+// at least.
+const minColumns = 512
+
+// fill carries out the plan, a range of columns per goroutine: a clock's
+// entries depend only on the same entries of the clocks it joins, so
+// the shares need no lock. A join skips nothing, even a clock already in
+// the past; one goroutine cannot know, and an entrywise maximum with a
+// clock in the past changes nothing.
+func (st *stream) fill() {
+	if len(st.plan) == 0 {
+		return
+	}
+	width := st.pool.width
+	shares := min(runtime.GOMAXPROCS(0), max(1, width/minColumns))
+	if shares == 1 {
+		st.fillColumns(0, width)
+	} else {
+		var wg sync.WaitGroup
+		step := (width + shares - 1) / shares
+		for lo := 0; lo < width; lo += step {
+			wg.Go(func() { st.fillColumns(lo, min(lo+step, width)) })
+		}
+		wg.Wait()
+	}
+	st.plan, st.joins = st.plan[:0], st.joins[:0]
+}
+
+// fillColumns carries out the plan on the entries lo up to hi.
+func (st *stream) fillColumns(lo, hi int) {
+	pool := st.pool
+	for _, op := range st.plan {
+		row := pool.row(op.slot)[lo:hi]
+		switch op.src {
+		case noClock:
+			clear(row)
+		case sameClock:
+		default:
+			copy(row, pool.row(op.src)[lo:hi])
+		}
+		if own := int(op.own); own >= lo && own < hi {
+			row[own-lo] = max(row[own-lo], op.ownPos)
+		}
+		for _, j := range st.joins[op.joinStart:op.joinEnd] {
+			joinClock(row, pool.row(j.slot)[lo:hi])
+			if ws := int(j.session); ws >= lo && ws < hi {
+				row[ws-lo] = max(row[ws-lo], j.pos)
+			}
+		}
+	}
+}
+
+// recordGroups records the writes of batch in the groups' state.
+func (st *stream) recordGroups(batch []int32) {
 	s := st.s
 	for _, u := range batch {
 		for i := s.keyStart[u]; i < s.keyStart[u+1]; i++ {
@@ -383,6 +473,7 @@ func (st *stream) record(batch []int32) {
 // MaxForcedEdges, and then leaves the next batch unchecked.
 func (st *stream) rotate() error {
 	s := st.s
+	st.fill()
 	st.running.Wait()
 	for _, u := range st.checked {
 		st.inBatch[u] = false
@@ -413,7 +504,9 @@ func (st *stream) rotate() error {
 	// of the writers it read, which stay as they are until the next
 	// rotate; they see the clocks through a copy of the pool's list of
 	// slabs, to which clock may add meanwhile.
-	st.record(st.next)
+	if st.record != nil {
+		st.record(st.next)
+	}
 	st.checked, st.next = st.next, st.checked
 	batch := st.checked
 	rows := rowView{slabs: st.pool.slabs, width: st.pool.width}
@@ -421,7 +514,7 @@ func (st *stream) rotate() error {
 	for i, w := range st.workers {
 		part := batch[min(i*share, len(batch)):min((i+1)*share, len(batch))]
 		if len(part) > 0 {
-			st.running.Go(func() { st.axiom(w, rows, part) })
+			st.running.Go(func() { st.check(w, rows, part) })
 		}
 	}
 	return nil
@@ -539,8 +632,9 @@ func (st *stream) below(g, c3, c1 int32) int32 {
 	return st.groupTxn[i]
 }
 
-// joinClock sets dst to the entrywise maximum of dst and src.
-func joinClock(dst, src []int32) {
+// joinClockGo sets dst to the entrywise maximum of dst and src, which is
+// at least as long: joinClock where the machine has no vector kernel.
+func joinClockGo(dst, src []int32) {
 	src = src[:len(dst)]
 	for len(dst) >= 4 {
 		dst[0] = max(dst[0], src[0])
