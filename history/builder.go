@@ -330,5 +330,13 @@ func (b *Builder) AddOrder(k Key, values []Value) {
 func (b *Builder) History() *History {
 	h := b.h
 	b.h = History{}
+	// Readers make room for the keys the input's size allows, often
+	// several times what it holds (tens of megabytes in a large history):
+	// a copy of the exact size frees the rest for the stages after. (The
+	// operations' spare room is smaller, and copying them doubled the
+	// reading's peak memory.)
+	if spare := cap(h.KeyNames) - len(h.KeyNames); spare > 1<<16 && spare > len(h.KeyNames) {
+		h.KeyNames = slices.Clip(slices.Clone(h.KeyNames))
+	}
 	return &h
 }

@@ -8,7 +8,6 @@ import (
 	"sync/atomic"
 
 	"github.com/isocheck/isocheck/digraph"
-	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -184,7 +183,7 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 			return err
 		}
 		ko.out.order(&kc)
-		if err := ko.orderKey(kc); err != nil || ko.out.tooLarge {
+		if err := ko.orderKey(&kc); err != nil || ko.out.tooLarge {
 			return err
 		}
 	}
@@ -193,12 +192,12 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 
 // sideCloses reports whether putting chain a before chain b closes a cycle
 // with the known edges the clocks were computed from.
-func sideCloses(lw Lowering, clocks *digraph.Clocks, key history.Key, a, b *chain) bool {
-	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, verdict.WW, key}); bad {
+func sideCloses(lw Lowering, clocks *digraph.Clocks, kc *keyChains, a, b *chain) bool {
+	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, verdict.WW, kc.key}); bad {
 		return true
 	}
-	for _, r := range a.readers {
-		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, verdict.RW, key}); bad {
+	for _, r := range kc.readersOf(a) {
+		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, verdict.RW, kc.key}); bad {
 			return true
 		}
 	}
@@ -224,14 +223,14 @@ type orderScratch struct {
 
 // orderKey orders the chains of one key (see orderChainsIn). A key of many
 // writers takes long, so it returns m's error once there is one.
-func (ko *keyOrderer) orderKey(kc keyChains) error {
+func (ko *keyOrderer) orderKey(kc *keyChains) error {
 	m, lw, clocks, sc, out := ko.m, ko.lw, ko.clocks, ko.sc, ko.out
 	cs := kc.chains
 	sc.idx = sc.idx[:0]
 	for i := 1; i < len(cs); i++ {
 		if s, _ := clocks.Chain(cs[i].head); s < 0 {
 			// A head on no session: order this key pair by pair.
-			return orderAllPairs(m, []keyChains{kc}, out)
+			return orderAllPairs(m, []keyChains{*kc}, out)
 		}
 		sc.idx = append(sc.idx, int32(i))
 	}
@@ -266,7 +265,7 @@ func (ko *keyOrderer) orderKey(kc keyChains) error {
 		g.pos, g.chain = sc.pos[at:end], sc.chain[at:end]
 		at = end
 		// The initial chain precedes the first of each group, and so all.
-		out.before(kc.key, &cs[0], &cs[g.chain[0]])
+		out.before(kc, &cs[0], &cs[g.chain[0]])
 	}
 	groups := sc.groups
 	var seen map[[2]int32]bool // pairs given a constraint or decided
@@ -312,14 +311,14 @@ func (ko *keyOrderer) orderKey(kc keyChains) error {
 				// Decide now what pruning would decide first: a pair one
 				// of whose orders closes a cycle takes the other.
 				x, y := &cs[pair[0]], &cs[pair[1]]
-				xyBad, yxBad := sideCloses(lw, clocks, kc.key, x, y), sideCloses(lw, clocks, kc.key, y, x)
+				xyBad, yxBad := sideCloses(lw, clocks, kc, x, y), sideCloses(lw, clocks, kc, y, x)
 				switch {
 				case xyBad && !yxBad:
-					out.before(kc.key, y, x)
+					out.before(kc, y, x)
 				case yxBad && !xyBad:
-					out.before(kc.key, x, y)
+					out.before(kc, x, y)
 				default:
-					if out.constraint(kc.key, x, y); out.tooLarge {
+					if out.constraint(kc, x, y); out.tooLarge {
 						return nil
 					}
 				}
@@ -340,7 +339,7 @@ func (ko *keyOrderer) orderKey(kc keyChains) error {
 				}
 			}
 			if !implied {
-				out.before(kc.key, A, &cs[b])
+				out.before(kc, A, &cs[b])
 			}
 		}
 	}

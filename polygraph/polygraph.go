@@ -199,7 +199,7 @@ func BuildResolved(ctx context.Context, res *resolve.Resolution, opts Options) (
 		return p, nil
 	}
 	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
-	p.addSessionOrder()
+	p.addSessionOrder(res)
 	choiceKeys, choices := p.choiceKeys(res)
 	keys, err := p.buildChains(m, res)
 	if err != nil || len(p.Anomalies) > 0 {
@@ -339,11 +339,23 @@ func (w *keyWork) done(items int) error {
 
 // addSessionOrder adds SO edges between consecutive included transactions
 // of each session, and from T0 to each session's first.
-func (p *Polygraph) addSessionOrder() {
+func (p *Polygraph) addSessionOrder(res *resolve.Resolution) {
 	h := p.History
+	// Room for the session order and a WR edge a read: the WW and RW
+	// edges of chains, far fewer in most histories, grow the array past
+	// that. (Room for as many as could be, twice the reads, was the peak
+	// of a check's memory: the array is copied when the order of writes
+	// joins it.) Growing it from empty copied it again and again.
+	reads := 0
+	for i := range res.Reads {
+		if !res.Reads[i].Repeat {
+			reads++
+		}
+	}
+	p.Known = slices.Grow(p.Known, len(h.Txns)+reads)
 	p.Chains = append(p.Chains, []int32{p.T0})
 	for _, sess := range h.Sessions {
-		var chain []int32
+		chain := make([]int32, 0, len(sess))
 		prev := p.T0
 		for _, t := range sess {
 			if !p.Included[t] {
@@ -364,6 +376,10 @@ func (p *Polygraph) addSessionOrder() {
 type keyChains struct {
 	key    history.Key
 	chains []chain
+	// readers holds the readers of every chain's tail, cut by chain.r0
+	// and chain.r1: one array a key keeps chains 16 bytes and free of
+	// pointers, millions of them in a large history.
+	readers []int32
 	// choice says a read of the key may have read from several writers:
 	// ordering its chains records which chains each one precedes (see
 	// chainLink).
@@ -375,8 +391,11 @@ type keyChains struct {
 // that read tail's version without writing the key.
 type chain struct {
 	head, tail int32
-	readers    []int32
+	r0, r1     int32 // its readers: keyChains.readers[r0:r1]
 }
+
+// readersOf returns the readers of c, a chain of kc.
+func (kc *keyChains) readersOf(c *chain) []int32 { return kc.readers[c.r0:c.r1] }
 
 // buildChains adds, key by key, the WR edges of res's reads and the
 // read-modify-write chains with their WW and RW edges, and returns the
@@ -390,8 +409,9 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key: counting sorts into
 	// flat arrays, so that a history of many keys costs no allocation per
-	// key.
-	var writes, writeTxn []int32 // included final writes: op, transaction
+	// key. The reads are grouped as indexes into all, not copies: a copy
+	// was the largest array of a large check while it lived.
+	writerStart := make([]int32, numKeys+1)
 	for t := range h.Txns {
 		if err := tick(m, t); err != nil {
 			return nil, err
@@ -402,51 +422,48 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 		tx := &h.Txns[t]
 		for i := tx.OpStart; i < tx.OpEnd; i++ {
 			if res.IsFinalWrite(i) {
-				writes = append(writes, i)
-				writeTxn = append(writeTxn, int32(t))
+				writerStart[h.Ops[i].Key+1]++
 			}
 		}
-	}
-	writerStart := make([]int32, numKeys+1)
-	for _, i := range writes {
-		writerStart[h.Ops[i].Key+1]++
 	}
 	// Only a transaction's first read of a key counts: a later one that
 	// differs is a NonRepeatableRead, reported already.
 	readStart := make([]int32, numKeys+1)
-	numReads := 0
 	for _, r := range all {
 		if !r.Repeat {
 			readStart[r.Key+1]++
-			numReads++
 		}
 	}
 	for k := 0; k < numKeys; k++ {
 		writerStart[k+1] += writerStart[k]
 		readStart[k+1] += readStart[k]
 	}
-	writers := make([]int32, len(writes))
+	writers := make([]int32, writerStart[numKeys])
 	fill := slices.Clone(writerStart[:numKeys])
-	for j, i := range writes {
-		k := h.Ops[i].Key
-		writers[fill[k]] = writeTxn[j]
-		fill[k]++
+	for t := range h.Txns {
+		if !p.Included[t] {
+			continue
+		}
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if res.IsFinalWrite(i) {
+				k := h.Ops[i].Key
+				writers[fill[k]] = int32(t)
+				fill[k]++
+			}
+		}
 	}
-	byKey := make([]resolve.ExternalRead, numReads)
+	byKey := make([]int32, readStart[numKeys]) // indexes into all
 	copy(fill, readStart[:numKeys])
-	for _, r := range all {
+	for i, r := range all {
 		if !r.Repeat {
-			byKey[fill[r.Key]] = r
+			byKey[fill[r.Key]] = int32(i)
 			fill[r.Key]++
 		}
 	}
+	fill = nil
 	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
-	readsByKey := func(k int) []resolve.ExternalRead { return byKey[readStart[k]:readStart[k+1]] }
-	// Every read makes a WR edge; the WW and RW edges of chains, far
-	// fewer in most histories, grow the array past that. (Room for as
-	// many as could be, twice the reads, was the peak of a check's
-	// memory: the array is copied when the order of writes joins it.)
-	p.Known = slices.Grow(p.Known, numReads+len(h.Txns))
+	readsByKey := func(k int) []int32 { return byKey[readStart[k]:readStart[k+1]] }
 
 	// Scratch indexed by node: next and readHead are reset for the
 	// writers of each key, hasPrev holds the key it was set for. The
@@ -484,7 +501,8 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			return out, err
 		}
 		if len(writers) == 0 {
-			for _, r := range rs {
+			for _, ri := range rs {
+				r := &all[ri]
 				p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
 			}
 			continue
@@ -505,7 +523,8 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			}
 		}
 		readNext = readNext[:0]
-		for i, r := range rs {
+		for i, ri := range rs {
+			r := &all[ri]
 			readNext = append(readNext, -1)
 			p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
 			if !r.RMW {
@@ -545,25 +564,20 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 				v := next[u]
 				p.Known = append(p.Known, Edge{u, v, verdict.WW, key})
 				for i := readHead[u]; i >= 0; i = readNext[i] {
-					p.Known = append(p.Known, Edge{rs[i].Reader, v, verdict.RW, key})
+					p.Known = append(p.Known, Edge{all[rs[i]].Reader, v, verdict.RW, key})
 				}
 				u = v
 			}
 			at := len(readers)
 			for i := readHead[u]; i >= 0; i = readNext[i] {
-				readers = append(readers, rs[i].Reader)
+				readers = append(readers, all[rs[i]].Reader)
 			}
-			chains = append(chains, chain{head: head, tail: u, readers: readers[at:len(readers):len(readers)]})
+			chains = append(chains, chain{head: head, tail: u, r0: int32(at), r1: int32(len(readers))})
 		}
 		// Writers on no chain from a head read from each other in a
 		// cycle; their WR edges already make the known graph cyclic.
 		if len(chains) > 1 {
-			kept := readerArena.clone(readers)
-			for i := range chains {
-				n := len(chains[i].readers)
-				chains[i].readers, kept = kept[:n:n], kept[n:]
-			}
-			out = append(out, keyChains{key: key, chains: chainArena.clone(chains)})
+			out = append(out, keyChains{key: key, chains: chainArena.clone(chains), readers: readerArena.clone(readers)})
 		}
 	}
 	return out, nil
@@ -583,10 +597,10 @@ func tick(m *progress.Meter, t int) error {
 // before appends the edges that putting chain a before chain b adds: a's
 // last write is overwritten by b's first, and so everyone who read a's
 // last version read before b.
-func before(edges []Edge, key history.Key, a, b *chain) []Edge {
-	edges = append(edges, Edge{a.tail, b.head, verdict.WW, key})
-	for _, r := range a.readers {
-		edges = append(edges, Edge{r, b.head, verdict.RW, key})
+func before(edges []Edge, kc *keyChains, a, b *chain) []Edge {
+	edges = append(edges, Edge{a.tail, b.head, verdict.WW, kc.key})
+	for _, r := range kc.readersOf(a) {
+		edges = append(edges, Edge{r, b.head, verdict.RW, kc.key})
 	}
 	return edges
 }
@@ -639,9 +653,10 @@ func (o *orderOut) order(kc *keyChains) {
 	o.curKey = kc.key
 }
 
-// before adds the edges of putting chain a before chain b of key.
-func (o *orderOut) before(key history.Key, a, b *chain) {
-	need := 1 + len(a.readers)
+// before adds the edges of putting chain a before chain b of kc.
+func (o *orderOut) before(kc *keyChains, a, b *chain) {
+	key := kc.key
+	need := 1 + int(a.r1-a.r0)
 	if n := len(o.known); n == 0 || cap(o.known[n-1])-len(o.known[n-1]) < need {
 		size := firstBlock
 		if n > 0 {
@@ -650,7 +665,7 @@ func (o *orderOut) before(key history.Key, a, b *chain) {
 		o.known = append(o.known, make([]Edge, 0, max(need, size)))
 	}
 	last := &o.known[len(o.known)-1]
-	*last = before(*last, key, a, b)
+	*last = before(*last, kc, a, b)
 	if o.cur != nil && key == o.curKey {
 		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: -1})
 	}
@@ -658,11 +673,13 @@ func (o *orderOut) before(key history.Key, a, b *chain) {
 
 // constraint adds the constraint between chains a and b, counting its
 // edges against the bound.
-func (o *orderOut) constraint(key history.Key, a, b *chain) {
+func (o *orderOut) constraint(kc *keyChains, a, b *chain) {
+	key := kc.key
+	na, nb := int(a.r1-a.r0), int(b.r1-b.r0)
 	o.constraints = append(o.constraints, Constraint{Key: key, A: a.head, B: b.head,
-		Either: before(o.arena.alloc(1+len(a.readers)), key, a, b),
-		Or:     before(o.arena.alloc(1+len(b.readers)), key, b, a)})
-	o.edges += 2 + len(a.readers) + len(b.readers)
+		Either: before(o.arena.alloc(1+na), kc, a, b),
+		Or:     before(o.arena.alloc(1+nb), kc, b, a)})
+	o.edges += 2 + na + nb
 	o.tooLarge = o.tooLarge || o.maxEdges > 0 && o.edges > o.maxEdges
 	if o.cur != nil && key == o.curKey {
 		ci := int32(len(o.constraints) - 1)
@@ -763,7 +780,7 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 		out.order(&kc)
 		readers := 0
 		for i := range cs {
-			readers += len(cs[i].readers)
+			readers += int(cs[i].r1 - cs[i].r0)
 		}
 		// Every pair has 2 WW edges and every reader of one side's tail an
 		// RW edge to the other's head: check the bound before allocating.
@@ -773,7 +790,7 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 			return nil
 		}
 		for j := 1; j < len(cs); j++ {
-			out.before(kc.key, &cs[0], &cs[j])
+			out.before(&kc, &cs[0], &cs[j])
 		}
 		for a, pairs := 1, 0; a < len(cs); a++ {
 			// A key of many writers makes millions of pairs.
@@ -784,7 +801,7 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 				}
 			}
 			for b := a + 1; b < len(cs); b++ {
-				out.constraint(kc.key, &cs[a], &cs[b])
+				out.constraint(&kc, &cs[a], &cs[b])
 			}
 		}
 	}

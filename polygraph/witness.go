@@ -87,6 +87,12 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 			p.Witnessed = true
 			return nil, true, nil
 		}
+		if round == 0 && lw.doubled && forwardSnapshots(p.Known, keys, orders, rank) {
+			// The same for SI, in the guessed commit order with each
+			// snapshot taken as early as the dependencies allow.
+			p.Witnessed = true
+			return nil, true, nil
+		}
 		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders))
 		if err := m.Err(); err != nil {
 			return nil, false, err
@@ -144,7 +150,7 @@ func guessedEdges(keys []keyChains, orders [][]int32) iter.Seq2[guessedPair, []E
 		for ki, kc := range keys {
 			order := orders[ki]
 			for j := 1; j < len(order); j++ {
-				edges = before(edges[:0], kc.key, &kc.chains[order[j-1]], &kc.chains[order[j]])
+				edges = before(edges[:0], &kc, &kc.chains[order[j-1]], &kc.chains[order[j]])
 				if !yield(guessedPair{ki, j}, edges) {
 					return
 				}
@@ -191,6 +197,55 @@ func forward(lw Lowering, keys []keyChains, orders [][]int32, rank []int32) bool
 				if rank[le.From] >= rank[le.To] {
 					return false
 				}
+			}
+		}
+	}
+	return true
+}
+
+// forwardSnapshots is forward for SI's doubled lowering, without the
+// doubled graph. (Dep ; RW?) is acyclic when some order of commits puts
+// every dependency edge forward and, for every RW edge b → c, every
+// dependency predecessor of b before c: then the order is a topological
+// order of Dep ∪ (Dep ; RW). It checks that rank, a topological order of
+// the known dependency edges, is one with the guessed orders' edges
+// added: snap[v] is the last rank among v's dependency predecessors (the
+// earliest its snapshot can be taken), and each RW edge b → c must have
+// snap[b] < rank[c]. It is a sufficient test: when it fails, the doubled
+// graph decides.
+func forwardSnapshots(known []Edge, keys []keyChains, orders [][]int32, rank []int32) bool {
+	snap := make([]int32, len(rank))
+	for i := range snap {
+		snap[i] = -1
+	}
+	dependency := func(e Edge) bool {
+		if rank[e.From] >= rank[e.To] {
+			return false
+		}
+		snap[e.To] = max(snap[e.To], rank[e.From])
+		return true
+	}
+	for _, e := range known {
+		if e.Kind != verdict.RW && !dependency(e) {
+			return false
+		}
+	}
+	for _, edges := range guessedEdges(keys, orders) {
+		for _, e := range edges {
+			if e.Kind != verdict.RW && !dependency(e) {
+				return false
+			}
+		}
+	}
+	for _, e := range known {
+		if e.Kind == verdict.RW && snap[e.From] >= rank[e.To] {
+			return false
+		}
+	}
+	for _, edges := range guessedEdges(keys, orders) {
+		for _, e := range edges {
+			if e.Kind == verdict.RW && snap[e.From] >= rank[e.To] {
+				return false
 			}
 		}
 	}

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"runtime/debug"
 	"runtime/metrics"
 	"runtime/pprof"
@@ -358,6 +359,9 @@ func (l *limits) startProfiles(stderr io.Writer) func() {
 			}
 		}
 		if l.memProfile != "" {
+			// The heap profile is as of the last collection: one now
+			// counts what the run allocated since.
+			runtime.GC()
 			err := writeFile(l.memProfile, nil, func(w io.Writer) error { return pprof.Lookup("heap").WriteTo(w, 0) })
 			if err != nil {
 				fmt.Fprintf(stderr, "isocheck: --memprofile: %v\n", err)
