@@ -4,6 +4,8 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"maps"
+	"math/rand/v2"
 	"slices"
 
 	"github.com/isocheck/isocheck/progress"
@@ -40,11 +42,16 @@ const maxGuesses = 4
 
 // maxPasses bounds the passes of RA's axiom that set up each order
 // tried (see guess.order).
-const maxPasses = 4
+const maxPasses = 1
 
 // maxGuessEdges bounds the forced edges one order may find before it is
 // given up: past that, it is too far from a commit order to repair.
 const maxGuessEdges = 1 << 22
+
+// guessStats counts, for tests, the rechecks that decided an order, the
+// edges they found, and those whose edges differ from what the clocks of
+// every session find on the same order.
+type guessStats struct{ rechecks, recheckEdges, disagree int }
 
 // keyWriter is a writer of a key, in the order tried.
 type keyWriter struct {
@@ -57,6 +64,7 @@ type keyWriter struct {
 // guess is the state of one order tried.
 type guess struct {
 	s *saturator
+	o *orderer
 	// at[t] is t's place in the order (the initial transaction's, -1).
 	at []int32
 	// writers[writerStart[x]:writerStart[x+1]] are the writers of key x,
@@ -75,82 +83,131 @@ type guess struct {
 // reason if ctx ends first.
 func (s *saturator) causalGuess(ctx context.Context, o *orderer, limit int64) (satisfied, ok bool, found []forcedEdge, err error) {
 	o.roots = s.rootsByEnd()
+	if s.shuffle != 0 {
+		o.roots = make([]int32, s.n)
+		for t := range o.roots {
+			o.roots[t] = int32(t)
+		}
+		rng := rand.New(rand.NewPCG(s.shuffle, 0))
+		rng.Shuffle(len(o.roots), func(i, j int) { o.roots[i], o.roots[j] = o.roots[j], o.roots[i] })
+	}
 	defer func() { o.roots = nil }()
-	g := &guess{s: s, at: make([]int32, s.n+1), session: make([]int32, s.n)}
+	g := &guess{s: s, o: o, at: make([]int32, s.n+1), session: make([]int32, s.n)}
 	for t := range s.h.Txns {
 		g.session[t] = int32(s.h.Txns[t].Session)
 	}
 	g.indexKeys()
-	// The place of each transaction in the order tried first.
-	rank := make([]int32, s.n)
-	for t := range rank {
-		rank[t] = int32(t)
-	}
-	for i, t := range o.roots {
-		rank[t] = int32(i)
-	}
 	found = slices.Clone(s.versions)
+	// checked is the last order the axiom was checked against, which
+	// satisfies it but for edges found since (nil: none yet).
+	var checked []int32
 	for range maxGuesses {
-		seq, acyclic, err := g.order(ctx, o, rank, &found)
+		seq, acyclic, err := g.order(ctx, o, &found, checked == nil && !s.noRA)
 		if err != nil || !acyclic {
 			return false, err == nil, found, err
 		}
 		g.place(seq)
-		m := progress.Start(ctx, "check CC order", int64(s.n), "transactions")
-		st := s.newStream(o, limit)
-		st.maxEdges = min(maxGuessEdges, cmp.Or(s.maxEdges, MaxForcedEdges))
-		st.check = g.axiom(st)
-		_, runs, err := st.run(m, func(visit func(u int32)) (bool, error) {
-			for i, t := range seq {
-				if i&(progress.Every-1) == progress.Every-1 {
-					if err := m.Add(progress.Every); err != nil {
-						return false, err
-					}
-				}
-				visit(t)
+		if checked != nil && !s.noRecheck {
+			m := progress.Start(ctx, "recheck CC order", int64(s.n), "transactions")
+			more, ok, err := g.recheck(m, seq, checked, limit)
+			if err != nil {
+				return false, false, nil, err
 			}
-			return true, nil
-		})
-		var limitErr *LimitError
+			if st := s.guessStats; st != nil && ok {
+				if err := st.compare(ctx, g, seq, limit, more); err != nil {
+					return false, false, nil, err
+				}
+			}
+			if ok && len(more) == 0 {
+				return true, true, found, nil
+			}
+			if ok {
+				found = append(found, more...)
+				checked = append(checked[:0], g.at...)
+				continue
+			}
+		}
+		more, ok, err := g.clocks(ctx, seq, limit)
 		switch {
-		case errors.As(err, &limitErr) && limitErr.What == ForcedEdges:
-			return false, false, nil, nil
-		case err != nil:
+		case err != nil || !ok:
 			return false, false, nil, err
-		case runs.edges == 0:
+		case len(more) == 0:
 			return true, true, found, nil
 		}
-		found = append(found, runs.forcedEdges()...)
-		rank = g.at[:s.n]
+		found = append(found, more...)
+		checked = append(checked[:0], g.at...)
 	}
 	return false, false, nil, nil
 }
 
-// order returns a topological order of so ∪ wr ∪ found, following rank
-// where it can, with the edges RA's axiom forces (which CC's forces too)
-// that go against it added to found: the writers a read's transaction
-// observed directly, through its reads or its session, which an order by
-// end times misses where the store's commit order does not follow the
-// end times of concurrent transactions. Those edges are found with a
-// pass of RA's axiom per order, much cheaper than CC's clocks, until
-// the order has them all.
-func (g *guess) order(ctx context.Context, o *orderer, rank []int32, found *[]forcedEdge) (seq []int32, acyclic bool, err error) {
+// clocks checks order seq (placed by g.place) against the axiom with the
+// clocks of every session, and returns the edges it forces against seq:
+// ok is false when they are too many to repair it.
+func (g *guess) clocks(ctx context.Context, seq []int32, limit int64) (found []forcedEdge, ok bool, err error) {
+	s := g.s
+	m := progress.Start(ctx, "check CC order", int64(s.n), "transactions")
+	st := s.newStream(g.o, limit)
+	st.maxEdges = min(maxGuessEdges, cmp.Or(s.maxEdges, MaxForcedEdges))
+	st.check = g.axiom(st)
+	_, runs, err := st.run(m, func(visit func(u int32)) (bool, error) {
+		for i, t := range seq {
+			if i&(progress.Every-1) == progress.Every-1 {
+				if err := m.Add(progress.Every); err != nil {
+					return false, err
+				}
+			}
+			visit(t)
+		}
+		return true, nil
+	})
+	var limitErr *LimitError
+	switch {
+	case errors.As(err, &limitErr) && limitErr.What == ForcedEdges:
+		return nil, false, nil
+	case err != nil:
+		return nil, false, err
+	}
+	return runs.forcedEdges(), true, nil
+}
+
+// compare counts a recheck that decided seq, the edges it found, and
+// whether the clocks of every session find the same ones.
+func (st *guessStats) compare(ctx context.Context, g *guess, seq []int32, limit int64, rechecked []forcedEdge) error {
+	st.rechecks++
+	st.recheckEdges += len(rechecked)
+	clocked, ok, err := g.clocks(ctx, seq, limit)
+	if err != nil || !ok {
+		return err
+	}
+	set := func(edges []forcedEdge) map[forcedEdge]bool {
+		m := make(map[forcedEdge]bool, len(edges))
+		for _, e := range edges {
+			m[e] = true
+		}
+		return m
+	}
+	if !maps.Equal(set(clocked), set(rechecked)) {
+		st.disagree++
+	}
+	return nil
+}
+
+// order returns a topological order of so ∪ wr ∪ found, following the
+// order tried first (o.roots) where it can, with the edges RA's axiom
+// forces (which CC's forces too) that go against it added to found: the
+// writers a read's transaction observed directly, through its reads or
+// its session, which an order by end times misses where the store's
+// commit order does not follow the end times of concurrent transactions.
+// Those edges are found with a pass of RA's axiom per order, much
+// cheaper than CC's clocks, until the order has them all (or maxPasses).
+//
+// Without ra, it orders so ∪ wr ∪ found alone: an order repaired after a
+// check, which the recheck checks whole (see recheck.go).
+func (g *guess) order(ctx context.Context, o *orderer, found *[]forcedEdge, ra bool) (seq []int32, acyclic bool, err error) {
 	s := g.s
 	m := progress.Start(ctx, "guess CC order", int64(s.n), "transactions")
 	seq = make([]int32, 0, s.n)
-	for range maxPasses {
-		ra, err := s.parallelRanked(m, s.readAtomic, rank)
-		if err != nil {
-			return nil, false, err
-		}
-		added := 0
-		for _, b := range ra {
-			*found = append(*found, b...)
-			added += len(b)
-		}
-		if added == 0 && len(seq) > 0 {
-			return seq, true, nil
-		}
+	for pass := 0; ; pass++ {
 		into, err := o.setForced(m, [][]forcedEdge{*found}, nil)
 		if err != nil || !into {
 			return nil, false, err
@@ -159,12 +216,25 @@ func (g *guess) order(ctx context.Context, o *orderer, rank []int32, found *[]fo
 		if acyclic, err = o.orderMeter(m, func(t int32) { seq = append(seq, t) }); err != nil || !acyclic {
 			return nil, false, err
 		}
+		if !ra || pass == maxPasses {
+			return seq, true, nil
+		}
 		for i, t := range seq {
 			g.at[t] = int32(i)
 		}
-		rank = g.at[:s.n]
+		edges, err := s.parallelRanked(m, s.readAtomic, g.at[:s.n])
+		if err != nil {
+			return nil, false, err
+		}
+		added := 0
+		for _, b := range edges {
+			*found = append(*found, b...)
+			added += len(b)
+		}
+		if added == 0 {
+			return seq, true, nil
+		}
 	}
-	return seq, true, nil
 }
 
 // rootsByEnd returns the transactions by end time, if every included

@@ -144,6 +144,16 @@ type options struct {
 	// noGuess has CC force every edge without trying a commit order
 	// first (guess.go).
 	noGuess bool
+	// noRecheck has every order tried checked by the clocks of every
+	// session (see recheck.go).
+	noRecheck bool
+	// shuffle, unless 0, seeds a random order tried first, and noRA
+	// leaves out the passes of RA's axiom that repair it: bad guesses,
+	// for tests of the repairs.
+	shuffle uint64
+	noRA    bool
+	// guessStats, unless nil, counts what the guesses did, for tests.
+	guessStats *guessStats
 }
 
 // checkWith is Check with the given options.

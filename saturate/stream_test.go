@@ -26,6 +26,7 @@ func TestStreamAgreesWithReference(t *testing.T) {
 		runs = 500
 	}
 	violated := 0
+	var stats guessStats
 	for seed := range runs {
 		rng := rand.New(rand.NewPCG(uint64(seed), 0x57e))
 		h := histgen.Small(rng, cfg)
@@ -41,10 +42,15 @@ func TestStreamAgreesWithReference(t *testing.T) {
 		// few transactions, so that batches end everywhere and the axiom
 		// sees writers visited after the reader; with every key dense
 		// (the histories have 4 sessions) and none.
-		// Each with a commit order tried first (guess.go), and without.
+		// Each with a commit order tried first (guess.go), and without;
+		// and with a random order tried first, not repaired by RA's
+		// axiom, so that the clocks find edges and the orders repaired
+		// are checked by the recheck (recheck.go), or by the clocks.
 		for _, c := range []options{
 			{workers: 1},
 			{workers: 3, batch: 2},
+			{workers: 1, shuffle: uint64(seed) + 1, noRA: true, guessStats: &stats},
+			{workers: 2, batch: 3, shuffle: uint64(seed) + 1, noRA: true, noRecheck: true},
 			{workers: 1, noGuess: true},
 			{workers: 3, batch: 2, noGuess: true},
 			{workers: 2, batch: 5, denseShare: -1, noGuess: true},
@@ -67,6 +73,12 @@ func TestStreamAgreesWithReference(t *testing.T) {
 	}
 	if violated < runs/20 || violated > runs*19/20 {
 		t.Errorf("CC violated in %d of %d histories: too lopsided to test anything", violated, runs)
+	}
+	if stats.rechecks < runs/50 || stats.recheckEdges == 0 {
+		t.Errorf("%d rechecks found %d edges in %d histories: too few to test them", stats.rechecks, stats.recheckEdges, runs)
+	}
+	if stats.disagree > 0 {
+		t.Errorf("%d of %d rechecks found other edges than the clocks of every session", stats.disagree, stats.rechecks)
 	}
 }
 
@@ -100,6 +112,7 @@ func checkEvidence(t *testing.T, seed int, r *resolve.Resolution, got *Result) {
 func TestStreamAgrees(t *testing.T) {
 	stores := []histgen.Store{histgen.ReadCommitted, histgen.ReadAtomic, histgen.Causal, histgen.SnapshotIsolation}
 	violated, checked := 0, 0
+	var stats guessStats
 	for _, store := range stores {
 		for seed := range 4 {
 			h := histgen.Large(histgen.LargeConfig{Sessions: 9, TxnsPerSession: 300, OpsPerTxn: 8, Keys: 50, ReadProportion: 0.5, Dist: workload.Zipf, Seed: int64(seed), Store: store})
@@ -121,7 +134,8 @@ func TestStreamAgrees(t *testing.T) {
 			if !satisfied {
 				violated++
 			}
-			for _, opt := range []options{{}, {workers: 3, batch: 100}, {workers: 2, batch: 7}, {noGuess: true}, {workers: 3, batch: 100, noGuess: true}, {workers: 2, denseShare: -1, noGuess: true}} {
+			for _, opt := range []options{{}, {workers: 3, batch: 100}, {workers: 2, batch: 7}, {noGuess: true}, {workers: 3, batch: 100, noGuess: true}, {workers: 2, denseShare: -1, noGuess: true},
+				{shuffle: uint64(seed) + 1, noRA: true, guessStats: &stats}, {shuffle: uint64(seed) + 1}} {
 				got, err := checkWith(context.Background(), r, level.CC, opt)
 				if err != nil {
 					t.Fatal(err)
@@ -135,7 +149,13 @@ func TestStreamAgrees(t *testing.T) {
 			}
 		}
 	}
-	t.Logf("%d of %d histories without anomalies violate CC", violated, checked)
+	t.Logf("%d of %d histories without anomalies violate CC; %d rechecks found %d edges", violated, checked, stats.rechecks, stats.recheckEdges)
+	if stats.rechecks == 0 || stats.recheckEdges == 0 {
+		t.Errorf("%d rechecks found %d edges: none to test", stats.rechecks, stats.recheckEdges)
+	}
+	if stats.disagree > 0 {
+		t.Errorf("%d of %d rechecks found other edges than the clocks of every session", stats.disagree, stats.rechecks)
+	}
 	if violated == 0 || violated == checked {
 		t.Errorf("%d of %d histories without anomalies violate CC: the comparison needs both verdicts", violated, checked)
 	}
