@@ -209,44 +209,41 @@ func forward(lw Lowering, keys []keyChains, orders [][]int32, rank []int32) bool
 // dependency predecessor of b before c: then the order is a topological
 // order of Dep ∪ (Dep ; RW). It checks that rank, a topological order of
 // the known dependency edges, is one with the guessed orders' edges
-// added: snap[v] is the last rank among v's dependency predecessors (the
-// earliest its snapshot can be taken), and each RW edge b → c must have
-// snap[b] < rank[c]. It is a sufficient test: when it fails, the doubled
-// graph decides.
+// added, in one pass over the edges: snap[v] is the last rank among v's
+// dependency predecessors (the earliest its snapshot can be taken),
+// first[v] the first rank among the targets of v's RW edges, and each
+// v must have snap[v] < first[v]. It is a sufficient test: when it
+// fails, the doubled graph decides.
 func forwardSnapshots(known []Edge, keys []keyChains, orders [][]int32, rank []int32) bool {
 	snap := make([]int32, len(rank))
+	first := make([]int32, len(rank))
 	for i := range snap {
-		snap[i] = -1
+		snap[i], first[i] = -1, math.MaxInt32
 	}
-	dependency := func(e Edge) bool {
-		if rank[e.From] >= rank[e.To] {
-			return false
-		}
-		snap[e.To] = max(snap[e.To], rank[e.From])
-		return true
-	}
+	// The known dependency edges go forward: rank is a topological order
+	// of them.
 	for _, e := range known {
-		if e.Kind != verdict.RW && !dependency(e) {
-			return false
+		if e.Kind == verdict.RW {
+			first[e.From] = min(first[e.From], rank[e.To])
+		} else {
+			snap[e.To] = max(snap[e.To], rank[e.From])
 		}
 	}
 	for _, edges := range guessedEdges(keys, orders) {
 		for _, e := range edges {
-			if e.Kind != verdict.RW && !dependency(e) {
+			switch {
+			case e.Kind == verdict.RW:
+				first[e.From] = min(first[e.From], rank[e.To])
+			case rank[e.From] >= rank[e.To]:
 				return false
+			default:
+				snap[e.To] = max(snap[e.To], rank[e.From])
 			}
 		}
 	}
-	for _, e := range known {
-		if e.Kind == verdict.RW && snap[e.From] >= rank[e.To] {
+	for v := range snap {
+		if snap[v] >= first[v] {
 			return false
-		}
-	}
-	for _, edges := range guessedEdges(keys, orders) {
-		for _, e := range edges {
-			if e.Kind == verdict.RW && snap[e.From] >= rank[e.To] {
-				return false
-			}
 		}
 	}
 	return true
