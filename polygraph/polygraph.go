@@ -341,18 +341,19 @@ func (w *keyWork) done(items int) error {
 // of each session, and from T0 to each session's first.
 func (p *Polygraph) addSessionOrder(res *resolve.Resolution) {
 	h := p.History
-	// Room for the session order and a WR edge a read: the WW and RW
-	// edges of chains, far fewer in most histories, grow the array past
-	// that. (Room for as many as could be, twice the reads, was the peak
-	// of a check's memory: the array is copied when the order of writes
-	// joins it.) Growing it from empty copied it again and again.
+	// Room for the session order, a WR edge a read, and a sixteenth more
+	// for the WW and RW edges of chains, far fewer in most histories: a
+	// few past the room copy the whole array into one a quarter larger.
+	// (Room for as many as could be, twice the reads, was the peak of a
+	// check's memory: the array is copied when the order of writes joins
+	// it.) Growing it from empty copied it again and again.
 	reads := 0
 	for i := range res.Reads {
 		if !res.Reads[i].Repeat {
 			reads++
 		}
 	}
-	p.Known = slices.Grow(p.Known, len(h.Txns)+reads)
+	p.Known = slices.Grow(p.Known, len(h.Txns)+reads+reads/16)
 	p.Chains = append(p.Chains, []int32{p.T0})
 	for _, sess := range h.Sessions {
 		chain := make([]int32, 0, len(sess))

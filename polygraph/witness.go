@@ -53,28 +53,22 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 		// key's order is needed to show it.
 		return make([]bool, len(keys)), false, nil
 	}
+	if lw.doubled {
+		// The graph of the dependencies has served; the doubled graph,
+		// if needed, is larger. Let it go before the guess is checked.
+		g = &digraph.Graph{}
+	}
 	// Each key's chains in the guessed order, the initial chain (when
 	// there is one) first: it precedes every other.
-	orders := make([][]int32, len(keys))
-	total := 0
-	for _, kc := range keys {
-		total += len(kc.chains)
-	}
-	flat := make([]int32, total) // one array for all, cut key by key
+	orders := newChainOrders(keys)
 	work := keyWork{m: m}
 	for ki, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
 			return nil, false, err
 		}
 		cs := kc.chains
-		order := flat[:len(cs):len(cs)]
-		flat = flat[len(cs):]
-		for i := range order {
-			order[i] = int32(i)
-		}
-		rest := order[firstMovable(p, cs):]
+		rest := orders.of(ki)[firstMovable(p, cs):]
 		slices.SortFunc(rest, func(a, b int32) int { return int(rank[cs[a].head] - rank[cs[b].head]) })
-		orders[ki] = order
 	}
 	swaps := map[[3]int32]bool{}
 	lastCyclic := math.MaxInt
@@ -137,6 +131,31 @@ func dependencyChunks(known []Edge) iter.Seq[[]digraph.Edge] {
 	}
 }
 
+// chainOrders holds an order of the chains of each key of a list, as
+// indexes into its chains: one array for all, cut key by key (a slice
+// per key took 24 bytes a key more).
+type chainOrders struct{ flat, start []int32 }
+
+// newChainOrders returns the chains of each key of keys in their own
+// order.
+func newChainOrders(keys []keyChains) chainOrders {
+	o := chainOrders{start: make([]int32, len(keys)+1)}
+	for ki, kc := range keys {
+		o.start[ki+1] = o.start[ki] + int32(len(kc.chains))
+	}
+	o.flat = make([]int32, o.start[len(keys)])
+	for ki := range keys {
+		order := o.of(ki)
+		for i := range order {
+			order[i] = int32(i)
+		}
+	}
+	return o
+}
+
+// of returns the order of the chains of keys[ki].
+func (o chainOrders) of(ki int) []int32 { return o.flat[o.start[ki]:o.start[ki+1]] }
+
 // guessedPair is a pair of consecutive chains of a key's guessed order:
 // the key's index in keys, and the position of the second chain.
 type guessedPair struct{ key, at int }
@@ -144,11 +163,11 @@ type guessedPair struct{ key, at int }
 // guessedEdges yields each pair of consecutive chains of each key's
 // guessed order with the edges of putting the first before the second
 // (see before), valid until the next.
-func guessedEdges(keys []keyChains, orders [][]int32) iter.Seq2[guessedPair, []Edge] {
+func guessedEdges(keys []keyChains, orders chainOrders) iter.Seq2[guessedPair, []Edge] {
 	return func(yield func(guessedPair, []Edge) bool) {
 		var edges []Edge
 		for ki, kc := range keys {
-			order := orders[ki]
+			order := orders.of(ki)
 			for j := 1; j < len(order); j++ {
 				edges = before(edges[:0], &kc, &kc.chains[order[j-1]], &kc.chains[order[j]])
 				if !yield(guessedPair{ki, j}, edges) {
@@ -163,7 +182,7 @@ func guessedEdges(keys []keyChains, orders [][]int32) iter.Seq2[guessedPair, []E
 // guessed orders: each key's consecutive chains, the first before the
 // second. The guessed edges are made as the graph takes them, never held
 // in a list: at a million transactions they are 14 million.
-func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders [][]int32) iter.Seq[[]digraph.Edge] {
+func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders chainOrders) iter.Seq[[]digraph.Edge] {
 	return func(yield func([]digraph.Edge) bool) {
 		for chunk := range lw.Chunks(known) {
 			if !yield(chunk) {
@@ -189,7 +208,7 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders [][]int32
 
 // forward reports whether every lowered edge of the guessed orders goes
 // forward in rank, where rank orders the nodes of the lowered graph.
-func forward(lw Lowering, keys []keyChains, orders [][]int32, rank []int32) bool {
+func forward(lw Lowering, keys []keyChains, orders chainOrders, rank []int32) bool {
 	var buf [2]digraph.Edge // an edge lowers to two at most
 	for _, edges := range guessedEdges(keys, orders) {
 		for _, e := range edges {
@@ -214,7 +233,7 @@ func forward(lw Lowering, keys []keyChains, orders [][]int32, rank []int32) bool
 // first[v] the first rank among the targets of v's RW edges, and each
 // v must have snap[v] < first[v]. It is a sufficient test: when it
 // fails, the doubled graph decides.
-func forwardSnapshots(known []Edge, keys []keyChains, orders [][]int32, rank []int32) bool {
+func forwardSnapshots(known []Edge, keys []keyChains, orders chainOrders, rank []int32) bool {
 	snap := make([]int32, len(rank))
 	first := make([]int32, len(rank))
 	for i := range snap {
@@ -273,7 +292,7 @@ func firstMovable(p *Polygraph, cs []chain) int {
 // whether it swapped any, and how many nodes lie on cycles. It marks in
 // suspects the keys with an edge of their guessed order inside a
 // component, and only those: the keys the cycles may run through.
-func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders [][]int32, rank []int32, swaps map[[3]int32]bool, suspects []bool) (cyclic int, swapped bool) {
+func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains, orders chainOrders, rank []int32, swaps map[[3]int32]bool, suspects []bool) (cyclic int, swapped bool) {
 	comp, sizes := g.SCC()
 	inCycle := func(e Edge) bool {
 		var buf [2]digraph.Edge
@@ -332,7 +351,7 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 				cycle = on(e)
 			}
 		}
-		cs, order := keys[ki].chains, orders[ki]
+		cs, order := keys[ki].chains, orders.of(ki)
 		if cycle < 0 || j <= firstMovable(p, cs) || swaps[[3]int32{int32(ki), min(order[j-1], order[j]), max(order[j-1], order[j])}] {
 			continue // not on a cycle, the initial chain's, or swapped once already
 		}
@@ -345,7 +364,7 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 		if b.key < 0 {
 			continue
 		}
-		order := orders[b.key]
+		order := orders.of(int(b.key))
 		swaps[[3]int32{b.key, min(order[b.at-1], order[b.at]), max(order[b.at-1], order[b.at])}] = true
 		order[b.at-1], order[b.at] = order[b.at], order[b.at-1]
 		swapped = true

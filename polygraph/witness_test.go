@@ -171,15 +171,10 @@ func TestForwardSnapshotsSound(t *testing.T) {
 		if rank == nil {
 			return outcome{}, false
 		}
-		orders := make([][]int32, len(keys))
+		orders := newChainOrders(keys)
 		for ki, kc := range keys {
-			order := make([]int32, len(kc.chains))
-			for i := range order {
-				order[i] = int32(i)
-			}
-			rest := order[firstMovable(p, kc.chains):]
+			rest := orders.of(ki)[firstMovable(p, kc.chains):]
 			slices.SortFunc(rest, func(a, b int32) int { return int(rank[kc.chains[a].head] - rank[kc.chains[b].head]) })
-			orders[ki] = order
 		}
 		lw := p.Lowering()
 		g := &digraph.Graph{}
