@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strconv"
 	"unsafe"
+
+	"github.com/isocheck/isocheck/internal/hugepage"
 )
 
 // A Builder assembles a History. Readers call Session, Key and Value to
@@ -245,6 +247,10 @@ func grow[E any](s []E, n int) []E {
 		return s
 	}
 	t := make([]E, len(s), len(s)+n)
+	// The room is filled in order, page after page: a large history's
+	// operations fault in gigabytes, which huge pages make 512 times
+	// fewer faults.
+	hugepage.Advise(t)
 	copy(t, s)
 	return t
 }

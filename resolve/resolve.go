@@ -23,6 +23,7 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/hugepage"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -436,10 +437,24 @@ func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final
 		parts = append(parts, sort.Search(len(h.Txns), func(t int) bool { return int(h.Txns[t].OpStart) >= cut }))
 	}
 	parts = append(parts, len(h.Txns))
+	// Most reads are external: one array with room for every read of
+	// the included transactions, each worker's share its own window,
+	// rather than lists that grow and are then joined (a copy of
+	// gigabytes, and as much memory again, on ten million transactions).
 	rs := make([]readResolver, len(parts)-1)
+	room := make([]int, len(rs)+1)
 	var wg sync.WaitGroup
 	for i := range rs {
-		rs[i] = readResolver{p: p, writes: writes, final: final, index: make(map[history.Key]int)}
+		wg.Go(func() { room[i+1] = p.readsIn(parts[i], parts[i+1]) })
+	}
+	wg.Wait()
+	for i := range rs {
+		room[i+1] += room[i]
+	}
+	all := hugepage.Make[ExternalRead](room[len(rs)])
+	for i := range rs {
+		rs[i] = readResolver{p: p, writes: writes, final: final, index: make(map[history.Key]int),
+			reads: all[room[i]:room[i]:room[i+1]]}
 		wg.Go(func() { rs[i].err = rs[i].run(m, parts[i], parts[i+1]) })
 	}
 	wg.Wait()
@@ -448,19 +463,27 @@ func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final
 		if rs[i].err != nil {
 			return nil, rs[i].err
 		}
-		n += len(rs[i].reads)
-	}
-	if len(rs) == 1 {
-		p.Anomalies = append(p.Anomalies, rs[0].anomalies...)
-		return rs[0].reads, nil
-	}
-	reads := make([]ExternalRead, 0, n)
-	for i := range rs {
-		reads = append(reads, rs[i].reads...)
+		// Down to the end of the share before, in place.
+		n += copy(all[n:room[i+1]], rs[i].reads)
 		p.Anomalies = append(p.Anomalies, rs[i].anomalies...)
 		rs[i].reads = nil
 	}
-	return reads, nil
+	return all[:n:n], nil
+}
+
+// readsIn counts the reads of the included transactions lo up to hi.
+func (p *Resolution) readsIn(lo, hi int) int {
+	n := 0
+	for t := lo; t < hi; t++ {
+		if p.Included[t] {
+			for _, op := range p.History.OpsOf(t) {
+				if op.Kind == history.Read {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }
 
 // minParallelResolve is the number of operations from which
@@ -495,22 +518,7 @@ type keyState struct {
 // run resolves the reads of transactions lo to hi.
 func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 	p, h, writes, final := r.p, r.p.History, r.writes, r.final
-	// Most reads are external: size the list once rather than copy it
-	// as it grows (a million transactions make millions of reads).
-	n := 0
-	for t := lo; t < hi; t++ {
-		if err := tick(m, t, false); err != nil {
-			return err
-		}
-		if p.Included[t] {
-			for _, op := range h.OpsOf(t) {
-				if op.Kind == history.Read {
-					n++
-				}
-			}
-		}
-	}
-	reads := make([]ExternalRead, 0, n)
+	reads := r.reads // room for every read of lo up to hi (resolveReadsBy)
 	anomaly := func(kind verdict.Anomaly, t int, op int32, w writeRef) {
 		v := h.Ops[op]
 		r.anomalies = append(r.anomalies, Anomaly{Kind: kind, Txn: int32(t), Op: op, Writer: w.txn, OtherOp: w.op, Key: v.Key, Value: v.Value})
