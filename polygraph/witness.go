@@ -59,35 +59,57 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 		g = &digraph.Graph{}
 	}
 	// Each key's chains in the guessed order, the initial chain (when
-	// there is one) first: it precedes every other.
-	orders := newChainOrders(keys)
+	// there is one) first: it precedes every other. The first test takes
+	// them key by key as it goes (a list of them all is tens of megabytes
+	// on a million transactions); a guess it does not settle lists them.
 	work := keyWork{m: m}
+	var stopped error
+	var scratch []int32
+	guessed := func(ki int) []int32 {
+		cs := keys[ki].chains
+		if stopped != nil {
+			return nil
+		} else if stopped = work.done(len(cs)); stopped != nil {
+			return nil
+		}
+		scratch = scratch[:0]
+		for i := range cs {
+			scratch = append(scratch, int32(i))
+		}
+		sortByRank(p, cs, scratch, rank)
+		return scratch
+	}
+	var witnessed bool
+	if lw.doubled {
+		// In the guessed commit order with each snapshot taken as early
+		// as the dependencies allow.
+		witnessed = forwardSnapshots(p.Known, keys, guessed, rank)
+	} else {
+		// Every guessed edge goes forward in the guessed commit order, a
+		// topological order of the known edges: acyclic, without a graph
+		// to build.
+		witnessed = forward(lw, keys, guessed, rank)
+	}
+	if stopped != nil {
+		return nil, false, stopped
+	}
+	if witnessed {
+		p.Witnessed = true
+		return nil, true, nil
+	}
+	orders := newChainOrders(keys)
+	work = keyWork{m: m, again: true}
 	for ki, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
 			return nil, false, err
 		}
-		cs := kc.chains
-		rest := orders.of(ki)[firstMovable(p, cs):]
-		slices.SortFunc(rest, func(a, b int32) int { return int(rank[cs[a].head] - rank[cs[b].head]) })
+		sortByRank(p, kc.chains, orders.of(ki), rank)
 	}
 	swaps := map[[3]int32]bool{}
 	lastCyclic := math.MaxInt
 	suspects = make([]bool, len(keys))
-	for round := range witnessRounds {
-		if round == 0 && !lw.doubled && forward(lw, keys, orders, rank) {
-			// Every guessed edge goes forward in the guessed commit
-			// order, a topological order of the known edges: acyclic,
-			// without a graph to build.
-			p.Witnessed = true
-			return nil, true, nil
-		}
-		if round == 0 && lw.doubled && forwardSnapshots(p.Known, keys, orders, rank) {
-			// The same for SI, in the guessed commit order with each
-			// snapshot taken as early as the dependencies allow.
-			p.Witnessed = true
-			return nil, true, nil
-		}
-		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders))
+	for range witnessRounds {
+		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders.of))
 		if err := m.Err(); err != nil {
 			return nil, false, err
 		}
@@ -107,6 +129,13 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 		}
 	}
 	return suspects, false, nil
+}
+
+// sortByRank sorts order, indexes into cs, by the rank of each chain's
+// first writer, but for the initial chain, which stays first.
+func sortByRank(p *Polygraph, cs []chain, order []int32, rank []int32) {
+	rest := order[firstMovable(p, cs):]
+	slices.SortFunc(rest, func(a, b int32) int { return int(rank[cs[a].head] - rank[cs[b].head]) })
 }
 
 // dependencyChunks hands the known edges but the read-write ones to
@@ -163,11 +192,11 @@ type guessedPair struct{ key, at int }
 // guessedEdges yields each pair of consecutive chains of each key's
 // guessed order with the edges of putting the first before the second
 // (see before), valid until the next.
-func guessedEdges(keys []keyChains, orders chainOrders) iter.Seq2[guessedPair, []Edge] {
+func guessedEdges(keys []keyChains, orderOf func(ki int) []int32) iter.Seq2[guessedPair, []Edge] {
 	return func(yield func(guessedPair, []Edge) bool) {
 		var edges []Edge
 		for ki, kc := range keys {
-			order := orders.of(ki)
+			order := orderOf(ki)
 			for j := 1; j < len(order); j++ {
 				edges = before(edges[:0], &kc, &kc.chains[order[j-1]], &kc.chains[order[j]])
 				if !yield(guessedPair{ki, j}, edges) {
@@ -182,7 +211,7 @@ func guessedEdges(keys []keyChains, orders chainOrders) iter.Seq2[guessedPair, [
 // guessed orders: each key's consecutive chains, the first before the
 // second. The guessed edges are made as the graph takes them, never held
 // in a list: at a million transactions they are 14 million.
-func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders chainOrders) iter.Seq[[]digraph.Edge] {
+func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orderOf func(ki int) []int32) iter.Seq[[]digraph.Edge] {
 	return func(yield func([]digraph.Edge) bool) {
 		for chunk := range lw.Chunks(known) {
 			if !yield(chunk) {
@@ -190,7 +219,7 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders chainOrde
 			}
 		}
 		buf := make([]digraph.Edge, 0, loweringChunk+2)
-		for _, edges := range guessedEdges(keys, orders) {
+		for _, edges := range guessedEdges(keys, orderOf) {
 			for _, e := range edges {
 				if buf = lw.Lower(e, buf); len(buf) >= loweringChunk {
 					if !yield(buf) {
@@ -208,9 +237,9 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orders chainOrde
 
 // forward reports whether every lowered edge of the guessed orders goes
 // forward in rank, where rank orders the nodes of the lowered graph.
-func forward(lw Lowering, keys []keyChains, orders chainOrders, rank []int32) bool {
+func forward(lw Lowering, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
 	var buf [2]digraph.Edge // an edge lowers to two at most
-	for _, edges := range guessedEdges(keys, orders) {
+	for _, edges := range guessedEdges(keys, orderOf) {
 		for _, e := range edges {
 			for _, le := range lw.Lower(e, buf[:0]) {
 				if rank[le.From] >= rank[le.To] {
@@ -233,7 +262,7 @@ func forward(lw Lowering, keys []keyChains, orders chainOrders, rank []int32) bo
 // first[v] the first rank among the targets of v's RW edges, and each
 // v must have snap[v] < first[v]. It is a sufficient test: when it
 // fails, the doubled graph decides.
-func forwardSnapshots(known []Edge, keys []keyChains, orders chainOrders, rank []int32) bool {
+func forwardSnapshots(known []Edge, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
 	snap := make([]int32, len(rank))
 	first := make([]int32, len(rank))
 	for i := range snap {
@@ -248,7 +277,7 @@ func forwardSnapshots(known []Edge, keys []keyChains, orders chainOrders, rank [
 			snap[e.To] = max(snap[e.To], rank[e.From])
 		}
 	}
-	for _, edges := range guessedEdges(keys, orders) {
+	for _, edges := range guessedEdges(keys, orderOf) {
 		for _, e := range edges {
 			switch {
 			case e.Kind == verdict.RW:
@@ -342,7 +371,7 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 		return -1
 	}
 	clear(suspects)
-	for at, edges := range guessedEdges(keys, orders) {
+	for at, edges := range guessedEdges(keys, orders.of) {
 		ki, j := at.key, at.at
 		cycle := -1 // the first of the cycles searched it lies on
 		for _, e := range edges {

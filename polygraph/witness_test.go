@@ -3,7 +3,6 @@ package polygraph
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 
 	"github.com/isocheck/isocheck/digraph"
@@ -173,22 +172,21 @@ func TestForwardSnapshotsSound(t *testing.T) {
 		}
 		orders := newChainOrders(keys)
 		for ki, kc := range keys {
-			rest := orders.of(ki)[firstMovable(p, kc.chains):]
-			slices.SortFunc(rest, func(a, b int32) int { return int(rank[kc.chains[a].head] - rank[kc.chains[b].head]) })
+			sortByRank(p, kc.chains, orders.of(ki), rank)
 		}
 		lw := p.Lowering()
 		g := &digraph.Graph{}
-		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders))
+		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders.of))
 		_, acyclic := g.TopoOrder()
 		depForward := true
-		for _, edges := range guessedEdges(keys, orders) {
+		for _, edges := range guessedEdges(keys, orders.of) {
 			for _, e := range edges {
 				if e.Kind != verdict.RW && rank[e.From] >= rank[e.To] {
 					depForward = false
 				}
 			}
 		}
-		return outcome{forwardSnapshots(p.Known, keys, orders, rank), acyclic, depForward}, true
+		return outcome{forwardSnapshots(p.Known, keys, orders.of, rank), acyclic, depForward}, true
 	}
 
 	if o, ok := guess(forkBesideWriters(1)); !ok || o.passed || o.acyclic || !o.depForward {

@@ -162,7 +162,7 @@ func (r *Resolution) candidates(t, i int32, ws []writeRef, cands []int32) ([]wri
 			note(verdict.FutureRead, w)
 		case st != history.Committed && st != history.Unknown:
 			note(verdict.AbortedRead, w)
-		case !r.finalWrite[w.op]:
+		case !r.finalWrite.has(w.op):
 			note(verdict.IntermediateRead, w)
 		default:
 			cands = append(cands, w.txn)

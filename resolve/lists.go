@@ -84,7 +84,7 @@ func (p *Resolution) orderKeys(m *progress.Meter, writes *writeIndex) error {
 		// key held a state that transaction never committed (a read of it
 		// is reported by resolveReads, and a longer list may hide it).
 		if n := len(o.Values); n > 0 {
-			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && p.Installs(w.txn) && !p.finalWrite[w.op] {
+			if w, ok := writes.get(o.Key, o.Values[n-1]); ok && p.Installs(w.txn) && !p.finalWrite.has(w.op) {
 				p.Anomalies = append(p.Anomalies, Anomaly{Kind: verdict.IntermediateRead, Txn: -1, Op: -1, Writer: w.txn, OtherOp: w.op, Key: o.Key, Value: o.Values[n-1]})
 			}
 		}
@@ -189,7 +189,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		seen[w.op] = true
 		if !h.Lists {
 			// A register's versions are its writers' last writes.
-			if !p.finalWrite[w.op] {
+			if !p.finalWrite.has(w.op) {
 				if i < last { // orderKeys reports the last
 					anomaly(verdict.IntermediateRead, w, v)
 				}
@@ -210,7 +210,7 @@ func (p *Resolution) orderOf(k history.Key, b *longest, writes *writeIndex, seen
 		// A new run: the one before must have ended with its
 		// transaction's last append of k, and this one start with its
 		// transaction's first, which no earlier run may have had.
-		if cur >= 0 && !p.finalWrite[prevOp] {
+		if cur >= 0 && !p.finalWrite.has(prevOp) {
 			anomaly(verdict.SplitAppends, writeRef{cur, prevOp}, b.values[i-1])
 			return nil
 		}

@@ -56,7 +56,7 @@ type Resolution struct {
 	// writers first.
 	Choices []Choice
 
-	finalWrite []bool // per operation: it installs a version (see IsFinalWrite)
+	finalWrite opSet // the operations that install a version (see IsFinalWrite)
 	// installs is Installs of each transaction, once include is done: a
 	// read's lookup then touches one byte, not the writer's Txn too.
 	installs []bool
@@ -153,7 +153,7 @@ func tick(m *progress.Meter, t int, add bool) error {
 // IsFinalWrite reports whether operation op installs a version: it is its
 // transaction's last write of its key, and its transaction did not roll
 // back.
-func (r *Resolution) IsFinalWrite(op int32) bool { return r.finalWrite[op] }
+func (r *Resolution) IsFinalWrite(op int32) bool { return r.finalWrite.has(op) }
 
 // Installs reports whether the writes of transaction t took effect: t is
 // included and did not roll back. Nobody may read the writes of another.
@@ -358,8 +358,8 @@ func (p *Resolution) includeReadFrom(m *progress.Meter, writes *writeIndex) erro
 // finalWrites marks the operations that install a version: their
 // transaction's last write of their key, in a transaction that did not
 // roll back.
-func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
-	final := make([]bool, len(h.Ops))
+func finalWrites(m *progress.Meter, h *history.History) (opSet, error) {
+	final := newOpSet(len(h.Ops))
 	seen := make(map[history.Key]bool)
 	for t := range h.Txns {
 		if err := tick(m, t, false); err != nil {
@@ -376,10 +376,10 @@ func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
 				if op.Kind != history.Write {
 					continue
 				}
-				final[i] = true
+				final.add(i)
 				for j := i + 1; j < tx.OpEnd; j++ {
 					if later := h.Ops[j]; later.Kind == history.Write && later.Key == op.Key {
-						final[i] = false
+						final.remove(i)
 						break
 					}
 				}
@@ -391,12 +391,22 @@ func finalWrites(m *progress.Meter, h *history.History) ([]bool, error) {
 			op := h.Ops[i]
 			if op.Kind == history.Write && !seen[op.Key] {
 				seen[op.Key] = true
-				final[i] = true
+				final.add(i)
 			}
 		}
 	}
 	return final, nil
 }
+
+// opSet is a set of operations, a bit each: a history's final writes
+// take an eighth of the bytes a flag each took.
+type opSet []uint64
+
+func newOpSet(n int) opSet { return make(opSet, (n+63)/64) }
+
+func (s opSet) has(op int32) bool { return s[op>>6]&(1<<(op&63)) != 0 }
+func (s opSet) add(op int32)      { s[op>>6] |= 1 << (op & 63) }
+func (s opSet) remove(op int32)   { s[op>>6] &^= 1 << (op & 63) }
 
 // ExternalRead is a read of a key its transaction had not written yet:
 // Reader read Key from Writer (len(History.Txns), the initial transaction,
@@ -417,7 +427,7 @@ type ExternalRead struct {
 // resolveReads finds the writer of every read of the included transactions,
 // records the anomalies, and returns the external reads. It counts the
 // transactions done on m.
-func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final []bool) ([]ExternalRead, error) {
+func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final opSet) ([]ExternalRead, error) {
 	workers := 1
 	if len(p.History.Ops) >= minParallelResolve {
 		workers = runtime.GOMAXPROCS(0)
@@ -429,7 +439,7 @@ func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final [
 // the transactions (cut by operations): the lookups of the writes are
 // cache misses that other cores overlap. Their reads and anomalies
 // join in transaction order, as one worker would have found them.
-func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final []bool, workers int) ([]ExternalRead, error) {
+func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final opSet, workers int) ([]ExternalRead, error) {
 	h := p.History
 	parts := []int{0}
 	for w := 1; w < workers; w++ {
@@ -494,7 +504,7 @@ const minParallelResolve = 1 << 20
 type readResolver struct {
 	p         *Resolution
 	writes    *writeIndex
-	final     []bool
+	final     opSet
 	reads     []ExternalRead
 	anomalies []Anomaly
 	index     map[history.Key]int
@@ -619,7 +629,7 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				case !p.Installs(w.txn):
 					anomaly(verdict.AbortedRead, t, i, w)
 					continue
-				case !final[w.op]:
+				case !final.has(w.op):
 					anomaly(verdict.IntermediateRead, t, i, w)
 					continue
 				}
