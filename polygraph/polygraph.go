@@ -469,7 +469,6 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			fill[r.Key]++
 		}
 	}
-	fill = nil
 	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
 	readsByKey := func(k int) []int32 { return byKey[readStart[k]:readStart[k+1]] }
 

@@ -29,19 +29,21 @@ import (
 // transactions' end times, where every transaction has them, or their
 // order in the history: the order in which a store that resolves
 // conflicts by commit order made their writes visible. Before the clocks,
-// the edges RA's axiom forces against the order are added, in passes
+// the edges RA's axiom forces against the order are added, in a pass
 // much cheaper than the clocks (guess.order). A writer found in a
 // reader's past after the version it read is an edge the axiom forces;
-// the order is tried again with those edges, a few times. If the edges
-// found close a cycle, the history violates CC, shown by those edges
-// alone; if no order tried satisfies the axiom, the check forces every
-// edge (stream.go).
+// the order is tried again with those edges, a few times, each order
+// repaired checked on the writers it moved alone (recheck.go). If the
+// edges found close a cycle, the history violates CC, shown by those
+// edges alone; if no order tried satisfies the axiom, the check forces
+// every edge (stream.go).
 
 // maxGuesses bounds the orders tried.
 const maxGuesses = 4
 
-// maxPasses bounds the passes of RA's axiom that set up each order
-// tried (see guess.order).
+// maxPasses bounds the passes of RA's axiom that set up the first order
+// tried (see guess.order): the edges a second pass found were few, and
+// the clocks and a recheck find them for less.
 const maxPasses = 1
 
 // maxGuessEdges bounds the forced edges one order may find before it is
