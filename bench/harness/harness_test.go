@@ -336,6 +336,13 @@ func runTiny(t *testing.T, experiment string, timeout time.Duration) tinyRun {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
+	return tinyRun{out: out, outputs: res, rows: csvRows(t, out, experiment), log: log.String()}
+}
+
+// csvRows reads the rows of the CSV an experiment wrote in out
+// (EXPERIMENT.csv).
+func csvRows(t *testing.T, out, experiment string) []Row {
+	t.Helper()
 	f, err := os.Open(filepath.Join(out, experiment+".csv"))
 	if err != nil {
 		t.Fatal(err)
@@ -345,7 +352,7 @@ func runTiny(t *testing.T, experiment string, timeout time.Duration) tinyRun {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return tinyRun{out: out, outputs: res, rows: rows, log: log.String()}
+	return rows
 }
 
 // TestRunEndToEnd runs the table3 experiment at tiny scale, without the
@@ -598,15 +605,7 @@ func TestRunSQLSessions(t *testing.T) {
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log.String())
 	}
-	f, err := os.Open(filepath.Join(out, "sql-sessions.csv"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	_, rows, err := ReadCSV(f)
-	if err != nil {
-		t.Fatal(err)
-	}
+	rows := csvRows(t, out, "sql-sessions")
 	want := len(SQLApps) * len(SQLMixes) * len(sqlScale(Tiny).sessions)
 	if len(rows) != want {
 		t.Fatalf("%d rows, want %d\n%s", len(rows), want, log.String())
