@@ -71,7 +71,7 @@ func (p *Polygraph) orderChainsIn(m *progress.Meter, keys []keyChains, parts int
 	errs := make([]error, len(split))
 	run := func(i int, clocks *digraph.Clocks, sc *orderScratch) {
 		out := &outs[i]
-		out.maxEdges = p.maxEdges
+		out.maxEdges, out.readers = p.maxEdges, p.readers
 		ko := keyOrderer{m: m, lw: lw, clocks: clocks, sc: sc, out: out}
 		errs[i] = ko.orderKeys(split[i])
 	}
@@ -192,11 +192,11 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 
 // sideCloses reports whether putting chain a before chain b closes a cycle
 // with the known edges the clocks were computed from.
-func sideCloses(lw Lowering, clocks *digraph.Clocks, kc *keyChains, a, b *chain) bool {
+func sideCloses(lw Lowering, clocks *digraph.Clocks, readers chainReaders, kc *keyChains, a, b *chain) bool {
 	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, verdict.WW, kc.key}); bad {
 		return true
 	}
-	for _, r := range kc.readersOf(a) {
+	for _, r := range readers.of(a) {
 		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, verdict.RW, kc.key}); bad {
 			return true
 		}
@@ -311,7 +311,7 @@ func (ko *keyOrderer) orderKey(kc *keyChains) error {
 				// Decide now what pruning would decide first: a pair one
 				// of whose orders closes a cycle takes the other.
 				x, y := &cs[pair[0]], &cs[pair[1]]
-				xyBad, yxBad := sideCloses(lw, clocks, kc, x, y), sideCloses(lw, clocks, kc, y, x)
+				xyBad, yxBad := sideCloses(lw, clocks, ko.out.readers, kc, x, y), sideCloses(lw, clocks, ko.out.readers, kc, y, x)
 				switch {
 				case xyBad && !yxBad:
 					out.before(kc, y, x)

@@ -21,6 +21,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"runtime"
 	"runtime/debug"
 	"slices"
 
@@ -136,6 +137,9 @@ type Polygraph struct {
 	// constraintEdges counts the edges of Constraints, against maxEdges
 	// (0: no bound).
 	constraintEdges, maxEdges int
+	// readers holds the readers of the tail of every chain of every key,
+	// cut by chain.r0 and chain.r1 (see chainReaders).
+	readers chainReaders
 	// links are the chain links of keys with a choice, while the
 	// polygraph is built (see chainLink).
 	links []chainLink
@@ -217,6 +221,12 @@ func BuildResolved(ctx context.Context, res *resolve.Resolution, opts Options) (
 		keys[i].choice = choiceKeys[keys[i].key]
 	}
 	if len(choices) == 0 && !opts.AllPairs && opts.parts == 0 && !opts.NoWitness {
+		if len(p.Known) >= releaseEdges {
+			// buildChains's arrays by node and by key are garbage now:
+			// collected, their memory holds the guess's graph, which
+			// would otherwise raise the peak by as much.
+			runtime.GC()
+		}
 		m = progress.Start(ctx, "guess an order of writes", int64(len(keys)), "keys")
 		suspects, ok, err := p.witnessOrder(m, keys)
 		if err != nil || ok {
@@ -261,7 +271,7 @@ func (p *Polygraph) orderWrites(m *progress.Meter, keys []keyChains, opts Option
 		}
 		return p.orderChainsIn(m, keys, cmp.Or(opts.parts, orderParts(keys)))
 	}
-	out := orderOut{maxEdges: p.maxEdges}
+	out := orderOut{maxEdges: p.maxEdges, readers: p.readers}
 	err := orderAllPairs(m, keys, &out)
 	p.join([]orderOut{out}, false)
 	return err
@@ -382,16 +392,13 @@ func (p *Polygraph) addSessionOrder(res *resolve.Resolution) {
 // keyChains are the read-modify-write chains of one key. Chain 0 starts at
 // the initial transaction.
 type keyChains struct {
-	key    history.Key
-	chains []chain
-	// readers holds the readers of every chain's tail, cut by chain.r0
-	// and chain.r1: one array a key keeps chains 16 bytes and free of
-	// pointers, millions of them in a large history.
-	readers []int32
+	key history.Key
 	// choice says a read of the key may have read from several writers:
 	// ordering its chains records which chains each one precedes (see
-	// chainLink).
+	// chainLink). It sits beside key, where it keeps the entry 32 bytes
+	// (after chains it took 40): a large history has millions.
 	choice bool
+	chains []chain
 }
 
 // chain is a maximal sequence of writers of a key, each of which read the
@@ -399,11 +406,18 @@ type keyChains struct {
 // that read tail's version without writing the key.
 type chain struct {
 	head, tail int32
-	r0, r1     int32 // its readers: keyChains.readers[r0:r1]
+	r0, r1     int32 // its readers: chainReaders[r0:r1]
 }
 
-// readersOf returns the readers of c, a chain of kc.
-func (kc *keyChains) readersOf(c *chain) []int32 { return kc.readers[c.r0:c.r1] }
+// chainReaders holds the readers of every chain of every key in one
+// array, cut by chain.r0 and chain.r1, which keeps chains 16 bytes and
+// free of pointers and a key's entry without a slice of its own: a large
+// history has millions of each. It is the array buildChains grouped the
+// reads by key in, each key's readers written over its reads.
+type chainReaders []int32
+
+// of returns the readers of c.
+func (rs chainReaders) of(c *chain) []int32 { return rs[c.r0:c.r1] }
 
 // buildChains adds, key by key, the WR edges of res's reads and the
 // read-modify-write chains with their WW and RW edges, and returns the
@@ -461,7 +475,10 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			}
 		}
 	}
-	byKey := make([]int32, readStart[numKeys]) // indexes into all
+	// The reads' indexes into all, by key; each key's readers then
+	// overwrite its reads, once they are done with (p.readers).
+	byKey := make([]int32, readStart[numKeys])
+	p.readers = byKey
 	copy(fill, readStart[:numKeys])
 	for i, r := range all {
 		if !r.Repeat {
@@ -498,7 +515,6 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 	var chains []chain
 	var readers []int32
 	var chainArena arena[chain]
-	var readerArena arena[int32]
 	work := keyWork{m: m}
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
@@ -575,16 +591,19 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 				}
 				u = v
 			}
-			at := len(readers)
+			at := readStart[k] + int32(len(readers))
 			for i := readHead[u]; i >= 0; i = readNext[i] {
 				readers = append(readers, all[rs[i]].Reader)
 			}
-			chains = append(chains, chain{head: head, tail: u, r0: int32(at), r1: int32(len(readers))})
+			chains = append(chains, chain{head: head, tail: u, r0: at, r1: readStart[k] + int32(len(readers))})
 		}
 		// Writers on no chain from a head read from each other in a
 		// cycle; their WR edges already make the known graph cyclic.
 		if len(chains) > 1 {
-			out = append(out, keyChains{key: key, chains: chainArena.clone(chains), readers: readerArena.clone(readers)})
+			// The readers are some of the key's reads, which are done
+			// with: they take their place.
+			copy(rs, readers)
+			out = append(out, keyChains{key: key, chains: chainArena.clone(chains)})
 		}
 	}
 	return out, nil
@@ -604,9 +623,9 @@ func tick(m *progress.Meter, t int) error {
 // before appends the edges that putting chain a before chain b adds: a's
 // last write is overwritten by b's first, and so everyone who read a's
 // last version read before b.
-func before(edges []Edge, kc *keyChains, a, b *chain) []Edge {
+func before(edges []Edge, readers chainReaders, kc *keyChains, a, b *chain) []Edge {
 	edges = append(edges, Edge{a.tail, b.head, verdict.WW, kc.key})
-	for _, r := range kc.readersOf(a) {
+	for _, r := range readers.of(a) {
 		edges = append(edges, Edge{r, b.head, verdict.RW, kc.key})
 	}
 	return edges
@@ -627,6 +646,8 @@ type orderOut struct {
 	// bound); tooLarge says they went past it.
 	edges, maxEdges int
 	tooLarge        bool
+	// readers are the polygraph's, which the edges of chains name.
+	readers chainReaders
 	// links records, for keys with a choice, each chain's edges to
 	// another (see chainLink); cur maps the first transaction of each
 	// chain of the key being ordered to its index, nil for other keys.
@@ -672,7 +693,7 @@ func (o *orderOut) before(kc *keyChains, a, b *chain) {
 		o.known = append(o.known, make([]Edge, 0, max(need, size)))
 	}
 	last := &o.known[len(o.known)-1]
-	*last = before(*last, kc, a, b)
+	*last = before(*last, o.readers, kc, a, b)
 	if o.cur != nil && key == o.curKey {
 		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: -1})
 	}
@@ -684,8 +705,8 @@ func (o *orderOut) constraint(kc *keyChains, a, b *chain) {
 	key := kc.key
 	na, nb := int(a.r1-a.r0), int(b.r1-b.r0)
 	o.constraints = append(o.constraints, Constraint{Key: key, A: a.head, B: b.head,
-		Either: before(o.arena.alloc(1+na), kc, a, b),
-		Or:     before(o.arena.alloc(1+nb), kc, b, a)})
+		Either: before(o.arena.alloc(1+na), o.readers, kc, a, b),
+		Or:     before(o.arena.alloc(1+nb), o.readers, kc, b, a)})
 	o.edges += 2 + na + nb
 	o.tooLarge = o.tooLarge || o.maxEdges > 0 && o.edges > o.maxEdges
 	if o.cur != nil && key == o.curKey {

@@ -83,12 +83,12 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 	if lw.doubled {
 		// In the guessed commit order with each snapshot taken as early
 		// as the dependencies allow.
-		witnessed = forwardSnapshots(p.Known, keys, guessed, rank)
+		witnessed = forwardSnapshots(p.Known, p.readers, keys, guessed, rank)
 	} else {
 		// Every guessed edge goes forward in the guessed commit order, a
 		// topological order of the known edges: acyclic, without a graph
 		// to build.
-		witnessed = forward(lw, keys, guessed, rank)
+		witnessed = forward(lw, p.readers, keys, guessed, rank)
 	}
 	if stopped != nil {
 		return nil, false, stopped
@@ -109,7 +109,7 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 	lastCyclic := math.MaxInt
 	suspects = make([]bool, len(keys))
 	for range witnessRounds {
-		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders.of))
+		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, p.readers, keys, orders.of))
 		if err := m.Err(); err != nil {
 			return nil, false, err
 		}
@@ -192,13 +192,13 @@ type guessedPair struct{ key, at int }
 // guessedEdges yields each pair of consecutive chains of each key's
 // guessed order with the edges of putting the first before the second
 // (see before), valid until the next.
-func guessedEdges(keys []keyChains, orderOf func(ki int) []int32) iter.Seq2[guessedPair, []Edge] {
+func guessedEdges(readers chainReaders, keys []keyChains, orderOf func(ki int) []int32) iter.Seq2[guessedPair, []Edge] {
 	return func(yield func(guessedPair, []Edge) bool) {
 		var edges []Edge
 		for ki, kc := range keys {
 			order := orderOf(ki)
 			for j := 1; j < len(order); j++ {
-				edges = before(edges[:0], &kc, &kc.chains[order[j-1]], &kc.chains[order[j]])
+				edges = before(edges[:0], readers, &kc, &kc.chains[order[j-1]], &kc.chains[order[j]])
 				if !yield(guessedPair{ki, j}, edges) {
 					return
 				}
@@ -211,7 +211,7 @@ func guessedEdges(keys []keyChains, orderOf func(ki int) []int32) iter.Seq2[gues
 // guessed orders: each key's consecutive chains, the first before the
 // second. The guessed edges are made as the graph takes them, never held
 // in a list: at a million transactions they are 14 million.
-func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orderOf func(ki int) []int32) iter.Seq[[]digraph.Edge] {
+func guessedChunks(lw Lowering, known []Edge, readers chainReaders, keys []keyChains, orderOf func(ki int) []int32) iter.Seq[[]digraph.Edge] {
 	return func(yield func([]digraph.Edge) bool) {
 		for chunk := range lw.Chunks(known) {
 			if !yield(chunk) {
@@ -219,7 +219,7 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orderOf func(ki 
 			}
 		}
 		buf := make([]digraph.Edge, 0, loweringChunk+2)
-		for _, edges := range guessedEdges(keys, orderOf) {
+		for _, edges := range guessedEdges(readers, keys, orderOf) {
 			for _, e := range edges {
 				if buf = lw.Lower(e, buf); len(buf) >= loweringChunk {
 					if !yield(buf) {
@@ -237,9 +237,9 @@ func guessedChunks(lw Lowering, known []Edge, keys []keyChains, orderOf func(ki 
 
 // forward reports whether every lowered edge of the guessed orders goes
 // forward in rank, where rank orders the nodes of the lowered graph.
-func forward(lw Lowering, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
+func forward(lw Lowering, readers chainReaders, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
 	var buf [2]digraph.Edge // an edge lowers to two at most
-	for _, edges := range guessedEdges(keys, orderOf) {
+	for _, edges := range guessedEdges(readers, keys, orderOf) {
 		for _, e := range edges {
 			for _, le := range lw.Lower(e, buf[:0]) {
 				if rank[le.From] >= rank[le.To] {
@@ -262,7 +262,7 @@ func forward(lw Lowering, keys []keyChains, orderOf func(ki int) []int32, rank [
 // first[v] the first rank among the targets of v's RW edges, and each
 // v must have snap[v] < first[v]. It is a sufficient test: when it
 // fails, the doubled graph decides.
-func forwardSnapshots(known []Edge, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
+func forwardSnapshots(known []Edge, readers chainReaders, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
 	snap := make([]int32, len(rank))
 	first := make([]int32, len(rank))
 	for i := range snap {
@@ -277,7 +277,7 @@ func forwardSnapshots(known []Edge, keys []keyChains, orderOf func(ki int) []int
 			snap[e.To] = max(snap[e.To], rank[e.From])
 		}
 	}
-	for _, edges := range guessedEdges(keys, orderOf) {
+	for _, edges := range guessedEdges(readers, keys, orderOf) {
 		for _, e := range edges {
 			switch {
 			case e.Kind == verdict.RW:
@@ -371,7 +371,7 @@ func repairOrders(p *Polygraph, lw Lowering, g *digraph.Graph, keys []keyChains,
 		return -1
 	}
 	clear(suspects)
-	for at, edges := range guessedEdges(keys, orders.of) {
+	for at, edges := range guessedEdges(p.readers, keys, orders.of) {
 		ki, j := at.key, at.at
 		cycle := -1 // the first of the cycles searched it lies on
 		for _, e := range edges {

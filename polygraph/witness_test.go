@@ -176,17 +176,17 @@ func TestForwardSnapshotsSound(t *testing.T) {
 		}
 		lw := p.Lowering()
 		g := &digraph.Graph{}
-		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, keys, orders.of))
+		g.ResetChunksOut(lw.Nodes(), guessedChunks(lw, p.Known, p.readers, keys, orders.of))
 		_, acyclic := g.TopoOrder()
 		depForward := true
-		for _, edges := range guessedEdges(keys, orders.of) {
+		for _, edges := range guessedEdges(p.readers, keys, orders.of) {
 			for _, e := range edges {
 				if e.Kind != verdict.RW && rank[e.From] >= rank[e.To] {
 					depForward = false
 				}
 			}
 		}
-		return outcome{forwardSnapshots(p.Known, keys, orders.of, rank), acyclic, depForward}, true
+		return outcome{forwardSnapshots(p.Known, p.readers, keys, orders.of, rank), acyclic, depForward}, true
 	}
 
 	if o, ok := guess(forkBesideWriters(1)); !ok || o.passed || o.acyclic || !o.depForward {
