@@ -1,20 +1,31 @@
 // Package nemesis injects faults into a cluster the project started
 // itself while a run drives it: on a schedule it pauses (SIGSTOP) or kills
-// (SIGKILL) one node at a time and heals it again, so that the
-// transactions caught in a fault end unknown or aborted, never lost.
+// (SIGKILL) one node at a time, or cuts the network between nodes, and
+// heals the fault again, so that the transactions caught in a fault end
+// unknown or aborted, never lost.
 //
 // A cluster is named by its script (scripts/etcd.sh, scripts/galera.sh, or
-// any script with the same two subcommands):
+// any script with the same subcommands):
 //
 //	SCRIPT pids [DIR]            prints a line per node: its index from 0
 //	                             and its server's pid, or - if it is down
 //	SCRIPT restart-node I [DIR]  starts the killed node I again and waits
 //	                             until it has rejoined the cluster
+//	SCRIPT partition CUTS [DIR]  cuts the links CUTS lists ("0-1,0-2"),
+//	                             for a cluster whose nodes run in network
+//	                             namespaces (scripts/netns.sh)
+//	SCRIPT heal [DIR]            restores every link
+//	SCRIPT leader [DIR]          prints the index of the leading node
 //
-// Only one node is faulty at a time, so a cluster of three keeps its
-// majority, and Run heals the node it faulted before it returns, even when
-// its context ends in the middle of a fault: it never leaves a node paused
-// or down.
+// Only one node is paused or killed at a time, so a cluster of three
+// keeps its majority, and Run heals the fault it made before it returns,
+// even when its context ends in the middle of a fault: it never leaves a
+// node paused or down, or a link cut.
+//
+// Partitions are those of Jepsen's nemeses (jepsen.nemesis): random
+// halves, one node isolated, the leader isolated, a bridge (two halves
+// that one node joins) and a majorities ring (each node sees a majority,
+// no two the same one).
 package nemesis
 
 import (
@@ -26,6 +37,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -39,7 +51,30 @@ const (
 	// Kill kills a node's server with SIGKILL and restarts it with
 	// `SCRIPT restart-node I`: its connections drop.
 	Kill = "kill"
+	// Partition cuts links between nodes with `SCRIPT partition` and
+	// restores them with `SCRIPT heal`: packets are dropped, so that
+	// requests across a cut time out. Config.Partition says which.
+	Partition = "partition"
 )
+
+// Partitions, the values of Config.Partition.
+const (
+	// Halves cuts the nodes into two random halves, the smaller first.
+	Halves = "halves"
+	// One isolates one random node from the others.
+	One = "one"
+	// Leader isolates the node `SCRIPT leader` names.
+	Leader = "leader"
+	// Bridge cuts the nodes into two halves that one node, in both,
+	// joins (Jepsen's bridge).
+	Bridge = "bridge"
+	// MajoritiesRing puts the nodes on a random ring, each seeing its
+	// neighbours: a majority each, no two the same (five nodes or more).
+	MajoritiesRing = "majorities-ring"
+)
+
+// partitions lists the values of Config.Partition.
+var partitions = []string{Halves, One, Leader, Bridge, MajoritiesRing}
 
 // Actions of events.
 const (
@@ -47,6 +82,10 @@ const (
 	ActionResume  = "resume"
 	ActionKill    = "kill"
 	ActionRestart = "restart"
+	// ActionPartition cuts the links of Event.Cuts; ActionHeal restores
+	// every link.
+	ActionPartition = "partition"
+	ActionHeal      = "heal"
 )
 
 // Defaults of Config.
@@ -64,8 +103,11 @@ const exitTimeout = 10 * time.Second
 
 // Config says which cluster to fault, how and how often.
 type Config struct {
-	// Kind is the kind of fault: Pause or Kill.
+	// Kind is the kind of fault: Pause, Kill or Partition.
 	Kind string
+	// Partition, for Kind Partition, is which: Halves (the default),
+	// One, Leader, Bridge or MajoritiesRing.
+	Partition string
 	// Script is the path of the script that started the cluster
 	// (scripts/etcd.sh, scripts/galera.sh, or any script with the
 	// subcommands pids and restart-node I).
@@ -75,8 +117,8 @@ type Config struct {
 	// Interval is the quiet time before each fault: from the start of
 	// Run, then from the end of the previous fault's healing [5s].
 	Interval time.Duration
-	// Duration is how long a node stays paused or down before it is
-	// resumed or restarted [2s].
+	// Duration is how long a node stays paused or down, or the links
+	// cut, before the fault is healed [2s].
 	Duration time.Duration
 	// Seed chooses the node each fault hits.
 	Seed int64
@@ -88,34 +130,57 @@ type Config struct {
 type Event struct {
 	// At is the time since Run started.
 	At time.Duration
-	// Node is the node's index, from 0.
+	// Node is the node's index, from 0; -1 for a partition and its
+	// healing.
 	Node int
-	// Action is ActionPause, ActionResume, ActionKill or ActionRestart.
+	// Action is ActionPause, ActionResume, ActionKill, ActionRestart,
+	// ActionPartition or ActionHeal.
 	Action string
+	// Cuts, for ActionPartition, are the links cut, each a pair of
+	// nodes, the lower first, in order.
+	Cuts [][2]int
 	// Err is why the action failed, nil if it succeeded.
 	Err error
 }
 
 // String returns the event as a line of the log without its newline, as
-// in "12.004s node 1 kill".
+// in "12.004s node 1 kill" or "20.100s partition 0-1 0-2".
 func (e Event) String() string {
 	s := fmt.Sprintf("%.3fs node %d %s", e.At.Seconds(), e.Node, e.Action)
+	switch e.Action {
+	case ActionPartition:
+		s = fmt.Sprintf("%.3fs partition %s", e.At.Seconds(), strings.ReplaceAll(cutSpec(e.Cuts), ",", " "))
+	case ActionHeal:
+		s = fmt.Sprintf("%.3fs heal", e.At.Seconds())
+	}
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
 	return s
 }
 
-// Parse returns the kind of fault a flag names: "pause" or "kill" (in any
-// case, spaces around ignored), or "" for "" and "none" (no faults).
-func Parse(spec string) (kind string, err error) {
-	switch s := strings.ToLower(strings.TrimSpace(spec)); s {
-	case "", "none":
-		return "", nil
-	case Pause, Kill:
-		return s, nil
+// Parse returns the fault a flag names: "pause", "kill", "partition" or
+// "partition=P" with P one of the partitions (in any case, spaces around
+// ignored), or "" for "" and "none" (no faults).
+func Parse(spec string) (kind, partition string, err error) {
+	s := strings.ToLower(strings.TrimSpace(spec))
+	s, partition, _ = strings.Cut(s, "=")
+	switch {
+	case s == "" || s == "none":
+		if partition == "" {
+			return "", "", nil
+		}
+	case s == Partition && partition == "":
+		return s, Halves, nil
+	case s == Partition:
+		if !slices.Contains(partitions, partition) {
+			return "", "", fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
+		}
+		return s, partition, nil
+	case (s == Pause || s == Kill) && partition == "":
+		return s, "", nil
 	}
-	return "", fmt.Errorf("nemesis: unknown kind %q (want %s or %s)", spec, Pause, Kill)
+	return "", "", fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s or %s=P with P one of %s)", spec, Pause, Kill, Partition, Partition, strings.Join(partitions, ", "))
 }
 
 // withDefaults returns c with its zero durations set to their defaults.
@@ -125,6 +190,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Duration == 0 {
 		c.Duration = DefaultDuration
+	}
+	if c.Kind == Partition && c.Partition == "" {
+		c.Partition = Halves
 	}
 	return c
 }
@@ -136,10 +204,14 @@ func (c Config) Validate() error {
 	c = c.withDefaults()
 	switch c.Kind {
 	case Pause, Kill:
+	case Partition:
+		if !slices.Contains(partitions, c.Partition) {
+			return fmt.Errorf("nemesis: unknown partition %q (want one of %s)", c.Partition, strings.Join(partitions, ", "))
+		}
 	case "":
-		return fmt.Errorf("nemesis: no kind of fault (want %s or %s)", Pause, Kill)
+		return fmt.Errorf("nemesis: no kind of fault (want %s, %s or %s)", Pause, Kill, Partition)
 	default:
-		return fmt.Errorf("nemesis: unknown kind %q (want %s or %s)", c.Kind, Pause, Kill)
+		return fmt.Errorf("nemesis: unknown kind %q (want %s, %s or %s)", c.Kind, Pause, Kill, Partition)
 	}
 	if c.Script == "" {
 		return errors.New("nemesis: no cluster script (such as scripts/etcd.sh)")
@@ -203,6 +275,16 @@ func Run(ctx context.Context, cfg Config) ([]Event, error) {
 			}
 			return n.events, err
 		}
+		if cfg.Kind == Partition {
+			if err := n.partition(ctx, len(pids)); err != nil {
+				return n.events, err
+			}
+			if ctx.Err() != nil {
+				return n.events, nil
+			}
+			timer.Reset(cfg.Interval)
+			continue
+		}
 		node := n.rng.IntN(len(pids))
 		if faulted, err := n.fault(node, pids[node]); err != nil {
 			if faulted {
@@ -240,6 +322,141 @@ func (n *nemesis) record(node int, action string, err error) error {
 		fmt.Fprintf(n.cfg.Log, "nemesis: %s\n", e)
 	}
 	return err
+}
+
+// partition cuts the links of the cluster's nodes as cfg.Partition says,
+// waits cfg.Duration (or until ctx ends) and heals them.
+func (n *nemesis) partition(ctx context.Context, nodes int) error {
+	leader := -1
+	if n.cfg.Partition == Leader {
+		out, err := n.script(ctx, "leader")
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		leader, err = strconv.Atoi(strings.TrimSpace(string(out)))
+		if err != nil || leader < 0 || leader >= nodes {
+			return fmt.Errorf("nemesis: %s leader printed %q, not a node's index (0 to %d)", n.cfg.Script, strings.TrimSpace(string(out)), nodes-1)
+		}
+	}
+	cuts, err := Cuts(n.cfg.Partition, nodes, leader, n.rng)
+	if err != nil {
+		return err
+	}
+	_, err = n.script(ctx, "partition", cutSpec(cuts))
+	n.recordCuts(cuts, err)
+	if err != nil {
+		// A partition half made is healed all the same.
+		return errors.Join(err, n.healLinks())
+	}
+	timer := time.NewTimer(n.cfg.Duration)
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+	case <-timer.C:
+	}
+	return n.healLinks()
+}
+
+// healLinks restores every link, with a context of its own.
+func (n *nemesis) healLinks() error {
+	ctx, cancel := context.WithTimeout(context.Background(), healTimeout)
+	defer cancel()
+	_, err := n.script(ctx, "heal")
+	return n.record(-1, ActionHeal, err)
+}
+
+// recordCuts records a partition.
+func (n *nemesis) recordCuts(cuts [][2]int, err error) {
+	e := Event{At: time.Since(n.start), Node: -1, Action: ActionPartition, Cuts: cuts, Err: err}
+	n.events = append(n.events, e)
+	if n.cfg.Log != nil {
+		fmt.Fprintf(n.cfg.Log, "nemesis: %s\n", e)
+	}
+}
+
+// Cuts returns the links a partition of nodes nodes cuts, each a pair,
+// the lower node first, in order; leader is the leading node's index,
+// for Leader. The random choices are rng's.
+func Cuts(partition string, nodes, leader int, rng *rand.Rand) ([][2]int, error) {
+	if nodes < 2 {
+		return nil, fmt.Errorf("nemesis: a partition needs two nodes or more, not %d", nodes)
+	}
+	perm := rng.Perm(nodes)
+	// side[i] is the set of groups node i is in, as bits: two nodes
+	// keep their link when they share one.
+	side := make([]uint8, nodes)
+	switch partition {
+	case Halves:
+		for k, i := range perm {
+			side[i] = 1 << min(k/(nodes/2), 1)
+		}
+	case One, Leader:
+		alone := perm[0]
+		if partition == Leader {
+			if leader < 0 || leader >= nodes {
+				return nil, fmt.Errorf("nemesis: no leader among %d nodes", nodes)
+			}
+			alone = leader
+		}
+		for i := range side {
+			side[i] = 1
+		}
+		side[alone] = 2
+	case Bridge:
+		if nodes < 3 {
+			return nil, fmt.Errorf("nemesis: a bridge needs three nodes or more, not %d", nodes)
+		}
+		// perm[0] bridges the two halves of the rest.
+		side[perm[0]] = 3
+		for k, i := range perm[1:] {
+			side[i] = 1 << min(k/((nodes-1)/2), 1)
+		}
+	case MajoritiesRing:
+		if nodes < 5 {
+			return nil, fmt.Errorf("nemesis: a majorities ring needs five nodes or more (with fewer, every node sees every other), not %d", nodes)
+		}
+		// Each node sees the nodes within reach of it on the ring
+		// perm: itself and reach on each side, at least a majority
+		// (nodes/2+1), and no more than it needs.
+		reach := (nodes/2 + 1) / 2
+		pos := make([]int, nodes)
+		for k, i := range perm {
+			pos[i] = k
+		}
+		var cuts [][2]int
+		for a := 0; a < nodes; a++ {
+			for b := a + 1; b < nodes; b++ {
+				d := (pos[a] - pos[b] + nodes) % nodes
+				if min(d, nodes-d) > reach {
+					cuts = append(cuts, [2]int{a, b})
+				}
+			}
+		}
+		return cuts, nil
+	default:
+		return nil, fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
+	}
+	var cuts [][2]int
+	for a := 0; a < nodes; a++ {
+		for b := a + 1; b < nodes; b++ {
+			if side[a]&side[b] == 0 {
+				cuts = append(cuts, [2]int{a, b})
+			}
+		}
+	}
+	return cuts, nil
+}
+
+// cutSpec writes cuts as `SCRIPT partition` takes them: "0-1,0-2".
+func cutSpec(cuts [][2]int) string {
+	s := make([]string, len(cuts))
+	for i, c := range cuts {
+		s[i] = fmt.Sprintf("%d-%d", c[0], c[1])
+	}
+	return strings.Join(s, ",")
 }
 
 // fault pauses or kills node's server. It reports whether the node may

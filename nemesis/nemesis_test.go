@@ -2,6 +2,8 @@ package nemesis
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"slices"
@@ -36,6 +38,20 @@ restart-node)
 	echo $! >"$3/$2.pid"
 	echo "started node $2" >&2
 	;;
+partition)
+	if [[ -e $3/fail ]]; then
+		echo "boom: no partition $2" >&2
+		exit 1
+	fi
+	echo "$2" >"$3/cuts"
+	;;
+heal)
+	rm -f "$2/cuts"
+	echo healed >>"$2/heals"
+	;;
+leader)
+	echo 1
+	;;
 *)
 	exit 2
 	;;
@@ -66,7 +82,8 @@ func TestValidate(t *testing.T) {
 		{"pause", Config{Kind: Pause, Script: script}, ""},
 		{"kill with durations", Config{Kind: Kill, Script: script, Interval: time.Second, Duration: time.Millisecond}, ""},
 		{"no kind", Config{Script: script}, "no kind"},
-		{"unknown kind", Config{Kind: "partition", Script: script}, `unknown kind "partition"`},
+		{"unknown kind", Config{Kind: "split", Script: script}, `unknown kind "split"`},
+		{"unknown partition", Config{Kind: Partition, Partition: "ring", Script: script}, `unknown partition "ring"`},
 		{"kind in capitals", Config{Kind: "Pause", Script: script}, `unknown kind "Pause"`},
 		{"no script", Config{Kind: Pause}, "no cluster script"},
 		{"missing script", Config{Kind: Pause, Script: filepath.Join(dir, "missing.sh")}, "no such file"},
@@ -107,21 +124,26 @@ func TestDefaults(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	tests := []struct {
-		spec, want string
-		ok         bool
+		spec, want, partition string
+		ok                    bool
 	}{
-		{"pause", Pause, true},
-		{"kill", Kill, true},
-		{" KILL ", Kill, true},
-		{"", "", true},
-		{"none", "", true},
-		{"partition", "", false},
-		{"pause,kill", "", false},
+		{"pause", Pause, "", true},
+		{"kill", Kill, "", true},
+		{" KILL ", Kill, "", true},
+		{"", "", "", true},
+		{"none", "", "", true},
+		{"partition", Partition, Halves, true},
+		{"partition=leader", Partition, Leader, true},
+		{"Partition=Majorities-Ring", Partition, MajoritiesRing, true},
+		{"partition=ring", "", "", false},
+		{"kill=one", "", "", false},
+		{"none=one", "", "", false},
+		{"pause,kill", "", "", false},
 	}
 	for _, tt := range tests {
-		got, err := Parse(tt.spec)
-		if got != tt.want || (err == nil) != tt.ok {
-			t.Errorf("Parse(%q) = %q, %v; want %q, ok %v", tt.spec, got, err, tt.want, tt.ok)
+		got, partition, err := Parse(tt.spec)
+		if got != tt.want || partition != tt.partition || (err == nil) != tt.ok {
+			t.Errorf("Parse(%q) = %q, %q, %v; want %q, %q, ok %v", tt.spec, got, partition, err, tt.want, tt.partition, tt.ok)
 		}
 	}
 }
@@ -367,4 +389,188 @@ func TestRunRefusesNodeDown(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "node 2") || len(events) != 0 {
 		t.Fatalf("Run() = %v, %v; want no events and an error about node 2", events, err)
 	}
+}
+
+// TestCuts checks each partition's shape on clusters of 2 to 9 nodes and
+// many seeds: the links left are those the partition describes.
+func TestCuts(t *testing.T) {
+	for nodes := 2; nodes <= 9; nodes++ {
+		for seed := range uint64(20) {
+			for _, p := range partitions {
+				rng := rand.New(rand.NewPCG(seed, 1))
+				leader := int(seed) % nodes
+				cuts, err := Cuts(p, nodes, leader, rng)
+				tooFew := p == Bridge && nodes < 3 || p == MajoritiesRing && nodes < 5
+				if tooFew {
+					if err == nil {
+						t.Errorf("%s of %d nodes: no error", p, nodes)
+					}
+					continue
+				}
+				if err != nil {
+					t.Fatalf("%s of %d nodes: %v", p, nodes, err)
+				}
+				checkCuts(t, p, nodes, leader, cuts)
+			}
+		}
+	}
+	if _, err := Cuts(Leader, 3, 3, rand.New(rand.NewPCG(1, 1))); err == nil {
+		t.Error("a leader out of range: no error")
+	}
+}
+
+func checkCuts(t *testing.T, p string, nodes, leader int, cuts [][2]int) {
+	t.Helper()
+	linked := make([][]bool, nodes)
+	for i := range linked {
+		linked[i] = make([]bool, nodes)
+		for j := range linked[i] {
+			linked[i][j] = true
+		}
+	}
+	for k, c := range cuts {
+		if c[0] >= c[1] || c[1] >= nodes || k > 0 && !(cuts[k-1][0] < c[0] || cuts[k-1][0] == c[0] && cuts[k-1][1] < c[1]) {
+			t.Fatalf("%s of %d nodes: cuts %v not ordered pairs of nodes, the lower first", p, nodes, cuts)
+		}
+		linked[c[0]][c[1]], linked[c[1]][c[0]] = false, false
+	}
+	degree := func(i int) int {
+		d := 0
+		for j := range nodes {
+			if j != i && linked[i][j] {
+				d++
+			}
+		}
+		return d
+	}
+	// cliques reports the sizes of the groups of nodes linked to each
+	// other and to no one else, if the links are such groups.
+	cliques := func(among []int) ([]int, bool) {
+		var sizes []int
+		seen := map[int]bool{}
+		for _, i := range among {
+			if seen[i] {
+				continue
+			}
+			n := 0
+			for _, j := range among {
+				if linked[i][j] || i == j {
+					if seen[j] {
+						return nil, false
+					}
+					seen[j] = true
+					n++
+				}
+			}
+			for _, j := range among {
+				for _, k := range among {
+					if seen[j] && seen[k] && (linked[i][j] || i == j) && (linked[i][k] || i == k) && j != k && !linked[j][k] {
+						return nil, false
+					}
+				}
+			}
+			sizes = append(sizes, n)
+		}
+		slices.Sort(sizes)
+		return sizes, true
+	}
+	all := make([]int, nodes)
+	for i := range all {
+		all[i] = i
+	}
+	switch p {
+	case Halves:
+		if sizes, ok := cliques(all); !ok || !slices.Equal(sizes, []int{nodes / 2, nodes - nodes/2}) {
+			t.Errorf("halves of %d nodes: groups %v (%v), cuts %v", nodes, sizes, ok, cuts)
+		}
+	case One, Leader:
+		alone := -1
+		for i := range nodes {
+			if degree(i) == 0 && (p == One || i == leader) {
+				alone = i
+			}
+		}
+		rest := slices.DeleteFunc(slices.Clone(all), func(i int) bool { return i == alone })
+		sizes, ok := cliques(rest)
+		if alone < 0 || !ok || len(sizes) != 1 || p == Leader && alone != leader {
+			t.Errorf("%s of %d nodes (leader %d): alone %d, the rest %v (%v)", p, nodes, leader, alone, sizes, ok)
+		}
+	case Bridge:
+		bridge := -1
+		for i := range nodes {
+			if degree(i) == nodes-1 {
+				bridge = i
+			}
+		}
+		rest := slices.DeleteFunc(slices.Clone(all), func(i int) bool { return i == bridge })
+		sizes, ok := cliques(rest)
+		if bridge < 0 || !ok || !slices.Equal(sizes, []int{(nodes - 1) / 2, nodes - 1 - (nodes-1)/2}) {
+			t.Errorf("bridge of %d nodes: bridge %d, halves %v (%v), cuts %v", nodes, bridge, sizes, ok, cuts)
+		}
+	case MajoritiesRing:
+		views := map[string]bool{}
+		for i := range nodes {
+			if degree(i)+1 < nodes/2+1 || degree(i) == nodes-1 {
+				t.Errorf("majorities ring of %d nodes: node %d sees %d others, cuts %v", nodes, i, degree(i), cuts)
+			}
+			views[fmt.Sprint(linked[i])] = true
+		}
+		if len(views) != nodes {
+			t.Errorf("majorities ring of %d nodes: %d distinct views, want one a node", nodes, len(views))
+		}
+	}
+}
+
+// TestRunPartitionFake partitions the fake cluster three times and
+// heals it each time, then once more with the context ended in the
+// middle of the partition: the links are healed before Run returns.
+func TestRunPartitionFake(t *testing.T) {
+	for _, p := range []string{Halves, Leader} {
+		t.Run(p, func(t *testing.T) {
+			script, dir := fakeCluster(t)
+			ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+			defer cancel()
+			log := &cancelAfter{n: 6, cancel: cancel}
+			events, err := Run(ctx, Config{Kind: Partition, Partition: p, Script: script, Dir: dir,
+				Interval: 50 * time.Millisecond, Duration: 50 * time.Millisecond, Seed: 1, Log: log})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(events) != 6 {
+				t.Fatalf("%d events, want 6: %v", len(events), events)
+			}
+			for i, e := range events {
+				want := ActionPartition
+				if i%2 == 1 {
+					want = ActionHeal
+				}
+				if e.Action != want || e.Node != -1 || e.Err != nil || (want == ActionPartition) != (len(e.Cuts) > 0) {
+					t.Errorf("event %d: %+v, want %s", i, e, want)
+				}
+				if p == Leader && want == ActionPartition && !slices.Equal(e.Cuts, [][2]int{{0, 1}, {1, 2}}) {
+					t.Errorf("event %d: the leader, 1, isolated by cuts %v", i, e.Cuts)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "cuts")); !os.IsNotExist(err) {
+				t.Errorf("links left cut after Run: %v", err)
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		script, dir := fakeCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		log := &cancelAfter{n: 1, cancel: cancel}
+		events, err := Run(ctx, Config{Kind: Partition, Script: script, Dir: dir,
+			Interval: 10 * time.Millisecond, Duration: time.Hour, Seed: 1, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 2 || events[1].Action != ActionHeal {
+			t.Errorf("events %v, want a partition and its healing", events)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "cuts")); !os.IsNotExist(err) {
+			t.Errorf("links left cut after Run: %v", err)
+		}
+	})
 }

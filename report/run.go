@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"maps"
+	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/draw"
@@ -90,7 +91,13 @@ func overTime(h *history.History, faults []nemesis.Event) *draw.Chart {
 		Series: []draw.Series{series("committed", committed), series("aborted or unknown", failed)},
 	}
 	for _, f := range faults {
-		c.Marks = append(c.Marks, draw.Mark{X: f.At.Seconds(), Label: fmt.Sprintf("node %d %s", f.Node, f.Action)})
+		label := fmt.Sprintf("node %d %s", f.Node, f.Action)
+		if f.Node < 0 {
+			// A partition or its healing: the event's own words, without
+			// its time, which the chart shows.
+			_, label, _ = strings.Cut(f.String(), " ")
+		}
+		c.Marks = append(c.Marks, draw.Mark{X: f.At.Seconds(), Label: label})
 	}
 	return c
 }

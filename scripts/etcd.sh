@@ -1,13 +1,18 @@
 #!/usr/bin/env bash
-# etcd.sh start|stop|dsn|pids [DIR], etcd.sh restart-node I [DIR]: a
-# throwaway 3-node etcd cluster on loopback for `isocheck run` and the
-# tests of db/etcd.
+# etcd.sh start|stop|dsn|pids|heal|leader [DIR], etcd.sh restart-node I
+# [DIR], etcd.sh partition SPEC [DIR]: a throwaway 3-node etcd cluster on
+# loopback, or each member in a network namespace of its own, for
+# `isocheck run` and the tests of db/etcd.
 #
 #   start         installs etcd-server (Debian) if etcd is missing, starts
 #                 three members in the background with their data and logs
 #                 under DIR, waits until every member is healthy and prints
-#                 the DSN.
-#   stop          stops the members started from DIR and removes DIR.
+#                 the DSN. With ISOCHECK_NETNS=NAME (root), the members run
+#                 in the namespaces of `scripts/netns.sh up NAME 3`, at
+#                 10.213.0.1 to .3, and the clients must run in NAME-c:
+#                 ip netns exec NAME-c isocheck run --db DSN ...
+#   stop          stops the members started from DIR and removes DIR (and
+#                 the namespaces of a cluster started in them).
 #   dsn           prints the DSN.
 #   pids          prints a line per member: its index (0, 1, 2) and the pid
 #                 of its server, or - if it is not running.
@@ -16,23 +21,65 @@
 #                 healthy; the other members are left alone. It prints
 #                 nothing on stdout. A nemesis (package nemesis) kills and
 #                 pauses members by the pids and heals them with it.
+#   partition     (namespaces only) cuts the members into the groups of
+#                 SPEC, such as 0|1,2 (see scripts/netns.sh); heal joins
+#                 them again.
+#   leader        prints the index of the member that leads.
 #
-# DIR defaults to /tmp/isocheck-etcd. Client ports are 2379, 2381 and 2383,
-# peer ports 2380, 2382 and 2384. Starting a running cluster only prints
-# its DSN; stopping a stopped one does nothing.
+# DIR defaults to /tmp/isocheck-etcd. On loopback, client ports are 2379,
+# 2381 and 2383, peer ports 2380, 2382 and 2384; in namespaces every
+# member has 2379 and 2380 on its own address. Starting a running cluster
+# only prints its DSN; stopping a stopped one does nothing.
 #
 #   ISOCHECK_ETCD_DSN=$(scripts/etcd.sh start) go test ./db/etcd/
 set -euo pipefail
 
 readonly names=(n0 n1 n2)
-readonly client_ports=(2379 2381 2383)
-readonly peer_ports=(2380 2382 2384)
-readonly host=127.0.0.1
+client_ports=(2379 2381 2383)
+peer_ports=(2380 2382 2384)
+hosts=(127.0.0.1 127.0.0.1 127.0.0.1)
 readonly start_timeout=30 # seconds
+readonly netns_sh=$(dirname "$0")/netns.sh
+
+# netns is the name of the namespaces the members run in, "" on loopback;
+# set by use_netns.
+netns=
+
+# use_netns NAME: the members' addresses and ports in NAME's namespaces.
+use_netns() {
+	netns=$1
+	local i
+	for i in "${!names[@]}"; do
+		hosts[i]=10.213.0.$((i + 1))
+		client_ports[i]=2379
+		peer_ports[i]=2380
+	done
+}
+
+# in_member I CMD...: CMD in member I's namespace, or here on loopback.
+in_member() {
+	local i=$1
+	shift
+	if [[ -n $netns ]]; then
+		ip netns exec "$netns-$i" "$@"
+	else
+		"$@"
+	fi
+}
+
+# in_client CMD...: CMD where the clients run.
+in_client() {
+	if [[ -n $netns ]]; then
+		ip netns exec "$netns-c" "$@"
+	else
+		"$@"
+	fi
+}
 
 usage() {
-	echo "usage: $0 start|stop|dsn|pids [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|pids|heal|leader [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
+	echo "       $0 partition SPEC [DIR]" >&2
 	exit 2
 }
 
@@ -43,9 +90,9 @@ die() {
 }
 
 dsn() {
-	local eps=() p
-	for p in "${client_ports[@]}"; do
-		eps+=("$host:$p")
+	local eps=() i
+	for i in "${!names[@]}"; do
+		eps+=("${hosts[i]}:${client_ports[i]}")
 	done
 	local IFS=,
 	echo "etcd://${eps[*]}"
@@ -66,9 +113,9 @@ alive() {
 
 # healthy: every member answers a quorum read.
 healthy() {
-	local p
-	for p in "${client_ports[@]}"; do
-		ETCDCTL_API=3 etcdctl --endpoints="$host:$p" --command-timeout=2s \
+	local i
+	for i in "${!names[@]}"; do
+		ETCDCTL_API=3 in_client etcdctl --endpoints="${hosts[i]}:${client_ports[i]}" --command-timeout=2s \
 			endpoint health >/dev/null 2>&1 || return 1
 	done
 }
@@ -87,7 +134,7 @@ install_etcd() {
 initial_cluster() {
 	local peers=() i
 	for i in "${!names[@]}"; do
-		peers+=("${names[i]}=http://$host:${peer_ports[i]}")
+		peers+=("${names[i]}=http://${hosts[i]}:${peer_ports[i]}")
 	done
 	local IFS=,
 	echo "${peers[*]}"
@@ -95,9 +142,10 @@ initial_cluster() {
 
 # launch DIR I CLUSTER TOKEN STATE starts member I in the background.
 launch() {
-	local dir=$1 i=$2 n=${names[$2]}
-	# setsid: the members outlive this script and its terminal.
-	setsid etcd \
+	local dir=$1 i=$2 n=${names[$2]} host=${hosts[$2]}
+	# setsid: the members outlive this script and its terminal. ip netns
+	# exec execs etcd in the same process: $! is the member's pid.
+	setsid ${netns:+ip netns exec "$netns-$i"} etcd \
 		--name "$n" \
 		--data-dir "$dir/$n" \
 		--listen-client-urls "http://$host:${client_ports[i]}" \
@@ -130,7 +178,8 @@ start() {
 		stop "$dir"
 	fi
 	for i in "${!names[@]}"; do
-		local p=${client_ports[i]} q=${peer_ports[i]}
+		local host=${hosts[i]} p=${client_ports[i]} q=${peer_ports[i]}
+		[[ -z $netns ]] || break # the namespaces are the cluster's own
 		if (echo >"/dev/tcp/$host/$p") 2>/dev/null || (echo >"/dev/tcp/$host/$q") 2>/dev/null; then
 			die "port $p or $q on $host is in use by another process, not a member started from $dir (a cluster started from another DIR, or Debian's etcd service: systemctl stop etcd)"
 		fi
@@ -138,6 +187,11 @@ start() {
 
 	rm -rf "$dir"
 	mkdir -p "$dir"
+	if [[ -n $netns ]]; then
+		echo "$netns" >"$dir/netns"
+		"$netns_sh" down "$netns"
+		"$netns_sh" up "$netns" ${#names[@]} || failed "could not make the namespaces $netns-*"
+	fi
 	local cluster token
 	cluster=$(initial_cluster)
 	token=isocheck-$$-$(date +%s)
@@ -182,6 +236,7 @@ kill_members() {
 # failed MESSAGE: stops the members of a failed start, keeping their logs.
 failed() {
 	kill_members "$dir" >/dev/null
+	[[ -z $netns ]] || "$netns_sh" down "$netns"
 	die "$*"
 }
 
@@ -194,7 +249,8 @@ stop() {
 	killed=$(kill_members "$dir")
 	# The data dirs are removed only if they are ours: each member's
 	# pid file or data dir must be there.
-	if [[ -f $dir/${names[0]}.pid || -d $dir/${names[0]} ]]; then
+	if [[ -f $dir/${names[0]}.pid || -d $dir/${names[0]} || -f $dir/netns ]]; then
+		[[ -z $netns ]] || "$netns_sh" down "$netns"
 		rm -rf "$dir"
 		log "stopped $killed members and removed $dir"
 	else
@@ -226,8 +282,8 @@ restart_node() {
 	# A killed member's ports are free once its process is gone.
 	local p deadline=$((SECONDS + start_timeout))
 	for p in "${client_ports[i]}" "${peer_ports[i]}"; do
-		while (echo >"/dev/tcp/$host/$p") 2>/dev/null; do
-			((SECONDS < deadline)) || die "restart-node: port $p on $host is still in use"
+		while in_member "$i" bash -c "echo >/dev/tcp/${hosts[i]}/$p" 2>/dev/null; do
+			((SECONDS < deadline)) || die "restart-node: port $p on ${hosts[i]} is still in use"
 			sleep 0.1
 		done
 	done
@@ -244,21 +300,57 @@ restart_node() {
 	log "member $i ($n) restarted; 3 members healthy in $((SECONDS - t0))s"
 }
 
+# partition DIR SPEC cuts the members into SPEC's groups.
+partition() {
+	[[ -n $netns ]] || die "partition: the cluster in $1 runs on loopback; start it with ISOCHECK_NETNS=NAME to cut its links"
+	"$netns_sh" partition "$netns" "$2"
+}
+
+# heal DIR joins the members again.
+heal() {
+	[[ -n $netns ]] || die "heal: the cluster in $1 runs on loopback: nothing to heal"
+	"$netns_sh" heal "$netns"
+}
+
+# leader prints the index of the member that leads (etcdctl's endpoint
+# status: the fifth column says whether the member is the leader).
+leader() {
+	local i
+	for i in "${!names[@]}"; do
+		if ETCDCTL_API=3 in_client etcdctl --endpoints="${hosts[i]}:${client_ports[i]}" --command-timeout=2s \
+			endpoint status 2>/dev/null | awk -F', ' '$5 == "true" {found = 1} END {exit !found}'; then
+			echo "$i"
+			return
+		fi
+	done
+	die "leader: no member says it leads"
+}
+
 case ${1:-} in
-start | stop | dsn | pids)
+start | stop | dsn | pids | heal | leader)
 	(($# <= 2)) || usage
 	dir=${2:-/tmp/isocheck-etcd}
 	;;
-restart-node)
+restart-node | partition)
 	(($# >= 2 && $# <= 3)) || usage
 	dir=${3:-/tmp/isocheck-etcd}
 	;;
 *) usage ;;
 esac
+if [[ $1 == start ]]; then
+	[[ -z ${ISOCHECK_NETNS:-} ]] || use_netns "$ISOCHECK_NETNS"
+	# A cluster running in DIR keeps the network it started in.
+	[[ ! -f $dir/netns ]] || use_netns "$(<"$dir/netns")"
+elif [[ -f $dir/netns ]]; then
+	use_netns "$(<"$dir/netns")"
+fi
 case $1 in
 start) start "$dir" ;;
 stop) stop "$dir" ;;
 dsn) dsn ;;
 pids) pids "$dir" ;;
 restart-node) restart_node "$dir" "$2" ;;
+partition) partition "$dir" "$2" ;;
+heal) heal "$dir" ;;
+leader) leader ;;
 esac

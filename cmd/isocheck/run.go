@@ -106,11 +106,11 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
 	fs.BoolVar(&rf.stopOnViolation, "stop-on-violation", false, "with --check LEVEL, end the run at the first violation the check finds while the run goes on (the history holds every transaction that ran), then explain it")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
-	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault one node of a cluster the project started at a time: pause (SIGSTOP, then SIGCONT) or kill (then restart); needs --cluster")
-	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs and to restart a node")
+	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes in network namespaces (root; see scripts/netns.sh); needs --cluster")
+	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs, to restart a node, to cut and heal links and for the leader")
 	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
 	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
-	fs.DurationVar(&rf.nemesis.Duration, "nemesis-duration", nemesis.DefaultDuration, "how long a node stays paused or down")
+	fs.DurationVar(&rf.nemesis.Duration, "nemesis-duration", nemesis.DefaultDuration, "how long a node stays paused or down, or links cut")
 	return rf
 }
 
@@ -161,7 +161,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
 	}
-	if rf.nemesis.Kind, err = nemesis.Parse(rf.faults); err != nil {
+	if rf.nemesis.Kind, rf.nemesis.Partition, err = nemesis.Parse(rf.faults); err != nil {
 		return usageError(stderr, "run", "--nemesis: %v", err)
 	}
 	if rf.nemesis.Kind != "" {
@@ -170,7 +170,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "run", "%v", err)
 		}
 	} else if rf.nemesis.Script != "" {
-		return usageError(stderr, "run", "--cluster needs --nemesis pause or kill")
+		return usageError(stderr, "run", "--cluster needs --nemesis pause, kill or partition")
 	}
 	plan, err := rf.plan.plan()
 	if err != nil {
