@@ -331,6 +331,9 @@ func (b *Builder) AddOrder(k Key, values []Value) {
 	b.h.Orders = append(b.h.Orders, VersionOrder{Key: k, Values: slices.Clone(values)})
 }
 
+// AddFault appends an event of the nemesis.
+func (b *Builder) AddFault(f Fault) { b.h.Faults = append(b.h.Faults, f) }
+
 // History returns the history built so far. The Builder must not be used
 // afterwards.
 func (b *Builder) History() *History {

@@ -166,6 +166,23 @@ type History struct {
 	// Orders are version orders the input states outright (beside those
 	// list reads reveal), at most one per key.
 	Orders []VersionOrder
+	// Faults are the events of the nemesis that faulted the database
+	// while the history was recorded (Jepsen's :nemesis operations), in
+	// input order: reports show them beside the transactions. The check
+	// does not read them.
+	Faults []Fault
+}
+
+// Fault is an event of a nemesis: a fault injected or healed.
+type Fault struct {
+	// Time is when it happened, on the transactions' clock (Txn.Start
+	// and End), or NoTime.
+	Time int64
+	// What says what happened, in the nemesis's words: "partition 0-2
+	// 1-2", "heal", "node 1 kill", or Jepsen's :f and :value.
+	What string
+	// Pos is its place in the input, as Txn.Pos.
+	Pos int64
 }
 
 // ListRead is the list a read returned.

@@ -124,11 +124,17 @@ type Config struct {
 	Seed int64
 	// Log, if not nil, receives a line per event (Event.String).
 	Log io.Writer
+	// OnEvent, if set, is called with each event as it happens, one call
+	// at a time (a run records them in its history).
+	OnEvent func(Event)
+	// Start is the origin of the events' times; zero means when Run
+	// starts. A run gives the start of its transactions' clock.
+	Start time.Time
 }
 
 // Event is a fault or its healing.
 type Event struct {
-	// At is the time since Run started.
+	// At is the time since Config.Start.
 	At time.Duration
 	// Node is the node's index, from 0; -1 for a partition and its
 	// healing.
@@ -146,17 +152,23 @@ type Event struct {
 // String returns the event as a line of the log without its newline, as
 // in "12.004s node 1 kill" or "20.100s partition 0-1 0-2".
 func (e Event) String() string {
-	s := fmt.Sprintf("%.3fs node %d %s", e.At.Seconds(), e.Node, e.Action)
-	switch e.Action {
-	case ActionPartition:
-		s = fmt.Sprintf("%.3fs partition %s", e.At.Seconds(), strings.ReplaceAll(cutSpec(e.Cuts), ",", " "))
-	case ActionHeal:
-		s = fmt.Sprintf("%.3fs heal", e.At.Seconds())
-	}
+	s := fmt.Sprintf("%.3fs %s", e.At.Seconds(), e.What())
 	if e.Err != nil {
 		s += ": " + e.Err.Error()
 	}
 	return s
+}
+
+// What says what happened, without the time or the error: "node 1 kill",
+// "partition 0-1 0-2", "heal".
+func (e Event) What() string {
+	switch e.Action {
+	case ActionPartition:
+		return "partition " + strings.ReplaceAll(cutSpec(e.Cuts), ",", " ")
+	case ActionHeal:
+		return "heal"
+	}
+	return fmt.Sprintf("node %d %s", e.Node, e.Action)
 }
 
 // Parse returns the fault a flag names: "pause", "kill", "partition" or
@@ -247,9 +259,13 @@ func Run(ctx context.Context, cfg Config) ([]Event, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	start := cfg.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
 	n := &nemesis{
 		cfg:   cfg,
-		start: time.Now(),
+		start: start,
 		rng:   rand.New(rand.NewPCG(uint64(cfg.Seed), 0x6e656d65736973)),
 	}
 	// A cluster that is down or partly down is refused at once rather
@@ -316,12 +332,19 @@ type nemesis struct {
 
 // record appends an event, logs it and returns its error.
 func (n *nemesis) record(node int, action string, err error) error {
-	e := Event{At: time.Since(n.start), Node: node, Action: action, Err: err}
+	n.add(Event{At: time.Since(n.start), Node: node, Action: action, Err: err})
+	return err
+}
+
+// add records e, logs it and hands it to OnEvent.
+func (n *nemesis) add(e Event) {
 	n.events = append(n.events, e)
 	if n.cfg.Log != nil {
 		fmt.Fprintf(n.cfg.Log, "nemesis: %s\n", e)
 	}
-	return err
+	if n.cfg.OnEvent != nil {
+		n.cfg.OnEvent(e)
+	}
 }
 
 // partition cuts the links of the cluster's nodes as cfg.Partition says,
@@ -370,11 +393,7 @@ func (n *nemesis) healLinks() error {
 
 // recordCuts records a partition.
 func (n *nemesis) recordCuts(cuts [][2]int, err error) {
-	e := Event{At: time.Since(n.start), Node: -1, Action: ActionPartition, Cuts: cuts, Err: err}
-	n.events = append(n.events, e)
-	if n.cfg.Log != nil {
-		fmt.Fprintf(n.cfg.Log, "nemesis: %s\n", e)
-	}
+	n.add(Event{At: time.Since(n.start), Node: -1, Action: ActionPartition, Cuts: cuts, Err: err})
 }
 
 // Cuts returns the links a partition of nodes nodes cuts, each a pair,

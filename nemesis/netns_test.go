@@ -89,9 +89,10 @@ func buildIsocheck(t *testing.T) string {
 func TestEtcdPartitions(t *testing.T) {
 	script, dir, dsn, ns := netnsCluster(t, "etcd", "etcd")
 	bin := buildIsocheck(t)
+	var hist string // the last run's
 	run := func(level string) (int, string) {
 		t.Helper()
-		hist := filepath.Join(t.TempDir(), "history.jsonl")
+		hist = filepath.Join(t.TempDir(), "history.jsonl")
 		cmd := exec.Command("ip", "netns", "exec", ns+"-c", bin, "run", "--db", dsn, "--level", level,
 			"--workload", "lwt", "--sessions", "6", "--txns", "400", "--keys", "3",
 			"--nemesis", "partition=one", "--cluster", script, "--cluster-dir", dir,
@@ -110,6 +111,26 @@ func TestEtcdPartitions(t *testing.T) {
 	code, out := run("strict-serializable")
 	if code != 0 || !strings.Contains(out, "linearizability: linearizable") || !strings.Contains(out, " partition ") {
 		t.Fatalf("linearizable reads under partitions: exit %d, want 0, linearizable, with partitions:\n%s", code, out)
+	}
+	// The history records the faults where they happened, and the page
+	// of its check lists them.
+	data, err := os.ReadFile(hist)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(data), `{"nemesis":"partition `) || !strings.Contains(string(data), `{"nemesis":"heal","time":`) {
+		t.Errorf("the history records no partition and healing:\n%.2000s", data)
+	}
+	page := filepath.Join(t.TempDir(), "page.html")
+	if out, err := exec.Command(bin, "check", "--level", "ser", "--html", page, hist).CombinedOutput(); err != nil {
+		t.Fatalf("check --html: %v\n%s", err, out)
+	}
+	html, err := os.ReadFile(page)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(html), "Faults injected") || !strings.Contains(string(html), "s partition ") {
+		t.Errorf("the page of the history lists no faults")
 	}
 	// Serializable reads are stale as soon as a member lags: the first
 	// run nearly always shows it; three give it every chance.

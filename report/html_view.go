@@ -369,8 +369,11 @@ func (r *Run) view(c *cleaner, f *figures) *runView {
 	if r.Workload != "" {
 		add("workload", c.short(r.Workload))
 	}
-	add("transactions", fmt.Sprintf("%d planned · %d committed · %d aborted · %d unknown",
-		r.Planned, r.Committed, r.Aborted, r.Unknown))
+	if r.Planned > 0 || r.Database != "" {
+		// A run's; a history's faults alone (FaultsOf) have no plan.
+		add("transactions", fmt.Sprintf("%d planned · %d committed · %d aborted · %d unknown",
+			r.Planned, r.Committed, r.Aborted, r.Unknown))
+	}
 	if r.Duration > 0 {
 		add("duration", roundDuration(r.Duration).String())
 		add("throughput", fmt.Sprintf("%.1f committed per second", float64(r.Committed)/r.Duration.Seconds()))

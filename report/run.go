@@ -3,7 +3,6 @@ package report
 import (
 	"fmt"
 	"maps"
-	"strings"
 	"time"
 
 	"github.com/isocheck/isocheck/draw"
@@ -37,18 +36,45 @@ func RunOf(database, workload string, sum *run.Summary, h *history.History, faul
 		Max:          sum.Max,
 		AbortReasons: maps.Clone(sum.AbortReasons),
 	}
+	var marks []draw.Mark
 	for _, f := range faults {
 		r.Faults = append(r.Faults, f.String())
+		marks = append(marks, draw.Mark{X: f.At.Seconds(), Label: f.What()})
 	}
 	if h != nil {
-		r.OverTime = overTime(h, faults)
+		r.OverTime = overTime(h, marks)
 	}
 	return r
 }
 
+// FaultsOf is the Run section of the page of a history that records the
+// events of a nemesis (history.Faults) without the run's summary: the
+// faults, each at its time, and the transactions per second over the
+// history's times, marked with them. It is nil for a history without
+// faults.
+func FaultsOf(h *history.History) *Run {
+	if len(h.Faults) == 0 {
+		return nil
+	}
+	r := &Run{}
+	var marks []draw.Mark
+	for _, f := range h.Faults {
+		if f.Time == history.NoTime {
+			r.Faults = append(r.Faults, f.What)
+			continue
+		}
+		at := time.Duration(f.Time)
+		r.Faults = append(r.Faults, fmt.Sprintf("%.3fs %s", at.Seconds(), f.What))
+		marks = append(marks, draw.Mark{X: at.Seconds(), Label: f.What})
+	}
+	r.OverTime = overTime(h, marks)
+	return r
+}
+
 // overTime plots the transactions of h that ended in each interval of
-// the run, committed and not, per second; nil when h recorded no times.
-func overTime(h *history.History, faults []nemesis.Event) *draw.Chart {
+// the run, committed and not, per second, with marks where faults
+// happened; nil when h recorded no times.
+func overTime(h *history.History, marks []draw.Mark) *draw.Chart {
 	var last int64
 	timed := 0
 	for i := range h.Txns {
@@ -90,14 +116,6 @@ func overTime(h *history.History, faults []nemesis.Event) *draw.Chart {
 		YLabel: "per second",
 		Series: []draw.Series{series("committed", committed), series("aborted or unknown", failed)},
 	}
-	for _, f := range faults {
-		label := fmt.Sprintf("node %d %s", f.Node, f.Action)
-		if f.Node < 0 {
-			// A partition or its healing: the event's own words, without
-			// its time, which the chart shows.
-			_, label, _ = strings.Cut(f.String(), " ")
-		}
-		c.Marks = append(c.Marks, draw.Mark{X: f.At.Seconds(), Label: label})
-	}
+	c.Marks = marks
 	return c
 }

@@ -69,6 +69,9 @@ type Options struct {
 	// Completed, if set, is called with each transaction as it is
 	// recorded, one call at a time; rec is valid only during the call.
 	Completed func(rec *jsonl.TxnRecord)
+	// Start is the origin of the transactions' times (nanoseconds since
+	// it); zero means when Run starts. A nemesis's events share it.
+	Start time.Time
 }
 
 // DefaultReconnect is the default of Options.Reconnect: a few seconds, so
@@ -97,7 +100,11 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 	if opts.Reconnect <= 0 {
 		opts.Reconnect = DefaultReconnect
 	}
-	r := &runner{d: d, plan: plan, opts: opts, start: time.Now()}
+	start := opts.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	r := &runner{d: d, plan: plan, opts: opts, start: start}
 	r.meter = progress.Start(ctx, "run", int64(plan.Txns()), "txns")
 	sessions := make([]*session, len(plan.Sessions))
 	var wg sync.WaitGroup

@@ -202,6 +202,8 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 		page = &report.Page{Title: cf.inputPath, Command: cf.command, Facts: historyFacts(pos[0], h, info)}
 		if mode.run != nil {
 			page.Run = mode.run(h)
+		} else {
+			page.Run = report.FaultsOf(h)
 		}
 	}
 	if all {

@@ -54,7 +54,6 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	}
 	fmt.Fprintf(stdout, "running %s workload: %d sessions × %d transactions on %s at %s\n",
 		plan.Workload, len(plan.Sessions), plan.Txns()/max(1, len(plan.Sessions)), redact(rf.dsn), d.Level())
-	faults := rf.startNemesis(ctx, stdout)
 	runCtx, cancelRun := context.WithCancel(ctx)
 	defer cancelRun()
 	var rec io.Writer = f
@@ -65,8 +64,20 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		rec = io.MultiWriter(f, rf.online.c)
 		endWatch = rf.online.watch(ctx, tr, cancelRun, runErr)
 	}
+	// The transactions and the nemesis's events share one clock and one
+	// history: the faults are recorded where they happen.
+	recorder := jsonl.NewRecorder(rec)
+	start := time.Now()
+	rf.nemesis.Start = start
+	rf.nemesis.OnEvent = func(e nemesis.Event) {
+		if e.Err == nil {
+			recorder.RecordFault(e.What(), int64(e.At))
+		}
+	}
+	faults := rf.startNemesis(ctx, stdout)
 	opts := runner.Options{
-		Recorder:   jsonl.NewRecorder(rec),
+		Start:      start,
+		Recorder:   recorder,
 		TxnTimeout: rf.txnTimeout,
 		Reconnect:  rf.reconnect,
 		Waiting:    waitingReporter(runErr, redact(rf.dsn)),

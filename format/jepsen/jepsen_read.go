@@ -82,14 +82,19 @@ type pendingInvoke struct {
 
 // jepsenReader builds a history from the events of a Jepsen history.
 type jepsenReader struct {
-	b        *history.Builder
-	name     string
-	pending  map[int64]*pendingInvoke
-	free     []*pendingInvoke
-	mode     mode
-	modeLine int // where the mode was set
-	skipped  int
-	nops     int
+	b *history.Builder
+	// faults are the nemesis's events; faultF their :f, faultInvoked
+	// whether each may be an invocation whose completion follows.
+	faults       []history.Fault
+	faultF       []string
+	faultInvoked []bool
+	name         string
+	pending      map[int64]*pendingInvoke
+	free         []*pendingInvoke
+	mode         mode
+	modeLine     int // where the mode was set
+	skipped      int
+	nops         int
 
 	// npInv is the invocation without :process waiting for its
 	// completion (the next event without :process), if any.
@@ -447,6 +452,36 @@ func (r *jepsenReader) chooseClock() (realTime, error) {
 	return noClock, nil
 }
 
+// addFault keeps an event of the nemesis as a fault: its :f and :value
+// (cut short), at its :time. Jepsen logs each of the nemesis's
+// operations twice, invoked and completed (both :info): the completion,
+// whose value says what was done, takes the invocation's place.
+func (r *jepsenReader) addFault(e *eventFields) {
+	what, _ := name(e.f)
+	if what == "" {
+		what = "nemesis"
+	}
+	if e.ev.hasValue && e.ev.value != nil {
+		what += " " + ednText(e.ev.value, maxFaultText)
+	}
+	f := history.Fault{Time: history.NoTime, What: what, Pos: int64(e.ev.line)}
+	if e.ev.hasTime {
+		f.Time = e.ev.time
+	}
+	fn, _ := name(e.f)
+	if n := len(r.faults); n > 0 && fn != "" && r.faultF[n-1] == fn && r.faultInvoked[n-1] {
+		f.Time = r.faults[n-1].Time
+		r.faults[n-1], r.faultInvoked[n-1] = f, false
+		return
+	}
+	r.faults = append(r.faults, f)
+	r.faultF = append(r.faultF, fn)
+	r.faultInvoked = append(r.faultInvoked, e.ev.typ == evInvoke || !e.ev.hasValue || e.ev.value == nil)
+}
+
+// maxFaultText bounds the text of a fault's value.
+const maxFaultText = 200
+
 // finish adds the transactions never completed and returns the history.
 func (r *jepsenReader) finish() (*history.History, error) {
 	if err := r.flush(); err != nil {
@@ -462,6 +497,13 @@ func (r *jepsenReader) finish() (*history.History, error) {
 	}
 	if clk == indexClock {
 		r.useIndex(h)
+	}
+	h.Faults = r.faults
+	if clk != timeClock {
+		// The transactions' times are not :time: neither are the faults'.
+		for i := range h.Faults {
+			h.Faults[i].Time = history.NoTime
+		}
 	}
 	return h, nil
 }
@@ -542,6 +584,9 @@ type eventFields struct {
 	seenType, seenProc, skip bool
 	f                        any
 	seenF                    bool
+	// nemesis says the event is the nemesis's (:process :nemesis): kept
+	// as a fault of the history.
+	nemesis bool
 }
 
 func (e *eventFields) field(r *jepsenReader, key string, v any) error {
@@ -566,6 +611,8 @@ func (e *eventFields) field(r *jepsenReader, key string, v any) error {
 			ev.process = n
 		default:
 			e.skip = true // :nemesis and other processes that are not clients
+			n, ok := name(v)
+			e.nemesis = ok && n == "nemesis"
 		}
 	case "f":
 		e.f, e.seenF = v, true
@@ -594,6 +641,9 @@ func (e *eventFields) done(r *jepsenReader) error {
 	ev := &e.ev
 	if e.skip {
 		r.skipped++
+		if e.nemesis {
+			r.addFault(e)
+		}
 		return nil
 	}
 	ev.noProc = !e.seenProc

@@ -528,3 +528,43 @@ func TestElleJSONHugeInteger(t *testing.T) {
 		t.Errorf("value of %d bytes, want %d", len(got), len(huge)+2)
 	}
 }
+
+// TestReadEDNFaults: the nemesis's events are kept as the history's
+// faults, an invocation and its completion as one, with their :time
+// when the transactions have theirs, and a long value cut short.
+func TestReadEDNFaults(t *testing.T) {
+	const txns = `{:type :invoke, :f :txn, :value [[:w :x 1]], :process 0, :time 10, :index 0}
+{:type :ok, :f :txn, :value [[:w :x 1]], :process 0, :time 20, :index 1}
+`
+	nemesis := `{:type :info, :f :start-partition, :value nil, :process :nemesis, :time 25, :index 2}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2" "n3"}}], :process :nemesis, :time 30, :index 3}
+{:type :info, :f :kill, :value :all, :process :nemesis, :time 40, :index 4}
+{:type :info, :f :stop-partition, :value nil, :process :nemesis, :time 60, :index 5}
+{:type :info, :f :stop-partition, :value [` + strings.Repeat(":n1 ", 100) + `], :process :nemesis, :time 70, :index 6}
+`
+	h, err := format.Read(strings.NewReader(txns+nemesis), "n.edn", format.EDN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, f := range h.Faults {
+		got = append(got, fmt.Sprintf("%d %s", f.Time, f.What))
+	}
+	want := []string{
+		`25 start-partition [:isolated {"n1" #{"n2" "n3"}}]`,
+		`40 kill :all`,
+		`60 stop-partition [` + strings.TrimSpace(strings.Repeat(":n1 ", 100))[:200-1] + `…`,
+	}
+	if len(got) != len(want) || got[0] != want[0] || got[1] != want[1] || len(h.Faults[2].What) > len("stop-partition ")+200+len("…") || !strings.HasPrefix(got[2], "60 stop-partition [:n1 :n1") {
+		t.Errorf("faults:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	// Without :time on the transactions the faults have none either.
+	noTime := regexp.MustCompile(`, :time \d+`)
+	h, err = format.Read(strings.NewReader(noTime.ReplaceAllString(txns, "")+nemesis), "n.edn", format.EDN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(h.Faults) != 3 || h.Faults[0].Time != history.NoTime {
+		t.Errorf("faults %+v, want 3 without times", h.Faults)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/isocheck/isocheck/format/internal/scan"
 	"github.com/isocheck/isocheck/history"
@@ -300,4 +301,79 @@ func describeValue(x any) string {
 		return scan.Cut(fmt.Sprintf("\\%c", rune(x)))
 	}
 	return scan.Cut(fmt.Sprint(x))
+}
+
+// ednText writes x as EDN, cut to at most max bytes with "…": a fault's
+// value as the nemesis logged it ([:isolated {"n1" #{"n2"}}]).
+func ednText(x any, max int) string {
+	var b strings.Builder
+	writeEDN(&b, x, max)
+	if b.Len() > max {
+		s := b.String()[:max]
+		for len(s) > 0 && !utf8.ValidString(s) {
+			s = s[:len(s)-1]
+		}
+		return s + "…"
+	}
+	return b.String()
+}
+
+func writeEDN(b *strings.Builder, x any, max int) {
+	if b.Len() > max {
+		return
+	}
+	seq := func(open, close string, xs []any) {
+		b.WriteString(open)
+		for i, e := range xs {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			writeEDN(b, e, max)
+		}
+		b.WriteString(close)
+	}
+	switch x := x.(type) {
+	case nil:
+		b.WriteString("nil")
+	case string:
+		b.WriteString(strconv.Quote(x))
+	case edn.Keyword:
+		b.WriteString(x.String())
+	case edn.Symbol:
+		b.WriteString(string(x))
+	case edn.BigInt:
+		b.WriteString(string(x))
+	case json.Number:
+		b.WriteString(string(x))
+	case int64:
+		b.WriteString(strconv.FormatInt(x, 10))
+	case []int64:
+		b.WriteByte('[')
+		for i, n := range x {
+			if i > 0 {
+				b.WriteByte(' ')
+			}
+			b.WriteString(strconv.FormatInt(n, 10))
+		}
+		b.WriteByte(']')
+	case []any:
+		seq("[", "]", x)
+	case edn.List:
+		seq("(", ")", x)
+	case edn.Set:
+		seq("#{", "}", x)
+	case edn.Map:
+		b.WriteByte('{')
+		for i, kv := range x {
+			if i > 0 {
+				b.WriteString(", ")
+			}
+			writeEDN(b, kv.Key, max)
+			b.WriteByte(' ')
+			writeEDN(b, kv.Value, max)
+		}
+		b.WriteByte('}')
+	default:
+		b.WriteString(describeValue(x))
+	}
 }

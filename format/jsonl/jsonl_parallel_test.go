@@ -72,6 +72,9 @@ func randomJSONL(rng *rand.Rand, lines int) []byte {
 		case 2:
 			fmt.Fprintf(&b, `{"key":%d,"order":[%d]}`+"\n", rng.IntN(5), rng.IntN(5)+1)
 			continue
+		case 7:
+			fmt.Fprintf(&b, `{"nemesis":"partition %d-%d","time":%d}`+"\n", rng.IntN(3), rng.IntN(3), rng.IntN(100))
+			continue
 		case 3:
 			fmt.Fprintf(&b, `{"session":"s\"%d","id":"i\u00e9%d","ops":[["w","k\n",%d]]}`+"\n", rng.IntN(3), rng.IntN(50), rng.IntN(9))
 			continue

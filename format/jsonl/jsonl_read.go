@@ -59,8 +59,11 @@ type jsonlReader struct {
 	orders       []jsonlOrder
 	orderKey     history.Key
 	orderKeyName string
-	orderVals    []history.Value
-	line         int // the line being read
+	// The fault of the line being read (see addFault).
+	faultTime int64
+	faultWhat string
+	orderVals []history.Value
+	line      int // the line being read
 	// The integer keys of a transaction and their keys, for IntKeys.
 	intKeys []int64
 	keyBuf  []history.Key
@@ -84,12 +87,13 @@ func Read(m *progress.Meter, br *bufio.Reader, name string, size int64, line int
 // readJSONLWith is Read reading in parallel as cfg says.
 func readJSONLWith(m *progress.Meter, lr *scan.LineReader, size int64, cfg parallelConfig) (*history.History, error) {
 	r := &jsonlReader{
-		b:    history.NewBuilder(history.Null, lr.Name),
-		name: lr.Name,
-		keys: make(map[string]history.Key),
-		vals: make(map[string]history.Value),
-		sess: make(map[string]int32),
-		ids:  make(map[string]int),
+		b:         history.NewBuilder(history.Null, lr.Name),
+		name:      lr.Name,
+		keys:      make(map[string]history.Key),
+		vals:      make(map[string]history.Value),
+		sess:      make(map[string]int32),
+		ids:       make(map[string]int),
+		faultTime: history.NoTime,
 	}
 	if size > 0 {
 		// Typical lines spend ~16-20 bytes an operation and ~250 a
@@ -163,7 +167,12 @@ const (
 	fEnd
 	fKey
 	fOrder
+	fNemesis
+	fTime
 )
+
+// faultFields are the fields of a line of the nemesis.
+const faultFields = fNemesis | fTime
 
 // txnFields are the fields of a transaction line; an order line has fKey
 // and fOrder only.
@@ -187,6 +196,10 @@ func fieldBit(name []byte) int {
 		return fKey
 	case "order":
 		return fOrder
+	case "nemesis":
+		return fNemesis
+	case "time":
+		return fTime
 	}
 	return 0
 }
@@ -224,7 +237,7 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 			}
 			bit := fieldBit(name)
 			if bit == 0 {
-				return &scan.SyntaxError{Col: nameCol, Msg: fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end; or key and order in a version order)", scan.Snippet(name))}
+				return &scan.SyntaxError{Col: nameCol, Msg: fmt.Sprintf("unknown field %s (want session, id, status, ops, start or end; key and order in a version order; or nemesis and time in a fault)", scan.Snippet(name))}
 			}
 			if seen&bit != 0 {
 				return &scan.SyntaxError{Col: nameCol, Msg: fmt.Sprintf("duplicate field %s", scan.Snippet(name))}
@@ -251,6 +264,9 @@ func (r *jsonlReader) parseTxn(lineNo int) error {
 	p.Ws()
 	if p.I < len(p.S) {
 		return p.Errorf("unexpected %s after the transaction object (one transaction per line)", p.Describe())
+	}
+	if seen&faultFields != 0 {
+		return r.addFault(seen, lineNo)
 	}
 	if seen&(fKey|fOrder) != 0 {
 		return r.addOrder(seen, lineNo)
@@ -301,6 +317,20 @@ func (r *jsonlReader) addTxn(t history.Txn, idSet bool, lineNo int, withLists bo
 
 // addOrder adds the stated version order of the line, whose fields are
 // seen.
+// addFault adds the event of the nemesis of line lineNo, whose fields
+// were r.fault's.
+func (r *jsonlReader) addFault(seen, lineNo int) error {
+	switch {
+	case seen&^faultFields != 0:
+		return scan.LineError(r.name, lineNo, "a line with \"nemesis\" is a fault and holds only \"nemesis\" and \"time\", not a transaction's fields")
+	case seen&fNemesis == 0:
+		return scan.LineError(r.name, lineNo, "missing field \"nemesis\" (a line with \"time\" alone is a fault)")
+	}
+	r.b.AddFault(history.Fault{Time: r.faultTime, What: r.faultWhat, Pos: int64(lineNo)})
+	r.faultTime, r.faultWhat = history.NoTime, ""
+	return nil
+}
+
 func (r *jsonlReader) addOrder(seen, lineNo int) error {
 	switch {
 	case seen&txnFields != 0:
@@ -433,6 +463,32 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		r.orderKey, r.orderKeyName = k, scan.Cut(string(p.S[col-1:p.I]))
 	case fOrder:
 		return r.parseOrder()
+	case fNemesis:
+		kind, s, _, err := p.Scalar()
+		if err != nil {
+			return err
+		}
+		if kind != scan.TokString || len(s) == 0 {
+			return &scan.SyntaxError{Col: col, Msg: "\"nemesis\" must be a string that says what the nemesis did, got " + kind.String()}
+		}
+		r.faultWhat = string(s)
+	case fTime:
+		kind, s, n, err := p.Scalar()
+		if err != nil {
+			return err
+		}
+		switch kind {
+		case scan.TokInt:
+			if n == history.NoTime {
+				return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" %d out of range", n)}
+			}
+			r.faultTime = n
+		case scan.TokNull:
+		case scan.TokBigInt:
+			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" %s out of range (the largest is 2^63-1)", scan.Cut(string(s)))}
+		default:
+			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" must be an integer, got %s", kind)}
+		}
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -124,7 +125,12 @@ func TestReadJSONLErrors(t *testing.T) {
 		msg  string
 	}{
 		{`{"session":0,"ops":[["r","x",null]]} extra`, 1, `column 38: unexpected "extra" after the transaction object`},
-		{`{"session":0,"opz":[]}`, 1, `column 14: unknown field "opz" (want session, id, status, ops, start or end; or key and order in a version order)`},
+		{`{"session":0,"opz":[]}`, 1, `column 14: unknown field "opz" (want session, id, status, ops, start or end; key and order in a version order; or nemesis and time in a fault)`},
+		{`{"nemesis":"heal","session":0}`, 1, `a line with "nemesis" is a fault and holds only "nemesis" and "time"`},
+		{`{"time":5}`, 1, `missing field "nemesis"`},
+		{`{"nemesis":"","time":5}`, 1, `"nemesis" must be a string that says what the nemesis did`},
+		{`{"nemesis":3}`, 1, `"nemesis" must be a string that says what the nemesis did, got an integer`},
+		{`{"nemesis":"heal","time":"5"}`, 1, `"time" must be an integer, got a string`},
 		{`{"ops":[]}`, 1, `missing field "session"`},
 		{`{"session":0}`, 1, `missing field "ops"`},
 		{`{}`, 1, `missing field "session"`},
@@ -528,5 +534,35 @@ func TestJSONLListRoundTrip(t *testing.T) {
 		if a, b := formattest.Dump(h, false)+formattest.DumpLists(h), formattest.Dump(h2, false)+formattest.DumpLists(h2); a != b {
 			t.Fatalf("round trip changed the history:\n%s\nto\n%s", a, b)
 		}
+	}
+}
+
+// TestJSONLFaults: the lines of a nemesis are kept as the history's
+// faults, in order, and written back after the transactions.
+func TestJSONLFaults(t *testing.T) {
+	in := `{"session":0,"id":"a","ops":[["w","x",1]],"start":1,"end":2}
+{"nemesis":"partition 0-2 1-2","time":5}
+{"session":1,"id":"b","ops":[["r","x",1]]}
+{"nemesis":"heal\u001b[31m"}
+`
+	h, err := format.Read(strings.NewReader(in), "f.jsonl", format.JSONL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []history.Fault{{Time: 5, What: "partition 0-2 1-2", Pos: 2}, {Time: history.NoTime, What: "heal\x1b[31m", Pos: 4}}
+	if !reflect.DeepEqual(h.Faults, want) || len(h.Txns) != 2 {
+		t.Fatalf("faults %+v and %d transactions, want %+v and 2", h.Faults, len(h.Txns), want)
+	}
+	var buf bytes.Buffer
+	if err := format.Write(&buf, h, format.JSONL); err != nil {
+		t.Fatal(err)
+	}
+	wantOut := `{"session":0,"id":"a","ops":[["w","x",1]],"start":1,"end":2}
+{"session":1,"id":"b","ops":[["r","x",1]]}
+{"nemesis":"partition 0-2 1-2","time":5}
+{"nemesis":"heal\u001b[31m"}
+`
+	if got := buf.String(); got != wantOut {
+		t.Errorf("written:\n%s\nwant\n%s", got, wantOut)
 	}
 }

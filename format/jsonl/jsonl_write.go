@@ -132,6 +132,17 @@ func Write(w *bufio.Writer, h *history.History) error {
 			return err
 		}
 	}
+	// The nemesis's events after the transactions: their times place
+	// them.
+	for _, f := range h.Faults {
+		var err error
+		if line, err = AppendFault(line[:0], f); err != nil {
+			return err
+		}
+		if _, err := w.Write(line); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 

@@ -71,6 +71,40 @@ func (r *Recorder) Record(t *TxnRecord) error {
 	return r.err
 }
 
+// RecordFault writes an event of the nemesis as one line, {"nemesis":
+// what, "time": at} (see history.Fault); at is on the transactions'
+// clock, history.NoTime to leave it out.
+func (r *Recorder) RecordFault(what string, at int64) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.err != nil {
+		return r.err
+	}
+	b, err := AppendFault(r.buf[:0], history.Fault{What: what, Time: at})
+	if err != nil {
+		return err
+	}
+	r.buf = b
+	if _, err := r.w.Write(b); err != nil {
+		r.err = fmt.Errorf("recording a fault: %w", err)
+	}
+	return r.err
+}
+
+// AppendFault appends f as a JSONL line, newline included.
+func AppendFault(b []byte, f history.Fault) ([]byte, error) {
+	if f.What == "" || !utf8.ValidString(f.What) {
+		return b, fmt.Errorf("fault %s: not a string of valid UTF-8 that says what happened", scan.Quote(f.What))
+	}
+	b = append(b, `{"nemesis":`...)
+	b = scan.AppendJSONString(b, f.What)
+	if f.Time != history.NoTime {
+		b = append(b, `,"time":`...)
+		b = strconv.AppendInt(b, f.Time, 10)
+	}
+	return append(b, "}\n"...), nil
+}
+
 // AppendTxnRecord appends t as a JSONL line, newline included.
 func AppendTxnRecord(b []byte, t *TxnRecord) ([]byte, error) {
 	if !utf8.ValidString(t.ID) {
