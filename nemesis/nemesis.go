@@ -368,7 +368,11 @@ func (n *nemesis) partition(ctx context.Context, nodes int) error {
 	if err != nil {
 		return err
 	}
-	_, err = n.script(ctx, "partition", cutSpec(cuts))
+	// A partition is made whole or not at all: the run's end does not
+	// cut the script short (it takes a moment), the healing follows.
+	cut, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+	_, err = n.script(cut, "partition", cutSpec(cuts))
+	cancel()
 	n.recordCuts(cuts, err)
 	if err != nil {
 		// A partition half made is healed all the same.

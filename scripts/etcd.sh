@@ -23,7 +23,7 @@
 #                 pauses members by the pids and heals them with it.
 #   partition     (namespaces only) cuts the members into the groups of
 #                 SPEC, such as 0|1,2 (see scripts/netns.sh); heal joins
-#                 them again.
+#                 them again and waits until every member is healthy.
 #   leader        prints the index of the member that leads.
 #
 # DIR defaults to /tmp/isocheck-etcd. On loopback, client ports are 2379,
@@ -310,6 +310,12 @@ partition() {
 heal() {
 	[[ -n $netns ]] || die "heal: the cluster in $1 runs on loopback: nothing to heal"
 	"$netns_sh" heal "$netns"
+	# Whole again when every member answers a quorum read.
+	local deadline=$((SECONDS + start_timeout))
+	until healthy; do
+		((SECONDS < deadline)) || die "heal: the cluster is not healthy ${start_timeout}s after the links were restored"
+		sleep 0.1
+	done
 }
 
 # leader prints the index of the member that leads (etcdctl's endpoint

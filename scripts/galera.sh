@@ -1,17 +1,28 @@
 #!/usr/bin/env bash
-# galera.sh start|stop|dsn|pids [DIR]
+# galera.sh start|stop|dsn|pids|heal [DIR]
 # galera.sh restart-node I [DIR]
+# galera.sh partition SPEC [DIR]
 #
-# A throwaway 3-node MariaDB Galera cluster on loopback for isocheck's
-# mysql adapter (db/mysql), built from Debian's packages (mariadb-server,
-# galera-4, rsync), which it installs with apt-get when they are missing.
+# A throwaway 3-node MariaDB Galera cluster on loopback, or each node in a
+# network namespace of its own, for isocheck's mysql adapter (db/mysql),
+# built from Debian's packages (mariadb-server, galera-4, rsync), which it
+# installs with apt-get when they are missing.
 #
 #   start  starts the nodes (node 1 bootstraps the cluster, nodes 2 and 3
 #          join it by rsync SST), waits until wsrep_cluster_size is 3 and
 #          every node is Synced, then prints the DSN on stdout:
 #            mysql://isocheck@127.0.0.1:3307,127.0.0.1:3308,127.0.0.1:3309/isocheck
-#          Starting a running cluster only prints its DSN.
-#   stop   stops the nodes and removes DIR.
+#          Starting a running cluster only prints its DSN. With
+#          ISOCHECK_NETNS=NAME (root), the nodes run in the namespaces of
+#          `scripts/netns.sh up NAME 3`, node n at 10.213.0.n, and the
+#          clients must run in NAME-c:
+#            ip netns exec NAME-c isocheck run --db DSN ...
+#   stop   stops the nodes and removes DIR (and the namespaces of a
+#          cluster started in them).
+#   partition
+#          (namespaces only) cuts the links SPEC names, such as 0-1,0-2
+#          or 0|1,2 (indexes from 0; see scripts/netns.sh); heal restores
+#          them and waits until every node is Synced again.
 #   dsn    prints the DSN of the running cluster.
 #   pids   prints a line per node: its index from 0 (node n is index n-1)
 #          and the pid of its server, or - if it is not running.
@@ -41,14 +52,15 @@ readonly PROVIDER=/usr/lib/galera/libgalera_smm.so
 readonly TIMEOUT=120 # seconds to wait for a node
 
 usage() {
-	echo "usage: $0 start|stop|dsn|pids [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|pids|heal [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
+	echo "       $0 partition SPEC [DIR]" >&2
 	exit 2
 }
 
 cmd=${1:-}
 case $cmd in
-restart-node)
+restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-galera}
 	;;
@@ -64,6 +76,37 @@ die() {
 	exit 1
 }
 
+readonly netns_sh=$(dirname "$0")/netns.sh
+
+# netns names the namespaces the nodes run in, "" on loopback: from
+# ISOCHECK_NETNS when starting, else from the cluster's DIR.
+netns=
+if [[ -f $dir/netns ]]; then
+	netns=$(<"$dir/netns")
+elif [[ $cmd == start ]]; then
+	netns=${ISOCHECK_NETNS:-}
+fi
+
+# host n is node n's address.
+host() {
+	if [[ -n $netns ]]; then
+		echo "10.213.0.$1"
+	else
+		echo 127.0.0.1
+	fi
+}
+
+# in_node n CMD...: CMD in node n's namespace, or here on loopback.
+in_node() {
+	local n=$1
+	shift
+	if [[ -n $netns ]]; then
+		ip netns exec "$netns-$((n - 1))" "$@"
+	else
+		"$@"
+	fi
+}
+
 port() { echo $((3306 + $1)); }
 gport() { echo $((4567 + 10 * ($1 - 1))); }
 ndir() { echo "$dir/node$1"; }
@@ -74,7 +117,7 @@ logfile() { echo "$dir/node$1.err"; }
 dsn() {
 	local hosts="" n
 	for ((n = 1; n <= NODES; n++)); do
-		hosts+="${hosts:+,}127.0.0.1:$(port "$n")"
+		hosts+="${hosts:+,}$(host "$n"):$(port "$n")"
 	done
 	echo "mysql://$USER_NAME@$hosts/$DB_NAME"
 }
@@ -128,8 +171,10 @@ install_packages() {
 config() {
 	local n=$1 members="" m
 	for ((m = 1; m <= NODES; m++)); do
-		members+="${members:+,}127.0.0.1:$(gport "$m")"
+		members+="${members:+,}$(host "$m"):$(gport "$m")"
 	done
+	local h
+	h=$(host "$n")
 	cat >"$dir/node$n.cnf" <<EOF
 [mariadbd]
 datadir=$(ndir "$n")
@@ -137,7 +182,7 @@ socket=$(sock "$n")
 pid-file=$(pidfile "$n")
 log-error=$(logfile "$n")
 port=$(port "$n")
-bind-address=127.0.0.1
+bind-address=$h
 skip-name-resolve
 user=mysql
 max_connections=500
@@ -152,10 +197,10 @@ wsrep_provider=$PROVIDER
 wsrep_cluster_name=isocheck
 wsrep_cluster_address=gcomm://$members
 wsrep_node_name=node$n
-wsrep_node_address=127.0.0.1:$(gport "$n")
-wsrep_provider_options="gmcast.listen_addr=tcp://127.0.0.1:$(gport "$n");ist.recv_addr=127.0.0.1:$(($(gport "$n") + 1));gcache.size=64M"
+wsrep_node_address=$h:$(gport "$n")
+wsrep_provider_options="gmcast.listen_addr=tcp://$h:$(gport "$n");ist.recv_addr=$h:$(($(gport "$n") + 1));gcache.size=64M"
 wsrep_sst_method=rsync
-wsrep_sst_receive_address=127.0.0.1:$(($(gport "$n") + 2))
+wsrep_sst_receive_address=$h:$(($(gport "$n") + 2))
 EOF
 }
 
@@ -166,7 +211,7 @@ launch() {
 	say "starting node $n (port $(port "$n"), log $(logfile "$n"))"
 	# The server runs as mysql, which must reach its files.
 	chown -R mysql:mysql "$dir"
-	setsid mariadbd --defaults-file="$dir/node$n.cnf" "$@" </dev/null >>"$(logfile "$n")" 2>&1 &
+	setsid ${netns:+ip netns exec "$netns-$((n - 1))"} mariadbd --defaults-file="$dir/node$n.cnf" "$@" </dev/null >>"$(logfile "$n")" 2>&1 &
 }
 
 # await waits until node n answers and is Synced.
@@ -210,6 +255,7 @@ start() {
 	fi
 	local p
 	for ((n = 1; n <= NODES; n++)); do
+		[[ -z $netns ]] || break # the namespaces are the cluster's own
 		for p in $(port "$n") $(gport "$n") $(($(gport "$n") + 1)) $(($(gport "$n") + 2)); do
 			if ss -Hltn "sport = :$p" 2>/dev/null | grep -q .; then
 				die "port $p is in use; is another server running?"
@@ -219,6 +265,11 @@ start() {
 	install_packages
 	local t0=$SECONDS
 	mkdir -p "$dir"
+	if [[ -n $netns ]]; then
+		echo "$netns" >"$dir/netns"
+		"$netns_sh" down "$netns"
+		"$netns_sh" up "$netns" "$NODES" || die "could not make the namespaces $netns-*"
+	fi
 	for ((n = 1; n <= NODES; n++)); do
 		config "$n"
 		mkdir -p "$(ndir "$n")"
@@ -295,7 +346,7 @@ restart_node() {
 	local i2
 	for p in $(port "$n") $(gport "$n") $(($(gport "$n") + 1)) $(($(gport "$n") + 2)); do
 		for ((i2 = 0; ; i2++)); do
-			ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || break
+			in_node "$n" ss -Hltn "sport = :$p" 2>/dev/null | grep -q . || break
 			((i2 < TIMEOUT * 5)) || die "restart-node: port $p is still in use"
 			sleep 0.2
 		done
@@ -342,12 +393,31 @@ pids)
 restart-node)
 	restart_node "$2"
 	;;
+partition)
+	[[ -n $netns ]] || die "partition: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to cut its links"
+	"$netns_sh" partition "$netns" "$2"
+	;;
+heal)
+	[[ -n $netns ]] || die "heal: the cluster in $dir runs on loopback: nothing to heal"
+	"$netns_sh" heal "$netns"
+	# A node cut off left the primary component: healed, it rejoins by
+	# IST. The cluster is whole again when every node is Synced, ready
+	# and sees all the others.
+	for ((n = 1; n <= NODES; n++)); do
+		for ((i = 0; ; i++)); do
+			synced "$n" && [[ $(status "$n" wsrep_ready) == ON && $(status "$n" wsrep_cluster_size) == "$NODES" ]] && break
+			((i < TIMEOUT * 5)) || die "heal: node $n is not Synced in a whole cluster ${TIMEOUT}s after the links were restored; see $(logfile "$n")"
+			sleep 0.2
+		done
+	done
+	;;
 stop)
 	if [[ ! -e $dir ]]; then
 		say "no cluster in $dir"
 		exit 0
 	fi
 	stop_nodes
+	[[ -z $netns ]] || "$netns_sh" down "$netns"
 	rm -rf "$dir"
 	say "stopped; removed $dir"
 	;;
