@@ -7,6 +7,14 @@
 //
 //	postgres://user:password@host:port/database?sslmode=disable
 //
+// and may name several hosts, host:port,host:port, such as a primary
+// (first) and its streaming replicas (scripts/postgres-replicas.sh): the
+// table is set up on the first, and session i talks to host i mod n only,
+// so that some sessions read from replicas. On a replica (a hot standby)
+// a write is refused, an abort ("read-only replica"), and a transaction
+// at "serializable" runs at REPEATABLE READ, which PostgreSQL's standbys
+// have instead.
+//
 // and the levels are "read-committed" (the default), "repeatable-read" and
 // "serializable". PostgreSQL runs READ UNCOMMITTED as READ COMMITTED, so
 // "read-uncommitted" is refused rather than quietly run at another level.
@@ -156,9 +164,25 @@ func parseDSN(dsn string) (*pgx.ConnConfig, error) {
 	return config, nil
 }
 
-// connect opens a connection named name in the server's list of sessions.
+// hosts returns the hosts of d's DSN, the first first: a DSN may name
+// several, host:port,host:port, such as a primary and its replicas.
+func (d *database) hosts() []*pgconn.FallbackConfig {
+	hosts := []*pgconn.FallbackConfig{{Host: d.config.Host, Port: d.config.Port, TLSConfig: d.config.TLSConfig}}
+	return append(hosts, d.config.Fallbacks...)
+}
+
+// connect opens a connection named name in the server's list of
+// sessions, to the first host of d's DSN.
 func (d *database) connect(ctx context.Context, name string) (*pgx.Conn, error) {
+	return d.connectTo(ctx, name, 0)
+}
+
+// connectTo opens a connection named name to host i of d's DSN, and to
+// no other.
+func (d *database) connectTo(ctx context.Context, name string, i int) (*pgx.Conn, error) {
 	config := d.config.Copy()
+	h := d.hosts()[i]
+	config.Host, config.Port, config.TLSConfig, config.Fallbacks = h.Host, h.Port, h.TLSConfig, nil
 	config.RuntimeParams["application_name"] = name
 	conn, err := pgx.ConnectConfig(ctx, config)
 	if err != nil {
@@ -274,11 +298,26 @@ func (d *database) Level() string { return d.level.name }
 // Session opens a connection for session i.
 func (d *database) Session(ctx context.Context, i int) (db.Session, error) {
 	name := fmt.Sprintf("isocheck session %d", i)
-	conn, err := d.connect(ctx, name)
+	host := i % len(d.hosts())
+	conn, err := d.connectTo(ctx, name, host)
 	if err != nil {
 		return nil, err
 	}
-	return &session{d: d, name: name, conn: conn}, nil
+	s := &session{d: d, name: name, host: host, conn: conn, begin: d.begin}
+	if host > 0 {
+		// A replica (a hot standby) refuses SERIALIZABLE: its
+		// read-only transactions read a snapshot of the primary's
+		// commits, as REPEATABLE READ does, and its writes fail.
+		var standby bool
+		if err := conn.QueryRow(ctx, "SELECT pg_is_in_recovery()").Scan(&standby); err != nil {
+			conn.Close(context.Background())
+			return nil, fmt.Errorf("postgres: session %d: is host %s a replica: %w", i, d.hosts()[host].Host, err)
+		}
+		if standby && d.level.name == "serializable" {
+			s.begin = "BEGIN ISOLATION LEVEL REPEATABLE READ"
+		}
+	}
+	return s, nil
 }
 
 // Close does nothing: the sessions hold the connections.
@@ -287,7 +326,11 @@ func (d *database) Close() error { return nil }
 type session struct {
 	d    *database
 	name string
-	conn *pgx.Conn
+	// host is the index of the session's host in the DSN (session i
+	// talks to host i mod n only), begin its BEGIN statement.
+	host  int
+	begin string
+	conn  *pgx.Conn
 }
 
 // Begin begins a transaction at the database's level. A session whose
@@ -296,7 +339,7 @@ type session struct {
 // left open rolls it back.
 func (s *session) Begin(ctx context.Context) (db.Txn, error) {
 	if s.conn.IsClosed() {
-		conn, err := s.d.connect(ctx, s.name)
+		conn, err := s.d.connectTo(ctx, s.name, s.host)
 		if err != nil {
 			return nil, err
 		}
@@ -308,8 +351,8 @@ func (s *session) Begin(ctx context.Context) (db.Txn, error) {
 			return nil, fmt.Errorf("postgres: roll back the session's last transaction: %w", err)
 		}
 	}
-	if _, err := s.conn.Exec(ctx, s.d.begin); err != nil {
-		return nil, classify(s.d.begin, err)
+	if _, err := s.conn.Exec(ctx, s.begin); err != nil {
+		return nil, classify(s.begin, err)
 	}
 	return &txn{s: s}, nil
 }
@@ -441,6 +484,8 @@ func classify(op string, err error) error {
 		return db.Abort("deadlock", err)
 	case "23505": // unique_violation
 		return db.Abort("duplicate key", err)
+	case "25006": // read_only_sql_transaction: a write on a replica
+		return db.Abort("read-only replica", err)
 	}
 	return err
 }
