@@ -406,6 +406,7 @@ func TestClassify(t *testing.T) {
 		{&pgconn.PgError{Code: "40001"}, history.Aborted, "serialization failure"},
 		{&pgconn.PgError{Code: "40P01"}, history.Aborted, "deadlock"},
 		{&pgconn.PgError{Code: "23505"}, history.Aborted, "duplicate key"},
+		{&pgconn.PgError{Code: "25006"}, history.Aborted, "read-only replica"},
 		{&pgconn.PgError{Code: "40003"}, history.Unknown, ""}, // statement_completion_unknown
 		{&pgconn.PgError{Code: "57P01"}, history.Unknown, ""}, // admin_shutdown
 		{context.DeadlineExceeded, history.Unknown, ""},
