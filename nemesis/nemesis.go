@@ -171,28 +171,51 @@ func (e Event) What() string {
 	return fmt.Sprintf("node %d %s", e.Node, e.Action)
 }
 
-// Parse returns the fault a flag names: "pause", "kill", "partition" or
-// "partition=P" with P one of the partitions (in any case, spaces around
-// ignored), or "" for "" and "none" (no faults).
-func Parse(spec string) (kind, partition string, err error) {
-	s := strings.ToLower(strings.TrimSpace(spec))
-	s, partition, _ = strings.Cut(s, "=")
+// Parse returns the schedule a flag names, as a Config with Kind,
+// Partition, Interval and Duration set (zero durations: not named):
+//
+//	KIND[=P][,every=DURATION][,heal=DURATION]
+//
+// KIND is pause, kill or partition, P one of the partitions (for
+// partition; halves when left out); every is the quiet time before each
+// fault (Interval), heal how long the fault lasts (Duration), as in
+// "partition=majorities-ring,every=10s,heal=10s". Case and spaces around
+// the parts are ignored; "" and "none" mean no faults (a zero Config).
+func Parse(spec string) (Config, error) {
+	var c Config
+	parts := strings.Split(strings.ToLower(strings.TrimSpace(spec)), ",")
+	kind, partition, _ := strings.Cut(strings.TrimSpace(parts[0]), "=")
 	switch {
-	case s == "" || s == "none":
-		if partition == "" {
-			return "", "", nil
-		}
-	case s == Partition && partition == "":
-		return s, Halves, nil
-	case s == Partition:
-		if !slices.Contains(partitions, partition) {
-			return "", "", fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
-		}
-		return s, partition, nil
-	case (s == Pause || s == Kill) && partition == "":
-		return s, "", nil
+	case (kind == "" || kind == "none") && partition == "" && len(parts) == 1:
+		return c, nil
+	case kind == Partition && partition == "":
+		c.Kind, c.Partition = kind, Halves
+	case kind == Partition && slices.Contains(partitions, partition):
+		c.Kind, c.Partition = kind, partition
+	case kind == Partition:
+		return c, fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
+	case (kind == Pause || kind == Kill) && partition == "":
+		c.Kind = kind
+	default:
+		return c, fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s or %s=P with P one of %s, then ,every=DURATION and ,heal=DURATION if you like)",
+			spec, Pause, Kill, Partition, Partition, strings.Join(partitions, ", "))
 	}
-	return "", "", fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s or %s=P with P one of %s)", spec, Pause, Kill, Partition, Partition, strings.Join(partitions, ", "))
+	for _, part := range parts[1:] {
+		name, value, _ := strings.Cut(strings.TrimSpace(part), "=")
+		d, err := time.ParseDuration(strings.TrimSpace(value))
+		if err != nil || d <= 0 {
+			return Config{}, fmt.Errorf("nemesis: %q in %q: want every=DURATION or heal=DURATION, a positive duration such as 10s", part, spec)
+		}
+		switch strings.TrimSpace(name) {
+		case "every":
+			c.Interval = d
+		case "heal":
+			c.Duration = d
+		default:
+			return Config{}, fmt.Errorf("nemesis: %q in %q: want every=DURATION or heal=DURATION", part, spec)
+		}
+	}
+	return c, nil
 }
 
 // withDefaults returns c with its zero durations set to their defaults.

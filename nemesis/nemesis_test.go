@@ -124,26 +124,33 @@ func TestDefaults(t *testing.T) {
 
 func TestParse(t *testing.T) {
 	tests := []struct {
-		spec, want, partition string
-		ok                    bool
+		spec string
+		want Config
+		ok   bool
 	}{
-		{"pause", Pause, "", true},
-		{"kill", Kill, "", true},
-		{" KILL ", Kill, "", true},
-		{"", "", "", true},
-		{"none", "", "", true},
-		{"partition", Partition, Halves, true},
-		{"partition=leader", Partition, Leader, true},
-		{"Partition=Majorities-Ring", Partition, MajoritiesRing, true},
-		{"partition=ring", "", "", false},
-		{"kill=one", "", "", false},
-		{"none=one", "", "", false},
-		{"pause,kill", "", "", false},
+		{"pause", Config{Kind: Pause}, true},
+		{"kill", Config{Kind: Kill}, true},
+		{" KILL ", Config{Kind: Kill}, true},
+		{"", Config{}, true},
+		{"none", Config{}, true},
+		{"partition", Config{Kind: Partition, Partition: Halves}, true},
+		{"partition=leader", Config{Kind: Partition, Partition: Leader}, true},
+		{"Partition=Majorities-Ring", Config{Kind: Partition, Partition: MajoritiesRing}, true},
+		{"partition=majorities-ring,every=10s,heal=2s", Config{Kind: Partition, Partition: MajoritiesRing, Interval: 10 * time.Second, Duration: 2 * time.Second}, true},
+		{"kill, heal=1m", Config{Kind: Kill, Duration: time.Minute}, true},
+		{"kill,heal=0s", Config{}, false},
+		{"kill,heal=soon", Config{}, false},
+		{"kill,often=1s", Config{}, false},
+		{"none,every=1s", Config{}, false},
+		{"partition=ring", Config{}, false},
+		{"kill=one", Config{}, false},
+		{"none=one", Config{}, false},
+		{"pause,kill", Config{}, false},
 	}
 	for _, tt := range tests {
-		got, partition, err := Parse(tt.spec)
-		if got != tt.want || partition != tt.partition || (err == nil) != tt.ok {
-			t.Errorf("Parse(%q) = %q, %q, %v; want %q, %q, ok %v", tt.spec, got, partition, err, tt.want, tt.partition, tt.ok)
+		got, err := Parse(tt.spec)
+		if got.Kind != tt.want.Kind || got.Partition != tt.want.Partition || got.Interval != tt.want.Interval || got.Duration != tt.want.Duration || (err == nil) != tt.ok {
+			t.Errorf("Parse(%q) = %+v, %v; want %+v, ok %v", tt.spec, got, err, tt.want, tt.ok)
 		}
 	}
 }

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# postgres-replicas.sh start|stop|dsn|pids|heal [DIR]
+# postgres-replicas.sh start|stop|dsn|pids|heal|leader [DIR]
 # postgres-replicas.sh restart-node I [DIR]
 # postgres-replicas.sh partition SPEC [DIR]
 #
@@ -28,6 +28,8 @@
 #   partition     cuts the links SPEC names (0-1,0-2, or 0|1,2; see
 #                 scripts/netns.sh); heal restores them and waits until
 #                 both replicas stream from the primary again.
+#   leader        prints 0: the primary, which --nemesis partition=leader
+#                 isolates.
 #
 # DIR (default /tmp/isocheck-postgres-replicas) holds each node's data
 # directory, socket and log. Messages go to stderr; only the DSN to stdout.
@@ -39,7 +41,7 @@ readonly TIMEOUT=60 # seconds to wait for a server
 readonly netns_sh=$(dirname "$0")/netns.sh
 
 usage() {
-	echo "usage: $0 start|stop|dsn|pids|heal [DIR]" >&2
+	echo "usage: $0 start|stop|dsn|pids|heal|leader [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
 	exit 2
@@ -51,7 +53,7 @@ restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-postgres-replicas}
 	;;
-start | stop | dsn | pids | heal)
+start | stop | dsn | pids | heal | leader)
 	[[ $# -le 2 ]] || usage
 	dir=${2:-/tmp/isocheck-postgres-replicas}
 	;;
@@ -219,6 +221,10 @@ restart-node)
 partition)
 	[[ -n $netns ]] || die "no cluster in $dir"
 	"$netns_sh" partition "$netns" "$2"
+	;;
+leader)
+	[[ -n $netns ]] || die "no cluster in $dir"
+	echo 0
 	;;
 heal)
 	[[ -n $netns ]] || die "no cluster in $dir"

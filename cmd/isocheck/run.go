@@ -106,7 +106,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
 	fs.BoolVar(&rf.stopOnViolation, "stop-on-violation", false, "with --check LEVEL, end the run at the first violation the check finds while the run goes on (the history holds every transaction that ran), then explain it")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
-	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes in network namespaces (root; see scripts/netns.sh); needs --cluster")
+	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes in network namespaces (root; see scripts/netns.sh); ,every=DURATION and ,heal=DURATION set --nemesis-interval and --nemesis-duration (partition=one,every=10s,heal=5s); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs, to restart a node, to cut and heal links and for the leader")
 	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
 	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
@@ -161,8 +161,16 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "run", "--check: %v", err)
 		}
 	}
-	if rf.nemesis.Kind, rf.nemesis.Partition, err = nemesis.Parse(rf.faults); err != nil {
+	spec, err := nemesis.Parse(rf.faults)
+	if err != nil {
 		return usageError(stderr, "run", "--nemesis: %v", err)
+	}
+	rf.nemesis.Kind, rf.nemesis.Partition = spec.Kind, spec.Partition
+	if spec.Interval > 0 {
+		rf.nemesis.Interval = spec.Interval
+	}
+	if spec.Duration > 0 {
+		rf.nemesis.Duration = spec.Duration
 	}
 	if rf.nemesis.Kind != "" {
 		rf.nemesis.Seed = rf.plan.cfg.Seed
