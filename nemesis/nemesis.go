@@ -14,6 +14,8 @@
 //	SCRIPT partition CUTS [DIR]  cuts the links CUTS lists ("0-1,0-2"),
 //	                             for a cluster whose nodes run in network
 //	                             namespaces (scripts/netns.sh)
+//	SCRIPT lossy I PERCENT [DIR] makes node I drop PERCENT of the packets
+//	                             that reach it
 //	SCRIPT heal [DIR]            restores every link
 //	SCRIPT leader [DIR]          prints the index of the leading node
 //
@@ -55,7 +57,15 @@ const (
 	// restores them with `SCRIPT heal`: packets are dropped, so that
 	// requests across a cut time out. Config.Partition says which.
 	Partition = "partition"
+	// Loss makes one node at a time drop a share of the packets that
+	// reach it (Config.Loss), with `SCRIPT lossy I PERCENT`, until
+	// `SCRIPT heal`: requests to it and from its peers are retried or
+	// time out.
+	Loss = "loss"
 )
+
+// DefaultLoss is the default of Config.Loss, in percent.
+const DefaultLoss = 30
 
 // Partitions, the values of Config.Partition.
 const (
@@ -82,9 +92,11 @@ const (
 	ActionResume  = "resume"
 	ActionKill    = "kill"
 	ActionRestart = "restart"
-	// ActionPartition cuts the links of Event.Cuts; ActionHeal restores
-	// every link.
+	// ActionPartition cuts the links of Event.Cuts; ActionLoss makes
+	// Event.Node drop Event.Loss percent of its packets; ActionHeal
+	// restores every link.
 	ActionPartition = "partition"
+	ActionLoss      = "loss"
 	ActionHeal      = "heal"
 )
 
@@ -108,6 +120,9 @@ type Config struct {
 	// Partition, for Kind Partition, is which: Halves (the default),
 	// One, Leader, Bridge or MajoritiesRing.
 	Partition string
+	// Loss, for Kind Loss, is the percentage of packets dropped, 1 to
+	// 100 [DefaultLoss].
+	Loss int
 	// Script is the path of the script that started the cluster
 	// (scripts/etcd.sh, scripts/galera.sh, or any script with the
 	// subcommands pids and restart-node I).
@@ -145,6 +160,8 @@ type Event struct {
 	// Cuts, for ActionPartition, are the links cut, each a pair of
 	// nodes, the lower first, in order.
 	Cuts [][2]int
+	// Loss, for ActionLoss, is the percentage of packets Node drops.
+	Loss int
 	// Err is why the action failed, nil if it succeeded.
 	Err error
 }
@@ -165,6 +182,8 @@ func (e Event) What() string {
 	switch e.Action {
 	case ActionPartition:
 		return "partition " + strings.ReplaceAll(cutSpec(e.Cuts), ",", " ")
+	case ActionLoss:
+		return fmt.Sprintf("node %d loss %d%%", e.Node, e.Loss)
 	case ActionHeal:
 		return "heal"
 	}
@@ -176,8 +195,9 @@ func (e Event) What() string {
 //
 //	KIND[=P][,every=DURATION][,heal=DURATION]
 //
-// KIND is pause, kill or partition, P one of the partitions (for
-// partition; halves when left out); every is the quiet time before each
+// KIND is pause, kill, loss or partition, P a percentage (for loss;
+// DefaultLoss when left out) or one of the partitions (for partition;
+// halves when left out); every is the quiet time before each
 // fault (Interval), heal how long the fault lasts (Duration), as in
 // "partition=majorities-ring,every=10s,heal=10s". Case and spaces around
 // the parts are ignored; "" and "none" mean no faults (a zero Config).
@@ -196,9 +216,18 @@ func Parse(spec string) (Config, error) {
 		return c, fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
 	case (kind == Pause || kind == Kill) && partition == "":
 		c.Kind = kind
+	case kind == Loss:
+		c.Kind, c.Loss = kind, DefaultLoss
+		if partition != "" {
+			n, err := strconv.Atoi(strings.TrimSuffix(partition, "%"))
+			if err != nil || n < 1 || n > 100 {
+				return Config{}, fmt.Errorf("nemesis: loss=%s: want a percentage from 1 to 100, such as loss=30%%", partition)
+			}
+			c.Loss = n
+		}
 	default:
-		return c, fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s or %s=P with P one of %s, then ,every=DURATION and ,heal=DURATION if you like)",
-			spec, Pause, Kill, Partition, Partition, strings.Join(partitions, ", "))
+		return c, fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s[=PERCENT], or %s=P with P one of %s, then ,every=DURATION and ,heal=DURATION if you like)",
+			spec, Pause, Kill, Loss, Partition, strings.Join(partitions, ", "))
 	}
 	for _, part := range parts[1:] {
 		name, value, _ := strings.Cut(strings.TrimSpace(part), "=")
@@ -229,6 +258,9 @@ func (c Config) withDefaults() Config {
 	if c.Kind == Partition && c.Partition == "" {
 		c.Partition = Halves
 	}
+	if c.Kind == Loss && c.Loss == 0 {
+		c.Loss = DefaultLoss
+	}
 	return c
 }
 
@@ -243,10 +275,14 @@ func (c Config) Validate() error {
 		if !slices.Contains(partitions, c.Partition) {
 			return fmt.Errorf("nemesis: unknown partition %q (want one of %s)", c.Partition, strings.Join(partitions, ", "))
 		}
+	case Loss:
+		if c.Loss < 1 || c.Loss > 100 {
+			return fmt.Errorf("nemesis: loss of %d%% (want 1 to 100)", c.Loss)
+		}
 	case "":
-		return fmt.Errorf("nemesis: no kind of fault (want %s, %s or %s)", Pause, Kill, Partition)
+		return fmt.Errorf("nemesis: no kind of fault (want %s, %s, %s or %s)", Pause, Kill, Loss, Partition)
 	default:
-		return fmt.Errorf("nemesis: unknown kind %q (want %s, %s or %s)", c.Kind, Pause, Kill, Partition)
+		return fmt.Errorf("nemesis: unknown kind %q (want %s, %s, %s or %s)", c.Kind, Pause, Kill, Loss, Partition)
 	}
 	if c.Script == "" {
 		return errors.New("nemesis: no cluster script (such as scripts/etcd.sh)")
@@ -314,7 +350,7 @@ func Run(ctx context.Context, cfg Config) ([]Event, error) {
 			}
 			return n.events, err
 		}
-		if cfg.Kind == Partition {
+		if cfg.Kind == Partition || cfg.Kind == Loss {
 			if err := n.partition(ctx, len(pids)); err != nil {
 				return n.events, err
 			}
@@ -371,8 +407,20 @@ func (n *nemesis) add(e Event) {
 }
 
 // partition cuts the links of the cluster's nodes as cfg.Partition says,
-// waits cfg.Duration (or until ctx ends) and heals them.
+// or makes one of them lose packets (Kind Loss), waits cfg.Duration (or
+// until ctx ends) and heals them.
 func (n *nemesis) partition(ctx context.Context, nodes int) error {
+	if n.cfg.Kind == Loss {
+		node := n.rng.IntN(nodes)
+		cut, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+		_, err := n.script(cut, "lossy", strconv.Itoa(node), strconv.Itoa(n.cfg.Loss))
+		cancel()
+		n.add(Event{At: time.Since(n.start), Node: node, Action: ActionLoss, Loss: n.cfg.Loss, Err: err})
+		if err != nil {
+			return errors.Join(err, n.healLinks())
+		}
+		return n.waitAndHeal(ctx)
+	}
 	leader := -1
 	if n.cfg.Partition == Leader {
 		out, err := n.script(ctx, "leader")
@@ -401,6 +449,12 @@ func (n *nemesis) partition(ctx context.Context, nodes int) error {
 		// A partition half made is healed all the same.
 		return errors.Join(err, n.healLinks())
 	}
+	return n.waitAndHeal(ctx)
+}
+
+// waitAndHeal waits cfg.Duration, or until ctx ends, and restores every
+// link.
+func (n *nemesis) waitAndHeal(ctx context.Context) error {
 	timer := time.NewTimer(n.cfg.Duration)
 	defer timer.Stop()
 	select {

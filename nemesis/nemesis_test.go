@@ -52,6 +52,9 @@ heal)
 leader)
 	echo 1
 	;;
+lossy)
+	echo "$2 $3" >"$4/cuts"
+	;;
 *)
 	exit 2
 	;;
@@ -138,6 +141,11 @@ func TestParse(t *testing.T) {
 		{"Partition=Majorities-Ring", Config{Kind: Partition, Partition: MajoritiesRing}, true},
 		{"partition=majorities-ring,every=10s,heal=2s", Config{Kind: Partition, Partition: MajoritiesRing, Interval: 10 * time.Second, Duration: 2 * time.Second}, true},
 		{"kill, heal=1m", Config{Kind: Kill, Duration: time.Minute}, true},
+		{"loss", Config{Kind: Loss, Loss: DefaultLoss}, true},
+		{"loss=5%,every=2s", Config{Kind: Loss, Loss: 5, Interval: 2 * time.Second}, true},
+		{"loss=100", Config{Kind: Loss, Loss: 100}, true},
+		{"loss=0", Config{}, false},
+		{"loss=101%", Config{}, false},
 		{"kill,heal=0s", Config{}, false},
 		{"kill,heal=soon", Config{}, false},
 		{"kill,often=1s", Config{}, false},
@@ -149,7 +157,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.spec)
-		if got.Kind != tt.want.Kind || got.Partition != tt.want.Partition || got.Interval != tt.want.Interval || got.Duration != tt.want.Duration || (err == nil) != tt.ok {
+		if got.Kind != tt.want.Kind || got.Partition != tt.want.Partition || got.Loss != tt.want.Loss || got.Interval != tt.want.Interval || got.Duration != tt.want.Duration || (err == nil) != tt.ok {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, ok %v", tt.spec, got, err, tt.want, tt.ok)
 		}
 	}
@@ -563,6 +571,26 @@ func TestRunPartitionFake(t *testing.T) {
 			}
 		})
 	}
+	t.Run("loss", func(t *testing.T) {
+		script, dir := fakeCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		log := &cancelAfter{n: 4, cancel: cancel}
+		events, err := Run(ctx, Config{Kind: Loss, Loss: 15, Script: script, Dir: dir,
+			Interval: 10 * time.Millisecond, Duration: 10 * time.Millisecond, Seed: 1, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(events) != 4 || events[0].Action != ActionLoss || events[0].Loss != 15 || events[0].Node < 0 || events[1].Action != ActionHeal {
+			t.Errorf("events %v, want a loss and its healing, twice", events)
+		}
+		if got := events[0].What(); got != fmt.Sprintf("node %d loss 15%%", events[0].Node) {
+			t.Errorf("What() = %q", got)
+		}
+		if _, err := os.Stat(filepath.Join(dir, "cuts")); !os.IsNotExist(err) {
+			t.Errorf("loss left after Run: %v", err)
+		}
+	})
 	t.Run("cancelled", func(t *testing.T) {
 		script, dir := fakeCluster(t)
 		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # etcd.sh start|stop|dsn|pids|heal|leader [DIR], etcd.sh restart-node I
-# [DIR], etcd.sh partition SPEC [DIR]: a throwaway 3-node etcd cluster on
+# [DIR], etcd.sh partition SPEC [DIR], etcd.sh lossy NODES PERCENT [DIR]: a
+# throwaway 3-node etcd cluster on
 # loopback, or each member in a network namespace of its own, for
 # `isocheck run` and the tests of db/etcd.
 #
@@ -24,6 +25,8 @@
 #   partition     (namespaces only) cuts the members into the groups of
 #                 SPEC, such as 0|1,2 (see scripts/netns.sh); heal joins
 #                 them again and waits until every member is healthy.
+#   lossy         (namespaces only) the members NODES lists ("0,2") drop
+#                 PERCENT of the packets that reach them; heal ends it.
 #   leader        prints the index of the member that leads.
 #
 # DIR defaults to /tmp/isocheck-etcd. On loopback, client ports are 2379,
@@ -80,6 +83,7 @@ usage() {
 	echo "usage: $0 start|stop|dsn|pids|heal|leader [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
+	echo "       $0 lossy NODES PERCENT [DIR]" >&2
 	exit 2
 }
 
@@ -306,6 +310,12 @@ partition() {
 	"$netns_sh" partition "$netns" "$2"
 }
 
+# lossy DIR NODES PERCENT: NODES drop PERCENT of their packets.
+lossy() {
+	[[ -n $netns ]] || die "lossy: the cluster in $1 runs on loopback; start it with ISOCHECK_NETNS=NAME to degrade its links"
+	"$netns_sh" lossy "$netns" "$2" "$3"
+}
+
 # heal DIR joins the members again.
 heal() {
 	[[ -n $netns ]] || die "heal: the cluster in $1 runs on loopback: nothing to heal"
@@ -341,6 +351,10 @@ restart-node | partition)
 	(($# >= 2 && $# <= 3)) || usage
 	dir=${3:-/tmp/isocheck-etcd}
 	;;
+lossy)
+	(($# >= 3 && $# <= 4)) || usage
+	dir=${4:-/tmp/isocheck-etcd}
+	;;
 *) usage ;;
 esac
 if [[ $1 == start ]]; then
@@ -357,6 +371,7 @@ dsn) dsn ;;
 pids) pids "$dir" ;;
 restart-node) restart_node "$dir" "$2" ;;
 partition) partition "$dir" "$2" ;;
+lossy) lossy "$dir" "$2" "$3" ;;
 heal) heal "$dir" ;;
 leader) leader ;;
 esac

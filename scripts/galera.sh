@@ -2,6 +2,7 @@
 # galera.sh start|stop|dsn|pids|heal [DIR]
 # galera.sh restart-node I [DIR]
 # galera.sh partition SPEC [DIR]
+# galera.sh lossy NODES PERCENT [DIR]
 #
 # A throwaway 3-node MariaDB Galera cluster on loopback, or each node in a
 # network namespace of its own, for isocheck's mysql adapter (db/mysql),
@@ -23,6 +24,8 @@
 #          (namespaces only) cuts the links SPEC names, such as 0-1,0-2
 #          or 0|1,2 (indexes from 0; see scripts/netns.sh); heal restores
 #          them and waits until every node is Synced again.
+#   lossy  (namespaces only) the nodes NODES lists (indexes from 0, "0,2")
+#          drop PERCENT of the packets that reach them; heal ends it.
 #   dsn    prints the DSN of the running cluster.
 #   pids   prints a line per node: its index from 0 (node n is index n-1)
 #          and the pid of its server, or - if it is not running.
@@ -55,6 +58,7 @@ usage() {
 	echo "usage: $0 start|stop|dsn|pids|heal [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
+	echo "       $0 lossy NODES PERCENT [DIR]" >&2
 	exit 2
 }
 
@@ -63,6 +67,10 @@ case $cmd in
 restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-galera}
+	;;
+lossy)
+	[[ $# -ge 3 && $# -le 4 ]] || usage
+	dir=${4:-/tmp/isocheck-galera}
 	;;
 *)
 	[[ $# -ge 1 && $# -le 2 ]] || usage
@@ -396,6 +404,10 @@ restart-node)
 partition)
 	[[ -n $netns ]] || die "partition: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to cut its links"
 	"$netns_sh" partition "$netns" "$2"
+	;;
+lossy)
+	[[ -n $netns ]] || die "lossy: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to degrade its links"
+	"$netns_sh" lossy "$netns" "$2" "$3"
 	;;
 heal)
 	[[ -n $netns ]] || die "heal: the cluster in $dir runs on loopback: nothing to heal"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # netns.sh up NAME N | down NAME | addr NAME I | partition NAME SPEC |
-# heal NAME | exec NAME I|c CMD...: a network of N nodes and one client,
+# lossy NAME NODES PERCENT | heal NAME | exec NAME I|c CMD...: a network of N nodes and one client,
 # each in a network namespace of its own, for clusters whose links a
 # nemesis cuts. Needs root, ip (iproute2) and nft (nftables).
 #
@@ -19,16 +19,21 @@
 #              Each node drops the packets of the nodes it is cut from
 #              (nftables, in its own namespace), as Jepsen's partitions
 #              do; the client reaches every node.
-#   heal       removes every cut.
+#   lossy      drops PERCENT of the packets that reach the nodes NODES
+#              lists ("0,2"), from every node and the client, at random
+#              (nftables). Delay and reordering would need tc netem,
+#              which not every kernel has.
+#   heal       removes every cut and every loss.
 #   exec       runs CMD in node I's namespace, or the client's (c).
 set -euo pipefail
 
 readonly subnet=10.213.0
 readonly client_host=100
 readonly table=isocheck_partition
+readonly loss_table=isocheck_loss
 
 usage() {
-	echo "usage: $0 up NAME N | down NAME | addr NAME I | partition NAME SPEC | heal NAME | exec NAME I|c CMD..." >&2
+	echo "usage: $0 up NAME N | down NAME | addr NAME I | partition NAME SPEC | lossy NAME NODES PERCENT | heal NAME | exec NAME I|c CMD..." >&2
 	exit 2
 }
 
@@ -82,6 +87,29 @@ heal() {
 	local name=$1 i
 	for i in $(nodes "$name"); do
 		ip netns exec "$name-$i" nft delete table inet "$table" 2>/dev/null || true
+		ip netns exec "$name-$i" nft delete table inet "$loss_table" 2>/dev/null || true
+	done
+}
+
+# lossy NAME NODES PERCENT: NODES drop PERCENT of what reaches them.
+lossy() {
+	local name=$1 spec=$2 percent=$3 i all
+	all=$(nodes "$name")
+	[[ $spec =~ ^[0-9]+(,[0-9]+)*$ ]] || die "lossy: nodes $spec are not indexes like 0,2"
+	[[ $percent =~ ^[0-9]+$ ]] && ((percent >= 1 && percent <= 100)) || die "lossy: $percent is not a percentage from 1 to 100"
+	for i in ${spec//,/ }; do
+		grep -qx "$i" <<<"$all" || die "no node $i in $name"
+	done
+	for i in ${spec//,/ }; do
+		ip netns exec "$name-$i" nft delete table inet "$loss_table" 2>/dev/null || true
+		ip netns exec "$name-$i" nft -f - <<EOF
+table inet $loss_table {
+	chain input {
+		type filter hook input priority 0; policy accept;
+		ip saddr $subnet.0/24 numgen random mod 100 < $percent drop
+	}
+}
+EOF
 	done
 }
 
@@ -162,6 +190,7 @@ up) [[ $# == 3 ]] || usage; up "$name" "$3" ;;
 down) [[ $# == 2 ]] || usage; down "$name" ;;
 addr) [[ $# == 3 ]] || usage; addr "$name" "$3" ;;
 partition) [[ $# == 3 ]] || usage; partition "$name" "$3" ;;
+lossy) [[ $# == 4 ]] || usage; lossy "$name" "$3" "$4" ;;
 heal) [[ $# == 2 ]] || usage; heal "$name" ;;
 exec)
 	[[ $# -ge 4 ]] || usage

@@ -2,6 +2,7 @@
 # postgres-replicas.sh start|stop|dsn|pids|heal|leader [DIR]
 # postgres-replicas.sh restart-node I [DIR]
 # postgres-replicas.sh partition SPEC [DIR]
+# postgres-replicas.sh lossy NODES PERCENT [DIR]
 #
 # A throwaway PostgreSQL primary with two streaming replicas (hot
 # standbys), each server in a network namespace of its own, from Debian's
@@ -28,6 +29,8 @@
 #   partition     cuts the links SPEC names (0-1,0-2, or 0|1,2; see
 #                 scripts/netns.sh); heal restores them and waits until
 #                 both replicas stream from the primary again.
+#   lossy         the nodes NODES lists ("0,2") drop PERCENT of the
+#                 packets that reach them; heal ends it.
 #   leader        prints 0: the primary, which --nemesis partition=leader
 #                 isolates.
 #
@@ -44,6 +47,7 @@ usage() {
 	echo "usage: $0 start|stop|dsn|pids|heal|leader [DIR]" >&2
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
+	echo "       $0 lossy NODES PERCENT [DIR]" >&2
 	exit 2
 }
 
@@ -52,6 +56,10 @@ case $cmd in
 restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-postgres-replicas}
+	;;
+lossy)
+	[[ $# -ge 3 && $# -le 4 ]] || usage
+	dir=${4:-/tmp/isocheck-postgres-replicas}
 	;;
 start | stop | dsn | pids | heal | leader)
 	[[ $# -le 2 ]] || usage
@@ -225,6 +233,10 @@ partition)
 leader)
 	[[ -n $netns ]] || die "no cluster in $dir"
 	echo 0
+	;;
+lossy)
+	[[ -n $netns ]] || die "no cluster in $dir"
+	"$netns_sh" lossy "$netns" "$2" "$3"
 	;;
 heal)
 	[[ -n $netns ]] || die "no cluster in $dir"
