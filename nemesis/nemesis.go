@@ -16,7 +16,10 @@
 //	                             namespaces (scripts/netns.sh)
 //	SCRIPT lossy I PERCENT [DIR] makes node I drop PERCENT of the packets
 //	                             that reach it
-//	SCRIPT heal [DIR]            restores every link
+//	SCRIPT skew I OFFSET [DIR]   sets node I's clock OFFSET seconds off
+//	                             ("+30", "-2.5"), a cluster started
+//	                             under libfaketime
+//	SCRIPT heal [DIR]            restores every link (and every clock)
 //	SCRIPT leader [DIR]          prints the index of the leading node
 //
 // Only one node is paused or killed at a time, so a cluster of three
@@ -67,6 +70,14 @@ const (
 // DefaultLoss is the default of Config.Loss, in percent.
 const DefaultLoss = 30
 
+// Clock sets one node's clock off at a time, by up to Config.Skew either
+// way, with `SCRIPT skew I OFFSET` (a jump), until `SCRIPT heal` sets it
+// right: for servers that read the clock through libc, under libfaketime.
+const Clock = "clock"
+
+// DefaultSkew is the default of Config.Skew.
+const DefaultSkew = 30 * time.Second
+
 // Partitions, the values of Config.Partition.
 const (
 	// Halves cuts the nodes into two random halves, the smaller first.
@@ -98,6 +109,8 @@ const (
 	ActionPartition = "partition"
 	ActionLoss      = "loss"
 	ActionHeal      = "heal"
+	// ActionSkew sets Event.Node's clock Event.Skew off.
+	ActionSkew = "skew"
 )
 
 // Defaults of Config.
@@ -123,6 +136,10 @@ type Config struct {
 	// Loss, for Kind Loss, is the percentage of packets dropped, 1 to
 	// 100 [DefaultLoss].
 	Loss int
+	// Skew, for Kind Clock, bounds how far a clock is set off, either
+	// way [DefaultSkew]; each fault draws an offset of at least half of
+	// it.
+	Skew time.Duration
 	// Script is the path of the script that started the cluster
 	// (scripts/etcd.sh, scripts/galera.sh, or any script with the
 	// subcommands pids and restart-node I).
@@ -162,6 +179,8 @@ type Event struct {
 	Cuts [][2]int
 	// Loss, for ActionLoss, is the percentage of packets Node drops.
 	Loss int
+	// Skew, for ActionSkew, is how far Node's clock was set off.
+	Skew time.Duration
 	// Err is why the action failed, nil if it succeeded.
 	Err error
 }
@@ -184,6 +203,8 @@ func (e Event) What() string {
 		return "partition " + strings.ReplaceAll(cutSpec(e.Cuts), ",", " ")
 	case ActionLoss:
 		return fmt.Sprintf("node %d loss %d%%", e.Node, e.Loss)
+	case ActionSkew:
+		return fmt.Sprintf("node %d clock %+.3fs", e.Node, e.Skew.Seconds())
 	case ActionHeal:
 		return "heal"
 	}
@@ -195,9 +216,10 @@ func (e Event) What() string {
 //
 //	KIND[=P][,every=DURATION][,heal=DURATION]
 //
-// KIND is pause, kill, loss or partition, P a percentage (for loss;
-// DefaultLoss when left out) or one of the partitions (for partition;
-// halves when left out); every is the quiet time before each
+// KIND is pause, kill, loss, clock or partition, P a percentage (for
+// loss; DefaultLoss when left out), the largest offset (for clock, such
+// as 30s; DefaultSkew when left out) or one of the partitions (for
+// partition; halves when left out); every is the quiet time before each
 // fault (Interval), heal how long the fault lasts (Duration), as in
 // "partition=majorities-ring,every=10s,heal=10s". Case and spaces around
 // the parts are ignored; "" and "none" mean no faults (a zero Config).
@@ -216,6 +238,15 @@ func Parse(spec string) (Config, error) {
 		return c, fmt.Errorf("nemesis: unknown partition %q (want one of %s)", partition, strings.Join(partitions, ", "))
 	case (kind == Pause || kind == Kill) && partition == "":
 		c.Kind = kind
+	case kind == Clock:
+		c.Kind, c.Skew = kind, DefaultSkew
+		if partition != "" {
+			d, err := time.ParseDuration(partition)
+			if err != nil || d < time.Millisecond {
+				return Config{}, fmt.Errorf("nemesis: clock=%s: want the largest offset, a duration of 1ms or more such as clock=30s", partition)
+			}
+			c.Skew = d
+		}
 	case kind == Loss:
 		c.Kind, c.Loss = kind, DefaultLoss
 		if partition != "" {
@@ -226,8 +257,8 @@ func Parse(spec string) (Config, error) {
 			c.Loss = n
 		}
 	default:
-		return c, fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s[=PERCENT], or %s=P with P one of %s, then ,every=DURATION and ,heal=DURATION if you like)",
-			spec, Pause, Kill, Loss, Partition, strings.Join(partitions, ", "))
+		return c, fmt.Errorf("nemesis: unknown fault %q (want %s, %s, %s[=PERCENT], %s[=MAX] or %s=P with P one of %s, then ,every=DURATION and ,heal=DURATION if you like)",
+			spec, Pause, Kill, Loss, Clock, Partition, strings.Join(partitions, ", "))
 	}
 	for _, part := range parts[1:] {
 		name, value, _ := strings.Cut(strings.TrimSpace(part), "=")
@@ -261,6 +292,9 @@ func (c Config) withDefaults() Config {
 	if c.Kind == Loss && c.Loss == 0 {
 		c.Loss = DefaultLoss
 	}
+	if c.Kind == Clock && c.Skew == 0 {
+		c.Skew = DefaultSkew
+	}
 	return c
 }
 
@@ -279,10 +313,14 @@ func (c Config) Validate() error {
 		if c.Loss < 1 || c.Loss > 100 {
 			return fmt.Errorf("nemesis: loss of %d%% (want 1 to 100)", c.Loss)
 		}
+	case Clock:
+		if c.Skew < time.Millisecond {
+			return fmt.Errorf("nemesis: clock skew of %v (want 1ms or more)", c.Skew)
+		}
 	case "":
-		return fmt.Errorf("nemesis: no kind of fault (want %s, %s, %s or %s)", Pause, Kill, Loss, Partition)
+		return fmt.Errorf("nemesis: no kind of fault (want %s, %s, %s, %s or %s)", Pause, Kill, Loss, Clock, Partition)
 	default:
-		return fmt.Errorf("nemesis: unknown kind %q (want %s, %s, %s or %s)", c.Kind, Pause, Kill, Loss, Partition)
+		return fmt.Errorf("nemesis: unknown kind %q (want %s, %s, %s, %s or %s)", c.Kind, Pause, Kill, Loss, Clock, Partition)
 	}
 	if c.Script == "" {
 		return errors.New("nemesis: no cluster script (such as scripts/etcd.sh)")
@@ -350,7 +388,7 @@ func Run(ctx context.Context, cfg Config) ([]Event, error) {
 			}
 			return n.events, err
 		}
-		if cfg.Kind == Partition || cfg.Kind == Loss {
+		if cfg.Kind == Partition || cfg.Kind == Loss || cfg.Kind == Clock {
 			if err := n.partition(ctx, len(pids)); err != nil {
 				return n.events, err
 			}
@@ -410,6 +448,23 @@ func (n *nemesis) add(e Event) {
 // or makes one of them lose packets (Kind Loss), waits cfg.Duration (or
 // until ctx ends) and heals them.
 func (n *nemesis) partition(ctx context.Context, nodes int) error {
+	if n.cfg.Kind == Clock {
+		node := n.rng.IntN(nodes)
+		// At least half the bound, either way: a skew that shows.
+		skew := n.cfg.Skew/2 + time.Duration(n.rng.Int64N(int64(n.cfg.Skew/2)+1))
+		if n.rng.IntN(2) == 0 {
+			skew = -skew
+		}
+		skew = skew.Round(time.Millisecond)
+		set, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
+		_, err := n.script(set, "skew", strconv.Itoa(node), fmt.Sprintf("%+.3f", skew.Seconds()))
+		cancel()
+		n.add(Event{At: time.Since(n.start), Node: node, Action: ActionSkew, Skew: skew, Err: err})
+		if err != nil {
+			return errors.Join(err, n.healLinks())
+		}
+		return n.waitAndHeal(ctx)
+	}
 	if n.cfg.Kind == Loss {
 		node := n.rng.IntN(nodes)
 		cut, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)

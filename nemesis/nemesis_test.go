@@ -52,7 +52,7 @@ heal)
 leader)
 	echo 1
 	;;
-lossy)
+lossy | skew)
 	echo "$2 $3" >"$4/cuts"
 	;;
 *)
@@ -145,6 +145,10 @@ func TestParse(t *testing.T) {
 		{"loss=5%,every=2s", Config{Kind: Loss, Loss: 5, Interval: 2 * time.Second}, true},
 		{"loss=100", Config{Kind: Loss, Loss: 100}, true},
 		{"loss=0", Config{}, false},
+		{"clock", Config{Kind: Clock, Skew: DefaultSkew}, true},
+		{"clock=2m,heal=5s", Config{Kind: Clock, Skew: 2 * time.Minute, Duration: 5 * time.Second}, true},
+		{"clock=0s", Config{}, false},
+		{"clock=soon", Config{}, false},
 		{"loss=101%", Config{}, false},
 		{"kill,heal=0s", Config{}, false},
 		{"kill,heal=soon", Config{}, false},
@@ -157,7 +161,7 @@ func TestParse(t *testing.T) {
 	}
 	for _, tt := range tests {
 		got, err := Parse(tt.spec)
-		if got.Kind != tt.want.Kind || got.Partition != tt.want.Partition || got.Loss != tt.want.Loss || got.Interval != tt.want.Interval || got.Duration != tt.want.Duration || (err == nil) != tt.ok {
+		if got.Kind != tt.want.Kind || got.Partition != tt.want.Partition || got.Loss != tt.want.Loss || got.Skew != tt.want.Skew || got.Interval != tt.want.Interval || got.Duration != tt.want.Duration || (err == nil) != tt.ok {
 			t.Errorf("Parse(%q) = %+v, %v; want %+v, ok %v", tt.spec, got, err, tt.want, tt.ok)
 		}
 	}
@@ -589,6 +593,36 @@ func TestRunPartitionFake(t *testing.T) {
 		}
 		if _, err := os.Stat(filepath.Join(dir, "cuts")); !os.IsNotExist(err) {
 			t.Errorf("loss left after Run: %v", err)
+		}
+	})
+	t.Run("clock", func(t *testing.T) {
+		script, dir := fakeCluster(t)
+		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+		defer cancel()
+		log := &cancelAfter{n: 20, cancel: cancel}
+		events, err := Run(ctx, Config{Kind: Clock, Skew: 10 * time.Second, Script: script, Dir: dir,
+			Interval: time.Millisecond, Duration: time.Millisecond, Seed: 1, Log: log})
+		if err != nil {
+			t.Fatal(err)
+		}
+		signs := map[bool]bool{}
+		for i, e := range events {
+			if i%2 == 1 {
+				if e.Action != ActionHeal {
+					t.Errorf("event %d: %v, want a healing", i, e)
+				}
+				continue
+			}
+			if d := e.Skew.Abs(); e.Action != ActionSkew || d < 5*time.Second || d > 10*time.Second {
+				t.Errorf("event %d: %v, want a clock set 5s to 10s off", i, e)
+			}
+			signs[e.Skew > 0] = true
+		}
+		if len(events) != 20 || len(signs) != 2 {
+			t.Errorf("%d events, skews of %d signs: want 20, both signs", len(events), len(signs))
+		}
+		if _, err := os.Stat(filepath.Join(dir, "cuts")); !os.IsNotExist(err) {
+			t.Errorf("a clock left off after Run: %v", err)
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {

@@ -17,7 +17,7 @@ import (
 // nft or the cluster's server, unless ISOCHECK_CLUSTERS_REQUIRED=1 (CI),
 // and with ISOCHECK_CLUSTERS=skip (CI's later passes: the clusters run
 // isocheck's binary, which the race detector does not watch).
-func netnsCluster(t *testing.T, name, server string) (script, dir, dsn, ns string) {
+func netnsCluster(t *testing.T, name, server string, env ...string) (script, dir, dsn, ns string) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("-short: no clusters")
@@ -73,7 +73,7 @@ func netnsCluster(t *testing.T, name, server string) (script, dir, dsn, ns strin
 		}
 	})
 	start := exec.Command(script, "start", dir)
-	start.Env = append(os.Environ(), "ISOCHECK_NETNS="+ns)
+	start.Env = append(append(os.Environ(), "ISOCHECK_NETNS="+ns), env...)
 	var stderr bytes.Buffer
 	start.Stderr = &stderr
 	out, err := start.Output()
@@ -216,13 +216,54 @@ func TestGaleraPartitions(t *testing.T) {
 // One link of the primary is cut now and then, so that a replica lags
 // further.
 func TestPostgresReplicas(t *testing.T) {
-	script, dir, dsn, ns := netnsCluster(t, "postgres-replicas", "psql")
+	if _, err := os.Stat("/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1"); err != nil && os.Getenv("ISOCHECK_CLUSTERS_REQUIRED") != "1" {
+		t.Skip("libfaketime is not installed")
+	}
+	script, dir, dsn, ns := netnsCluster(t, "postgres-replicas", "psql", "ISOCHECK_FAKETIME=1")
 	bin := buildIsocheck(t)
+
+	// A node's clock, set off, is off until healed.
+	clock := func(node int) float64 {
+		t.Helper()
+		psql, err := filepath.Glob("/usr/lib/postgresql/*/bin/psql")
+		if err != nil || len(psql) == 0 {
+			t.Fatal("no psql")
+		}
+		out, err := exec.Command("ip", "netns", "exec", ns+"-c", psql[len(psql)-1], "-h", fmt.Sprintf("10.213.0.%d", node+1),
+			"-U", "postgres", "-d", "postgres", "-XtAc", "SELECT extract(epoch FROM clock_timestamp())").CombinedOutput()
+		if err != nil {
+			t.Fatalf("psql: %v\n%s", err, out)
+		}
+		var s float64
+		if _, err := fmt.Sscan(string(out), &s); err != nil {
+			t.Fatalf("psql printed %q", out)
+		}
+		return s
+	}
+	if out, err := exec.Command(script, "skew", "1", "+300", dir).CombinedOutput(); err != nil {
+		t.Fatalf("skew: %v\n%s", err, out)
+	}
+	if d := clock(1) - clock(2); d < 295 || d > 305 {
+		t.Errorf("node 1's clock set 300 s ahead of node 2's is %.1f s ahead", d)
+	}
+	if out, err := exec.Command(script, "heal", dir).CombinedOutput(); err != nil {
+		t.Fatalf("heal: %v\n%s", err, out)
+	}
+	if d := clock(1) - clock(2); d < -5 || d > 5 {
+		t.Errorf("node 1's clock healed is %.1f s off node 2's", d)
+	}
+
 	for try := 1; ; try++ {
 		hist := filepath.Join(t.TempDir(), "h.jsonl")
+		// Partitions in the first run, clocks set off in the next:
+		// neither changes the verdicts.
+		faults := "partition=one"
+		if try > 1 {
+			faults = "clock=60s"
+		}
 		out, err := exec.Command("ip", "netns", "exec", ns+"-c", bin, "run", "--db", dsn, "--level", "serializable",
 			"--workload", "mini", "--reads", "0.6", "--sessions", "6", "--txns", "400", "--keys", "5",
-			"--nemesis", "partition=one", "--cluster", script, "--cluster-dir", dir,
+			"--nemesis", faults, "--cluster", script, "--cluster-dir", dir,
 			"--nemesis-interval", "200ms", "--nemesis-duration", "1s", "-o", hist).CombinedOutput()
 		if err != nil {
 			t.Fatalf("run: %v\n%s", err, out)
@@ -243,11 +284,14 @@ func TestPostgresReplicas(t *testing.T) {
 			t.Fatalf("SER: exit %d, want 0:\n%s", code, out)
 		}
 		code, verdict := check("sser")
-		if code == 1 && strings.Contains(verdict, "SSER: VIOLATED: RealTimeViolation") {
+		if code == 1 && strings.Contains(verdict, "SSER: VIOLATED: RealTimeViolation") && try > 1 {
+			if !strings.Contains(string(out), " clock ") {
+				t.Errorf("no clock set off in the run:\n%s", out)
+			}
 			break
 		}
-		if try == 3 {
-			t.Fatalf("SSER, 3 runs: exit %d, want a stale read (RealTimeViolation):\n%s", code, verdict)
+		if try == 4 {
+			t.Fatalf("SSER, 4 runs: exit %d, want a stale read (RealTimeViolation):\n%s", code, verdict)
 		}
 	}
 }

@@ -316,6 +316,11 @@ lossy() {
 	"$netns_sh" lossy "$netns" "$2" "$3"
 }
 
+# skew: etcd cannot have its clock set off here.
+skew() {
+	die "skew: etcd is written in Go, which reads the clock without libc: libfaketime cannot set it off"
+}
+
 # heal DIR joins the members again.
 heal() {
 	[[ -n $netns ]] || die "heal: the cluster in $1 runs on loopback: nothing to heal"
@@ -351,7 +356,7 @@ restart-node | partition)
 	(($# >= 2 && $# <= 3)) || usage
 	dir=${3:-/tmp/isocheck-etcd}
 	;;
-lossy)
+lossy | skew)
 	(($# >= 3 && $# <= 4)) || usage
 	dir=${4:-/tmp/isocheck-etcd}
 	;;
@@ -372,6 +377,7 @@ pids) pids "$dir" ;;
 restart-node) restart_node "$dir" "$2" ;;
 partition) partition "$dir" "$2" ;;
 lossy) lossy "$dir" "$2" "$3" ;;
+skew) skew ;;
 heal) heal "$dir" ;;
 leader) leader ;;
 esac

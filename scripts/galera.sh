@@ -3,6 +3,7 @@
 # galera.sh restart-node I [DIR]
 # galera.sh partition SPEC [DIR]
 # galera.sh lossy NODES PERCENT [DIR]
+# galera.sh skew I OFFSET [DIR]
 #
 # A throwaway 3-node MariaDB Galera cluster on loopback, or each node in a
 # network namespace of its own, for isocheck's mysql adapter (db/mysql),
@@ -26,6 +27,10 @@
 #          them and waits until every node is Synced again.
 #   lossy  (namespaces only) the nodes NODES lists (indexes from 0, "0,2")
 #          drop PERCENT of the packets that reach them; heal ends it.
+#   skew   (started with ISOCHECK_FAKETIME=1, which runs every server
+#          under libfaketime, Debian's faketime package) sets node I's
+#          clock (I from 0) OFFSET seconds off ("+30", "-2.5"), at once;
+#          heal sets every clock right again.
 #   dsn    prints the DSN of the running cluster.
 #   pids   prints a line per node: its index from 0 (node n is index n-1)
 #          and the pid of its server, or - if it is not running.
@@ -59,6 +64,7 @@ usage() {
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
 	echo "       $0 lossy NODES PERCENT [DIR]" >&2
+	echo "       $0 skew I OFFSET [DIR]" >&2
 	exit 2
 }
 
@@ -68,7 +74,7 @@ restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-galera}
 	;;
-lossy)
+lossy | skew)
 	[[ $# -ge 3 && $# -le 4 ]] || usage
 	dir=${4:-/tmp/isocheck-galera}
 	;;
@@ -113,6 +119,20 @@ in_node() {
 	else
 		"$@"
 	fi
+}
+
+readonly faketime_lib=/usr/lib/x86_64-linux-gnu/faketime/libfaketimeMT.so.1
+
+# faketime: the servers run under libfaketime, each with its clock file
+# (node n's is clock(n-1), as skew numbers them from 0).
+faketime() { [[ -f $dir/faketime ]]; }
+clockfile() { echo "$dir/clock$1"; }
+
+# setclock I OFFSET writes node I's clock file in one step.
+setclock() {
+	echo "$2" >"$(clockfile "$1").tmp"
+	chmod 644 "$(clockfile "$1").tmp"
+	mv "$(clockfile "$1").tmp" "$(clockfile "$1")"
 }
 
 port() { echo $((3306 + $1)); }
@@ -219,7 +239,11 @@ launch() {
 	say "starting node $n (port $(port "$n"), log $(logfile "$n"))"
 	# The server runs as mysql, which must reach its files.
 	chown -R mysql:mysql "$dir"
-	setsid ${netns:+ip netns exec "$netns-$((n - 1))"} mariadbd --defaults-file="$dir/node$n.cnf" "$@" </dev/null >>"$(logfile "$n")" 2>&1 &
+	local env=()
+	if faketime; then
+		env=(env LD_PRELOAD="$faketime_lib" FAKETIME_TIMESTAMP_FILE="$(clockfile $((n - 1)))" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1)
+	fi
+	setsid ${netns:+ip netns exec "$netns-$((n - 1))"} "${env[@]}" mariadbd --defaults-file="$dir/node$n.cnf" "$@" </dev/null >>"$(logfile "$n")" 2>&1 &
 }
 
 # await waits until node n answers and is Synced.
@@ -273,6 +297,14 @@ start() {
 	install_packages
 	local t0=$SECONDS
 	mkdir -p "$dir"
+	if [[ ${ISOCHECK_FAKETIME:-} == 1 ]]; then
+		[[ -f $faketime_lib ]] || apt-get install -y -qq libfaketime >&2 ||
+			die "libfaketime is not installed (apt-get install faketime)"
+		touch "$dir/faketime"
+		for ((n = 0; n < NODES; n++)); do
+			setclock "$n" +0
+		done
+	fi
 	if [[ -n $netns ]]; then
 		echo "$netns" >"$dir/netns"
 		"$netns_sh" down "$netns"
@@ -405,12 +437,23 @@ partition)
 	[[ -n $netns ]] || die "partition: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to cut its links"
 	"$netns_sh" partition "$netns" "$2"
 	;;
+skew)
+	faketime || die "skew: the servers in $dir do not run under libfaketime; start them with ISOCHECK_FAKETIME=1"
+	[[ $2 =~ ^[0-9]+$ ]] && (($2 < NODES)) || die "skew: no node $2 (nodes are 0 to $((NODES - 1)))"
+	[[ $3 =~ ^[+-][0-9]+(\.[0-9]+)?$ ]] || die "skew: offset $3 is not seconds with a sign, such as +30 or -2.5"
+	setclock "$2" "$3"
+	;;
 lossy)
 	[[ -n $netns ]] || die "lossy: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to degrade its links"
 	"$netns_sh" lossy "$netns" "$2" "$3"
 	;;
 heal)
-	[[ -n $netns ]] || die "heal: the cluster in $dir runs on loopback: nothing to heal"
+	if faketime; then
+		for ((n = 0; n < NODES; n++)); do
+			setclock "$n" +0
+		done
+	fi
+	[[ -n $netns ]] || exit 0
 	"$netns_sh" heal "$netns"
 	# A node cut off left the primary component: healed, it rejoins by
 	# IST. The cluster is whole again when every node is Synced, ready

@@ -3,6 +3,7 @@
 # postgres-replicas.sh restart-node I [DIR]
 # postgres-replicas.sh partition SPEC [DIR]
 # postgres-replicas.sh lossy NODES PERCENT [DIR]
+# postgres-replicas.sh skew I OFFSET [DIR]
 #
 # A throwaway PostgreSQL primary with two streaming replicas (hot
 # standbys), each server in a network namespace of its own, from Debian's
@@ -31,6 +32,10 @@
 #                 both replicas stream from the primary again.
 #   lossy         the nodes NODES lists ("0,2") drop PERCENT of the
 #                 packets that reach them; heal ends it.
+#   skew          (started with ISOCHECK_FAKETIME=1, which runs every
+#                 server under libfaketime, Debian's faketime package) sets
+#                 node I's clock OFFSET seconds off ("+30", "-2.5"), at
+#                 once: a jump; heal sets every clock right again.
 #   leader        prints 0: the primary, which --nemesis partition=leader
 #                 isolates.
 #
@@ -48,6 +53,7 @@ usage() {
 	echo "       $0 restart-node I [DIR]" >&2
 	echo "       $0 partition SPEC [DIR]" >&2
 	echo "       $0 lossy NODES PERCENT [DIR]" >&2
+	echo "       $0 skew I OFFSET [DIR]" >&2
 	exit 2
 }
 
@@ -57,7 +63,7 @@ restart-node | partition)
 	[[ $# -ge 2 && $# -le 3 ]] || usage
 	dir=${3:-/tmp/isocheck-postgres-replicas}
 	;;
-lossy)
+lossy | skew)
 	[[ $# -ge 3 && $# -le 4 ]] || usage
 	dir=${4:-/tmp/isocheck-postgres-replicas}
 	;;
@@ -81,6 +87,12 @@ elif [[ $cmd == start ]]; then
 	netns=${ISOCHECK_NETNS:-}
 	[[ -n $netns ]] || die "start: set ISOCHECK_NETNS=NAME: the servers run in network namespaces (scripts/netns.sh)"
 fi
+
+readonly faketime_lib=/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1
+
+# faketime: the servers run under libfaketime, each with its clock file.
+faketime() { [[ -f $dir/faketime ]]; }
+clockfile() { echo "$dir/clock$1"; }
 
 bindir() {
 	local d
@@ -115,7 +127,11 @@ launch() {
 	mkdir -p "$dir/sock$i"
 	chown postgres: "$dir/sock$i"
 	# fsync off: the data is thrown away, and commits are faster.
-	as_node "$i" "$bin/pg_ctl" start -D "$(data "$i")" -l "$(logfile "$i")" -w -t "$TIMEOUT" -s \
+	local env=()
+	if faketime; then
+		env=(env LD_PRELOAD="$faketime_lib" FAKETIME_TIMESTAMP_FILE="$(clockfile "$i")" FAKETIME_NO_CACHE=1 FAKETIME_DONT_FAKE_MONOTONIC=1)
+	fi
+	as_node "$i" "${env[@]}" "$bin/pg_ctl" start -D "$(data "$i")" -l "$(logfile "$i")" -w -t "$TIMEOUT" -s \
 		-o "-c listen_addresses=$(host "$i") -p $PORT -c unix_socket_directories='$dir/sock$i' -c fsync=off -c full_page_writes=off -c max_connections=200 -c hot_standby=on -c wal_level=replica -c max_wal_senders=10 -c wal_receiver_status_interval=1s" >&2 ||
 		{
 			tail -n 20 "$(logfile "$i")" >&2 || true
@@ -158,7 +174,16 @@ start() {
 	"$netns_sh" down "$netns"
 	"$netns_sh" up "$netns" "$NODES" || die "could not make the namespaces $netns-*"
 	chown postgres: "$dir"
-	chmod 700 "$dir"
+	chmod 755 "$dir"
+	if [[ ${ISOCHECK_FAKETIME:-} == 1 ]]; then
+		[[ -f $faketime_lib ]] || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq libfaketime >&2 ||
+			die "libfaketime is not installed (apt-get install faketime)"
+		touch "$dir/faketime"
+		for ((i = 0; i < NODES; i++)); do
+			echo "+0" >"$(clockfile "$i")"
+			chmod 644 "$(clockfile "$i")"
+		done
+	fi
 
 	say "initdb for the primary in $(data 0)"
 	as_node 0 "$bin/initdb" -D "$(data 0)" -U postgres -A trust -E UTF8 --locale=C.UTF-8 --no-sync >"$dir/initdb.log" 2>&1 ||
@@ -238,9 +263,23 @@ lossy)
 	[[ -n $netns ]] || die "no cluster in $dir"
 	"$netns_sh" lossy "$netns" "$2" "$3"
 	;;
+skew)
+	[[ -n $netns ]] || die "no cluster in $dir"
+	faketime || die "skew: the servers in $dir do not run under libfaketime; start them with ISOCHECK_FAKETIME=1"
+	[[ $2 =~ ^[0-9]+$ ]] && (($2 < NODES)) || die "skew: no node $2 (nodes are 0 to $((NODES - 1)))"
+	[[ $3 =~ ^[+-][0-9]+(\.[0-9]+)?$ ]] || die "skew: offset $3 is not seconds with a sign, such as +30 or -2.5"
+	echo "$3" >"$(clockfile "$2").tmp"
+	mv "$(clockfile "$2").tmp" "$(clockfile "$2")"
+	;;
 heal)
 	[[ -n $netns ]] || die "no cluster in $dir"
 	bin=$(bindir)
+	if faketime; then
+		for ((i = 0; i < NODES; i++)); do
+			echo "+0" >"$(clockfile "$i").tmp"
+			mv "$(clockfile "$i").tmp" "$(clockfile "$i")"
+		done
+	fi
 	"$netns_sh" heal "$netns"
 	await_streaming
 	;;

@@ -106,7 +106,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
 	fs.BoolVar(&rf.stopOnViolation, "stop-on-violation", false, "with --check LEVEL, end the run at the first violation the check finds while the run goes on (the history holds every transaction that ran), then explain it")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
-	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or, in network namespaces (root; see scripts/netns.sh), partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes or loss[=PERCENT] to make one node at a time drop packets; ,every=DURATION and ,heal=DURATION set --nemesis-interval and --nemesis-duration (partition=one,every=10s,heal=5s); needs --cluster")
+	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or, in network namespaces (root; see scripts/netns.sh), partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes or loss[=PERCENT] to make one node at a time drop packets; clock[=MAX] sets one node's clock off (a cluster started with ISOCHECK_FAKETIME=1); ,every=DURATION and ,heal=DURATION set --nemesis-interval and --nemesis-duration (partition=one,every=10s,heal=5s); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs, to restart a node, to cut and heal links and for the leader")
 	fs.StringVar(&rf.nemesis.Dir, "cluster-dir", "", "the cluster script's DIR, if not its default")
 	fs.DurationVar(&rf.nemesis.Interval, "nemesis-interval", nemesis.DefaultInterval, "time between faults")
@@ -165,7 +165,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		return usageError(stderr, "run", "--nemesis: %v", err)
 	}
-	rf.nemesis.Kind, rf.nemesis.Partition, rf.nemesis.Loss = spec.Kind, spec.Partition, spec.Loss
+	rf.nemesis.Kind, rf.nemesis.Partition, rf.nemesis.Loss, rf.nemesis.Skew = spec.Kind, spec.Partition, spec.Loss, spec.Skew
 	if spec.Interval > 0 {
 		rf.nemesis.Interval = spec.Interval
 	}
@@ -178,7 +178,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 			return usageError(stderr, "run", "%v", err)
 		}
 	} else if rf.nemesis.Script != "" {
-		return usageError(stderr, "run", "--cluster needs --nemesis pause, kill, loss or partition")
+		return usageError(stderr, "run", "--cluster needs --nemesis pause, kill, loss, clock or partition")
 	}
 	plan, err := rf.plan.plan()
 	if err != nil {
