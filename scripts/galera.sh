@@ -437,6 +437,9 @@ partition)
 	[[ -n $netns ]] || die "partition: the cluster in $dir runs on loopback; start it with ISOCHECK_NETNS=NAME to cut its links"
 	"$netns_sh" partition "$netns" "$2"
 	;;
+leader)
+	die "leader: Galera has no leader, every node takes writes (isolate one with --nemesis partition=one)"
+	;;
 skew)
 	faketime || die "skew: the servers in $dir do not run under libfaketime; start them with ISOCHECK_FAKETIME=1"
 	[[ $2 =~ ^[0-9]+$ ]] && (($2 < NODES)) || die "skew: no node $2 (nodes are 0 to $((NODES - 1)))"

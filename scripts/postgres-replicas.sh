@@ -36,7 +36,8 @@
 #                 server under libfaketime, Debian's faketime package) sets
 #                 node I's clock OFFSET seconds off ("+30", "-2.5"), at
 #                 once: a jump; heal sets every clock right again.
-#   leader        prints 0: the primary, which --nemesis partition=leader
+#   leader        prints the index of the node that says it is the primary
+#                 (not in recovery), which --nemesis partition=leader
 #                 isolates.
 #
 # DIR (default /tmp/isocheck-postgres-replicas) holds each node's data
@@ -257,7 +258,14 @@ partition)
 	;;
 leader)
 	[[ -n $netns ]] || die "no cluster in $dir"
-	echo 0
+	bin=$(bindir)
+	for ((i = 0; i < NODES; i++)); do
+		if [[ $(as_node "$i" "$bin/psql" -h "$(host "$i")" -p "$PORT" -U postgres -d postgres -XtAc "SELECT NOT pg_is_in_recovery()" 2>/dev/null) == t ]]; then
+			echo "$i"
+			exit 0
+		fi
+	done
+	die "leader: no node says it is the primary"
 	;;
 lossy)
 	[[ -n $netns ]] || die "no cluster in $dir"
