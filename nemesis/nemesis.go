@@ -128,7 +128,7 @@ const exitTimeout = 10 * time.Second
 
 // Config says which cluster to fault, how and how often.
 type Config struct {
-	// Kind is the kind of fault: Pause, Kill or Partition.
+	// Kind is the kind of fault: Pause, Kill, Partition, Loss or Clock.
 	Kind string
 	// Partition, for Kind Partition, is which: Halves (the default),
 	// One, Leader, Bridge or MajoritiesRing.
@@ -168,11 +168,11 @@ type Config struct {
 type Event struct {
 	// At is the time since Config.Start.
 	At time.Duration
-	// Node is the node's index, from 0; -1 for a partition and its
-	// healing.
+	// Node is the node's index, from 0; -1 for a partition and for
+	// every healing of the script's (ActionHeal).
 	Node int
 	// Action is ActionPause, ActionResume, ActionKill, ActionRestart,
-	// ActionPartition or ActionHeal.
+	// ActionPartition, ActionLoss, ActionSkew or ActionHeal.
 	Action string
 	// Cuts, for ActionPartition, are the links cut, each a pair of
 	// nodes, the lower first, in order.
@@ -389,7 +389,7 @@ func Run(ctx context.Context, cfg Config) ([]Event, error) {
 			return n.events, err
 		}
 		if cfg.Kind == Partition || cfg.Kind == Loss || cfg.Kind == Clock {
-			if err := n.partition(ctx, len(pids)); err != nil {
+			if err := n.scriptFault(ctx, len(pids)); err != nil {
 				return n.events, err
 			}
 			if ctx.Err() != nil {
@@ -444,10 +444,12 @@ func (n *nemesis) add(e Event) {
 	}
 }
 
-// partition cuts the links of the cluster's nodes as cfg.Partition says,
-// or makes one of them lose packets (Kind Loss), waits cfg.Duration (or
-// until ctx ends) and heals them.
-func (n *nemesis) partition(ctx context.Context, nodes int) error {
+// scriptFault makes a fault of the cluster's script: it cuts the links of
+// the nodes as cfg.Partition says, makes one of them lose packets (Kind
+// Loss) or sets one's clock off (Kind Clock); then it waits cfg.Duration
+// (or until ctx ends) and heals it. The script's action is not cut short
+// when ctx ends: a fault is made whole, then healed.
+func (n *nemesis) scriptFault(ctx context.Context, nodes int) error {
 	if n.cfg.Kind == Clock {
 		node := n.rng.IntN(nodes)
 		// At least half the bound, either way: a skew that shows.
@@ -494,8 +496,6 @@ func (n *nemesis) partition(ctx context.Context, nodes int) error {
 	if err != nil {
 		return err
 	}
-	// A partition is made whole or not at all: the run's end does not
-	// cut the script short (it takes a moment), the healing follows.
 	cut, cancel := context.WithTimeout(context.WithoutCancel(ctx), healTimeout)
 	_, err = n.script(cut, "partition", cutSpec(cuts))
 	cancel()
