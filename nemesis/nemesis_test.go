@@ -576,15 +576,7 @@ func TestRunPartitionFake(t *testing.T) {
 		})
 	}
 	t.Run("loss", func(t *testing.T) {
-		script, dir := fakeCluster(t)
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-		defer cancel()
-		log := &cancelAfter{n: 4, cancel: cancel}
-		events, err := Run(ctx, Config{Kind: Loss, Loss: 15, Script: script, Dir: dir,
-			Interval: 10 * time.Millisecond, Duration: 10 * time.Millisecond, Seed: 1, Log: log})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events, dir := runFakeFor(t, Config{Kind: Loss, Loss: 15, Interval: 10 * time.Millisecond, Duration: 10 * time.Millisecond}, 4)
 		if len(events) != 4 || events[0].Action != ActionLoss || events[0].Loss != 15 || events[0].Node < 0 || events[1].Action != ActionHeal {
 			t.Errorf("events %v, want a loss and its healing, twice", events)
 		}
@@ -596,15 +588,7 @@ func TestRunPartitionFake(t *testing.T) {
 		}
 	})
 	t.Run("clock", func(t *testing.T) {
-		script, dir := fakeCluster(t)
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-		defer cancel()
-		log := &cancelAfter{n: 20, cancel: cancel}
-		events, err := Run(ctx, Config{Kind: Clock, Skew: 10 * time.Second, Script: script, Dir: dir,
-			Interval: time.Millisecond, Duration: time.Millisecond, Seed: 1, Log: log})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events, dir := runFakeFor(t, Config{Kind: Clock, Skew: 10 * time.Second, Interval: time.Millisecond, Duration: time.Millisecond}, 20)
 		signs := map[bool]bool{}
 		for i, e := range events {
 			if i%2 == 1 {
@@ -626,15 +610,7 @@ func TestRunPartitionFake(t *testing.T) {
 		}
 	})
 	t.Run("cancelled", func(t *testing.T) {
-		script, dir := fakeCluster(t)
-		ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
-		defer cancel()
-		log := &cancelAfter{n: 1, cancel: cancel}
-		events, err := Run(ctx, Config{Kind: Partition, Script: script, Dir: dir,
-			Interval: 10 * time.Millisecond, Duration: time.Hour, Seed: 1, Log: log})
-		if err != nil {
-			t.Fatal(err)
-		}
+		events, dir := runFakeFor(t, Config{Kind: Partition, Interval: 10 * time.Millisecond, Duration: time.Hour}, 1)
 		if len(events) != 2 || events[1].Action != ActionHeal {
 			t.Errorf("events %v, want a partition and its healing", events)
 		}
@@ -642,4 +618,19 @@ func TestRunPartitionFake(t *testing.T) {
 			t.Errorf("links left cut after Run: %v", err)
 		}
 	})
+}
+
+// runFakeFor runs cfg (seed 1) on a new fake cluster until it has logged
+// lines events, and returns them and the cluster's directory.
+func runFakeFor(t *testing.T, cfg Config, lines int) ([]Event, string) {
+	t.Helper()
+	script, dir := fakeCluster(t)
+	ctx, cancel := context.WithTimeout(context.Background(), runTimeout)
+	defer cancel()
+	cfg.Script, cfg.Dir, cfg.Seed, cfg.Log = script, dir, 1, &cancelAfter{n: lines, cancel: cancel}
+	events, err := Run(ctx, cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return events, dir
 }

@@ -428,31 +428,10 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("unknown status %s (want %s)", scan.Snippet(s), history.StatusNames())}
 		}
 		t.Status = st
-	case fStart, fEnd:
-		field := "start"
-		if bit == fEnd {
-			field = "end"
-		}
-		kind, s, n, err := p.Scalar()
-		if err != nil {
-			return err
-		}
-		switch kind {
-		case scan.TokInt:
-			if n == history.NoTime {
-				return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q %d out of range", field, n)}
-			}
-			if bit == fStart {
-				t.Start = n
-			} else {
-				t.End = n
-			}
-		case scan.TokNull:
-		case scan.TokBigInt:
-			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q %s out of range (the largest is 2^63-1)", field, scan.Cut(string(s)))}
-		default:
-			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q must be an integer, got %s", field, kind)}
-		}
+	case fStart:
+		return r.parseTime("start", col, &t.Start)
+	case fEnd:
+		return r.parseTime("end", col, &t.End)
 	case fOps:
 		return r.parseOps()
 	case fKey:
@@ -473,22 +452,29 @@ func (r *jsonlReader) parseField(bit int, t *history.Txn, idSet *bool) error {
 		}
 		r.faultWhat = string(s)
 	case fTime:
-		kind, s, n, err := p.Scalar()
-		if err != nil {
-			return err
+		return r.parseTime("time", col, &r.faultTime)
+	}
+	return nil
+}
+
+// parseTime parses the value of field, at column col, into *at: an
+// integer, or null for none (history.NoTime).
+func (r *jsonlReader) parseTime(field string, col int, at *int64) error {
+	kind, s, n, err := r.sc.Scalar()
+	if err != nil {
+		return err
+	}
+	switch kind {
+	case scan.TokInt:
+		if n == history.NoTime {
+			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q %d out of range", field, n)}
 		}
-		switch kind {
-		case scan.TokInt:
-			if n == history.NoTime {
-				return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" %d out of range", n)}
-			}
-			r.faultTime = n
-		case scan.TokNull:
-		case scan.TokBigInt:
-			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" %s out of range (the largest is 2^63-1)", scan.Cut(string(s)))}
-		default:
-			return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("\"time\" must be an integer, got %s", kind)}
-		}
+		*at = n
+	case scan.TokNull:
+	case scan.TokBigInt:
+		return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q %s out of range (the largest is 2^63-1)", field, scan.Cut(string(s)))}
+	default:
+		return &scan.SyntaxError{Col: col, Msg: fmt.Sprintf("%q must be an integer, got %s", field, kind)}
 	}
 	return nil
 }
