@@ -111,6 +111,8 @@ var timelineCase = Timeline{
 		}},
 	},
 	Notes: []string{"Times are in milliseconds since the run began."},
+	// Two faults during the operations, and one after them, left out.
+	Marks: []TimelineMark{{At: 45, Label: "partition 0-1 0-2"}, {At: 100, Label: "heal"}, {At: 500, Label: "kill"}},
 }
 
 // chartCase is a throughput over time with two faults.

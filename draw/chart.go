@@ -31,34 +31,15 @@ func layoutChart(f *fonts, c *Chart) *scene {
 	var body []item
 
 	// Mark labels first, to know how many rows they need above the plot.
-	type placed struct {
-		x     float64
-		label string
-		row   int
-	}
-	var marks []placed
-	var rowEnds []float64
+	var xs []float64
+	var labels []string
 	for _, m := range c.Marks {
-		if !finite(m.X) {
-			continue
+		if finite(m.X) {
+			xs, labels = append(xs, x(m.X)), append(labels, m.Label)
 		}
-		p := placed{x: x(m.X), label: clean(m.Label, maxLabel)}
-		w := f.width(markStyle, p.label)*slack + 6
-		p.row = -1
-		for r, end := range rowEnds {
-			if end <= p.x {
-				p.row = r
-				break
-			}
-		}
-		if p.row < 0 {
-			p.row = len(rowEnds)
-			rowEnds = append(rowEnds, 0)
-		}
-		rowEnds[p.row] = p.x + w
-		marks = append(marks, p)
 	}
-	top := float64(len(rowEnds))*13 + 16
+	marks, rows := placeMarks(f, xs, labels)
+	top := float64(rows)*markRow + 16
 	y := func(v float64) float64 { return top + chartH - (v-ylo)/(yhi-ylo)*chartH }
 	if c.YLabel != "" {
 		body = append(body, text(0, 10, axisStyle, "start", clean(c.YLabel, maxLabel)))
@@ -83,11 +64,7 @@ func layoutChart(f *fonts, c *Chart) *scene {
 		paint: axis,
 	}})
 	for _, m := range marks {
-		ly := top - 6 - float64(m.row)*13
-		body = append(body, item{Group: &group{Class: "mark", Tooltip: m.label, Items: []item{
-			{Path: &pathShape{Segs: []seg{{Op: 'M', P: pt{m.x, ly + 3}}, {Op: 'L', P: pt{m.x, top + chartH}}}, paint: paint{Stroke: "#6b7280", StrokeWidth: 1.2, Dash: []float64{5, 4}}}},
-			text(m.x+3, ly, markStyle, "start", m.label),
-		}}})
+		body = append(body, m.draw(top, top+chartH))
 	}
 	for i, s := range c.Series {
 		color := seriesColors[i%len(seriesColors)]
@@ -196,3 +173,49 @@ func seriesPath(ps []Point, x, y func(float64) float64) []seg {
 }
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// markRow is the height of a row of marks' labels.
+const markRow = 13
+
+// placedMark is a mark placed: where, its label, and its row of labels
+// above the plot.
+type placedMark struct {
+	x     float64
+	label string
+	row   int
+}
+
+// placeMarks gives each mark, at xs[i] with labels[i], the first row of
+// labels where its label starts after the one before it ends, and
+// returns them with the number of rows.
+func placeMarks(f *fonts, xs []float64, labels []string) ([]placedMark, int) {
+	var marks []placedMark
+	var rowEnds []float64
+	for i, x := range xs {
+		p := placedMark{x: x, label: clean(labels[i], maxLabel), row: -1}
+		w := f.width(markStyle, p.label)*slack + 6
+		for r, end := range rowEnds {
+			if end <= p.x {
+				p.row = r
+				break
+			}
+		}
+		if p.row < 0 {
+			p.row = len(rowEnds)
+			rowEnds = append(rowEnds, 0)
+		}
+		rowEnds[p.row] = p.x + w
+		marks = append(marks, p)
+	}
+	return marks, len(rowEnds)
+}
+
+// draw draws m: its label in its row above top, and a dashed line from
+// there down to bottom.
+func (m placedMark) draw(top, bottom float64) item {
+	ly := top - 6 - float64(m.row)*markRow
+	return item{Group: &group{Class: "mark", Tooltip: m.label, Items: []item{
+		{Path: &pathShape{Segs: []seg{{Op: 'M', P: pt{m.x, ly + 3}}, {Op: 'L', P: pt{m.x, bottom}}}, paint: paint{Stroke: "#6b7280", StrokeWidth: 1.2, Dash: []float64{5, 4}}}},
+		text(m.x+3, ly, markStyle, "start", m.label),
+	}}}
+}

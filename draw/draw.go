@@ -120,6 +120,16 @@ type Timeline struct {
 	Unit string
 	// Notes are lines drawn below the timeline.
 	Notes []string
+	// Marks are moments of note (faults injected), drawn as dashed
+	// lines across the lanes; those outside the operations' times are
+	// left out.
+	Marks []TimelineMark
+}
+
+// TimelineMark is a moment of a Timeline, in its unit, and its label.
+type TimelineMark struct {
+	At    int64
+	Label string
 }
 
 // TimelineLane is one process and its operations.

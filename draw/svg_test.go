@@ -156,8 +156,8 @@ func TestTimelineSVG(t *testing.T) {
 		t.Fatal(err)
 	}
 	counts := svgCounts(t, b.Bytes())
-	if counts["op"] != 6 {
-		t.Errorf("%d ops drawn, want 6", counts["op"])
+	if counts["op"] != 6 || counts["mark"] != 2 {
+		t.Errorf("%d ops and %d marks drawn, want 6 and 2", counts["op"], counts["mark"])
 	}
 	golden(t, "timeline.svg", b.Bytes())
 }

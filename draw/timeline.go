@@ -71,8 +71,24 @@ func layoutTimeline(f *fonts, t *Timeline) *scene {
 	right := left + axisW
 	x := func(v int64) float64 { return left + sc.x(v) }
 
+	// The marks within the operations' times, their labels in rows
+	// above the lanes.
+	var xs []float64
+	var labels []string
+	if n := len(sc.times); n > 0 {
+		for _, m := range t.Marks {
+			if m.At >= sc.times[0] && m.At <= sc.times[n-1] {
+				xs, labels = append(xs, x(m.At)), append(labels, m.Label)
+			}
+		}
+	}
+	marks, rows := placeMarks(f, xs, labels)
 	var body []item
 	y := 0.0
+	if rows > 0 {
+		y = float64(rows)*markRow + 8
+	}
+	top := y
 	for i, ln := range t.Lanes {
 		ops, rows := placeOps(f, ln.Ops, x, right)
 		h := float64(max(rows, 1))*tlRow + 12
@@ -86,6 +102,9 @@ func layoutTimeline(f *fonts, t *Timeline) *scene {
 			body = append(body, drawOp(op, y+6+float64(op.row)*tlRow, x))
 		}
 		y += h + 4
+	}
+	for _, m := range marks {
+		body = append(body, m.draw(top, y))
 	}
 	axis, axisH := sc.axis(f, left, y+4, t.Unit)
 	body = append(body, axis...)

@@ -15,6 +15,7 @@ import (
 	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/nemesis"
 	"github.com/isocheck/isocheck/online"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/report"
@@ -66,6 +67,9 @@ type checkMode struct {
 	// command, when set, is the command line the page shows, for a check
 	// another command runs.
 	command string
+	// faults, for a run's check, are the nemesis's events, at their
+	// times on the transactions' clock, for the page's timeline.
+	faults []nemesis.Event
 }
 
 // runCheck runs check or explain, as mode says.

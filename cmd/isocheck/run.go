@@ -5,6 +5,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"os/signal"
 	"strings"
@@ -12,6 +13,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/db/dial"
+	"github.com/isocheck/isocheck/draw"
 	"github.com/isocheck/isocheck/format/jsonl"
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/textsafe"
@@ -206,7 +208,7 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout)
 	var verdict int
-	mode := checkMode{explain: true, command: commandLine("run", args)}
+	mode := checkMode{explain: true, command: commandLine("run", args), faults: rf.faulted}
 	if sum != nil {
 		mode.run = func(h *history.History) *report.Run {
 			return report.RunOf(redact(rf.dsn), string(plan.Workload), sum, h, rf.faulted)
@@ -233,6 +235,39 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	}
 	fmt.Fprintln(stdout, "The verdict above is of the part that ran only: no verdict on the run (exit status 3).")
 	return exitNoVerdict
+}
+
+// faultInForce says which fault, begun before the first operation tl
+// shows, was still in force then (the last event before it, unless a
+// healing), and when it was healed: a window of operations drawn between
+// two events shows no mark of its own.
+func faultInForce(tl *draw.Timeline, events []nemesis.Event) string {
+	first := int64(math.MaxInt64)
+	for _, ln := range tl.Lanes {
+		for _, op := range ln.Ops {
+			first = min(first, op.Start)
+		}
+	}
+	healing := func(e nemesis.Event) bool {
+		return e.Action == nemesis.ActionHeal || e.Action == nemesis.ActionResume || e.Action == nemesis.ActionRestart
+	}
+	last := -1
+	for i, e := range events {
+		if e.Err == nil && int64(e.At) < first {
+			last = i
+		}
+	}
+	if last < 0 || healing(events[last]) {
+		return ""
+	}
+	f := events[last]
+	note := fmt.Sprintf("In force during these operations: %s, from %.3f s", f.What(), f.At.Seconds())
+	for _, h := range events[last+1:] {
+		if healing(h) {
+			return note + fmt.Sprintf(" until it was healed at %.3f s.", h.At.Seconds())
+		}
+	}
+	return note + "."
 }
 
 // checkLWTRun checks the registers of a run of the lwt workload, recorded
@@ -262,6 +297,14 @@ func checkLWTRun(c *runner.LWTOps, path, html string, mode checkMode, stdout, st
 		for i := range page.Anomalies {
 			if tl := page.Anomalies[i].Timeline; tl != nil {
 				tl.Unit = "ns since the run began"
+				for _, e := range mode.faults {
+					if e.Err == nil {
+						tl.Marks = append(tl.Marks, draw.TimelineMark{At: int64(e.At), Label: e.What()})
+					}
+				}
+				if note := faultInForce(tl, mode.faults); note != "" {
+					tl.Notes = append(tl.Notes, note)
+				}
 			}
 		}
 		if mode.run != nil {
