@@ -159,7 +159,7 @@ func TestMemoryLimitStop(t *testing.T) {
 			continue
 		}
 		msg := j.stopReason(j.ctx.Err())
-		if !strings.HasPrefix(msg, "resource limit: resident memory ") || !strings.Contains(msg, "went past --max-memory "+c.limit+",") || strings.Contains(msg, "0.0MiB") {
+		if !strings.HasPrefix(msg, "resource limit: resident memory ") || !strings.Contains(msg, "went past --max-memory "+c.limit+",") || strings.Contains(msg, "memory 0.0MiB") {
 			t.Errorf("--max-memory %s: %q", c.limit, msg)
 		}
 	}
