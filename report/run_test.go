@@ -3,6 +3,7 @@ package report
 import (
 	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -47,5 +48,13 @@ func TestOverTimeMarksFaults(t *testing.T) {
 	}
 	if FaultsOf(&history.History{}) != nil {
 		t.Error("a history without faults has a Run section")
+	}
+	// Its section lists them, without an empty summary of a run.
+	var b strings.Builder
+	if err := (&Page{Title: "h", Run: r}).WriteHTML(&b); err != nil {
+		t.Fatal(err)
+	}
+	if page := b.String(); !strings.Contains(page, "0.500s partition 0-1 0-2") || strings.Contains(page, "run-summary") {
+		t.Errorf("the page's Run section lists no faults or an empty summary")
 	}
 }

@@ -71,6 +71,10 @@ func FuzzEDN(f *testing.F) {
 {:type :ok, :value [[:w "a b" "x\"y"] [:w :k/ns :kw] [:w 12345678901234567890 -99999999999999999999]], :process -3, :time 5}
 {:type :invoke, :f :txn, :value [[:r :x nil]], :process 1, :index 4} #_ {:type :invoke}
 (#jepsen.history.Op{:type :fail, :f :txn, :value nil, :process 1, :index 9})`))
+	f.Add([]byte(`{:type :invoke, :f :txn, :value [[:w :x 1]], :process 0, :time 10}
+{:type :info, :f :start-partition, :value nil, :process :nemesis, :time 25}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2" "n3"}} (1 2) \a], :process :nemesis, :time 30}
+{:type :ok, :f :txn, :value [[:w :x 1]], :process 0, :time 40}`))
 	formattest.AddCorpusSeed(f, 4096, "elle-list-append", "sess2__history0.edn")
 	f.Fuzz(func(t *testing.T, data []byte) {
 		fuzzJepsen(t, data, format.EDN)

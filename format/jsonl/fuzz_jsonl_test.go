@@ -25,6 +25,10 @@ func FuzzJSONL(f *testing.F) {
 {"session":1,"status":"aborted","ops":[["r","x",[1]],["r",5,[-4]]]}
 {"order":[-4],"key":5}
 `))
+	f.Add([]byte(`{"session":0,"ops":[["w","x",1]],"start":1,"end":2}
+{"nemesis":"partition 0-2 1-2","time":3}
+{"time":null,"nemesis":"heal\u001b[2J"}
+`))
 	f.Add([]byte(`{"session":0,"ops":[["w","x",1],["w","x",2],["r","y",null]]}
 { "key" : "x" , "order" : [ 2 , 1 ] }
 {"session":0,"ops":[["w","x",4611686018427387904],["r","x","4611686018427387904"],["w",18446744073709551615,-9223372036854775808]]}
