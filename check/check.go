@@ -238,6 +238,9 @@ func checkCycles(ctx context.Context, r *resolve.Resolution, opts polygraph.Opti
 	}
 	// The guess of a witness failed already: not again.
 	opts.NoRelax, opts.NoWitness = true, true
+	if r, err = unreleased(ctx, r); err != nil {
+		return noVerdict(ctx, res, err)
+	}
 	return checkPolygraph(ctx, r, opts, copts)
 }
 
@@ -251,6 +254,9 @@ func checkPolygraph(ctx context.Context, r *resolve.Resolution, opts polygraph.O
 	t := time.Now()
 	p, err := polygraph.BuildResolved(ctx, r, opts)
 	st.Construct = time.Since(t)
+	if p == nil {
+		return nil, err
+	}
 	res.Polygraph = p
 	st.KnownEdges = len(p.Known)
 	st.Constraints = len(p.Constraints)

@@ -182,7 +182,6 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 		if err := work.done(len(kc.chains)); err != nil {
 			return err
 		}
-		ko.out.order(&kc)
 		if err := ko.orderKey(&kc); err != nil || ko.out.tooLarge {
 			return err
 		}
@@ -192,12 +191,13 @@ func (ko *keyOrderer) orderKeys(keys []keyChains) error {
 
 // sideCloses reports whether putting chain a before chain b closes a cycle
 // with the known edges the clocks were computed from.
-func sideCloses(lw Lowering, clocks *digraph.Clocks, readers chainReaders, kc *keyChains, a, b *chain) bool {
-	if bad, _ := lw.ClosesCycle(clocks, Edge{a.tail, b.head, verdict.WW, kc.key}); bad {
+func sideCloses(lw Lowering, clocks *digraph.Clocks, readers chainReaders, kc *keyChains, a, b int32) bool {
+	head := kc.chains[b].head
+	if bad, _ := lw.ClosesCycle(clocks, Edge{kc.chains[a].tail, head, verdict.WW, kc.key}); bad {
 		return true
 	}
-	for _, r := range readers.of(a) {
-		if bad, _ := lw.ClosesCycle(clocks, Edge{r, b.head, verdict.RW, kc.key}); bad {
+	for _, r := range readers.of(kc.chains, a) {
+		if bad, _ := lw.ClosesCycle(clocks, Edge{r, head, verdict.RW, kc.key}); bad {
 			return true
 		}
 	}
@@ -265,7 +265,7 @@ func (ko *keyOrderer) orderKey(kc *keyChains) error {
 		g.pos, g.chain = sc.pos[at:end], sc.chain[at:end]
 		at = end
 		// The initial chain precedes the first of each group, and so all.
-		out.before(kc, &cs[0], &cs[g.chain[0]])
+		out.before(kc, 0, g.chain[0])
 	}
 	groups := sc.groups
 	var seen map[[2]int32]bool // pairs given a constraint or decided
@@ -310,7 +310,7 @@ func (ko *keyOrderer) orderKey(kc *keyChains) error {
 				seen[pair] = true
 				// Decide now what pruning would decide first: a pair one
 				// of whose orders closes a cycle takes the other.
-				x, y := &cs[pair[0]], &cs[pair[1]]
+				x, y := pair[0], pair[1]
 				xyBad, yxBad := sideCloses(lw, clocks, ko.out.readers, kc, x, y), sideCloses(lw, clocks, ko.out.readers, kc, y, x)
 				switch {
 				case xyBad && !yxBad:
@@ -339,7 +339,7 @@ func (ko *keyOrderer) orderKey(kc *keyChains) error {
 				}
 			}
 			if !implied {
-				out.before(kc, A, &cs[b])
+				out.before(kc, a, b)
 			}
 		}
 	}

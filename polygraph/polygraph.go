@@ -79,11 +79,21 @@ type Options struct {
 	// every key rather than only those its cycles ran through (see
 	// Polygraph.Relaxed).
 	NoRelax bool
+	// ReleaseReads lets BuildResolved release the reads of the
+	// resolution (resolve.Resolution.Release) once it holds them as its
+	// own edges, where they are not needed to choose writers: for the one
+	// owner of a resolution of tens of millions of reads, whose two copies
+	// would otherwise stay in memory while it is checked.
+	ReleaseReads bool
 	// NoWitness skips the guess of a version order that witnesses the
 	// level (see Polygraph.Witnessed), so that the constraints are built
 	// and searched even for a history the guess would settle: for tests
 	// and measurements of the search.
 	NoWitness bool
+	// graphOrder guesses the commit order from the graph of the known
+	// edges even where the history lists its transactions in one (see
+	// recordedOrder), for tests.
+	graphOrder bool
 	// parts, when positive, orders by reachability (not all pairs) in
 	// that many parts of keys (see orderChainsIn), for tests of the
 	// parallel construction.
@@ -140,6 +150,8 @@ type Polygraph struct {
 	// readers holds the readers of the tail of every chain of every key,
 	// cut by chain.r0 and chain.r1 (see chainReaders).
 	readers chainReaders
+	// graphOrder is Options.graphOrder.
+	graphOrder bool
 	// links are the chain links of keys with a choice, while the
 	// polygraph is built (see chainLink).
 	links []chainLink
@@ -189,16 +201,20 @@ func Build(ctx context.Context, h *history.History, opts Options) (*Polygraph, e
 // returns the polygraph built so far, incomplete, with the reason
 // (context.Cause).
 func BuildResolved(ctx context.Context, res *resolve.Resolution, opts Options) (*Polygraph, error) {
+	if res.Released() {
+		return nil, resolve.ErrReleased
+	}
 	n := len(res.History.Txns)
 	p := &Polygraph{
-		History:   res.History,
-		T0:        int32(n),
-		NumNodes:  n + 1,
-		Included:  res.Included,
-		Anomalies: slices.Clone(res.Anomalies),
-		Picks:     res.Picks(),
-		level:     opts.Level,
-		maxEdges:  max(opts.MaxConstraintEdges, 0),
+		History:    res.History,
+		T0:         int32(n),
+		NumNodes:   n + 1,
+		Included:   res.Included,
+		Anomalies:  slices.Clone(res.Anomalies),
+		Picks:      res.Picks(),
+		level:      opts.Level,
+		maxEdges:   max(opts.MaxConstraintEdges, 0),
+		graphOrder: opts.graphOrder,
 	}
 	if len(p.Anomalies) > 0 {
 		return p, nil
@@ -206,7 +222,7 @@ func BuildResolved(ctx context.Context, res *resolve.Resolution, opts Options) (
 	m := progress.Start(ctx, "build polygraph", int64(p.History.NumKeys()), "keys")
 	p.addSessionOrder(res)
 	choiceKeys, choices := p.choiceKeys(res)
-	keys, err := p.buildChains(m, res)
+	keys, err := p.buildChains(m, res, opts.ReleaseReads && len(choices) == 0)
 	if err != nil || len(p.Anomalies) > 0 {
 		return p, err
 	}
@@ -398,26 +414,34 @@ type keyChains struct {
 	// chainLink). It sits beside key, where it keeps the entry 32 bytes
 	// (after chains it took 40): a large history has millions.
 	choice bool
+	// chains are cut from one array of every key's chains in turn, and
+	// one more after the last: the chain after each one in that array
+	// ends its readers (see chainReaders.of).
 	chains []chain
 }
 
 // chain is a maximal sequence of writers of a key, each of which read the
 // key from the one before: head, ..., tail. Readers are the transactions
-// that read tail's version without writing the key.
+// that read tail's version without writing the key: chainReaders[r0:]
+// up to the next chain's r0.
 type chain struct {
-	head, tail int32
-	r0, r1     int32 // its readers: chainReaders[r0:r1]
+	head, tail, r0 int32
 }
 
 // chainReaders holds the readers of every chain of every key in one
-// array, cut by chain.r0 and chain.r1, which keeps chains 16 bytes and
-// free of pointers and a key's entry without a slice of its own: a large
-// history has millions of each. It is the array buildChains grouped the
-// reads by key in, each key's readers written over its reads.
+// array, in the order of the chains, which keeps chains 12 bytes and free
+// of pointers and a key's entry without a slice of its own: a history of
+// ten million transactions has eighty million chains. It is the array
+// buildChains grouped the reads by key in, the readers written over the
+// reads, or one of its own where the reads were copies (keyReads).
 type chainReaders []int32
 
-// of returns the readers of c.
-func (rs chainReaders) of(c *chain) []int32 { return rs[c.r0:c.r1] }
+// of returns the readers of chain i of cs, a key's chains: they end where
+// the next chain's begin, and the array cs is cut from holds one more
+// chain after every key's last.
+func (rs chainReaders) of(cs []chain, i int32) []int32 {
+	return rs[cs[i].r0:cs[:i+2][i+1].r0]
+}
 
 // buildChains adds, key by key, the WR edges of res's reads and the
 // read-modify-write chains with their WW and RW edges, and returns the
@@ -425,14 +449,13 @@ func (rs chainReaders) of(c *chain) []int32 { return rs[c.r0:c.r1] }
 // sorted by key) links its writers like read-modify-writes do, from the
 // initial transaction: they form the key's initial chain, which precedes
 // every other.
-func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]keyChains, error) {
+func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution, release bool) ([]keyChains, error) {
 	h := p.History
-	all, orders := res.Reads, res.Orders
+	orders := res.Orders
 	numKeys := h.NumKeys()
 	// Group final writes and external reads by key: counting sorts into
 	// flat arrays, so that a history of many keys costs no allocation per
-	// key. The reads are grouped as indexes into all, not copies: a copy
-	// was the largest array of a large check while it lived.
+	// key (see keyReads for the reads).
 	writerStart := make([]int32, numKeys+1)
 	for t := range h.Txns {
 		if err := tick(m, t); err != nil {
@@ -451,7 +474,7 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 	// Only a transaction's first read of a key counts: a later one that
 	// differs is a NonRepeatableRead, reported already.
 	readStart := make([]int32, numKeys+1)
-	for _, r := range all {
+	for _, r := range res.Reads {
 		if !r.Repeat {
 			readStart[r.Key+1]++
 		}
@@ -475,19 +498,10 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			}
 		}
 	}
-	// The reads' indexes into all, by key; each key's readers then
-	// overwrite its reads, once they are done with (p.readers).
-	byKey := make([]int32, readStart[numKeys])
-	p.readers = byKey
 	copy(fill, readStart[:numKeys])
-	for i, r := range all {
-		if !r.Repeat {
-			byKey[fill[r.Key]] = int32(i)
-			fill[r.Key]++
-		}
-	}
+	reads := groupReads(res, readStart[numKeys], fill, release)
+	p.readers = reads.readers
 	writersByKey := func(k int) []int32 { return writers[writerStart[k]:writerStart[k+1]] }
-	readsByKey := func(k int) []int32 { return byKey[readStart[k]:readStart[k+1]] }
 
 	// Scratch indexed by node: next and readHead are reset for the
 	// writers of each key, hasPrev holds the key it was set for. The
@@ -514,19 +528,25 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 	out := make([]keyChains, 0, keysOrdered)
 	var chains []chain
 	var readers []int32
-	var chainArena arena[chain]
+	// Every key's chains in one array, and one more (see chainReaders.of):
+	// a key has at most one chain a writer and the initial one, which
+	// sizes the array once. It is filled by index, never appended to, as
+	// a copy would leave the keys' chains cut from the old one.
+	all := make([]chain, writerStart[numKeys]+int32(keysOrdered)+1)
+	hugepage.Advise(all)
+	allChains, allReaders := int32(0), int32(0)
 	work := keyWork{m: m}
 	for k := 0; k < numKeys; k++ {
 		key := history.Key(k)
 		writers := writersByKey(k)
-		rs := readsByKey(k)
-		if err := work.done(len(writers) + len(rs)); err != nil {
+		r0, r1 := readStart[k], readStart[k+1]
+		if err := work.done(len(writers) + int(r1-r0)); err != nil {
 			return out, err
 		}
 		if len(writers) == 0 {
-			for _, ri := range rs {
-				r := &all[ri]
-				p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
+			for j := r0; j < r1; j++ {
+				w, r, _ := reads.at(j)
+				p.Known = append(p.Known, Edge{w, r, verdict.WR, key})
 			}
 			continue
 		}
@@ -546,29 +566,29 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 			}
 		}
 		readNext = readNext[:0]
-		for i, ri := range rs {
-			r := &all[ri]
+		for i := range r1 - r0 {
+			writer, reader, rmw := reads.at(r0 + i)
 			readNext = append(readNext, -1)
-			p.Known = append(p.Known, Edge{r.Writer, r.Reader, verdict.WR, key})
-			if !r.RMW {
-				readNext[i] = readHead[r.Writer]
-				readHead[r.Writer] = int32(i)
+			p.Known = append(p.Known, Edge{writer, reader, verdict.WR, key})
+			if !rmw {
+				readNext[i] = readHead[writer]
+				readHead[writer] = i
 				continue
 			}
-			if next[r.Writer] == r.Reader {
+			if next[writer] == reader {
 				continue // the version order shows the read-modify-write
 			}
-			if next[r.Writer] >= 0 {
-				p.Anomalies = append(p.Anomalies, resolve.Anomaly{Kind: verdict.LostUpdate, Txn: r.Reader, Op: -1, OtherOp: -1, Writer: r.Writer, OtherTxn: next[r.Writer], Key: key})
+			if next[writer] >= 0 {
+				p.Anomalies = append(p.Anomalies, resolve.Anomaly{Kind: verdict.LostUpdate, Txn: reader, Op: -1, OtherOp: -1, Writer: writer, OtherTxn: next[writer], Key: key})
 				continue
 			}
-			if hasPrev[r.Reader] == s {
+			if hasPrev[reader] == s {
 				// The version order puts the reader before the version
 				// it read: the known edges close a cycle through this read.
 				continue
 			}
-			next[r.Writer] = r.Reader
-			hasPrev[r.Reader] = s
+			next[writer] = reader
+			hasPrev[reader] = s
 		}
 		// Chains from every head: T0 and the blind writers. They are
 		// built in scratch and copied to arenas only for keys that keep
@@ -587,26 +607,111 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution) ([]k
 				v := next[u]
 				p.Known = append(p.Known, Edge{u, v, verdict.WW, key})
 				for i := readHead[u]; i >= 0; i = readNext[i] {
-					p.Known = append(p.Known, Edge{all[rs[i]].Reader, v, verdict.RW, key})
+					p.Known = append(p.Known, Edge{reads.reader(r0 + i), v, verdict.RW, key})
 				}
 				u = v
 			}
-			at := readStart[k] + int32(len(readers))
+			chains = append(chains, chain{head: head, tail: u, r0: allReaders + int32(len(readers))})
 			for i := readHead[u]; i >= 0; i = readNext[i] {
-				readers = append(readers, all[rs[i]].Reader)
+				readers = append(readers, reads.reader(r0+i))
 			}
-			chains = append(chains, chain{head: head, tail: u, r0: at, r1: readStart[k] + int32(len(readers))})
 		}
 		// Writers on no chain from a head read from each other in a
 		// cycle; their WR edges already make the known graph cyclic.
 		if len(chains) > 1 {
-			// The readers are some of the key's reads, which are done
-			// with: they take their place.
-			copy(rs, readers)
-			out = append(out, keyChains{key: key, chains: chainArena.clone(chains)})
+			// The readers are no more than the reads of the keys so far,
+			// which are done with: they take their place.
+			allReaders += int32(copy(p.readers[allReaders:r1], readers))
+			n := int32(copy(all[allChains:], chains))
+			out = append(out, keyChains{key: key, chains: all[allChains : allChains+n]})
+			allChains += n
+			all[allChains] = chain{r0: allReaders}
 		}
 	}
 	return out, nil
+}
+
+// keyReads are the external reads of a resolution that count for the
+// polygraph (a transaction's first read of each key), grouped by key:
+// read j of the groups is at(j).
+//
+// They are indexes into the resolution's reads, not copies: a copy was
+// the largest array of a large check while it lived. Where the caller
+// lets the resolution's reads go (Options.ReleaseReads), they are copies
+// of the two transactions alone, 8 bytes a read against the 20 of a
+// resolve.ExternalRead they replace, and readers is an array of its own.
+// Otherwise each key's readers take the place of its indexes once they
+// are done with (chainReaders).
+type keyReads struct {
+	all   []resolve.ExternalRead
+	index []int32 // into all, by key; nil when own holds the reads
+	own   []ownRead
+	// readers is the array chainReaders cuts.
+	readers []int32
+}
+
+// ownRead is a read of keyReads.own: reader is ^reader (negative) for a
+// read-modify-write.
+type ownRead struct{ writer, reader int32 }
+
+// groupReads groups the first reads of res by key: n of them, key k's
+// from fill[k] on. With release, it copies them and releases res's.
+func groupReads(res *resolve.Resolution, n int32, fill []int32, release bool) keyReads {
+	all := res.Reads
+	if !release {
+		index := make([]int32, n)
+		for i, r := range all {
+			if !r.Repeat {
+				index[fill[r.Key]] = int32(i)
+				fill[r.Key]++
+			}
+		}
+		return keyReads{all: all, index: index, readers: index}
+	}
+	own := make([]ownRead, n)
+	hugepage.Advise(own)
+	for _, r := range all {
+		if !r.Repeat {
+			reader := r.Reader
+			if r.RMW {
+				reader = ^reader
+			}
+			own[fill[r.Key]] = ownRead{r.Writer, reader}
+			fill[r.Key]++
+		}
+	}
+	res.Release()
+	all = nil
+	if n >= releaseEdges {
+		// The reads released are garbage: handed back to the system now,
+		// rather than only collected, as the edges and chains to come
+		// did not reuse their room and raised the peak by 0.5 GB at ten
+		// million transactions (measured).
+		debug.FreeOSMemory()
+	}
+	readers := make([]int32, n)
+	hugepage.Advise(readers)
+	return keyReads{own: own, readers: readers}
+}
+
+// at returns the writer and the reader of read j, and whether it is a
+// read-modify-write.
+func (g *keyReads) at(j int32) (writer, reader int32, rmw bool) {
+	if g.index == nil {
+		r := g.own[j]
+		if r.reader < 0 {
+			return r.writer, ^r.reader, true
+		}
+		return r.writer, r.reader, false
+	}
+	r := &g.all[g.index[j]]
+	return r.Writer, r.Reader, r.RMW
+}
+
+// reader returns the reader of read j.
+func (g *keyReads) reader(j int32) int32 {
+	_, r, _ := g.at(j)
+	return r
 }
 
 // tick reports m's error every progress.Every transactions: t is the
@@ -620,13 +725,14 @@ func tick(m *progress.Meter, t int) error {
 	return m.Err()
 }
 
-// before appends the edges that putting chain a before chain b adds: a's
-// last write is overwritten by b's first, and so everyone who read a's
-// last version read before b.
-func before(edges []Edge, readers chainReaders, kc *keyChains, a, b *chain) []Edge {
-	edges = append(edges, Edge{a.tail, b.head, verdict.WW, kc.key})
-	for _, r := range readers.of(a) {
-		edges = append(edges, Edge{r, b.head, verdict.RW, kc.key})
+// before appends the edges that putting chain a before chain b of kc
+// adds: a's last write is overwritten by b's first, and so everyone who
+// read a's last version read before b.
+func before(edges []Edge, readers chainReaders, kc *keyChains, a, b int32) []Edge {
+	head := kc.chains[b].head
+	edges = append(edges, Edge{kc.chains[a].tail, head, verdict.WW, kc.key})
+	for _, r := range readers.of(kc.chains, a) {
+		edges = append(edges, Edge{r, head, verdict.RW, kc.key})
 	}
 	return edges
 }
@@ -649,11 +755,8 @@ type orderOut struct {
 	// readers are the polygraph's, which the edges of chains name.
 	readers chainReaders
 	// links records, for keys with a choice, each chain's edges to
-	// another (see chainLink); cur maps the first transaction of each
-	// chain of the key being ordered to its index, nil for other keys.
-	links  []chainLink
-	cur    map[int32]int32
-	curKey history.Key
+	// another (see chainLink).
+	links []chainLink
 }
 
 // chainLink says that chain A of Key gets its edges to chain B: known
@@ -668,23 +771,10 @@ type chainLink struct {
 	Either     bool
 }
 
-// order sets the key whose chains out orders next.
-func (o *orderOut) order(kc *keyChains) {
-	if !kc.choice {
-		o.cur = nil
-		return
-	}
-	o.cur = make(map[int32]int32, len(kc.chains))
-	for i := range kc.chains {
-		o.cur[kc.chains[i].head] = int32(i)
-	}
-	o.curKey = kc.key
-}
-
 // before adds the edges of putting chain a before chain b of kc.
-func (o *orderOut) before(kc *keyChains, a, b *chain) {
+func (o *orderOut) before(kc *keyChains, a, b int32) {
 	key := kc.key
-	need := 1 + int(a.r1-a.r0)
+	need := 1 + len(o.readers.of(kc.chains, a))
 	if n := len(o.known); n == 0 || cap(o.known[n-1])-len(o.known[n-1]) < need {
 		size := firstBlock
 		if n > 0 {
@@ -694,25 +784,25 @@ func (o *orderOut) before(kc *keyChains, a, b *chain) {
 	}
 	last := &o.known[len(o.known)-1]
 	*last = before(*last, o.readers, kc, a, b)
-	if o.cur != nil && key == o.curKey {
-		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: -1})
+	if kc.choice {
+		o.links = append(o.links, chainLink{Key: key, A: a, B: b, Constraint: -1})
 	}
 }
 
 // constraint adds the constraint between chains a and b, counting its
 // edges against the bound.
-func (o *orderOut) constraint(kc *keyChains, a, b *chain) {
+func (o *orderOut) constraint(kc *keyChains, a, b int32) {
 	key := kc.key
-	na, nb := int(a.r1-a.r0), int(b.r1-b.r0)
-	o.constraints = append(o.constraints, Constraint{Key: key, A: a.head, B: b.head,
+	na, nb := len(o.readers.of(kc.chains, a)), len(o.readers.of(kc.chains, b))
+	o.constraints = append(o.constraints, Constraint{Key: key, A: kc.chains[a].head, B: kc.chains[b].head,
 		Either: before(o.arena.alloc(1+na), o.readers, kc, a, b),
 		Or:     before(o.arena.alloc(1+nb), o.readers, kc, b, a)})
 	o.edges += 2 + na + nb
 	o.tooLarge = o.tooLarge || o.maxEdges > 0 && o.edges > o.maxEdges
-	if o.cur != nil && key == o.curKey {
+	if kc.choice {
 		ci := int32(len(o.constraints) - 1)
-		o.links = append(o.links, chainLink{Key: key, A: o.cur[a.head], B: o.cur[b.head], Constraint: ci, Either: true},
-			chainLink{Key: key, A: o.cur[b.head], B: o.cur[a.head], Constraint: ci, Either: false})
+		o.links = append(o.links, chainLink{Key: key, A: a, B: b, Constraint: ci, Either: true},
+			chainLink{Key: key, A: b, B: a, Constraint: ci, Either: false})
 	}
 }
 
@@ -760,16 +850,16 @@ func (p *Polygraph) join(outs []orderOut, release bool) {
 
 // arena hands out room for values cut from large blocks, so that millions
 // of small slices cost no allocation each: a 1M-transaction history has
-// millions of constraints and of write chains, and their small slices half
-// again their size in allocation overhead.
+// millions of constraints, and their small slices half again their size
+// in allocation overhead.
 type arena[T any] struct{ block []T }
 
 // arenaBlock is the largest number of values of a block of an arena.
 // Blocks start at firstBlock values and double: a check of a history of
 // ten transactions (the model checker runs thousands) allocates little,
-// and one of ten million allocates its gigabyte of chains in blocks large
-// enough for huge pages (hugepage.MinBytes at 16 bytes a value), which
-// take 512 times fewer page faults to fill.
+// and one of millions of constraints allocates their edges in blocks
+// large enough for huge pages (hugepage.MinBytes at 16 bytes a value),
+// which take 512 times fewer page faults to fill.
 const (
 	arenaBlock = 1 << 21
 	firstBlock = 256
@@ -790,14 +880,6 @@ func (a *arena[T]) alloc(n int) []T {
 	return a.block[at : at : at+n]
 }
 
-// clone returns a copy of s cut from the arena.
-func (a *arena[T]) clone(s []T) []T {
-	if len(s) == 0 {
-		return nil
-	}
-	return append(a.alloc(len(s)), s...)
-}
-
 // orderAllPairs orders the chains of every key the way Huang et al.
 // (PVLDB 2023) do: the initial chain before every other, and a constraint
 // for every other pair, adding them to out. It is quadratic in the writers
@@ -809,10 +891,9 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 		if err := work.done(len(cs)); err != nil {
 			return err
 		}
-		out.order(&kc)
 		readers := 0
-		for i := range cs {
-			readers += int(cs[i].r1 - cs[i].r0)
+		for i := range int32(len(cs)) {
+			readers += len(out.readers.of(cs, i))
 		}
 		// Every pair has 2 WW edges and every reader of one side's tail an
 		// RW edge to the other's head: check the bound before allocating.
@@ -821,19 +902,19 @@ func orderAllPairs(m *progress.Meter, keys []keyChains, out *orderOut) error {
 			out.tooLarge = true
 			return nil
 		}
-		for j := 1; j < len(cs); j++ {
-			out.before(&kc, &cs[0], &cs[j])
+		for j := int32(1); j < int32(len(cs)); j++ {
+			out.before(&kc, 0, j)
 		}
-		for a, pairs := 1, 0; a < len(cs); a++ {
+		for a, pairs := int32(1), 0; a < int32(len(cs)); a++ {
 			// A key of many writers makes millions of pairs.
-			if pairs += len(cs) - a; pairs >= progress.Every {
+			if pairs += len(cs) - int(a); pairs >= progress.Every {
 				pairs = 0
 				if err := m.Err(); err != nil {
 					return err
 				}
 			}
-			for b := a + 1; b < len(cs); b++ {
-				out.constraint(&kc, &cs[a], &cs[b])
+			for b := a + 1; b < int32(len(cs)); b++ {
+				out.constraint(&kc, a, b)
 			}
 		}
 	}

@@ -3,6 +3,7 @@ package polygraph
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"testing"
 
 	"github.com/isocheck/isocheck/digraph"
@@ -157,7 +158,7 @@ func TestForwardSnapshotsSound(t *testing.T) {
 		// key's chains sorted by it.
 		p := &Polygraph{History: h, T0: int32(len(h.Txns)), NumNodes: len(h.Txns) + 1, Included: res.Included, level: level.SI}
 		p.addSessionOrder(res)
-		keys, err := p.buildChains(progress.Start(context.Background(), "build", 0, "keys"), res)
+		keys, err := p.buildChains(progress.Start(context.Background(), "build", 0, "keys"), res, false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -213,4 +214,70 @@ func TestForwardSnapshotsSound(t *testing.T) {
 	if passed < 50 || cyclic < 10 {
 		t.Errorf("%d guesses passed, %d cyclic: want both kinds among the histories", passed, cyclic)
 	}
+}
+
+// TestRecordedOrderGuessesAsTheGraph checks the commit order taken from
+// the order in which a history lists its transactions (recordedOrder)
+// against the one commitOrder finds in the graph of the known edges: on
+// histories from every store, listed as their transactions completed,
+// at SER and SI, the guess witnesses the level as often, and the
+// constraints left when it does not are the same. The listed order is
+// taken for most of them, and refused where the history lists them in
+// another order (by session, here).
+func TestRecordedOrderGuessesAsTheGraph(t *testing.T) {
+	recorded, refused := 0, 0
+	for seed, store := range histgen.Stores() {
+		for _, bySession := range []bool{false, true} {
+			h := histgen.Large(histgen.LargeConfig{Sessions: 8, TxnsPerSession: 40, Keys: 30, Seed: int64(seed), Store: store})
+			if bySession {
+				h = listBySession(h)
+			}
+			res, err := resolve.Resolve(context.Background(), h)
+			if err != nil || len(res.Anomalies) > 0 {
+				continue
+			}
+			for _, l := range []level.Level{level.SER, level.SI} {
+				listed, err := BuildResolved(context.Background(), res, Options{Level: l})
+				if err != nil {
+					t.Fatal(err)
+				}
+				graph, err := BuildResolved(context.Background(), res, Options{Level: l, graphOrder: true})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if listed.Witnessed != graph.Witnessed || !reflect.DeepEqual(listed.Constraints, graph.Constraints) {
+					t.Errorf("store %v at %v (by session %v): witnessed %v with the listed order, %v with the graph's; %d and %d constraints",
+						store, l, bySession, listed.Witnessed, graph.Witnessed, len(listed.Constraints), len(graph.Constraints))
+				}
+				switch rank := listed.recordedOrder(listed.Lowering()); {
+				case rank != nil && bySession:
+					t.Errorf("store %v at %v: a history listed by session taken as a commit order", store, l)
+				case rank != nil:
+					recorded++
+				case bySession:
+					refused++
+				}
+			}
+		}
+	}
+	t.Logf("the listed order taken %d times, refused %d", recorded, refused)
+	if recorded < 8 || refused < 8 {
+		t.Errorf("the listed order taken %d times, refused %d: the test means little", recorded, refused)
+	}
+}
+
+// listBySession returns h with its transactions listed session by
+// session.
+func listBySession(h *history.History) *history.History {
+	b := history.NewBuilder(h.Init)
+	for s, txns := range h.Sessions {
+		for _, t := range txns {
+			tx := h.Txns[t]
+			tx.Session = b.Session(h.SessionNames[s])
+			b.AddTxn(tx, h.Ops[tx.OpStart:tx.OpEnd])
+		}
+	}
+	out := b.History()
+	out.KeyNames = h.KeyNames
+	return out
 }

@@ -16,6 +16,7 @@ package resolve
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"runtime"
 	"runtime/debug"
@@ -69,7 +70,27 @@ type Resolution struct {
 	// narrowed says picks fix some reads only, and the others stay
 	// Choices (see Narrow).
 	narrowed bool
+	// released says Release dropped the reads.
+	released bool
 }
+
+// ErrReleased is the error of a check of a Resolution whose reads were
+// released (see Release): resolve the history again.
+var ErrReleased = errors.New("resolve: the reads of this resolution were released; resolve the history again")
+
+// Release drops Reads, the largest array of a resolution (20 bytes a
+// read), for its one owner once it has taken what it needs from them:
+// the polygraph of a history of tens of millions of reads holds them as
+// its own edges (polygraph.Options.ReleaseReads), and without Release
+// both would stay in memory while it is checked. A released Resolution
+// cannot be checked again: every check of it fails with ErrReleased
+// (see Released).
+func (r *Resolution) Release() {
+	r.Reads, r.released = nil, true
+}
+
+// Released reports whether Release dropped the reads of r.
+func (r *Resolution) Released() bool { return r.released }
 
 // Resolve resolves the reads of h. Input errors (a value written twice to
 // one key of a list history, a write of the initial value there) are

@@ -163,6 +163,9 @@ func checkWith(ctx context.Context, r *resolve.Resolution, l level.Level, opt op
 	default:
 		return nil, fmt.Errorf("saturate: level %v is not RC, RA or CC", l)
 	}
+	if r.Released() {
+		return nil, resolve.ErrReleased
+	}
 	res := &Result{Verdict: verdict.Violated}
 	for _, a := range r.Anomalies {
 		// Reading a key twice and getting a newer value is allowed at RC;
