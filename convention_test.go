@@ -2,7 +2,9 @@ package isocheck_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -12,6 +14,7 @@ import (
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/format/sqljsonl"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/interpret"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/progress"
@@ -238,6 +241,31 @@ func TestStageConvention(t *testing.T) {
 		}
 		if res, err := run(context.Background(), level.SER); err == nil || progress.Stopped(err) || res != nil {
 			t.Errorf("a level saturate does not check: %v, %v; want an error", res, err)
+		}
+	}
+}
+
+// TestReportConvention checks that every vertical's report embeds the
+// one report shape, verdict.Report, so that each starts its JSON the same
+// way: a head with the level, the verdict and the evidence of the
+// violation, encoded before the vertical's own fields.
+func TestReportConvention(t *testing.T) {
+	reports := map[string]any{
+		"interpret.Report": interpret.Report{Report: verdict.NewReport[interpret.Anomaly]("SER", verdict.Outcome{Verdict: verdict.Violated})},
+		"sqlcheck.Report":  sqlcheck.Report{Report: verdict.NewReport[sqlcheck.AnomalyReport]("SER", verdict.Outcome{Verdict: verdict.Violated})},
+		"lwt.Report":       lwt.Report{Report: verdict.NewReport[lwt.Anomaly](lwt.Model, verdict.Outcome{Verdict: verdict.Violated})},
+	}
+	for name, r := range reports {
+		typ := reflect.TypeOf(r)
+		if f := typ.Field(0); !f.Anonymous || f.Type.PkgPath() != reflect.TypeFor[verdict.Summary]().PkgPath() || !strings.HasPrefix(f.Type.Name(), "Report[") {
+			t.Errorf("%s: the first field is %s %v, not an embedded verdict.Report", name, f.Name, f.Type)
+		}
+		b, err := json.Marshal(r)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasPrefix(string(b), `{"level":`) || !strings.Contains(string(b), `"satisfied":false,"verdict":"violated"`) {
+			t.Errorf("%s: JSON does not start with the shared head: %s", name, b)
 		}
 	}
 }

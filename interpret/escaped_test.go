@@ -10,7 +10,7 @@ import (
 // and structs, to s, making slices of two elements and allocating
 // pointers on the way.
 func fill(v reflect.Value, s string, depth int) {
-	if depth > 8 {
+	if depth > 9 {
 		return
 	}
 	switch v.Kind() {

@@ -385,7 +385,7 @@ func TestFigureSatisfied(t *testing.T) {
 // puts it on a lane of its own on top, with the value read marked.
 func TestFigureInitialState(t *testing.T) {
 	f := false
-	rep := &interpret.Report{Level: "SER", Summary: verdict.Summary{Satisfied: &f, Verdict: "violated"}, Anomaly: &interpret.Anomaly{
+	rep := &interpret.Report{Report: verdict.Report[interpret.Anomaly]{Level: "SER", Summary: verdict.Summary{Satisfied: &f, Verdict: "violated"}, Anomaly: &interpret.Anomaly{
 		Finding: verdict.Finding{Name: verdict.GSingle, Summary: "T1 read x's initial value, which T2 overwrote"},
 		Txns: []interpret.TxnInfo{
 			{Name: "T1", Session: "1", Position: 1, Status: "committed", Where: "h.jsonl:1", Index: 0,
@@ -400,7 +400,7 @@ func TestFigureInitialState(t *testing.T) {
 		Edges: []interpret.Step{
 			{From: "init", To: "T1", Kind: "WR", Key: "x", FromValue: interpret.NullValue(), ToValue: interpret.NullValue(), Reason: "T1 read the initial x=null"},
 		},
-	}}
+	}}}
 	g := rep.Graph()
 	checkGraph(t, rep, g)
 	if len(g.Lanes) != 3 || g.Lanes[0].Name != "initial state" || len(g.Lanes[0].Nodes) != 1 {
@@ -435,7 +435,7 @@ func TestFigureCycleFirst(t *testing.T) {
 		},
 		Edges: []interpret.Step{step("T0", "T1", "WR")},
 	}
-	g := (&interpret.Report{Level: "SER", Anomaly: a}).Graph()
+	g := (&interpret.Report{Report: verdict.Report[interpret.Anomaly]{Level: "SER", Anomaly: a}}).Graph()
 	labels := map[string]string{}
 	context := map[string]bool{}
 	for _, e := range g.Edges {

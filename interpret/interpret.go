@@ -50,12 +50,10 @@ import (
 // Every Step's From and To, and Constraint's A and B, are the Name of a
 // transaction in Anomaly.Txns, or "init".
 type Report struct {
-	// Level is the isolation level checked, by its short name (SER).
-	Level string `json:"level"`
-	// Summary is the verdict, as every vertical's report gives it:
-	// Satisfied true or false, or nil (JSON null) when there is none, and
-	// then the Reason (such as a timeout).
-	verdict.Summary
+	// Report is the head every vertical's report shares: the level
+	// checked (SER), the verdict, and the explanation of the violation
+	// (Anomaly), when Satisfied is false.
+	verdict.Report[Anomaly]
 	// ImpliedBy, when set, is the weaker level the history breaks
 	// already, the weakest it breaks (see check.Options.WeakestBroken):
 	// Anomaly is the explanation of that level's violation, which breaks
@@ -64,8 +62,6 @@ type Report struct {
 	// Undecided, when set, is a weaker level the check found no verdict
 	// for: the history may break it too.
 	Undecided string `json:"undecided_weaker_level,omitempty"`
-	// Anomaly explains the violation, when Satisfied is false.
-	Anomaly *Anomaly `json:"anomaly,omitempty"`
 	// Anomalies lists every kind of anomaly found that the level forbids,
 	// the main one (Anomaly) first, each with a count and an example
 	// (see Every); only when Every was asked for.
@@ -279,7 +275,7 @@ func explain(res *check.Result) *Report {
 
 // verdictReport fills in the verdict; ok says there is a violation to explain.
 func verdictReport(res *check.Result) (rep *Report, ok bool) {
-	rep = &Report{Level: res.Level.String(), Summary: res.Outcome.Summary()}
+	rep = &Report{Report: verdict.NewReport[Anomaly](res.Level.String(), res.Outcome)}
 	if res.Verdict != verdict.Violated {
 		return rep, false
 	}

@@ -73,6 +73,9 @@ func (r *Report) writeText(w io.Writer, color, full bool) error {
 		}
 		b.WriteString("\n")
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(&b, "note: %s\n", n)
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }
@@ -274,6 +277,12 @@ func (r *Report) escaped() *Report {
 	e.Verdict = textsafe.Escape(r.Verdict)
 	e.ImpliedBy = textsafe.Escape(r.ImpliedBy)
 	e.Undecided = textsafe.Escape(r.Undecided)
+	if r.Notes != nil {
+		e.Notes = make([]string, len(r.Notes))
+		for i, n := range r.Notes {
+			e.Notes[i] = textsafe.Escape(n)
+		}
+	}
 	if a := r.Anomaly; a != nil {
 		c := *a
 		c.Class = textsafe.Escape(a.Class)

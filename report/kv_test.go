@@ -168,7 +168,7 @@ func TestLevelRow(t *testing.T) {
 			t.Errorf("%v: %+v, want %+v", c.level, got, c.want)
 		}
 	}
-	no := &interpret.Report{Level: "SER", Summary: verdict.Outcome{Reason: "timed out"}.Summary()}
+	no := &interpret.Report{Report: verdict.NewReport[interpret.Anomaly]("SER", verdict.Outcome{Reason: "timed out"})}
 	if got, want := report.LevelRow(no), (report.Level{Name: "SER", Verdict: verdict.Unknown, Reason: "timed out"}); got != want {
 		t.Errorf("no verdict: %+v, want %+v", got, want)
 	}

@@ -20,18 +20,12 @@ const PerTransaction = "per transaction"
 const rcNote = "RC here is that of Biswas and Enea, \"On the Complexity of Checking Transactional Consistency\" (OOPSLA 2019), without the session guarantee: an RC transaction need not see what earlier transactions of its session wrote"
 
 // Report is a Result in words, for people (WriteText) and programs (its
-// JSON encoding, shaped as a key-value report's: see docs/json.md).
+// JSON encoding, the head every vertical's report shares: see
+// docs/json.md). Its Level is what was checked: PerTransaction, or the
+// level every transaction was set to (SER); its Notes say which RC is
+// meant.
 type Report struct {
-	// Level is what was checked: PerTransaction, or the level every
-	// transaction was set to (SER).
-	Level string `json:"level"`
-	// Summary is the verdict, and why there is none; Satisfied is nil
-	// (JSON null) then.
-	verdict.Summary
-	// Anomaly explains the violation, when Satisfied is false.
-	Anomaly *AnomalyReport `json:"anomaly,omitempty"`
-	// Notes say what helps read the verdict (which RC is meant).
-	Notes []string `json:"notes,omitempty"`
+	verdict.Report[AnomalyReport]
 }
 
 // AnomalyReport describes a violation, in the vocabulary of package
@@ -74,7 +68,7 @@ type TxnReport struct {
 
 // Explain puts res in words, with Level PerTransaction.
 func Explain(res *Result) *Report {
-	rep := &Report{Level: PerTransaction, Summary: res.Outcome.Summary()}
+	rep := &Report{Report: verdict.NewReport[AnomalyReport](PerTransaction, res.Outcome)}
 	if h := res.History; h != nil {
 		for i := range h.Txns {
 			if h.Txns[i].Level == level.RC {

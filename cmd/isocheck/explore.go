@@ -39,7 +39,7 @@ func runExplore(args []string, stdout, stderr io.Writer) int {
 	all := fs.String("all", "", "write every history found to this directory, one native JSONL file each")
 	first := fs.Bool("first", false, "stop at the first history that breaks an assertion")
 	workers := fs.Int("workers", runtime.GOMAXPROCS(0), "explore on this many goroutines (explore-ce only; the results do not depend on it; default: GOMAXPROCS, the CPUs the process may use)")
-	asJSON := fs.Bool("json", false, "print the verdict, counts, time and memory as one JSON object (satisfied, verdict, reason, app, sessions, txns, seed, level, base, algorithm, histories, end_states, blocked, failed, failures, complete, elapsed_ms, peak_rss_bytes)")
+	asJSON := fs.Bool("json", false, "print the verdict, counts, time and memory as one JSON object (level, satisfied, verdict, reason, anomaly.failures, app, sessions, txns, seed, base, algorithm, histories, end_states, blocked, failed, complete, elapsed_ms, peak_rss_bytes)")
 	htmlFile := fs.String("html", "", htmlUsage)
 	lim := addLimitFlags(fs)
 	pos, help, err := parse(fs, args)
@@ -191,39 +191,44 @@ func stopCause(j *job, first bool) string {
 	return "stopped early"
 }
 
-// exploreReport is what `explore --json` prints: the verdict, as every
-// vertical's JSON report gives it (satisfied: every history keeps the
-// program's assertions), then the counts.
+// exploreReport is what `explore --json` prints: the head every
+// vertical's report has (the level explored; satisfied: every history
+// keeps the program's assertions; the evidence of the first history that
+// does not), then the counts.
 type exploreReport struct {
-	verdict.Summary
-	App       string   `json:"app"`
-	Sessions  int      `json:"sessions"`
-	Txns      int      `json:"txns"`
-	Seed      int64    `json:"seed"`
-	Level     string   `json:"level"`
-	Base      string   `json:"base"`
-	Algorithm string   `json:"algorithm"`
-	Histories int      `json:"histories"`
-	EndStates int      `json:"end_states"`
-	Blocked   int      `json:"blocked"`
-	Failed    int      `json:"failed"`
-	Failures  []string `json:"failures,omitempty"` // the first failing history's
-	Complete  bool     `json:"complete"`
-	Stopped   string   `json:"stopped,omitempty"` // why it is not complete
-	Millis    float64  `json:"elapsed_ms"`
-	PeakRSS   int64    `json:"peak_rss_bytes"`
+	verdict.Report[brokenAssertions]
+	App       string  `json:"app"`
+	Sessions  int     `json:"sessions"`
+	Txns      int     `json:"txns"`
+	Seed      int64   `json:"seed"`
+	Base      string  `json:"base"`
+	Algorithm string  `json:"algorithm"`
+	Histories int     `json:"histories"`
+	EndStates int     `json:"end_states"`
+	Blocked   int     `json:"blocked"`
+	Failed    int     `json:"failed"`
+	Complete  bool    `json:"complete"`
+	Stopped   string  `json:"stopped,omitempty"` // why it is not complete
+	Millis    float64 `json:"elapsed_ms"`
+	PeakRSS   int64   `json:"peak_rss_bytes"`
+}
+
+// brokenAssertions is the evidence of an exploration's violation: the
+// assertions the first history that breaks them broke, in words.
+type brokenAssertions struct {
+	Failures []string `json:"failures"`
 }
 
 func newExploreReport(app string, sessions, txns int, seed int64, res *explore.Result) exploreReport {
 	r := exploreReport{
-		Summary: res.Outcome.Summary(),
-		App:     app, Sessions: sessions, Txns: txns, Seed: seed,
-		Level: res.Level.String(), Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
+		Report: verdict.NewReport[brokenAssertions](res.Level.String(), res.Outcome),
+		App:    app, Sessions: sessions, Txns: txns, Seed: seed,
+		Base: baseName(res.Base), Algorithm: res.Algorithm.String(),
 		Histories: res.Histories, EndStates: res.EndStates, Blocked: res.Blocked, Failed: res.Failed,
 		Complete: res.Complete, Millis: ms(res.Elapsed), PeakRSS: peakResidentMemory(),
 	}
 	if res.First != nil {
-		r.Failures = res.First.Failures()
+		r.Anomaly = &brokenAssertions{Failures: res.First.Failures()}
 	}
 	return r
 }

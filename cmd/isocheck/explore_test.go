@@ -75,6 +75,10 @@ func TestExploreAll(t *testing.T) {
 	if len(files) != rep.Histories || len(broken) != rep.Failed || rep.Histories == 0 || !rep.Complete {
 		t.Fatalf("%d files (%d broken) for %+v", len(files), len(broken), rep)
 	}
+	// The evidence of a violation is where every report has it.
+	if broke := rep.Failed > 0; broke != (rep.Anomaly != nil && len(rep.Anomaly.Failures) > 0) || broke != (status == exitViolated) || rep.Level != "RA" {
+		t.Errorf("exit %d, %d broken histories, level %q, anomaly %+v", status, rep.Failed, rep.Level, rep.Anomaly)
+	}
 	for _, f := range files {
 		var o, e bytes.Buffer
 		if s := run([]string{"check", "--level", "ra", f}, &o, &e); s != exitSatisfied {

@@ -24,6 +24,7 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	fs.Lookup("allow-empty").Usage = "accept a history of 0 operations (by default an error: an empty file is more often a crashed recorder than a test)"
 	fs.Lookup("format").Usage = "input format: auto, edn (Jepsen), elle-json, or jsonl (Jepsen events as JSON lines, or isocheck's transactions as isocheck run --workload lwt records them)"
 	htmlFile := fs.String("html", "", htmlUsage)
+	asJSON := fs.Bool("json", false, "print one JSON object: the verdict as every report gives it, the operation that cannot be placed and those its reason names, and the counts (schema in docs/json.md)")
 	failMeans := fs.String("fail-means", "absent", "what a failed operation (:fail) means: absent (Jepsen's and Knossos's meaning: it did not happen, and is left out) or compared (Porcupine's etcd model: a failed cas compared and found another value)")
 	pos, help, err := parse(fs, args)
 	if err != nil {
@@ -42,6 +43,12 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	fail, err := lwt.ParseFailMeaning(*failMeans)
 	if err != nil {
 		return usageError(stderr, "lwt", "--fail-means: %v", err)
+	}
+	// With --html -, stdout carries the page alone, and the report goes
+	// to stderr (as check's routeStdout does).
+	out := stdout
+	if *htmlFile == "-" {
+		out = stderr
 	}
 	path := pos[0]
 	if path == "-" {
@@ -74,7 +81,11 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		j.stop()
 		if progress.Stopped(err) {
-			fmt.Fprintf(stdout, "linearizability: no verdict: %s\n", j.stopReason(err))
+			if *asJSON {
+				rep := &lwt.Report{Report: verdict.NewReport[lwt.Anomaly](lwt.Model, verdict.Outcome{Reason: j.stopReason(err)})}
+				return encodeJSON(out, stderr, exitNoVerdict, rep)
+			}
+			fmt.Fprintf(out, "linearizability: no verdict: %s\n", j.stopReason(err))
 			return exitNoVerdict
 		}
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
@@ -87,24 +98,33 @@ func runLWT(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "isocheck: %v\n", err)
 		return exitNoVerdict
 	}
-	if len(rops) == 0 {
-		fmt.Fprintf(stdout, "%s: 0 operations (an empty history)\n", textsafe.Escape(pos[0]))
-	}
-	fmt.Fprintf(stdout, "linearizability: %s\n", textsafe.Escape(res.String()))
-	if h := j.hint(lwtStop(res)); res.Verdict == verdict.Unknown && h != "" {
-		fmt.Fprintf(stdout, "  %s\n", h)
-	}
-	writeLWTViolation(stdout, res, ops)
 	var notes []string
 	if n := len(rops) - len(ops); n > 0 {
 		notes = append(notes, fmt.Sprintf("%d failed operations (:fail) left out: they did not happen (--fail-means compared reads a failed cas as Porcupine's etcd model does)", n))
 	}
 	notes = append(notes, registerNotes(info)...)
-	for _, n := range notes {
-		fmt.Fprintf(stdout, "note: %s\n", textsafe.Escape(n))
-	}
+	hint := j.hint(lwtStop(res))
 	if *htmlFile != "" {
 		writePage(*htmlFile, stdout, lwtPage(pos[0], commandLine("lwt", args), res, ops, info, notes), stderr)
+	}
+	if *asJSON {
+		rep := lwt.Explain(res, ops)
+		if res.Verdict == verdict.Unknown && hint != "" {
+			rep.Reason += "; " + hint
+		}
+		rep.Notes = notes
+		return encodeJSON(out, stderr, verdictStatus(res.Verdict), rep)
+	}
+	if len(rops) == 0 {
+		fmt.Fprintf(out, "%s: 0 operations (an empty history)\n", textsafe.Escape(pos[0]))
+	}
+	fmt.Fprintf(out, "linearizability: %s\n", textsafe.Escape(res.String()))
+	if res.Verdict == verdict.Unknown && hint != "" {
+		fmt.Fprintf(out, "  %s\n", hint)
+	}
+	writeLWTViolation(out, res, ops)
+	for _, n := range notes {
+		fmt.Fprintf(out, "note: %s\n", textsafe.Escape(n))
 	}
 	return verdictStatus(res.Verdict)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -166,4 +167,92 @@ func TestCheckInferredHistories(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLWTJSON checks lwt --json: one JSON object on stdout that starts as
+// every report's (level, satisfied, verdict) and gives the operation
+// that cannot be placed with its times and line, the related ones, the
+// counts and the notes; the exit status is the verdict's. With --html -
+// the page has stdout to itself and the JSON goes to stderr.
+func TestLWTJSON(t *testing.T) {
+	stale := writeTemp(t, "stale.edn", `{:type :invoke, :f :write, :value 1, :time 0, :process 0}
+{:type :ok, :f :write, :value 1, :time 1, :process 0}
+{:type :invoke, :f :read, :value nil, :time 2, :process 1}
+{:type :ok, :f :read, :value nil, :time 3, :process 1}
+`)
+	failed := writeTemp(t, "failed.edn", failedCAS)
+	type op struct {
+		Index   int    `json:"index"`
+		Process *int   `json:"process"`
+		Kind    string `json:"kind"`
+		Outcome string `json:"outcome"`
+		Value   any    `json:"value"`
+		Call    *int64 `json:"call"`
+		Return  *int64 `json:"return"`
+		Line    int    `json:"line"`
+		RetLine int    `json:"return_line"`
+	}
+	type report struct {
+		Level     string `json:"level"`
+		Satisfied *bool  `json:"satisfied"`
+		Verdict   string `json:"verdict"`
+		Reason    string `json:"reason"`
+		Anomaly   *struct {
+			Reason    string `json:"reason"`
+			Operation op     `json:"operation"`
+			Related   []op   `json:"related"`
+			Searched  bool   `json:"searched"`
+		} `json:"anomaly"`
+		Notes      []string `json:"notes"`
+		Registers  int      `json:"registers"`
+		Operations int      `json:"operations"`
+		Searched   int      `json:"searched"`
+	}
+	decode := func(t *testing.T, s string) report {
+		t.Helper()
+		var r report
+		dec := json.NewDecoder(strings.NewReader(s))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&r); err != nil {
+			t.Fatalf("not one report: %v\n%s", err, s)
+		}
+		if r.Level != "linearizability" {
+			t.Errorf("level %q, want linearizability", r.Level)
+		}
+		return r
+	}
+
+	code, out, errs := runCmd("lwt", "--json", stale)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolated, out, errs)
+	}
+	r := decode(t, out)
+	if r.Satisfied == nil || *r.Satisfied || r.Verdict != "violated" || r.Anomaly == nil {
+		t.Fatalf("a stale read reported as %+v", r)
+	}
+	o := r.Anomaly.Operation
+	if o.Kind != "read" || o.Outcome != "ok" || o.Value != nil || o.Call == nil || *o.Call != 2 || o.Return == nil || *o.Return != 3 || o.Line != 3 || o.RetLine != 4 || o.Process == nil || *o.Process != 1 {
+		t.Errorf("operation %+v, want the read of nil by process 1 at [2,3], line 3", o)
+	}
+	if len(r.Anomaly.Related) != 1 || r.Anomaly.Related[0].Kind != "write" || r.Anomaly.Related[0].Value != float64(1) {
+		t.Errorf("related %+v, want the write of 1", r.Anomaly.Related)
+	}
+	if !strings.Contains(r.Anomaly.Reason, "read nil") || r.Registers != 1 || r.Operations != 2 {
+		t.Errorf("reason %q, %d registers, %d operations", r.Anomaly.Reason, r.Registers, r.Operations)
+	}
+
+	code, out, errs = runCmd("lwt", "--json", failed)
+	if code != exitSatisfied {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitSatisfied, out, errs)
+	}
+	r = decode(t, out)
+	if r.Satisfied == nil || !*r.Satisfied || r.Anomaly != nil || len(r.Notes) != 1 || !strings.Contains(r.Notes[0], "1 failed operations (:fail) left out") {
+		t.Errorf("a linearizable history with a failed cas reported as %+v", r)
+	}
+
+	code, out, errs = runCmd("lwt", "--json", "--html", "-", stale)
+	if code != exitViolated || !strings.HasPrefix(out, "<!DOCTYPE html>") || strings.Contains(out, `"verdict"`) {
+		t.Fatalf("exit %d; stdout does not hold the page alone:\n%.200s", code, out)
+	}
+	decode(t, errs)
 }

@@ -291,7 +291,7 @@ func (cf *checkFlags) sqlStopped(j *job, levels []level.Level, all bool, err err
 	}
 	var reports []sqlJSON
 	for _, l := range levels {
-		rep := &sqlcheck.Report{Level: sqlLevelName(l), Summary: verdict.Outcome{Reason: reason}.Summary()}
+		rep := &sqlcheck.Report{Report: verdict.NewReport[sqlcheck.AnomalyReport](sqlLevelName(l), verdict.Outcome{Reason: reason})}
 		entry := sqlJSON{Report: rep}
 		entry.Stats.stopped(j)
 		reports = append(reports, entry)
