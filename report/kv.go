@@ -84,21 +84,9 @@ func listed(levels []*interpret.Report, level string, i int) (interpret.Found, b
 // LevelRow returns the row of the level table of rep: its verdict, the
 // anomaly that broke it, or why there is no verdict.
 func LevelRow(rep *interpret.Report) Level {
-	l := Level{Name: textsafe.Escape(rep.Level)}
-	switch {
-	case rep.Satisfied == nil:
-		l.Verdict = verdict.Unknown
-		l.Reason = textsafe.Escape(rep.Reason)
-	case *rep.Satisfied:
-		l.Verdict = verdict.Satisfied
-	default:
-		l.Verdict = verdict.Violated
-		if rep.Anomaly != nil {
-			l.Anomaly = textsafe.Escape(rep.Anomaly.Name.String())
-		}
-		if rep.ImpliedBy != "" {
-			l.Reason = fmt.Sprintf("as %s, the weakest level the history breaks", textsafe.Escape(rep.ImpliedBy))
-		}
+	l := LevelOf(&rep.Report, func(a *interpret.Anomaly) string { return a.Name.String() })
+	if l.Verdict == verdict.Violated && rep.ImpliedBy != "" {
+		l.Reason = fmt.Sprintf("as %s, the weakest level the history breaks", textsafe.Escape(rep.ImpliedBy))
 	}
 	return l
 }

@@ -10,7 +10,7 @@ import (
 // What a report calls a history of registers that is not linearizable.
 const (
 	// Linearizability is the Level of an Anomaly of lwt.
-	Linearizability = "linearizability"
+	Linearizability = lwt.Model
 	// NotLinearizable is its Name.
 	NotLinearizable = "NotLinearizable"
 	notLinearizable = "not linearizable: no order of the operations on a register both fits real time (each takes effect between its call and its return) and explains every value read and every compare-and-set's outcome"

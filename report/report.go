@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/isocheck/isocheck/draw"
+	"github.com/isocheck/isocheck/internal/textsafe"
 	"github.com/isocheck/isocheck/verdict"
 )
 
@@ -49,6 +50,27 @@ type Level struct {
 	Anomaly string
 	// Reason says why there is no verdict.
 	Reason string
+}
+
+// LevelOf returns the row of the level table of r, the head every
+// vertical's report has: its verdict, the anomaly that broke it (named by
+// name, when r has one), or why there is no verdict. The input's control
+// characters are escaped (see internal/textsafe).
+func LevelOf[E any](r *verdict.Report[E], name func(*E) string) Level {
+	l := Level{Name: textsafe.Escape(r.Level)}
+	switch {
+	case r.Satisfied == nil:
+		l.Verdict = verdict.Unknown
+		l.Reason = textsafe.Escape(r.Reason)
+	case *r.Satisfied:
+		l.Verdict = verdict.Satisfied
+	default:
+		l.Verdict = verdict.Violated
+		if r.Anomaly != nil {
+			l.Anomaly = textsafe.Escape(name(r.Anomaly))
+		}
+	}
+	return l
 }
 
 // Kind is one kind of anomaly found, as the levels section lists it.

@@ -86,10 +86,7 @@ func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, 
 	page := &report.Page{Title: path, Command: command}
 	strongest := ""
 	for i, res := range results {
-		row := report.Level{Name: reports[i].Level, Verdict: res.Verdict, Reason: reports[i].Reason}
-		if a := reports[i].Anomaly; a != nil {
-			row.Anomaly = a.Name.String()
-		}
+		row := report.LevelOf(&reports[i].Report.Report, func(a *sqlcheck.AnomalyReport) string { return a.Name.String() })
 		page.Levels = append(page.Levels, row)
 		if res.Verdict == verdict.Violated {
 			page.Anomalies = append(page.Anomalies, report.FromSQL(res))
@@ -122,9 +119,8 @@ func sqlPage(path, command string, h *sqlhistory.History, levels []level.Level, 
 // timeline with the one that cannot take effect.
 func lwtPage(path, command string, res *lwt.Result, ops []lwt.Op, info *format.Info, notes []string) *report.Page {
 	page := &report.Page{Title: path, Command: command, Notes: notes}
-	row := report.Level{Name: report.Linearizability, Verdict: res.Verdict, Reason: res.Reason}
-	if res.Violation != nil {
-		row.Anomaly = report.NotLinearizable
+	row := report.LevelOf(&lwt.Explain(res, ops).Report, func(*lwt.Anomaly) string { return report.NotLinearizable })
+	if row.Verdict == verdict.Violated {
 		page.Anomalies = []report.Anomaly{report.FromLWT(res, ops)}
 	}
 	page.Levels = []report.Level{row}
@@ -147,12 +143,11 @@ func lwtPage(path, command string, res *lwt.Result, ops []lwt.Op, info *format.I
 func explorePage(command string, r exploreReport, res *explore.Result, how *cameAbout, stopped string) *report.Page {
 	title := fmt.Sprintf("%s at %s", r.App, r.Level)
 	page := &report.Page{Title: title, Command: command}
-	row := report.Level{Name: r.Level, Verdict: res.Verdict, Reason: res.Reason}
+	row := report.LevelOf(&r.Report, func(*brokenAssertions) string { return "an assertion breaks" })
 	if stopped != "" && res.Verdict != verdict.Violated {
 		row.Reason = stopped + ": not every history was explored"
 	}
 	if res.First != nil {
-		row.Anomaly = "an assertion breaks"
 		a, err := report.FromExplore(res)
 		if err != nil {
 			page.Notes = append(page.Notes, fmt.Sprintf("the broken history is not drawn: %v", err))
@@ -198,7 +193,7 @@ func (cf *checkFlags) writeStoppedPage(levels []report.Level, stderr io.Writer) 
 func reportLevels(reports []sqlJSON) []report.Level {
 	rows := make([]report.Level, len(reports))
 	for i, r := range reports {
-		rows[i] = report.Level{Name: r.Level, Reason: r.Reason}
+		rows[i] = report.LevelOf(&r.Report.Report, func(a *sqlcheck.AnomalyReport) string { return a.Name.String() })
 	}
 	return rows
 }
