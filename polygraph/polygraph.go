@@ -591,8 +591,8 @@ func (p *Polygraph) buildChains(m *progress.Meter, res *resolve.Resolution, rele
 			hasPrev[reader] = s
 		}
 		// Chains from every head: T0 and the blind writers. They are
-		// built in scratch and copied to arenas only for keys that keep
-		// them.
+		// built in scratch and copied to the array of all chains only
+		// for keys that keep them.
 		chains, readers = chains[:0], readers[:0]
 		for hi := -1; hi < len(writers); hi++ {
 			head := p.T0
