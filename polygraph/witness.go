@@ -134,15 +134,16 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 	return suspects, false, nil
 }
 
-// recordedOrder returns the commit order commitOrder would guess when the
-// history lists its transactions in it already: every included one has
-// its times, in the order of their end (then start) times, and every
-// known edge that orders commits (at SI the dependencies, else all) goes
-// forward in the list. A history written as its transactions completed
-// (Jepsen's, isocheck's own) is listed so, and its commit order then
-// needs neither the graph of those edges nor commitOrder's queue: at ten
-// million transactions they took 0.6 GB at the check's peak. It returns
-// nil otherwise, and for a polygraph with time nodes (SSER).
+// recordedOrder returns the order in which the history lists its
+// transactions as the guessed commit order, when it is one commitOrder
+// could guess too (ties of times aside): every included transaction has
+// its times, listed in the order of their end (then start) times, and
+// every known edge that orders commits (at SI the dependencies, else all)
+// goes forward in the list. A history written as its transactions
+// completed (Jepsen's, isocheck's own) is listed so, and its commit order
+// then needs neither the graph of those edges nor commitOrder's queue: at
+// ten million transactions they took 0.6 GB at the check's peak. It
+// returns nil otherwise, and for a polygraph with time nodes (SSER).
 func (p *Polygraph) recordedOrder(lw Lowering) []int32 {
 	h := p.History
 	if p.NumNodes != len(h.Txns)+1 || p.graphOrder {
