@@ -257,6 +257,37 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 	return c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, from, n, false)
 }
 
+// Watch calls Check every interval until a part of the input is found to
+// break the level, which it returns, or ctx ends, which it returns as an
+// error (progress.Stopped is true for it). After each check it calls
+// report, unless nil, with the Stats so far. It returns nil and no error
+// once nothing more is checked early (values repeat, or a part of the
+// input could not be read: the Stats say which), as the verdict then waits
+// for the end. It is the loop of a caller that reads the input on another
+// goroutine: isocheck's check --follow and run --check.
+func (c *Checker) Watch(ctx context.Context, interval time.Duration, report func(Stats)) (*Violation, error) {
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		case <-tick.C:
+		}
+		v, err := c.Check(ctx)
+		s := c.Stats()
+		if report != nil {
+			report(s)
+		}
+		switch {
+		case err != nil || v != nil:
+			return v, err
+		case s.Repeated || s.Unreadable != nil:
+			return nil, nil
+		}
+	}
+}
+
 // Wait waits for the check of everything so far that Check started, if
 // one runs, and returns what it found.
 func (c *Checker) Wait() *Violation {

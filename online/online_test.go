@@ -3,9 +3,11 @@ package online_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/format"
@@ -239,5 +241,54 @@ func TestOnlyLineFormats(t *testing.T) {
 		if _, err := online.New(online.Options{Level: level.SER, Format: f, Name: "h"}); err == nil {
 			t.Errorf("%s: accepted", f)
 		}
+	}
+}
+
+// TestWatch checks the loop of a caller that writes the input on one
+// goroutine and watches it on another: Watch returns the lost update once
+// its second transaction is written, reporting the lines seen on the
+// way; it returns nothing once values repeat (no early verdict is
+// possible then); and it returns ctx's error when ctx ends first.
+func TestWatch(t *testing.T) {
+	lines := []string{
+		`{"session": 1, "ops": [["w", "x", 1]]}`,
+		`{"session": 2, "ops": [["r", "x", 1], ["w", "x", 2]]}`,
+		`{"session": 3, "ops": [["r", "x", 1], ["w", "x", 3]]}`,
+	}
+	watch := func(ctx context.Context, lines []string) (*online.Violation, int, error) {
+		c, err := online.New(online.Options{Level: level.SI, Format: format.JSONL, Name: "h.jsonl"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		go func() {
+			for _, l := range lines {
+				c.Write([]byte(l + "\n"))
+				time.Sleep(5 * time.Millisecond)
+			}
+		}()
+		seen := 0
+		v, err := c.Watch(ctx, time.Millisecond, func(s online.Stats) { seen = max(seen, s.Lines) })
+		c.Wait()
+		return v, seen, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	v, seen, err := watch(ctx, lines)
+	if err != nil || v == nil || v.Lines != 3 || v.Result.Anomalies == nil && v.Result.Cycle == nil {
+		t.Fatalf("the lost update: %+v, %v", v, err)
+	}
+	if seen != 3 {
+		t.Errorf("the last report saw %d lines, want 3", seen)
+	}
+
+	repeated := []string{lines[0], `{"session": 2, "ops": [["w", "x", 1]]}`, lines[2]}
+	if v, _, err := watch(ctx, repeated); v != nil || err != nil {
+		t.Errorf("values that repeat: %+v, %v; want nothing", v, err)
+	}
+
+	short, cancelShort := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancelShort()
+	if v, _, err := watch(short, lines[:1]); v != nil || !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("an input with no violation, watched until ctx ends: %+v, %v", v, err)
 	}
 }

@@ -165,10 +165,8 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	}()
 
 	m := progress.Start(j.ctx, "follow", 0, "lines")
-	j.tracker.SetNote(lvl.String() + ": no violation so far")
+	j.tracker.SetNote(earlyNote(lvl, online.Stats{}))
 	defer j.tracker.SetNote("")
-	tick := time.NewTicker(followEvery)
-	defer tick.Stop()
 	// The checks end as the input does: the check of the whole follows.
 	checkCtx, endChecks := context.WithCancel(progress.WithTracker(j.ctx, nil))
 	defer endChecks()
@@ -179,37 +177,20 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 		}
 		endChecks()
 	}()
-	for !found {
-		select {
-		case <-tick.C:
-		case <-checkCtx.Done():
-		}
-		if checkCtx.Err() != nil {
-			break
-		}
-		c := fl.checker()
-		if c == nil {
-			continue
-		}
-		v, err := c.Check(checkCtx)
-		s := c.Stats()
-		m.Set(int64(s.Lines))
-		if err != nil {
-			break // the input ended, or the job's limits (reported as the check's)
-		}
-		if v == nil {
-			if s.Repeated {
-				j.tracker.SetNote(lvl.String() + ": values repeat, verdict at the end")
-			} else if s.Unreadable != nil {
-				j.tracker.SetNote(lvl.String() + ": a line cannot be read, verdict at the end")
+	if c := fl.waitChecker(checkCtx); c != nil {
+		// An error is the input's end, or the job's limits (reported as
+		// the check's).
+		v, _ := c.Watch(checkCtx, followEvery, func(s online.Stats) {
+			m.Set(int64(s.Lines))
+			j.tracker.SetNote(earlyNote(lvl, s))
+		})
+		if v != nil {
+			found = true
+			j.tracker.SetNote(lvl.String() + ": VIOLATED")
+			cf.printEarly(j, v, lvl, color, stdout, stderr)
+			if cf.followFlags.stop {
+				cancel()
 			}
-			continue
-		}
-		found = true
-		j.tracker.SetNote(lvl.String() + ": VIOLATED")
-		cf.printEarly(j, v, lvl, color, stdout, stderr)
-		if cf.followFlags.stop {
-			cancel()
 		}
 	}
 	<-readDone
@@ -274,6 +255,34 @@ func (cf *checkFlags) printEarly(j *job, v *online.Violation, lvl level.Level, c
 		fmt.Fprintf(out, "(--stop-on-violation: the input is taken as ending here; the verdict on it follows)\n\n")
 	} else {
 		fmt.Fprintf(out, "(following on: the verdict on the whole input comes at its end)\n\n")
+	}
+}
+
+// earlyNote is the note of the progress line while the input is checked
+// as it comes at l, from what the checker's Stats say.
+func earlyNote(l level.Level, s online.Stats) string {
+	switch {
+	case s.Repeated:
+		return l.String() + ": values repeat, verdict at the end"
+	case s.Unreadable != nil:
+		return l.String() + ": a line cannot be read, verdict at the end"
+	}
+	return l.String() + ": no violation so far"
+}
+
+// waitChecker returns the online checker once the input's first line
+// has told the format, or nil when ctx ends first (the input ended
+// without one: a format that is read whole).
+func (fl *follower) waitChecker(ctx context.Context) *online.Checker {
+	for {
+		if c := fl.checker(); c != nil {
+			return c
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-time.After(followPoll):
+		}
 	}
 }
 

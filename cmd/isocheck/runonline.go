@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"io"
 	"sync"
-	"time"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/level"
@@ -45,45 +44,24 @@ func newRunChecker(check string, stop bool) *runChecker {
 func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun func(), stderr io.Writer) (end func()) {
 	// The checks end with the run: the check of the whole follows.
 	ctx, endChecks := context.WithCancel(progress.WithTracker(ctx, nil))
-	done := make(chan struct{})
 	finished := make(chan struct{})
-	tr.SetNote(rc.level.String() + ": no violation so far")
+	tr.SetNote(earlyNote(rc.level, online.Stats{}))
 	go func() {
 		defer close(finished)
-		tick := time.NewTicker(followEvery)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-ctx.Done():
-				return
-			case <-tick.C:
-			}
-			v, err := rc.c.Check(ctx)
-			if err != nil {
-				return
-			}
-			if v == nil {
-				if s := rc.c.Stats(); s.Repeated {
-					tr.SetNote(rc.level.String() + ": values repeat, verdict at the end")
-					return
-				}
-				continue
-			}
-			tr.SetNote(rc.level.String() + ": VIOLATED")
-			what := "the check after the run explains it"
-			if rc.stop {
-				what = "stopping the run (--stop-on-violation); the check after it explains the violation"
-				rc.stopped = true
-				cancelRun()
-			}
-			fmt.Fprintf(stderr, "isocheck run: the transactions recorded so far (lines %d-%d of the history) violate %s: %s\n", v.FromLine+1, v.Lines, rc.level, what)
-			return
+		v, _ := rc.c.Watch(ctx, followEvery, func(s online.Stats) { tr.SetNote(earlyNote(rc.level, s)) })
+		if v == nil {
+			return // the run ended, or nothing more is checked early
 		}
+		tr.SetNote(rc.level.String() + ": VIOLATED")
+		what := "the check after the run explains it"
+		if rc.stop {
+			what = "stopping the run (--stop-on-violation); the check after it explains the violation"
+			rc.stopped = true
+			cancelRun()
+		}
+		fmt.Fprintf(stderr, "isocheck run: the transactions recorded so far (lines %d-%d of the history) violate %s: %s\n", v.FromLine+1, v.Lines, rc.level, what)
 	}()
 	return func() {
-		close(done)
 		endChecks()
 		<-finished
 		rc.c.Wait()
