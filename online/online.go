@@ -7,8 +7,10 @@
 // What is checked early is a part of the input: the latest lines (a
 // window, which overlaps the one before so that no transaction is
 // skipped), and, each time the input has doubled, everything read so far
-// (up to 65,536 lines; on a goroutine of its own, so that windows are
-// checked meanwhile).
+// (on a goroutine of its own, so that windows are checked meanwhile): up
+// to 65,536 lines from the Checker's memory, or, where the caller keeps
+// the input in a file (Options.Source), read from there, as long as a
+// quarter of a gigabyte or the caller's bound.
 // Each part is read with the format's own reader and checked by package
 // check at the level, without the reads whose writer the part does not
 // hold yet (it may still complete). A part that breaks the level proves
@@ -24,11 +26,13 @@
 // explanation as checking the finished file.
 //
 // The Checker keeps the lines it may still check: everything, until the
-// input passes MaxPrefix lines, then about two windows. It does not
-// retire transactions that can no longer take part in a violation, which
-// would let it give the verdict on an endless input itself: windows are
-// checked, and violations that span more lines than a window are found
-// by the check of the whole at the end.
+// input passes MaxPrefix lines, then about two windows (about two windows
+// from the start with a Source). It does not retire transactions that can
+// no longer take part in a violation, which would let it give the verdict
+// on an endless input itself: windows are checked, and a violation that
+// spans more lines than a window is found by the next check of everything
+// so far, or, past the bound on those, by the check of the whole at the
+// end.
 package online
 
 import (
@@ -36,6 +40,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"sync"
 	"time"
 
@@ -61,6 +66,11 @@ const DefaultWindow = 4096
 // Checker holds about two windows.
 const DefaultMaxPrefix = 1 << 16
 
+// DefaultMaxPrefixBytes is the most bytes of the input a check of
+// everything so far reads from Options.Source by default: about a
+// million transactions of native JSONL, checked with about a gigabyte.
+const DefaultMaxPrefixBytes = 1 << 28
+
 // Options say what a Checker checks.
 type Options struct {
 	// Level is the level checked.
@@ -78,9 +88,23 @@ type Options struct {
 	// it has doubled: only windows are checked early.
 	NoPrefix bool
 	// MaxPrefix is the most lines a check of everything read so far
-	// reads (DefaultMaxPrefix when 0): past it, only windows are checked
-	// until the end, whose check reads everything.
+	// reads from the Checker's memory (DefaultMaxPrefix when 0): past it,
+	// only windows are checked until the end, whose check reads
+	// everything, unless there is a Source.
 	MaxPrefix int
+	// Source, when set, is the input as written so far, from its first
+	// byte: a file the caller keeps, which holds every byte before it is
+	// written to the Checker (check --follow's input, or its copy of a
+	// pipe; the history run records). The checks of everything so far
+	// then read it from there, each time the input doubles, for as long
+	// as it is at most MaxPrefixBytes: the Checker itself keeps only
+	// about two windows, and a violation that spans more lines than a
+	// window is found before the end.
+	Source io.ReaderAt
+	// MaxPrefixBytes bounds the checks of everything so far that read
+	// Source (DefaultMaxPrefixBytes when 0): the memory of such a check
+	// is about three times the bytes it reads.
+	MaxPrefixBytes int64
 	// Check are the checker's options (check.CheckWith); WeakestBroken is
 	// always set, so that a violation is named by the weakest level it
 	// breaks.
@@ -158,6 +182,9 @@ func New(opts Options) (*Checker, error) {
 	if opts.MaxPrefix <= 0 {
 		opts.MaxPrefix = DefaultMaxPrefix
 	}
+	if opts.MaxPrefixBytes <= 0 {
+		opts.MaxPrefixBytes = DefaultMaxPrefixBytes
+	}
 	opts.Check.WeakestBroken = true
 	return &Checker{opts: opts, lines: []int64{0}}, nil
 }
@@ -232,14 +259,21 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 	// since it when the checks fall behind.
 	from := max(c.first, min(n-c.opts.Window, c.windowEnd-c.opts.Window/2))
 	buf, base, lines, first := c.buf, c.base, c.lines, c.first
+	end := lines[n-first] // the byte after line n
 	c.windowEnd = n
-	prefixes := !c.opts.NoPrefix && n <= c.opts.MaxPrefix
+	src := c.opts.Source
+	fromMemory := src == nil && n <= c.opts.MaxPrefix
+	prefixes := !c.opts.NoPrefix && (fromMemory || src != nil && end <= c.opts.MaxPrefixBytes)
 	if prefixes && from > 0 && !c.prefixRunning && n >= 2*max(c.prefixAt, c.opts.Window) {
 		c.prefixAt, c.prefixRunning = n, true
 		c.prefixDone.Add(1)
+		var part io.Reader = io.NewSectionReader(src, 0, end)
+		if fromMemory {
+			part = bytes.NewReader(buf[:end-base])
+		}
 		go func() {
 			defer c.prefixDone.Done()
-			v, _ := c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, 0, n, true)
+			v, _ := c.checkPart(ctx, part, end, 0, 0, n, true)
 			c.mu.Lock()
 			c.prefixRunning = false
 			if v != nil && c.prefixFound == nil {
@@ -248,13 +282,15 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 			c.mu.Unlock()
 		}()
 	}
-	if !prefixes {
+	if !fromMemory {
 		// The next window begins at n-Window or later. A check of
-		// everything so far still running reads arrays of its own.
+		// everything so far still running reads arrays of its own, or
+		// the Source.
 		c.forget(n - c.opts.Window)
 	}
 	c.mu.Unlock()
-	return c.checkPart(ctx, buf[:lines[n-first]-base], base, lines, first, from, n, false)
+	start := lines[from-first]
+	return c.checkPart(ctx, bytes.NewReader(buf[start-base:end-base]), end-start, from, start, n, false)
 }
 
 // Watch calls Check every interval until a part of the input is found to
@@ -299,12 +335,10 @@ func (c *Checker) Wait() *Violation {
 	return v
 }
 
-// checkPart checks lines [from, n) of buf, which holds the input from
-// byte offset base on; lines are the offsets of the starts of lines
-// first, first+1, ... whole says it is the check of everything so far
+// checkPart checks lines [from, n) of the input, part, size bytes from
+// byte offset offset on. whole says it is the check of everything so far
 // that Check runs beside the windows.
-func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines []int64, first, from, n int, whole bool) (*Violation, error) {
-	start := lines[from-first]
+func (c *Checker) checkPart(ctx context.Context, part io.Reader, size int64, from int, offset int64, n int, whole bool) (*Violation, error) {
 	began := time.Now()
 	defer func() {
 		c.mu.Lock()
@@ -316,7 +350,7 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines [
 		}
 		c.mu.Unlock()
 	}()
-	h, err := c.read(ctx, buf[start-base:lines[n-first]-base], from, start)
+	h, err := c.read(ctx, part, size, from, offset)
 	if err != nil {
 		if progress.Stopped(err) {
 			return nil, err
@@ -351,18 +385,18 @@ func (c *Checker) checkPart(ctx context.Context, buf []byte, base int64, lines [
 	return &Violation{History: h, Result: res, Lines: n, FromLine: from}, nil
 }
 
-// read reads part, the input's lines from line first (from 0) on, which
-// begin at byte offset.
-func (c *Checker) read(ctx context.Context, part []byte, first int, offset int64) (*history.History, error) {
+// read reads part, size bytes of the input's lines from line first (from
+// 0) on, which begin at byte offset.
+func (c *Checker) read(ctx context.Context, part io.Reader, size int64, first int, offset int64) (*history.History, error) {
 	// The part's reading is no stage of the caller's progress.
 	ctx = progress.WithTracker(ctx, nil)
-	m := progress.Start(ctx, "parse", int64(len(part)), "bytes")
-	br := bufio.NewReader(bytes.NewReader(part))
+	m := progress.Start(ctx, "parse", size, "bytes")
+	br := bufio.NewReader(part)
 	switch c.opts.Format {
 	case format.JSONL:
-		return jsonl.Read(m, br, c.opts.Name, int64(len(part)), first, offset)
+		return jsonl.Read(m, br, c.opts.Name, size, first, offset)
 	default:
-		h, _, err := jepsen.ReadEDN(m, br, c.opts.Name, int64(len(part)))
+		h, _, err := jepsen.ReadEDN(m, br, c.opts.Name, size)
 		if err != nil {
 			return nil, err
 		}

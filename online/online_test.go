@@ -4,8 +4,11 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"math/rand/v2"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -290,5 +293,104 @@ func TestWatch(t *testing.T) {
 	defer cancelShort()
 	if v, _, err := watch(short, lines[:1]); v != nil || !errors.Is(err, context.DeadlineExceeded) {
 		t.Errorf("an input with no violation, watched until ctx ends: %+v, %v", v, err)
+	}
+}
+
+// growing is an input written so far, read back at any offset: what a
+// file the caller keeps is to a Checker's Source.
+type growing struct {
+	mu  sync.Mutex
+	buf []byte
+}
+
+func (g *growing) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.buf = append(g.buf, p...)
+	return len(p), nil
+}
+
+func (g *growing) ReadAt(p []byte, off int64) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if off >= int64(len(g.buf)) {
+		return 0, io.EOF
+	}
+	n := copy(p, g.buf[off:])
+	if n < len(p) {
+		return n, io.EOF
+	}
+	return n, nil
+}
+
+// TestLongRangeViolationFromSource checks a lost update whose two
+// transactions lie 3,000 lines apart, far more than a window (16 lines
+// here) and past the lines checked whole from memory (64): without a
+// Source nothing reports it before the end; with one, the check of
+// everything so far at 4,096 lines reads it from there and reports it,
+// with the two transactions, while the Checker keeps only its windows.
+func TestLongRangeViolationFromSource(t *testing.T) {
+	var in bytes.Buffer
+	in.WriteString(`{"session": 1, "ops": [["w", "x", 1]]}` + "\n")
+	in.WriteString(`{"session": 2, "ops": [["r", "x", 1], ["w", "x", 2]]}` + "\n")
+	for i := range 3000 {
+		fmt.Fprintf(&in, `{"session": %d, "ops": [["w", "k%d", 1]]}`+"\n", 4+i%5, i)
+	}
+	in.WriteString(`{"session": 3, "ops": [["r", "x", 1], ["w", "x", 3]]}` + "\n")
+	for i := range 1200 {
+		fmt.Fprintf(&in, `{"session": %d, "ops": [["w", "m%d", 1]]}`+"\n", 4+i%5, i)
+	}
+	lines := strings.SplitAfter(in.String(), "\n")
+	lines = lines[:len(lines)-1]
+
+	for _, withSource := range []bool{false, true} {
+		src := &growing{}
+		opts := online.Options{Level: level.SI, Format: format.JSONL, Name: "h.jsonl", Window: 16, MaxPrefix: 64}
+		if withSource {
+			opts.Source = src
+		}
+		c, err := online.New(opts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var found *online.Violation
+		kept := 0
+		for i, l := range lines {
+			src.Write([]byte(l)) // the caller's file holds it first
+			c.Write([]byte(l))
+			if i%8 != 7 {
+				continue
+			}
+			v, err := c.Check(context.Background())
+			if err != nil {
+				t.Fatal(err)
+			}
+			if v == nil {
+				// The check of everything so far, if one runs: waited
+				// for, so that they begin as the input doubles.
+				v = c.Wait()
+			}
+			kept = max(kept, c.Stats().Kept)
+			if v != nil {
+				found = v
+				break
+			}
+		}
+		if found == nil {
+			found = c.Wait()
+		}
+		switch {
+		case !withSource && found != nil:
+			t.Errorf("without a source: a violation of lines %d-%d reported early", found.FromLine+1, found.Lines)
+		case withSource && (found == nil || found.FromLine != 0 || found.Lines < 3003 || found.Lines == len(lines)):
+			t.Fatalf("with a source: %+v, want the lost update found from line 1 before the end (%+v)", found, c.Stats())
+		case withSource:
+			if a := found.Result.Anomalies; len(a) == 0 || a[0].Kind != verdict.LostUpdate {
+				t.Errorf("with a source: %v, want a lost update", found.Result.Anomalies)
+			}
+			if kept > 64<<10 {
+				t.Errorf("with a source the Checker kept %d bytes, more than its windows need", kept)
+			}
+		}
 	}
 }

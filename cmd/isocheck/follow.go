@@ -107,6 +107,9 @@ type follower struct {
 	// is not read line by line): it is checked at its end.
 	fallback string
 	err      error
+	// maxPrefixBytes bounds the checks of everything so far
+	// (online.Options.MaxPrefixBytes).
+	maxPrefixBytes int64
 }
 
 // follow reads the input at path as it is written, checks it at lvl as
@@ -139,6 +142,11 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 		return nil, false, err
 	}
 	fl := &follower{path: path, regular: st.Mode().IsRegular(), f: f, fmtFlag: fmtFlag}
+	if m := int64(cf.input.limits.maxMemory); m > 0 {
+		// A check of everything so far takes about three times the bytes
+		// it reads: within --max-memory with room to spare for the rest.
+		fl.maxPrefixBytes = min(m/8, online.DefaultMaxPrefixBytes)
+	}
 	if !fl.regular {
 		// A pipe is read once: what came is kept in a file of ours, for
 		// the check of the whole.
@@ -398,7 +406,14 @@ func (fl *follower) begin(lvl level.Level, opts check.Options) {
 			return
 		}
 	}
-	c, err := online.New(online.Options{Level: lvl, Format: f, Name: fl.path, Check: opts})
+	// The checks of everything so far read the input back from the file
+	// it is, or from the copy of a pipe, which hold each byte before the
+	// checker does.
+	src := io.ReaderAt(fl.f)
+	if fl.spool != nil {
+		src = fl.spool
+	}
+	c, err := online.New(online.Options{Level: lvl, Format: f, Name: fl.path, Check: opts, Source: src, MaxPrefixBytes: fl.maxPrefixBytes})
 	if err != nil {
 		fl.fallback = fmt.Sprintf("a %s history is checked when the input ends: only native JSONL and Jepsen EDN, one transaction or event a line, are checked as they come", f)
 		return

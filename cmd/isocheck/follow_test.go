@@ -266,3 +266,55 @@ func TestRunStopsOnViolation(t *testing.T) {
 		t.Errorf("no explained lost update:\n%s", stdout)
 	}
 }
+
+// TestFollowReportsLongRangeEarly: a lost update whose two transactions
+// lie 70,000 lines apart, further than any window and past the lines the
+// checker keeps (65,536), written to a FIFO 5,000 lines at a time, which
+// pauses after 135,000 lines: a check of everything so far past 70,000
+// lines reads the input back from isocheck's copy of it and reports the
+// lost update while the writer waits.
+func TestFollowReportsLongRangeEarly(t *testing.T) {
+	dir := t.TempDir()
+	fifo := filepath.Join(dir, "stream")
+	mkfifo(t, fifo)
+	var lines [][]byte
+	lines = append(lines, []byte(`{"session": "a", "ops": [["w", "x", 1]]}`+"\n"),
+		[]byte(`{"session": "b", "ops": [["r", "x", 1], ["w", "x", 2]]}`+"\n"))
+	for i := range 140_000 {
+		if i == 70_000 {
+			lines = append(lines, []byte(`{"session": "c", "ops": [["r", "x", 1], ["w", "x", 3]]}`+"\n"))
+		}
+		lines = append(lines, fmt.Appendf(nil, `{"session": %d, "ops": [["w", %d, 1]]}`+"\n", i%8, i))
+	}
+	const pause = 135_000
+	go func() {
+		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			return
+		}
+		defer f.Close()
+		// In steps, so that each window takes only what came since the
+		// last: none reaches from one transaction of the lost update to
+		// the other.
+		for at := 0; at < pause; at += 5000 {
+			f.Write(bytes.Join(lines[at:min(at+5000, pause)], nil))
+			time.Sleep(40 * time.Millisecond)
+		}
+		time.Sleep(3 * time.Second)
+		f.Write(bytes.Join(lines[pause:], nil))
+	}()
+	code, out, errs := runCmdWithin(t, "check", "--follow", "--level", "si", fifo)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolated, out, errs)
+	}
+	m := regexp.MustCompile(`(?m)^The first (\d+) lines of .* already violate SI:$`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("no early report of the first lines:\n%.2000s", out)
+	}
+	if last, _ := strconv.Atoi(m[1]); last > pause || last < 70_003 {
+		t.Errorf("the violation was reported after line %d; the writer waited at line %d", last, pause)
+	}
+	if !strings.Contains(out, "LostUpdate") || !strings.Contains(out, "Counterexample: 3 of") && !strings.Contains(out, "Counterexample: 2 of") {
+		t.Errorf("the early report is not the lost update:\n%.3000s", out)
+	}
+}

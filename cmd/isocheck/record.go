@@ -61,6 +61,12 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	// During the run, the sessions' reports and the check's share stderr.
 	runErr := &lockedWriter{w: stderr}
 	if rf.online != nil {
+		if f.f != nil {
+			if src, err := os.Open(f.f.Name()); err == nil {
+				defer src.Close()
+				rf.online.readFrom(src)
+			}
+		}
 		rec = io.MultiWriter(f, rf.online.c)
 		endWatch = rf.online.watch(ctx, tr, cancelRun, runErr)
 	}

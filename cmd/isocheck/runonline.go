@@ -17,6 +17,7 @@ import (
 // --stop-on-violation the run ends at the first violation.
 type runChecker struct {
 	c     *online.Checker
+	opts  online.Options
 	level level.Level
 	stop  bool
 	// stopped says the run was ended at a violation.
@@ -30,11 +31,24 @@ func newRunChecker(check string, stop bool) *runChecker {
 	if err != nil {
 		return nil
 	}
-	c, err := online.New(online.Options{Level: l, Format: format.JSONL, Name: "the history"})
+	opts := online.Options{Level: l, Format: format.JSONL, Name: "the history"}
+	c, err := online.New(opts)
 	if err != nil {
 		return nil
 	}
-	return &runChecker{c: c, level: l, stop: stop}
+	return &runChecker{c: c, opts: opts, level: l, stop: stop}
+}
+
+// readFrom makes the checker read its checks of everything so far from
+// src, the file the run records the history to, which is written before
+// the checker is: they go on past the lines the checker keeps, and a
+// violation that spans more than a window is found during the run.
+func (rc *runChecker) readFrom(src io.ReaderAt) {
+	opts := rc.opts
+	opts.Source = src
+	if c, err := online.New(opts); err == nil {
+		rc.c = c
+	}
 }
 
 // watch checks what the run recorded every followEvery until the
