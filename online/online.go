@@ -9,8 +9,8 @@
 // skipped), and, each time the input has doubled, everything read so far
 // (on a goroutine of its own, so that windows are checked meanwhile): up
 // to 65,536 lines from the Checker's memory, or, where the caller keeps
-// the input in a file (Options.Source), read from there, as long as a
-// quarter of a gigabyte or the caller's bound.
+// the input in a file (Options.Source), read from there, for as long as
+// 32 MiB or the caller's bound.
 // Each part is read with the format's own reader and checked by package
 // check at the level, without the reads whose writer the part does not
 // hold yet (it may still complete). A part that breaks the level proves
@@ -67,9 +67,10 @@ const DefaultWindow = 4096
 const DefaultMaxPrefix = 1 << 16
 
 // DefaultMaxPrefixBytes is the most bytes of the input a check of
-// everything so far reads from Options.Source by default: about a
-// million transactions of native JSONL, checked with about a gigabyte.
-const DefaultMaxPrefixBytes = 1 << 28
+// everything so far reads from Options.Source by default: about 125,000
+// transactions of native JSONL, checked with a few hundred megabytes at
+// most (SER's), so that a stream's checks stay within half a gigabyte.
+const DefaultMaxPrefixBytes = 1 << 25
 
 // Options say what a Checker checks.
 type Options struct {
