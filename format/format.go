@@ -114,6 +114,12 @@ type Info struct {
 	// for ReadRegisterOps. It is nil when there are none. Names longer
 	// than a message can hold are cut short.
 	OtherOps map[string]int
+	// Faults are the events of the nemesis a register history records
+	// (ReadRegisterOps: Jepsen's :nemesis events, the fault lines of
+	// native JSONL), each at its time on the operations' clock, or
+	// history.NoTime where they have none. A history of transactions
+	// has them as History.Faults.
+	Faults []history.Fault
 }
 
 // ReadFile reads the history in the file or (for Cobra) directory at path.

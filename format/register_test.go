@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"maps"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/isocheck/isocheck/format"
 	"github.com/isocheck/isocheck/format/internal/formattest"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/register"
 )
 
@@ -225,4 +227,48 @@ func FuzzReadRegisterOps(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadRegisterFaults: the nemesis's events of a register history
+// are kept in Info.Faults, in order, an invocation and its completion as
+// one (the completion says what was done), at their :time when the
+// operations are timed by :time, without a time when they are timed by
+// :index; native JSONL's fault lines are kept with their times.
+func TestReadRegisterFaults(t *testing.T) {
+	const edn = `{:type :invoke, :f :write, :value 1, :time 10, :process 0, :index 0}
+{:type :info, :f :start-partition, :value nil, :time 20, :process :nemesis, :index 1}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2"}}], :time 25, :process :nemesis, :index 2}
+{:type :ok, :f :write, :value 1, :time 30, :process 0, :index 3}
+{:type :info, :f :stop-partition, :value nil, :time 40, :process :nemesis, :index 4}
+{:type :info, :f :stop-partition, :value :network-healed, :time 45, :process :nemesis, :index 5}
+`
+	const jsonl = `{"session":0,"id":"0/0","ops":[["r",1,null],["w",1,5]],"start":1,"end":2}
+{"nemesis":"partition 0-2 1-2","time":3}
+{"session":1,"id":"1/0","ops":[["r",1,5]],"start":4,"end":6}
+`
+	tests := []struct {
+		name, src string
+		want      []string
+		times     []int64
+	}{
+		{"edn by :time", edn, []string{`start-partition [:isolated {"n1" #{"n2"}}]`, "stop-partition :network-healed"}, []int64{20, 40}},
+		{"edn by :index", strings.ReplaceAll(edn, ":time", ":at"), []string{`start-partition [:isolated {"n1" #{"n2"}}]`, "stop-partition :network-healed"}, []int64{history.NoTime, history.NoTime}},
+		{"jsonl", jsonl, []string{"partition 0-2 1-2"}, []int64{3}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, info, err := format.ReadRegisterOps(context.Background(), strings.NewReader(tt.src), "h", format.Auto)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var what []string
+			var times []int64
+			for _, f := range info.Faults {
+				what, times = append(what, f.What), append(times, f.Time)
+			}
+			if !slices.Equal(what, tt.want) || !slices.Equal(times, tt.times) {
+				t.Errorf("faults %q at %v, want %q at %v", what, times, tt.want, tt.times)
+			}
+		})
+	}
 }

@@ -109,7 +109,9 @@ func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, s
 		if err != nil {
 			return nil, nil, err
 		}
-		return ops, jepsenInfo(f, s), nil
+		info := jepsenInfo(f, s)
+		info.Faults = s.Faults
+		return ops, info, nil
 	case JSONL:
 		h, err := jsonl.Read(m, br, name, size, sk.lines, sk.offset)
 		if err != nil {
@@ -119,7 +121,7 @@ func readRegisters(m *progress.Meter, br *bufio.Reader, name string, f Format, s
 		if err != nil {
 			return nil, nil, err
 		}
-		return ops, &Info{Format: JSONL}, nil
+		return ops, &Info{Format: JSONL, Faults: h.Faults}, nil
 	case SQL:
 		return nil, nil, sqljsonl.NotKeyValueError(name, true)
 	case Text, DBCop, Cobra:

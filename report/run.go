@@ -53,12 +53,40 @@ func RunOf(database, workload string, sum *run.Summary, h *history.History, faul
 // history's times, marked with them. It is nil for a history without
 // faults.
 func FaultsOf(h *history.History) *Run {
-	if len(h.Faults) == 0 {
-		return nil
+	r, marks := faultList(h.Faults)
+	if r != nil {
+		r.OverTime = overTime(h, marks)
+	}
+	return r
+}
+
+// RegisterFaults is the Run section of the page of a register history
+// that records the events of a nemesis (format.Info.Faults): the faults,
+// each at its time, which MarkFaults marks on its timelines. It is nil
+// for a history without faults.
+func RegisterFaults(faults []history.Fault) *Run {
+	r, _ := faultList(faults)
+	return r
+}
+
+// MarkFaults marks on tl the faults that have a time, on its clock.
+func MarkFaults(tl *draw.Timeline, faults []history.Fault) {
+	for _, f := range faults {
+		if f.Time != history.NoTime {
+			tl.Marks = append(tl.Marks, draw.TimelineMark{At: f.Time, Label: f.What})
+		}
+	}
+}
+
+// faultList lists faults as a Run's, each at its time in seconds, with
+// the marks of those that have one; nil for none.
+func faultList(faults []history.Fault) (*Run, []draw.Mark) {
+	if len(faults) == 0 {
+		return nil, nil
 	}
 	r := &Run{}
 	var marks []draw.Mark
-	for _, f := range h.Faults {
+	for _, f := range faults {
 		if f.Time == history.NoTime {
 			r.Faults = append(r.Faults, f.What)
 			continue
@@ -67,8 +95,7 @@ func FaultsOf(h *history.History) *Run {
 		r.Faults = append(r.Faults, fmt.Sprintf("%.3fs %s", at.Seconds(), f.What))
 		marks = append(marks, draw.Mark{X: at.Seconds(), Label: f.What})
 	}
-	r.OverTime = overTime(h, marks)
-	return r
+	return r, marks
 }
 
 // overTime plots the transactions of h that ended in each interval of

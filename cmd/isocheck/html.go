@@ -127,6 +127,14 @@ func lwtPage(path, command string, res *lwt.Result, ops []lwt.Op, info *format.I
 	page.Facts = []report.Fact{{Name: "file", Value: path}}
 	if info != nil {
 		page.Facts = append(page.Facts, report.Fact{Name: "format", Value: string(info.Format)})
+		// The nemesis's events the file records: listed, and marked on
+		// the timeline of the operations, on their clock.
+		page.Run = report.RegisterFaults(info.Faults)
+		for i := range page.Anomalies {
+			if tl := page.Anomalies[i].Timeline; tl != nil {
+				report.MarkFaults(tl, info.Faults)
+			}
+		}
 	}
 	page.Facts = append(page.Facts,
 		report.Fact{Name: "operations checked", Value: fmt.Sprint(res.Ops)},

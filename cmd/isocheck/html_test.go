@@ -247,3 +247,40 @@ func TestHTMLNoVerdict(t *testing.T) {
 		t.Errorf("banner %q: the page does not say there is no verdict, and why", p.verdict)
 	}
 }
+
+// TestHTMLRegisterFaults: the page of a register history whose nemesis
+// partitioned the network lists the faults at their times and marks them
+// on the timeline of the operations, on their clock.
+func TestHTMLRegisterFaults(t *testing.T) {
+	dir := t.TempDir()
+	in := filepath.Join(dir, "cas.edn")
+	src := `{:type :invoke, :f :write, :value 1, :time 1000000000, :process 0}
+{:type :ok, :f :write, :value 1, :time 2000000000, :process 0}
+{:type :info, :f :start-partition, :value nil, :time 2500000000, :process :nemesis}
+{:type :info, :f :start-partition, :value [:isolated {"n1" #{"n2"}}], :time 2600000000, :process :nemesis}
+{:type :invoke, :f :cas, :value [1 2], :time 3000000000, :process 1}
+{:type :ok, :f :cas, :value [1 2], :time 4000000000, :process 1}
+{:type :invoke, :f :read, :value nil, :time 5000000000, :process 0}
+{:type :ok, :f :read, :value 1, :time 6000000000, :process 0}
+`
+	if err := os.WriteFile(in, []byte(src), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "cas.html")
+	code, stdout, errs := runCmd("lwt", "--html", out, in)
+	if code != exitViolated {
+		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolated, stdout, errs)
+	}
+	p := readPage(t, out)
+	if !strings.Contains(p.run, `2.500s start-partition [:isolated {"n1" #{"n2"}}]`) {
+		t.Errorf("the page does not list the partition at its time: %q", p.run)
+	}
+	raw, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The timeline is an SVG in the page: the mark's label is its text.
+	if n := strings.Count(string(raw), "start-partition"); n < 2 {
+		t.Errorf("the partition appears %d times in the page; want it listed and marked on the timeline", n)
+	}
+}

@@ -49,7 +49,11 @@ func registerNotes(info *format.Info) []string {
 		notes = append(notes, fmt.Sprintf("%d events without :process", n))
 	}
 	if n := info.SkippedOps; n > 0 {
-		notes = append(notes, fmt.Sprintf("%d events of processes that are not clients (such as :nemesis) skipped", n))
+		note := fmt.Sprintf("%d events of processes that are not clients (such as :nemesis) skipped", n)
+		if f := len(info.Faults); f > 0 {
+			note += fmt.Sprintf("; the nemesis's %d faults are listed on the page (--html)", f)
+		}
+		notes = append(notes, note)
 	}
 	return notes
 }

@@ -531,6 +531,10 @@ func firstEvent(inv, comp *jepsenEvent) *jepsenEvent {
 type Stats struct {
 	SkippedOps, NoProcess, NoInvoke int
 	OtherOps                        map[string]int
+	// Faults are the nemesis's events of a register history
+	// (ReadRegisters), at their :time when the operations' times are
+	// :time; a history of transactions has them as History.Faults.
+	Faults []history.Fault
 }
 
 // stats describes what was read.

@@ -9,6 +9,7 @@ import (
 	"strconv"
 
 	"github.com/isocheck/isocheck/format/internal/scan"
+	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/edn"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/register"
@@ -32,7 +33,9 @@ func ReadRegisters(m *progress.Meter, br *bufio.Reader, name string, asJSON bool
 	if err != nil {
 		return nil, Stats{}, err
 	}
-	return ops, r.stats(), nil
+	s := r.stats()
+	s.Faults = r.faults
+	return ops, s, nil
 }
 
 // registerReader collects the register operations of a Jepsen history
@@ -114,6 +117,12 @@ func (r *jepsenReader) finishRegisters() ([]register.Op, error) {
 	clk, err := r.chooseClock()
 	if err != nil {
 		return nil, err
+	}
+	if clk != timeClock {
+		// The operations' times are not :time: neither are the faults'.
+		for i := range r.faults {
+			r.faults[i].Time = history.NoTime
+		}
 	}
 	// In the order of their first events.
 	slices.SortFunc(timed, func(a, b timedOp) int { return cmp.Compare(a.first, b.first) })
