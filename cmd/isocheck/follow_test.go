@@ -270,9 +270,10 @@ func TestRunStopsOnViolation(t *testing.T) {
 // TestFollowReportsLongRangeEarly: a lost update whose two transactions
 // lie 70,000 lines apart, further than any window and past the lines the
 // checker keeps (65,536), written to a FIFO 5,000 lines at a time, which
-// pauses after 135,000 lines: a check of everything so far past 70,000
+// pauses after 150,000 lines: a check of everything so far past 70,000
 // lines reads the input back from isocheck's copy of it and reports the
-// lost update while the writer waits.
+// lost update while the writer waits (the run stops there, with
+// --stop-on-violation).
 func TestFollowReportsLongRangeEarly(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "stream")
@@ -280,13 +281,16 @@ func TestFollowReportsLongRangeEarly(t *testing.T) {
 	var lines [][]byte
 	lines = append(lines, []byte(`{"session": "a", "ops": [["w", "x", 1]]}`+"\n"),
 		[]byte(`{"session": "b", "ops": [["r", "x", 1], ["w", "x", 2]]}`+"\n"))
-	for i := range 140_000 {
+	for i := range 160_000 {
 		if i == 70_000 {
 			lines = append(lines, []byte(`{"session": "c", "ops": [["r", "x", 1], ["w", "x", 3]]}`+"\n"))
 		}
 		lines = append(lines, fmt.Appendf(nil, `{"session": %d, "ops": [["w", %d, 1]]}`+"\n", i%8, i))
 	}
-	const pause = 135_000
+	// Each check of everything so far begins once the input has doubled
+	// since the last: the one before line 70,003 began before it, the
+	// next by line 140,006, before the writer waits.
+	const pause = 150_000
 	go func() {
 		f, err := os.OpenFile(fifo, os.O_WRONLY, 0)
 		if err != nil {
@@ -300,16 +304,20 @@ func TestFollowReportsLongRangeEarly(t *testing.T) {
 			f.Write(bytes.Join(lines[at:min(at+5000, pause)], nil))
 			time.Sleep(40 * time.Millisecond)
 		}
-		time.Sleep(3 * time.Second)
+		// The writer waits for the check, however long a loaded
+		// machine takes (--stop-on-violation closes the FIFO once it
+		// reports), and only then writes the rest: a report before
+		// that is the check's of the first lines, read back.
+		time.Sleep(90 * time.Second)
 		f.Write(bytes.Join(lines[pause:], nil))
 	}()
-	code, out, errs := runCmdWithin(t, "check", "--follow", "--level", "si", fifo)
+	code, out, errs := runCmdWithin(t, "check", "--follow", "--stop-on-violation", "--level", "si", fifo)
 	if code != exitViolated {
 		t.Fatalf("exit %d, want %d\n%s%s", code, exitViolated, out, errs)
 	}
 	m := regexp.MustCompile(`(?m)^The first (\d+) lines of .* already violate SI:$`).FindStringSubmatch(out)
 	if m == nil {
-		t.Fatalf("no early report of the first lines:\n%.2000s", out)
+		t.Fatalf("no early report of the first lines:\n%.2000s\nstderr: %s", out, errs)
 	}
 	if last, _ := strconv.Atoi(m[1]); last > pause || last < 70_003 {
 		t.Errorf("the violation was reported after line %d; the writer waited at line %d", last, pause)
