@@ -72,6 +72,21 @@ type Options struct {
 	// Start is the origin of the transactions' times (nanoseconds since
 	// it); zero means when Run starts. A nemesis's events share it.
 	Start time.Time
+	// Fences, when positive, makes the sessions meet at a fence each
+	// Fences transactions of theirs: every session writes a key of its
+	// own and waits for the others; then a transaction of a session of its
+	// own (FenceSession) reads those keys and every key written since the
+	// last fence, and writes the fence's key; then every session reads
+	// it and goes on. In every order a level allows, what ran before a
+	// fence then comes before what runs after it, and what a checker
+	// needs to know of the transactions before it is the values that the
+	// fence's transaction read: package online checks such a history a
+	// piece at a time, in memory that does not grow with the run
+	// (Cobra's fences: Tan, Zhao, Mu and Walfish, "Cobra: Making
+	// Transactional Key-Value Stores Verifiably Serializable", OSDI 2020,
+	// §4). The fences use the keys from the plan's Keys on, FenceKeys of
+	// them: the database must hold them.
+	Fences int
 }
 
 // DefaultReconnect is the default of Options.Reconnect: a few seconds, so
@@ -106,6 +121,12 @@ func Run(ctx context.Context, d db.Database, plan *workload.Plan, opts Options) 
 	}
 	r := &runner{d: d, plan: plan, opts: opts, start: start}
 	r.meter = progress.Start(ctx, "run", int64(plan.Txns()), "txns")
+	if opts.Fences > 0 {
+		r.fences = newFences(r, opts.Fences, len(plan.Sessions))
+		defer r.fences.close()
+		stop := context.AfterFunc(ctx, r.fences.wake)
+		defer stop()
+	}
 	sessions := make([]*session, len(plan.Sessions))
 	var wg sync.WaitGroup
 	for i := range sessions {
@@ -150,6 +171,8 @@ type runner struct {
 	opts  Options
 	start time.Time
 	meter *progress.Meter // counts the transactions completed
+	// fences are the sessions' meetings (Options.Fences), or nil.
+	fences *fences
 
 	mu     sync.Mutex
 	recErr error
@@ -163,7 +186,11 @@ type runner struct {
 // clock.
 func (r *runner) now() int64 { return int64(time.Since(r.start)) }
 
-func (r *runner) completed(rec *jsonl.TxnRecord) error {
+func (r *runner) completed(rec *jsonl.TxnRecord) error { return r.record(rec, true) }
+
+// record records rec; planned says it is a transaction of the plan, which
+// the progress counts (a fence's are not).
+func (r *runner) record(rec *jsonl.TxnRecord, planned bool) error {
 	var err error
 	if r.opts.Recorder != nil {
 		err = r.opts.Recorder.Record(rec)
@@ -177,7 +204,9 @@ func (r *runner) completed(rec *jsonl.TxnRecord) error {
 	}
 	err = r.recErr
 	r.mu.Unlock()
-	r.meter.Add(1)
+	if planned {
+		r.meter.Add(1)
+	}
 	return err
 }
 
@@ -204,24 +233,39 @@ type session struct {
 }
 
 func (s *session) run(ctx context.Context) {
+	f := s.r.fences
 	defer func() {
 		if s.conn != nil {
 			s.conn.Close()
 		}
 	}()
-	for t, txn := range s.r.plan.Sessions[s.id] {
+	plan := s.r.plan.Sessions[s.id]
+	for t, txn := range plan {
 		if ctx.Err() != nil {
+			f.leaveIf()
 			return
 		}
 		if s.conn == nil {
 			if err := s.connect(ctx); err != nil {
+				f.leaveIf()
 				s.stop(err)
 				return
 			}
 		}
 		if err := s.runTxn(ctx, t, txn); err != nil {
+			f.leaveIf()
 			s.stop(err)
 			return
+		}
+		if f == nil {
+			continue
+		}
+		f.wrote(txn)
+		if last := t == len(plan)-1; last || (t+1)%f.every == 0 {
+			if err := f.meet(ctx, s, last); err != nil {
+				s.stop(err)
+				return
+			}
 		}
 	}
 }
@@ -315,6 +359,38 @@ func (r *runner) waited(id int) {
 // runTxn runs one planned transaction and records it. The transaction's
 // context is not the run's: an interrupt waits for it to end.
 func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) error {
+	_, err := s.runAs(ctx, strconv.Itoa(s.id)+"/"+strconv.Itoa(t), plan, true)
+	return err
+}
+
+// fenceTries is how many times a fence's transaction is tried while the
+// database aborts it.
+const fenceTries = 10
+
+// runFenceTxn runs one of the session's transactions of a fence, named
+// what after the session's number, again while the database aborts it;
+// the summary does not count it.
+func (s *session) runFenceTxn(ctx context.Context, what string, plan workload.TxnPlan) error {
+	for try := range fenceTries {
+		if s.conn == nil && s.connect(ctx) != nil {
+			return nil // the session's next transaction reports it
+		}
+		id := strconv.Itoa(s.id) + "/" + what
+		if try > 0 {
+			id += "." + strconv.Itoa(try)
+			plan = tryAgain(plan, try)
+		}
+		status, err := s.runAs(ctx, id, plan, false)
+		if err != nil || status != history.Aborted {
+			return err
+		}
+	}
+	return nil
+}
+
+// runAs runs a transaction named id; planned says it is one of the plan's,
+// which the summary counts.
+func (s *session) runAs(ctx context.Context, id string, plan workload.TxnPlan, planned bool) (history.Status, error) {
 	c, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.r.opts.TxnTimeout)
 	defer cancel()
 	rec := &s.rec
@@ -322,29 +398,33 @@ func (s *session) runTxn(ctx context.Context, t int, plan workload.TxnPlan) erro
 	if s.incarnation > 0 {
 		name = fmt.Sprintf("%d.%d", s.id, s.incarnation)
 	}
-	*rec = jsonl.TxnRecord{Session: name, ID: fmt.Sprintf("%d/%d", s.id, t), Ops: rec.Ops[:0], End: history.NoTime}
+	*rec = jsonl.TxnRecord{Session: name, ID: id, Ops: rec.Ops[:0], End: history.NoTime}
 	rec.Start = s.r.now()
 	outcome, reason := s.execute(c, plan, rec)
 	end := s.r.now()
+	st := &s.stats
+	if !planned {
+		st = &stats{} // a fence's transaction is not counted
+	}
 	switch outcome {
 	case history.Committed:
 		rec.Status = history.Committed
 		rec.End = end
-		s.stats.latencies = append(s.stats.latencies, time.Duration(end-rec.Start))
+		st.latencies = append(st.latencies, time.Duration(end-rec.Start))
 	case history.Aborted:
 		rec.Status = history.Aborted
 		rec.End = end
-		s.stats.aborts = append(s.stats.aborts, reason)
+		st.aborts = append(st.aborts, reason)
 	default:
 		rec.Status = history.Unknown
-		s.stats.unknown++
+		st.unknown++
 		defer func() { s.incarnation++ }()
 	}
 	if outcome != history.Committed {
 		// Forget what this transaction saw: it may not have happened.
 		clear(s.seen)
 	}
-	return s.r.completed(rec)
+	return outcome, s.r.record(rec, planned)
 }
 
 // execute runs the transaction's operations and commit, appending what
