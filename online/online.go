@@ -140,6 +140,9 @@ type Checker struct {
 	prefixRunning bool
 	prefixFound   *Violation
 	prefixDone    sync.WaitGroup
+	// fenced is what the Checker knows of the pieces between fences it
+	// checked and forgot.
+	fenced fenced
 }
 
 // Stats counts the work of a Checker.
@@ -158,6 +161,14 @@ type Stats struct {
 	// input could not be read: then nothing more is checked early.
 	Repeated   bool
 	Unreadable error
+	// Pieces counts the pieces between fences checked and forgotten, and
+	// Settled the lines they hold: everything before line Settled is
+	// decided, and the verdict on the whole needs only what comes after
+	// (Finish). NotApart, when set, says why the pieces are no longer
+	// checked apart: the verdict on the whole is then the check of the
+	// whole.
+	Pieces, Settled int
+	NotApart        string
 }
 
 // Violation is a part of the input that breaks the level.
@@ -195,11 +206,19 @@ func New(opts Options) (*Checker, error) {
 func (c *Checker) Write(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	from := len(c.buf)
+	from, n := len(c.buf), c.numLines()
 	c.buf = append(c.buf, p...)
 	for i := bytes.IndexByte(c.buf[from:], '\n'); i >= 0; i = bytes.IndexByte(c.buf[from:], '\n') {
 		from += i + 1
 		c.lines = append(c.lines, c.base+int64(from))
+	}
+	c.noteFences(n)
+	if f := &c.fenced; f.stopped == "" && (f.pieces > 0 || len(f.pending) > 0) {
+		// The pieces between fences, read from the Source, decide
+		// every line: an input that comes faster than it is checked
+		// is not held, and the next window begins within the last
+		// two.
+		c.forget(c.numLines() - c.opts.Window)
 	}
 	return len(p), nil
 }
@@ -233,6 +252,7 @@ func (c *Checker) Stats() Stats {
 	s := c.stats
 	s.Lines, s.Kept = c.numLines(), len(c.buf)
 	s.Repeated, s.Unreadable = c.repeated, c.unreadable
+	s.Pieces, s.Settled, s.NotApart = c.fenced.pieces, c.fenced.line, c.fenced.stopped
 	return s
 }
 
@@ -245,6 +265,9 @@ func (c *Checker) Stats() Stats {
 // why. The check of everything so far goes on after Check returns, until
 // it is done or ctx ends; Wait waits for it.
 func (c *Checker) Check(ctx context.Context) (*Violation, error) {
+	if v, err := c.checkPieces(ctx); v != nil || err != nil {
+		return v, err
+	}
 	c.mu.Lock()
 	if v := c.prefixFound; v != nil {
 		c.prefixFound = nil
@@ -264,7 +287,9 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 	c.windowEnd = n
 	src := c.opts.Source
 	fromMemory := src == nil && n <= c.opts.MaxPrefix
-	prefixes := !c.opts.NoPrefix && (fromMemory || src != nil && end <= c.opts.MaxPrefixBytes)
+	// Once pieces between fences are checked, everything before the
+	// last fence is decided.
+	prefixes := !c.opts.NoPrefix && c.fenced.pieces == 0 && (fromMemory || src != nil && end <= c.opts.MaxPrefixBytes)
 	if prefixes && from > 0 && !c.prefixRunning && n >= 2*max(c.prefixAt, c.opts.Window) {
 		c.prefixAt, c.prefixRunning = n, true
 		c.prefixDone.Add(1)

@@ -53,6 +53,9 @@ type checkFlags struct {
 	// followFlags are those of --follow; followed is what it did.
 	followFlags followFlags
 	followed    *online.Stats
+	// final is the verdict on the whole input that --follow's pieces
+	// between fences gave, if they did.
+	final *online.Final
 }
 
 // checkMode is what runCheck is asked beyond its flags.
@@ -155,6 +158,11 @@ func runCheck(args []string, stdout, stderr io.Writer, mode checkMode) int {
 			j.stop()
 			fmt.Fprintf(stderr, "isocheck: %s: %s before the input ended: the violation above stands\n", textsafe.Escape(pos[0]), j.stopReason(err))
 			return exitViolated
+		}
+		if err == nil && cf.final != nil {
+			in.Close()
+			j.stop()
+			return printFinal(cf.final, lvl, "--follow", stdout, stderr)
 		}
 	} else {
 		in, err = cf.input.openStream(j, pos[0])

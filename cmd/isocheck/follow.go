@@ -19,6 +19,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/online"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // followFlags are the flags of check --follow.
@@ -217,6 +218,12 @@ func (cf *checkFlags) follow(j *job, path string, lvl level.Level, color bool, s
 	}
 	if fl.fallback != "" {
 		fmt.Fprintf(stderr, "isocheck: --follow: %s\n", fl.fallback)
+	}
+	if fl.c != nil && !found && cf.plainVerdict() {
+		// Pieces between fences decide the whole without reading it.
+		if fin, err := fl.c.Finish(j.ctx); err == nil && fin != nil && fin.Result.Verdict == verdict.Satisfied {
+			cf.final = fin
+		}
 	}
 	if fl.c != nil {
 		s := fl.c.Stats()
@@ -419,4 +426,21 @@ func (fl *follower) begin(lvl level.Level, opts check.Options) {
 		return
 	}
 	fl.c = c
+}
+
+// plainVerdict says that the check prints its verdict and nothing else
+// that needs the whole history (no JSON, EDN, page, picture, statistics or
+// list of anomalies), so that a verdict the pieces between fences gave
+// can stand for it.
+func (cf *checkFlags) plainVerdict() bool {
+	return !cf.asJSON && !cf.asEDN && !cf.stats && !cf.elle && cf.htmlFile == "" && cf.cexFile == "" &&
+		cf.dotFile == "" && cf.svgFile == "" && cf.pngFile == "" && cf.anomaliesFile == ""
+}
+
+// printFinal prints the verdict on an input the pieces between its fences
+// decided, as check prints it, and on stderr how it was reached.
+func printFinal(fin *online.Final, lvl level.Level, what string, stdout, stderr io.Writer) int {
+	fmt.Fprintf(stdout, "%s: satisfied\n", lvl)
+	fmt.Fprintf(stderr, "isocheck: %s: decided in %d pieces between fences, checked as they came (%d lines): the whole was never held in memory\n", what, fin.Pieces, fin.Lines)
+	return exitSatisfied
 }

@@ -38,7 +38,11 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	ctx, stopSignals := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stopSignals()
 	openCtx, cancel := context.WithTimeout(ctx, 30*time.Second)
-	d, err := dial.Open(openCtx, db.Config{DSN: rf.dsn, Level: rf.level, Keys: plan.Keys, Lists: plan.Lists, Table: rf.table})
+	keys := plan.Keys
+	if rf.fences > 0 {
+		keys += runner.FenceKeys(len(plan.Sessions))
+	}
+	d, err := dial.Open(openCtx, db.Config{DSN: rf.dsn, Level: rf.level, Keys: keys, Lists: plan.Lists, Table: rf.table})
 	cancel()
 	if err != nil {
 		f.Discard()
@@ -88,6 +92,7 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 		Reconnect:  rf.reconnect,
 		Waiting:    waitingReporter(runErr, redact(rf.dsn)),
 		Completed:  rf.onTxn,
+		Fences:     rf.fences,
 	}
 	if rf.nemesis.Kind != "" && !rf.reconnectSet {
 		// A killed node takes a while to restart: its sessions wait.
@@ -95,6 +100,9 @@ func (rf *runFlags) record(plan *workload.Plan, stdout, stderr io.Writer) (strin
 	}
 	sum, err := runner.Run(progress.WithTracker(runCtx, tr), d, plan, opts)
 	endWatch()
+	if rf.online != nil && err == nil && rf.html == "" {
+		rf.online.finish(ctx)
+	}
 	if sum != nil {
 		writeEscaped(stdout, func(w io.Writer) error { sum.Write(w); return nil })
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/lwt"
 	"github.com/isocheck/isocheck/nemesis"
+	"github.com/isocheck/isocheck/online"
 	"github.com/isocheck/isocheck/report"
 	runner "github.com/isocheck/isocheck/run"
 	"github.com/isocheck/isocheck/workload"
@@ -57,7 +58,14 @@ type runFlags struct {
 	// finds while it runs; online is that check.
 	stopOnViolation bool
 	online          *runChecker
+	// fences is --fences: the sessions meet at a fence each that many
+	// transactions (runner.Options.Fences); -1 until decided.
+	fences int
 }
+
+// defaultFences is --fences with --check LEVEL on a run of more
+// transactions a session.
+const defaultFences = 1000
 
 // runRun is `isocheck run`. The key-value workloads and the SQL
 // applications (--workload tpcc or twitter, runsql.go) take flags of
@@ -107,6 +115,7 @@ func addKVRunFlags(fs *flag.FlagSet) *runFlags {
 	fs.DurationVar(&rf.reconnect, "reconnect", runner.DefaultReconnect, "a session whose connection failed tries to reconnect for this long, then stops and the run is incomplete (exit status 3); with --nemesis, 30s more than --nemesis-duration unless set")
 	fs.StringVar(&rf.html, "html", "", "with --check, "+htmlUsage+", with the run's summary: throughput, aborts, latencies and faults over time")
 	fs.BoolVar(&rf.stopOnViolation, "stop-on-violation", false, "with --check LEVEL, end the run at the first violation the check finds while the run goes on (the history holds every transaction that ran), then explain it")
+	fs.IntVar(&rf.fences, "fences", -1, "every N transactions of each session, the sessions meet at a fence (a write of each, a read of all and of every key written since, a read of each), so that a check of --check LEVEL (sser, ser, si, pc or cc) while the run goes on decides and forgets what came before it and its memory stays flat however long the run; 0 for none; default 1000 with --check sser, ser, si, pc or cc for --workload general or mini of more transactions a session, else 0")
 	fs.BoolVar(&rf.progress, "progress", false, "show progress on stderr even when it is not a terminal (runs over 2 s only)")
 	fs.StringVar(&rf.faults, "nemesis", "", "during the run, fault a cluster the project started: pause (SIGSTOP, then SIGCONT) or kill (then restart) one node at a time, or, in network namespaces (root; see scripts/netns.sh), partition[=halves|one|leader|bridge|majorities-ring] to cut links between nodes or loss[=PERCENT] to make one node at a time drop packets; clock[=MAX] sets one node's clock off (a cluster started with ISOCHECK_FAKETIME=1); ,every=DURATION and ,heal=DURATION set --nemesis-interval and --nemesis-duration (partition=one,every=10s,heal=5s); needs --cluster")
 	fs.StringVar(&rf.nemesis.Script, "cluster", "", "the script that started the cluster (scripts/galera.sh or scripts/etcd.sh): the nemesis asks it for the nodes' PIDs, to restart a node, to cut and heal links and for the leader")
@@ -190,6 +199,14 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 	if rf.online = newRunChecker(check, rf.stopOnViolation); rf.stopOnViolation && rf.online == nil {
 		return usageError(stderr, "run", "--stop-on-violation needs --check LEVEL (one level: sser, ser, si, pc, cc, ra or rc)")
 	}
+	switch kv := plan.Workload == workload.General || plan.Workload == workload.MiniTxn; {
+	case rf.fences > 0 && !kv:
+		return usageError(stderr, "run", "--fences is for --workload general or mini, not --workload %s", plan.Workload)
+	case rf.fences < 0 && kv && rf.online != nil && online.Retires(rf.online.level) && rf.plan.cfg.TxnsPerSession > defaultFences:
+		rf.fences = defaultFences
+	case rf.fences < 0:
+		rf.fences = 0
+	}
 	var lwtOps runner.LWTOps
 	if checkLWT {
 		if plan.Workload != workload.LWT {
@@ -207,6 +224,9 @@ func runKV(args []string, stdout, stderr io.Writer) int {
 		return status
 	}
 	fmt.Fprintln(stdout)
+	if rf.online != nil && rf.online.final != nil && !partial {
+		return printFinal(rf.online.final, rf.online.level, "run --check", stdout, stderr)
+	}
 	var verdict int
 	mode := checkMode{explain: true, command: commandLine("run", args), faults: rf.faulted}
 	if sum != nil {

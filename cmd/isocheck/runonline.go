@@ -10,6 +10,7 @@ import (
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/online"
 	"github.com/isocheck/isocheck/progress"
+	"github.com/isocheck/isocheck/verdict"
 )
 
 // runChecker checks a run's history at one level while it is recorded
@@ -22,6 +23,9 @@ type runChecker struct {
 	stop  bool
 	// stopped says the run was ended at a violation.
 	stopped bool
+	// final is the verdict on the whole run that the pieces between its
+	// fences gave, if they did (a satisfied one).
+	final *online.Final
 }
 
 // newRunChecker returns the checker of a run checked at check, or nil
@@ -80,6 +84,19 @@ func (rc *runChecker) watch(ctx context.Context, tr *progress.Tracker, cancelRun
 		<-finished
 		rc.c.Wait()
 		tr.SetNote("")
+	}
+}
+
+// finish takes the verdict of the pieces between fences, once the run
+// is over and what it recorded is in the history's file, when they give
+// one that the run keeps the level: the check after the run then need
+// not read the history whole.
+func (rc *runChecker) finish(ctx context.Context) {
+	if rc.stopped {
+		return
+	}
+	if fin, err := rc.c.Finish(ctx); err == nil && fin != nil && fin.Result.Verdict == verdict.Satisfied {
+		rc.final = fin
 	}
 }
 
