@@ -483,6 +483,9 @@ type worker struct {
 	lastWriter, lastSession []int32
 	readWriter, readStamp   []int32
 	from                    []int32
+	// readKeys are the keys t3 reads, sorted, once a writer of more
+	// keys than it reads needs them.
+	readKeys []history.Key
 	// rank, unless nil, keeps only the edges t2 → t1 with rank[t2] >
 	// rank[t1]: those an order by rank does not have already.
 	rank []int32
@@ -643,12 +646,34 @@ func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32,
 					}
 				}
 				slices.Sort(w.from)
+				w.readKeys = w.readKeys[:0]
 				for j, t2 := range w.from {
 					if j > 0 && t2 == w.from[j-1] {
 						continue
 					}
-					for _, k := range s.keys[s.keyStart[t2]:s.keyStart[t2+1]] {
-						if w.readStamp[k] == t3+1 {
+					written := s.keys[s.keyStart[t2]:s.keyStart[t2+1]]
+					if len(written) <= len(reads) {
+						for _, k := range written {
+							if w.readStamp[k] == t3+1 {
+								w.force(t2, w.readWriter[k], k)
+							}
+						}
+						continue
+					}
+					// A writer of more keys than t3 reads (a bulk load,
+					// a state written in one transaction): t3's keys
+					// are looked up in its sorted keys, so that each
+					// of its readers costs what it reads, not what it
+					// wrote.
+					if len(w.readKeys) == 0 {
+						for _, alpha := range reads {
+							w.readKeys = append(w.readKeys, alpha.Key)
+						}
+						slices.Sort(w.readKeys)
+						w.readKeys = slices.Compact(w.readKeys)
+					}
+					for _, k := range w.readKeys {
+						if _, ok := slices.BinarySearch(written, k); ok {
 							w.force(t2, w.readWriter[k], k)
 						}
 					}
