@@ -118,7 +118,7 @@ func (r *jsonlReader) readParallel(lr *scan.LineReader, cfg parallelConfig) erro
 		defer close(order)
 		defer close(jobs)
 		var carry []byte
-		line, off := 1, int64(0)
+		line, off := lr.Line+1, lr.NextOff // a part of an input begins past its start
 		for {
 			var j *chunkJob
 			select {

@@ -32,8 +32,34 @@ var lineByLine = jsonl.ParallelConfig{MinSize: 1 << 62}
 
 // readJSONLConfig reads r, of size bytes, as JSONL with cfg.
 func readJSONLConfig(r io.Reader, size int64, cfg jsonl.ParallelConfig) (*history.History, error) {
+	return readJSONLConfigAt(r, size, cfg, 0, 0)
+}
+
+// readJSONLConfigAt reads r, of size bytes, as JSONL with cfg: a part of
+// an input from line line (counted from 0) on, at byte offset offset.
+func readJSONLConfigAt(r io.Reader, size int64, cfg jsonl.ParallelConfig, line int, offset int64) (*history.History, error) {
 	m := progress.Start(context.Background(), "parse", size, "bytes")
-	return jsonl.ReadJSONLWith(m, scan.NewLineReader(bufio.NewReader(r), "p.jsonl"), size, cfg)
+	return jsonl.ReadJSONLWith(m, scan.NewLineReaderAt(bufio.NewReader(r), "p.jsonl", line, offset), size, cfg)
+}
+
+// TestParallelPartSameAsLineByLine: a part of an input read in parallel
+// (as package online reads the pieces between fences) names the same
+// lines and offsets, in its transactions and its errors, as when read
+// line by line.
+func TestParallelPartSameAsLineByLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	for range 300 {
+		data := randomJSONL(rng, 1+rng.IntN(80))
+		line, offset := rng.IntN(1000), rng.Int64N(1<<20)
+		seq, seqErr := readJSONLConfigAt(bytes.NewReader(data), int64(len(data)), lineByLine, line, offset)
+		par, parErr := readJSONLConfigAt(bytes.NewReader(data), int64(len(data)), jsonl.ParallelConfig{Chunk: 64 + rng.IntN(512), Workers: 1 + rng.IntN(3)}, line, offset)
+		if fmt.Sprint(seqErr) != fmt.Sprint(parErr) {
+			t.Fatalf("from line %d: line by line: %v\nin parallel: %v\ninput:\n%s", line, seqErr, parErr, data)
+		}
+		if seqErr == nil && !reflect.DeepEqual(seq, par) {
+			t.Fatalf("from line %d: the histories differ:\n%s\nin parallel:\n%s", line, formattest.Dump(seq, true), formattest.Dump(par, true))
+		}
+	}
 }
 
 // checkParallelSame checks that reading data in parallel gives exactly

@@ -104,7 +104,7 @@ func readJSONLWith(m *progress.Meter, lr *scan.LineReader, size int64, cfg paral
 		// saves growing the key names, a tenth of the reading (measured).
 		r.b.GrowKeys(int(size / 64))
 	}
-	if size >= cfg.MinSize && lr.Line == 0 && !lr.Pending && (runtime.GOMAXPROCS(0) > 1 || cfg.Workers > 0) {
+	if size >= cfg.MinSize && !lr.Pending && (runtime.GOMAXPROCS(0) > 1 || cfg.Workers > 0) {
 		if err := r.readParallel(lr, cfg); err != nil {
 			return nil, err
 		}
