@@ -252,7 +252,7 @@ func (c *Checker) Stats() Stats {
 	s := c.stats
 	s.Lines, s.Kept = c.numLines(), len(c.buf)
 	s.Repeated, s.Unreadable = c.repeated, c.unreadable
-	s.Pieces, s.Settled, s.NotApart = c.fenced.pieces, c.fenced.line, c.fenced.stopped
+	s.Pieces, s.Settled, s.NotApart = c.fenced.pieces, c.fenced.settled, c.fenced.stopped
 	return s
 }
 

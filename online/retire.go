@@ -82,6 +82,10 @@ type fenced struct {
 	fence string
 	// stopped says why the pieces are no longer checked apart.
 	stopped string
+	// running is the check of the last piece read, nil once its
+	// verdict is taken; settled is the end of the last piece decided.
+	running *pieceCheck
+	settled int
 }
 
 type fenceLine struct {
@@ -105,17 +109,24 @@ func (c *Checker) noteFences(from int) {
 }
 
 // checkPieces checks the pieces that fences noted since the last call
-// end, and forgets them. It returns a piece that breaks the level.
+// ended, and forgets them. It returns a piece that breaks the level.
+//
+// A piece is read, its fence's middle read gives the state after it, and
+// its check runs on a goroutine of its own while the next piece is read:
+// one check at a time, so that the Checker holds two pieces at most.
 func (c *Checker) checkPieces(ctx context.Context) (*Violation, error) {
+	f := &c.fenced
 	for {
+		if v, err := c.collect(ctx, false); v != nil || err != nil {
+			return v, err
+		}
 		c.mu.Lock()
-		f := &c.fenced
 		if len(f.pending) == 0 || f.stopped != "" {
 			c.mu.Unlock()
 			return nil, nil
 		}
-		// The line is taken off the list once its piece is checked: a
-		// check that ctx ended leaves it to the next call.
+		// The line is taken off the list once its piece is read: a
+		// reading that ctx ended leaves it to the next call.
 		fl := f.pending[0]
 		c.mu.Unlock()
 		taken := func() {
@@ -142,24 +153,95 @@ func (c *Checker) checkPieces(ctx context.Context) (*Violation, error) {
 			c.stopFences(why)
 			return nil, nil
 		}
-		res, err := check.CheckWith(ctx, h, c.opts.Level, c.opts.Check)
-		if err != nil {
-			return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", c.fenced.line+1, fl.line+1, c.opts.Name, err)
-		}
-		switch {
-		case res.Stopped:
-			return nil, context.Cause(ctx)
-		case res.Verdict == verdict.Violated:
-			c.stopFences("a piece violates the level")
-			return &Violation{History: h, Result: res, Lines: fl.line + 1, FromLine: max(0, c.fenced.line-1)}, nil
-		case res.Verdict != verdict.Satisfied:
-			c.stopFences(fmt.Sprintf("the check of lines %d-%d gave no verdict: %s", c.fenced.line+1, fl.line+1, res.Reason))
-			return nil, nil
+		// The check before this piece's ends first.
+		if v, err := c.collect(ctx, true); v != nil || err != nil {
+			return v, err
 		}
 		taken()
 		c.mu.Lock()
+		if f.stopped != "" {
+			c.mu.Unlock()
+			return nil, nil
+		}
+		pc := &pieceCheck{h: h, from: f.line, to: fl.line + 1}
 		f.remember(h, fl)
+		f.running = pc
 		c.mu.Unlock()
+		c.startCheck(ctx, pc)
+	}
+}
+
+// A pieceCheck is the check of a piece, lines [from, to) of the input.
+type pieceCheck struct {
+	h        *history.History
+	from, to int
+	done     chan struct{}
+	res      *check.Result
+	err      error
+}
+
+// startCheck checks pc on a goroutine of its own.
+func (c *Checker) startCheck(ctx context.Context, pc *pieceCheck) {
+	pc.done = make(chan struct{})
+	go func() {
+		defer close(pc.done)
+		pc.res, pc.err = check.CheckWith(ctx, pc.h, c.opts.Level, c.opts.Check)
+	}()
+}
+
+// collect takes the verdict of the check of a piece that runs, once it
+// is done (wait says to wait for it), and returns the piece if it breaks
+// the level. A check that its context stopped is started again, with
+// ctx, and waited for when wait says so.
+func (c *Checker) collect(ctx context.Context, wait bool) (*Violation, error) {
+	f := &c.fenced
+	for {
+		c.mu.Lock()
+		pc := f.running
+		c.mu.Unlock()
+		if pc == nil {
+			return nil, nil
+		}
+		if !wait {
+			select {
+			case <-pc.done:
+			default:
+				return nil, nil
+			}
+		}
+		select {
+		case <-pc.done:
+		case <-ctx.Done():
+			return nil, context.Cause(ctx)
+		}
+		if pc.err == nil && pc.res.Stopped {
+			// Stopped by the context of the call that began it: the
+			// piece is checked again, in this call's.
+			if ctx.Err() != nil {
+				return nil, context.Cause(ctx)
+			}
+			c.startCheck(ctx, pc)
+			continue
+		}
+		c.mu.Lock()
+		f.running = nil
+		c.mu.Unlock()
+		switch res := pc.res; {
+		case pc.err != nil:
+			c.stopFences("a piece's check failed")
+			return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", pc.from+1, pc.to, c.opts.Name, pc.err)
+		case res.Verdict == verdict.Violated:
+			c.stopFences("a piece violates the level")
+			return &Violation{History: pc.h, Result: res, Lines: pc.to, FromLine: max(0, pc.from-1)}, nil
+		case res.Verdict != verdict.Satisfied:
+			c.stopFences(fmt.Sprintf("the check of lines %d-%d gave no verdict: %s", pc.from+1, pc.to, res.Reason))
+			return nil, nil
+		}
+		c.mu.Lock()
+		f.pieces++
+		f.settled = pc.to
+		c.mu.Unlock()
+		return nil, nil
 	}
 }
 
@@ -171,7 +253,7 @@ func (c *Checker) stopFences(why string) {
 	c.mu.Unlock()
 }
 
-// remember takes the piece h, which ends at fl, as checked: the state
+// remember takes the piece h, which ends at fl, as read: the state
 // after it is what its last transaction, the fence's middle, read and
 // wrote.
 func (f *fenced) remember(h *history.History, fl fenceLine) {
@@ -196,7 +278,6 @@ func (f *fenced) remember(h *history.History, fl fenceLine) {
 			f.mine[name] = int64(op.Value)
 		}
 	}
-	f.pieces++
 	f.line, f.off = fl.line+1, fl.end
 }
 
@@ -432,6 +513,9 @@ type Final struct {
 // as check does.
 func (c *Checker) Finish(ctx context.Context) (*Final, error) {
 	if v, err := c.checkPieces(ctx); v != nil || err != nil {
+		return nil, err
+	}
+	if v, err := c.collect(ctx, true); v != nil || err != nil {
 		return nil, err
 	}
 	c.mu.Lock()
