@@ -27,12 +27,16 @@
 //
 // The Checker keeps the lines it may still check: everything, until the
 // input passes MaxPrefix lines, then about two windows (about two windows
-// from the start with a Source). It does not retire transactions that can
-// no longer take part in a violation, which would let it give the verdict
-// on an endless input itself: windows are checked, and a violation that
-// spans more lines than a window is found by the next check of everything
-// so far, or, past the bound on those, by the check of the whole at the
-// end.
+// from the start with a Source). A violation that spans more lines than a
+// window is found by the next check of everything so far, or, past the
+// bound on those, by the check of the whole at the end.
+//
+// A history with fences (run.Options.Fences) is also checked a piece at a
+// time, from one fence to the next, read from the Source: at causal
+// consistency and the levels stronger, the pieces decide the whole
+// exactly, and Finish gives the verdict on an input of any length, which
+// the Checker never holds (see fenced for why, and when a piece does not
+// stand for what came before it).
 package online
 
 import (

@@ -5,6 +5,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/isocheck/isocheck/level"
+	"github.com/isocheck/isocheck/online"
 )
 
 // fencedArgs are a run of the general workload with fences every 40
@@ -88,5 +91,23 @@ func TestFencesNeedRegisters(t *testing.T) {
 	code, _, stderr := runCmd("run", "--db", "sim://ser", "--workload", "append", "--fences", "10", "-o", filepath.Join(t.TempDir(), "h"))
 	if code != exitBadInput || !strings.Contains(stderr, "--fences is for --workload general or mini") {
 		t.Fatalf("exit %d: %s", code, stderr)
+	}
+}
+
+// TestEarlyNoteSaysPieces: the progress line says how far the pieces
+// between fences decided the input, and when they stopped, why.
+func TestEarlyNoteSaysPieces(t *testing.T) {
+	for _, tc := range []struct {
+		s    online.Stats
+		want string
+	}{
+		{online.Stats{}, "SER: no violation so far"},
+		{online.Stats{Pieces: 3, Settled: 120}, "SER: no violation in 3 pieces between fences, up to line 120"},
+		{online.Stats{Pieces: 3, Settled: 120, NotApart: "values repeat"}, "SER: no violation so far; 3 pieces decided, then values repeat: memory grows"},
+		{online.Stats{Repeated: true}, "SER: values repeat, verdict at the end"},
+	} {
+		if got := earlyNote(level.SER, tc.s); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.s, got, tc.want)
+		}
 	}
 }

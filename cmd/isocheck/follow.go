@@ -277,10 +277,14 @@ func (cf *checkFlags) printEarly(j *job, v *online.Violation, lvl level.Level, c
 // as it comes at l, from what the checker's Stats say.
 func earlyNote(l level.Level, s online.Stats) string {
 	switch {
-	case s.Repeated:
+	case s.Repeated && s.Pieces == 0:
 		return l.String() + ": values repeat, verdict at the end"
 	case s.Unreadable != nil:
 		return l.String() + ": a line cannot be read, verdict at the end"
+	case s.Pieces > 0 && s.NotApart != "":
+		return fmt.Sprintf("%s: no violation so far; %d pieces decided, then %s: memory grows", l, s.Pieces, s.NotApart)
+	case s.Pieces > 0:
+		return fmt.Sprintf("%s: no violation in %d pieces between fences, up to line %d", l, s.Pieces, s.Settled)
 	}
 	return l.String() + ": no violation so far"
 }
