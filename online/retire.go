@@ -42,19 +42,25 @@ func Retires(l level.Level) bool {
 // A piece is the lines after one fence's middle transaction M (the line
 // of session FenceSession) up to and including the next one's, M'. It is
 // checked on its own, with one transaction before it, the state: a write
-// of each key's value as the middles so far read it, and of what M wrote
-// (its start, the latest start of the transactions before). The piece
+// of the value, as the middles so far read it, of each key the piece
+// reads, and of what M wrote (its start the latest start of the
+// transactions before, which keeps SSER's real-time order). The piece
 // stands for everything before it, exactly, when:
 //
-//   - the first transaction of each of its sessions reads what M wrote:
-//     M comes before it in every order a level allows (orders contain the
-//     session order and the reads), so everything before M does too;
-//   - M' reads what the last transaction of each session wrote, and every
-//     key a transaction of the piece wrote: every write of the piece then
-//     comes before M', which reads, at causal consistency and above, the
-//     last of them in the order;
+//   - the first transaction of each of its sessions reads what M wrote,
+//     which no other transaction writes: M comes before it in every order
+//     a level allows (orders contain the session order and the reads), so
+//     everything before M does too;
+//   - M' reads what the last transaction of each session wrote (a value
+//     no other transaction writes), and every key a committed transaction
+//     of the piece wrote: every write of the piece then comes before M',
+//     which reads, at causal consistency and above, the last of them in
+//     the order;
 //   - no transaction of the piece has an unknown outcome (it might commit
-//     after M'), and values are written once per key.
+//     after M').
+//
+// Values that repeat elsewhere need no care: a piece's check decides
+// which of their writers a read saw, as the check of the whole would.
 //
 // Then an order of the whole history that a level allows is one of each
 // piece, one after the other: the transactions after M' read, of the
@@ -67,8 +73,8 @@ type fenced struct {
 	// pending are the lines of FenceSession not yet taken, by line index
 	// and the offset of their end.
 	pending []fenceLine
-	// pieces counts the pieces checked and forgotten; line is the first
-	// line not forgotten, off its offset.
+	// pieces counts the pieces decided; line is the first line not yet
+	// read into a piece, off its offset.
 	pieces int
 	line   int
 	off    int64
@@ -93,16 +99,19 @@ type fenceLine struct {
 	end  int64
 }
 
+// fenceMarker begins the lines of FenceSession as isocheck run records
+// them (jsonl.Recorder).
+const fenceMarker = `{"session":"` + FenceSession + `",`
+
 // noteFences notes the lines of FenceSession among the lines from index
 // from on, just written; c.mu is held.
 func (c *Checker) noteFences(from int) {
 	if c.opts.Source == nil || !Retires(c.opts.Level) || c.fenced.stopped != "" {
 		return
 	}
-	marker := []byte(strconv.Quote(FenceSession))
 	for i := from; i < c.numLines(); i++ {
 		start, end := c.lines[i-c.first], c.lines[i+1-c.first]
-		if bytes.Contains(c.buf[start-c.base:end-c.base], marker) {
+		if bytes.HasPrefix(c.buf[start-c.base:end-c.base], []byte(fenceMarker)) {
 			c.fenced.pending = append(c.fenced.pending, fenceLine{i, end})
 		}
 	}
