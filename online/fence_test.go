@@ -69,7 +69,7 @@ func wholeVerdict(t *testing.T, input []byte, l level.Level) verdict.Verdict {
 func TestPiecesDecideAsTheWhole(t *testing.T) {
 	dsns := []string{"sim://ser", "sim://si", "sim://rc", "sim://si?fault=lost-update&p=0.3",
 		"sim://ser?fault=stale-read&p=0.2", "sim://si?fault=fractured-read&p=0.2", "sim://rc?fault=dirty-read&p=0.2"}
-	levels := []level.Level{level.SSER, level.SER, level.SI, level.PC, level.CC}
+	levels := []level.Level{level.SSER, level.SER, level.SI, level.PC, level.CC, level.RA, level.RC}
 	n := testsize.N(400, 3000)
 	rng := rand.New(rand.NewPCG(7, 9))
 	decided := map[verdict.Verdict]int{}

@@ -34,9 +34,9 @@
 // A history with fences (run.Options.Fences) is also checked a piece at a
 // time, from one fence to the next, read from the Source: at causal
 // consistency and the levels stronger, the pieces decide the whole
-// exactly, and Finish gives the verdict on an input of any length, which
-// the Checker never holds (see fenced for why, and when a piece does not
-// stand for what came before it).
+// exactly (at RA and RC, when they keep CC), and Finish gives the verdict
+// on an input of any length, which the Checker never holds (see fenced
+// for why, and when a piece does not stand for what came before it).
 package online
 
 import (

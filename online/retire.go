@@ -23,17 +23,26 @@ import (
 const FenceSession = "fence"
 
 // Retires says whether a Checker at l checks a history with fences a
-// piece at a time: at the levels whose axioms make a transaction read the
-// last of the writes that are ordered before it by the session order and
-// the reads (causal consistency and every level stronger than it). At read
-// atomic and read committed, a transaction after a fence may still read a
-// value that one before it overwrote, and the pieces are not apart.
-func Retires(l level.Level) bool {
+// piece at a time: at every level (see pieceLevel).
+func Retires(l level.Level) bool { return pieceLevel(l) != 0 }
+
+// pieceLevel is the level the pieces of a history checked at l are
+// checked at, or 0 if none. The pieces decide a level whose axioms make a
+// transaction read the last of the writes that the session order and the
+// reads put before it: causal consistency and every level stronger. At
+// read atomic and read committed, a transaction after a fence may still
+// read a value that one before it overwrote, and the pieces are not apart
+// at those levels; but a history that keeps causal consistency keeps
+// them, so their pieces are checked at CC: a history the pieces find
+// causal is decided, and one they do not is checked whole.
+func pieceLevel(l level.Level) level.Level {
 	switch l {
 	case level.SSER, level.SER, level.SI, level.PC, level.CC:
-		return true
+		return l
+	case level.RA, level.RC:
+		return level.CC
 	}
-	return false
+	return 0
 }
 
 // fenced is what a Checker knows of the pieces of a history with fences
@@ -194,7 +203,7 @@ func (c *Checker) startCheck(ctx context.Context, pc *pieceCheck) {
 	pc.done = make(chan struct{})
 	go func() {
 		defer close(pc.done)
-		pc.res, pc.err = check.CheckWith(ctx, pc.h, c.opts.Level, c.opts.Check)
+		pc.res, pc.err = check.CheckWith(ctx, pc.h, pieceLevel(c.opts.Level), c.opts.Check)
 	}()
 }
 
@@ -239,6 +248,9 @@ func (c *Checker) collect(ctx context.Context, wait bool) (*Violation, error) {
 		case pc.err != nil:
 			c.stopFences("a piece's check failed")
 			return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", pc.from+1, pc.to, c.opts.Name, pc.err)
+		case res.Verdict == verdict.Violated && res.Level != c.opts.Level:
+			c.stopFences(fmt.Sprintf("lines %d-%d break %s, which %s allows", pc.from+1, pc.to, res.Level, c.opts.Level))
+			return nil, nil
 		case res.Verdict == verdict.Violated:
 			c.stopFences("a piece violates the level")
 			return &Violation{History: pc.h, Result: res, Lines: pc.to, FromLine: max(0, pc.from-1)}, nil
@@ -545,14 +557,14 @@ func (c *Checker) Finish(ctx context.Context) (*Final, error) {
 		c.stopFences(why)
 		return nil, nil
 	}
-	res, err := check.CheckWith(ctx, h, c.opts.Level, c.opts.Check)
+	res, err := check.CheckWith(ctx, h, pieceLevel(c.opts.Level), c.opts.Check)
 	if err != nil {
 		return nil, fmt.Errorf("online: checking lines %d-%d of %s: %w", f.line+1, n, c.opts.Name, err)
 	}
 	if res.Stopped {
 		return nil, context.Cause(ctx)
 	}
-	if res.Verdict != verdict.Satisfied && res.Verdict != verdict.Violated {
+	if res.Verdict != verdict.Satisfied && (res.Verdict != verdict.Violated || res.Level != c.opts.Level) {
 		return nil, nil
 	}
 	return &Final{Result: res, Pieces: f.pieces + 1, Lines: n}, nil

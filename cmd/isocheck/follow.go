@@ -285,6 +285,10 @@ func earlyNote(l level.Level, s online.Stats) string {
 		return fmt.Sprintf("%s: no violation so far; %d pieces decided, then %s: memory grows", l, s.Pieces, s.NotApart)
 	case s.Pieces > 0:
 		return fmt.Sprintf("%s: no violation in %d pieces between fences, up to line %d", l, s.Pieces, s.Settled)
+	case s.Lines > online.DefaultMaxPrefix:
+		// Past what is checked whole early: the whole, at the end,
+		// takes memory that grows with it.
+		return l.String() + ": no violation so far; no fences, so the whole is checked at the end"
 	}
 	return l.String() + ": no violation so far"
 }
