@@ -186,8 +186,6 @@ type runner struct {
 // clock.
 func (r *runner) now() int64 { return int64(time.Since(r.start)) }
 
-func (r *runner) completed(rec *jsonl.TxnRecord) error { return r.record(rec, true) }
-
 // record records rec; planned says it is a transaction of the plan, which
 // the progress counts (a fence's are not).
 func (r *runner) record(rec *jsonl.TxnRecord, planned bool) error {
