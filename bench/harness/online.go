@@ -98,7 +98,11 @@ func runOnline(ctx context.Context, e *env) ([]Row, error) {
 		if err != nil {
 			return rows, err
 		}
-		got, err := e.follow(ctx, s.level, path, rate, s.dsn != "")
+		total, write, err := fileLines(path)
+		if err != nil {
+			return rows, err
+		}
+		got, err := e.follow(ctx, s.level, total, write, rate, s.dsn != "")
 		for i := range got {
 			got[i].Experiment, got[i].Case, got[i].Level, got[i].Checker, got[i].Rep = "online", s.name(), s.name(), "isocheck", 1
 		}
@@ -107,7 +111,14 @@ func runOnline(ctx context.Context, e *env) ([]Row, error) {
 			return rows, err
 		}
 	}
-	return rows, nil
+	// A longer stream, generated as it is written, with fences.
+	dur := sustainedFor(e.cfg.Scale)
+	g := newFencedSerial(20, 100_000, fencesEvery(e.cfg.Scale))
+	got, err := e.follow(ctx, "SER", int(dur.Seconds())*rate, g.write, rate, true)
+	for i := range got {
+		got[i].Experiment, got[i].Case, got[i].Level, got[i].Checker, got[i].Rep = "online", sustainedName, sustainedName, "isocheck", 1
+	}
+	return append(rows, got...), err
 }
 
 // fencedHistory returns the path of the history of n transactions, in
@@ -130,20 +141,30 @@ func (e *env) fencedHistory(ctx context.Context, dsn string, n int) (string, err
 	return p, nil
 }
 
-// follow writes the history at path to a child `isocheck check --follow`
-// at rate transactions a second and samples it. plain asks for the
-// verdict alone (no --json, no --stats): the verdict of a history with
-// fences is then the pieces' between them, and the check of the whole
-// is left out.
-func (e *env) follow(ctx context.Context, level, path string, rate int, plain bool) ([]Row, error) {
+// fileLines returns the lines of the history at path, as follow writes
+// them.
+func fileLines(path string) (total int, write func(w *bufio.Writer, from, to int), err error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, err
+		return 0, nil, err
 	}
 	lines := bytes.SplitAfter(data, []byte("\n"))
 	if len(lines[len(lines)-1]) == 0 {
 		lines = lines[:len(lines)-1]
 	}
+	return len(lines), func(w *bufio.Writer, from, to int) {
+		for _, l := range lines[from:to] {
+			w.Write(l)
+		}
+	}, nil
+}
+
+// follow writes total lines, those write writes from one line to the
+// next, to a child `isocheck check --follow` at rate a second, and samples
+// it. plain asks for the verdict alone (no --json, no --stats): the
+// verdict of a history with fences is then the pieces' between them, and
+// the check of the whole is left out.
+func (e *env) follow(ctx context.Context, level string, total int, write func(w *bufio.Writer, from, to int), rate int, plain bool) ([]Row, error) {
 	args := []string{"check", "--follow", "--json", "--stats", "--level", level, "-"}
 	if plain {
 		args = []string{"check", "--follow", "--level", level, "-"}
@@ -163,7 +184,7 @@ func (e *env) follow(ctx context.Context, level, path string, rate int, plain bo
 		return nil, fmt.Errorf("online: %w", err)
 	}
 	pgid := cmd.Process.Pid
-	deadline := time.AfterFunc(e.cfg.Timeout+time.Duration(len(lines)/rate)*time.Second, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
+	deadline := time.AfterFunc(e.cfg.Timeout+time.Duration(total/rate)*time.Second, func() { syscall.Kill(-pgid, syscall.SIGKILL) })
 	defer deadline.Stop()
 
 	var rows []Row
@@ -177,12 +198,11 @@ func (e *env) follow(ctx context.Context, level, path string, rate int, plain bo
 	tick := time.NewTicker(20 * time.Millisecond)
 	next := start.Add(onlineSample)
 	w := bufio.NewWriterSize(in, 1<<20)
-	for written < len(lines) && ctx.Err() == nil {
+	for written < total && ctx.Err() == nil {
 		<-tick.C
-		due := min(len(lines), int(time.Since(start).Seconds()*float64(rate)))
-		for ; written < due; written++ {
-			w.Write(lines[written])
-		}
+		due := min(total, int(time.Since(start).Seconds()*float64(rate)))
+		write(w, written, due)
+		written = due
 		if err := w.Flush(); err != nil {
 			break // the child is gone: its exit says why
 		}
@@ -206,7 +226,7 @@ func (e *env) follow(ctx context.Context, level, path string, rate int, plain bo
 			sample()
 		}
 	}
-	end := Row{X: "end", Txns: len(lines), Measurement: Measurement{Wall: time.Since(start), ExitCode: cmd.ProcessState.ExitCode()}}
+	end := Row{X: "end", Txns: written, Measurement: Measurement{Wall: time.Since(start), ExitCode: cmd.ProcessState.ExitCode()}}
 	if ru, ok := cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
 		end.MaxRSS = int64(ru.Maxrss) * 1024
 	}
@@ -364,5 +384,32 @@ func onlineSummary(b *strings.Builder, rows []Row) {
 			rate = fmt.Sprintf("%.0f/s", float64(r.Txns)/streamEnd.Seconds())
 		}
 		fmt.Fprintf(b, "| %s | %d | %s | %d | %s | %s | %s | %s | %s |\n", r.Level, r.Txns, rate, r.Stats.Steps, capacity, mib(during), mib(r.MaxRSS), seconds(r.Wall), r.Status)
+	}
+	for _, r := range rows {
+		if r.X != "end" || r.Level != sustainedName {
+			continue
+		}
+		// Flat memory: its range from the first tenth of the stream on.
+		var streamEnd time.Duration
+		for _, s := range rows {
+			if s.Level == r.Level && s.Axis == "seconds" && s.Txns == r.Txns && (streamEnd == 0 || s.Wall < streamEnd) {
+				streamEnd = s.Wall
+			}
+		}
+		var lo, hi, first int64
+		for _, s := range rows {
+			if s.Level != r.Level || s.Axis != "seconds" || s.Wall > streamEnd {
+				continue
+			}
+			if s.Wall < streamEnd/10 {
+				first = max(first, s.MaxRSS)
+				continue
+			}
+			if lo == 0 || s.MaxRSS < lo {
+				lo = s.MaxRSS
+			}
+			hi = max(hi, s.MaxRSS)
+		}
+		fmt.Fprintf(b, "\nThe sustained stream is generated as it is written (a serializable store, 20 sessions, 100,000 keys, fences as above) for %s: the checker's memory was %s to %s from the first tenth of the stream to its end (%s at most before).\n", seconds(streamEnd), mib(lo), mib(hi), mib(first))
 	}
 }

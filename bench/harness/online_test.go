@@ -30,6 +30,10 @@ func TestRunOnline(t *testing.T) {
 				t.Errorf("%s at %s s: resident memory %d bytes", r.Level, r.X, r.MaxRSS)
 			}
 			samples[r.Level]++
+		case r.X == "end" && r.Level == sustainedName:
+			if r.Status != StatusSatisfied || r.Txns < 50_000 || r.Stats.Steps < 10 {
+				t.Errorf("%s: %s, %d lines, %d pieces; want satisfied, decided by 10 pieces or more", r.Level, r.Status, r.Txns, r.Stats.Steps)
+			}
 		case r.X == "end" && strings.HasSuffix(r.Level, " fenced"):
 			// The pieces between fences decide: the windows are not
 			// counted, and the whole is never checked.
@@ -51,6 +55,9 @@ func TestRunOnline(t *testing.T) {
 		if st, err := os.Stat(filepath.Join(out, name)); err != nil || st.Size() == 0 {
 			t.Errorf("%s missing or empty: %v", name, err)
 		}
+	}
+	if !strings.Contains(res.Summary, "The sustained stream is generated") {
+		t.Errorf("the summary lacks the sustained stream:\n%s", res.Summary)
 	}
 	if !strings.Contains(res.Summary, "| SER | 10000 |") {
 		t.Errorf("the summary lacks the SER stream:\n%s", res.Summary)
