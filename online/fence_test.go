@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/isocheck/isocheck/check"
 	"github.com/isocheck/isocheck/db"
@@ -204,5 +205,46 @@ func TestPiecesNotApart(t *testing.T) {
 	}
 	if s := c.Stats(); !strings.Contains(s.NotApart, "does not read what the fence wrote") || s.Pieces == 0 {
 		t.Fatalf("stats: %+v", s)
+	}
+}
+
+// TestWatchPiecesAfterRepeats: values that repeat stop the early checks
+// of windows, not those of pieces between fences: Watch goes on, and
+// reports the lost update of the second piece.
+func TestWatchPiecesAfterRepeats(t *testing.T) {
+	lines := []string{
+		`{"session":0,"ops":[["w","x",1]]}`,
+		`{"session":1,"ops":[["w","x",1]]}`, // the same value again
+		`{"session":0,"ops":[["w","f0",10]]}`,
+		`{"session":1,"ops":[["w","f1",10]]}`,
+		`{"session":"fence","ops":[["r","x",1],["r","f0",10],["r","f1",10],["w","F",10]]}`,
+		`{"session":0,"ops":[["r","F",10]]}`,
+		`{"session":1,"ops":[["r","F",10]]}`,
+		`{"session":0,"ops":[["r","x",1],["w","x",5]]}`,
+		`{"session":1,"ops":[["r","x",1],["w","x",6]]}`, // a lost update
+		`{"session":0,"ops":[["w","f0",20]]}`,
+		`{"session":1,"ops":[["w","f1",20]]}`,
+		`{"session":"fence","ops":[["r","x",6],["r","f0",20],["r","f1",20],["w","F",20]]}`,
+	}
+	src := &growing{}
+	c, err := online.New(online.Options{Level: level.SI, Format: format.JSONL, Name: "h.jsonl", Source: src})
+	if err != nil {
+		t.Fatal(err)
+	}
+	go func() {
+		for _, l := range lines {
+			src.Write([]byte(l + "\n"))
+			c.Write([]byte(l + "\n"))
+			time.Sleep(2 * time.Millisecond)
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	v, err := c.Watch(ctx, time.Millisecond, nil)
+	if err != nil || v == nil {
+		t.Fatalf("Watch: %+v, %v; want the lost update", v, err)
+	}
+	if s := c.Stats(); !s.Repeated || s.Pieces != 1 || v.Lines != len(lines) {
+		t.Fatalf("found in lines %d-%d; stats %+v", v.FromLine+1, v.Lines, s)
 	}
 }

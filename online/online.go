@@ -329,7 +329,8 @@ func (c *Checker) Check(ctx context.Context) (*Violation, error) {
 // report, unless nil, with the Stats so far. It returns nil and no error
 // once nothing more is checked early (values repeat, or a part of the
 // input could not be read: the Stats say which), as the verdict then waits
-// for the end. It is the loop of a caller that reads the input on another
+// for the end; pieces between fences, which values that repeat do not
+// stop, go on being checked. It is the loop of a caller that reads the input on another
 // goroutine: isocheck's check --follow and run --check.
 func (c *Checker) Watch(ctx context.Context, interval time.Duration, report func(Stats)) (*Violation, error) {
 	tick := time.NewTicker(interval)
@@ -348,7 +349,7 @@ func (c *Checker) Watch(ctx context.Context, interval time.Duration, report func
 		switch {
 		case err != nil || v != nil:
 			return v, err
-		case s.Repeated || s.Unreadable != nil:
+		case (s.Repeated || s.Unreadable != nil) && !c.mayCheckPieces():
 			return nil, nil
 		}
 	}

@@ -108,6 +108,14 @@ type fenceLine struct {
 	end  int64
 }
 
+// mayCheckPieces says whether pieces between fences may still be checked
+// early.
+func (c *Checker) mayCheckPieces() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.opts.Source != nil && Retires(c.opts.Level) && c.fenced.stopped == "" && c.unreadable == nil
+}
+
 // fenceMarker begins the lines of FenceSession as isocheck run records
 // them (jsonl.Recorder).
 const fenceMarker = `{"session":"` + FenceSession + `",`
