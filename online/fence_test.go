@@ -248,3 +248,32 @@ func TestWatchPiecesAfterRepeats(t *testing.T) {
 		t.Fatalf("found in lines %d-%d; stats %+v", v.FromLine+1, v.Lines, s)
 	}
 }
+
+// TestFinishLastLine: an input whose last line has no newline is decided
+// with that line; one whose last line is cut short is left to the check
+// of the whole, which reports it.
+func TestFinishLastLine(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	input := fencedRun(t, rng, "sim://ser", 2, 3)
+	for _, tc := range []struct {
+		name    string
+		in      []byte
+		decided bool
+	}{
+		{"no newline", bytes.TrimSuffix(input, []byte("\n")), true},
+		{"cut short", input[:len(input)-5], false},
+	} {
+		c, err := online.New(online.Options{Level: level.SER, Format: format.JSONL, Name: "h", Source: bytes.NewReader(tc.in)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Write(tc.in)
+		fin, err := c.Finish(context.Background())
+		if err != nil || (fin != nil) != tc.decided {
+			t.Fatalf("%s: %+v, %v; want decided %v (%+v)", tc.name, fin, err, tc.decided, c.Stats())
+		}
+		if fin != nil && (fin.Result.Verdict != verdict.Satisfied || fin.Lines != bytes.Count(input, []byte("\n"))) {
+			t.Fatalf("%s: %s over %d lines", tc.name, fin.Result.Verdict, fin.Lines)
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (c *Checker) checkPieces(ctx context.Context) (*Violation, error) {
 			}
 			c.mu.Unlock()
 		}
-		h, err := c.readPiece(ctx, fl.line+1, fl.end)
+		h, err := c.readPiece(ctx, fl.end)
 		if err != nil {
 			if progress.Stopped(err) || ctx.Err() != nil {
 				return nil, context.Cause(ctx)
@@ -312,7 +312,7 @@ func (f *fenced) remember(h *history.History, fl fenceLine) {
 
 // readPiece reads the lines from c.fenced.line up to end (a byte offset)
 // from the Source, with the state before them: the piece's history.
-func (c *Checker) readPiece(ctx context.Context, toLine int, end int64) (*history.History, error) {
+func (c *Checker) readPiece(ctx context.Context, end int64) (*history.History, error) {
 	c.mu.Lock()
 	f := &c.fenced
 	from, off := f.line, f.off
@@ -537,9 +537,9 @@ type Final struct {
 // ended, and returns the verdict on the whole input, or nil when the
 // Checker cannot give it: it checked no piece apart (the input has no
 // fences, or is not checked so: see Stats.Pieces and Stats.NotApart), or
-// the last piece does not stand for everything before it, or the input
-// ends in the middle of a line. The caller then checks the whole input,
-// as check does.
+// the last piece does not stand for everything before it, or cannot be
+// read (a line cut short). The caller then checks the whole input, as
+// check does.
 func (c *Checker) Finish(ctx context.Context) (*Final, error) {
 	if v, err := c.checkPieces(ctx); v != nil || err != nil {
 		return nil, err
@@ -551,13 +551,16 @@ func (c *Checker) Finish(ctx context.Context) (*Final, error) {
 	f := &c.fenced
 	n := c.numLines()
 	ok := f.pieces > 0 && f.stopped == "" && c.unreadable == nil
-	end := c.lines[len(c.lines)-1]
-	partial := end-c.base < int64(len(c.buf))
+	// The input has ended: a last line without its newline is a line.
+	end := c.base + int64(len(c.buf))
+	if end > c.lines[len(c.lines)-1] {
+		n++
+	}
 	c.mu.Unlock()
-	if !ok || partial {
+	if !ok {
 		return nil, nil
 	}
-	h, err := c.readPiece(ctx, n, end)
+	h, err := c.readPiece(ctx, end)
 	if err != nil {
 		return nil, nil // the check of the whole says why
 	}
