@@ -71,11 +71,14 @@ test-race:
 # repeat: histories whose written values repeat per key (histgen.Repeat:
 # 10% to all of the reads with 2, 4 or 16 candidate writers), 10k
 # transactions at SER, SI and CC (bench-full: 10k and 100k at SER, SI,
-# CC, RA and RC). At a
+# CC, RA and RC); and online: streams into check --follow at 50,000
+# transactions a second, without fences and with them, and a stream with
+# fences generated as it is written for a minute (bench-full: 30
+# minutes). At a
 # reduced scale, one repetition (2 clients a SQL point), each check in a
 # child process with a 60 s limit (5 s for SQL histories, where the naive
 # baseline reaches it); CSV files, plots and summary.md in bench/results.
-# 5 to 6 minutes on 2 cores. The model-checking experiments are
+# 6 to 7 minutes on 2 cores. The model-checking experiments are
 # bench-explore's.
 BENCH_EXPERIMENTS = fig5,table3,fig9,scaling,mini,repeat,online,sql-sessions,sql-txns,sql-naive
 bench:
