@@ -42,7 +42,21 @@ func (r *Report) Graph() *draw.Graph {
 	g := &draw.Graph{Title: title, Caption: wrapPlain(a.Summary, 100)}
 
 	steps := a.Dependencies()
+	drawn := ends(steps) // the transactions the picture draws
 	marks := newOpMarks(a)
+	if len(a.Cycles) == 0 && len(a.Cases) == 0 && tooLargeToDraw(steps) {
+		if f := a.focusedReads(); f != nil {
+			steps = f.steps
+			g.Notes = append(g.Notes, f.notes...)
+			drawn = ends(steps)
+			for _, r := range f.reads {
+				drawn[a.Txns[r.txn].Name] = true
+				for e := r.from; e < len(a.Txns[r.txn].Ops[r.op].Value.List()); e++ {
+					marks.mark(a.Txns[r.txn].Name, r.op, e)
+				}
+			}
+		}
+	}
 	ops := make([][2]int, len(steps)) // the operations each step concerns
 	for i, s := range steps {
 		ops[i][0], ops[i][1] = marks.step(s)
@@ -52,12 +66,12 @@ func (r *Report) Graph() *draw.Graph {
 		// thin-air read), where every operation shown matters.
 		marks.unwritten()
 	}
-	if len(steps) == 0 {
+	if len(drawn) == 0 {
 		g.Notes = append(g.Notes, "no dependency joins these transactions: the marked reads returned values none of them wrote ("+a.Description+")")
-	} else if n := a.unjoined(steps); n > 0 {
+	} else if n := a.unjoined(drawn); n > 0 {
 		g.Notes = append(g.Notes, fmt.Sprintf("%d more %s of the counterexample, joined to these by no dependency drawn, %s left out of the picture: the table of transactions shows %s", n, pick(n, "transaction", "transactions"), pick(n, "is", "are"), pick(n, "it", "them")))
 	}
-	g.Lanes = a.lanes(marks, steps)
+	g.Lanes = a.lanes(marks, steps, drawn)
 	orders := writeOrders(a)
 	cases := a.caseSteps()
 	cycles := a.cycleSteps()
@@ -221,16 +235,7 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 					continue
 				}
 				writer := &a.Txns[wi]
-				s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
-				switch {
-				case lists:
-					s.Reason = fmt.Sprintf("%s read %s=%s, holding %s's append of %s", reader.Name, keyWord(op.Key), op.Value, writer.Name, v)
-				default:
-					s.Reason = fmt.Sprintf("%s read %s=%s written by %s", reader.Name, keyWord(op.Key), v, writer.Name)
-				}
-				if writer.Status != "committed" {
-					s.Reason += fmt.Sprintf(", which is %s", writer.Status)
-				}
+				s := readStep(reader, writer, op, v, lists)
 				if k := stepKey(s); !seen[k] {
 					seen[k] = true
 					out = append(out, s)
@@ -239,6 +244,22 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 		}
 	}
 	return out
+}
+
+// readStep is the WR dependency of reader's read op, of v (the value
+// read, or an element of the list read), on writer's write of v.
+func readStep(reader, writer *TxnInfo, op Op, v Value, lists bool) Step {
+	s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
+	switch {
+	case lists:
+		s.Reason = fmt.Sprintf("%s read %s=%s, holding %s's append of %s", reader.Name, keyWord(op.Key), op.Value, writer.Name, v)
+	default:
+		s.Reason = fmt.Sprintf("%s read %s=%s written by %s", reader.Name, keyWord(op.Key), v, writer.Name)
+	}
+	if writer.Status != "committed" {
+		s.Reason += fmt.Sprintf(", which is %s", writer.Status)
+	}
+	return s
 }
 
 // writerIn returns the index of the transaction of the anomaly, other
@@ -258,25 +279,30 @@ func (a *Anomaly) writerIn(reader string, key verdict.ID, v Value) int {
 	return -1
 }
 
-// unjoined counts the anomaly's transactions that no step starts or
-// ends at: lanes leaves them out.
-func (a *Anomaly) unjoined(steps []Step) int {
+// ends returns the transactions that steps start or end at.
+func ends(steps []Step) map[string]bool {
 	ends := map[string]bool{}
 	for _, s := range steps {
 		ends[s.From], ends[s.To] = true, true
 	}
+	return ends
+}
+
+// unjoined counts the anomaly's transactions the picture does not draw:
+// lanes leaves them out.
+func (a *Anomaly) unjoined(drawn map[string]bool) int {
 	n := 0
 	for _, t := range a.Txns {
-		if !ends[t.Name] {
+		if !drawn[t.Name] {
 			n++
 		}
 	}
 	return n
 }
 
-// lanes places the anomaly's transactions, and the other ends of steps,
-// on lanes.
-func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
+// lanes places the anomaly's transactions drawn (all of them when there
+// are no steps), and the other ends of steps, on lanes.
+func (a *Anomaly) lanes(marks opMarks, steps []Step, drawn map[string]bool) []draw.Lane {
 	byStart := len(a.Txns) > 0
 	for _, t := range a.Txns {
 		byStart = byStart && t.Start != nil
@@ -284,12 +310,8 @@ func (a *Anomaly) lanes(marks opMarks, steps []Step) []draw.Lane {
 	var lanes []draw.Lane
 	lane := map[verdict.ID]int{}
 	first := int64(0)
-	ends := map[string]bool{}
-	for _, s := range steps {
-		ends[s.From], ends[s.To] = true, true
-	}
 	for i, t := range a.Txns {
-		if len(steps) > 0 && !ends[t.Name] {
+		if len(drawn) > 0 && !drawn[t.Name] {
 			continue // no arrow to draw: the table lists it
 		}
 		order := int64(t.Index)

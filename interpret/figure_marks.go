@@ -172,27 +172,43 @@ func opLine(op Op, mark *opMark) draw.Line {
 	case mark.whole || op.Value.Kind() != KindList:
 		return draw.Line{{Text: text, Mark: true}}
 	}
-	// r(x, [1 2 3]) with 2 marked: "r(x, [1 ", "2", " 3])".
+	// r(x, [1 2 3]) with 2 marked: "r(x, [1 ", "2", " 3])". A run of
+	// more than elideRun unmarked elements is cut to its ends, so that
+	// the marked ones of a long list stay in the box's width.
 	var line draw.Line
 	var plain strings.Builder
 	plain.WriteString(op.Kind + "(" + string(op.Key) + ", [")
-	for i, e := range op.Value.List() {
+	list := op.Value.List()
+	for i := 0; i < len(list); i++ {
 		if i > 0 {
 			plain.WriteString(" ")
 		}
 		if !mark.elems[i] {
-			plain.WriteString(e.String())
+			end := i
+			for end < len(list) && !mark.elems[end] {
+				end++
+			}
+			if end-i > elideRun {
+				plain.WriteString(list[i].String() + " … " + list[end-1].String())
+				i = end - 1
+				continue
+			}
+			plain.WriteString(list[i].String())
 			continue
 		}
 		if plain.Len() > 0 {
 			line = append(line, draw.Span{Text: plain.String()})
 			plain.Reset()
 		}
-		line = append(line, draw.Span{Text: e.String(), Mark: true})
+		line = append(line, draw.Span{Text: list[i].String(), Mark: true})
 	}
 	plain.WriteString("])")
 	return append(line, draw.Span{Text: plain.String()})
 }
+
+// elideRun is the longest run of unmarked elements of a list read that a
+// picture writes in full.
+const elideRun = 6
 
 // isWrite reports whether op writes: a write, or an append to a list.
 func isWrite(op Op) bool { return op.Kind == "w" || op.Kind == "append" }
