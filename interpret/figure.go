@@ -31,6 +31,9 @@ const initLane = "initial state"
 // reads and the writes they read, as WR dependencies, or, when the
 // transactions shown have no dependency between them (a thin-air read),
 // marks the reads of values none of them wrote and says so in the notes.
+// One of lists too large to draw whole (an incompatible order through
+// lists of hundreds of appends) draws the last reads of each key and the
+// appends past the prefix they share, and says what it left out.
 // The input's control characters are escaped, as in WriteText.
 func (r *Report) Graph() *draw.Graph {
 	if r.Anomaly == nil {
@@ -300,8 +303,8 @@ func (a *Anomaly) unjoined(drawn map[string]bool) int {
 	return n
 }
 
-// lanes places the anomaly's transactions drawn (all of them when there
-// are no steps), and the other ends of steps, on lanes.
+// lanes places the anomaly's transactions drawn (all of them when drawn
+// is empty), and the other ends of steps, on lanes.
 func (a *Anomaly) lanes(marks opMarks, steps []Step, drawn map[string]bool) []draw.Lane {
 	byStart := len(a.Txns) > 0
 	for _, t := range a.Txns {
