@@ -157,7 +157,7 @@ func (a *Anomaly) Dependencies() []Step {
 		}
 	}
 	if len(a.Cycles) == 0 && len(a.Cases) == 0 {
-		out = append(out, a.readSteps(out)...)
+		out = append(out, a.readSteps(out, nil)...)
 	}
 	return out
 }
@@ -214,8 +214,10 @@ func (a *Anomaly) caseNotes() []string {
 // transactions from the writes of others of them that steps lacks: for a
 // non-cycle anomaly, whose report keeps no dependency, these are what
 // the picture shows. A read of a list depends on the writer of each of
-// its elements.
-func (a *Anomaly) readSteps(steps []Step) []Step {
+// its elements. A non-nil keep chooses among them: the read is operation
+// op of transaction reader, elem the element of its list (0 for a read
+// of a value).
+func (a *Anomaly) readSteps(steps []Step, keep func(reader, op, elem int, writer *TxnInfo) bool) []Step {
 	seen := map[string]bool{}
 	for _, s := range steps {
 		seen[stepKey(s)] = true
@@ -224,7 +226,7 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 	var out []Step
 	for ti := range a.Txns {
 		reader := &a.Txns[ti]
-		for _, op := range reader.Ops {
+		for oi, op := range reader.Ops {
 			if op.Kind != "r" {
 				continue
 			}
@@ -232,13 +234,25 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 			if op.Value.Kind() == KindList {
 				elems = op.Value.List()
 			}
-			for _, v := range elems {
+			for ei, v := range elems {
 				wi := a.writerIn(reader.Name, op.Key, v)
 				if wi < 0 {
 					continue
 				}
 				writer := &a.Txns[wi]
-				s := readStep(reader, writer, op, v, lists)
+				if keep != nil && !keep(ti, oi, ei, writer) {
+					continue
+				}
+				s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
+				switch {
+				case lists:
+					s.Reason = fmt.Sprintf("%s read %s=%s, holding %s's append of %s", reader.Name, keyWord(op.Key), op.Value, writer.Name, v)
+				default:
+					s.Reason = fmt.Sprintf("%s read %s=%s written by %s", reader.Name, keyWord(op.Key), v, writer.Name)
+				}
+				if writer.Status != "committed" {
+					s.Reason += fmt.Sprintf(", which is %s", writer.Status)
+				}
 				if k := stepKey(s); !seen[k] {
 					seen[k] = true
 					out = append(out, s)
@@ -247,22 +261,6 @@ func (a *Anomaly) readSteps(steps []Step) []Step {
 		}
 	}
 	return out
-}
-
-// readStep is the WR dependency of reader's read op, of v (the value
-// read, or an element of the list read), on writer's write of v.
-func readStep(reader, writer *TxnInfo, op Op, v Value, lists bool) Step {
-	s := Step{From: writer.Name, To: reader.Name, Kind: "WR", Key: op.Key, FromValue: v, ToValue: v}
-	switch {
-	case lists:
-		s.Reason = fmt.Sprintf("%s read %s=%s, holding %s's append of %s", reader.Name, keyWord(op.Key), op.Value, writer.Name, v)
-	default:
-		s.Reason = fmt.Sprintf("%s read %s=%s written by %s", reader.Name, keyWord(op.Key), v, writer.Name)
-	}
-	if writer.Status != "committed" {
-		s.Reason += fmt.Sprintf(", which is %s", writer.Status)
-	}
-	return s
 }
 
 // writerIn returns the index of the transaction of the anomaly, other

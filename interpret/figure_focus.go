@@ -64,35 +64,35 @@ func (a *Anomaly) focusedReads() *focus {
 	f := &focus{}
 	for _, key := range keys {
 		reads := byKey[key]
-		var ends []read
+		var lastReads []read
 		for _, r := range reads {
 			if !slices.ContainsFunc(reads, func(o read) bool { return len(o.list) > len(r.list) && hasPrefix(o.list, r.list) }) {
-				ends = append(ends, r)
+				lastReads = append(lastReads, r)
 			}
 		}
-		n := len(ends[0].list)
+		n := len(lastReads[0].list)
 		parted := false
-		for _, r := range ends[1:] {
-			n = min(n, commonPrefix(ends[0].list, r.list))
-			parted = parted || !slices.EqualFunc(r.list, ends[0].list, sameValue)
+		for _, r := range lastReads[1:] {
+			n = min(n, commonPrefix(lastReads[0].list, r.list))
+			parted = parted || !slices.EqualFunc(r.list, lastReads[0].list, sameValue)
 		}
 		if !parted {
 			continue
 		}
 		last[key] = map[[2]int]bool{}
-		for _, r := range ends {
+		for _, r := range lastReads {
 			last[key][[2]int{r.txn, r.op}] = true
 			f.reads = append(f.reads, focusRead{r.txn, r.op, 0})
 		}
 		shared[key] = n
-		for i := len(f.reads) - len(ends); i < len(f.reads); i++ {
+		for i := len(f.reads) - len(lastReads); i < len(f.reads); i++ {
 			f.reads[i].from = n
 		}
 		if n > 0 {
-			prefix := ends[0].list[:n]
+			prefix := lastReads[0].list[:n]
 			hold := "both its last reads hold"
-			if len(ends) > 2 {
-				hold = fmt.Sprintf("all %d of its last reads hold", len(ends))
+			if len(lastReads) > 2 {
+				hold = fmt.Sprintf("all %d of its last reads hold", len(lastReads))
 			}
 			f.notes = append(f.notes, fmt.Sprintf("left out of the picture: the %d %s to %s that %s in the same order (%s), and the reads of %s that saw no more than those",
 				n, pick(n, "append", "appends"), keyWord(key), hold, elided(prefix), keyWord(key)))
@@ -101,43 +101,19 @@ func (a *Anomaly) focusedReads() *focus {
 	if len(last) == 0 {
 		return nil
 	}
-	lists := a.lists()
-	seen := map[string]bool{}
 	var out []Step
+	seen := map[string]bool{}
 	for _, s := range a.Edges {
 		if k := stepKey(s); !seen[k] {
 			seen[k] = true
 			out = append(out, s)
 		}
 	}
-	for ti := range a.Txns {
-		reader := &a.Txns[ti]
-		for oi, op := range reader.Ops {
-			if op.Kind != "r" {
-				continue
-			}
-			elems := []Value{op.Value}
-			if op.Value.Kind() == KindList {
-				elems = op.Value.List()
-			}
-			ends, focused := last[op.Key]
-			for ei, v := range elems {
-				wi := a.writerIn(reader.Name, op.Key, v)
-				if wi < 0 {
-					continue
-				}
-				writer := &a.Txns[wi]
-				if focused && writer.Status == "committed" && (!ends[[2]int{ti, oi}] || ei < shared[op.Key]) {
-					continue
-				}
-				s := readStep(reader, writer, op, v, lists)
-				if k := stepKey(s); !seen[k] {
-					seen[k] = true
-					out = append(out, s)
-				}
-			}
-		}
-	}
+	out = append(out, a.readSteps(out, func(reader, op, elem int, writer *TxnInfo) bool {
+		key := a.Txns[reader].Ops[op].Key
+		isLast, focused := last[key]
+		return !focused || writer.Status != "committed" || isLast[[2]int{reader, op}] && elem >= shared[key]
+	})...)
 	if tooLargeToDraw(out) {
 		return nil
 	}
