@@ -20,8 +20,10 @@ import (
 	"fmt"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/hugepage"
@@ -216,7 +218,7 @@ func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIn
 	counts := make([]int, workers)
 	for i := range h.Ops {
 		if op := &h.Ops[i]; op.Kind == history.Write {
-			counts[tableOf(op.Key, op.Value, workers)]++
+			counts[tableOf(hashKV(op.Key, op.Value), workers)]++
 		}
 	}
 	ix := &writeIndex{tables: make([]writeTable, workers)}
@@ -231,6 +233,41 @@ func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIn
 	put := func(w int) {
 		tb := newWriteTable(counts[w])
 		defer func() { ix.tables[w] = *tb }()
+		// A batch of writes is put after the slots each will probe
+		// first were touched (see writeIndex.touch), in history order.
+		type pending struct {
+			hash uint64
+			t, i int32
+		}
+		var batch [touchBatch]pending
+		n := 0
+		var sink int32
+		flush := func() bool {
+			// The touches first, in a loop of their own, so that their
+			// cache misses overlap.
+			for _, p := range batch[:n] {
+				sink ^= tb.slots[tb.home(p.hash)].txn1
+			}
+			for _, p := range batch[:n] {
+				op := &h.Ops[p.i]
+				ref := writeRef{p.t, p.i}
+				tb.initWritten = tb.initWritten || op.Value == h.Init
+				prev, dup := tb.put(p.hash, op.Key, op.Value, ref)
+				if !dup {
+					continue
+				}
+				if unique {
+					t := int(p.t)
+					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key in a %s",
+						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)), uniqueWhy)}, p.i
+					return false
+				}
+				tb.putRepeat(op.Key, op.Value, ref)
+			}
+			n = 0
+			return true
+		}
+		defer func() { tb.sink = sink }()
 		for t := range h.Txns {
 			// Every worker goes through every transaction: the first
 			// counts them.
@@ -240,30 +277,28 @@ func indexWritesBy(m *progress.Meter, h *history.History, workers int) (*writeIn
 			}
 			tx := &h.Txns[t]
 			for i := tx.OpStart; i < tx.OpEnd; i++ {
-				op := h.Ops[i]
+				op := &h.Ops[i]
 				if op.Kind != history.Write {
 					continue
 				}
 				if w == 0 && op.Value == h.Init && unique {
-					errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous in a %s",
-						h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), uniqueWhy)}, i
+					if flush() { // the writes before may break a rule first
+						errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, the initial value: reads of it would be ambiguous in a %s",
+							h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), uniqueWhy)}, i
+					}
 					return
 				}
-				if tableOf(op.Key, op.Value, workers) != w {
+				hash := hashKV(op.Key, op.Value)
+				if tableOf(hash, workers) != w {
 					continue
 				}
-				ref := writeRef{int32(t), i}
-				tb.initWritten = tb.initWritten || op.Value == h.Init
-				if prev, dup := tb.put(op.Key, op.Value, ref); dup {
-					if unique {
-						errs[w], errOp[w] = &InputError{fmt.Sprintf("%s: transaction %s writes %s=%s, which transaction %s (%s) also writes: written values must be unique per key in a %s",
-							h.Where(t), h.Name(t), h.FormatKey(op.Key), h.FormatValue(op.Value), h.Name(int(prev.txn)), h.Where(int(prev.txn)), uniqueWhy)}, i
-						return
-					}
-					tb.putRepeat(op.Key, op.Value, ref)
+				batch[n] = pending{hash, int32(t), i}
+				if n++; n == len(batch) && !flush() {
+					return
 				}
 			}
 		}
+		flush()
 	}
 	if workers == 1 {
 		put(0)
@@ -378,45 +413,93 @@ func (p *Resolution) includeReadFrom(m *progress.Meter, writes *writeIndex) erro
 
 // finalWrites marks the operations that install a version: their
 // transaction's last write of their key, in a transaction that did not
-// roll back.
+// roll back. A large history's transactions are cut into one range per
+// core.
 func finalWrites(m *progress.Meter, h *history.History) (opSet, error) {
+	workers := 1
+	if len(h.Ops) >= minParallelResolve {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	return finalWritesBy(m, h, workers)
+}
+
+// finalWritesBy is finalWrites by workers workers.
+func finalWritesBy(m *progress.Meter, h *history.History, workers int) (opSet, error) {
 	final := newOpSet(len(h.Ops))
-	seen := make(map[history.Key]bool)
-	for t := range h.Txns {
+	parts := cutByOps(h, workers)
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() { errs[w] = final.markFinal(m, h, parts[w], parts[w+1]) })
+	}
+	wg.Wait()
+	return final, errors.Join(errs...)
+}
+
+// markFinal adds to s the final writes of transactions lo up to hi. The
+// words of s that hold the first and the last of their operations may
+// hold another range's too, and are written atomically.
+func (s opSet) markFinal(m *progress.Meter, h *history.History, lo, hi int) error {
+	if lo == hi {
+		return nil
+	}
+	edgeLo, edgeHi := h.Txns[lo].OpStart>>6, (h.Txns[hi-1].OpEnd-1)>>6
+	var seen map[history.Key]bool
+	var short [16]history.Key // the keys a short transaction wrote later
+	for t := lo; t < hi; t++ {
 		if err := tick(m, t, false); err != nil {
-			return nil, err
+			return err
 		}
 		tx := &h.Txns[t]
 		if tx.Status == history.RolledBack {
 			continue
 		}
-		if tx.OpEnd-tx.OpStart <= 16 {
-			// Short transactions: look for a later write of the key.
-			for i := tx.OpStart; i < tx.OpEnd; i++ {
-				op := h.Ops[i]
-				if op.Kind != history.Write {
+		long := tx.OpEnd-tx.OpStart > int32(len(short))
+		if long {
+			if seen == nil {
+				seen = make(map[history.Key]bool)
+			}
+			clear(seen)
+		}
+		n := 0
+		// Backwards: a write is final when no later write of its key
+		// was seen.
+		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
+			op := &h.Ops[i]
+			if op.Kind != history.Write {
+				continue
+			}
+			if long {
+				if seen[op.Key] {
 					continue
 				}
-				final.add(i)
-				for j := i + 1; j < tx.OpEnd; j++ {
-					if later := h.Ops[j]; later.Kind == history.Write && later.Key == op.Key {
-						final.remove(i)
-						break
-					}
-				}
-			}
-			continue
-		}
-		clear(seen)
-		for i := tx.OpEnd - 1; i >= tx.OpStart; i-- {
-			op := h.Ops[i]
-			if op.Kind == history.Write && !seen[op.Key] {
 				seen[op.Key] = true
-				final.add(i)
+			} else {
+				if slices.Contains(short[:n], op.Key) {
+					continue
+				}
+				short[n] = op.Key
+				n++
+			}
+			if w := i >> 6; w == edgeLo || w == edgeHi {
+				atomic.OrUint64(&s[w], 1<<(i&63))
+			} else {
+				s.add(i)
 			}
 		}
 	}
-	return final, nil
+	return nil
+}
+
+// cutByOps cuts the transactions of h into parts ranges of about as many
+// operations each: range i is parts[i] up to parts[i+1].
+func cutByOps(h *history.History, parts int) []int {
+	cuts := []int{0}
+	for w := 1; w < parts; w++ {
+		cut := len(h.Ops) * w / parts
+		cuts = append(cuts, sort.Search(len(h.Txns), func(t int) bool { return int(h.Txns[t].OpStart) >= cut }))
+	}
+	return append(cuts, len(h.Txns))
 }
 
 // opSet is a set of operations, a bit each: a history's final writes
@@ -461,13 +544,7 @@ func (p *Resolution) resolveReads(m *progress.Meter, writes *writeIndex, final o
 // cache misses that other cores overlap. Their reads and anomalies
 // join in transaction order, as one worker would have found them.
 func (p *Resolution) resolveReadsBy(m *progress.Meter, writes *writeIndex, final opSet, workers int) ([]ExternalRead, error) {
-	h := p.History
-	parts := []int{0}
-	for w := 1; w < workers; w++ {
-		cut := len(h.Ops) * w / workers
-		parts = append(parts, sort.Search(len(h.Txns), func(t int) bool { return int(h.Txns[t].OpStart) >= cut }))
-	}
-	parts = append(parts, len(h.Txns))
+	parts := cutByOps(p.History, workers)
 	// Most reads are external: one array with room for every read of
 	// the included transactions, each worker's share its own window,
 	// rather than lists that grow and are then joined (a copy of
@@ -534,16 +611,20 @@ type readResolver struct {
 	// repeat.
 	ws    []writeRef
 	cands []int32
+	// hashes is touchReads' scratch, and sink keeps the words it
+	// loaded, so that the loads stay.
+	hashes []uint64
+	sink   int32
 }
 
 // keyState is what a transaction did to a key so far.
 type keyState struct {
 	key       history.Key
+	readOp    int32 // first external read, -1 if none
+	readIndex int32 // index into the resolver's reads
 	wrote     bool
 	lastWrite history.Value
-	readOp    int32         // first external read, -1 if none
 	lastRead  history.Value // value of the latest external read
-	readIndex int           // index into reads
 }
 
 // run resolves the reads of transactions lo to hi.
@@ -558,9 +639,13 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 	// and through a map only in long transactions.
 	var states []keyState
 	index := r.index
+	touched := lo // the transactions before touched had their reads' slots touched
 	for t := lo; t < hi; t++ {
 		if err := tick(m, t, true); err != nil {
 			return err
+		}
+		if t == touched && p.repeats == nil {
+			touched = r.touchReads(t, hi)
 		}
 		if !p.Included[t] {
 			continue
@@ -589,7 +674,14 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 			}
 			if j < 0 {
 				j = len(states)
-				states = append(states, keyState{key: op.Key, readOp: -1})
+				// Set in place: a keyState built aside and copied
+				// costs a stall of its own per operation.
+				if j < cap(states) {
+					states = states[:j+1]
+				} else {
+					states = append(states, keyState{})
+				}
+				states[j] = keyState{key: op.Key, readOp: -1}
 				if long {
 					index[op.Key] = j
 				}
@@ -657,11 +749,35 @@ func (r *readResolver) run(m *progress.Meter, lo, hi int) error {
 				writer = w.txn
 			}
 			if !repeat {
-				st.readOp, st.lastRead, st.readIndex = i, op.Value, len(reads)
+				st.readOp, st.lastRead, st.readIndex = i, op.Value, int32(len(reads))
 			}
 			reads = append(reads, ExternalRead{Op: i, Key: op.Key, Writer: writer, Reader: int32(t), Repeat: repeat})
 		}
 	}
 	r.reads = reads
 	return nil
+}
+
+// touchBatch is the number of reads whose slots in the index of writes
+// readResolver.run touches before it looks them up (see writeIndex.touch).
+const touchBatch = 32
+
+// touchReads touches the slots of about touchBatch reads of the
+// transactions from t on (up to hi), and returns the transaction it
+// stopped before.
+func (r *readResolver) touchReads(t, hi int) int {
+	h := r.p.History
+	hashes := r.hashes[:0]
+	for ; t < hi && len(hashes) < touchBatch; t++ {
+		tx := &h.Txns[t]
+		for i := tx.OpStart; i < tx.OpEnd; i++ {
+			if op := &h.Ops[i]; op.Kind == history.Read && op.Value != h.Init {
+				hashes = append(hashes, hashKV(op.Key, op.Value))
+			}
+		}
+	}
+	// The touches in a loop of their own, so that their misses overlap.
+	r.sink ^= r.writes.touch(hashes)
+	r.hashes = hashes
+	return t
 }

@@ -148,3 +148,46 @@ func TestIndexWritesByWorkers(t *testing.T) {
 		t.Fatal("no history was refused: the test shows nothing about errors")
 	}
 }
+
+// TestFinalWritesByWorkers checks the final writes that several workers
+// mark against their definition, a transaction's last write of a key
+// unless it rolled back, on random histories with short transactions and
+// long ones (which are looked up through a map), where the workers'
+// ranges share words of the set.
+func TestFinalWritesByWorkers(t *testing.T) {
+	rng := rand.New(rand.NewPCG(45, 46))
+	overwritten := 0
+	for trial := 0; trial < 1000; trial++ {
+		h := histgen.Small(rng, histgen.SmallConfig{Sessions: 4, MaxTxns: 12, Keys: 4, MaxOps: 1 + rng.IntN(40), AbortProb: 0.2})
+		want := make([]bool, len(h.Ops))
+		for _, tx := range h.Txns {
+			if tx.Status == history.RolledBack {
+				continue
+			}
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				if h.Ops[i].Kind != history.Write {
+					continue
+				}
+				want[i] = !slices.ContainsFunc(h.Ops[i+1:tx.OpEnd], func(o history.Op) bool { return o.Kind == history.Write && o.Key == h.Ops[i].Key })
+				if !want[i] {
+					overwritten++
+				}
+			}
+		}
+		m := progress.Start(context.Background(), "resolve reads", 0, "transactions")
+		for _, workers := range []int{1, 2, 3, 7} {
+			final, err := finalWritesBy(m, h, workers)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for i := range h.Ops {
+				if got := final.has(int32(i)); got != want[i] {
+					t.Fatalf("trial %d: %d workers: operation %d (%v) final: %v, want %v", trial, workers, i, h.Ops[i], got, want[i])
+				}
+			}
+		}
+	}
+	if overwritten == 0 {
+		t.Fatal("no write was overwritten in its transaction: the test shows nothing")
+	}
+}
