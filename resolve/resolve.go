@@ -19,7 +19,6 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
-	"runtime/debug"
 	"slices"
 	"sort"
 	"sync"
@@ -107,14 +106,21 @@ func Resolve(ctx context.Context, h *history.History) (*Resolution, error) {
 
 // resolve is Resolve with the index of writes when it is known already,
 // and with the writers of some reads fixed (see Choose).
-func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks map[int32]int32) (*Resolution, error) {
+func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks map[int32]int32) (res *Resolution, err error) {
 	var m *progress.Meter
 	if writes == nil {
+		// The index of writes, as large as the reads, is handed back
+		// as soon as it is done with, unless the resolution keeps it
+		// (values repeat): before the polygraph's large arrays come.
+		defer func() {
+			if writes != nil && (res == nil || res.writes != writes) {
+				writes.free()
+			}
+		}()
 		m = progress.Start(ctx, "index writes", int64(len(h.Txns)), "transactions")
 		if err := m.Err(); err != nil {
 			return nil, err
 		}
-		var err error
 		if writes, err = indexWrites(m, h); err != nil {
 			return nil, err
 		}
@@ -128,7 +134,6 @@ func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks 
 	if writes.repeated() {
 		r.repeats = newRepeats(h)
 	}
-	var err error
 	if r.finalWrite, err = finalWrites(m, h); err != nil {
 		return nil, err
 	}
@@ -147,17 +152,8 @@ func resolve(ctx context.Context, h *history.History, writes *writeIndex, picks 
 	if r.repeats == nil {
 		r.writes = nil
 	}
-	if len(h.Ops) >= releaseOps {
-		// The index of writes, as large as the reads, is garbage now:
-		// hand it back before the polygraph's large arrays come.
-		debug.FreeOSMemory()
-	}
 	return r, nil
 }
-
-// releaseOps is the number of operations from which Resolve hands the
-// memory of the index of writes back to the operating system.
-const releaseOps = 1 << 22
 
 // tick reports m's error every progress.Every transactions: t is the
 // index of the transaction about to be visited. With add set, the

@@ -36,6 +36,7 @@ type writeTable struct {
 	// touches one cache line: the table of a million-transaction history
 	// is far larger than the caches, and a lookup is one miss.
 	slots []writeSlot
+	mem   *hugepage.Array[writeSlot] // the memory of slots
 	count int
 	// repeats holds, for a (key, value) written more than once, the
 	// writes after the first, in history order.
@@ -65,7 +66,21 @@ type writeSlot struct {
 
 // newWriteTable returns a table with room for capacity writes.
 func newWriteTable(capacity int) *writeTable {
-	return &writeTable{slots: hugepage.Make[writeSlot](max(16, capacity+capacity/3+1))}
+	mem := hugepage.Alloc[writeSlot](max(16, capacity+capacity/3+1))
+	return &writeTable{slots: mem.S, mem: mem}
+}
+
+// free hands back the memory of the index's tables, the largest array
+// of read resolution, as soon as it is done with (see hugepage.Array).
+// The index must not be used after.
+func (ix *writeIndex) free() {
+	for i := range ix.tables {
+		tb := &ix.tables[i]
+		tb.slots = nil
+		if tb.mem != nil {
+			tb.mem.Free()
+		}
+	}
 }
 
 // tableOf returns the table of n that holds the write whose hash is h:
@@ -172,7 +187,7 @@ func (ix *writeTable) put(h uint64, k history.Key, v history.Value, r writeRef) 
 }
 
 func (ix *writeTable) grow() {
-	old, repeats, init := ix.slots, ix.repeats, ix.initWritten
+	old, oldMem, repeats, init := ix.slots, ix.mem, ix.repeats, ix.initWritten
 	*ix = *newWriteTable(2 * ix.count)
 	ix.repeats, ix.initWritten = repeats, init
 	for i := range old {
@@ -180,6 +195,7 @@ func (ix *writeTable) grow() {
 			ix.put(hashKV(sl.k, sl.v), sl.k, sl.v, sl.ref())
 		}
 	}
+	oldMem.Free()
 }
 
 // touch loads the first slot that a lookup of each hash visits, and

@@ -306,20 +306,48 @@ func newSaturator(r *resolve.Resolution) *saturator {
 		}
 	}
 	// Transactions' keys written and reads, as ranges of flat arrays.
-	for t := range h.Txns {
-		s.keyStart[t] = int32(len(s.keys))
-		if !r.Included[t] {
-			continue
+	// The keys are counted, then filled and sorted, a range of
+	// transactions a core.
+	workers := min(runtime.GOMAXPROCS(0), max(1, n/minParallel))
+	eachRange := func(f func(lo, hi int)) {
+		var wg sync.WaitGroup
+		for w := range workers {
+			wg.Go(func() { f(n*w/workers, n*(w+1)/workers) })
 		}
-		tx := &h.Txns[t]
-		for i := tx.OpStart; i < tx.OpEnd; i++ {
-			if r.IsFinalWrite(i) {
-				s.keys = append(s.keys, h.Ops[i].Key)
+		wg.Wait()
+	}
+	eachRange(func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			if !r.Included[t] {
+				continue
+			}
+			tx := &h.Txns[t]
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				if r.IsFinalWrite(i) {
+					s.keyStart[t+1]++
+				}
 			}
 		}
-		slices.Sort(s.keys[s.keyStart[t]:])
+	})
+	for t := range n {
+		s.keyStart[t+1] += s.keyStart[t]
 	}
-	s.keyStart[n] = int32(len(s.keys))
+	s.keys = make([]history.Key, s.keyStart[n])
+	eachRange(func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			keys := s.keys[s.keyStart[t]:s.keyStart[t]:s.keyStart[t+1]]
+			if cap(keys) == 0 {
+				continue
+			}
+			tx := &h.Txns[t]
+			for i := tx.OpStart; i < tx.OpEnd; i++ {
+				if r.IsFinalWrite(i) {
+					keys = append(keys, h.Ops[i].Key)
+				}
+			}
+			slices.Sort(keys)
+		}
+	})
 	for _, rd := range r.Reads {
 		s.readStart[rd.Reader+1]++
 	}
@@ -486,14 +514,11 @@ type worker struct {
 	// growing never copies them.
 	edges [][]forcedEdge
 	// readAtomic: the last writer of each key in the session so far (with
-	// the session, plus one, that set it), and the writer t3 read each
-	// key from (with t3, plus one, that read it).
+	// the session, plus one, that set it), the writers t3 read from, and
+	// the keys it read with their writers.
 	lastWriter, lastSession []int32
-	readWriter, readStamp   []int32
 	from                    []int32
-	// readKeys are the keys t3 reads, sorted, once a writer of more
-	// keys than it reads needs them.
-	readKeys []history.Key
+	readKeys                []keyRead
 	// rank, unless nil, keeps only the edges t2 → t1 with rank[t2] >
 	// rank[t1]: those an order by rank does not have already.
 	rank []int32
@@ -636,16 +661,18 @@ func (s *saturator) readCommitted(m *progress.Meter, w *worker, sessions [][]int
 //
 // Sessions are walked in order, keeping the last writer of each key seen
 // so far in the session (the earlier ones precede it in session order).
-// For the writers t3 read from, the keys t3 read are stamped in an array
-// by key, so that each writer's keys are matched by one lookup each.
-// (Every read of a key in t3 has one writer here: reads that differ are a
-// non-repeatable read, reported before.)
+// For the writers t3 read from, the keys each wrote (sorted) are merged
+// with the keys t3 read (sorted, with their writers): a few comparisons
+// in the cache, where a lookup of each written key in an array by key
+// was a cache miss each. A writer of far more keys than t3 reads (a bulk
+// load, a state written in one transaction) has t3's keys searched in its
+// own, so that each of its readers costs what it reads, not what it
+// wrote. (Every read of a key in t3 has one writer here: reads that
+// differ are a non-repeatable read, reported before.)
 func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32, first int) error {
 	numKeys := s.h.NumKeys()
 	w.lastWriter = make([]int32, numKeys)
 	w.lastSession = make([]int32, numKeys)
-	w.readWriter = make([]int32, numKeys)
-	w.readStamp = make([]int32, numKeys)
 	ticks := 0
 	for i, sess := range sessions {
 		sid := int32(first+i) + 1
@@ -658,47 +685,48 @@ func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32,
 			}
 			reads := s.readsOf(t3)
 			if len(reads) > 0 {
-				w.from = w.from[:0]
+				w.from, w.readKeys = w.from[:0], w.readKeys[:0]
 				for _, alpha := range reads {
 					k := alpha.Key
 					if w.lastSession[k] == sid {
 						w.force(w.lastWriter[k], alpha.Writer, k)
 					}
-					w.readWriter[k], w.readStamp[k] = alpha.Writer, t3+1
+					w.readKeys = append(w.readKeys, keyRead{k, alpha.Writer})
 					if alpha.Writer != s.t0 {
 						w.from = append(w.from, alpha.Writer)
 					}
 				}
 				slices.Sort(w.from)
-				w.readKeys = w.readKeys[:0]
+				read := sortKeyReads(w.readKeys)
+				// The writers' keys are cache misses: taken first, in a
+				// loop of their own, they overlap.
+				for _, t2 := range w.from {
+					if i := s.keyStart[t2]; i < int32(len(s.keys)) {
+						w.sink ^= s.keys[i]
+					}
+				}
 				for j, t2 := range w.from {
 					if j > 0 && t2 == w.from[j-1] {
 						continue
 					}
 					written := s.keys[s.keyStart[t2]:s.keyStart[t2+1]]
-					if len(written) <= len(reads) {
-						for _, k := range written {
-							if w.readStamp[k] == t3+1 {
-								w.force(t2, w.readWriter[k], k)
+					if len(written) > 4*len(read) {
+						for _, r := range read {
+							if hasKey(written, r.key) {
+								w.force(t2, r.writer, r.key)
 							}
 						}
 						continue
 					}
-					// A writer of more keys than t3 reads (a bulk load,
-					// a state written in one transaction): t3's keys
-					// are looked up in its sorted keys, so that each
-					// of its readers costs what it reads, not what it
-					// wrote.
-					if len(w.readKeys) == 0 {
-						for _, alpha := range reads {
-							w.readKeys = append(w.readKeys, alpha.Key)
-						}
-						slices.Sort(w.readKeys)
-						w.readKeys = slices.Compact(w.readKeys)
-					}
-					for _, k := range w.readKeys {
-						if _, ok := slices.BinarySearch(written, k); ok {
-							w.force(t2, w.readWriter[k], k)
+					for a, b := 0, 0; a < len(written) && b < len(read); {
+						switch k := written[a]; {
+						case k < read[b].key:
+							a++
+						case k > read[b].key:
+							b++
+						default:
+							w.force(t2, read[b].writer, k)
+							a, b = a+1, b+1
 						}
 					}
 				}
@@ -709,4 +737,26 @@ func (s *saturator) readAtomic(m *progress.Meter, w *worker, sessions [][]int32,
 		}
 	}
 	return nil
+}
+
+// keyRead is a key a transaction read, and the writer it read it from.
+type keyRead struct {
+	key    history.Key
+	writer int32
+}
+
+// sortKeyReads sorts rs by key and drops the repeats of a key, in place,
+// and returns what is left. Transactions read a few keys: an insertion
+// sort beats the general one there.
+func sortKeyReads(rs []keyRead) []keyRead {
+	if len(rs) > 32 {
+		slices.SortFunc(rs, func(a, b keyRead) int { return cmp.Compare(a.key, b.key) })
+	} else {
+		for i := 1; i < len(rs); i++ {
+			for j := i; j > 0 && rs[j].key < rs[j-1].key; j-- {
+				rs[j], rs[j-1] = rs[j-1], rs[j]
+			}
+		}
+	}
+	return slices.CompactFunc(rs, func(a, b keyRead) bool { return a.key == b.key })
 }

@@ -1,0 +1,7 @@
+//go:build !linux
+
+package hugepage
+
+func mmap(size uintptr) []byte { return nil }
+
+func munmap([]byte) {}
