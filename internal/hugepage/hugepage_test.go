@@ -49,3 +49,51 @@ func anonHugeKiB(t *testing.T) int {
 	t.Skip("no AnonHugePages in smaps_rollup")
 	return 0
 }
+
+// TestAlloc: an Array, large or small, is zero and usable, and Free
+// hands a large one back to the system: the process's resident memory
+// falls by about its size.
+func TestAlloc(t *testing.T) {
+	small := Alloc[int64](10)
+	small.S[9] = 1
+	small.Free()
+	if small.S != nil {
+		t.Fatal("S is still set after Free")
+	}
+	const n = 4 * MinBytes / 8
+	a := Alloc[int64](n)
+	if len(a.S) != n {
+		t.Fatalf("len %d, want %d", len(a.S), n)
+	}
+	for i := range a.S {
+		if a.S[i] != 0 {
+			t.Fatalf("element %d is %d, want 0", i, a.S[i])
+		}
+		a.S[i] = int64(i)
+	}
+	if runtime.GOOS != "linux" {
+		a.Free()
+		return
+	}
+	before := residentKiB(t)
+	a.Free()
+	if after := residentKiB(t); before-after < n*8/1024*9/10 {
+		t.Errorf("resident memory %d KiB before Free, %d after: the %d KiB were not handed back", before, after, n*8/1024)
+	}
+}
+
+// residentKiB is the process's resident memory, in KiB.
+func residentKiB(t *testing.T) int {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip(err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
+			n, _ := strconv.Atoi(f[1])
+			return n
+		}
+	}
+	t.Skip("no VmRSS in /proc/self/status")
+	return 0
+}
