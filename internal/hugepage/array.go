@@ -20,25 +20,31 @@ type Array[T any] struct {
 	m *mapping
 }
 
+// MapBytes is the size from which Alloc maps an array from the system:
+// below it, a system call costs more than the heap.
+const MapBytes = 1 << 20
+
 // mapping is the memory of an Array, apart from it, so that a cleanup can
 // hand it back when the Array is lost without Free.
 type mapping struct{ b []byte }
 
-// Alloc returns an Array of n zero T, backed by huge pages where it is
-// at least MinBytes and the system allows. Where the system maps no
-// memory for it, or the array is small, S is an ordinary slice of Go's
-// heap and Free only drops it.
+// Alloc returns an Array of n zero T, mapped from the system from
+// MapBytes on and backed by huge pages from MinBytes on, where the system
+// allows. Where the system maps no memory for it, or the array is small,
+// S is an ordinary slice of Go's heap and Free only drops it.
 func Alloc[T any](n int) *Array[T] {
 	var zero T
 	size := uintptr(n) * unsafe.Sizeof(zero)
-	if size < MinBytes {
+	if size < MapBytes {
 		return &Array[T]{S: make([]T, n)}
 	}
 	b := mmap(size)
 	if b == nil {
 		return &Array[T]{S: Make[T](n)}
 	}
-	advise(unsafe.Pointer(unsafe.SliceData(b)), size)
+	if size >= MinBytes {
+		advise(unsafe.Pointer(unsafe.SliceData(b)), size)
+	}
 	a := &Array[T]{S: unsafe.Slice((*T)(unsafe.Pointer(unsafe.SliceData(b))), n), m: &mapping{b: b}}
 	runtime.AddCleanup(a, func(m *mapping) { m.free() }, a.m)
 	return a
