@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/hugepage"
@@ -487,9 +488,9 @@ func (p *Polygraph) groupByKey(m *progress.Meter, res *resolve.Resolution, relea
 	g := &byKey{writerStart: make([]int32, numKeys+1), readStart: make([]int32, numKeys+1)}
 	each := keyRanges{numKeys, workers}.each
 	// finalWrites calls f with each final write of an included
-	// transaction, in history order.
-	finalWrites := func(f func(t int32, k history.Key)) error {
-		for t := range h.Txns {
+	// transaction from lo up to hi, in history order.
+	finalWrites := func(lo, hi int, f func(t int32, k history.Key)) error {
+		for t := lo; t < hi; t++ {
 			if err := tick(m, t); err != nil {
 				return err
 			}
@@ -505,19 +506,30 @@ func (p *Polygraph) groupByKey(m *progress.Meter, res *resolve.Resolution, relea
 		}
 		return nil
 	}
-	err := each(func(lo, hi history.Key) error {
-		for _, r := range res.Reads {
-			if !r.Repeat && r.Key >= lo && r.Key < hi {
-				g.readStart[r.Key+1]++
-			}
+	// The counts: each worker counts a share of the transactions and of
+	// the reads, adding atomically where it is not alone (a key's come
+	// from anywhere), rather than going through them all for a range of
+	// keys as the placing below does: that order is not needed here.
+	errs := make([]error, workers)
+	var wg sync.WaitGroup
+	for w := range workers {
+		add := func(n *int32) { *n++ }
+		if workers > 1 {
+			add = func(n *int32) { atomic.AddInt32(n, 1) }
 		}
-		return finalWrites(func(_ int32, k history.Key) {
-			if k >= lo && k < hi {
-				g.writerStart[k+1]++
+		wg.Go(func() {
+			for _, r := range res.Reads[len(res.Reads)*w/workers : len(res.Reads)*(w+1)/workers] {
+				if !r.Repeat {
+					add(&g.readStart[r.Key+1])
+				}
 			}
+			errs[w] = finalWrites(len(h.Txns)*w/workers, len(h.Txns)*(w+1)/workers, func(_ int32, k history.Key) {
+				add(&g.writerStart[k+1])
+			})
 		})
-	})
-	if err != nil {
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
 		return nil, err
 	}
 	for k := range numKeys {
@@ -526,8 +538,8 @@ func (p *Polygraph) groupByKey(m *progress.Meter, res *resolve.Resolution, relea
 	}
 	g.writers = make([]int32, g.writerStart[numKeys])
 	fill := slices.Clone(g.writerStart[:numKeys])
-	err = each(func(lo, hi history.Key) error {
-		return finalWrites(func(t int32, k history.Key) {
+	err := each(func(lo, hi history.Key) error {
+		return finalWrites(0, len(h.Txns), func(t int32, k history.Key) {
 			if k >= lo && k < hi {
 				g.writers[fill[k]] = t
 				fill[k]++

@@ -79,4 +79,3 @@ func TestBuildChainsByWorkers(t *testing.T) {
 		t.Fatalf("too few keys with chains (%d), lost updates (%d) or stated orders (%d): the test shows little", chains, lost, ordered)
 	}
 }
-
