@@ -1,9 +1,13 @@
 package polygraph
 
 import (
+	"cmp"
 	"iter"
 	"math"
+	"runtime"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
@@ -65,33 +69,42 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 	// there is one) first: it precedes every other. The first test takes
 	// them key by key as it goes (a list of them all is tens of megabytes
 	// on a million transactions); a guess it does not settle lists them.
-	work := keyWork{m: m}
+	// A guesser's stop is its meter's error, once it reports one.
+	var stopMu sync.Mutex
 	var stopped error
-	var scratch []int32
-	guessed := func(ki int) []int32 {
-		cs := keys[ki].chains
-		if stopped != nil {
-			return nil
-		} else if stopped = work.done(len(cs)); stopped != nil {
-			return nil
+	newGuessed := func() func(ki int) []int32 {
+		work := keyWork{m: m}
+		var scratch []int32
+		return func(ki int) []int32 {
+			cs := keys[ki].chains
+			if err := work.done(len(cs)); err != nil {
+				stopMu.Lock()
+				stopped = cmp.Or(stopped, err)
+				stopMu.Unlock()
+				return nil
+			}
+			scratch = scratch[:0]
+			for i := range cs {
+				scratch = append(scratch, int32(i))
+			}
+			sortByRank(p, cs, scratch, rank)
+			return scratch
 		}
-		scratch = scratch[:0]
-		for i := range cs {
-			scratch = append(scratch, int32(i))
-		}
-		sortByRank(p, cs, scratch, rank)
-		return scratch
 	}
 	var witnessed bool
 	if lw.doubled {
 		// In the guessed commit order with each snapshot taken as early
 		// as the dependencies allow.
-		witnessed = forwardSnapshots(p.Known, p.readers, keys, guessed, rank)
+		workers := 1
+		if len(p.Known) >= minParallelGuess {
+			workers = runtime.GOMAXPROCS(0)
+		}
+		witnessed = forwardSnapshots(p.Known, p.readers, keys, newGuessed, rank, workers)
 	} else {
 		// Every guessed edge goes forward in the guessed commit order, a
 		// topological order of the known edges: acyclic, without a graph
 		// to build.
-		witnessed = forward(lw, p.readers, keys, guessed, rank)
+		witnessed = forward(lw, p.readers, keys, newGuessed(), rank)
 	}
 	if stopped != nil {
 		return nil, false, stopped
@@ -101,7 +114,7 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 		return nil, true, nil
 	}
 	orders := newChainOrders(keys)
-	work = keyWork{m: m, again: true}
+	work := keyWork{m: m, again: true}
 	for ki, kc := range keys {
 		if err := work.done(len(kc.chains)); err != nil {
 			return nil, false, err
@@ -304,32 +317,51 @@ func forward(lw Lowering, readers chainReaders, keys []keyChains, orderOf func(k
 // first[v] the first rank among the targets of v's RW edges, and each
 // v must have snap[v] < first[v]. It is a sufficient test: when it
 // fails, the doubled graph decides.
-func forwardSnapshots(known []Edge, readers chainReaders, keys []keyChains, orderOf func(ki int) []int32, rank []int32) bool {
+//
+// Each of workers goroutines takes a share of the known edges and of the
+// keys, with an orderOf of its own from newOrderOf, and raises snap and
+// lowers first atomically: a vertex's edges come from anywhere.
+func forwardSnapshots(known []Edge, readers chainReaders, keys []keyChains, newOrderOf func() func(ki int) []int32, rank []int32, workers int) bool {
 	snap := make([]int32, len(rank))
 	first := make([]int32, len(rank))
 	for i := range snap {
 		snap[i], first[i] = -1, math.MaxInt32
 	}
-	// The known dependency edges go forward: rank is a topological order
-	// of them.
-	for _, e := range known {
-		if e.Kind == verdict.RW {
-			first[e.From] = min(first[e.From], rank[e.To])
-		} else {
-			snap[e.To] = max(snap[e.To], rank[e.From])
-		}
-	}
-	for _, edges := range guessedEdges(readers, keys, orderOf) {
-		for _, e := range edges {
-			switch {
-			case e.Kind == verdict.RW:
-				first[e.From] = min(first[e.From], rank[e.To])
-			case rank[e.From] >= rank[e.To]:
-				return false
-			default:
-				snap[e.To] = max(snap[e.To], rank[e.From])
+	var backward atomic.Bool // an edge of a guessed order went backward
+	var wg sync.WaitGroup
+	for w := range workers {
+		wg.Go(func() {
+			add := func(e Edge) {
+				switch {
+				case e.Kind == verdict.RW:
+					lower(&first[e.From], rank[e.To])
+				case rank[e.From] >= rank[e.To]:
+					backward.Store(true)
+				default:
+					raise(&snap[e.To], rank[e.From])
+				}
 			}
-		}
+			// The known dependency edges go forward: rank is a
+			// topological order of them.
+			for _, e := range known[len(known)*w/workers : len(known)*(w+1)/workers] {
+				add(e)
+			}
+			orderOf := newOrderOf()
+			var edges []Edge
+			for ki := len(keys) * w / workers; ki < len(keys)*(w+1)/workers && !backward.Load(); ki++ {
+				order := orderOf(ki)
+				for j := 1; j < len(order); j++ {
+					edges = before(edges[:0], readers, &keys[ki], order[j-1], order[j])
+					for _, e := range edges {
+						add(e)
+					}
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if backward.Load() {
+		return false
 	}
 	for v := range snap {
 		if snap[v] >= first[v] {
@@ -337,6 +369,30 @@ func forwardSnapshots(known []Edge, readers chainReaders, keys []keyChains, orde
 		}
 	}
 	return true
+}
+
+// minParallelGuess is the number of known edges from which
+// forwardSnapshots uses every core.
+const minParallelGuess = 1 << 20
+
+// raise sets *x to v if v is larger, atomically.
+func raise(x *int32, v int32) {
+	for {
+		old := atomic.LoadInt32(x)
+		if old >= v || atomic.CompareAndSwapInt32(x, old, v) {
+			return
+		}
+	}
+}
+
+// lower sets *x to v if v is smaller, atomically.
+func lower(x *int32, v int32) {
+	for {
+		old := atomic.LoadInt32(x)
+		if old <= v || atomic.CompareAndSwapInt32(x, old, v) {
+			return
+		}
+	}
 }
 
 // witnessRounds bounds the guesses witnessOrder checks: the first and

@@ -187,7 +187,16 @@ func TestForwardSnapshotsSound(t *testing.T) {
 				}
 			}
 		}
-		return outcome{forwardSnapshots(p.Known, p.readers, keys, orders.of, rank), acyclic, depForward}, true
+		of := func() func(int) []int32 { return orders.of }
+		passed := forwardSnapshots(p.Known, p.readers, keys, of, rank, 1)
+		// Workers side by side, each a share of the edges and keys,
+		// decide as one.
+		for _, workers := range []int{2, 3, 7} {
+			if got := forwardSnapshots(p.Known, p.readers, keys, of, rank, workers); got != passed {
+				t.Fatalf("forwardSnapshots on %d workers: %v, on one: %v", workers, got, passed)
+			}
+		}
+		return outcome{passed, acyclic, depForward}, true
 	}
 
 	if o, ok := guess(forkBesideWriters(1)); !ok || o.passed || o.acyclic || !o.depForward {
