@@ -97,10 +97,10 @@ func (p *Polygraph) buildChainsBy(m *progress.Meter, res *resolve.Resolution, re
 	// Every key's chains go in one array, and one more (see
 	// chainReaders.of): a key has at most one chain a writer and the
 	// initial one. Each builder fills a window of it, sized so, with room
-	// for one chain more, and the windows are then moved together.
-	// The keys with chains go in one array the same way, at most every
-	// key with a writer, and so do the edges, in the room p.Known has
-	// for them (addSessionOrder made it), shared by reads.
+	// for one chain more, and the windows are then moved together. The
+	// keys with chains go in one array the same way (at most every key
+	// with a writer), and so do the edges, in the room p.Known has for
+	// them (addSessionOrder made it), shared out by reads.
 	bs := make([]chainBuilder, workers)
 	room, keyRoom := int32(0), 0
 	known := p.Known[:cap(p.Known)]
@@ -158,9 +158,9 @@ func (p *Polygraph) buildChainsBy(m *progress.Meter, res *resolve.Resolution, re
 }
 
 // joinChains joins what the builders bs made, in the order of their keys:
-// their edges after p.Known (the first builder's are there already),
-// their anomalies, and their keys, chains and readers moved together,
-// down to the end of the ones before, in out, all and p.readers.
+// their edges after p.Known's (see joinEdges), their anomalies, and their
+// keys, chains and readers moved together, down to the end of the ones
+// before, in out, all and p.readers.
 func (p *Polygraph) joinChains(bs []chainBuilder, all []chain, out []keyChains) []keyChains {
 	p.joinEdges(bs)
 	keys, chains, readers := 0, int32(0), int32(0)
