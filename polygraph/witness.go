@@ -75,9 +75,13 @@ func (p *Polygraph) witnessOrder(m *progress.Meter, keys []keyChains) (suspects 
 	newGuessed := func() func(ki int) []int32 {
 		work := keyWork{m: m}
 		var scratch []int32
+		var err error // this guesser's stop: the rest of its keys go unsorted
 		return func(ki int) []int32 {
 			cs := keys[ki].chains
-			if err := work.done(len(cs)); err != nil {
+			if err != nil {
+				return nil
+			}
+			if err = work.done(len(cs)); err != nil {
 				stopMu.Lock()
 				stopped = cmp.Or(stopped, err)
 				stopMu.Unlock()
