@@ -100,9 +100,9 @@ bench-full:
 # as many keys as transactions, uniform), checked at SI, SER and CC: wall
 # time and peak memory against size beside the peers' points, and each
 # stage's time and memory per transaction (scale-stages.csv, flat lines
-# are linear growth). One repetition (REPS=3 for medians). About 15
-# minutes on 2 cores and 12 GB; SCALE=full adds 10M transactions, which
-# needs about 20 GB and 20 minutes more.
+# are linear growth). One repetition (REPS=3 for medians). About 7
+# minutes on 2 cores and 4 GB; SCALE=full adds 10M transactions, which
+# needs about 8 GB and 5 minutes more (11.5 minutes in all, measured).
 SCALE ?= paper
 REPS ?= 1
 bench-scale:
