@@ -506,7 +506,6 @@ func newOpSet(n int) opSet { return make(opSet, (n+63)/64) }
 
 func (s opSet) has(op int32) bool { return s[op>>6]&(1<<(op&63)) != 0 }
 func (s opSet) add(op int32)      { s[op>>6] |= 1 << (op & 63) }
-func (s opSet) remove(op int32)   { s[op>>6] &^= 1 << (op & 63) }
 
 // ExternalRead is a read of a key its transaction had not written yet:
 // Reader read Key from Writer (len(History.Txns), the initial transaction,
