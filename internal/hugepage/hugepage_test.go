@@ -35,18 +35,22 @@ func TestMake(t *testing.T) {
 }
 
 // anonHugeKiB is the process's memory in huge pages, in KiB.
-func anonHugeKiB(t *testing.T) int {
-	b, err := os.ReadFile("/proc/self/smaps_rollup")
+func anonHugeKiB(t *testing.T) int { return procKiB(t, "/proc/self/smaps_rollup", "AnonHugePages:") }
+
+// procKiB is the figure, in KiB, that file gives after field, or skips
+// t where the system does not tell it.
+func procKiB(t *testing.T, file, field string) int {
+	b, err := os.ReadFile(file)
 	if err != nil {
 		t.Skip(err)
 	}
 	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "AnonHugePages:" {
+		if f := strings.Fields(line); len(f) >= 2 && f[0] == field {
 			n, _ := strconv.Atoi(f[1])
 			return n
 		}
 	}
-	t.Skip("no AnonHugePages in smaps_rollup")
+	t.Skipf("no %s in %s", field, file)
 	return 0
 }
 
@@ -83,17 +87,4 @@ func TestAlloc(t *testing.T) {
 }
 
 // residentKiB is the process's resident memory, in KiB.
-func residentKiB(t *testing.T) int {
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skip(err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(line); len(f) >= 2 && f[0] == "VmRSS:" {
-			n, _ := strconv.Atoi(f[1])
-			return n
-		}
-	}
-	t.Skip("no VmRSS in /proc/self/status")
-	return 0
-}
+func residentKiB(t *testing.T) int { return procKiB(t, "/proc/self/status", "VmRSS:") }
