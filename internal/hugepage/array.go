@@ -5,7 +5,7 @@ import (
 	"unsafe"
 )
 
-// Array is an array of n T mapped outside Go's heap, from the operating
+// Array is an array of T mapped outside Go's heap, from the operating
 // system directly, where the system allows: Free hands it back at once.
 // A large array that is garbage long before the run ends (an index used
 // by one stage) is handed back without a collection of the whole heap
