@@ -12,6 +12,7 @@ import (
 
 	"github.com/isocheck/isocheck/history"
 	"github.com/isocheck/isocheck/internal/hugepage"
+	"github.com/isocheck/isocheck/internal/parallel"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/resolve"
 	"github.com/isocheck/isocheck/verdict"
@@ -510,26 +511,20 @@ func (p *Polygraph) groupByKey(m *progress.Meter, res *resolve.Resolution, relea
 	// the reads, adding atomically where it is not alone (a key's come
 	// from anywhere), rather than going through them all for a range of
 	// keys as the placing below does: that order is not needed here.
-	errs := make([]error, workers)
-	var wg sync.WaitGroup
-	for w := range workers {
-		add := func(n *int32) { *n++ }
-		if workers > 1 {
-			add = func(n *int32) { atomic.AddInt32(n, 1) }
-		}
-		wg.Go(func() {
-			for _, r := range res.Reads[len(res.Reads)*w/workers : len(res.Reads)*(w+1)/workers] {
-				if !r.Repeat {
-					add(&g.readStart[r.Key+1])
-				}
-			}
-			errs[w] = finalWrites(len(h.Txns)*w/workers, len(h.Txns)*(w+1)/workers, func(_ int32, k history.Key) {
-				add(&g.writerStart[k+1])
-			})
-		})
+	add := func(n *int32) { *n++ }
+	if workers > 1 {
+		add = func(n *int32) { atomic.AddInt32(n, 1) }
 	}
-	wg.Wait()
-	if err := errors.Join(errs...); err != nil {
+	err := parallel.Each(len(h.Txns), workers, func(w, lo, hi int) error {
+		reads := len(res.Reads)
+		for _, r := range res.Reads[parallel.Share(reads, w, workers):parallel.Share(reads, w+1, workers)] {
+			if !r.Repeat {
+				add(&g.readStart[r.Key+1])
+			}
+		}
+		return finalWrites(lo, hi, func(_ int32, k history.Key) { add(&g.writerStart[k+1]) })
+	})
+	if err != nil {
 		return nil, err
 	}
 	for k := range numKeys {
@@ -538,7 +533,7 @@ func (p *Polygraph) groupByKey(m *progress.Meter, res *resolve.Resolution, relea
 	}
 	g.writers = make([]int32, g.writerStart[numKeys])
 	fill := slices.Clone(g.writerStart[:numKeys])
-	err := each(func(lo, hi history.Key) error {
+	err = each(func(lo, hi history.Key) error {
 		return finalWrites(0, len(h.Txns), func(t int32, k history.Key) {
 			if k >= lo && k < hi {
 				g.writers[fill[k]] = t
@@ -559,14 +554,7 @@ type keyRanges struct{ keys, workers int }
 
 // each runs f on every range, side by side, and returns their errors.
 func (kr keyRanges) each(f func(lo, hi history.Key) error) error {
-	errs := make([]error, kr.workers)
-	var wg sync.WaitGroup
-	for w := range kr.workers {
-		lo, hi := history.Key(kr.keys*w/kr.workers), history.Key(kr.keys*(w+1)/kr.workers)
-		wg.Go(func() { errs[w] = f(lo, hi) })
-	}
-	wg.Wait()
-	return errors.Join(errs...)
+	return parallel.Each(kr.keys, kr.workers, func(_, lo, hi int) error { return f(history.Key(lo), history.Key(hi)) })
 }
 
 // keyReads are the external reads of a resolution that count for the

@@ -11,6 +11,7 @@ import (
 
 	"github.com/isocheck/isocheck/digraph"
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/parallel"
 	"github.com/isocheck/isocheck/progress"
 	"github.com/isocheck/isocheck/verdict"
 )
@@ -332,38 +333,35 @@ func forwardSnapshots(known []Edge, readers chainReaders, keys []keyChains, newO
 		snap[i], first[i] = -1, math.MaxInt32
 	}
 	var backward atomic.Bool // an edge of a guessed order went backward
-	var wg sync.WaitGroup
-	for w := range workers {
-		wg.Go(func() {
-			add := func(e Edge) {
-				switch {
-				case e.Kind == verdict.RW:
-					lower(&first[e.From], rank[e.To])
-				case rank[e.From] >= rank[e.To]:
-					backward.Store(true)
-				default:
-					raise(&snap[e.To], rank[e.From])
+	parallel.Each(len(known), workers, func(w, lo, hi int) error {
+		add := func(e Edge) {
+			switch {
+			case e.Kind == verdict.RW:
+				lower(&first[e.From], rank[e.To])
+			case rank[e.From] >= rank[e.To]:
+				backward.Store(true)
+			default:
+				raise(&snap[e.To], rank[e.From])
+			}
+		}
+		// The known dependency edges go forward: rank is a
+		// topological order of them.
+		for _, e := range known[lo:hi] {
+			add(e)
+		}
+		orderOf := newOrderOf()
+		var edges []Edge
+		for ki := parallel.Share(len(keys), w, workers); ki < parallel.Share(len(keys), w+1, workers) && !backward.Load(); ki++ {
+			order := orderOf(ki)
+			for j := 1; j < len(order); j++ {
+				edges = before(edges[:0], readers, &keys[ki], order[j-1], order[j])
+				for _, e := range edges {
+					add(e)
 				}
 			}
-			// The known dependency edges go forward: rank is a
-			// topological order of them.
-			for _, e := range known[len(known)*w/workers : len(known)*(w+1)/workers] {
-				add(e)
-			}
-			orderOf := newOrderOf()
-			var edges []Edge
-			for ki := len(keys) * w / workers; ki < len(keys)*(w+1)/workers && !backward.Load(); ki++ {
-				order := orderOf(ki)
-				for j := 1; j < len(order); j++ {
-					edges = before(edges[:0], readers, &keys[ki], order[j-1], order[j])
-					for _, e := range edges {
-						add(e)
-					}
-				}
-			}
-		})
-	}
-	wg.Wait()
+		}
+		return nil
+	})
 	if backward.Load() {
 		return false
 	}

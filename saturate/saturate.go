@@ -33,6 +33,7 @@ import (
 	"sync"
 
 	"github.com/isocheck/isocheck/history"
+	"github.com/isocheck/isocheck/internal/parallel"
 	"github.com/isocheck/isocheck/level"
 	"github.com/isocheck/isocheck/polygraph"
 	"github.com/isocheck/isocheck/progress"
@@ -309,14 +310,7 @@ func newSaturator(r *resolve.Resolution) *saturator {
 	// The keys are counted, then filled and sorted, a range of
 	// transactions a core.
 	workers := min(runtime.GOMAXPROCS(0), max(1, n/minParallel))
-	eachRange := func(f func(lo, hi int)) {
-		var wg sync.WaitGroup
-		for w := range workers {
-			wg.Go(func() { f(n*w/workers, n*(w+1)/workers) })
-		}
-		wg.Wait()
-	}
-	eachRange(func(lo, hi int) {
+	parallel.Each(n, workers, func(_, lo, hi int) error {
 		for t := lo; t < hi; t++ {
 			if !r.Included[t] {
 				continue
@@ -328,12 +322,13 @@ func newSaturator(r *resolve.Resolution) *saturator {
 				}
 			}
 		}
+		return nil
 	})
 	for t := range n {
 		s.keyStart[t+1] += s.keyStart[t]
 	}
 	s.keys = make([]history.Key, s.keyStart[n])
-	eachRange(func(lo, hi int) {
+	parallel.Each(n, workers, func(_, lo, hi int) error {
 		for t := lo; t < hi; t++ {
 			keys := s.keys[s.keyStart[t]:s.keyStart[t]:s.keyStart[t+1]]
 			if cap(keys) == 0 {
@@ -347,6 +342,7 @@ func newSaturator(r *resolve.Resolution) *saturator {
 			}
 			slices.Sort(keys)
 		}
+		return nil
 	})
 	for _, rd := range r.Reads {
 		s.readStart[rd.Reader+1]++
