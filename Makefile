@@ -102,7 +102,7 @@ bench-full:
 # stage's time and memory per transaction (scale-stages.csv, flat lines
 # are linear growth). One repetition (REPS=3 for medians). About 7
 # minutes on 2 cores and 4 GB; SCALE=full adds 10M transactions, which
-# needs about 8 GB and 5 minutes more (11.5 minutes in all, measured).
+# needs about 8 GB and 5 minutes more (12 minutes in all, measured).
 SCALE ?= paper
 REPS ?= 1
 bench-scale:
